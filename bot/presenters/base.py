@@ -1,0 +1,85 @@
+"""The presenter contract: how a game's engine views become boards, panels and log lines.
+
+One presenter per game (``bot/presenters/<module>.py``), registered in
+``bot/presenters/__init__.py`` under the game's registry key. Presenters are pure functions of
+views: they never see the state (so they cannot leak what the view hides), never import discord,
+and take every text from the i18n catalogs through ``ctx.t``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.i18n import Translator
+from bot.ui import Board, Card, Panel, Select
+from engine.core import Event
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What a presenter needs besides the view.
+
+    Attributes:
+        t: translator of the reader's language.
+        names: display name per seat (``names[seat]``), already escaped for markdown.
+        seat: the reader's seat, ``None`` for the public board.
+        extras: game-specific extras (for example the guild's custom decks for the lobby).
+    """
+
+    t: Translator
+    names: tuple[str, ...]
+    seat: int | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def name(self, seat: int | None) -> str:
+        """Display name of ``seat`` (or ``?`` when out of range)."""
+        if seat is None or not 0 <= seat < len(self.names):
+            return "?"
+        return self.names[seat]
+
+
+class Presenter:
+    """Base presenter. Subclasses set ``game_key`` and implement the four methods."""
+
+    game_key: str = ""
+
+    def title(self, t: Translator) -> str:
+        """The game's display name in the reader's language."""
+        return t(f"game.{self.game_key}.name")
+
+    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+        """The public board card from the public view (``game.view(state, None)``)."""
+        raise NotImplementedError
+
+    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+        """The private panel of ``ctx.seat`` from its view and its legal action codes.
+
+        Every button/select code must be one of ``legal`` (or produce one: prompts and
+        multi-selects). When ``legal`` is empty the panel only shows information.
+        """
+        raise NotImplementedError
+
+    def event(self, event: Event, ctx: RenderContext) -> str:
+        """One log line for ``event`` (already filtered for the reader's audience)."""
+        params = dict(event.params)
+        for key in ("seat", "winner", "target", "loser", "bidder", "chooser", "player"):
+            if key in params and isinstance(params[key], int):
+                params[key] = ctx.name(params[key])
+        return ctx.t(event.key, **params)
+
+    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+        """Short human label of an action code (terminal menus, confirmations)."""
+        return code
+
+    def lobby_selects(self, ctx: RenderContext) -> tuple[Select, ...]:
+        """Table-option selects for the lobby; each option value is ``"field=value"``."""
+        return ()
+
+    def rules(self, t: Translator) -> Card:
+        """A short rules summary for ``/rules``."""
+        return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"))
+
+    def make_board(self, view: dict[str, Any], log: list[str], ctx: RenderContext) -> Board:
+        """Board = card + the last log lines (the renderer trims them to fit)."""
+        return Board(card=self.board(view, ctx), log=tuple(log))

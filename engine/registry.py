@@ -1,0 +1,14 @@
+"""The registry of games: ``GAMES[key]`` is the stateless :class:`engine.core.Game` object.
+
+Keys are stable (stored in the database and in custom_ids): ``gang-of-dice``, ``moonshine``,
+``three-player-moon``, ``shop-battle``.
+"""
+
+from __future__ import annotations
+
+from engine.core import Game
+from engine.gang_of_dice import GangOfDice
+
+GAMES: dict[str, Game] = {
+    GangOfDice.key: GangOfDice(),
+}
