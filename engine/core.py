@@ -163,6 +163,9 @@ class Game(Generic[S, A]):
         min_players / max_players: seat limits (inclusive).
         state_model: the :class:`State` subclass.
         options_model: the :class:`GameOptions` subclass for table options.
+        conformance_options: option dicts (for :meth:`setup`) that the shared conformance
+            suite (``tests/conformance.py``) plays through, one playout set per dict; list one
+            dict per meaningful variant (``({}, {"variant": "regular"})``). Default: defaults only.
     """
 
     key: ClassVar[str]
@@ -170,6 +173,7 @@ class Game(Generic[S, A]):
     max_players: ClassVar[int]
     state_model: ClassVar[type[State]]
     options_model: ClassVar[type[GameOptions]] = GameOptions
+    conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     # --- lifecycle -------------------------------------------------------------------------
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> S:

@@ -1,0 +1,406 @@
+"""The shared conformance suite: generic checks every :class:`engine.core.Game` must pass.
+
+Every helper takes ``(game, players, seed)`` (plus optional ``options``, a dict for
+``game.setup``) and raises ``AssertionError`` with a readable message on a violation.
+``tests/test_conformance.py`` runs :func:`check_game` for every game of ``engine.registry.GAMES``,
+every seat count and every entry of ``Game.conformance_options``; a game's own tests may call
+the single checks too.
+
+What is checked (see ``shared/design/ARCHITECTURE.md``, "The engine contract"):
+
+- random playouts (each seat of ``to_act`` picks uniformly among its ``legal_actions`` with a
+  local ``random.Random``) end within ``max_steps`` applies; ``to_act`` is empty exactly when
+  ``outcome`` is not ``None``; seats outside ``to_act`` have no legal action;
+- illegal actions are refused with :class:`IllegalAction` and leave the state unchanged: an
+  action from a seat that is not to act, a missing seat, an extra/out-of-range seat, an action
+  not legal now, anything after the end; malformed codes are refused by ``decode``;
+- replay: the same seed and the same actions give the same states and events;
+- ``dump_state``/``load_state`` through ``json.dumps``/``json.loads`` gives an equal state;
+- ``decode(encode(a)) == a`` for every legal action, codes are custom_id-safe;
+- ``version`` grows by exactly 1 per ``apply``;
+- views are JSON-serialisable, never hold a ``"seed"`` key nor the seed value, and
+  ``view(hidden_variant(state, seat, salt), seat) == view(state, seat)`` (``seat`` ``None`` and
+  every seat); the acting seats' legal actions do not change in such a variant either;
+- ``ai_action``/``timeout_action`` are legal and deterministic, and an AI-only game ends;
+- :class:`Outcome` has one rank and one score per seat, competition ranking (1, 1, 3), and a
+  higher score never ranks worse.
+
+Long playouts are sampled: the per-step checks run on at most ``max_checks`` evenly spread
+steps (always including the first and the last states), the replay check on every step.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from engine.core import MAX_CODE_LEN, Game, IllegalAction, Outcome
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "MALFORMED_CODES",
+    "Trace",
+    "check_ai",
+    "check_ai_game",
+    "check_codec",
+    "check_game",
+    "check_illegal",
+    "check_json_roundtrip",
+    "check_outcome",
+    "check_replay",
+    "check_trace",
+    "check_views",
+    "checked_indices",
+    "random_playout",
+]
+
+#: Upper bound on the number of ``apply`` calls of one playout.
+DEFAULT_MAX_STEPS = 20_000
+
+#: Codes that no game may accept (bad alphabet, too long, empty, nonsense).
+MALFORMED_CODES: tuple[str, ...] = (
+    "",
+    " ",
+    "??",
+    "a b",
+    "é",
+    "x" * (MAX_CODE_LEN + 1),
+    "\n",
+    "qqq.qqq.qqq.999999",
+)
+
+_CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,%d}$" % MAX_CODE_LEN)
+
+
+@dataclass
+class Trace:
+    """A recorded playout.
+
+    Attributes:
+        states: ``states[0]`` is the set-up state, ``states[i + 1]`` the state after
+            ``actions[i]``.
+        actions: one ``{seat: action}`` mapping per applied step.
+        events: the events of each step (same indexing as ``actions``).
+        codes: every action code seen as legal during the playout (for "not legal now" tests).
+    """
+
+    game: Game
+    players: int
+    seed: int
+    options: dict[str, Any]
+    states: list[Any] = field(default_factory=list)
+    actions: list[dict[int, Any]] = field(default_factory=list)
+    events: list[tuple] = field(default_factory=list)
+    codes: set[str] = field(default_factory=set)
+
+    @property
+    def final(self) -> Any:
+        """The last state of the playout."""
+        return self.states[-1]
+
+
+def _dump(game: Game, state: Any) -> str:
+    """Canonical JSON text of a state (for equality/unchanged checks)."""
+    return json.dumps(game.dump_state(state), sort_keys=True)
+
+
+def random_playout(
+    game: Game,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    *,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    policy: str = "random",
+) -> Trace:
+    """Play one game to its end and record it.
+
+    ``policy`` is ``"random"`` (every seat of ``to_act`` chooses uniformly among its legal
+    actions with ``random.Random(f"playout:{seed}")``) or ``"ai"`` (every seat plays
+    ``game.ai_action``). Checks on the way: ``to_act`` empty iff ``outcome`` is set, seats not
+    to act have no legal action, acting seats have at least one, ``version`` +1 per step, the
+    game ends within ``max_steps``. Raises ``AssertionError``.
+    """
+    opts = dict(options or {})
+    rng = random.Random(f"playout:{seed}")
+    state = game.setup(seed, players, opts)
+    trace = Trace(game, players, seed, opts, states=[state])
+    assert state.players == players, "state.players must be the seat count"
+    for _ in range(max_steps):
+        acting = game.to_act(state)
+        out = game.outcome(state)
+        assert isinstance(acting, frozenset), "to_act must return a frozenset"
+        assert (not acting) == (out is not None), (
+            f"to_act={sorted(acting)} but outcome={out} (v{state.version})"
+        )
+        for seat in range(players):
+            legal = game.legal_actions(state, seat)
+            assert isinstance(legal, tuple), "legal_actions must return a tuple"
+            if seat in acting:
+                assert legal, f"seat {seat} must act but has no legal action (v{state.version})"
+                assert len(set(map(game.encode, legal))) == len(legal), "duplicate legal actions"
+            else:
+                assert not legal, f"seat {seat} is not to act but has legal actions"
+        if not acting:
+            return trace
+        actions: dict[int, Any] = {}
+        for seat in sorted(acting):
+            legal = game.legal_actions(state, seat)
+            trace.codes.update(game.encode(a) for a in legal)
+            actions[seat] = rng.choice(legal) if policy == "random" else game.ai_action(state, seat)
+        step = game.apply(state, actions)
+        new = step.state
+        assert new.version == state.version + 1, (
+            f"version must grow by 1 per apply: {state.version} -> {new.version}"
+        )
+        assert new.seed == state.seed and new.players == state.players, "seed/players changed"
+        trace.actions.append(actions)
+        trace.events.append(tuple(step.events))
+        trace.states.append(new)
+        state = new
+    raise AssertionError(
+        f"{game.key}: {policy} playout with {players} players, seed {seed} did not end "
+        f"within {max_steps} steps"
+    )
+
+
+def checked_indices(trace: Trace, max_checks: int = 60) -> list[int]:
+    """Indices of ``trace.states`` to run the per-step checks on (evenly spread, first and last)."""
+    n = len(trace.states)
+    if n <= max_checks:
+        return list(range(n))
+    stride = n / (max_checks - 1)
+    picked = {min(n - 1, round(i * stride)) for i in range(max_checks - 1)}
+    picked.update({0, n - 1})
+    return sorted(picked)
+
+
+def check_outcome(game: Game, state: Any, players: int) -> Outcome:
+    """The final state's :class:`Outcome` is well formed; returns it."""
+    out = game.outcome(state)
+    assert out is not None, "a finished game must have an outcome"
+    assert isinstance(out, Outcome)
+    assert len(out.ranks) == players and len(out.scores) == players, "one rank and score per seat"
+    assert all(isinstance(r, int) for r in out.ranks) and all(isinstance(s, int) for s in out.scores)
+    for seat, rank in enumerate(out.ranks):
+        better = sum(1 for r in out.ranks if r < rank)
+        assert rank == 1 + better, f"not a competition ranking: {out.ranks}"
+    for a in range(players):
+        for b in range(players):
+            if out.scores[a] > out.scores[b]:
+                assert out.ranks[a] <= out.ranks[b], f"higher score ranked worse: {out}"
+    assert min(out.ranks) == 1
+    return out
+
+
+def check_trace(trace: Trace) -> None:
+    """Whole-trace checks: the final state is over and its outcome is well formed."""
+    game = trace.game
+    final = trace.final
+    assert not game.to_act(final)
+    check_outcome(game, final, trace.players)
+    # Nothing can be applied after the end.
+    try:
+        game.apply(final, {})
+    except IllegalAction:
+        pass
+    else:
+        raise AssertionError("apply on a finished game must raise IllegalAction")
+    if trace.actions:
+        last = trace.actions[-1]
+        before = _dump(game, final)
+        try:
+            game.apply(final, last)
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError("apply on a finished game must raise IllegalAction")
+        assert _dump(game, final) == before
+
+
+def check_replay(trace: Trace) -> None:
+    """Same seed + same actions -> the same states and events, step by step."""
+    game = trace.game
+    state = game.setup(trace.seed, trace.players, dict(trace.options))
+    assert _dump(game, state) == _dump(game, trace.states[0]), "setup is not deterministic"
+    for i, actions in enumerate(trace.actions):
+        step = game.apply(state, actions)
+        state = step.state
+        assert state == trace.states[i + 1], f"replay diverged at step {i}"
+        assert tuple(step.events) == trace.events[i], f"replay events diverged at step {i}"
+
+
+def check_json_roundtrip(trace: Trace, indices: Iterable[int]) -> None:
+    """``load_state(json.loads(json.dumps(dump_state(s)))) == s`` at the given steps."""
+    game = trace.game
+    for i in indices:
+        state = trace.states[i]
+        data = game.dump_state(state)
+        text = json.dumps(data)
+        back = game.load_state(json.loads(text))
+        assert back == state, f"JSON round trip changed the state at step {i}"
+        assert json.dumps(game.dump_state(back), sort_keys=True) == json.dumps(data, sort_keys=True)
+
+
+def check_codec(trace: Trace, indices: Iterable[int]) -> None:
+    """Every legal action encodes to a custom_id-safe code that decodes back to it."""
+    game = trace.game
+    for i in indices:
+        state = trace.states[i]
+        for seat in game.to_act(state):
+            for action in game.legal_actions(state, seat):
+                code = game.encode(action)
+                assert isinstance(code, str) and _CODE_RE.match(code), f"bad code {code!r}"
+                assert game.decode(code) == action, f"decode(encode({action!r})) differs"
+    for code in MALFORMED_CODES:
+        try:
+            game.decode(code)
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError(f"decode({code!r}) must raise IllegalAction")
+
+
+def _must_refuse(game: Game, state: Any, actions: Mapping[int, Any], what: str) -> None:
+    before = _dump(game, state)
+    try:
+        game.apply(state, actions)
+    except IllegalAction:
+        pass
+    else:
+        raise AssertionError(f"{what}: apply({dict(actions)!r}) must raise IllegalAction")
+    assert _dump(game, state) == before, f"{what}: a refused apply changed the state"
+
+
+def check_illegal(trace: Trace, indices: Iterable[int]) -> None:
+    """Illegal submissions are refused with :class:`IllegalAction` and change nothing."""
+    game = trace.game
+    players = trace.players
+    for i in indices:
+        state = trace.states[i]
+        acting = sorted(game.to_act(state))
+        if not acting:
+            continue
+        good = {seat: game.legal_actions(state, seat)[0] for seat in acting}
+        any_action = good[acting[0]]
+        _must_refuse(game, state, {}, "no action")
+        if len(acting) > 1:
+            partial = dict(good)
+            partial.pop(acting[-1])
+            _must_refuse(game, state, partial, "a missing seat")
+        idle = [s for s in range(players) if s not in acting]
+        if idle:
+            _must_refuse(game, state, {idle[0]: any_action}, "wrong seat")
+            _must_refuse(game, state, {**good, idle[0]: any_action}, "an extra seat")
+        _must_refuse(game, state, {**good, players: any_action}, "an out-of-range seat")
+        _must_refuse(game, state, {**good, -1: any_action}, "a negative seat")
+        # Actions seen as legal elsewhere in the game but not legal now.
+        for seat in acting:
+            legal = game.legal_actions(state, seat)
+            wrong = [a for a in (game.decode(c) for c in sorted(trace.codes)) if a not in legal][:3]
+            for action in wrong:
+                _must_refuse(game, state, {**good, seat: action}, f"not legal now (seat {seat})")
+
+
+def _walk(value: Any, path: str = "view"):
+    """Yield ``(path, key_or_None, leaf)`` over a JSON-like value."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield path, k, None
+            yield from _walk(v, f"{path}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for n, v in enumerate(value):
+            yield from _walk(v, f"{path}[{n}]")
+    else:
+        yield path, None, value
+
+
+def _check_one_view(game: Game, state: Any, seat: int | None, seed: int) -> dict:
+    view = game.view(state, seat)
+    assert isinstance(view, dict), "view must be a dict"
+    text = json.dumps(view)  # JSON-serialisable
+    assert json.loads(text) is not None
+    for path, key, leaf in _walk(view):
+        assert key != "seed", f"the view holds a 'seed' key at {path}"
+        if abs(seed) >= 10**6 and leaf is not None:
+            assert leaf != seed and not (isinstance(leaf, str) and str(seed) in leaf), (
+                f"the view holds the seed value at {path}"
+            )
+    return view
+
+
+def check_views(trace: Trace, indices: Iterable[int], salts: tuple[int, ...] = (1, 2)) -> None:
+    """Views are JSON-safe, seed-free, and blind to what the viewer cannot see."""
+    game = trace.game
+    seats: list[int | None] = [None, *range(trace.players)]
+    for i in indices:
+        state = trace.states[i]
+        acting = game.to_act(state)
+        for seat in seats:
+            view = _check_one_view(game, state, seat, trace.seed)
+            for salt in salts:
+                variant = game.hidden_variant(state, seat, salt)
+                assert type(variant) is type(state), "hidden_variant must return a state"
+                assert game.view(variant, seat) == view, (
+                    f"step {i}: view({'public' if seat is None else f'seat {seat}'}) differs in "
+                    f"hidden_variant(salt={salt}): the view leaks hidden information"
+                )
+                if seat is not None and seat in acting:
+                    assert game.legal_actions(variant, seat) == game.legal_actions(state, seat), (
+                        f"step {i}: seat {seat}'s legal actions depend on what it cannot see"
+                    )
+
+
+def check_ai(trace: Trace, indices: Iterable[int]) -> None:
+    """``ai_action`` and ``timeout_action`` are legal and deterministic at the given steps."""
+    game = trace.game
+    for i in indices:
+        state = trace.states[i]
+        for seat in game.to_act(state):
+            legal = game.legal_actions(state, seat)
+            ai = game.ai_action(state, seat)
+            assert ai in legal, f"step {i}: ai_action {ai!r} of seat {seat} is not legal"
+            assert game.ai_action(state, seat) == ai, "ai_action must be deterministic"
+            assert game.timeout_action(state, seat) in legal, "timeout_action must be legal"
+
+
+def check_ai_game(
+    game: Game,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    *,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> Trace:
+    """An AI-only game ends within ``max_steps`` with a well-formed outcome; returns its trace."""
+    trace = random_playout(game, players, seed, options, max_steps=max_steps, policy="ai")
+    check_trace(trace)
+    return trace
+
+
+def check_game(
+    game: Game,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    *,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_checks: int = 60,
+    ai_game: bool = True,
+) -> Trace:
+    """Run every check above on one random playout (plus one AI-only game); returns the trace."""
+    trace = random_playout(game, players, seed, options, max_steps=max_steps)
+    check_trace(trace)
+    check_replay(trace)
+    idx = checked_indices(trace, max_checks)
+    check_json_roundtrip(trace, idx)
+    check_codec(trace, idx)
+    check_illegal(trace, idx)
+    check_views(trace, idx[:: max(1, len(idx) // 20)] + [idx[-1]])
+    check_ai(trace, idx)
+    if ai_game:
+        check_ai_game(game, players, seed, options, max_steps=max_steps)
+    return trace
