@@ -1,0 +1,65 @@
+"""Settings from the environment and ``.env`` (pydantic-settings). Documented in ``.env.example``.
+
+Nothing is read at import time: call :func:`load_settings`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every runtime setting of the bot.
+
+    Attributes:
+        discord_token: the bot token (Developer Portal → your application → Bot → Reset Token).
+        database_path: SQLite file (created if missing).
+        dev_guild_id: when set, slash commands are synced to this guild only (instant).
+        turn_timeout_seconds: how long a player has to act before the AI plays for them.
+        reminder_fraction: fraction of the timeout after which the player is reminded.
+        ai_delay_seconds: pause between two AI moves so people can follow the board.
+        leaderboard_min_games: games a member must finish to appear on a leaderboard.
+        log_level: Python logging level name.
+    """
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: SecretStr | None = None
+    database_path: Path = Path("speakeasy.db")
+    dev_guild_id: int | None = None
+    turn_timeout_seconds: int = Field(default=300, ge=10, le=7 * 24 * 3600)
+    reminder_fraction: float = Field(default=0.5, gt=0, lt=1)
+    ai_delay_seconds: float = Field(default=1.0, ge=0, le=30)
+    leaderboard_min_games: int = Field(default=3, ge=1, le=1000)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+
+    @field_validator("discord_token", mode="before")
+    @classmethod
+    def _blank_token_is_none(cls, v: object) -> object:
+        if isinstance(v, str) and not v.strip():
+            return None
+        return v
+
+    @field_validator("dev_guild_id", mode="before")
+    @classmethod
+    def _blank_guild_is_none(cls, v: object) -> object:
+        if isinstance(v, str) and not v.strip():
+            return None
+        return v
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, v: object) -> object:
+        return v.upper() if isinstance(v, str) else v
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings (environment, then ``.env``, then defaults); overrides win.
+
+    Raises ``pydantic.ValidationError`` on a malformed value.
+    """
+    return Settings(**overrides)  # type: ignore[arg-type]
