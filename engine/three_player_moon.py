@@ -402,18 +402,16 @@ def estimate_tricks(hand: Sequence[Tile], trump: str, gone: Iterable[Tile] = ())
 
 def _best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, float, bool]:
     """Best trump choice for ``hand``: ``(trump, estimate, any choice makes every tile sure)``.
-    Ties go to more trumps, then to the first of :data:`TRUMP_OPTIONS`."""
-    best: tuple[float, int, str] | None = None
-    any_sure = False
+    Ties go to a sure choice, then to more trumps, then to the first of :data:`TRUMP_OPTIONS`."""
+    best: tuple[float, bool, int, str] | None = None
     for trump in TRUMP_OPTIONS:
         est, sure = estimate_tricks(hand, trump, gone)
-        any_sure = any_sure or sure
         ntr = sum(1 for t in hand if is_trump(t, trump))
-        key = (est, ntr, trump)
-        if best is None or key[:2] > best[:2]:
+        key = (est, sure, ntr, trump)
+        if best is None or key[:3] > best[:3]:
             best = key
     assert best is not None
-    return best[2], best[0], any_sure
+    return best[3], best[0], best[1]
 
 
 class ThreePlayerMoon(Game[MoonState, MoonAction]):
