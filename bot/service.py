@@ -514,6 +514,10 @@ class TableService:
         self._kick(table_id)
 
     # ------------------------------------------------------------------ AI driver
+    def nudge(self, table_id: int) -> None:
+        """Start the AI driver of a table if an AI seat must act and none is running."""
+        self._kick(table_id)
+
     def _kick(self, table_id: int) -> None:
         """Make sure an AI driver runs for the table if an AI seat must act."""
         if self._closed:

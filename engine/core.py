@@ -217,6 +217,14 @@ class Game(Generic[S, A]):
         """
         return state.model_copy(update={"seed": (state.seed * 7919 + salt + 1) % (2**62)})
 
+    def progress(self, state: S) -> int:
+        """Rounds (or hands) played so far, for summaries; default: the number of applied steps."""
+        return state.version
+
+    def stats(self, state: S) -> dict[str, float]:
+        """Game-specific counters of a finished game for ``simulate`` (e.g. cards validated)."""
+        return {}
+
     # --- codecs ----------------------------------------------------------------------------
     def encode(self, action: A) -> str:
         """Short stable code for ``action`` (see :data:`MAX_CODE_LEN`)."""

@@ -1,0 +1,199 @@
+"""Local terminal mode: play any game against AI players through the same TableService.
+
+``python -m bot play GAME [--players N] [--seed S] [--lang en|fr]``. The table lives in a SQLite
+file in a temporary folder (or ``--db``). The human sits in seat 0; every other seat is an AI
+player. Public events print as they happen; on the human's turn the board and the private panel
+print, with numbered choices built from the very same panel as in Discord. Every input is
+validated and asked again on error; end of input (Ctrl-D) or Ctrl-C leaves cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from bot import texts
+from bot.i18n import Translator
+from bot.service import Notifier, TableService, TableView
+from bot.ui import Button, Card, Panel, Select
+from engine.core import Event, Outcome
+from storage.db import Database
+
+HUMAN_ID = 1
+_MENTION = re.compile(r"<@(\d+)>")
+
+
+def card_text(card: Card) -> str:
+    """Plain text of a card (markdown kept light; mentions shown as names)."""
+    parts = [f"== {card.title} =="]
+    if card.description:
+        parts.append(card.description)
+    for f in card.fields:
+        parts.append(f"-- {f.name} --\n{f.value}")
+    if card.footer:
+        parts.append(f"({card.footer})")
+    return "\n".join(parts)
+
+
+class Choice:
+    """One numbered menu entry: either an action code or a way to build one."""
+
+    def __init__(self, label: str, code: str | None = None, component: Any = None) -> None:
+        self.label = label
+        self.code = code
+        self.component = component
+
+
+def menu(panel: Panel) -> list[Choice]:
+    """Numbered choices of a panel: enabled buttons, then the options of single selects, then
+    multi-selects and number prompts as one entry each."""
+    out: list[Choice] = []
+    for row in panel.rows:
+        for comp in row:
+            if isinstance(comp, Button):
+                if comp.disabled:
+                    continue
+                if comp.prompt is not None:
+                    out.append(Choice(comp.label, None, comp.prompt))
+                elif comp.code:
+                    out.append(Choice(comp.label, comp.code))
+            elif isinstance(comp, Select):
+                if comp.max_values == 1 and not comp.prefix:
+                    for o in comp.options:
+                        desc = f" — {o.description}" if o.description else ""
+                        out.append(Choice(f"{comp.placeholder}: {o.label}{desc}", o.value))
+                else:
+                    out.append(Choice(comp.placeholder, None, comp))
+    return out
+
+
+class TerminalNotifier(Notifier):
+    """Prints public events (and the human's private ones) as they happen."""
+
+    def __init__(self, t: Translator, out: Callable[[str], None]) -> None:
+        self.t = t
+        self.out = out
+
+    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+        for line in texts.public_log(events, table, self.t):
+            self.out(f"  • {line}")
+        for line in texts.private_log(events, table, self.t, 0):
+            self.out(f"  🔒 {line}")
+
+    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+        self.out("")
+        self.out(card_text(texts.results_card(table, outcome, self.t)))
+
+
+class TerminalGame:
+    """One game in the terminal. ``ask`` reads a line (raises ``EOFError`` at end of input)."""
+
+    def __init__(self, game: str, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
+                 ask: Callable[[str], str] = input, out: Callable[[str], None] = print,
+                 options: dict[str, Any] | None = None) -> None:
+        self.game, self.players, self.seed, self.options = game, players, seed, options or {}
+        self.t = Translator(lang)
+        self.db_path = db_path
+        self.ask, self.out = ask, out
+
+    async def run(self) -> int:
+        """Play to the end; returns a process exit code (0 = finished, 1 = left early)."""
+        with tempfile.TemporaryDirectory(prefix="speakeasy-") as tmp:
+            db = await Database.open(self.db_path or Path(tmp) / "terminal.db")
+            seed = self.seed
+            service = TableService(db, notifier=TerminalNotifier(self.t, self.out), ai_delay=0,
+                                   seed_source=(lambda: seed) if seed is not None else None)
+            try:
+                return await self._play(service)
+            finally:
+                await service.close()
+                await db.close()
+
+    async def _play(self, service: TableService) -> int:
+        t = self.t
+        table = await service.open_lobby(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
+                                         host_name=t("term.you"), lang=t.lang, options=self.options)
+        for _ in range(self.players - 1):
+            await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"))
+        table = await service.start(table.id, HUMAN_ID)
+        self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players))
+        stuck = 0
+        while True:
+            await service.idle()
+            table = await service.table(table.id)
+            if table.row.status != "running":
+                return 0
+            if 0 not in table.to_act() or 0 in table.pending:
+                # AI seats must act: make sure their driver runs (bounded: never hang)
+                stuck += 1
+                if stuck > 3:
+                    self.out(t("err.internal"))
+                    return 1
+                service.nudge(table.id)
+                await asyncio.sleep(0)
+                continue
+            stuck = 0
+            self.out("")
+            self.out(card_text(texts.board(table, [], t).card))
+            panel = texts.panel(table, 0, t)
+            self.out(card_text(panel.card))
+            code = self._choose(panel)
+            if code is None:
+                self.out(t("term.bye"))
+                return 1
+            try:
+                await service.submit(table.id, HUMAN_ID, table.version, code)
+            except Exception as exc:  # a ServiceError: say it and ask again
+                self.out(t(getattr(exc, "key", "err.internal"), **getattr(exc, "params", {})))
+
+    def _read(self, prompt: str) -> str | None:
+        try:
+            return self.ask(prompt).strip()
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    def _choose(self, panel: Panel) -> str | None:
+        """Ask until a valid choice; ``None`` when the player leaves."""
+        t = self.t
+        choices = menu(panel)
+        for i, c in enumerate(choices, start=1):
+            self.out(f"  {i}) {c.label}")
+        while True:
+            raw = self._read(t("term.prompt", n=len(choices)))
+            if raw is None or raw.lower() in ("q", "quit", "exit"):
+                return None
+            if not raw.isdigit() or not 1 <= int(raw) <= len(choices):
+                self.out(t("term.bad_choice", n=len(choices)))
+                continue
+            choice = choices[int(raw) - 1]
+            if choice.code is not None:
+                return choice.code
+            code = self._detail(choice.component)
+            if code is not None:
+                return code
+
+    def _detail(self, comp: Any) -> str | None:
+        t = self.t
+        if isinstance(comp, Select):
+            for i, o in enumerate(comp.options, start=1):
+                self.out(f"    {i}) {o.label}")
+            while True:
+                raw = self._read(t("term.multi", min=comp.min_values, max=comp.max_values))
+                if raw is None:
+                    return None
+                picks = raw.replace(",", " ").split()
+                if (all(p.isdigit() and 1 <= int(p) <= len(comp.options) for p in picks)
+                        and comp.min_values <= len(set(picks)) <= comp.max_values):
+                    return comp.code_for([comp.options[int(p) - 1].value for p in set(picks)])
+                self.out(t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
+        prompt = comp
+        while True:
+            raw = self._read(f"{prompt.label} ({prompt.minimum}-{prompt.maximum}): ")
+            if raw is None:
+                return None
+            if raw.isdigit() and prompt.minimum <= int(raw) <= prompt.maximum:
+                return prompt.template.format(n=int(raw))
+            self.out(t("err.bad_number", min=prompt.minimum, max=prompt.maximum))

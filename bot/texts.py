@@ -1,0 +1,131 @@
+"""Discord-free text helpers shared by Discord and the terminal: names, boards, lobby cards.
+
+Everything that turns a :class:`bot.service.TableView` into specs (:mod:`bot.ui`) lives here, so
+the cogs only map specs onto discord objects.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.i18n import Translator
+from bot.presenters import PRESENTERS, RenderContext
+from bot.service import TableView
+from bot.ui import Board, Card, Field, Panel, check_card_limits
+from engine.core import Event, Outcome
+from engine.registry import GAMES
+
+_MD = re.compile(r"([\\*_`~|>#\[\]()])")
+LOG_LINES = 8
+
+
+def escape_name(name: str, limit: int = 32) -> str:
+    """A display name safe inside embeds: markdown escaped, mentions broken, length capped."""
+    name = (name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
+    if len(name) > limit:
+        name = name[: limit - 1] + "…"
+    return _MD.sub(r"\\\1", name)
+
+
+def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
+    """Render context for ``seat`` (``None`` = public) at ``table``."""
+    names = tuple(escape_name(s.name) + (" 🤖" if s.is_ai else "") for s in table.seats)
+    return RenderContext(t=t, names=names, seat=seat, extras=extras or {})
+
+
+def game_title(game: str, t: Translator) -> str:
+    """The display name of a game key."""
+    return t(f"game.{game}.name")
+
+
+def lobby_card(table: TableView, t: Translator) -> Card:
+    """The lobby message: game, host, seats, options, status."""
+    game = GAMES[table.row.game]
+    seats = "\n".join(
+        f"{i + 1}. " + (f"🤖 {escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>")
+        for i, s in enumerate(table.seats)
+    ) or "—"
+    fields = [Field(t("lobby.seats", n=len(table.seats), min=game.min_players, max=game.max_players), seats)]
+    if table.row.options:
+        fields.append(Field(t("lobby.options"), "\n".join(f"`{k}` = `{v}`" for k, v in table.row.options.items())[:1024]))
+    status = table.row.status
+    if status == "lobby":
+        desc = t("lobby.open", host=f"<@{table.row.host_user_id}>")
+    elif status == "running":
+        desc = t("lobby.started", thread=f"<#{table.row.thread_id}>" if table.row.thread_id else "")
+    elif status == "finished":
+        desc = t("lobby.finished")
+    else:
+        desc = t("lobby.cancelled")
+    return Card(title=t("lobby.title", game=game_title(table.row.game, t), id=table.id), description=desc,
+                fields=tuple(fields), footer=t("lobby.footer"))
+
+
+def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:
+    """The public log lines of ``events`` (private events dropped)."""
+    presenter = PRESENTERS[table.row.game]
+    ctx = context(table, t, None)
+    return [presenter.event(e, ctx) for e in events if e.audience is None]
+
+
+def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:
+    """Log lines visible to ``seat`` only (its private events)."""
+    presenter = PRESENTERS[table.row.game]
+    ctx = context(table, t, seat)
+    return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
+
+
+def board(table: TableView, events: list[Event], t: Translator) -> Board:
+    """The public board of a running or finished table, with the recent public log."""
+    presenter = PRESENTERS[table.row.game]
+    ctx = context(table, t, None)
+    view = table.game.view(table.state, None)
+    card = presenter.board(view, ctx)
+    lines = public_log(events, table, t)[-LOG_LINES:]
+    fields = list(card.fields)
+    if table.row.status == "running":
+        waiting = [s for s in table.waiting_for()]
+        if waiting and len(table.to_act()) > 1:
+            chosen = [ctx.name(s) for s in sorted(table.to_act()) if s not in waiting]
+            fields.append(Field(t("board.waiting"), t("board.waiting_for", names=", ".join(ctx.name(s) for s in waiting),
+                                                       chosen=", ".join(chosen) or "—")))
+    if lines:
+        text = "\n".join(f"• {line}" for line in lines)
+        while len(text) > 1024:
+            lines = lines[1:]
+            text = "\n".join(f"• {line}" for line in lines)
+        fields.append(Field(t("board.log"), text))
+    fields = fields[:25]
+    footer = card.footer or t("board.footer", id=table.id, version=table.version)
+    out = Card(title=card.title[:256], description=card.description, fields=tuple(fields), color=card.color, footer=footer)
+    while check_card_limits(out) and len(out.fields) > 1:
+        out = Card(out.title, out.description, out.fields[:-1], out.color, out.footer)
+    return Board(card=out, log=tuple(lines))
+
+
+def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel:
+    """The private panel of ``seat`` with its legal actions (none when it is not to act)."""
+    presenter = PRESENTERS[table.row.game]
+    ctx = context(table, t, seat)
+    game = table.game
+    legal: tuple[str, ...] = ()
+    if table.row.status == "running" and seat in table.to_act():
+        legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+    p = presenter.panel(game.view(table.state, seat), legal, ctx)
+    if seat in table.pending:
+        label = presenter.action_label(table.pending[seat], game.view(table.state, seat), ctx)
+        notice = (notice + "\n" if notice else "") + t("panel.chosen", choice=label)
+    return Panel(card=p.card, rows=p.rows, notice=notice or p.notice)
+
+
+def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
+    """The final standings."""
+    ctx = context(table, t, None)
+    order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    lines = [
+        f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {outcome.scores[s]}" for s in order
+    ]
+    return Card(title=t("result.title", game=game_title(table.row.game, t)), description="\n".join(lines),
+                color=0xF1C40F, footer=t("result.footer"))

@@ -1,0 +1,195 @@
+"""The Discord side of :class:`bot.service.Notifier`: threads, the board, pings and results.
+
+Board edits are coalesced per table by a small updater task, so a burst of AI moves becomes a
+few edits that always end on the latest state. Nothing here blocks an interaction response:
+callers acknowledge the interaction first, the notifier works in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.i18n import Translator
+from bot.service import Notifier, TableView
+from bot import texts
+from cogs.components import buttons_view, embed
+from engine.core import Event, Outcome
+
+if TYPE_CHECKING:
+    from bot.client import SpeakeasyBot
+
+log = logging.getLogger(__name__)
+
+
+def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
+    """The board's buttons: open my panel; abandon (host/admin) while running."""
+    running = table.row.status == "running"
+    return buttons_view([
+        (f"se:b:{table.id}:panel", t("board.my_panel"), "primary", not running),
+        (f"se:b:{table.id}:rules", t("board.rules"), "secondary", False),
+        (f"se:b:{table.id}:abandon", t("board.abandon"), "danger", not running),
+    ])
+
+
+class DiscordNotifier(Notifier):
+    """Keeps each table's thread up to date. One per bot instance."""
+
+    def __init__(self, bot: "SpeakeasyBot") -> None:
+        self.bot = bot
+        self._dirty: set[int] = set()
+        self._updaters: dict[int, asyncio.Task] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._pinged: dict[int, frozenset[int]] = {}
+
+    # ---------------------------------------------------------------- plumbing
+    def _spawn(self, coro) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def flush(self) -> None:
+        """Wait until every pending board edit and message is sent (tests, shutdown)."""
+        while True:
+            pending = [t for t in (*self._tasks, *self._updaters.values()) if not t.done()]
+            if not pending:
+                return
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _messageable(self, channel_id: int | None) -> discord.abc.Messageable | None:
+        if channel_id is None:
+            return None
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            channel = self.bot.get_partial_messageable(channel_id)
+        return channel  # type: ignore[return-value]
+
+    def _place(self, table: TableView) -> discord.abc.Messageable | None:
+        return self._messageable(table.row.thread_id or table.row.channel_id)
+
+    async def _send(self, table: TableView, **kwargs) -> discord.Message | None:
+        place = self._place(table)
+        if place is None:
+            return None
+        try:
+            return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
+                                    **kwargs)
+        except discord.HTTPException:
+            log.warning("could not post in table %s's thread", table.id, exc_info=True)
+            return None
+
+    # ---------------------------------------------------------------- board
+    def request_board(self, table_id: int) -> None:
+        """Ask for the board of ``table_id`` to be redrawn soon (coalesced)."""
+        self._dirty.add(table_id)
+        task = self._updaters.get(table_id)
+        if task is None or task.done():
+            self._updaters[table_id] = asyncio.create_task(self._update_board(table_id))
+
+    async def _update_board(self, table_id: int) -> None:
+        while table_id in self._dirty:
+            self._dirty.discard(table_id)
+            try:
+                await self.draw_board(await self.bot.service.table(table_id))
+            except Exception:
+                log.exception("board update of table %s failed", table_id)
+
+    async def draw_board(self, table: TableView) -> None:
+        """Edit (or post, the first time) the board message of a table."""
+        t = Translator(table.row.lang)
+        events = await self.bot.service.recent_events(table.id, 60)
+        board = texts.board(table, events, t)
+        view = board_buttons(table, t)
+        place = self._place(table)
+        if place is None:
+            return
+        if table.row.board_message_id:
+            msg = place.get_partial_message(table.row.board_message_id)  # type: ignore[union-attr]
+            try:
+                await msg.edit(embed=embed(board.card), view=view)
+                return
+            except discord.NotFound:
+                log.info("board of table %s was deleted; posting a new one", table.id)
+            except discord.HTTPException:
+                log.warning("board edit of table %s failed", table.id, exc_info=True)
+                return
+        msg = await self._send(table, embed=embed(board.card), view=view)
+        if msg is not None:
+            await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+
+    # ---------------------------------------------------------------- notifier API
+    async def lobby_changed(self, table: TableView) -> None:
+        """Lobby edits are answered by the clicking interaction itself: nothing to do."""
+
+    async def table_started(self, table: TableView) -> None:
+        """Open the table's thread from the lobby message and post the first board (awaited:
+        the board exists before the first AI move)."""
+        t = Translator(table.row.lang)
+        channel = self.bot.get_channel(table.row.channel_id)
+        thread_id = None
+        name = t("thread.name", game=texts.game_title(table.row.game, t), id=table.id)[:100]
+        try:
+            if isinstance(channel, discord.TextChannel):
+                if table.row.lobby_message_id:
+                    thread = await channel.get_partial_message(table.row.lobby_message_id).create_thread(
+                        name=name, auto_archive_duration=1440)
+                else:
+                    thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread,
+                                                         auto_archive_duration=1440)
+                thread_id = thread.id
+        except discord.HTTPException:
+            log.warning("could not create a thread for table %s; playing in the channel", table.id, exc_info=True)
+        if thread_id:
+            await self.bot.service.set_messages(table.id, thread_id=thread_id)
+            table = await self.bot.service.table(table.id)
+        await self.draw_board(table)
+        mentions = " ".join(f"<@{s.user_id}>" for s in table.seats if s.user_id)
+        await self._send(table, content=t("thread.welcome", players=mentions))
+        await self._ping_turn(table)
+
+    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+        self.request_board(table.id)
+        if table.row.status == "running":
+            self._spawn(self._ping_turn(table))
+
+    async def choice_buffered(self, table: TableView, seat: int) -> None:
+        self.request_board(table.id)
+
+    async def _ping_turn(self, table: TableView) -> None:
+        humans = frozenset(s for s in table.waiting_for() if not table.seats[s].is_ai)
+        if humans == self._pinged.get(table.id):
+            return
+        self._pinged[table.id] = humans
+        if not humans:
+            return
+        t = Translator(table.row.lang)
+        mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in sorted(humans))
+        key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
+        await self._send(table, content=t(key, players=mentions),
+                         view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)]))
+
+    async def reminder(self, table: TableView, seats: list[int]) -> None:
+        t = Translator(table.row.lang)
+        mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in seats if table.seats[s].user_id)
+        self._spawn(self._send(table, content=t("turn.reminder", players=mentions),
+                               view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)])))
+
+    async def timed_out(self, table: TableView, seats: list[int]) -> None:
+        t = Translator(table.row.lang)
+        names = ", ".join(texts.escape_name(table.seats[s].name) for s in seats)
+        self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
+
+    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+        t = Translator(table.row.lang)
+        self.request_board(table.id)
+        self._pinged.pop(table.id, None)
+        self._spawn(self._send(table, embed=embed(texts.results_card(table, outcome, t))))
+
+    async def table_abandoned(self, table: TableView) -> None:
+        t = Translator(table.row.lang)
+        self.request_board(table.id)
+        self._pinged.pop(table.id, None)
+        self._spawn(self._send(table, content=t("table.abandoned")))

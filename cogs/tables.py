@@ -1,0 +1,309 @@
+"""The table cog: ``/play``, lobby buttons, the board's buttons and every private panel.
+
+Thin by design: parse the interaction, call :class:`bot.service.TableService`, render specs from
+:mod:`bot.texts` with :mod:`cogs.components`, reply. Every interaction is answered (or deferred)
+before any slow work; every refusal is an ephemeral message in the clicker's language.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _T
+from discord.ext import commands
+
+from bot import texts
+from bot.i18n import Translator, pick_lang
+from bot.presenters import PRESENTERS
+from bot.service import ServiceError, TableView
+from bot.ui import Button, NumberPrompt, Panel, Select
+from cogs.components import STYLES, NumberModal, RoutedButton, embed, panel_view, select_item
+from engine.registry import GAMES
+
+if TYPE_CHECKING:
+    from bot.client import SpeakeasyBot
+
+log = logging.getLogger(__name__)
+
+
+def user_t(interaction: discord.Interaction) -> Translator:
+    """Translator for the clicking user: their locale, then the guild's, then English."""
+    return Translator(pick_lang(str(interaction.locale), str(interaction.guild_locale or "")))
+
+
+def guild_lang(interaction: discord.Interaction) -> str:
+    """Language of public table messages: the guild's locale, then the user's."""
+    return pick_lang(str(interaction.guild_locale or ""), str(interaction.locale))
+
+
+def game_choices() -> list[app_commands.Choice[str]]:
+    """Slash-command choices for every registered game (names localised by the translator)."""
+    return [app_commands.Choice(name=_T(key, key=f"game.{key}.name"), value=key) for key in GAMES]
+
+
+def is_admin(interaction: discord.Interaction) -> bool:
+    """Manage Server (or Administrator) in this channel."""
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
+    """Send an ephemeral reply, as a response or as a follow-up once responded."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=True, **kwargs)
+    else:
+        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+
+class TablesCog(commands.Cog):
+    """Lobbies and tables for every game in the registry."""
+
+    def __init__(self, bot: "SpeakeasyBot") -> None:
+        self.bot = bot
+
+    @property
+    def service(self):
+        return self.bot.service
+
+    # ------------------------------------------------------------------ errors
+    async def report_error(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """User errors as ephemeral text; anything else logged and answered with a generic text."""
+        t = user_t(interaction)
+        if isinstance(error, ServiceError):
+            text = t(error.key, **error.params)
+        else:
+            log.error("unexpected error in interaction %s", getattr(interaction, "id", "?"), exc_info=error)
+            text = t("err.internal")
+        try:
+            await reply(interaction, text)
+        except discord.HTTPException:
+            log.warning("could not report an error to the user", exc_info=True)
+
+    # ------------------------------------------------------------------ /play
+    @app_commands.command(name=_T("play", key="cmd.play.name"), description=_T("Open a table for a game", key="cmd.play.desc"))
+    @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
+    @app_commands.rename(game=_T("game", key="cmd.arg.game"))
+    @app_commands.choices(game=game_choices())
+    @app_commands.guild_only()
+    async def play(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
+        """Open a lobby in this channel."""
+        try:
+            lang = guild_lang(interaction)
+            table = await self.service.open_lobby(
+                guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=game.value,
+                host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang)
+            await interaction.response.send_message(**await self.lobby_message(table))
+            msg = await interaction.original_response()
+            await self.service.set_messages(table.id, lobby_message_id=msg.id)
+        except Exception as exc:  # noqa: BLE001 - every failure gets an answer
+            await self.report_error(interaction, exc)
+
+    async def lobby_message(self, table: TableView) -> dict[str, Any]:
+        """Embed and components of a lobby message, in the table's language."""
+        t = Translator(table.row.lang)
+        open_ = table.row.status == "lobby"
+        view = discord.ui.View(timeout=None)
+        buttons = [("join", "lobby.join", "success"), ("leave", "lobby.leave", "secondary"),
+                   ("ai+", "lobby.add_ai", "secondary"), ("ai-", "lobby.remove_ai", "secondary"),
+                   ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger")]
+        for i, (op, key, style) in enumerate(buttons):
+            b = RoutedButton(f"se:l:{table.id}:{op}", t(key), STYLES[style], None, not open_)
+            b.item.row = i // 5
+            view.add_item(b)
+        if open_:
+            ctx = texts.context(table, t, None, extras=await self._lobby_extras(table))
+            for i, sel in enumerate(PRESENTERS[table.row.game].lobby_selects(ctx)[:3]):
+                item = select_item(sel, f"se:o:{table.id}:{i}")
+                item.item.row = 2 + i
+                view.add_item(item)
+        return {"embed": embed(texts.lobby_card(table, t)), "view": view}
+
+    async def _lobby_extras(self, table: TableView) -> dict[str, Any]:
+        """Game-specific lobby extras (the guild's custom decks)."""
+        return {"decks": await self.service.db.decks(table.row.guild_id, table.row.game)}
+
+    # ------------------------------------------------------------------ routing
+    async def on_button(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Every routed button click lands here (see :mod:`cogs.components`)."""
+        try:
+            parts = custom_id.split(":")
+            kind, table_id = parts[1], int(parts[2])
+            if kind == "l":
+                await self._lobby_op(interaction, table_id, parts[3])
+            elif kind == "b":
+                await self._board_op(interaction, table_id, parts[3])
+            elif kind == "a":
+                await self._act(interaction, table_id, int(parts[3]), ":".join(parts[4:]))
+            elif kind == "p":
+                await self._prompt(interaction, table_id, int(parts[3]), parts[4])
+        except (ValueError, IndexError):
+            await self.report_error(interaction, ServiceError("err.bad_button"))
+        except Exception as exc:  # noqa: BLE001
+            await self.report_error(interaction, exc)
+
+    async def on_select(self, interaction: discord.Interaction, custom_id: str, values: list[str]) -> None:
+        """Every routed select lands here."""
+        try:
+            parts = custom_id.split(":")
+            kind, table_id = parts[1], int(parts[2])
+            if kind == "o":
+                await self._lobby_option(interaction, table_id, values)
+            else:
+                version, row = int(parts[3]), int(parts[4])
+                panel = await self._panel_for(interaction, table_id, version)
+                comp = panel.rows[row][0] if row < len(panel.rows) else None
+                if not isinstance(comp, Select) or not values or not all(v in {o.value for o in comp.options} for v in values):
+                    raise ServiceError("err.stale")
+                await self._act(interaction, table_id, version, comp.code_for(values))
+        except (ValueError, IndexError):
+            await self.report_error(interaction, ServiceError("err.bad_button"))
+        except Exception as exc:  # noqa: BLE001
+            await self.report_error(interaction, exc)
+
+    # ------------------------------------------------------------------ lobby
+    async def _lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
+        user = interaction.user
+        t = user_t(interaction)
+        svc = self.service
+        if op == "join":
+            table = await svc.join(table_id, user.id, user.display_name)
+        elif op == "leave":
+            table = await svc.leave(table_id, user.id)
+        elif op == "ai+":
+            table = await svc.add_ai(table_id, user.id, t("lobby.ai_name"))
+        elif op == "ai-":
+            table = await svc.remove_ai(table_id, user.id)
+        elif op == "cancel":
+            table = await svc.cancel(table_id, user.id, is_admin(interaction))
+        elif op == "start":
+            await interaction.response.defer()  # thread + board creation may take a moment
+            table = await svc.start(table_id, user.id, ai_name=t("lobby.ai_name"))
+            await interaction.edit_original_response(**await self.lobby_message(table))
+            return
+        else:
+            raise ServiceError("err.bad_button")
+        await interaction.response.edit_message(**await self.lobby_message(table))
+
+    async def _lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
+        if not values or "=" not in values[0]:
+            raise ServiceError("err.bad_option", detail="")
+        name, value = values[0].split("=", 1)
+        parsed: Any = None if value in ("", "none") else value
+        table = await self.service.set_option(table_id, interaction.user.id, name, parsed)
+        await interaction.response.edit_message(**await self.lobby_message(table))
+
+    # ------------------------------------------------------------------ board and panels
+    async def _board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
+        t = user_t(interaction)
+        table = await self.service.table(table_id)
+        if op == "panel":
+            seat = table.seat_of(interaction.user.id)
+            if seat is None:
+                raise ServiceError("err.not_seated")
+            if table.row.status != "running":
+                raise ServiceError("err.table_not_running")
+            await self.send_panel(interaction, table, seat, t)
+        elif op == "rules":
+            await reply(interaction, embed=embed(PRESENTERS[table.row.game].rules(t)))
+        elif op == "abandon":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.service.abandon(table_id, interaction.user.id, is_admin(interaction))
+            await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
+        else:
+            raise ServiceError("err.bad_button")
+
+    def _render_panel(self, table: TableView, seat: int, t: Translator, notice: str = "") -> dict[str, Any]:
+        panel = texts.panel(table, seat, t, notice)
+        e = embed(panel.card)
+        content = panel.notice or None
+        view = panel_view(panel, table.id, table.version) if panel.rows else None
+        return {"content": content, "embed": e, "view": view}
+
+    async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
+        """A fresh ephemeral panel for ``seat``."""
+        kwargs = self._render_panel(table, seat, t)
+        if kwargs["view"] is None:
+            kwargs.pop("view")
+        await reply(interaction, **kwargs)
+
+    async def _panel_for(self, interaction: discord.Interaction, table_id: int, version: int) -> Panel:
+        """The panel the clicker saw at ``version`` (recomputed); refuses stale and foreign clicks."""
+        table = await self.service.table(table_id)
+        seat = table.seat_of(interaction.user.id)
+        if seat is None:
+            raise ServiceError("err.not_seated")
+        if table.row.status != "running":
+            raise ServiceError("err.table_not_running")
+        if version != table.version:
+            raise ServiceError("err.stale")
+        return texts.panel(table, seat, user_t(interaction))
+
+    async def _act(self, interaction: discord.Interaction, table_id: int, version: int, code: str) -> None:
+        """Submit an action; redraw the clicker's panel in place."""
+        t = user_t(interaction)
+        notice = ""
+        try:
+            result = await self.service.submit(table_id, interaction.user.id, version, code)
+            if result == "buffered":
+                notice = t("panel.buffered")
+        except ServiceError as err:
+            if err.key != "err.stale":
+                raise
+            notice = t("err.stale_refreshed")
+        table = await self.service.table(table_id)
+        seat = table.seat_of(interaction.user.id)
+        if seat is None:  # pragma: no cover - submit already refused
+            raise ServiceError("err.not_seated")
+        kwargs = self._render_panel(table, seat, t, notice)
+        if interaction.message is not None and interaction.message.flags.ephemeral:
+            await interaction.response.edit_message(**kwargs)
+        else:  # a click on a public message: answer privately
+            if kwargs["view"] is None:
+                kwargs.pop("view")
+            await reply(interaction, **kwargs)
+
+    async def _prompt(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> None:
+        panel = await self._panel_for(interaction, table_id, version)
+        r, c = (int(x) for x in where.split("."))
+        comp = panel.rows[r][c] if r < len(panel.rows) and c < len(panel.rows[r]) else None
+        if not isinstance(comp, Button) or comp.prompt is None:
+            raise ServiceError("err.stale")
+        t = user_t(interaction)
+        placeholder = t("prompt.range", min=comp.prompt.minimum, max=comp.prompt.maximum)
+        await interaction.response.send_modal(NumberModal(f"se:m:{table_id}:{version}:{where}", comp.prompt, placeholder))
+
+    async def on_number(self, interaction: discord.Interaction, custom_id: str, prompt: NumberPrompt, raw: str) -> None:
+        """A submitted number modal."""
+        try:
+            parts = custom_id.split(":")
+            table_id, version = int(parts[2]), int(parts[3])
+            raw = raw.strip()
+            if not raw.isdigit() or not prompt.minimum <= int(raw) <= prompt.maximum:
+                raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
+            await self._act(interaction, table_id, version, prompt.template.format(n=int(raw)))
+        except Exception as exc:  # noqa: BLE001
+            await self.report_error(interaction, exc)
+
+
+async def setup(bot: "SpeakeasyBot") -> None:
+    """discord.py extension entry point: the cog, the routed components, the notifier and the
+    command tree's error handler."""
+    from cogs.components import RoutedButton, RoutedSelect
+    from cogs.notifier import DiscordNotifier
+
+    cog = TablesCog(bot)
+    await bot.add_cog(cog)
+    bot.add_dynamic_items(RoutedButton, RoutedSelect)
+    bot.notifier = DiscordNotifier(bot)  # type: ignore[attr-defined]
+    bot.service.notifier = bot.notifier  # type: ignore[attr-defined]
+
+    async def on_tree_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        original = getattr(error, "original", error)
+        if isinstance(error, app_commands.CheckFailure) and not isinstance(original, ServiceError):
+            original = ServiceError("err.forbidden")
+        await cog.report_error(interaction, original)
+
+    bot.tree.on_error = on_tree_error
