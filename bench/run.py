@@ -1,0 +1,85 @@
+"""Benchmarks (not tests): engine random playouts per second per game, and full games per
+second through the TableService with SQLite in a temporary folder.
+
+    .venv/bin/python -m bench.run [--seconds 3] [--games 5] [--only GAME]
+
+Prints one line per figure. Numbers vary by machine; the README and closing notes quote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from bot.service import TableService
+from engine.registry import GAMES
+from storage.db import Database
+
+
+def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, float]:
+    """Random legal playouts of ``key`` for about ``seconds``: ``(games, steps, elapsed)``."""
+    game = GAMES[key]
+    rng = random.Random(seed)
+    players = min(max(game.min_players, 3), game.max_players)
+    games = steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.setup(rng.getrandbits(62), players, {})
+        while to_act := game.to_act(state):
+            state = game.apply(state, {s: rng.choice(game.legal_actions(state, s)) for s in sorted(to_act)}).state
+            steps += 1
+        games += 1
+    return games, steps, time.perf_counter() - start
+
+
+async def service_games(key: str, games: int) -> tuple[int, int, float]:
+    """``games`` full tables of ``key`` through TableService (AI players; the host seat plays
+    the AI's move through ``submit``): ``(games, steps, elapsed)``."""
+    game = GAMES[key]
+    players = min(max(game.min_players, 3), game.max_players)
+    steps = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "bench.db")
+        svc = TableService(db, ai_delay=0, seed_source=iter(range(1, 10**9)).__next__)
+        start = time.perf_counter()
+        for _ in range(games):
+            t = await svc.open_lobby(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="host")
+            for _ in range(players - 1):
+                await svc.add_ai(t.id, 1)
+            await svc.start(t.id, 1)
+            while True:
+                await svc.idle()
+                view = await svc.table(t.id)
+                if view.row.status != "running":
+                    break
+                if 0 in view.to_act() and 0 not in view.pending:
+                    code = game.encode(game.ai_action(view.state, 0))
+                    await svc.submit(t.id, 1, view.version, code)
+            steps += (await svc.table(t.id)).version
+        elapsed = time.perf_counter() - start
+        await svc.close()
+        await db.close()
+    return games, steps, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per engine benchmark")
+    parser.add_argument("--games", type=int, default=5, help="games per TableService benchmark")
+    parser.add_argument("--only", choices=sorted(GAMES))
+    args = parser.parse_args()
+    keys = [args.only] if args.only else sorted(GAMES)
+    for key in keys:
+        g, s, e = random_playouts(key, args.seconds)
+        print(f"engine  {key:18} {g / e:10.1f} random playouts/s  {s / e:10.0f} steps/s")
+    for key in keys:
+        g, s, e = asyncio.run(service_games(key, args.games))
+        print(f"service {key:18} {g / e:10.2f} games/s (SQLite)   {s / e:10.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()
