@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from bot.presenters.base import Presenter, RenderContext
 from bot.presenters.gang_of_dice import GangOfDicePresenter
+from bot.presenters.three_player_moon import ThreePlayerMoonPresenter
 
 PRESENTERS: dict[str, Presenter] = {
     p.game_key: p
     for p in (
         GangOfDicePresenter(),
+        ThreePlayerMoonPresenter(),
     )
 }
 
