@@ -136,7 +136,7 @@ async def test_ephemeral_reply_followup_and_edit_are_private_to_the_clicker():
         await world.start_bot(make_toy_bot(store))
         table = (await play(world, alice)).response
 
-        res = await world.click(bob, table, "toy:hand:1")
+        res = await world.click(bob, table, label="Your hand")
 
         assert res.ephemeral and res.response.viewer_id == bob.id
         assert res.response.content == "secret hand of bob: A-spades"
@@ -393,8 +393,8 @@ async def test_expected_errors_are_consumed_and_missing_ones_fail():
                 await world.click(alice, table, "toy:join:1")
 
 
-class HangBot(commands.Bot):
-    """A bot whose /hang never finishes and whose tree error handler swallows everything."""
+class MisbehavingBot(commands.Bot):
+    """/hang never finishes, /fail raises (the tree error handler swallows it), /toobig breaks a limit."""
 
     def __init__(self) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
@@ -408,6 +408,13 @@ class HangBot(commands.Bot):
         async def fail(interaction: discord.Interaction) -> None:
             raise KeyError("swallowed")
 
+        @self.tree.command(name="toobig", description="26 embed fields")
+        async def toobig(interaction: discord.Interaction) -> None:
+            embed = discord.Embed(title="big")
+            for i in range(26):
+                embed.add_field(name=f"f{i}", value="x")
+            await interaction.response.send_message(embed=embed)
+
         @self.tree.error
         async def on_tree_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
             await interaction.response.send_message("sorry", ephemeral=True)
@@ -419,16 +426,27 @@ class HangBot(commands.Bot):
 async def test_hangs_time_out_and_swallowed_exceptions_still_count():
     async with DiscordWorld(settle_timeout=0.3) as world:
         alice = world.member("alice")
-        await world.start_bot(HangBot)
+        await world.start_bot(MisbehavingBot)
 
         with pytest.raises(SettleTimeout, match="did not settle"):
             await world.slash(alice, "hang")
         with world.expect_errors(SettleTimeout):
             await world.stop_bot()
-        await world.start_bot(HangBot)
+        await world.start_bot(MisbehavingBot)
         with world.expect_errors(KeyError, match="swallowed"):
             res = await world.slash(alice, "fail")
         assert res.response.content == "sorry"
+
+
+async def test_discord_limits_are_enforced_like_production():
+    async with DiscordWorld() as world:
+        alice = world.member("alice")
+        await world.start_bot(MisbehavingBot)
+        # Discord answers 400; the bot's handler replies "sorry" but the HTTPException still counts
+        with world.expect_errors(discord.HTTPException, match="25 or fewer"):
+            res = await world.slash(alice, "toobig")
+        assert res.response.content == "sorry"
+        assert not [m for m in world.messages if m.embeds]
 
 
 async def test_nothing_reaches_the_network_and_patches_are_removed():
