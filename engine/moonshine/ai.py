@@ -1,0 +1,290 @@
+"""Baseline Moonshine AI: a deterministic greedy player (no look-ahead, no randomness).
+
+- Action phase: validates the best affordable Client (points, then the worth of its lower
+  bonus); otherwise takes a Moon token when a Client needs tokens or a slot is one token from a
+  useful bonus, else draws cards when its Clients are far out of reach.
+- Token placement: the slot whose bonus helps most with its Clients' costs (completing a slot
+  counts fully, progress on a multi-space slot partly; die access it lacks is worth a lot; a
+  Client with a Moon cost is a good place to store tokens, as they pay for it).
+- Discards and losses: the tokens whose loss costs the least bonus.
+- Rerolls (active player): stops when a Client is affordable; otherwise rerolls the dice that do
+  not help the closest Client.
+- Drafting, keeping and picking cards: the cards with the best worth for their estimated cost
+  ("typical" dice Food, Food, Music plus its permanent bonuses); a drawn card replaces its worst
+  Client only when clearly better.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from engine.moonshine.rules import (
+    BLUE,
+    CLIENT,
+    DISC,
+    DRAW,
+    FACE_MASK,
+    MAJ,
+    NB,
+    ORANGE,
+    REROLL,
+    MoonshineState,
+    SeatState,
+    client_info,
+    discard_options,
+    points_of,
+    seat_bundle,
+    side_info,
+    slot_keys,
+    shortfall,
+    sources_of,
+)
+
+__all__ = ["choose", "card_worth"]
+
+_RES_WORTH = (0.0, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.3)  # by mask: F, M, FM, D, FD, MD, any
+
+
+def _typical_sources(bundle: Sequence[int]) -> list[int]:
+    """Permanent resources plus typical white dice (Food, Food, Music) and an "any" for orange."""
+    src = list(bundle[:8])
+    src[1] += 2
+    src[2] += 1
+    if bundle[ORANGE]:
+        src[7] += 1
+    src[0] = 0
+    return src
+
+
+def _bonus_worth(b: Sequence[int], mine: Sequence[int], needs: Sequence[int]) -> float:
+    """Worth of the icons ``b`` for a seat with active icons ``mine`` (bundle); ``needs`` =
+    (food, music, drink, moon) still missing over its Clients."""
+    w = 0.0
+    for mask in range(1, 8):
+        if b[mask]:
+            useful = sum(needs[i] for i in range(3) if mask & (1 << i))
+            w += b[mask] * (_RES_WORTH[mask] * (0.6 + 0.2 * min(useful, 2)))
+    w += b[REROLL] * 0.4 + b[DRAW] * 0.25 + b[CLIENT] * 1.0
+    if b[BLUE] and not mine[BLUE]:
+        w += 0.8
+    if b[ORANGE] and not mine[ORANGE]:
+        w += 1.0
+    w += b[DISC] * (0.4 + 0.3 * min(needs[3], 2))
+    return w
+
+
+def _needs(seat: SeatState, bundle: Sequence[int]) -> tuple[int, int, int, int]:
+    """Resources and tokens the seat's Clients ask for beyond its permanent bonuses."""
+    f = m = d = moon = 0
+    for cid in seat.clients:
+        ci = client_info(cid)
+        f += ci.cost[0]
+        m += ci.cost[1]
+        d += ci.cost[2]
+        moon += max(0, ci.moon - bundle[DISC])
+    return (max(0, f - bundle[1] - 2), max(0, m - bundle[2] - 1), max(0, d - bundle[4]),
+            max(0, moon - sum(seat.se_tokens) - sum(seat.cl_tokens)))
+
+
+def card_worth(cid: int, seat: SeatState, bundle: Sequence[int], variant: str, late: float) -> float:
+    """Points plus bonus worth of Client ``cid`` if validated by ``seat`` (``late`` in 0..1 lowers
+    the weight of bonuses near the end of the game)."""
+    ci = client_info(cid)
+    sil = side_info(seat.speakeasy, variant).silhouettes
+    gain = points_of((*seat.validated, cid), sil) - points_of(seat.validated, sil)
+    if ci.lower[MAJ]:
+        gain += 0.5
+    bonus = _bonus_worth(ci.lower, bundle, _needs(seat, bundle))
+    return gain + bonus * (1.0 - 0.8 * late)
+
+
+def _distance(cid: int, seat: SeatState, bundle: Sequence[int], tokens: int) -> float:
+    """Estimated effort to validate ``cid``: missing resources with typical dice + missing tokens."""
+    ci = client_info(cid)
+    short = shortfall(ci.cost, _typical_sources(bundle))
+    moon = max(0, ci.moon - bundle[DISC] - tokens)
+    return short + 0.8 * moon
+
+
+def _late(state: MoonshineState) -> float:
+    best = max(points_of(s.validated, side_info(s.speakeasy, state.variant).silhouettes) for s in state.seats)
+    return min(1.0, best / state.target)
+
+
+def _offer_score(cid: int, seat: SeatState, bundle: Sequence[int], variant: str, late: float) -> float:
+    tokens = sum(seat.se_tokens) + sum(seat.cl_tokens)
+    return card_worth(cid, seat, bundle, variant, late) - 1.1 * _distance(cid, seat, bundle, tokens)
+
+
+def _slot_worth(seat: SeatState, variant: str, bundle: Sequence[int], key: str, tokens: int) -> float:
+    """Worth of holding ``tokens`` tokens on slot ``key`` (full slots count fully)."""
+    if tokens <= 0:
+        return 0.0
+    if key[0] == "s":
+        spaces, b = side_info(seat.speakeasy, variant).slots[int(key[1:])]
+        store = 0.0
+    else:
+        ci = client_info(int(key[1:]))
+        spaces, b = ci.spaces, ci.slot
+        store = 0.35 * min(tokens, ci.moon)
+    mine = list(bundle)
+    if tokens >= spaces:
+        for i in range(NB):
+            mine[i] -= b[i]
+    worth = _bonus_worth(b, mine, _needs(seat, bundle))
+    if tokens >= spaces:
+        return worth + store + 0.05
+    return worth * 0.45 * tokens / spaces + store
+
+
+def _layout_worth(seat: SeatState, variant: str, bundle: Sequence[int], counts: dict[str, int]) -> float:
+    return sum(_slot_worth(seat, variant, bundle, k, t) for k, t in counts.items())
+
+
+def _place(state: MoonshineState, seat: int, legal: Sequence[str]) -> str:
+    s = state.seats[seat]
+    bundle = seat_bundle(s, state.variant)
+    held = {k: t for k, t, _ in slot_keys(s, state.variant)}
+    best, best_gain = legal[0], -1e9
+    for code in legal:
+        key = code[3:]
+        gain = (_slot_worth(s, state.variant, bundle, key, held[key] + 1)
+                - _slot_worth(s, state.variant, bundle, key, held[key]))
+        if gain > best_gain + 1e-9:
+            best, best_gain = code, gain
+    return best
+
+
+def _remove(state: MoonshineState, seat: int, options: Sequence[tuple[str, tuple[tuple[str, int], ...]]]) -> str:
+    """Among (code, option) removals, the one keeping the most worth."""
+    s = state.seats[seat]
+    bundle = seat_bundle(s, state.variant)
+    held = {k: t for k, t, _ in slot_keys(s, state.variant)}
+    best, best_w = options[0][0], -1e9
+    for code, option in options:
+        counts = dict(held)
+        for k, c in option:
+            counts[k] -= c
+        w = _layout_worth(s, state.variant, bundle, counts)
+        if w > best_w + 1e-9:
+            best, best_w = code, w
+    return best
+
+
+def _roll(state: MoonshineState, seat: int) -> str:
+    s = state.seats[seat]
+    bundle = seat_bundle(s, state.variant)
+    tokens = sum(s.se_tokens) + sum(s.cl_tokens)
+    src = sources_of(bundle, state.dice)
+    if not s.clients:
+        return "stop"
+    scored = []
+    for cid in s.clients:
+        ci = client_info(cid)
+        short = shortfall(ci.cost, src)
+        moon_short = max(0, ci.moon - bundle[DISC] - tokens)
+        if short == 0 and moon_short == 0:
+            return "stop"
+        scored.append((short + moon_short, -client_info(cid).points, cid))
+    scored.sort()
+    _, _, target = scored[0]
+    ci = client_info(target)
+    base = shortfall(ci.cost, src)
+    if base == 0:
+        return "stop"
+    usable = [0, 1, 2] + ([3] if bundle[BLUE] else []) + ([4] if bundle[ORANGE] else [])
+    room = any(t < sp for _, t, sp in slot_keys(s, state.variant))
+    reroll = []
+    cur = list(src)
+    for i in range(5):
+        face = state.dice[i]
+        if not face:
+            continue
+        if i not in usable:
+            continue  # rerolling a die we cannot use only changes others' resources
+        if face == "moon":
+            if not room:
+                reroll.append(i)
+            continue
+        test = list(cur)
+        test[FACE_MASK[face]] -= 1
+        if shortfall(ci.cost, test) == base:
+            reroll.append(i)
+            cur = test
+    if not reroll:
+        return "stop"
+    return "rr." + ".".join(sorted("012bo"[i] for i in reroll))
+
+
+def _action(state: MoonshineState, seat: int, legal: Sequence[str]) -> str:
+    s = state.seats[seat]
+    bundle = seat_bundle(s, state.variant)
+    late = _late(state)
+    vals = [c for c in legal if c.startswith("val.")]
+    if vals:
+        return max(vals, key=lambda c: (card_worth(int(c[4:]), s, bundle, state.variant, late), -int(c[4:])))
+    tokens = sum(s.se_tokens) + sum(s.cl_tokens)
+    if not s.clients:
+        return "draw"
+    dist = sorted((_distance(c, s, bundle, tokens), c) for c in s.clients)
+    best_d, best_c = dist[0]
+    if "moon" in legal:
+        ci = client_info(best_c)
+        if ci.moon - bundle[DISC] > tokens:
+            return "moon"
+        held = {k: (t, sp) for k, t, sp in slot_keys(s, state.variant)}
+        for k, (t, sp) in held.items():
+            if t < sp and _slot_worth(s, state.variant, bundle, k, t + 1) - _slot_worth(s, state.variant, bundle, k, t) > 0.55:
+                return "moon"
+    if best_d >= 2.5 or "moon" not in legal:
+        return "draw"
+    return "moon"
+
+
+def choose(state: MoonshineState, seat: int) -> str:
+    """The AI's code for ``seat`` (must be to act). Deterministic: a pure function of the state."""
+    from engine.moonshine.rules import Moonshine
+
+    legal = Moonshine().legal_actions(state, seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has nothing to do")
+    if len(legal) == 1:
+        return legal[0]
+    ph = state.phase
+    if ph == "roll":
+        return _roll(state, seat)
+    if ph == "action":
+        return _action(state, seat, legal)
+    s = state.seats[seat]
+    bundle = seat_bundle(s, state.variant)
+    late = _late(state)
+    head = legal[0].partition(".")[0]
+    if head == "pl":
+        return _place(state, seat, legal)
+    if head in ("dis", "lose"):
+        options = []
+        for code in legal:
+            if head == "lose":
+                options.append((code, ((code[5:], 1),)))
+            else:
+                counts: dict[str, int] = {}
+                for p in code[4:].split("."):
+                    counts[p[:-1]] = counts.get(p[:-1], 0) + 1
+                options.append((code, tuple(counts.items())))
+        return _remove(state, seat, options)
+    if head == "keep":
+        return max(legal, key=lambda c: (_offer_score(int(c[5:]), s, bundle, state.variant, late), -int(c[5:])))
+    if head == "pick":
+        cards = [int(c[5:]) for c in legal if c != "pick.none"]
+        best = max(cards, key=lambda c: (_offer_score(c, s, bundle, state.variant, late), -c))
+        worst = min(_offer_score(c, s, bundle, state.variant, late) - 0.4 * t
+                    for c, t in zip(s.clients, s.cl_tokens)) if s.clients else -1e9
+        return f"pick.{best}" if _offer_score(best, s, bundle, state.variant, late) > worst + 0.5 else "pick.none"
+    if head == "rep":
+        pairs = list(zip(s.clients, s.cl_tokens))
+        worst = min(pairs, key=lambda p: (_offer_score(p[0], s, bundle, state.variant, late) - 0.4 * p[1], p[0]))
+        return f"rep.{worst[0]}"
+    if head == "draft":
+        return max(legal, key=lambda c: (sum(_offer_score(int(x), s, bundle, state.variant, late)
+                                             for x in c[6:].split(".")), c))
+    return legal[0]

@@ -1,0 +1,360 @@
+"""Moonshine card set as data (RULINGS M1): pydantic models and the loader of ``data/cards.json``.
+
+The published card list is not public, so the project ships its own set: 70 Client cards (14 in
+each colour green/pink/purple/yellow/red, 10 of them Starting cards = 2 per colour) and 5
+Speakeasy cards with a Standard and a Regular side. Every card is built only from the icon
+vocabulary of the rulebook; effects are a closed set of typed kinds (discriminated unions on
+``kind``) interpreted by :mod:`engine.moonshine.rules` -- never code or expressions.
+
+Icon kinds (``Icon``):
+
+- ``resource`` with ``res`` one of ``food``, ``music``, ``drink``, ``any`` (resource of your
+  choice) or a two-way choice ``food_or_music``, ``food_or_drink``, ``music_or_drink``;
+- ``reroll``, ``draw`` (card-draw / eye), ``client`` (Client-card), ``blue_die``, ``orange_die``,
+  ``discount`` (discount Moon), ``majority`` (the "?" icon: points, lower part only);
+- ``silhouette`` with a ``colour`` (Regular Speakeasy sides only: 1 point per validated card of
+  that colour).
+
+A Client card has a ``cost`` (Food/Music/Drink units and Moon tokens to discard), ``points``
+(0-5), a ``colour``, an ``upper`` part that is either a ``slot`` (1-3 Moon-token spaces and the
+bonus they activate once all are covered) or an ``instant`` effect (``plus2_moon`` or
+``plus1_minus1_moon``, applied when the card is chosen), and a ``lower`` bonus (icons available
+once the card is validated). A Speakeasy side has its ``base`` icons (3 ``draw``, 2 ``client``, 1
+``reroll``, plus silhouettes on the Regular side) and 1-3 upper ``slots``.
+
+:func:`card_set` loads and validates the shipped set once; :func:`set_problems` checks the
+"worth playing" properties (no two identical Clients, every icon on several cards, each colour
+spanning cheap to expensive cards, Speakeasies all different).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "COLOURS",
+    "RESOURCES",
+    "CardSet",
+    "ClientCard",
+    "Cost",
+    "Icon",
+    "Instant",
+    "Name",
+    "Slot",
+    "SpeakeasyCard",
+    "SpeakeasySide",
+    "card_set",
+    "load_card_set",
+    "set_problems",
+]
+
+Colour = Literal["green", "pink", "purple", "yellow", "red"]
+COLOURS: tuple[str, ...] = ("green", "pink", "purple", "yellow", "red")
+Resource = Literal["food", "music", "drink", "any", "food_or_music", "food_or_drink", "music_or_drink"]
+RESOURCES: tuple[str, ...] = ("food", "music", "drink", "any", "food_or_music", "food_or_drink", "music_or_drink")
+
+DATA_PATH = Path(__file__).parent / "data" / "cards.json"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ResourceIcon(_Model):
+    """One unit of a resource (or a two-way choice, or a resource of your choice)."""
+
+    kind: Literal["resource"]
+    res: Resource
+
+
+class RerollIcon(_Model):
+    """One reroll of any dice for the active player."""
+
+    kind: Literal["reroll"]
+
+
+class DrawIcon(_Model):
+    """Card-draw (eye): one more card drawn when drawing."""
+
+    kind: Literal["draw"]
+
+
+class ClientIcon(_Model):
+    """Client-card: one more Client card kept in front of you."""
+
+    kind: Literal["client"]
+
+
+class BlueDieIcon(_Model):
+    """Access to the blue die."""
+
+    kind: Literal["blue_die"]
+
+
+class OrangeDieIcon(_Model):
+    """Access to the orange die."""
+
+    kind: Literal["orange_die"]
+
+
+class DiscountIcon(_Model):
+    """Discount Moon: discard one Moon token less when validating (stacks)."""
+
+    kind: Literal["discount"]
+
+
+class MajorityIcon(_Model):
+    """Majority colour "?": points = validated cards of your n-th majority colour."""
+
+    kind: Literal["majority"]
+
+
+class SilhouetteIcon(_Model):
+    """Silhouette (Regular Speakeasy sides): 1 point per validated card of ``colour``."""
+
+    kind: Literal["silhouette"]
+    colour: Colour
+
+
+Icon = Annotated[
+    Union[
+        ResourceIcon,
+        RerollIcon,
+        DrawIcon,
+        ClientIcon,
+        BlueDieIcon,
+        OrangeDieIcon,
+        DiscountIcon,
+        MajorityIcon,
+        SilhouetteIcon,
+    ],
+    Field(discriminator="kind"),
+]
+
+#: Icon kinds allowed on an upper (Moon-token) slot.
+UPPER_KINDS = frozenset({"resource", "reroll", "draw", "blue_die", "orange_die", "discount"})
+#: Icon kinds allowed in a Client card's lower (validated) part.
+LOWER_KINDS = frozenset({"resource", "reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority"})
+
+
+class Slot(_Model):
+    """An upper bonus: ``spaces`` Moon-token spaces; ``bonus`` is active while all are covered."""
+
+    kind: Literal["slot"]
+    spaces: int = Field(ge=1, le=3)
+    bonus: tuple[Icon, ...] = Field(min_length=1, max_length=3)
+
+    @model_validator(mode="after")
+    def _kinds(self) -> "Slot":
+        bad = [i.kind for i in self.bonus if i.kind not in UPPER_KINDS]
+        if bad:
+            raise ValueError(f"icon kinds not allowed on a Moon-token slot: {bad}")
+        return self
+
+
+class Instant(_Model):
+    """An instant upper effect, applied once when the card is chosen (never when validated).
+
+    ``plus2_moon``: gain 2 Moon tokens. ``plus1_minus1_moon``: gain 1 Moon token; every other
+    player loses 1 Moon token at the end of their action (RULINGS M6).
+    """
+
+    kind: Literal["instant"]
+    effect: Literal["plus2_moon", "plus1_minus1_moon"]
+
+
+Upper = Annotated[Union[Slot, Instant], Field(discriminator="kind")]
+
+
+class Cost(_Model):
+    """What validating a Client card requires: resource units and Moon tokens to discard."""
+
+    food: int = Field(default=0, ge=0, le=6)
+    music: int = Field(default=0, ge=0, le=6)
+    drink: int = Field(default=0, ge=0, le=6)
+    moon: int = Field(default=0, ge=0, le=5)
+
+    @model_validator(mode="after")
+    def _not_free(self) -> "Cost":
+        if self.food + self.music + self.drink + self.moon == 0:
+            raise ValueError("a Client card cannot be free")
+        return self
+
+
+class Name(_Model):
+    """A card name in English and French."""
+
+    en: str = Field(min_length=1, max_length=40)
+    fr: str = Field(min_length=1, max_length=40)
+
+
+class ClientCard(_Model):
+    """A Client card (see the module docstring)."""
+
+    id: int = Field(ge=0)
+    name: Name
+    colour: Colour
+    starting: bool = False
+    points: int = Field(ge=0, le=5)
+    cost: Cost
+    upper: Upper
+    lower: tuple[Icon, ...] = Field(default=(), max_length=3)
+
+    @model_validator(mode="after")
+    def _check(self) -> "ClientCard":
+        bad = [i.kind for i in self.lower if i.kind not in LOWER_KINDS]
+        if bad:
+            raise ValueError(f"card {self.id}: icon kinds not allowed in the lower part: {bad}")
+        if self.starting and self.upper.kind != "slot":
+            raise ValueError(f"card {self.id}: Starting cards carry a Moon-token slot, not an instant")
+        return self
+
+
+class SpeakeasySide(_Model):
+    """One side of a Speakeasy card: base icons and 1-3 Moon-token slots."""
+
+    base: tuple[Icon, ...]
+    slots: tuple[Slot, ...] = Field(min_length=1, max_length=3)
+
+    @model_validator(mode="after")
+    def _base(self) -> "SpeakeasySide":
+        counts = Counter(i.kind for i in self.base)
+        expected = {"draw": 3, "client": 2, "reroll": 1}
+        if {k: v for k, v in counts.items() if k != "silhouette"} != expected:
+            raise ValueError(f"a Speakeasy side's base is 3 draw, 2 client, 1 reroll (+ silhouettes), got {dict(counts)}")
+        return self
+
+    @property
+    def silhouettes(self) -> tuple[str, ...]:
+        """Colours of the silhouette icons of this side."""
+        return tuple(i.colour for i in self.base if i.kind == "silhouette")
+
+
+class SpeakeasyCard(_Model):
+    """A Speakeasy card with its Standard and Regular sides (the Regular side adds a silhouette)."""
+
+    id: int = Field(ge=0)
+    name: Name
+    standard: SpeakeasySide
+    regular: SpeakeasySide
+
+    @model_validator(mode="after")
+    def _sides(self) -> "SpeakeasyCard":
+        if self.standard.silhouettes:
+            raise ValueError(f"speakeasy {self.id}: the Standard side has no silhouette")
+        if not self.regular.silhouettes:
+            raise ValueError(f"speakeasy {self.id}: the Regular side needs a silhouette")
+        if self.standard.slots == self.regular.slots:
+            raise ValueError(f"speakeasy {self.id}: both sides have the same slots")
+        return self
+
+    def side(self, variant: str) -> SpeakeasySide:
+        """The side used in ``variant`` (``"standard"`` or ``"regular"``)."""
+        return self.regular if variant == "regular" else self.standard
+
+
+class CardSet(_Model):
+    """The whole set: 70 Clients (ids 0..69) and 5 Speakeasies (ids 0..4)."""
+
+    clients: tuple[ClientCard, ...]
+    speakeasies: tuple[SpeakeasyCard, ...]
+
+    @model_validator(mode="after")
+    def _shape(self) -> "CardSet":
+        if len(self.clients) != 70:
+            raise ValueError(f"70 Client cards expected, got {len(self.clients)}")
+        if [c.id for c in self.clients] != list(range(70)):
+            raise ValueError("Client ids must be 0..69 in order")
+        per_colour = Counter(c.colour for c in self.clients)
+        if any(per_colour[c] != 14 for c in COLOURS):
+            raise ValueError(f"14 Clients per colour expected, got {dict(per_colour)}")
+        starting = Counter(c.colour for c in self.clients if c.starting)
+        if any(starting[c] != 2 for c in COLOURS):
+            raise ValueError(f"2 Starting Clients per colour expected, got {dict(starting)}")
+        if len(self.speakeasies) != 5 or [s.id for s in self.speakeasies] != list(range(5)):
+            raise ValueError("5 Speakeasy cards with ids 0..4 expected")
+        for lang in ("en", "fr"):
+            names = [getattr(c.name, lang) for c in (*self.clients, *self.speakeasies)]
+            dup = [n for n, k in Counter(names).items() if k > 1]
+            if dup:
+                raise ValueError(f"duplicate {lang} card names: {dup}")
+        return self
+
+
+def _rules_key(card: ClientCard) -> str:
+    """The card without its id and name: two Clients are identical when these keys match."""
+    return card.model_dump_json(exclude={"id", "name"})
+
+
+def set_problems(cards: CardSet) -> list[str]:
+    """The "set worth playing" checks of RULINGS M1; returns the problems found (empty = fine).
+
+    - no two Client cards identical (same colour, cost, points, upper and lower parts);
+    - every icon of the vocabulary on at least 3 Client cards (silhouettes: on at least 3
+      Speakeasy sides), every two-way choice in a bonus, Moon-token costs on several cards;
+    - each colour has a 0-1 point card with a non-empty lower bonus and a 4-5 point card, and
+      cost (resource units + Moon tokens) grows with points on average;
+    - the five Speakeasy cards differ pairwise on both sides.
+    """
+    problems: list[str] = []
+    keys = Counter(_rules_key(c) for c in cards.clients)
+    for key, n in keys.items():
+        if n > 1:
+            problems.append(f"{n} identical Clients: {key[:80]}")
+    icons: Counter[str] = Counter()
+    for c in cards.clients:
+        seen: set[str] = set()
+        parts = list(c.lower)
+        if c.upper.kind == "slot":
+            parts += list(c.upper.bonus)
+        else:
+            seen.add(c.upper.effect)
+        for i in parts:
+            seen.add(i.res if i.kind == "resource" else i.kind)
+        if c.cost.moon:
+            seen.add("moon_cost")
+        icons.update(seen)
+    wanted = [*RESOURCES, "reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority",
+              "plus2_moon", "plus1_minus1_moon", "moon_cost"]
+    for kind in wanted:
+        if icons[kind] < 3:
+            problems.append(f"icon {kind} on only {icons[kind]} Client cards")
+    sil = sum(1 for s in cards.speakeasies if s.regular.silhouettes)
+    if sil < 3:
+        problems.append("silhouettes on fewer than 3 Speakeasy cards")
+    for colour in COLOURS:
+        mine = [c for c in cards.clients if c.colour == colour]
+        if not any(c.points <= 1 and c.lower for c in mine):
+            problems.append(f"{colour}: no cheap 0-1 point card with a bonus")
+        if not any(c.points >= 4 for c in mine):
+            problems.append(f"{colour}: no 4-5 point card")
+
+        def size(c: ClientCard) -> int:
+            return c.cost.food + c.cost.music + c.cost.drink + c.cost.moon
+
+        low = [size(c) for c in mine if c.points <= 1]
+        high = [size(c) for c in mine if c.points >= 3]
+        if low and high and sum(high) / len(high) <= sum(low) / len(low):
+            problems.append(f"{colour}: expensive cards do not cost more than cheap ones")
+    for side in ("standard", "regular"):
+        slots = [getattr(s, side).model_dump_json() for s in cards.speakeasies]
+        if len(set(slots)) != len(slots):
+            problems.append(f"two Speakeasy cards share their {side} side")
+    return problems
+
+
+def load_card_set(path: Path | str = DATA_PATH) -> CardSet:
+    """Load and validate a card set JSON file; raises ``pydantic.ValidationError`` on bad data."""
+    return CardSet.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def card_set() -> CardSet:
+    """The shipped card set (loaded once)."""
+    return load_card_set()
