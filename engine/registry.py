@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from engine.core import Game
 from engine.gang_of_dice import GangOfDice
+from engine.shop_battle import ShopBattle
 from engine.three_player_moon import ThreePlayerMoon
 
 GAMES: dict[str, Game] = {
     GangOfDice.key: GangOfDice(),
     ThreePlayerMoon.key: ThreePlayerMoon(),
+    ShopBattle.key: ShopBattle(),
 }

@@ -79,7 +79,6 @@ The cards are copied into the state, so a state never depends on files or the da
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -136,6 +135,13 @@ class ShopBattleOptions(GameOptions):
     deck: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,32}$")
     deck_data: Deck | None = None
 
+    @field_validator("deck", mode="before")
+    @classmethod
+    def _deck_id(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
     @field_validator("round_cap", mode="before")
     @classmethod
     def _lobby_none(cls, value: Any) -> Any:
@@ -155,6 +161,11 @@ class Target(Action):
     """The target seat of a Collector power that needs a choice (``peek``, ``swap``)."""
 
     target: int
+
+
+_CHOOSE_ALL: tuple[Choose, ...] = tuple(Choose(char=c, hi=h) for h in (True, False) for c in CHARACTERISTICS)
+_AI_ORDER: tuple[Choose, ...] = tuple(Choose(char=c, hi=h) for c in CHARACTERISTICS for h in (True, False))
+_TARGETS: tuple[Target, ...] = tuple(Target(target=t) for t in range(6))
 
 
 class Pending(BaseModel):
@@ -347,7 +358,8 @@ class _Work:
         card = self.cards[cid]
         assert isinstance(card, CollectorCard)
         kind = card.kind
-        self.ev("sb.ev.collector", player=seat, card=card.name, power=kind)
+        self.ev("sb.ev.collector", player=seat, card=card.name, power=kind,
+                params=card.power.model_dump(exclude={"kind"}))
         others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
         if kind in ("peek", "swap"):
             if not others or (kind == "swap" and not self.piles[seat]):
@@ -357,7 +369,7 @@ class _Work:
             self.phase = "target"
         elif kind == "reverse":
             self.direction = -self.direction
-            self.ev("sb.ev.reverse", player=seat, dir="cw" if self.direction == CW else "ccw")
+            self.ev("sb.ev.reverse", player=seat, rotation="cw" if self.direction == CW else "ccw")
         elif kind == "skip":
             self.skips += 1
             self.ev("sb.ev.skip", player=seat)
@@ -578,9 +590,20 @@ class _Table:
             self.strength.append(total / len(CHARACTERISTICS))
 
 
-@lru_cache(maxsize=16)
+_TABLES: dict[int, tuple[tuple[Any, ...], _Table]] = {}
+
+
 def _table(cards: tuple[Any, ...]) -> _Table:
-    return _Table(cards)
+    """The :class:`_Table` of a deck, cached by identity (the entry keeps ``cards`` alive, so
+    an id cannot be reused while cached); equal decks loaded separately get their own entry."""
+    hit = _TABLES.get(id(cards))
+    if hit is not None and hit[0] is cards:
+        return hit[1]
+    if len(_TABLES) >= 32:
+        _TABLES.pop(next(iter(_TABLES)))
+    table = _Table(cards)
+    _TABLES[id(cards)] = (cards, table)
+    return table
 
 
 # --- the game ---------------------------------------------------------------------------------
@@ -690,9 +713,9 @@ class ShopBattle(Game):
         if seat not in self.to_act(state):
             return ()
         if state.phase == "choose":
-            return tuple(Choose(char=c, hi=h) for h in (True, False) for c in CHARACTERISTICS)
+            return _CHOOSE_ALL
         assert state.pending is not None
-        return tuple(Target(target=t) for t in state.pending.targets)
+        return tuple(_TARGETS[t] for t in state.pending.targets)
 
     def apply(self, state: ShopBattleState, actions: Mapping[int, Choose | Target]) -> Step:
         """Apply the chooser's announcement or a Collector target, then run the round on
@@ -727,7 +750,9 @@ class ShopBattle(Game):
         """JSON view. Public keys: ``deck_name, round, round_cap, phase, to_act, chooser,
         direction ("ccw"/"cw"), skips, piles [counts], out [round|None], pot, pot_face_down,
         announce {char, hi, value, card}|None, level, contenders, queue, plays [[{card, level}]],
-        tiebreakers, pending {owner, card, targets}|None, last {...}|None, cards_total``.
+        current [card|None], tiebreakers, pending {owner, card, targets}|None,
+        last {round, chooser, char, hi, announce, plays, winner, batailles, pot, tiebreak}|None,
+        cards_total, winners`` (card = :func:`card_dict`).
         A seat's view adds ``seat`` and ``top``: the chooser's own top card (card dict) while
         choosing, else ``None``."""
         cards = state.cards
@@ -787,6 +812,7 @@ class ShopBattle(Game):
             },
             "last": last,
             "cards_total": len(cards),
+            "winners": list(self.outcome_of(state).winners) if state.phase == "over" else [],
         }
         if seat is not None:
             out["seat"] = seat
@@ -889,9 +915,7 @@ class ShopBattle(Game):
             pool, know = self._pool(state, seat, top)
             best: tuple[float, int] | None = None
             choice = legal[0]
-            for rank, action in enumerate(
-                Choose(char=c, hi=h) for c in CHARACTERISTICS for h in (True, False)
-            ):
+            for rank, action in enumerate(_AI_ORDER):
                 p = self._win_chance(state, seat, top, action.char, action.hi, pool, know)
                 key = (p, -rank)
                 if best is None or key > best:

@@ -1,0 +1,288 @@
+"""Shop Battle presenter: public board, private panels, log lines, lobby selects, rules.
+
+Views come from :meth:`engine.shop_battle.ShopBattle.view`. The board only uses the public view
+(revealed cards, pile counts); the chooser's panel shows the chooser's own top card, which is
+only in that seat's view. Card names are safe to print as is: deck validation refuses markdown
+and mention characters (see :mod:`engine.shop_battle_deck`).
+
+Action codes: ``c.<year|letters|street|games>.<hi|lo>`` (8 buttons in 2 rows: higher, lower)
+and ``t.<seat>`` (Collector targets, one button per player name).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.i18n import Translator
+from bot.presenters.base import Presenter, RenderContext
+from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from engine.core import Event
+from engine.shop_battle import ROUND_CAPS
+from engine.shop_battle_deck import CHARACTERISTICS, POWER_KINDS
+
+_COLOR = 0xC0392B
+_FIELD_MAX = 1024
+_CARDS_PER_SEAT = 4  # revealed cards shown per seat on the board (the latest ones)
+
+
+def _clip(text: str, limit: int = _FIELD_MAX) -> str:
+    """``text`` cut to ``limit`` characters (with an ellipsis)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def card_label(card: dict[str, Any], char: str | None, t: Translator, bold: bool = True) -> str:
+    """One revealed card: ``Name **1952**`` (the compared value highlighted) or ``✨ *Name*``."""
+    if card["kind"] != "shop":
+        return f"✨ *{card['name']}*"
+    if char is None:
+        return card["name"]
+    value = card[char]
+    return f"{card['name']} **{value}**" if bold else f"{card['name']} {value}"
+
+
+def card_values(card: dict[str, Any], t: Translator) -> str:
+    """The four characteristics of a shop card, one per line."""
+    return "\n".join(t(f"sb.value.{ch}", value=card[ch]) for ch in CHARACTERISTICS)
+
+
+def power_text(t: Translator, kind: str, params: dict[str, Any] | None) -> str:
+    """Description of a power kind with its parameters (``seconds``, ``cards``)."""
+    p = {"seconds": 10, "cards": 1, **(params or {})}
+    return t(f"sb.power.{kind}", **p)
+
+
+class ShopBattlePresenter(Presenter):
+    """Presenter of ``shop-battle``."""
+
+    game_key = "shop-battle"
+
+    # --- pieces --------------------------------------------------------------------------------
+    def _announce_line(self, announce: dict[str, Any] | None, chooser: int, ctx: RenderContext) -> str:
+        if not announce:
+            return ""
+        t = ctx.t
+        return t(
+            "sb.announce",
+            name=ctx.name(chooser),
+            char=t(f"sb.char.{announce['char']}"),
+            value=announce["value"],
+            dir=t("sb.dir.hi" if announce["hi"] else "sb.dir.lo"),
+        )
+
+    def _plays_text(self, plays: list[list[dict[str, Any]]], char: str | None, winner: int | None,
+                    chooser: int, ctx: RenderContext) -> str:
+        lines = []
+        order = sorted(range(len(plays)), key=lambda s: (s != chooser, s))
+        for seat in order:
+            seq = plays[seat]
+            if not seq:
+                continue
+            shown = seq[-_CARDS_PER_SEAT:]
+            parts = []
+            for i, item in enumerate(shown):
+                prefix = "⚔️ " if item["level"] > 0 and (i == 0 or shown[i - 1]["level"] != item["level"]) else ""
+                parts.append(prefix + card_label(item["card"], char, ctx.t))
+            text = " · ".join(parts)
+            if len(seq) > len(shown):
+                text = ctx.t("sb.more", n=len(seq) - len(shown)) + " " + text
+            mark = "🏆 " if seat == winner else ""
+            lines.append(f"{mark}**{ctx.name(seat)}**: {text}")
+        return _clip("\n".join(lines)) if lines else ctx.t("sb.no_plays")
+
+    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+        t = ctx.t
+        phase = view["phase"]
+        if phase == "over":
+            names = ", ".join(ctx.name(s) for s in view.get("winners", []))
+            return t("sb.status.over", names=names or "—")
+        if phase == "target" and view.get("pending"):
+            pend = view["pending"]
+            return t("sb.status.target", name=ctx.name(pend["owner"]), card=pend["card"]["name"])
+        return t("sb.status.choose", name=ctx.name(view["chooser"]))
+
+    def _piles_text(self, view: dict[str, Any], ctx: RenderContext) -> str:
+        t = ctx.t
+        lines = []
+        for seat, count in enumerate(view["piles"]):
+            if view["out"][seat] is not None:
+                lines.append("💀 " + t("sb.pile_out", name=ctx.name(seat), round=view["out"][seat]))
+                continue
+            mark = "🎴 " if seat == view["chooser"] and view["phase"] != "over" else ""
+            lines.append(mark + t("sb.pile_line", name=ctx.name(seat), cards=count))
+        return _clip("\n".join(lines))
+
+    def _result_text(self, last: dict[str, Any], ctx: RenderContext) -> str:
+        t = ctx.t
+        lines = []
+        head = self._announce_line(last.get("announce"), last["chooser"], ctx)
+        if head:
+            lines.append(head)
+        lines.append(self._plays_text(last["plays"], last["char"], last["winner"], last["chooser"], ctx))
+        if last["batailles"]:
+            lines.append(t("sb.batailles", n=last["batailles"]))
+        if last["winner"] is None:
+            lines.append(t("sb.carried", cards=last["pot"]))
+        else:
+            key = "sb.tiebreak" if last.get("tiebreak") else "sb.winner"
+            lines.append(t(key, name=ctx.name(last["winner"]), cards=last["pot"]))
+        return _clip("\n".join(lines))
+
+    # --- board ---------------------------------------------------------------------------------
+    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+        """Public board: round, status (chooser / Collector decision / winner), the announce and
+        the cards revealed so far this round (compared value in bold), the last round's result
+        (batailles, winner or carried pot), pile counts, pot size, rotation and skips."""
+        t = ctx.t
+        desc = [self._status(view, ctx)]
+        if view["phase"] != "over":
+            desc.append(t("sb.status.rotation", rotation=t(f"sb.rotation.{view['direction']}")))
+            if view.get("skips"):
+                desc.append(t("sb.status.skips", n=view["skips"]))
+        fields: list[Field] = []
+        if any(view["plays"]):
+            lines = []
+            head = self._announce_line(view.get("announce"), view["chooser"], ctx)
+            if head:
+                lines.append(head)
+            char = view["announce"]["char"] if view.get("announce") else None
+            lines.append(self._plays_text(view["plays"], char, None, view["chooser"], ctx))
+            if view.get("level"):
+                lines.append(t("sb.batailles", n=view["level"]))
+            fields.append(Field(t("sb.field.now", round=view["round"]), _clip("\n".join(lines))))
+        if view.get("last"):
+            last = view["last"]
+            fields.append(Field(t("sb.field.last", round=last["round"]), self._result_text(last, ctx)))
+        fields.append(Field(t("sb.field.piles"), self._piles_text(view, ctx), True))
+        pot = view["pot"]
+        pot_text = t("sb.pot_line", cards=pot, face_down=view["pot_face_down"]) if pot else t("sb.pot_empty")
+        fields.append(Field(t("sb.field.pot"), pot_text, True))
+        title = t("sb.board.title", game=self.title(t), round=view["round"])
+        footer = t("sb.footer", deck=view["deck_name"], cards=view["cards_total"])
+        return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
+
+    # --- panel ---------------------------------------------------------------------------------
+    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+        """Private panel. Chooser: the top card with its four values and 8 buttons
+        (characteristic × higher/lower, higher row first). Collector owner: one button per
+        target (player name and pile count). Anyone else: pile count and whom we wait for."""
+        t = ctx.t
+        seat = ctx.seat
+        legal = tuple(legal)
+        fields: list[Field] = []
+        rows: list[tuple[Button, ...]] = []
+        lines: list[str] = []
+        count = view["piles"][seat] if seat is not None and 0 <= seat < len(view["piles"]) else 0
+        top = view.get("top")
+        if any(c.startswith("c.") for c in legal) and top:
+            lines.append(t("sb.panel.choose"))
+            fields.append(Field(t("sb.field.your_card"), f"**{top['name']}**\n" + card_values(top, t)))
+            for hi in (True, False):
+                row = []
+                for ch in CHARACTERISTICS:
+                    code = f"c.{ch}.{'hi' if hi else 'lo'}"
+                    if code in legal:
+                        label = t("sb.btn.hi" if hi else "sb.btn.lo", char=t(f"sb.short.{ch}"), value=top[ch])
+                        row.append(Button(label[:80], code, "primary" if hi else "secondary"))
+                if row:
+                    rows.append(tuple(row))
+        elif any(c.startswith("t.") for c in legal) and view.get("pending"):
+            pend = view["pending"]
+            card = pend["card"]
+            key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
+            lines.append(t(key, card=card["name"], seconds=card.get("params", {}).get("seconds", 10)))
+            buttons = []
+            for code in legal:
+                target = int(code.split(".")[1])
+                label = t("sb.btn.target", name=ctx.name(target), cards=view["piles"][target])
+                buttons.append(Button(label[:80], code, "primary"))
+            rows = [tuple(buttons[i : i + 5]) for i in range(0, len(buttons), 5)]
+        elif view["phase"] == "over":
+            lines.append(t("sb.panel.over"))
+        elif seat is not None and view["out"][seat] is not None:
+            lines.append(t("sb.panel.out"))
+        else:
+            acting = view.get("to_act") or [view["chooser"]]
+            lines.append(t("sb.panel.wait", name=", ".join(ctx.name(s) for s in acting)))
+        if seat is not None and view["out"][seat] is None:
+            lines.append(t("sb.panel.pile", cards=count))
+        card = Card(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
+        return Panel(card=card, rows=tuple(rows))
+
+    # --- log, labels, lobby, rules -------------------------------------------------------------
+    def event(self, event: Event, ctx: RenderContext) -> str:
+        """One log line: seats become names, characteristic/direction codes become words, card
+        lists (HYPER U peek, scout) become ``Name (year, letters, street, games)`` lists."""
+        t = ctx.t
+        params = dict(event.params)
+        for key in ("seat", "winner", "target", "loser", "bidder", "chooser", "player"):
+            if key in params and isinstance(params[key], int):
+                params[key] = ctx.name(params[key])
+        if isinstance(params.get("players"), list):
+            params["players"] = ", ".join(ctx.name(s) for s in params["players"])
+        if params.get("char") in CHARACTERISTICS:
+            params["char"] = t(f"sb.char.{params['char']}")
+        if params.get("dir") in ("hi", "lo"):
+            params["dir"] = t(f"sb.dir.{params['dir']}")
+        if params.get("rotation") in ("cw", "ccw"):
+            params["rotation"] = t(f"sb.rotation.{params['rotation']}")
+        if event.key == "sb.ev.collector" and params.get("power") in POWER_KINDS:
+            params["power"] = power_text(t, params["power"], params.get("params"))
+        if isinstance(params.get("cards"), list):
+            params["cards"] = "; ".join(self._card_brief(c) for c in params["cards"]) or "—"
+        if isinstance(params.get("tops"), list):
+            params["tops"] = "; ".join(
+                f"{ctx.name(x['seat'])}: {self._card_brief(x['card'])}" for x in params["tops"]
+            ) or "—"
+        return t(event.key, **params)
+
+    @staticmethod
+    def _card_brief(card: dict[str, Any]) -> str:
+        if card.get("kind") != "shop":
+            return f"✨ {card['name']}"
+        return f"{card['name']} ({card['year']} · {card['letters']} · {card['street']} · {card['games']})"
+
+    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+        """``c.year.hi`` → "Year founded, higher wins"; ``t.2`` → "Target: <name>"."""
+        t = ctx.t
+        parts = code.split(".")
+        if len(parts) == 3 and parts[0] == "c" and parts[1] in CHARACTERISTICS and parts[2] in ("hi", "lo"):
+            return t("sb.label.choose", char=t(f"sb.char.{parts[1]}"), dir=t(f"sb.dir.{parts[2]}"))
+        if len(parts) == 2 and parts[0] == "t" and parts[1].isdigit():
+            return t("sb.label.target", name=ctx.name(int(parts[1])))
+        return code
+
+    def lobby_selects(self, ctx: RenderContext) -> tuple[Select, ...]:
+        """Deck select (``deck=default`` first, then ``ctx.extras["decks"]``: ``(deck_id, name)``
+        pairs, at most 24) and round-cap select (``round_cap=none|10|20|30|50``)."""
+        t = ctx.t
+        options = [SelectOption(t("sb.lobby.deck_default")[:100], "deck=default")]
+        seen = {"default"}
+        for deck_id, name in list(ctx.extras.get("decks") or [])[:24]:
+            value = f"deck={deck_id}"
+            if str(deck_id) in seen or len(value) > 100:
+                continue
+            seen.add(str(deck_id))
+            label = str(name).strip()[:100] or str(deck_id)
+            options.append(SelectOption(label, value, t("sb.lobby.deck_custom")[:100]))
+        caps = []
+        for n in ROUND_CAPS:
+            if n is None:
+                caps.append(SelectOption(t("sb.lobby.cap_none")[:100], "round_cap=none"))
+            else:
+                caps.append(SelectOption(t("sb.lobby.cap_n", n=n)[:100], f"round_cap={n}"))
+        return (
+            Select(placeholder=t("sb.lobby.deck"), options=tuple(options)),
+            Select(placeholder=t("sb.lobby.cap"), options=tuple(caps)),
+        )
+
+    def rules(self, t: Translator) -> Card:
+        """Rules summary plus a field listing every Collector power."""
+        powers = "\n".join(
+            t("sb.rules.power_line", kind=t(f"sb.kind.{k}"), text=power_text(t, k, None)) for k in POWER_KINDS
+        )
+        return Card(
+            title=self.title(t),
+            description=t(f"game.{self.game_key}.rules"),
+            fields=(Field(t("sb.rules.powers"), powers),),
+            color=_COLOR,
+        )
