@@ -87,6 +87,7 @@ __all__ = [
     "default_deck",
     "name_key",
     "parse_deck",
+    "safe_label",
 ]
 
 #: The four characteristics of a shop card, in display order (S1).
@@ -149,6 +150,17 @@ def count_letters(name: str) -> int:
     10
     """
     return sum(1 for ch in unicodedata.normalize("NFC", name) if ch.isalpha())
+
+
+def safe_label(name: Any) -> str | None:
+    """A name made safe to echo in an error message: at most 60 characters, every control,
+    invisible, markdown or mention character replaced by ``?``; ``None`` if not text/empty."""
+    if not isinstance(name, str):
+        return None
+    text = "".join(
+        "?" if ch in FORBIDDEN_CHARS or unicodedata.category(ch)[0] == "C" else ch for ch in name[:60]
+    ).strip()
+    return text or None
 
 
 def name_key(name: str) -> str:
@@ -306,7 +318,8 @@ class DeckIssue:
 
     Attributes:
         index: 0-based position of the card in ``cards`` (``None`` for the deck itself).
-        name: the card's name as written (``None`` when missing or not text).
+        name: the card's name, made safe to display (:func:`safe_label`: markdown, mention and
+            control characters replaced by ``?``, at most 60 characters; ``None`` when missing).
         field: the offending field (``"year_founded"``, ``"power.seconds"``…) or ``None``.
         code: a stable machine code (``"missing"``, ``"range"``, ``"type"``, ``"extra"``,
             ``"duplicate"``, ``"name_markdown"``, ``"too_large"``, ``"not_json"``…), for i18n.
@@ -386,7 +399,7 @@ def _deck_level(names: list[str | None], is_shop: list[bool]) -> list[DeckIssue]
             continue
         key = name_key(name)
         if key in seen:
-            issues.append(DeckIssue(i, name, "name", "duplicate",
+            issues.append(DeckIssue(i, safe_label(name), "name", "duplicate",
                                     f"same name as card {seen[key] + 1} (case and accents are ignored)"))
         else:
             seen[key] = i
@@ -420,6 +433,8 @@ def _issues_from(exc: ValidationError, index: int | None, name: str | None, skip
         etype = err["type"]
         if etype in _TYPE_WHY:
             code, why = _TYPE_WHY[etype]
+            if code == "power_kind":
+                field = "power"
         elif etype in ("greater_than_equal", "less_than_equal"):
             code, why = "range", "must be between {} and {}".format(*_range_for(field))
         elif etype.startswith("name_"):
@@ -462,7 +477,7 @@ def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
         try:
             clean_name(deck_name)
         except PydanticCustomError as exc:
-            issues.append(DeckIssue(None, deck_name[:60], "name", exc.type, exc.message()))
+            issues.append(DeckIssue(None, safe_label(deck_name), "name", exc.type, exc.message()))
     cards = data.get("cards")
     if "cards" not in data:
         issues.append(DeckIssue(None, None, "cards", "missing", "is missing"))
@@ -473,8 +488,8 @@ def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
     names: list[str | None] = []
     kinds: list[bool] = []
     for i, raw in enumerate(cards):
-        label = raw.get("name") if isinstance(raw, dict) else None
-        label = label[:60] if isinstance(label, str) else None
+        raw_name = raw.get("name") if isinstance(raw, dict) else None
+        label = safe_label(raw_name)
         if not isinstance(raw, dict):
             issues.append(DeckIssue(i, None, None, "type", "a card must be a JSON object"))
             names.append(None)
@@ -485,7 +500,7 @@ def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
             card = model.model_validate(raw)
         except ValidationError as exc:
             issues.extend(_issues_from(exc, i, label))
-            names.append(label if isinstance(raw.get("name"), str) else None)
+            names.append(raw_name[:200] if isinstance(raw_name, str) else None)
             kinds.append(model is ShopCard)
             continue
         names.append(card.name)

@@ -1,0 +1,506 @@
+"""Shop Battle engine: rulings S1-S6 and every Collector power as stacked-deck scenarios."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engine.core import IllegalAction
+from engine.shop_battle import (
+    MAX_ROUNDS,
+    Choose,
+    ShopBattle,
+    ShopBattleOptions,
+    Target,
+    deal,
+)
+from engine.shop_battle_deck import Deck, default_deck
+
+G = ShopBattle()
+
+_counter = iter(range(10**6))
+
+
+def shop(name: str | None = None, year: int = 1990, street: int = 10, games: int = 10) -> dict[str, Any]:
+    """A shop card spec (a unique filler name when ``name`` is None)."""
+    return {"name": name or f"Filler {next(_counter)}", "year_founded": year, "street_number": street,
+            "games_in_shop": games}
+
+
+def coll(name: str, power: Any) -> dict[str, Any]:
+    return {"name": name, "power": power}
+
+
+def start(piles: list[list[dict]], pot: list[dict] = (), chooser: int = 0, **opts: Any):
+    """Stacked game: piles of card specs (top first); the deck is exactly these cards."""
+    cards: list[dict] = []
+    ids: list[list[int]] = []
+    for pile in piles:
+        ids.append([])
+        for c in pile:
+            ids[-1].append(len(cards))
+            cards.append(c)
+    pot_ids = []
+    for c in pot:
+        pot_ids.append(len(cards))
+        cards.append(c)
+    deck = Deck.model_validate({"name": "Test deck", "cards": cards})
+    return G.start_from(7, ids, pot_ids, chooser, {"deck_data": deck, **opts})
+
+
+def names(state, ids) -> list[str]:
+    return [state.cards[i].name for i in ids]
+
+
+def pile_names(state, seat: int) -> list[str]:
+    return names(state, state.piles[seat])
+
+
+def act(state, code: str):
+    (seat,) = G.to_act(state)
+    return G.apply(state, {seat: G.decode(code)})
+
+
+def keys(step) -> list[str]:
+    return [e.key for e in step.events]
+
+
+# --- S3: the deal -------------------------------------------------------------------------------
+
+
+def test_deal_is_even_and_the_remainder_starts_the_pot():
+    piles, pot = deal(list(range(10)), 3)
+    assert piles == ((0, 3, 6), (1, 4, 7), (2, 5, 8)) and pot == (9,)
+    total = len(default_deck().cards)
+    for n in range(2, 7):
+        st = G.setup(5, n)
+        counts = [len(p) for p in st.piles]
+        # the chooser may already have revealed Collectors into the pot (S2), so count plays back
+        back = [len(p) + len(st.plays[s]) for s, p in enumerate(st.piles)]
+        assert len(set(back)) == 1 and back[0] == total // n
+        assert len(st.face_down) == total % n
+        assert sum(counts) + len(st.pot) == total
+
+
+def test_first_round_winner_takes_the_dealt_remainder():
+    a, b, r = shop("Alpha", year=2000), shop("Beta", year=1900), shop("Rest")
+    st = start([[a, shop(), shop(), shop()], [b, shop(), shop(), shop()]], pot=[r], chooser=0)
+    view = G.view(st, None)
+    assert view["pot"] == 1 and view["pot_face_down"] == 1
+    step = act(st, "c.year.hi")
+    st = step.state
+    # the remainder first (it was in the pot), then the cards in reveal order
+    assert pile_names(st, 0)[-3:] == ["Rest", "Alpha", "Beta"]
+    assert len(st.piles[0]) == 6 and len(st.piles[1]) == 3 and st.pot == ()
+
+
+# --- S4: a round ----------------------------------------------------------------------------------
+
+
+def test_round_street_number_example_and_counter_clockwise_chooser():
+    p0 = [shop("Forty Three", street=43), shop(), shop()]
+    p1 = [shop("Two Two Four", street=224), shop(), shop()]
+    p2 = [shop("Seven", street=7), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    assert G.to_act(st) == {0}
+    step = act(st, "c.street.hi")
+    new = step.state
+    ann = next(e for e in step.events if e.key == "sb.ev.announce")
+    assert ann.params["value"] == 43 and ann.params["char"] == "street" and ann.params["dir"] == "hi"
+    win = next(e for e in step.events if e.key == "sb.ev.win")
+    assert win.params == {"winner": 1, "cards": 3}
+    # under the winner's pile in reveal order: chooser, then counter-clockwise (seat 2, seat 1)
+    assert pile_names(new, 1)[-3:] == ["Forty Three", "Seven", "Two Two Four"]
+    assert new.round == 2 and new.chooser == 2  # to the right of seat 0 = seat 2
+    assert G.view(new, None)["last"]["winner"] == 1
+
+
+def test_lower_value_wins_when_announced():
+    st = start([[shop("Old", year=1900), shop(), shop(), shop()], [shop("New", year=2000), shop(), shop(), shop()]])
+    st2 = act(st, "c.year.lo").state
+    assert G.view(st2, None)["last"]["winner"] == 0
+    st3 = act(st, "c.year.hi").state
+    assert G.view(st3, None)["last"]["winner"] == 1
+
+
+def test_only_the_chooser_sees_their_top_card():
+    st = start([[shop("Secret Top"), shop("Second"), shop(), shop()], [shop("Hidden B"), shop(), shop(), shop()]])
+    assert G.view(st, 0)["top"]["name"] == "Secret Top"
+    assert G.view(st, 0)["top"]["letters"] == 9
+    assert G.view(st, 1)["top"] is None
+    public = json.dumps(G.view(st, None))
+    assert "top" not in G.view(st, None)
+    for hidden in ("Secret Top", "Second", "Hidden B"):
+        assert hidden not in public and hidden not in json.dumps(G.view(st, 1))
+    assert len(G.legal_actions(st, 0)) == 8 and G.legal_actions(st, 1) == ()
+
+
+# --- S5: bataille ---------------------------------------------------------------------------------
+
+
+def test_bataille_chain_until_one_wins_takes_every_card():
+    p0 = [shop("A1", games=5), shop("A2", games=7), shop("A3", games=1), shop()]
+    p1 = [shop("B1", games=5), shop("B2", games=7), shop("B3", games=9), shop()]
+    p2 = [shop("C1", games=2), shop("C2", games=99), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.games.hi")
+    assert keys(step).count("sb.ev.bataille") == 2
+    new = step.state
+    last = G.view(new, None)["last"]
+    assert last["winner"] == 1 and last["batailles"] == 2 and last["pot"] == 7
+    assert len(new.piles[1]) == 1 + 7 and len(new.piles[0]) == 1 and pile_names(new, 2)[0] == "C2"
+    # the third player took no part in the bataille
+    assert [p["card"]["name"] for p in last["plays"][2]] == ["C1"]
+
+
+def test_tied_player_without_card_drops_out_and_the_other_wins():
+    p0 = [shop("A1", games=5), shop("A2", games=1)]
+    p1 = [shop("B1", games=5)]
+    st = start([p0, p1, [shop(games=1), shop(), shop(), shop(), shop()]], chooser=0)
+    step = act(st, "c.games.hi")
+    assert "sb.ev.no_card" in keys(step)
+    last = G.view(step.state, None)["last"]
+    assert last["winner"] == 0
+    assert step.state.out[1] == 1  # out at the end of round 1 (S6)
+
+
+def test_every_tied_player_out_keeps_the_pot_for_the_next_round():
+    p0 = [shop("A1", games=50)]
+    p1 = [shop("B1", games=50)]
+    p2 = [shop("C1", games=1), shop("C2", year=2000), shop(), shop()]
+    p3 = [shop("D1", games=2), shop("D2", year=1900), shop(), shop()]
+    st = start([p0, p1, p2, p3], chooser=0)
+    step = act(st, "c.games.hi")
+    new = step.state
+    assert "sb.ev.carry" in keys(step) and "sb.ev.win" not in keys(step)
+    assert new.out[0] == 1 and new.out[1] == 1
+    assert names(new, new.pot) == ["A1", "D1", "C1", "B1"]  # reveal order: 0, then 3, 2, 1
+    assert new.chooser == 3  # seat 0 is out: the next active seat to its right
+    step2 = act(new, "c.year.hi")  # D2 (1900) vs C2 (2000): seat 2 wins everything
+    final = step2.state
+    assert G.view(final, None)["last"]["winner"] == 2
+    assert pile_names(final, 2)[-6:] == ["A1", "D1", "C1", "B1", "D2", "C2"]
+
+
+def test_next_chooser_skips_eliminated_players():
+    p0 = [shop("A1", year=2000), shop(), shop()]
+    p1 = [shop("B1", year=1990), shop(), shop()]
+    p2 = [shop("C1", year=1980), shop(), shop()]
+    p3 = [shop("D1", year=1970)]  # seat 3 (to the right of seat 0) loses its last card
+    st = start([p0, p1, p2, p3], chooser=0)
+    new = act(st, "c.year.hi").state
+    assert new.out == (None, None, None, 1)
+    assert new.chooser == 2
+
+
+# --- S6: end ------------------------------------------------------------------------------------
+
+
+def test_game_ends_when_one_player_holds_every_card():
+    st = start([[shop("A1", year=2000), shop(), shop(), shop(), shop(), shop(), shop()], [shop("B1", year=1900)]])
+    step = act(st, "c.year.hi")
+    final = step.state
+    assert G.to_act(final) == frozenset() and final.phase == "over"
+    out = G.outcome(final)
+    assert out.ranks == (1, 2) and out.scores == (8, 0)
+    assert keys(step)[-1] == "sb.ev.end" and step.events[-1].params["players"] == [0]
+    with pytest.raises(IllegalAction):
+        G.apply(final, {0: Choose(char="year", hi=True)})
+
+
+def test_round_cap_ends_the_game_most_cards_wins_and_ties_share():
+    p0 = [shop("A1", year=2000), shop()]
+    p1 = [shop("B1", year=1950), shop(), shop(), shop(), shop()]
+    p2 = [shop("C1", year=1900), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0, round_cap=10)
+    st = st.model_copy(update={"round": 10})
+    step = act(st, "c.year.hi")
+    final = step.state
+    assert "sb.ev.cap" in keys(step) and final.phase == "over"
+    out = G.outcome(final)
+    assert out.scores == (4, 4, 2) and out.ranks == (1, 1, 3)
+    assert G.view(final, None)["winners"] == [0, 1]
+
+
+def test_round_cap_with_ai_players_stops_at_the_cap():
+    st = G.setup(11, 4, {"round_cap": 10})
+    while G.to_act(st):
+        (seat,) = G.to_act(st)
+        st = G.apply(st, {seat: G.ai_action(st, seat)}).state
+    assert st.round <= 10
+    out = G.outcome(st)
+    best = max(len(p) for p in st.piles)
+    assert {s for s in range(4) if out.ranks[s] == 1} == {s for s in range(4) if len(st.piles[s]) == best}
+
+
+def test_safety_limit_ends_endless_games():
+    st = G.setup(3, 2)
+    st = st.model_copy(update={"round": MAX_ROUNDS})
+    while G.to_act(st) and st.round == MAX_ROUNDS:
+        (seat,) = G.to_act(st)
+        st = G.apply(st, {seat: G.ai_action(st, seat)}).state
+    assert st.phase == "over" and G.outcome(st) is not None
+
+
+# --- S2: Collector powers -----------------------------------------------------------------------
+
+
+def test_hyper_u_as_the_chooser_top_card_peeks_privately():
+    p0 = [coll("HYPER U", {"kind": "peek", "seconds": 10}), shop("My Shop", year=2000), shop()]
+    p1 = [shop("B Top", year=1900), shop("B Next"), shop()]
+    p2 = [shop("C Top", year=1950), shop("C Next"), shop("C Last")]
+    st = start([p0, p1, p2], chooser=0)
+    assert st.phase == "target" and G.to_act(st) == {0}
+    assert [G.encode(a) for a in G.legal_actions(st, 0)] == ["t.1", "t.2"]
+    public = G.view(st, None)
+    assert public["plays"][0][0]["card"]["name"] == "HYPER U" and public["pending"]["owner"] == 0
+    step = act(st, "t.2")
+    peek = next(e for e in step.events if e.key == "sb.ev.peek")
+    result = next(e for e in step.events if e.key == "sb.ev.peek_result")
+    assert peek.audience is None and peek.params == {"player": 0, "target": 2, "seconds": 10}
+    assert result.audience == frozenset({0})
+    assert [c["name"] for c in result.params["cards"]] == ["C Top", "C Next", "C Last"]
+    assert result.params["seconds"] == 10 and result.params["count"] == 3
+    st = step.state
+    # nothing of the peek in any public place
+    for e in step.events:
+        if e.audience is None:
+            assert "C Next" not in json.dumps(e.params)
+    assert "C Next" not in json.dumps(G.view(st, None)) and "C Next" not in json.dumps(G.view(st, 0))
+    # the owner then looks at their next card
+    assert st.phase == "choose" and G.view(st, 0)["top"]["name"] == "My Shop"
+    final = act(st, "c.year.hi").state
+    # the Collector stays in the pot and goes to the round's winner
+    assert pile_names(final, 0)[-4:] == ["HYPER U", "My Shop", "C Top", "B Top"]
+
+
+def test_collector_revealed_mid_round_is_a_decision_of_its_owner():
+    p0 = [shop("A1", street=50), shop(), shop()]
+    p1 = [coll("HYPER U", "peek"), shop("B1", street=90), shop()]
+    p2 = [shop("C1", street=10), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.street.hi")
+    mid = step.state
+    assert mid.phase == "target" and G.to_act(mid) == {1}
+    assert mid.queue == (1,)  # seat 2 revealed already (counter-clockwise), seat 1 pending
+    assert [G.encode(a) for a in G.legal_actions(mid, 1)] == ["t.0", "t.2"]
+    with pytest.raises(IllegalAction):
+        G.apply(mid, {0: Target(target=1)})
+    step2 = act(mid, "t.0")
+    assert G.view(step2.state, None)["last"]["winner"] == 1
+    assert pile_names(step2.state, 1)[-4:] == ["A1", "C1", "HYPER U", "B1"]
+
+
+def test_reverse_changes_the_chooser_direction():
+    p0 = [shop("A1", year=2000), shop(), shop()]
+    p1 = [shop(year=1900), shop(), shop()]
+    p2 = [coll("Detour", "reverse"), shop(year=1950), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    new = act(st, "c.year.hi").state
+    assert new.direction == 1 and new.chooser == 1  # clockwise now: seat 0 -> seat 1
+    assert G.view(new, None)["direction"] == "cw"
+    # and back again
+    plain = start([[shop(year=2000), shop(), shop()], [shop(), shop(), shop()], [shop(), shop(), shop()]])
+    assert act(plain, "c.year.hi").state.chooser == 2
+
+
+def test_skip_passes_over_the_next_chooser():
+    p0 = [shop("A1", year=2000), shop(), shop()]
+    p1 = [coll("Closed", "skip"), shop(year=1900), shop()]
+    p2 = [shop(year=1950), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.year.hi")
+    assert "sb.ev.skipped" in keys(step)
+    assert step.state.chooser == 1 and step.state.skips == 0
+
+
+def test_steal_tie_wins_a_tie_without_bataille():
+    p0 = [shop("A1", year=2000), shop("A2", year=2050), shop()]
+    p1 = [coll("Unbeatable", "steal_tie"), shop("B1", year=2000), shop()]
+    p2 = [shop(year=1950), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.year.hi")
+    assert "sb.ev.bataille" not in keys(step) and "sb.ev.tiebreak" in keys(step)
+    last = G.view(step.state, None)["last"]
+    assert last["winner"] == 1 and last["tiebreak"] and last["batailles"] == 0
+    assert step.state.tiebreakers == ()  # only for that round
+
+
+def test_swap_exchanges_the_top_cards():
+    p0 = [coll("Barter", "swap"), shop("A Next", year=1900), shop()]
+    p1 = [shop("B Top", year=2000), shop("B Next"), shop()]
+    p2 = [shop("C Top"), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    assert st.phase == "target"
+    st = act(st, "t.1").state
+    assert G.view(st, 0)["top"]["name"] == "B Top"
+    assert pile_names(st, 1)[:2] == ["A Next", "B Next"]
+
+
+def test_swap_without_own_pile_has_no_effect():
+    p0 = [shop("A1", year=1000), shop(), shop(), shop()]
+    p1 = [coll("Barter", "swap")]
+    p2 = [shop(year=1950), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.year.hi")
+    assert "sb.ev.no_effect" in keys(step) and "sb.ev.no_card" in keys(step)
+    assert step.state.out[1] == 1
+
+
+def test_scout_shows_other_top_cards_privately_and_the_ai_uses_it():
+    p0 = [coll("Window", "scout"), shop("A1", year=1900, street=5, games=3000), shop()]
+    p1 = [shop("B1", year=2050, street=300, games=1), shop(), shop()]
+    p2 = [shop("C1", year=2010, street=200, games=2), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    assert st.phase == "choose"
+    assert set(st.known[0]) >= {st.piles[1][0], st.piles[2][0]}
+    # A1 wins for sure on games (higher) or year/street (lower): the AI picks a sure win
+    action = G.ai_action(st, 0)
+    assert (action.char, action.hi) in {("games", True), ("year", False), ("street", False)}
+    # revealed mid-round by seat 1: the private event lists the next top cards of seats 0 and 2
+    p1b = [coll("Window", "scout"), shop("B1b", year=1995), shop()]
+    st = start([[shop("A1b", year=2000), shop("A2b"), shop()], p1b, [shop("C1b"), shop("C2b"), shop()]], chooser=0)
+    step = act(st, "c.year.hi")
+    res = next(e for e in step.events if e.key == "sb.ev.scout_result")
+    assert res.audience == frozenset({1})
+    assert {x["seat"]: x["card"]["name"] for x in res.params["tops"]} == {0: "A2b", 2: "C2b"}
+    public = [e for e in step.events if e.audience is None]
+    assert not any("A2b" in json.dumps(e.params) for e in public)
+
+
+def test_tribute_puts_cards_face_down_into_the_pot():
+    p0 = [shop("A1", year=2000), shop("A2"), shop("A3")]
+    p1 = [coll("Flea Market", {"kind": "tribute", "cards": 1}), shop("B1", year=1900), shop("B2")]
+    p2 = [shop("C1", year=1950), shop("C2"), shop("C3")]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.year.hi")
+    trib = next(e for e in step.events if e.key == "sb.ev.tribute")
+    assert trib.params == {"player": 1, "cards": 2}
+    # seat 2 revealed C1 before the tribute (reveal order 0, 2, 1); then A2 and C2 went face down
+    final = step.state
+    assert G.view(final, None)["last"]["pot"] == 6
+    assert set(pile_names(final, 0)[-6:]) == {"A1", "C1", "Flea Market", "A2", "C2", "B1"}
+    assert "A2" not in json.dumps([e.params for e in step.events])
+
+
+def test_collector_in_a_bataille_applies_then_its_owner_plays_on():
+    p0 = [shop("A1", games=5), coll("Detour", "reverse"), shop("A2", games=9), shop()]
+    p1 = [shop("B1", games=5), shop("B2", games=7), shop()]
+    p2 = [shop("C1", games=1), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    step = act(st, "c.games.hi")
+    last = G.view(step.state, None)["last"]
+    assert last["winner"] == 0
+    assert [p["card"]["name"] for p in last["plays"][0]] == ["A1", "Detour", "A2"]
+    assert step.state.direction == 1
+
+
+def test_chooser_with_only_collectors_passes_the_choice():
+    p0 = [coll("Detour", "reverse")]
+    p1 = [shop("B1", year=2000), shop(), shop(), shop()]
+    p2 = [shop("C1", year=1900), shop(), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0)
+    # seat 0 reveals its Collector (reverse: now clockwise), has nothing left: seat 1 chooses
+    assert st.chooser == 1 and st.direction == 1
+    new = act(st, "c.year.hi").state
+    assert new.out[0] == 1 and G.view(new, None)["last"]["winner"] == 1
+    assert "Detour" in pile_names(new, 1)
+
+
+def test_every_default_power_has_a_scenario_kind():
+    kinds = {c.kind for c in default_deck().collectors}
+    assert kinds == {"peek", "reverse", "skip", "steal_tie", "swap", "scout", "tribute"}
+
+
+# --- hidden information, codecs, options ----------------------------------------------------------
+
+
+def test_hidden_variant_keeps_every_view_and_known_cards():
+    rng = random.Random(3)
+    st = G.setup(21, 4)
+    for _ in range(40):
+        if not G.to_act(st):
+            break
+        for seat in [None, 0, 1, 2, 3]:
+            var = G.hidden_variant(st, seat, 5)
+            assert G.view(var, seat) == G.view(st, seat)
+            know = G.knowledge(st, seat)
+            for s in range(4):
+                for a, b in zip(st.piles[s], var.piles[s]):
+                    if a in know:
+                        assert a == b
+        (seat,) = G.to_act(st)
+        st = G.apply(st, {seat: rng.choice(G.legal_actions(st, seat))}).state
+
+
+def test_codes_round_trip_and_malformed_codes_are_refused():
+    for code in ("c.year.hi", "c.letters.lo", "c.street.hi", "c.games.lo", "t.0", "t.5"):
+        assert G.encode(G.decode(code)) == code
+    for bad in ("c.year", "c.size.hi", "c.year.up", "t.6", "t.-1", "t.x", "x.1", "c.year.hi.1"):
+        with pytest.raises(IllegalAction):
+            G.decode(bad)
+
+
+def test_state_json_round_trip_keeps_the_custom_deck():
+    st = start([[shop("Café du Coin 2"), shop(), shop(), shop()], [shop(), shop(), shop(), coll("HYPER U", "peek")]])
+    back = G.load_state(json.loads(json.dumps(G.dump_state(st))))
+    assert back == st and back.cards[0].letters == 10
+
+
+def test_options_from_lobby_strings_and_custom_decks():
+    assert ShopBattleOptions.model_validate({"round_cap": "none"}).round_cap is None
+    assert ShopBattleOptions.model_validate({"round_cap": "20"}).round_cap == 20
+    assert ShopBattleOptions.model_validate({"deck": 12}).deck == "12"
+    for bad in ({"round_cap": 5}, {"round_cap": 500}, {"deck": "a b"}, {"colour": 1}):
+        with pytest.raises(ValueError):
+            ShopBattleOptions.model_validate(bad)
+    with pytest.raises(ValueError):
+        G.setup(1, 3, {"deck": "12"})  # a custom deck id without its data
+    with pytest.raises(ValueError):
+        G.setup(1, 7)
+    deck = Deck.model_validate({"name": "Mini", "cards": [shop() for _ in range(8)]})
+    st = G.setup(1, 3, {"deck": "12", "deck_data": deck.model_dump()})
+    assert st.deck_name == "Mini" and len(st.cards) == 8 and st.deck_id == "12"
+
+
+# --- AI -------------------------------------------------------------------------------------------
+
+
+def test_ai_picks_the_characteristic_where_its_card_ranks_best():
+    # a card with the highest year and middling values elsewhere: "year, higher" is the best bet
+    others = [shop(year=1950 + k, street=100 + k, games=100 + k) for k in range(10)]
+    me = shop("Topyer", year=2099, street=105, games=105)  # 6 letters, like every filler
+    st = start([[me, *others[:5]], others[5:]], chooser=0)
+    assert G.ai_action(st, 0) == Choose(char="year", hi=True)
+    me_low = shop("Tinygm", year=1955, street=105, games=0)
+    others2 = [shop(year=1950 + k, street=100 + k, games=100 + k) for k in range(10)]
+    st2 = start([[me_low, *others2[:5]], others2[5:]], chooser=0)
+    assert G.ai_action(st2, 0) == Choose(char="games", hi=False)
+
+
+def test_ai_peeks_at_the_biggest_pile():
+    p0 = [coll("HYPER U", "peek"), shop(), shop()]
+    st = start([p0, [shop(), shop()], [shop(), shop(), shop(), shop()]], chooser=0)
+    assert G.ai_action(st, 0) == Target(target=2)
+    assert G.timeout_action(st, 0) == Target(target=2)
+
+
+def _play_vs_random(seed: int, players: int) -> bool:
+    st = G.setup(seed, players, {"round_cap": 30})
+    rng = random.Random(seed)
+    ai_seat = seed % players
+    while G.to_act(st):
+        (seat,) = G.to_act(st)
+        legal = G.legal_actions(st, seat)
+        st = G.apply(st, {seat: G.ai_action(st, seat) if seat == ai_seat else rng.choice(legal)}).state
+    return G.outcome(st).ranks[ai_seat] == 1
+
+
+def test_ai_beats_random_choosers():
+    wins = sum(_play_vs_random(seed, 2) for seed in range(100))
+    assert wins >= 80, wins
+    wins3 = sum(_play_vs_random(seed, 3) for seed in range(60))
+    assert wins3 >= 45, wins3  # a random player wins 1 in 3
