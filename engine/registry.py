@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.core import Game
 from engine.gang_of_dice import GangOfDice
+from engine.moonshine import Moonshine
 from engine.shop_battle import ShopBattle
 from engine.three_player_moon import ThreePlayerMoon
 
@@ -15,4 +16,5 @@ GAMES: dict[str, Game] = {
     GangOfDice.key: GangOfDice(),
     ThreePlayerMoon.key: ThreePlayerMoon(),
     ShopBattle.key: ShopBattle(),
+    Moonshine.key: Moonshine(),
 }

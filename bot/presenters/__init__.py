@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.presenters.base import Presenter, RenderContext
 from bot.presenters.gang_of_dice import GangOfDicePresenter
+from bot.presenters.moonshine import MoonshinePresenter
 from bot.presenters.shop_battle import ShopBattlePresenter
 from bot.presenters.three_player_moon import ThreePlayerMoonPresenter
 
@@ -13,6 +14,7 @@ PRESENTERS: dict[str, Presenter] = {
         GangOfDicePresenter(),
         ThreePlayerMoonPresenter(),
         ShopBattlePresenter(),
+        MoonshinePresenter(),
     )
 }
 

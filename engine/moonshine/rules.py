@@ -1065,6 +1065,22 @@ class Moonshine(Game[MoonshineState, str]):
             keys.append((p, sum(s.se_tokens) + sum(s.cl_tokens), len(s.validated)))
         return Outcome(ranks_from_scores(keys), tuple(scores))
 
+    def progress(self, state: MoonshineState) -> int:
+        """Rounds started so far."""
+        return state.round
+
+    def stats(self, state: MoonshineState) -> dict[str, float]:
+        """Counters for ``simulate``: validated Clients (in all and per colour), capped games."""
+        out: dict[str, float] = {"validated": 0.0}
+        for s in state.seats:
+            for cid in s.validated:
+                out["validated"] += 1
+                key = f"validated.{COLOURS[client_info(cid).colour]}"
+                out[key] = out.get(key, 0.0) + 1
+        out["capped"] = float(state.phase == "over" and state.round >= MAX_ROUNDS
+                              and max(self._outcome_from(state).scores) < state.target)
+        return out
+
     # --- codec and AI ----------------------------------------------------------------------------
     def encode(self, action: str) -> str:
         """Codes are the actions themselves (canonical strings)."""

@@ -1,0 +1,406 @@
+"""Moonshine presenter: public board, private panels (rerolls, placements, secret actions and
+follow-ups), log lines, lobby option and rules.
+
+Views come from :meth:`engine.moonshine.rules.Moonshine.view`; card data (names in both
+languages, costs, bonuses) from :mod:`engine.moonshine.cards`. Icons are emoji:
+🍗 Food, 🎵 Music, 🥃 Drink, ✨ resource of your choice, 🍗/🎵 two-way choices, 🌙 Moon token,
+🔁 reroll, 👁️ card-draw, 🃏 Client-card, 🔵/🟠 blue/orange die, 🏷️ discount Moon, ❓ majority
+colour, 👤 silhouette, ⚡ instant effects. Colours: 🟩 green, 🌸 pink, 🟪 purple, 🟨 yellow,
+🟥 red. A Moon-token slot is drawn ``[●○ 🔵]`` (covered/empty spaces, then its bonus).
+
+Board: one field per seat (Speakeasy and its tokens, active icons, Clients in front with
+their tokens, validated Clients summarised by colour and bonus, pending follow-ups by kind
+only). During the action phase nobody's choice is shown: the shared board renderer lists who
+has chosen (the engine never holds a partial choice).
+
+Panels (at most 5 rows; selects alone in their row, 25 options at most):
+
+- roll (active player): a multi-select of the dice to reroll (code ``rr.<dice>``) and a Stop
+  button;
+- action: a select of the Clients it can validate (``val.<id>``) and buttons Take a Moon token
+  (``moon``) and Draw (``draw``);
+- place / lose: a select of slots (``pl.<slot>`` / ``lose.<slot>``);
+- discard: a select of the ways to discard (``dis.…``; a multi-select of single tokens with
+  ``min = max = n`` if there were more than 25 ways);
+- keep / pick / replace: a select of cards (plus "Keep none" for pick);
+- draft: a multi-select of the offered cards with ``min = max = n`` (prefix ``draft.``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from bot.i18n import Translator
+from bot.presenters.base import Presenter, RenderContext
+from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from engine.core import Event
+from engine.moonshine.cards import card_set
+
+RES_EMOJI = {
+    "food": "🍗", "music": "🎵", "drink": "🥃", "any": "✨",
+    "food_or_music": "🍗/🎵", "food_or_drink": "🍗/🥃", "music_or_drink": "🎵/🥃", "moon": "🌙",
+}
+#: Emoji of a resource mask 1..7 (the order of ``private.sources``).
+MASK_EMOJI = ("🍗", "🎵", "🍗/🎵", "🥃", "🍗/🥃", "🎵/🥃", "✨")
+ICON_EMOJI = {
+    "reroll": "🔁", "draw": "👁️", "client": "🃏", "blue_die": "🔵", "orange_die": "🟠",
+    "discount": "🏷️", "majority": "❓",
+}
+COLOUR_EMOJI = {"green": "🟩", "pink": "🌸", "purple": "🟪", "yellow": "🟨", "red": "🟥"}
+INSTANT_EMOJI = {"plus2_moon": "⚡🌙+2", "plus1_minus1_moon": "⚡🌙+1/−1"}
+DIE_EMOJI = ("⚪", "⚪", "⚪", "🔵", "🟠")
+DIE_CODES = ("0", "1", "2", "b", "o")
+_COLOR = 0x2C3E70
+
+
+def card_name(cid: int, t: Translator) -> str:
+    """A Client's name in the reader's language."""
+    card = card_set().clients[cid]
+    return card.name.fr if t.lang == "fr" else card.name.en
+
+
+def speakeasy_name(sid: int, t: Translator) -> str:
+    """A Speakeasy's name in the reader's language."""
+    card = card_set().speakeasies[sid]
+    return card.name.fr if t.lang == "fr" else card.name.en
+
+
+def icons_text(icons: Sequence[Any]) -> str:
+    """Emoji of a list of card icons (``"🍗 🔁"``)."""
+    out = []
+    for i in icons:
+        if i.kind == "resource":
+            out.append(RES_EMOJI[i.res])
+        elif i.kind == "silhouette":
+            out.append(f"👤{COLOUR_EMOJI[i.colour]}")
+        else:
+            out.append(ICON_EMOJI[i.kind])
+    return " ".join(out)
+
+
+def cost_text(cid: int) -> str:
+    """A Client's cost: ``"🍗🍗🎵 🌙2"``."""
+    c = card_set().clients[cid].cost
+    res = "🍗" * c.food + "🎵" * c.music + "🥃" * c.drink
+    return (res + (f" 🌙{c.moon}" if c.moon else "")).strip()
+
+
+def slot_text(spaces: int, tokens: int, bonus: Sequence[Any]) -> str:
+    """A Moon-token slot: ``"[●○ 🔵]"``."""
+    return f"[{'●' * min(tokens, spaces)}{'○' * max(0, spaces - tokens)} {icons_text(bonus)}]"
+
+
+def upper_text(cid: int, tokens: int = 0) -> str:
+    """A Client's upper part: its slot with tokens, or its instant effect."""
+    up = card_set().clients[cid].upper
+    if up.kind == "instant":
+        return INSTANT_EMOJI[up.effect]
+    return slot_text(up.spaces, tokens, up.bonus)
+
+
+def card_line(cid: int, t: Translator, tokens: int = 0) -> str:
+    """One Client on one line: colour, name, points, cost, upper part, lower bonus."""
+    card = card_set().clients[cid]
+    lower = icons_text(card.lower)
+    return (f"{COLOUR_EMOJI[card.colour]} **{card_name(cid, t)}** {card.points}★ · {cost_text(cid)} · "
+            f"{upper_text(cid, tokens)}" + (f" → {lower}" if lower else ""))
+
+
+def card_option(cid: int, t: Translator, value: str) -> SelectOption:
+    """A select option for a Client: name and points; cost and bonuses as description."""
+    card = card_set().clients[cid]
+    label = f"{card_name(cid, t)} ({card.points}★)"
+    lower = icons_text(card.lower)
+    desc = f"{cost_text(cid)} · {upper_text(cid)}" + (f" → {lower}" if lower else "")
+    return SelectOption(label[:100], value, desc[:100])
+
+
+def _dice_text(dice: Sequence[str]) -> str:
+    parts = [f"{DIE_EMOJI[i]}{RES_EMOJI[f]}" for i, f in enumerate(dice) if f]
+    return " ".join(parts) if parts else "—"
+
+
+class MoonshinePresenter(Presenter):
+    """Presenter of ``moonshine``."""
+
+    game_key = "moonshine"
+
+    # --- shared pieces ---------------------------------------------------------------------------
+    def _speakeasy_text(self, seat: dict[str, Any], variant: str, t: Translator) -> str:
+        sp = card_set().speakeasies[seat["speakeasy"]]
+        side = sp.side(variant)
+        slots = " ".join(slot_text(sl.spaces, tok, sl.bonus) for sl, tok in zip(side.slots, seat["se_tokens"]))
+        sil = " ".join(f"👤{COLOUR_EMOJI[c]}" for c in side.silhouettes)
+        return f"🏠 {speakeasy_name(seat['speakeasy'], t)} {slots}" + (f" {sil}" if sil else "")
+
+    def _icons_line(self, seat: dict[str, Any], t: Translator) -> str:
+        ic = seat["icons"]
+        parts = [f"🔁{ic['reroll']}", f"👁️{ic['draw']}", f"🃏{ic['client']}"]
+        if ic["blue"]:
+            parts.append("🔵")
+        if ic["orange"]:
+            parts.append("🟠")
+        if ic["discount"]:
+            parts.append(f"🏷️{ic['discount']}")
+        return t("ms.seat.icons", icons=" ".join(parts))
+
+    def _validated_text(self, seat: dict[str, Any], t: Translator) -> str:
+        cards = card_set().clients
+        val = seat["validated"]
+        if not val:
+            return t("ms.seat.none_validated")
+        counts = {c: 0 for c in COLOUR_EMOJI}
+        lower: list[Any] = []
+        for cid in val:
+            counts[cards[cid].colour] += 1
+            lower += list(cards[cid].lower)
+        colours = " ".join(f"{COLOUR_EMOJI[c]}{n}" for c, n in counts.items() if n)
+        return t("ms.seat.validated", n=len(val), colours=colours, bonus=icons_text(lower) or "—")
+
+    def _pending_text(self, seat: dict[str, Any], t: Translator) -> str:
+        parts = [t(f"ms.pending.{p['kind']}", n=p["n"]) for p in seat["pending"]]
+        if seat["lose"]:
+            parts.append(t("ms.pending.lose", n=seat["lose"]))
+        return " · ".join(parts)
+
+    def _seat_field(self, i: int, view: dict[str, Any], ctx: RenderContext, short: bool = False) -> Field:
+        t = ctx.t
+        seat = view["seats"][i]
+        head = ("▶️ " if view["active"] == i and view["phase"] != "over" else "") + ctx.name(i)
+        name = t("ms.seat.head", name=head, points=seat["points"], tokens=seat["tokens"])
+        lines = [self._speakeasy_text(seat, view["variant"], t), self._icons_line(seat, t)]
+        for cid, tok in zip(seat["clients"], seat["cl_tokens"]):
+            lines.append("• " + (card_line(cid, t, tok) if not short else
+                                 f"{COLOUR_EMOJI[card_set().clients[cid].colour]} {card_name(cid, t)} "
+                                 f"{card_set().clients[cid].points}★ {upper_text(cid, tok)}"))
+        lines.append(self._validated_text(seat, t))
+        pending = self._pending_text(seat, t)
+        if pending:
+            lines.append("⏳ " + pending)
+        value = "\n".join(lines)
+        if len(value) > 1024:
+            value = value[:1020] + " …"
+        return Field(name[:256], value)
+
+    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+        t = ctx.t
+        ph = view["phase"]
+        if ph == "over":
+            winners = [s for s, r in enumerate(view["ranks"] or []) if r == 1]
+            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners))
+        if ph == "roll":
+            return t("ms.status.roll", name=ctx.name(view["active"]), n=view["rerolls"])
+        if ph == "action":
+            return t("ms.status.action")
+        return t(f"ms.status.{ph}")
+
+    # --- board -----------------------------------------------------------------------------------
+    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+        """Public board: status, dice on the Active player card, deck/discard sizes and goal, then
+        one field per seat. Falls back to shorter Client lines if the embed would be too long."""
+        t = ctx.t
+        desc = "\n".join([
+            self._status(view, ctx),
+            t("ms.board.dice", name=ctx.name(view["active"]), dice=_dice_text(view["dice"])),
+            t("ms.board.deck", deck=view["deck"], discard=view["discard"], target=view["target"]),
+        ])
+        variant = t("ms.variant.regular") if view["variant"] == "regular" else t("ms.variant.standard")
+        title = f"{self.title(t)} · {variant} · " + t("ms.board.round", round=view["round"])
+        for short in (False, True):
+            fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view["seats"])))
+            card = Card(title=title[:256], description=desc, fields=fields, color=_COLOR)
+            if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(title) < 5000:
+                break
+        return card
+
+    # --- panel -----------------------------------------------------------------------------------
+    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+        """The seat's private panel (layout in the module docstring)."""
+        t = ctx.t
+        seat = ctx.seat if ctx.seat is not None else view.get("me", 0)
+        priv = view.get("private") or {"queue": [], "feasible": [], "sources": [0] * 7}
+        me = view["seats"][seat]
+        lines: list[str] = []
+        fields: list[Field] = []
+        rows: list[tuple[Any, ...]] = []
+        legal = tuple(legal)
+        head = legal[0].partition(".")[0] if legal else ""
+        src = priv.get("sources") or [0] * 7
+        if any(src) and view["phase"] in ("roll", "gain", "action", "resolve"):
+            res = " ".join(f"{MASK_EMOJI[i]}×{n}" for i, n in enumerate(src) if n)
+            lines.append(t("ms.panel.resources", res=res))
+        if not legal:
+            lines.insert(0, self._status(view, ctx) if view["phase"] == "over" else t("ms.panel.wait"))
+        elif view["phase"] == "roll":
+            lines.insert(0, t("ms.panel.roll", n=view["rerolls"], dice=_dice_text(view["dice"])))
+            rows = self._roll_rows(view, legal, t)
+        elif view["phase"] == "action":
+            lines.insert(0, t("ms.panel.action", dice=_dice_text(view["dice"])))
+            rows = self._action_rows(me, legal, t)
+        else:
+            queue = priv["queue"]
+            front = queue[0] if queue and head != "lose" else None
+            rows, text = self._follow_rows(view, me, front, head, legal, t)
+            lines.insert(0, text)
+            if front and front["cards"]:
+                offered = "\n".join(card_line(c, t) for c in front["cards"])
+                fields.append(Field(t("ms.panel.offered", n=len(front["cards"])), offered[:1024]))
+        fields.insert(0, self._seat_field(seat, view, ctx))
+        card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
+        return Panel(card=card, rows=tuple(rows))
+
+    def _roll_rows(self, view: dict[str, Any], legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
+        dice = view["dice"]
+        opts = tuple(
+            SelectOption(t("ms.die.label", n=i + 1, die=DIE_EMOJI[i], face=RES_EMOJI[f]), DIE_CODES[i],
+                         t(f"ms.die.{'white' if i < 3 else ('blue' if i == 3 else 'orange')}"))
+            for i, f in enumerate(dice) if f
+        )
+        rows: list[tuple[Any, ...]] = []
+        if any(c.startswith("rr.") for c in legal):
+            rows.append((Select(t("ms.ph.reroll"), opts, min_values=1, max_values=len(opts), prefix="rr."),))
+        rows.append((Button(t("ms.btn.stop"), "stop", "success", emoji="✅"),))
+        return rows
+
+    def _action_rows(self, me: dict[str, Any], legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        vals = [c for c in legal if c.startswith("val.")]
+        if vals:
+            opts = tuple(card_option(int(c[4:]), t, c) for c in vals[:25])
+            rows.append((Select(t("ms.ph.validate"), opts),))
+        buttons = []
+        if "moon" in legal:
+            buttons.append(Button(t("ms.btn.moon"), "moon", "primary", emoji="🌙"))
+        buttons.append(Button(t("ms.btn.draw", n=me["icons"]["draw"]), "draw", "secondary", emoji="👁️"))
+        rows.append(tuple(buttons))
+        return rows
+
+    def _slot_label(self, key: str, me: dict[str, Any], variant: str, t: Translator) -> tuple[str, str]:
+        if key[0] == "s":
+            i = int(key[1:])
+            sl = card_set().speakeasies[me["speakeasy"]].side(variant).slots[i]
+            tok = me["se_tokens"][i]
+            return (t("ms.slot.speakeasy", n=i + 1, name=speakeasy_name(me["speakeasy"], t)),
+                    slot_text(sl.spaces, tok, sl.bonus))
+        cid = int(key[1:])
+        tok = me["cl_tokens"][me["clients"].index(cid)] if cid in me["clients"] else 0
+        return card_name(cid, t), upper_text(cid, tok)
+
+    def _follow_rows(self, view: dict[str, Any], me: dict[str, Any], front: dict[str, Any] | None, head: str,
+                     legal: Sequence[str], t: Translator) -> tuple[list[tuple[Any, ...]], str]:
+        variant = view["variant"]
+        if head in ("pl", "lose"):
+            opts = []
+            for code in legal[:25]:
+                label, desc = self._slot_label(code.partition(".")[2], me, variant, t)
+                opts.append(SelectOption(label[:100], code, desc[:100]))
+            key = "ms.panel.place" if head == "pl" else "ms.panel.lose"
+            ph = "ms.ph.place" if head == "pl" else "ms.ph.lose"
+            return [(Select(t(ph), tuple(opts)),)], t(key)
+        if head == "dis":
+            n = front["n"] if front else 1
+            if len(legal) <= 25:
+                opts = []
+                for code in legal:
+                    counts: dict[str, int] = {}
+                    for p in code[4:].split("."):
+                        counts[p[:-1]] = counts.get(p[:-1], 0) + 1
+                    label = ", ".join(f"{c}× {self._slot_label(k, me, variant, t)[0]}" for k, c in counts.items())
+                    opts.append(SelectOption(label[:100], code))
+                return [(Select(t("ms.ph.discard", n=n), tuple(opts)),)], t("ms.panel.discard", n=n)
+            tokens = []
+            for k, tok in self._holdings(me):
+                label = self._slot_label(k, me, variant, t)[0]
+                tokens += [SelectOption(f"🌙 {label} #{j + 1}"[:100], f"{k}{'abc'[j]}") for j in range(tok)]
+            tokens = tokens[:25]
+            sel = Select(t("ms.ph.discard", n=n), tuple(tokens), min_values=n, max_values=n, prefix="dis.")
+            return [(sel,)], t("ms.panel.discard", n=n)
+        if head == "keep":
+            opts = tuple(card_option(int(c[5:]), t, c) for c in legal[:25])
+            return [(Select(t("ms.ph.keep"), opts),)], t("ms.panel.keep")
+        if head == "pick":
+            cards = [c for c in legal if c != "pick.none"][:25]
+            opts = tuple(card_option(int(c[5:]), t, c) for c in cards)
+            rows: list[tuple[Any, ...]] = [(Select(t("ms.ph.pick"), opts),)]
+            rows.append((Button(t("ms.btn.pick_none"), "pick.none", "secondary"),))
+            return rows, t("ms.panel.pick")
+        if head == "rep":
+            picked = front["cards"][0] if front and front["cards"] else None
+            opts = tuple(card_option(int(c[4:]), t, c) for c in legal[:25])
+            text = t("ms.panel.replace", card=card_name(picked, t) if picked is not None else "?")
+            return [(Select(t("ms.ph.replace"), opts),)], text
+        if head == "draft":
+            n = front["n"] if front else 2
+            cards = front["cards"] if front else []
+            opts = tuple(card_option(c, t, str(c)) for c in cards[:25])
+            sel = Select(t("ms.ph.draft", n=n), opts, min_values=n, max_values=n, prefix="draft.")
+            return [(sel,)], t("ms.panel.draft", n=n)
+        return [], t("ms.panel.wait")
+
+    @staticmethod
+    def _holdings(me: dict[str, Any]) -> list[tuple[str, int]]:
+        out = [(f"s{i}", tok) for i, tok in enumerate(me["se_tokens"]) if tok]
+        out += [(f"c{cid}", tok) for cid, tok in zip(me["clients"], me["cl_tokens"]) if tok]
+        return out
+
+    # --- texts -----------------------------------------------------------------------------------
+    def event(self, event: Event, ctx: RenderContext) -> str:
+        """A log line: seats become names, card ids names, dice emoji, slots labels."""
+        t = ctx.t
+        params = dict(event.params)
+        for key in ("card", "old"):
+            if isinstance(params.get(key), int):
+                params[key] = card_name(params[key], t)
+        if "cards" in params:
+            params["cards"] = ", ".join(card_name(c, t) for c in params["cards"]) or "—"
+        if "dice" in params:
+            params["dice"] = _dice_text(params["dice"])
+        if "slot" in params:
+            slot = str(params["slot"])
+            params["slot"] = (t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1) if slot[:1] == "s"
+                              else card_name(int(slot[1:]), t))
+        if "winners" in params:
+            params["winners"] = ", ".join(ctx.name(s) for s in params["winners"])
+        if "scores" in params:
+            params["scores"] = ", ".join(f"{ctx.name(s)} {n}" for s, n in enumerate(params["scores"]))
+        if isinstance(params.get("seat"), int):
+            params["seat"] = ctx.name(params["seat"])
+        return t(event.key, **params)
+
+    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+        """Human label of a code (``val.12`` → "Validate The Baker", ``moon``, ``draw``…)."""
+        t = ctx.t
+        head, _, rest = code.partition(".")
+        try:
+            if head == "val":
+                return t("ms.act.val", card=card_name(int(rest), t))
+            if head in ("keep", "pick", "rep") and rest.isdigit():
+                return t(f"ms.act.{head}", card=card_name(int(rest), t))
+            if code in ("moon", "draw", "stop", "pick.none"):
+                return t(f"ms.act.{code.replace('.', '_')}")
+            if head == "rr":
+                return t("ms.act.rr", dice=" ".join(DIE_EMOJI[DIE_CODES.index(d)] for d in rest.split(".")))
+            if head in ("pl", "lose"):
+                slot = (t("ms.slot.speakeasy_short", n=int(rest[1:]) + 1) if rest[:1] == "s"
+                        else card_name(int(rest[1:]), t))
+                return t(f"ms.act.{head}", slot=slot)
+            if head == "draft":
+                return t("ms.act.draft", cards=", ".join(card_name(int(c), t) for c in rest.split(".")))
+            if head == "dis":
+                return t("ms.act.dis", n=len(rest.split(".")))
+        except (ValueError, IndexError):
+            pass
+        return code
+
+    def lobby_selects(self, ctx: RenderContext) -> tuple[Select, ...]:
+        """The ``variant`` option: Standard (12 points) or Regular (drafted hand, 15 points)."""
+        t = ctx.t
+        return (Select(t("ms.lobby.variant"), (
+            SelectOption(t("ms.lobby.standard")[:100], "variant=standard"),
+            SelectOption(t("ms.lobby.regular")[:100], "variant=regular"),
+        )),)
+
+    def rules(self, t: Translator) -> Card:
+        """Rules summary plus an icon legend."""
+        return Card(title=self.title(t), description=t("game.moonshine.rules"),
+                    fields=(Field(t("ms.rules.icons"), t("ms.rules.legend")),), color=_COLOR)
