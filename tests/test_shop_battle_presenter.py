@@ -1,0 +1,214 @@
+"""Shop Battle presenter: Discord limits, one click per legal action, no unrevealed card on the
+board or in public log lines, both languages."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bot.i18n import LANGS, Translator, catalog, placeholders
+from bot.presenters import PRESENTERS
+from bot.presenters.base import RenderContext
+from bot.presenters.shop_battle import ShopBattlePresenter
+from bot.ui import Button, Select, check_card_limits, check_panel_limits
+from engine.registry import GAMES
+from engine.shop_battle import ShopBattle
+from engine.shop_battle_deck import Deck
+
+G = GAMES["shop-battle"]
+P = PRESENTERS["shop-battle"]
+NAMES = ("Alice", "Bob", "Chloé", "Dan", "Eve", "Farid")
+
+
+def ctx(lang: str, seat: int | None = None, players: int = 6, **extras) -> RenderContext:
+    return RenderContext(t=Translator(lang), names=NAMES[:players], seat=seat, extras=extras)
+
+
+def text_of(card) -> str:
+    return "\n".join([card.title, card.description, card.footer] + [f"{f.name}\n{f.value}" for f in card.fields])
+
+
+def legal_codes(state, seat) -> tuple[str, ...]:
+    return tuple(G.encode(a) for a in G.legal_actions(state, seat))
+
+
+def revealed_names(view) -> set[str]:
+    names = {p["card"]["name"] for seq in view["plays"] for p in seq}
+    if view.get("last"):
+        names |= {p["card"]["name"] for seq in view["last"]["plays"] for p in seq}
+    return names
+
+
+def test_registered():
+    assert isinstance(G, ShopBattle) and isinstance(P, ShopBattlePresenter) and P.game_key == G.key
+
+
+def _check(state, lang: str, deck_names: list[str], step_events) -> None:
+    n = state.players
+    public = G.view(state, None)
+    board = P.board(public, ctx(lang, players=n))
+    assert check_card_limits(board) == [], check_card_limits(board)
+    text = text_of(board)
+    shown = revealed_names(public)
+    for name in deck_names:
+        if name in text:
+            assert name in shown, (name, text)
+    for seat in range(n):
+        legal = legal_codes(state, seat)
+        view = G.view(state, seat)
+        panel = P.panel(view, legal, ctx(lang, seat, n))
+        assert check_panel_limits(panel) == [], check_panel_limits(panel)
+        assert panel.codes() == set(legal)
+        ptext = text_of(panel.card) + json.dumps([[b.label for b in row] for row in panel.rows])
+        own_top = view["top"]["name"] if view.get("top") else None
+        for name in deck_names:
+            if name in ptext:
+                assert name == own_top or name in shown, (seat, name)
+        if "c.year.hi" in legal:
+            assert [len(r) for r in panel.rows] == [4, 4] and own_top in ptext
+        else:
+            assert not view.get("top")
+    ids = {c.name: i for i, c in enumerate(state.cards)}
+    for event in step_events:
+        line = P.event(event, ctx(lang, players=n))
+        assert "{" not in line, line
+        if event.audience is None:  # a public line names revealed cards only
+            for name in deck_names:
+                if name in line:
+                    assert ids[name] in state.public, (name, line)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_random_playouts_fit_discord_and_never_show_unrevealed_cards(players: int):
+    deck_names = [c.name for c in G.setup(1, players).cards]
+    for lang in LANGS:
+        rng = random.Random(players * 10 + len(lang))
+        state = G.setup(100 + players, players, {"round_cap": 30})
+        events = ()
+        steps = 0
+        while True:
+            if steps % 3 == 0 or not G.to_act(state):
+                _check(state, lang, deck_names, events)
+            if not G.to_act(state):
+                break
+            (seat,) = G.to_act(state)
+            step = G.apply(state, {seat: rng.choice(G.legal_actions(state, seat))})
+            state, events = step.state, step.events
+            steps += 1
+        assert state.phase == "over"
+        board = P.board(G.view(state, None), ctx(lang, players=players))
+        winners = ", ".join(NAMES[s] for s in G.outcome(state).winners)
+        assert winners in board.description
+
+
+def _stacked(piles, chooser=0):
+    cards, ids = [], []
+    for pile in piles:
+        ids.append([])
+        for c in pile:
+            ids[-1].append(len(cards))
+            cards.append(c)
+    return G.start_from(3, ids, (), chooser, {"deck_data": Deck.model_validate({"name": "T", "cards": cards})})
+
+
+def _shop(name, year=1990, street=10, games=10):
+    return {"name": name, "year_founded": year, "street_number": street, "games_in_shop": games}
+
+
+def test_chooser_panel_shows_the_top_card_and_eight_buttons():
+    st = _stacked([[_shop("Café du Coin 2", 1952, 43, 7), _shop("X1"), _shop("X2"), _shop("X3")],
+                   [_shop("Y0"), _shop("Y1"), _shop("Y2"), _shop("Y3")]])
+    for lang, hi_word in (("en", "higher"), ("fr", "plus élevée")):
+        panel = P.panel(G.view(st, 0), legal_codes(st, 0), ctx(lang, 0, 2))
+        text = text_of(panel.card)
+        assert "Café du Coin 2" in text and "1952" in text and "43" in text and "**10**" in text  # 10 letters
+        buttons = [b for row in panel.rows for b in row]
+        assert all(isinstance(b, Button) for b in buttons) and len(buttons) == 8
+        assert [b.code for b in panel.rows[0]] == ["c.year.hi", "c.letters.hi", "c.street.hi", "c.games.hi"]
+        assert [b.code for b in panel.rows[1]] == ["c.year.lo", "c.letters.lo", "c.street.lo", "c.games.lo"]
+        assert hi_word in panel.rows[0][0].label and "1952" in panel.rows[0][0].label
+        other = P.panel(G.view(st, 1), (), ctx(lang, 1, 2))
+        assert other.rows == () and "Café" not in text_of(other.card) and "4" in text_of(other.card)
+
+
+def test_collector_target_panel_names_the_players():
+    st = _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],
+                   [_shop("B1"), _shop("B2"), _shop("B3")], [_shop("C1"), _shop("C2"), _shop("C3")]])
+    for lang in LANGS:
+        panel = P.panel(G.view(st, 0), legal_codes(st, 0), ctx(lang, 0, 3))
+        assert [(b.code, b.label.split(" ")[0]) for b in panel.rows[0]] == [("t.1", "Bob"), ("t.2", "Chloé")]
+        assert "HYPER U" in text_of(panel.card) and "10" in text_of(panel.card)
+        board = P.board(G.view(st, None), ctx(lang, players=3))
+        assert "HYPER U" in text_of(board) and "Alice" in board.description
+    step = G.apply(st, {0: G.decode("t.2")})
+    private = next(e for e in step.events if e.key == "sb.ev.peek_result")
+    line = P.event(private, ctx("en", 0, 3))
+    assert "Chloé" in line and "C1 (1990 · 1 · 10 · 10)" in line and line.index("C1") < line.index("C3")
+    assert "10 s" in line
+
+
+def test_board_highlights_the_compared_value_and_the_winner():
+    st = _stacked([[_shop("Forty Three", street=43), _shop("A1"), _shop("A2")],
+                   [_shop("Two Two Four", street=224), _shop("B1"), _shop("B2")],
+                   [_shop("Seven", street=7), _shop("C1"), _shop("C2")]])
+    st = G.apply(st, {0: G.decode("c.street.hi")}).state
+    board = P.board(G.view(st, None), ctx("en", players=3))
+    result = next(f for f in board.fields if f.name.startswith("Round 1"))
+    assert "Forty Three **43**" in result.value and "Two Two Four **224**" in result.value
+    assert "🏆 **Bob**" in result.value and "Street number" in result.value and "higher wins" in result.value
+    assert result.value.index("Alice") < result.value.index("Bob")  # the chooser first
+    piles = next(f for f in board.fields if f.name == "Piles")
+    assert "Bob: 🂠 5" in piles.value and "🎴 Chloé" in piles.value
+    fr = P.board(G.view(st, None), ctx("fr", players=3))
+    assert "manche 2" in fr.title and any("Résultat de la manche 1" == f.name for f in fr.fields)
+
+
+def test_action_labels_both_languages():
+    view = G.view(G.setup(1, 3), None)
+    assert P.action_label("c.year.hi", view, ctx("en", players=3)) == "Year founded, higher wins"
+    assert P.action_label("c.games.lo", view, ctx("fr", players=3)) == "Jeux en boutique, la plus faible gagne"
+    assert P.action_label("t.1", view, ctx("en", players=3)) == "Target: Bob"
+    assert P.action_label("t.2", view, ctx("fr", players=3)) == "Cible : Chloé"
+    assert P.action_label("zz", view, ctx("en", players=3)) == "zz"
+
+
+def test_lobby_selects_offer_decks_default_first_and_round_caps():
+    decks = [(7, "Ma ville"), (9, "Quartier Nord")] + [(100 + k, f"Deck {k}") for k in range(40)]
+    for lang in LANGS:
+        deck_sel, cap_sel = P.lobby_selects(ctx(lang, decks=decks))
+        assert isinstance(deck_sel, Select) and len(deck_sel.options) == 25
+        assert deck_sel.options[0].value == "deck=default"
+        assert [o.value for o in deck_sel.options[1:3]] == ["deck=7", "deck=9"]
+        assert deck_sel.options[1].label == "Ma ville"
+        assert [o.value for o in cap_sel.options] == [
+            "round_cap=none", "round_cap=10", "round_cap=20", "round_cap=30", "round_cap=50"
+        ]
+        from bot.ui import Card, Panel
+
+        assert check_panel_limits(Panel(Card(title="x"), rows=((deck_sel,), (cap_sel,)))) == []
+    only_default, _ = P.lobby_selects(ctx("en"))
+    assert [o.value for o in only_default.options] == ["deck=default"]
+    # every option value is accepted by the options model (deck data aside)
+    for value in ("round_cap=none", "round_cap=10", "round_cap=50"):
+        name, raw = value.split("=")
+        G.parse_options({name: raw})
+
+
+def test_rules_cards_in_both_languages():
+    for lang in LANGS:
+        t = Translator(lang)
+        card = P.rules(t)
+        assert check_card_limits(card) == []
+        assert len(t("game.shop-battle.rules")) < 3500
+        assert "HYPER U" in card.description and len(card.fields[0].value.splitlines()) == 7
+    assert "Bataille des commerces" == Translator("fr")("game.shop-battle.name")
+
+
+def test_catalogs_match():
+    en = {k: v for k, v in catalog("en").items() if k.startswith(("sb.", "game.shop-battle."))}
+    fr = {k: v for k, v in catalog("fr").items() if k.startswith(("sb.", "game.shop-battle."))}
+    assert set(en) == set(fr) and len(en) > 50
+    for k in en:
+        assert placeholders(en[k]) == placeholders(fr[k]), k
