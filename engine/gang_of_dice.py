@@ -49,6 +49,23 @@ Interpretations where the texts are silent (G1–G7 decide the rest)
   even though a patient observer could recount them from the public log. At the end the final
   stocks are public; the outcome ranks by stock (competition ranking, ties share the place).
 
+Events (public unless noted; seats are ints)
+-------------------------------------------
+``god.round`` {round, card} · ``god.bonus`` {round, dice} · ``god.commit`` {seat, dice} ·
+``god.stock`` {seat, stock} (audience: that seat only) · ``god.roll`` {seat, roll (1–3),
+dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, card, faces} ·
+``god.stop`` {seat, score, faces} · ``god.win`` {winner, score, dice} · ``god.carry`` {dice} ·
+``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
+Marks (``m``/``u``) produce no event.
+
+AI
+--
+:meth:`GangOfDice.ai_action` (also the timeout action) only reads what its seat may see. It
+commits a per-card number of dice (few for harsh yellow cards, more for black cards it can
+reroll toward safety), adapted to the best score already stopped, at most a third of its stock
+before round 12. After a roll it compares stopping with a few candidate rerolls by an exact
+one-step lookahead (see :func:`_ai_plan`) and emits one micro-action at a time: marks, then ``r``.
+
 Chance
 ------
 Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``). Tests script rolls
@@ -392,54 +409,45 @@ _CODE = re.compile(r"^(?:c[1-9][0-9]{0,3}|[mu][0-5]|r|s)$")
 
 def _step(state: GangOfDiceState, seat: int, action: str,
           forced: Iterable[int] | None) -> Step:
-    """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (if any)."""
-    events: list[Event] = []
+    """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (``c``/``r``
+    only; ``None`` = roll with :func:`roll_faces`). Raises :class:`IllegalAction` on bad faces."""
     upd: dict[str, Any] = {"version": state.version + 1}
-    forced_t = None if forced is None else tuple(forced)
-    rolled_n = 0
     kind = action[0]
+    if kind not in "cr" and forced is not None:
+        raise IllegalAction("only commits and rerolls roll dice")
     if kind in "mu":
         face = int(action[1])
-        marks = list(state.marks)
-        marks[face] += 1 if kind == "m" else -1
-        upd["marks"] = tuple(marks)
-    elif kind == "c":
+        upd["marks"] = _set(state.marks, face, state.marks[face] + (1 if kind == "m" else -1))
+        return Step(state.model_copy(update=upd))
+    if kind == "s":
+        faces = state.faces[seat]
+        return _end_turn(state, seat, upd, [], faces, triggered=state.card.triggers(faces))
+    events: list[Event] = []
+    if kind == "c":
         n = int(action[1:])
-        rolled_n = n
-        stocks = list(state.stocks)
-        stocks[seat] -= n
-        committed = list(state.committed)
-        committed[seat] = n
-        upd.update(stocks=tuple(stocks), committed=tuple(committed), table=state.table + n)
+        stock = state.stocks[seat] - n
+        upd.update(stocks=_set(state.stocks, seat, stock), committed=_set(state.committed, seat, n),
+                   table=state.table + n)
         events.append(Event("god.commit", {"seat": seat, "dice": n}))
-        events.append(Event("god.stock", {"seat": seat, "stock": stocks[seat]}, frozenset({seat})))
+        events.append(Event("god.stock", {"seat": seat, "stock": stock}, frozenset({seat})))
         kept: tuple[int, ...] = ()
-    elif kind == "r":
-        rolled_n = sum(state.marks)
+    else:  # "r": the marked dice leave the roll and are rolled again
+        n = sum(state.marks)
         kept_counts = [c - m for c, m in zip(_counts(state.faces[seat]), state.marks)]
         kept = tuple(f for f in FACES for _ in range(kept_counts[f]))
-    if forced_t is not None and (len(forced_t) != rolled_n or any(f not in FACES for f in forced_t)):
-        raise IllegalAction(f"forced faces must be {rolled_n} faces in 0..5")
-    if kind in "cr":
-        new = forced_t if forced_t is not None else roll_faces(state, rolled_n)
-        faces = tuple(sorted(kept + new))
-        roll_no = state.rolls[seat] + 1
-        events.append(Event("god.roll", {"seat": seat, "roll": roll_no, "dice": rolled_n,
-                                         "faces": list(faces)}))
-        upd["faces"] = _set(state.faces, seat, faces)
-        upd["rolls"] = _set(state.rolls, seat, roll_no)
-        upd["marks"] = (0,) * 6
-        card = state.card
-        if card.colour == "yellow" and card.triggers(faces):
-            return _end_turn(state, seat, upd, events, faces, triggered=True)
-        if roll_no >= MAX_ROLLS:
-            return _end_turn(state, seat, upd, events, faces,
-                             triggered=card.triggers(faces))
-        upd["phase"] = "roll"
-        upd["status"] = _set(state.status, seat, "rolling")
-    elif kind == "s":
-        faces = state.faces[seat]
-        return _end_turn(state, seat, upd, events, faces, triggered=state.card.triggers(faces))
+    new = roll_faces(state, n) if forced is None else tuple(forced)
+    if len(new) != n or any(f not in FACES for f in new):
+        raise IllegalAction(f"forced faces must be {n} faces in 0..5")
+    faces = tuple(sorted(kept + new))
+    roll_no = state.rolls[seat] + 1
+    events.append(Event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
+    upd.update(faces=_set(state.faces, seat, faces), rolls=_set(state.rolls, seat, roll_no), marks=(0,) * 6)
+    card = state.card
+    if card.colour == "yellow" and card.triggers(faces):  # G3: yellow, after every roll
+        return _end_turn(state, seat, upd, events, faces, triggered=True)
+    if roll_no >= MAX_ROLLS:  # the third roll is final
+        return _end_turn(state, seat, upd, events, faces, triggered=card.triggers(faces))
+    upd.update(phase="roll", status=_set(state.status, seat, "rolling"))
     return Step(state.model_copy(update=upd), tuple(events))
 
 
@@ -518,8 +526,6 @@ def apply_with_faces(state: GangOfDiceState, action: str, faces: Iterable[int] |
         raise IllegalAction("the game is over")
     if action not in game.legal_actions(state, seat):
         raise IllegalAction(f"seat {seat}: that action is not legal now")
-    if faces is not None and action[0] not in "cr":
-        raise IllegalAction("only commits and rerolls roll dice")
     return _step(state, seat, action, faces)
 
 
@@ -626,6 +632,14 @@ class GangOfDice(Game[GangOfDiceState, str]):
     def outcome(self, state: GangOfDiceState) -> Outcome | None:
         """Ranks by final stock (most dice first, ties share: G7); scores = final stocks."""
         return _outcome_of(state.stocks) if state.phase == "over" else None
+
+    def progress(self, state: GangOfDiceState) -> int:
+        """Rounds played so far (for ``simulate`` summaries)."""
+        return state.round if state.phase == "over" else state.round - 1
+
+    def stats(self, state: GangOfDiceState) -> dict[str, float]:
+        """Counters of a finished game: eliminated players and dice that left the game."""
+        return {"eliminated": sum(1 for s in state.status if s == "out"), "dice_removed": state.removed}
 
     def hidden_variant(self, state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
         """Other seats' stocks (before the end) and the undrawn cards re-dealt from ``salt``."""

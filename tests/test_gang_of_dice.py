@@ -516,6 +516,23 @@ def test_ai_beats_a_random_player() -> None:
     assert wins >= 90  # chance would be about 50
 
 
+def test_ai_beats_a_naive_player() -> None:
+    """Against "commit 3 dice, keep the first roll" the AI should win most games."""
+    wins = 0
+    for seed in range(60):
+        ai = seed % 2
+        state = GAME.setup(seed, 2)
+        while GAME.to_act(state):
+            (seat,) = GAME.to_act(state)
+            if seat == ai:
+                action = GAME.ai_action(state, seat)
+            else:
+                action = f"c{min(3, state.stocks[seat])}" if state.phase == "commit" else "s"
+            state = GAME.apply(state, {seat: action}).state
+        wins += GAME.outcome(state).ranks[ai] == 1
+    assert wins >= 45  # measured: about 95 %
+
+
 def test_ai_only_games_end_and_conserve_dice() -> None:
     for players in (2, 3, 4):
         out, state = _play(5, players, set(range(players)))
