@@ -589,7 +589,7 @@ class GangOfDice(Game[GangOfDiceState, str]):
         return _step(state, seat, action, None)
 
     def view(self, state: GangOfDiceState, seat: int | None) -> dict[str, Any]:
-        """JSON view. Keys: ``round``, ``rounds``, ``card`` {id, colour, rule}, ``past_cards``,
+        """JSON view. Keys: ``round``, ``rounds``, ``players``, ``card`` {id, colour, rule}, ``past_cards``,
         ``phase``, ``current``, ``order``, ``table``, ``carried``, ``bonus``, ``removed``,
         ``marks``, ``rolls_left``, ``best`` ({seat, score, committed} or None), ``seats`` (per
         seat: seat, status, committed, faces, rolls, score), ``stocks`` and ``ranks`` (None
