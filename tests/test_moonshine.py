@@ -1,0 +1,644 @@
+"""Moonshine rules: every rule and ruling (M1-M9) and the rulebook's worked examples as scenarios.
+
+States are built by hand (:func:`make`) so dice faces, Clients and deck order are exact; rerolls
+are forced through :meth:`Moonshine.resolve_reroll`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core import IllegalAction
+from engine.moonshine import Moonshine
+from engine.moonshine.cards import card_set
+from engine.moonshine.rules import (
+    BLUE,
+    BLUE_FACES,
+    CLIENT,
+    DISC,
+    DRAFT_SIZES,
+    DRAW,
+    ORANGE,
+    ORANGE_FACES,
+    REROLL,
+    WHITE_FACES,
+    FollowUp,
+    MoonshineState,
+    SeatState,
+    canonical_code,
+    discard_options,
+    feasible,
+    points_of,
+    seat_bundle,
+    shortfall,
+    sources_of,
+)
+
+G = Moonshine()
+C = {c.name.en: c.id for c in card_set().clients}
+
+# Speakeasies (Standard side slots): 0 Blind Pig [2 blue][2 food/music][1 drink];
+# 2 Hidden Cellar [1 any][2 blue][1 food]; 4 Back Room [2 any][1 blue][2 reroll].
+BLIND_PIG, VELVET, CELLAR, SILVER, BACK_ROOM = range(5)
+
+
+def seat(speakeasy: int, se=(0, 0, 0), clients=(), cl=None, validated=(), queue=(), lose=0) -> SeatState:
+    clients = tuple(C[c] if isinstance(c, str) else c for c in clients)
+    return SeatState(speakeasy=speakeasy, se_tokens=tuple(se), clients=clients,
+                     cl_tokens=tuple(cl) if cl is not None else (0,) * len(clients),
+                     validated=tuple(C[c] if isinstance(c, str) else c for c in validated),
+                     queue=tuple(queue), lose=lose)
+
+
+def make(seats, phase="action", active=0, dice=("food", "music", "drink", "", ""), deck=None, discard=(),
+         variant="standard", rerolls=0, round=3, first=0) -> MoonshineState:
+    used = {c for s in seats for c in (*s.clients, *s.validated)} | set(discard)
+    used |= {c for s in seats for q in s.queue for c in q.cards}
+    if deck is None:
+        deck = tuple(c for c in range(70) if c not in used)
+    else:
+        deck = tuple(C[c] if isinstance(c, str) else c for c in deck)
+    return MoonshineState(seed=12345, players=len(seats), variant=variant, target=15 if variant == "regular" else 12,
+                          phase=phase, round=round, first=first, active=active, dice=tuple(dice), rerolls=rerolls,
+                          deck=deck, discard=tuple(discard), seats=tuple(seats))
+
+
+def apply(state, **codes):
+    """apply with seats named s0, s1..."""
+    return G.apply(state, {int(k[1:]): v for k, v in codes.items()})
+
+
+def tokens(s: SeatState) -> int:
+    return sum(s.se_tokens) + sum(s.cl_tokens)
+
+
+# --- components ---------------------------------------------------------------------------------
+
+
+def test_dice_faces_follow_the_rulebook():
+    assert sorted(WHITE_FACES) == sorted(["food"] * 3 + ["music"] * 2 + ["drink"])
+    assert sorted(BLUE_FACES) == sorted(["food"] * 2 + ["moon"] * 3 + ["any"])
+    assert sorted(ORANGE_FACES) == sorted(["moon", "music", "drink", "drink", "any", "any"])
+
+
+def test_speakeasy_base_icons():
+    for sp in range(5):
+        for variant in ("standard", "regular"):
+            b = seat_bundle(seat(sp), variant)
+            assert (b[DRAW], b[CLIENT], b[REROLL]) == (3, 2, 1)
+
+
+# --- setup ---------------------------------------------------------------------------------------
+
+
+def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
+    state = G.setup(7, 4, {"variant": "standard"})
+    starting = {c.id for c in card_set().clients if c.starting}
+    dealt = [c for s in state.seats for c in s.clients]
+    assert len(dealt) == 8 and set(dealt) <= starting
+    assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
+    assert len({s.speakeasy for s in state.seats}) == 4
+    assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
+    step = G.apply(state, {s: G.legal_actions(state, s)[0] for s in range(4)})
+    assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
+    assert all(tokens(s) == 1 for s in step.state.seats)
+
+
+def test_setup_rejects_bad_counts_and_options():
+    with pytest.raises(ValueError):
+        G.setup(1, 6)
+    with pytest.raises(ValueError):
+        G.setup(1, 3, {"variant": "casual"})
+
+
+# --- 1. dice roll --------------------------------------------------------------------------------
+
+
+def test_thomas_rolls_and_rerolls_once():
+    """Example "Dice roll": Thomas has the blue die thanks to his two tokens; he rerolls the Food
+    and Drink dice, gets Food and Music, and cannot reroll any more (1 reroll icon)."""
+    thomas = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Double Bassist", "The Crooner"),
+                  validated=("The Greengrocer", "The Card Sharp"))
+    cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"), validated=("The Banker",))
+    lewis = seat(VELVET, clients=("The Doorman", "The Baker"))
+    state = make([thomas, cecilia, lewis], phase="roll", dice=("food", "music", "drink", "moon", ""), rerolls=1)
+    assert G.to_act(state) == frozenset({0})
+    assert "rr.0.2" in G.legal_actions(state, 0) and "rr.b" in G.legal_actions(state, 0)
+    assert "rr.o" not in G.legal_actions(state, 0)  # the orange die was not rolled
+    step = G.resolve_reroll(state, "rr.0.2", ("food", "music"))
+    new = step.state
+    assert new.dice == ("food", "music", "music", "moon", "")
+    assert new.rerolls == 0 and new.phase == "gain"  # no reroll left: on to the Moon-token gains
+    # blue Moon face: Thomas and Cecilia (blue access from her validated Banker) gain a token, Lewis not
+    assert G.to_act(new) == frozenset({0, 1})
+    assert any(e.key == "ms.ev.gain" and e.params == {"seat": 0, "n": 1} for e in step.events)
+    assert not any(e.key == "ms.ev.gain" and e.params["seat"] == 2 for e in step.events)
+
+
+def test_reroll_count_follows_reroll_icons_and_stop_ends_it():
+    # Back Room: [2 any][1 blue][2 reroll] -> with 2 tokens on the reroll slot: 2 rerolls
+    s = seat(BACK_ROOM, se=(0, 0, 2), clients=("The Baker", "The Crooner"))
+    state = make([s, seat(VELVET, clients=("The Doorman", "The Bartender"))], phase="roll",
+                 dice=("food", "food", "food", "", ""), rerolls=seat_bundle(s, "standard")[REROLL])
+    assert state.rerolls == 2
+    one = G.resolve_reroll(state, "rr.0.1.2", ("music", "music", "drink")).state
+    assert one.phase == "roll" and one.rerolls == 1 and one.dice[:3] == ("music", "music", "drink")
+    two = G.apply(one, {0: "stop"}).state
+    assert two.phase == "action" and two.dice[:3] == ("music", "music", "drink")
+    with pytest.raises(IllegalAction):
+        G.resolve_reroll(state, "rr.0", ("moon",))  # a white die has no Moon face
+
+
+def test_round_start_rolls_blue_and_orange_only_with_access():
+    """The next active player (seat 1) has blue access only: white + blue dice are rolled."""
+    s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
+    s1 = seat(CELLAR, se=(0, 2, 0), clients=("The Crooner", "The Flapper"))
+    state = make([s0, s1], phase="resolve", active=0)
+    new = G.apply(state, {0: f"keep.{C['The Cook']}"}).state
+    assert new.round == 4 and new.active == 1 and new.phase == "roll"
+    assert all(new.dice[:4]) and new.dice[4] == ""
+    assert new.rerolls == 1
+
+
+# --- 2. Moon-token gains -------------------------------------------------------------------------
+
+
+def test_cecilia_gains_a_token_from_the_blue_die_and_unlocks_any_resource():
+    """Example: Thomas rolled a blue Moon; Cecilia has the blue die through a validated card, gains
+    a token, places it on her Speakeasy and has a resource of her choice from then on."""
+    thomas = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Double Bassist", "The Crooner"))
+    cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"), validated=("The Banker",))
+    state = make([thomas, cecilia], phase="roll", dice=("food", "music", "music", "moon", ""), rerolls=1)
+    gain = G.apply(state, {0: "stop"}).state
+    assert gain.phase == "gain" and G.to_act(gain) == frozenset({0, 1})  # placed in parallel (M3)
+    assert "pl.s0" in G.legal_actions(gain, 1)
+    act = G.apply(gain, {0: "pl.s1", 1: "pl.s0"}).state
+    assert act.phase == "action"
+    b = seat_bundle(act.seats[1], "standard")
+    assert b[7] == 1  # a resource of her choice
+    assert sources_of(b, act.dice)[7] == 1
+
+
+def test_gain_with_no_empty_space_is_lost_and_single_space_is_automatic():
+    full = seat(CELLAR, se=(1, 2, 1), validated=("The Banker",))  # every space covered, no Client
+    one = seat(BACK_ROOM, se=(2, 0, 2), validated=("The Banker",))  # only the blue slot has room
+    active = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Baker", "The Crooner"))
+    state = make([active, full, one], phase="roll", dice=("food", "food", "food", "moon", ""), rerolls=1)
+    step = G.apply(state, {0: "stop"})
+    assert any(e.key == "ms.ev.token_lost" and e.params["seat"] == 1 for e in step.events)
+    assert step.state.seats[2].se_tokens == (2, 1, 2)  # placed without asking
+    assert G.to_act(step.state) == frozenset({0})
+
+
+def test_a_die_unlocked_during_the_gains_counts_in_the_action_phase():
+    """M3: Cecilia places her blue-die token on the Flapper (orange die); the orange die was rolled
+    by the active player, so its Drink counts for her validation."""
+    thomas = seat(VELVET, se=(2, 0, 0), clients=("The Baker", "The Crooner"), validated=("The Banker",))
+    cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"), validated=("The Banker",))
+    state = make([thomas, cecilia], phase="roll", dice=("food", "food", "drink", "moon", "drink"), rerolls=1)
+    gain = G.apply(state, {0: "stop"}).state
+    assert f"val.{C['The Bartender']}" not in G.legal_actions(gain, 1) or gain.phase == "gain"
+    act = G.apply(gain, {0: "pl.s1", 1: f"pl.c{C['The Flapper']}"}).state
+    b = seat_bundle(act.seats[1], "standard")
+    assert b[ORANGE] == 1
+    # Bartender costs Food, Drink, Drink: one Drink from a white die, one from the orange die
+    assert f"val.{C['The Bartender']}" in G.legal_actions(act, 1)
+
+
+def test_orange_moon_gains_only_for_orange_access():
+    a = seat(VELVET, se=(2, 0, 0), clients=("The Baker", "The Crooner"))  # orange access
+    b = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Doorman", "The Bartender"))  # blue access only
+    state = make([a, b], phase="roll", dice=("food", "food", "food", "", "moon"), rerolls=1)
+    step = G.apply(state, {0: "stop"})
+    gains = {e.params["seat"]: e.params["n"] for e in step.events if e.key == "ms.ev.gain"}
+    assert gains == {0: 1}
+
+
+# --- 3. actions: simultaneous and secret ---------------------------------------------------------
+
+
+def test_every_seat_chooses_at_once_and_take_token_needs_an_empty_space():
+    full = seat(CELLAR, se=(1, 2, 1))  # no Client, all spaces covered
+    other = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    state = make([other, full])
+    assert G.to_act(state) == frozenset({0, 1})
+    assert "moon" in G.legal_actions(state, 0)
+    assert "moon" not in G.legal_actions(state, 1) and "draw" in G.legal_actions(state, 1)
+    with pytest.raises(IllegalAction):
+        G.apply(state, {0: "draw"})  # a seat is missing
+    with pytest.raises(IllegalAction):
+        G.apply(state, {0: "draw", 1: "moon"})
+
+
+def test_actions_resolve_in_seat_order_from_the_active_player():
+    """M2: deck draws are taken in seat order starting with the active player (seat 2)."""
+    seats = [seat(sp, clients=(c,)) for sp, c in ((BLIND_PIG, "The Baker"), (VELVET, "The Crooner"), (CELLAR, "The Doorman"))]
+    deck = list(range(20, 40))
+    state = make(seats, active=2, deck=deck)
+    new = G.apply(state, {0: "draw", 1: "draw", 2: "draw"}).state
+    offers = {i: s.queue[0].cards for i, s in enumerate(new.seats)}
+    assert offers == {2: (20, 21, 22), 0: (23, 24, 25), 1: (26, 27, 28)}
+    assert G.to_act(new) == frozenset({0, 1, 2})  # private follow-ups answered in parallel
+
+
+def test_lewis_validation_matches_resources_exactly():
+    """Example 1: Lewis cannot validate the left Client (not enough Drink) nor the middle one (he
+    lacks 2 of its 5 Moon tokens), but can validate the right one: 4 Food = 1 on the dice + 1 Food
+    or Music on his Speakeasy (2 tokens) + 1 from his validated card + 1 from the right Client's
+    own bonus. He discards 1 Moon token (the one on the validated card, lost anyway)."""
+    lewis = seat(BLIND_PIG, se=(0, 2, 0), clients=("The Rum Runner", "The High Roller", "The Waiter"),
+                 cl=(0, 0, 1), validated=("The Baker",))
+    other = seat(VELVET, clients=("The Crooner", "The Doorman"))
+    state = make([other, lewis], dice=("food", "music", "drink", "", ""))
+    legal = G.legal_actions(state, 1)
+    waiter, roller, runner = C["The Waiter"], C["The High Roller"], C["The Rum Runner"]
+    assert f"val.{waiter}" in legal
+    assert f"val.{runner}" not in legal and f"val.{roller}" not in legal
+    b = seat_bundle(lewis, "standard")
+    src = sources_of(b, state.dice)
+    assert shortfall(card_set().clients[runner].cost.model_dump(include={"food", "music", "drink"}).values(), src) > 0
+    assert tokens(lewis) == 3 and card_set().clients[roller].cost.moon - b[DISC] == 5  # lacks 2 of 5
+    # the Food-or-Music bonus must go to Food (a greedy "Music first" would fail)
+    assert src[3] == 1 and card_set().clients[waiter].cost.food == 4
+    step = G.apply(state, {0: "moon", 1: f"val.{waiter}"})
+    new = step.state.seats[1]
+    assert waiter in new.validated and waiter not in new.clients
+    assert new.se_tokens == (0, 2, 0)  # the token on the Waiter paid the cost
+    assert seat_bundle(new, "standard")[ORANGE] == 1  # the Waiter's lower bonus
+    assert any(e.key == "ms.ev.validate" and e.params == {"seat": 1, "card": waiter, "points": 1, "tokens": 1}
+               for e in step.events)
+
+
+def test_thomas_validation_with_redraw():
+    """Example 2 (with "Dice roll"): Thomas gains a token from the blue die, places it on the left
+    Client (Music), validates it, discards 2 tokens (the one on the card, then one of the two on
+    his blue-die bonus: no blue die next turn), has 3 points, and redraws once: 4 cards (4 draw
+    icons), keeps 1, discards the other 3 (the example's "other 2" contradicts its own 4 - 1)."""
+    bassist = C["The Double Bassist"]
+    thomas = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Double Bassist", "The Crooner"),
+                  validated=("The Greengrocer", "The Card Sharp"))
+    lewis = seat(VELVET, clients=("The Doorman", "The Bartender"))
+    deck = [C[n] for n in ("The Pianist", "The Cook", "The Mayor", "The Poet", "The Gambler")]
+    state = make([thomas, lewis], phase="roll", dice=("food", "music", "drink", "moon", ""), rerolls=1, deck=deck)
+    state = G.resolve_reroll(state, "rr.0.2", ("food", "music")).state
+    assert state.phase == "gain"
+    assert f"val.{bassist}" not in G.legal_actions(G.apply(state, {0: "pl.s1"}).state, 0)  # 2 Music only
+    state = G.apply(state, {0: f"pl.c{bassist}"}).state
+    assert state.phase == "action" and f"val.{bassist}" in G.legal_actions(state, 0)
+    step = G.apply(state, {0: f"val.{bassist}", 1: "moon"})
+    new = step.state
+    t = new.seats[0]
+    assert t.se_tokens == (1, 0, 0)  # the blue-die bonus of the Speakeasy (2 spaces) is off
+    assert points_of(t.validated) == 3
+    assert seat_bundle(t, "standard")[DRAW] == 4
+    q = t.queue[0]
+    assert q.kind == "keep" and q.cards == tuple(deck[:4])
+    after = G.apply(new, {0: f"keep.{C['The Cook']}", 1: G.legal_actions(new, 1)[0]}).state
+    assert after.seats[0].clients == (C["The Crooner"], C["The Cook"])
+    assert sorted(after.discard) == sorted([C["The Pianist"], C["The Mayor"], C["The Poet"]])
+
+
+def test_cecilia_takes_a_moon_token_for_the_orange_die():
+    """Example "Take a Moon token": Cecilia could validate but takes a token, places it on the
+    Client on the right and has the orange die from then on (rolled when she is active)."""
+    cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"))
+    thomas = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    state = make([thomas, cecilia], dice=("food", "drink", "drink", "", ""), deck=list(range(40, 60)))
+    assert f"val.{C['The Bartender']}" in G.legal_actions(state, 1)
+    new = G.apply(state, {0: "moon", 1: "moon"}).state
+    assert new.phase == "resolve" and G.to_act(new) == frozenset({0, 1})
+    new = G.apply(new, {0: "pl.s2", 1: f"pl.c{C['The Flapper']}"}).state
+    assert seat_bundle(new.seats[1], "standard")[ORANGE] == 1
+    assert new.round == 4 and new.active == 1 and new.dice[4] != ""  # she rolls the orange die
+
+
+def test_exact_matching_beats_greedy():
+    # cost Food 1, Music 1; sources: Food-or-Music, Food -> feasible (FM goes to Music)
+    src = [0] * 8
+    src[3] = 1
+    src[1] = 1
+    assert shortfall((1, 1, 0), src) == 0
+    # cost Food 2; sources Food-or-Music, Music-or-Drink -> 1 missing
+    src = [0] * 8
+    src[3] = src[6] = 1
+    assert shortfall((2, 0, 0), src) == 1
+    # cost Food 1, Music 1, Drink 1; sources any, Food-or-Drink, Music -> feasible
+    src = [0] * 8
+    src[7] = src[5] = src[2] = 1
+    assert shortfall((1, 1, 1), src) == 0
+
+
+def _brute(cost, units) -> bool:
+    need = ["F"] * cost[0] + ["M"] * cost[1] + ["D"] * cost[2]
+    if len(need) > len(units):
+        return False
+    bit = {"F": 1, "M": 2, "D": 4}
+    for perm in itertools.permutations(units, len(need)):
+        if all(m & bit[r] for m, r in zip(perm, need)):
+            return True
+    return False
+
+
+@settings(max_examples=40, deadline=None)
+@given(cost=st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 2)),
+       units=st.lists(st.integers(1, 7), max_size=5))
+def test_shortfall_zero_iff_an_assignment_exists(cost, units):
+    src = [0] * 8
+    for u in units:
+        src[u] += 1
+    assert (shortfall(cost, src) == 0) == _brute(cost, units)
+
+
+def test_discount_icons_stack_and_never_go_below_zero():
+    # Fortune Teller costs 3 Moon tokens; a validated Food Critic and Sommelier give 2 discounts
+    s = seat(SILVER, se=(1, 0, 0), clients=("The Fortune Teller", "The Baker"),
+             validated=("The Food Critic", "The Sommelier"))
+    b = seat_bundle(s, "standard")
+    assert b[DISC] == 2
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "music", "", ""))
+    # Fortune Teller: Food 2, Music 1, Drink 1: the Music-or-Drink bonus of the Silver Moon gives Drink
+    legal = G.legal_actions(state, 0)
+    assert f"val.{C['The Fortune Teller']}" in legal
+    new = G.apply(state, {0: f"val.{C['The Fortune Teller']}", 1: "draw"}).state
+    assert new.seats[0].se_tokens == (0, 0, 0)  # 3 - 2 = 1 token discarded
+    # a single discount on a Client costing nothing in tokens: nothing to discard, nothing negative
+    s2 = seat(BLIND_PIG, se=(0, 2, 0), clients=("The Baker",), validated=("The Food Critic",))
+    st2 = make([s2, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "drink", "", ""))
+    out = G.apply(st2, {0: f"val.{C['The Baker']}", 1: "draw"}).state
+    assert out.seats[0].se_tokens == (0, 2, 0)
+
+
+def test_discard_choice_is_a_private_follow_up_and_tokens_on_the_card_go_first():
+    # Night Owl costs 2 Moon: 1 token on it, the second one chosen among the Speakeasy's slots
+    s = seat(BLIND_PIG, se=(1, 2, 1), clients=("The Night Owl", "The Baker"), cl=(1, 0))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("music", "music", "food", "", ""))
+    owl = C["The Night Owl"]
+    new = G.apply(state, {0: f"val.{owl}", 1: "moon"}).state
+    assert new.phase == "resolve"
+    assert new.seats[0].queue[0] == FollowUp(kind="discard", n=1)
+    assert G.to_act(new) == frozenset({0, 1})
+    legal = G.legal_actions(new, 0)
+    assert set(legal) == {"dis.s0a", "dis.s1a", "dis.s2a"}
+    assert not new.seats[0].queue[1:]  # deck draws wait for the discard choice
+    # the view of seat 1 does not show what seat 0 will discard; codes are canonical
+    assert G.decode("dis.s1b") == "dis.s1a"
+    after = G.apply(new, {0: "dis.s1a", 1: "pl.s0"}).state
+    assert after.seats[0].se_tokens == (1, 1, 1)
+    assert after.seats[0].queue[0].kind == "keep"  # now the redraw happened
+
+
+def test_discard_options_enumerate_every_way():
+    opts = discard_options([("s0", 2), ("s1", 1), ("c5", 0)], 2)
+    assert sorted(opts) == sorted([(("s0", 2),), (("s0", 1), ("s1", 1))])
+    assert discard_options([("s0", 1)], 2) == []
+
+
+def test_validating_a_card_with_a_client_icon_refills_twice():
+    """A new Client-card icon: draw and keep twice (icon explanation)."""
+    cook = C["The Cook"]
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
+    deck = list(range(40, 50))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""), deck=deck)
+    assert f"val.{cook}" in G.legal_actions(state, 0)  # Food x3 dice + Music from FM + Drink
+    new = G.apply(state, {0: f"val.{cook}", 1: "moon"}).state
+    q = new.seats[0].queue
+    assert [x.kind for x in q] == ["keep", "keep"] and q[0].cards == (40, 41, 42) and q[1].cards == (43, 44, 45)
+    new = G.apply(new, {0: "keep.41", 1: "pl.s0"}).state
+    new = G.apply(new, {0: "keep.45"}).state
+    assert new.seats[0].clients == (C["The Baker"], 41, 45)
+    assert set(new.discard) == {40, 42, 43, 44}
+
+
+def test_draw_action_keep_and_replace_discards_the_old_client_and_its_tokens():
+    s = seat(BLIND_PIG, se=(0, 0, 0), clients=("The Baker", "The Crooner"), cl=(1, 0))
+    state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[C["The Gambler"], C["The Cook"], C["The Regular"], 9])
+    new = G.apply(state, {0: "draw", 1: "moon"}).state
+    assert set(G.legal_actions(new, 0)) == {f"pick.{C['The Gambler']}", f"pick.{C['The Cook']}",
+                                           f"pick.{C['The Regular']}", "pick.none"}
+    new = G.apply(new, {0: f"pick.{C['The Cook']}", 1: "pl.s1"}).state
+    assert G.legal_actions(new, 0) == (f"rep.{C['The Baker']}", f"rep.{C['The Crooner']}")
+    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    assert new.seats[0].clients == (C["The Cook"], C["The Crooner"]) and new.seats[0].cl_tokens == (0, 0)
+    assert set(new.discard) == {C["The Gambler"], C["The Regular"], C["The Baker"]}
+
+
+def test_draw_action_keep_none():
+    s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[1, 2, 3, 4])
+    new = G.apply(state, {0: "draw", 1: "moon"}).state
+    new = G.apply(new, {0: "pick.none", 1: "pl.s1"}).state
+    assert new.seats[0].clients == (C["The Baker"], C["The Crooner"]) and set(new.discard) == {1, 2, 3}
+
+
+def test_plus2_moon_is_applied_when_the_card_is_chosen():
+    s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[C["The Butcher"], 2, 3, 4])
+    new = G.apply(state, {0: "draw", 1: "moon"}).state
+    new = G.apply(new, {0: f"pick.{C['The Butcher']}", 1: "pl.s1"}).state
+    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    assert [q.kind for q in new.seats[0].queue] == ["place", "place"]
+    new = G.apply(new, {0: "pl.s1"}).state
+    new = G.apply(new, {0: "pl.s1"}).state
+    assert new.seats[0].se_tokens == (0, 2, 0) and new.phase == "roll"
+
+
+def test_plus1_minus1_others_lose_at_the_end_of_their_action():
+    """M6: the other players each choose which token to lose at the end of their own action; a
+    player with no token loses nothing; a single holding is taken without asking."""
+    chef = C["The Pastry Chef"]
+    a = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    b = seat(VELVET, se=(1, 1, 0), clients=("The Doorman",))  # two holdings: must choose
+    c = seat(CELLAR, se=(0, 0, 0), clients=("The Bartender",))  # nothing to lose
+    d = seat(SILVER, se=(0, 2, 0), clients=("The Card Sharp",))  # one holding
+    state = make([a, b, c, d], deck=[chef, 2, 3, 60, 61, 62, 63, 64, 65])
+    new = G.apply(state, {0: "draw", 1: "moon", 2: "draw", 3: "draw"}).state
+    new = G.apply(new, {0: f"pick.{chef}", 1: "pl.s2", 2: "pick.none", 3: "pick.none"}).state
+    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    # seat 0 places its +1; seat 1 must choose which token to lose; 2 lost nothing; 3 lost one
+    assert new.seats[3].se_tokens == (0, 1, 0) and new.seats[2].lose == 0
+    assert new.seats[1].lose == 1 and G.to_act(new) == frozenset({0, 1})
+    assert set(G.legal_actions(new, 1)) == {"lose.s0", "lose.s1", "lose.s2"}
+    new = G.apply(new, {0: "pl.s0", 1: "lose.s2"}).state
+    assert new.seats[1].se_tokens == (1, 1, 0) and new.seats[0].se_tokens == (1, 0, 0)
+    assert new.phase == "roll"
+
+
+def test_loss_waits_for_the_end_of_the_own_action():
+    """Seat 1 picks the Butcher (+2 Moon) while seat 0 picks the Pastry Chef (+1/-1): seat 1 first
+    places its two tokens, then chooses the one it loses."""
+    chef, butcher = C["The Pastry Chef"], C["The Butcher"]
+    a = seat(BLIND_PIG, clients=("The Baker",))  # fewer Clients than icons: the pick is added
+    b = seat(VELVET, se=(1, 0, 0), clients=("The Doorman",))
+    state = make([a, b], deck=[chef, 2, 3, butcher, 61, 62])
+    new = G.apply(state, {0: "draw", 1: "draw"}).state
+    new = G.apply(new, {0: f"pick.{chef}", 1: f"pick.{butcher}"}).state
+    assert new.seats[1].lose == 1 and [q.kind for q in new.seats[1].queue] == ["place", "place"]
+    assert all(c.startswith("pl.") for c in G.legal_actions(new, 1))
+    new = G.apply(new, {0: "pl.s0", 1: "pl.s2"}).state
+    new = G.apply(new, {1: "pl.s1"}).state
+    assert all(c.startswith("lose.") for c in G.legal_actions(new, 1))
+    new = G.apply(new, {1: "lose.s1"}).state
+    assert new.seats[1].se_tokens == (1, 0, 1) and new.phase == "roll"
+
+
+def test_deck_reshuffles_the_discard_pile_when_empty():
+    """M7: the discard pile becomes the new deck; with both empty the draw takes what there is."""
+    s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
+    state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[5], discard=(6, 7, 8, 9))
+    step = G.apply(state, {0: "draw", 1: "moon"})
+    assert any(e.key == "ms.ev.reshuffle" and e.params == {"n": 4} for e in step.events)
+    cards = step.state.seats[0].queue[0].cards
+    assert cards[0] == 5 and set(cards[1:]) <= {6, 7, 8, 9} and len(cards) == 3
+    empty = make([s, seat(VELVET, clients=("The Doorman",))], deck=[5], discard=())
+    new = G.apply(empty, {0: "draw", 1: "moon"}).state
+    assert new.seats[0].queue[0].cards == (5,)
+    none = make([s, seat(VELVET, clients=("The Doorman",))], deck=[], discard=())
+    new = G.apply(none, {0: "draw", 1: "draw"}).state
+    assert new.phase == "roll"  # nothing drawn, nothing to choose
+
+
+# --- scoring and end -----------------------------------------------------------------------------
+
+
+def test_majority_colour_example_gives_three_points():
+    """Icon explanation: 2 green and 3 purple validated -> the "?" icon gives 3 points."""
+    green = [C["The Baker"], C["The Cook"]]
+    purple = [C["The Bartender"], C["The Brewer"], C["The Cocktail Queen"]]  # Cocktail Queen has "?"
+    base = sum(card_set().clients[c].points for c in green + purple)
+    assert points_of(green + purple) == base + 3
+
+
+def test_second_majority_icon_counts_the_second_colour():
+    cards = [C["The Baker"], C["The Cook"], C["The Farmer"],  # green x3, Farmer has "?"
+             C["The Bartender"], C["The Cocktail Queen"]]  # purple x2, Cocktail Queen has "?"
+    base = sum(card_set().clients[c].points for c in cards)
+    assert points_of(cards) == base + 3 + 2
+
+
+def test_silhouette_scores_its_colour_and_majority_skips_it():
+    cards = [C["The Baker"], C["The Cook"], C["The Farmer"], C["The Bartender"]]  # 3 green, 1 purple
+    base = sum(card_set().clients[c].points for c in cards)
+    green = 0  # COLOURS index of green
+    assert points_of(cards, (green,)) == base + 3 + 1  # silhouette 3; "?" counts purple (1)
+
+
+def test_game_ends_after_the_action_phase_with_tie_breaks():
+    """M8: 12 points after the action phase ends the game; ties: Moon tokens, then validated
+    Clients, then a shared place."""
+    big = ["The Grand Chef", "The Caterer", "The Gourmet"]  # 5 + 4 + 3 = 12
+    a = seat(BLIND_PIG, se=(1, 0, 0), clients=("The Baker",), validated=big)
+    b = seat(VELVET, se=(1, 0, 0), clients=("The Crooner",), validated=("The Jazz Legend", "The Tap Dancer", "The Saxophonist"))
+    c = seat(CELLAR, se=(0, 0, 0), clients=("The Doorman",), validated=("The Prohibition Baron", "The Wine Merchant", "The Gin Maker"))
+    state = make([a, b, c], deck=list(range(44, 56)))
+    end = G.apply(state, {0: "moon", 1: "moon", 2: "moon"}).state
+    end = G.apply(end, {s: G.legal_actions(end, s)[0] for s in G.to_act(end)}).state
+    assert end.phase == "over" and G.to_act(end) == frozenset()
+    out = G.outcome(end)
+    assert out.scores == (12, 12, 12)
+    assert out.ranks == (1, 1, 3)  # a and b have 2 tokens, c has 1
+    with pytest.raises(IllegalAction):
+        G.apply(end, {})
+    # validated count breaks a token tie
+    a2 = a.model_copy(update={"validated": a.validated + (C["The Baker"],), "clients": ()})
+    b2 = b.model_copy(update={"validated": b.validated})
+    st2 = make([a2.model_copy(update={"clients": (C["The Crooner"],)}), b2], deck=list(range(44, 56)))
+    st2 = st2.model_copy(update={"seats": (st2.seats[0].model_copy(update={"clients": (C["The Cook"],)}), st2.seats[1])})
+    end2 = G.apply(st2, {0: "moon", 1: "moon"}).state
+    end2 = G.apply(end2, {s: G.legal_actions(end2, s)[0] for s in G.to_act(end2)}).state
+    assert G.outcome(end2).ranks == (1, 2)
+
+
+def test_no_end_below_the_target():
+    a = seat(BLIND_PIG, clients=("The Baker",), validated=("The Grand Chef", "The Caterer"))
+    state = make([a, seat(VELVET, clients=("The Crooner",))], deck=list(range(44, 56)))
+    new = G.apply(state, {0: "moon", 1: "moon"}).state
+    new = G.apply(new, {s: G.legal_actions(new, s)[0] for s in G.to_act(new)}).state
+    assert new.phase == "roll" and G.outcome(new) is None
+
+
+# --- Regular variant ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_regular_draft_sizes_by_position(players):
+    state = G.setup(99, players, {"variant": "regular"})
+    assert state.phase == "draft" and state.target == 15
+    for s, seat_state in enumerate(state.seats):
+        pos = (s - state.first) % players
+        assert len(seat_state.queue[0].cards) == DRAFT_SIZES[pos]
+        assert seat_state.queue[0].n == 2
+    assert len(state.deck) == 70 - sum(DRAFT_SIZES[:players])
+    codes = {s: G.legal_actions(state, s)[0] for s in range(players)}
+    new = G.apply(state, codes).state
+    assert new.phase == "setup" and all(len(s.clients) == 2 for s in new.seats)
+    assert len(new.discard) == sum(DRAFT_SIZES[:players]) - 2 * players
+
+
+def test_regular_instants_after_setup_gains_then_losses():
+    butcher, chef = C["The Butcher"], C["The Pastry Chef"]
+    a = seat(BLIND_PIG, queue=(FollowUp(kind="draft", cards=(butcher, chef, 0, 1), n=2),))
+    b = seat(VELVET, queue=(FollowUp(kind="draft", cards=(14, 15, 16, 17, 18), n=2),))
+    state = make([a, b], phase="draft", variant="regular", round=0)
+    state = G.apply(state, {0: f"draft.{butcher}.{chef}", 1: "draft.14.15"}).state
+    assert state.phase == "setup"
+    state = G.apply(state, {0: "pl.s0", 1: "pl.s0"}).state
+    assert state.phase == "instants"
+    assert [q.kind for q in state.seats[0].queue] == ["place", "place", "place"]  # +2 and +1
+    # seat 1 has no gain to place: its only token is lost at once (a single holding)
+    assert state.seats[1].lose == 0 and state.seats[1].se_tokens == (0, 0, 0)
+    state = G.apply(state, {0: "pl.s1"}).state
+    state = G.apply(state, {0: "pl.s1"}).state  # the last token has one place left: automatic
+    assert state.phase == "roll" and state.round == 1 and tokens(state.seats[0]) == 4
+    assert state.seats[0].se_tokens == (1, 2, 1)  # Regular Blind Pig: [1 orange][2 any][1 music]
+
+
+def test_regular_goal_is_15_points():
+    state = G.setup(3, 3, {"variant": "regular"})
+    assert state.target == 15
+    assert G.view(state, None)["target"] == 15
+
+
+# --- codes, views, hidden information -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["", "val", "val.", "val.123", "rr", "rr.3", "rr.0.0", "dis.s0d", "dis.x1a",
+                                  "draft.1.1", "pl.s3", "lose.x", "keep.none", "pick.1.2", "qqq"])
+def test_malformed_codes_are_refused(code):
+    with pytest.raises(IllegalAction):
+        canonical_code(code)
+
+
+def test_codes_are_canonical():
+    assert canonical_code("rr.b.0") == "rr.0.b"
+    assert canonical_code("draft.5.12") == "draft.12.5"
+    assert canonical_code("val.07") == "val.7"
+    assert canonical_code("dis.s1b.c12a") == "dis.c12a.s1a"
+
+
+def test_views_hide_other_seats_offers_and_the_deck():
+    s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(40, 41, 42)),))
+    s1 = seat(VELVET, clients=("The Crooner",), queue=(FollowUp(kind="pick", cards=(43, 44, 45)),))
+    state = make([s0, s1], phase="resolve")
+    pub = G.view(state, None)
+    text = json.dumps(pub)
+    assert "private" not in pub and "deck_order" not in text
+    assert pub["seats"][0]["pending"] == [{"kind": "keep", "n": 3}]
+    mine = G.view(state, 0)
+    assert mine["private"]["queue"][0]["cards"] == [40, 41, 42]
+    assert "43" not in json.dumps(mine["private"])
+    for seat_ in (None, 0, 1):
+        for salt in (1, 2, 3):
+            variant = G.hidden_variant(state, seat_, salt)
+            assert G.view(variant, seat_) == G.view(state, seat_)
+    assert G.hidden_variant(state, 0, 1).seats[1].queue[0].cards != (43, 44, 45) or \
+        G.hidden_variant(state, 0, 2).seats[1].queue[0].cards != (43, 44, 45)
+
+
+def test_state_round_trips_through_json():
+    state = G.setup(5, 4, {"variant": "regular"})
+    assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
