@@ -27,6 +27,17 @@ Round structure (``phase`` in the state):
 Slots: ``s0``..``s2`` are the upper slots of the seat's Speakeasy, ``c<id>`` the upper slot of a
 Client card in front of the seat. Dice indexes: ``0``-``2`` white, ``b`` blue, ``o`` orange.
 
+Events (keys of ``bot/i18n/*/moonshine.json``; ``seat`` is a seat, ``card``/``old`` Client ids,
+``dice`` the 5 faces, ``slot`` a slot key; all public unless said):
+``ms.ev.round`` {round, seat}, ``ms.ev.roll`` {seat, dice}, ``ms.ev.reroll`` {seat, dice, left},
+``ms.ev.dice`` {seat, dice} (final dice), ``ms.ev.gain`` {seat, n}, ``ms.ev.place`` {seat, slot},
+``ms.ev.token_lost`` {seat}, ``ms.ev.lose`` {seat, slot}, ``ms.ev.act_draw`` / ``ms.ev.act_moon``
+{seat}, ``ms.ev.validate`` {seat, card, points, tokens}, ``ms.ev.discarded`` {seat, n},
+``ms.ev.drew`` / ``ms.ev.redraw`` {seat, n}, ``ms.ev.drew_private`` {seat, cards} (audience: that
+seat only), ``ms.ev.keep`` {seat, card}, ``ms.ev.pick_none`` {seat}, ``ms.ev.replace`` {seat, card,
+old}, ``ms.ev.drafted`` {seat, cards} (the kept hand, face up), ``ms.ev.plus2`` /
+``ms.ev.plus1minus1`` {seat, card}, ``ms.ev.reshuffle`` {n}, ``ms.ev.end`` {winners, scores}.
+
 Rules and rulings implemented:
 
 - Dice (rulebook "Content"): white Food x3, Music x2, Drink; blue Food x2, Moon x3, any; orange
