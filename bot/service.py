@@ -194,8 +194,10 @@ class TableService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._live: dict[int, _Live] = {}
         self._drivers: dict[int, asyncio.Task] = {}
-        self._wake = asyncio.Event()
         self._timer: asyncio.Task | None = None
+        self._timers_on = False
+        self._sleeping: asyncio.Task | None = None
+        self._recheck = False
         self._closed = False
 
     # ------------------------------------------------------------------ helpers
@@ -386,7 +388,7 @@ class TableService:
             view = await self.table(table_id)
             view.row = await self._row(table_id)
             self._live.pop(table_id, None)
-        self._wake.set()
+        self._wake_timers()
         await self._notify("table_abandoned", view)
         return view
 
@@ -510,7 +512,7 @@ class TableService:
             if view.row.status == "finished":
                 self._live.pop(table_id, None)
                 await self._notify("table_finished", view, GAMES[view.row.game].outcome(view.state))
-        self._wake.set()
+        self._wake_timers()
         self._kick(table_id)
 
     # ------------------------------------------------------------------ AI driver
@@ -565,7 +567,7 @@ class TableService:
         if view.row.status == "finished":
             self._live.pop(table_id, None)
             await self._notify("table_finished", view, GAMES[view.row.game].outcome(view.state))
-        self._wake.set()
+        self._wake_timers()
 
     async def idle(self) -> None:
         """Wait until no AI driver is running (tests and the terminal use it)."""
@@ -588,7 +590,7 @@ class TableService:
                                        now + self.turn_timeout)
         else:
             await self.db.clear_deadline(table_id)
-        self._wake.set()
+        self._wake_timers()
 
     async def process_deadlines(self) -> float | None:
         """Send due reminders and apply due timeouts; returns the next due time (or ``None``).
@@ -650,20 +652,41 @@ class TableService:
         else:
             self._kick(table_id)
 
+    def _wake_timers(self) -> None:
+        """A deadline may have changed: make the timer task look again (RoboDanny's pattern:
+        a sleeping timer is cancelled and restarted; a busy one re-checks when done)."""
+        if not self._timers_on or self._closed:
+            return
+        task = self._timer
+        if task is not None and not task.done():
+            if self._sleeping is task:
+                task.cancel()
+            else:
+                self._recheck = True
+                return
+        self._timer = asyncio.create_task(self.run_timers(), name="table-deadlines")
+
     async def run_timers(self) -> None:
-        """Background task: sleep until the next deadline (or a change), then process it."""
+        """Timer task: process due deadlines, then sleep until the next one; ends when there is
+        none (a new deadline restarts it)."""
+        me = asyncio.current_task()
         while not self._closed:
+            self._recheck = False
             try:
                 next_due = await self.process_deadlines()
             except Exception:
                 log.exception("deadline processing failed")
                 next_due = self.clock.now() + 5
-            self._wake.clear()
-            delay = None if next_due is None else max(0.0, next_due - self.clock.now())
+            if self._recheck:
+                continue
+            if next_due is None:
+                return
+            self._sleeping = me
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
-            except asyncio.TimeoutError:
-                pass
+                await asyncio.sleep(max(0.0, next_due - self.clock.now()))
+            finally:
+                if self._sleeping is me:
+                    self._sleeping = None
 
     # ------------------------------------------------------------------ start-up / shutdown
     async def resume(self) -> list[int]:
@@ -689,16 +712,14 @@ class TableService:
             self._kick(row.id)
         return ids
 
-    def start_timers(self) -> asyncio.Task:
-        """Start the deadline task (call once the event loop runs)."""
-        if self._timer is None or self._timer.done():
-            self._timer = asyncio.create_task(self.run_timers(), name="table-deadlines")
-        return self._timer
+    def start_timers(self) -> None:
+        """Turn deadline processing on (call once the event loop runs)."""
+        self._timers_on = True
+        self._wake_timers()
 
     async def close(self) -> None:
         """Stop timers and AI drivers (state is already persisted)."""
         self._closed = True
-        self._wake.set()
         tasks = [t for t in [self._timer, *self._drivers.values()] if t is not None and not t.done()]
         for t in tasks:
             t.cancel()

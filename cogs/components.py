@@ -91,7 +91,8 @@ class NumberModal(discord.ui.Modal):
         super().__init__(title=prompt.title[:45], custom_id=custom_id, timeout=600)
         self.prompt = prompt
         self.number: discord.ui.TextInput = discord.ui.TextInput(
-            label=prompt.label[:45], placeholder=placeholder[:100], min_length=1, max_length=6, required=True)
+            label=prompt.label[:45], placeholder=placeholder[:100], min_length=1, max_length=6, required=True,
+            custom_id="number")
         self.add_item(self.number)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:

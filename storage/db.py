@@ -211,10 +211,10 @@ class Database:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(path, isolation_level=None)
         conn.row_factory = aiosqlite.Row
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA foreign_keys=ON")
-        await conn.execute("PRAGMA busy_timeout=5000")
         db = cls(conn, path)
+        for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"):
+            async with conn.execute(pragma) as cur:
+                await cur.fetchall()
         await db.migrate()
         return db
 
@@ -247,14 +247,14 @@ class Database:
             yield
             return
         self._in_tx = True
-        await self._conn.execute("BEGIN IMMEDIATE")
+        await self._exec("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            await self._conn.execute("ROLLBACK")
+            await self._exec("ROLLBACK")
             raise
         else:
-            await self._conn.execute("COMMIT")
+            await self._exec("COMMIT")
         finally:
             self._in_tx = False
 

@@ -130,7 +130,7 @@ class _LogCapture(logging.Handler):
         self.sink.add(BotError("log", message, exc, record.name))
 
 
-LOGGERS = ("discord", "asyncio")
+LOGGERS = ("discord", "asyncio", "bot", "cogs", "storage")
 
 
 @dataclass

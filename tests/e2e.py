@@ -1,0 +1,130 @@
+"""Shared helpers for end-to-end tests: a Speakeasy bot on a temporary database inside the
+offline Discord harness (``tests/harness``), and a member who plays through real clicks."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot.client import SpeakeasyBot
+from bot.settings import Settings
+from engine.registry import GAMES
+
+
+class SimClock:
+    """The harness's simulated clock (``discord.utils.utcnow`` follows ``world.advance``)."""
+
+    def now(self) -> float:
+        return discord.utils.utcnow().timestamp()
+
+
+def bot_factory(db_path: Path, seeds: list[int] | None = None, **overrides: Any):
+    """A factory of SpeakeasyBot instances sharing ``db_path`` (a restart = a new instance)."""
+    settings = Settings(_env_file=None, discord_token=None, database_path=db_path,
+                        ai_delay_seconds=0, turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
+                        leaderboard_min_games=overrides.pop("leaderboard_min_games", 1), **overrides)
+    pool = list(seeds or [1234])
+
+    def seed() -> int:
+        return pool.pop(0) if len(pool) > 1 else pool[0]
+
+    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed)
+
+
+def lobby_id(msg) -> int:
+    """The table id of a lobby message (from its Join button)."""
+    cid = next(c for c in msg.custom_ids if c.startswith("se:l:"))
+    return int(cid.split(":")[2])
+
+
+def board_of(world, table_id: int):
+    """The public board message of a table (the first message with a My panel button)."""
+    for thread in world.threads:
+        for m in world.thread_messages(thread):
+            if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+                return m
+    for m in world.channel_messages():
+        if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+            return m
+    raise AssertionError("no board message")
+
+
+async def open_table(world, host, game: str, *, members=(), ai: int = 0, options: dict[str, str] | None = None):
+    """``/play`` by ``host``, joins by ``members``, ``ai`` AI players, options, Start. Returns table id."""
+    res = await world.slash(host, "play", game=game)
+    lobby = res.response
+    tid = lobby_id(lobby)
+    for m in members:
+        await world.click(m, lobby, f"se:l:{tid}:join")
+    for _ in range(ai):
+        await world.click(host, lobby, f"se:l:{tid}:ai+")
+    for name, value in (options or {}).items():
+        sel = next(s for s in lobby.selects if any(o.startswith(f"{name}=") for o in s.option_values))
+        await world.select(host, lobby, sel.custom_id, [f"{name}={value}"])
+    await world.click(host, lobby, f"se:l:{tid}:start")
+    return tid
+
+
+async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai: bool = True) -> bool:
+    """If ``member`` must act: open their panel with the board's button and act through it,
+    choosing the AI's move when it is one click away, else a random enabled control.
+    Returns False when the member had nothing to do."""
+    service = world.bot.service
+    table = await service.table(table_id)
+    seat = table.seat_of(member.id)
+    if table.row.status != "running" or seat not in table.to_act() or seat in table.pending:
+        return False
+    board = board_of(world, table_id)
+    res = await world.click(member, board, f"se:b:{table_id}:panel")
+    panel = res.response
+    assert panel.ephemeral and panel.viewer_id == member.id
+    return await act_on_panel(world, member, table_id, panel, rng, prefer_ai)
+
+
+async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, prefer_ai: bool = True) -> bool:
+    """Click one control of an open panel (see :func:`take_turn`)."""
+    service = world.bot.service
+    table = await service.table(table_id)
+    seat = table.seat_of(member.id)
+    game = GAMES[table.row.game]
+    want = game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
+    buttons = [b for b in panel.buttons if not b.disabled and b.custom_id.startswith(("se:a:", "se:p:"))]
+    selects = [s for s in panel.selects if s.custom_id.startswith("se:s:")]
+    for b in buttons:
+        if b.custom_id.startswith("se:a:") and b.custom_id.split(":", 4)[4] == want:
+            await world.click(member, panel, b.custom_id)
+            return True
+    for s in selects:
+        if want in s.option_values and (s.max_values or 1) == 1:
+            await world.select(member, panel, s.custom_id, [want])
+            return True
+    from bot import texts
+    from bot.i18n import Translator
+    from bot.ui import Button as SpecButton, Select as SpecSelect
+
+    spec = texts.panel(table, seat, Translator("en"))
+    ver = table.version
+    choices: list[Any] = []
+    for r, row in enumerate(spec.rows):
+        for c, comp in enumerate(row):
+            if isinstance(comp, SpecButton) and not comp.disabled:
+                choices.append(("p", f"se:p:{table_id}:{ver}:{r}.{c}", comp) if comp.prompt else
+                               ("b", f"se:a:{table_id}:{ver}:{comp.code}", comp))
+            elif isinstance(comp, SpecSelect):
+                choices.append(("s", f"se:s:{table_id}:{ver}:{r}", comp))
+    assert choices, f"no control in the panel of a seat that must act: {panel.text()}"
+    kind, cid, comp = rng.choice(choices)
+    if kind == "s":
+        n = rng.randint(comp.min_values, comp.max_values)
+        await world.select(member, panel, cid, rng.sample([o.value for o in comp.options], n))
+    elif kind == "p":
+        shown = await world.click(member, panel, cid)
+        assert shown.kind == "modal"
+        lo, hi = comp.prompt.minimum, comp.prompt.maximum
+        await world.submit_modal(member, shown, {"number": str(rng.randint(lo, min(hi, lo + 3)))})
+    else:
+        await world.click(member, panel, cid)
+    return True
