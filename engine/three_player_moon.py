@@ -29,10 +29,9 @@ Rules implemented (see ``shared/rules/three-player-moon-fr.txt`` and RULINGS T1â
 Interpretations where the rules are silent:
 
 - A bid of 21 is legal whatever the current bid (it is always higher), so bidding ends at once.
-- A made moon wins the game at once (T6). It normally scores 21; in the rare case where that
-  would not put the shooter strictly ahead (e.g. -5 + 21 against 20), the moon scores exactly
-  enough to lead by one point, so the final scores agree with the ranking (the outcome contract
-  requires that a higher score never ranks worse). The two others are ranked by score.
+- A made moon wins the game at once (T6) and scores 21 like any made bid, even when that leaves
+  the shooter's score below another seat's (e.g. -8 + 21 against 20): the outcome ranks the
+  shooter first by the rule, and the two others by score.
 - All 7 tricks are always played, even when the bid is already made or set (the others' tricks
   still score).
 - The discard is never shown to anyone but the bidder, not even after the hand; the widow tile is
@@ -541,13 +540,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction]):
         assert bidder is not None and state.trump is not None
         took = state.tricks_won[bidder]
         made = took == TRICKS if bid == MOON else took >= bid
-        points = [(bid if made else -bid) if s == bidder else state.tricks_won[s] for s in range(3)]
-        if bid == MOON and made:
-            # "A made 21 wins the game at once": make sure the score says so (see docstring).
-            best_other = max(state.scores[s] + points[s] for s in range(3) if s != bidder)
-            if state.scores[bidder] + points[bidder] <= best_other:
-                points[bidder] = best_other + 1 - state.scores[bidder]
-        points = tuple(points)
+        points = tuple((bid if made else -bid) if s == bidder else state.tricks_won[s] for s in range(3))
         scores = tuple(a + b for a, b in zip(state.scores, points))
         key = "tpm.made" if made else "tpm.set"
         if bid == MOON:
@@ -669,11 +662,14 @@ class ThreePlayerMoon(Game[MoonState, MoonAction]):
         return state.model_copy(update={"hands": tuple(hands), "widow": widow, "discard": discard, "seed": seed})
 
     def outcome(self, state: MoonState) -> Outcome | None:
-        """Competition ranks by score (T7; a made moon is already strictly ahead, see ``_score``)."""
+        """Competition ranks by score (T7). A made moon wins the game at once (T6) whatever the
+        scores: its shooter ranks first, the two others rank by score behind."""
         if state.phase != "over":
             return None
         scores = state.scores
-        return Outcome(ranks=ranks_from_scores([(x,) for x in scores]), scores=tuple(scores))
+        moon = state.moon_winner
+        keys = [(s == moon, x) for s, x in enumerate(scores)]
+        return Outcome(ranks=ranks_from_scores(keys), scores=tuple(scores))
 
     # --- codecs ----------------------------------------------------------------------------
     def encode(self, action: MoonAction) -> str:

@@ -374,7 +374,7 @@ def test_t6_made_moon_wins_even_from_far_behind():
     s, _ = act(s, "b21", "d21", "tD")
     s, _ = play_out(s)
     assert s.phase == "over" and G.outcome(s).ranks == (1, 2, 3)
-    assert s.scores[0] == 21  # raised to lead by one (see the module docstring)
+    assert s.scores == (13, 20, 19)  # the moon scores 21, no more: it wins by the rule, not the score
 
 
 def test_t6_failed_moon_costs_21():
