@@ -99,6 +99,15 @@ class Notifier:
         """The table was abandoned (host, admin or an unrecoverable error)."""
 
 
+@dataclass(frozen=True)
+class Submitted:
+    """What :meth:`TableService.submit` did: ``status`` is ``"applied"`` or ``"buffered"``;
+    ``events`` are the applied step's events (all audiences: filter before showing)."""
+
+    status: str
+    events: tuple[Event, ...] = ()
+
+
 @dataclass
 class TableView:
     """A table as the UI sees it: the stored row, its seats, and (when running) the live state.
@@ -393,8 +402,8 @@ class TableService:
         return view
 
     # ------------------------------------------------------------------ play
-    async def submit(self, table_id: int, user_id: int, version: int, code: str) -> str:
-        """A member's action from a button: ``"applied"`` or ``"buffered"`` (simultaneous step).
+    async def submit(self, table_id: int, user_id: int, version: int, code: str) -> Submitted:
+        """A member's action from a button: applied, or buffered (simultaneous step).
 
         Raises :class:`ServiceError`: ``err.no_table``, ``err.table_not_running``,
         ``err.not_seated``, ``err.stale`` (another version: an old or double click),
@@ -409,7 +418,7 @@ class TableService:
                 raise ServiceError("err.stale")
             result, view, events = await self._choose(live, seat, code, source="user")
         await self._after(table_id, view, events, result, seat)
-        return result
+        return Submitted(result, tuple(events))
 
     async def _get_live(self, table_id: int) -> _Live:
         live = self._live.get(table_id)

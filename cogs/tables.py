@@ -245,9 +245,11 @@ class TablesCog(commands.Cog):
         """Submit an action; redraw the clicker's panel in place."""
         t = user_t(interaction)
         notice = ""
+        events: tuple = ()
         try:
-            result = await self.service.submit(table_id, interaction.user.id, version, code)
-            if result == "buffered":
+            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
+            events = submitted.events
+            if submitted.status == "buffered":
                 notice = t("panel.buffered")
         except ServiceError as err:
             if err.key != "err.stale":
@@ -257,6 +259,11 @@ class TablesCog(commands.Cog):
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
+        presenter = PRESENTERS[table.row.game]
+        mine = [e for e in events if e.audience is not None and seat in e.audience]
+        flashes = [(e, presenter.flash_seconds(e)) for e in mine]
+        lines = texts.private_log([e for e, secs in flashes if not secs], table, t, seat)
+        notice = "\n".join([notice, *lines]).strip()[:1900]
         kwargs = self._render_panel(table, seat, t, notice)
         if interaction.message is not None and interaction.message.flags.ephemeral:
             await interaction.response.edit_message(**kwargs)
@@ -264,6 +271,12 @@ class TablesCog(commands.Cog):
             if kwargs["view"] is None:
                 kwargs.pop("view")
             await reply(interaction, **kwargs)
+        for event, secs in flashes:
+            if secs:
+                text = texts.private_log([event], table, t, seat)[0]
+                msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
+                                                      ephemeral=True, wait=True)
+                await msg.delete(delay=secs)
 
     async def _prompt(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> None:
         panel = await self._panel_for(interaction, table_id, version)

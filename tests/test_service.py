@@ -133,11 +133,11 @@ async def test_simultaneous_choices_are_buffered_and_changeable(env):
     await svc.start(tid, 100)
     view = await svc.table(tid)
     assert view.to_act() == {0, 1}
-    assert await svc.submit(tid, 100, 0, "p3") == "buffered"
+    assert (await svc.submit(tid, 100, 0, "p3")).status == "buffered"
     # nothing applied yet; the seat may change its choice with the same version
-    assert await svc.submit(tid, 100, 0, "p2") == "buffered"
+    assert (await svc.submit(tid, 100, 0, "p2")).status == "buffered"
     assert (await svc.table(tid)).version == 0
-    assert await svc.submit(tid, 200, 0, "p3") == "applied"
+    assert (await svc.submit(tid, 200, 0, "p3")).status == "applied"
     view = await svc.table(tid)
     assert view.version == 1
     assert view.state.scores == (2, 3)  # the changed choice (p2) was used, not p3
@@ -154,7 +154,7 @@ async def test_pending_choices_survive_a_restart(env, tmp_path):
     # a new service on the same database (a restart) keeps the buffered choice
     svc2 = TableService(db, clock=clock, turn_timeout=100)
     assert await svc2.resume() == [tid]
-    assert await svc2.submit(tid, 200, 0, "p2") == "applied"
+    assert (await svc2.submit(tid, 200, 0, "p2")).status == "applied"
     assert (await svc2.table(tid)).state.scores == (1, 2)
     await svc2.close()
 
@@ -175,7 +175,7 @@ async def test_refusals_stale_double_foreign_and_illegal(env):
         with pytest.raises(ServiceError) as e:
             await svc.submit(tid, user, version, code)
         assert e.value.key == key
-    assert await svc.submit(tid, 100, 1, "ok") == "applied"
+    assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
     with pytest.raises(ServiceError) as e:  # the same click again
         await svc.submit(tid, 100, 1, "ok")
     assert e.value.key == "err.stale"
@@ -189,7 +189,7 @@ async def test_concurrent_clicks_apply_once(env):
     await svc.submit(tid, 100, 0, "p1")
     await svc.submit(tid, 200, 0, "p2")
     results = await asyncio.gather(*(svc.submit(tid, 100, 1, "ok") for _ in range(5)), return_exceptions=True)
-    applied = [r for r in results if r == "applied"]
+    applied = [r for r in results if not isinstance(r, Exception) and r.status == "applied"]
     refused = [r for r in results if isinstance(r, ServiceError)]
     assert len(applied) == 1 and len(refused) == 4
     assert all(r.key == "err.stale" for r in refused)

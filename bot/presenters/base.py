@@ -68,6 +68,11 @@ class Presenter:
                 params[key] = ctx.name(params[key])
         return ctx.t(event.key, **params)
 
+    def flash_seconds(self, event: Event) -> int | None:
+        """Seconds a private event stays visible before its message disappears (``None`` = it
+        is shown in the panel like any other private event). Example: Shop Battle's HYPER U."""
+        return None
+
     def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
         """Short human label of an action code (terminal menus, confirmations)."""
         return code
