@@ -212,7 +212,9 @@ class Database:
         conn = await aiosqlite.connect(path, isolation_level=None)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
-        for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"):
+        # WAL + synchronous=NORMAL: durable across application crashes, fast commits
+        for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                       "PRAGMA busy_timeout=5000"):
             async with conn.execute(pragma) as cur:
                 await cur.fetchall()
         await db.migrate()
