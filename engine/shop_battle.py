@@ -68,6 +68,20 @@ Interpretations where the rules are silent (also in the issue note):
   tributes), a player knows where every card they have seen lies; the AI uses exactly that
   (``state.public`` plus ``state.known[seat]``: own top cards, peeks, scouts).
 
+Events (keys of ``bot/i18n/*/shop_battle.json``; public unless said otherwise):
+``sb.ev.round`` {round, chooser} · ``sb.ev.collector`` {player, card, power, params} ·
+``sb.ev.no_effect`` {player, card} · ``sb.ev.pass`` {player} · ``sb.ev.announce`` {chooser, card,
+char, value, dir: "hi"|"lo"} · ``sb.ev.reveal`` {player, card, char, value} · ``sb.ev.no_card``
+{player} · ``sb.ev.bataille`` {players, value, level} · ``sb.ev.tiebreak`` {winner, value} ·
+``sb.ev.win`` {winner, cards} · ``sb.ev.carry`` {cards} · ``sb.ev.out`` {player} · ``sb.ev.cap``
+{round} · ``sb.ev.end`` {players} · ``sb.ev.peek`` {player, target, seconds} ·
+``sb.ev.peek_result`` **audience {owner}** {player, target, seconds, count, cards} ·
+``sb.ev.reverse`` {player, rotation: "cw"|"ccw"} · ``sb.ev.skip`` {player} · ``sb.ev.skipped``
+{player} · ``sb.ev.steal_tie`` {player} · ``sb.ev.swap`` {player, target} · ``sb.ev.scout``
+{player, count} · ``sb.ev.scout_result`` **audience {owner}** {player, tops: [{seat, card}]} ·
+``sb.ev.tribute`` {player, cards}. ``card`` is a card name, except in ``cards``/``tops`` lists
+where cards are :func:`card_dict` values.
+
 Table options (:class:`ShopBattleOptions`): ``round_cap`` (``None`` or 10..200; the lobby
 strings ``"none"``/``"20"`` are accepted), ``deck`` (the deck id shown in the lobby,
 ``"default"``), ``deck_data`` (the full validated :class:`~engine.shop_battle_deck.Deck` to play;
