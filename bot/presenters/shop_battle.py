@@ -86,7 +86,7 @@ class ShopBattlePresenter(Presenter):
             if len(seq) > len(shown):
                 text = ctx.t("sb.more", n=len(seq) - len(shown)) + " " + text
             mark = "🏆 " if seat == winner else ""
-            lines.append(f"{mark}**{ctx.name(seat)}**: {text}")
+            lines.append(mark + ctx.t("sb.play_line", name=f"**{ctx.name(seat)}**", cards=text))
         return _clip("\n".join(lines)) if lines else ctx.t("sb.no_plays")
 
     def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
@@ -154,7 +154,12 @@ class ShopBattlePresenter(Presenter):
             fields.append(Field(t("sb.field.last", round=last["round"]), self._result_text(last, ctx)))
         fields.append(Field(t("sb.field.piles"), self._piles_text(view, ctx), True))
         pot = view["pot"]
-        pot_text = t("sb.pot_line", cards=pot, face_down=view["pot_face_down"]) if pot else t("sb.pot_empty")
+        if not pot:
+            pot_text = t("sb.pot_empty")
+        elif view["pot_face_down"]:
+            pot_text = t("sb.pot_line", cards=pot, face_down=view["pot_face_down"])
+        else:
+            pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
         title = t("sb.board.title", game=self.title(t), round=view["round"])
         footer = t("sb.footer", deck=view["deck_name"], cards=view["cards_total"])
