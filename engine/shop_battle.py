@@ -60,7 +60,7 @@ Interpretations where the rules are silent (also in the issue note):
 - Elimination is checked at the end of each round only (a player who reveals their last card
   can still win the round).
 - End (S6): when at most one player still has cards, or after round ``round_cap`` (table
-  option, 10..200, default none). A safety limit of :data:`MAX_ROUNDS` rounds ends endless
+  option, 10..200, default 30; "none" = no cap). A safety limit of :data:`MAX_ROUNDS` rounds ends endless
   games like a cap. Ranking: most cards held; players with no card rank by how long they
   lasted (later elimination is better); equal keys share the place. Score = cards held.
 - Hidden information: piles are face down, only their sizes are public. Every card ever revealed
@@ -140,12 +140,14 @@ class ShopBattleOptions(GameOptions):
     """Table options. See the module docstring.
 
     Attributes:
-        round_cap: ``None`` or 10..200: the game ends after that round, most cards wins (S6).
+        round_cap: ``None`` or 10..200 (default 30): the game ends after that round, most cards
+            wins (S6). A default cap keeps a Discord table to a sensible length: between
+            reasonable players a bataille rarely ends by itself (cards just cycle).
         deck: id of the deck chosen in the lobby (``"default"`` or a guild deck id).
         deck_data: the deck itself (required when ``deck`` is not ``"default"``).
     """
 
-    round_cap: int | None = Field(None, ge=10, le=200)
+    round_cap: int | None = Field(30, ge=10, le=200)
     deck: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,32}$")
     deck_data: Deck | None = None
 
@@ -631,7 +633,7 @@ class ShopBattle(Game):
     max_players = 6
     state_model = ShopBattleState
     options_model = ShopBattleOptions
-    conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10})
+    conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
     def _deck(self, opts: ShopBattleOptions) -> Deck:
