@@ -20,7 +20,7 @@ from storage.db import Database
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS: tuple[str, ...] = ("cogs.tables", "cogs.info")
+EXTENSIONS: tuple[str, ...] = ("cogs.tables", "cogs.info", "cogs.decks")
 
 #: Permissions the bot needs in the channels where tables are played (see README).
 REQUIRED_PERMISSIONS = discord.Permissions(

@@ -319,12 +319,19 @@ class TableService:
         return await self._edit_lobby(table_id, user_id, change, host_only=True)
 
     async def set_option(self, table_id: int, user_id: int, name: str, value: Any) -> TableView:
-        """The host sets a table option (validated by the game's options model)."""
+        """The host sets a table option (validated by the game's options model).
+
+        The option ``deck`` names one of the guild's custom decks (or ``"default"``); its cards
+        are copied into the game when it starts. Raises ``err.host_only``, ``err.bad_option``,
+        ``err.no_deck``.
+        """
         async with self._lock(table_id):
             row = await self._row(table_id)
             self._check_status(row, "lobby")
             if user_id != row.host_user_id:
                 raise ServiceError("err.host_only")
+            if name == "deck" and value not in (None, "default"):
+                await self._deck_data(row, value)
             opts = self._validate_options(row.game, {**row.options, name: value})
             await self.db.update_table(table_id, self.clock.now(), options=opts)
             view = await self.table(table_id)
@@ -358,8 +365,15 @@ class TableService:
                 await self.db.replace_seats(table_id, seats)
             if not game.min_players <= len(seats) <= game.max_players:
                 raise ServiceError("err.not_enough_players", min=game.min_players, max=game.max_players)
+            options = dict(row.options)
+            if options.get("deck") not in (None, "default"):
+                options["deck_data"] = await self._deck_data(row, options["deck"])
             seed = self.seed_source()
-            state = game.setup(seed, len(seats), row.options)
+            try:
+                state = game.setup(seed, len(seats), options)
+            except (ValueError, ValidationError) as exc:
+                log.warning("table %s could not start: %s", table_id, exc)
+                raise ServiceError("err.bad_option", detail="") from None
             now = self.clock.now()
             async with self.db.transaction():
                 await self.db.update_table(table_id, now, status="running", seed=seed,
@@ -733,6 +747,40 @@ class TableService:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ------------------------------------------------------------------ custom decks
+    async def _deck_data(self, row: TableRow, deck_id: Any) -> dict[str, Any]:
+        try:
+            data = await self.db.deck(row.guild_id, int(deck_id))
+        except (TypeError, ValueError):
+            data = None
+        if data is None:
+            raise ServiceError("err.no_deck")
+        return data
+
+    async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], user_id: int,
+                        max_decks: int = 24) -> int:
+        """Store a validated custom deck for a guild (same name = replaced); returns its id.
+
+        Raises ``err.too_many_decks`` when the guild already has ``max_decks`` others (the lobby
+        select holds 25 options, the default deck included).
+        """
+        existing = await self.db.decks(guild_id, game)
+        if len(existing) >= max_decks and name not in {n for _, n in existing}:
+            raise ServiceError("err.too_many_decks", max=max_decks)
+        return await self.db.save_deck(guild_id, game, name, data, user_id, self.clock.now())
+
+    async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
+        """A guild's custom decks for a game: ``(deck_id, name)``."""
+        return await self.db.decks(guild_id, game)
+
+    async def deck(self, guild_id: int, deck_id: int) -> dict[str, Any] | None:
+        """A guild's deck data, or ``None``."""
+        return await self.db.deck(guild_id, deck_id)
+
+    async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
+        """Remove a guild's deck (tables already started keep their copy of the cards)."""
+        return await self.db.delete_deck(guild_id, deck_id)
 
     # ------------------------------------------------------------------ queries
     async def leaderboard(self, guild_id: int, game: str, limit: int = 10) -> list[RatingRow]:

@@ -7,12 +7,13 @@ the cogs only map specs onto discord objects.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import Translator
 from bot.presenters import PRESENTERS, RenderContext
 from bot.service import TableView
-from bot.ui import Board, Card, Field, Panel, check_card_limits
+from bot.ui import Board, Card, Field, Panel, Select, check_card_limits
 from engine.core import Event, Outcome
 from engine.registry import GAMES
 
@@ -39,16 +40,35 @@ def game_title(game: str, t: Translator) -> str:
     return t(f"game.{game}.name")
 
 
-def lobby_card(table: TableView, t: Translator) -> Card:
-    """The lobby message: game, host, seats, options, status."""
+def lobby_selects(table: TableView, ctx: RenderContext) -> tuple[Select, ...]:
+    """The game's lobby option selects (at most 3), the current choice of each marked as default
+    (an option not set yet shows the game's default value)."""
+    defaults = table.game.parse_options({}).model_dump(mode="json")
+    current = {**defaults, **table.row.options}
+    out = []
+    for sel in PRESENTERS[table.row.game].lobby_selects(ctx)[:3]:
+        opts = []
+        for o in sel.options:
+            name, _, value = o.value.partition("=")
+            cur = current.get(name)
+            chosen = str(cur).lower() == value.lower() or (cur is None and value in ("", "none"))
+            opts.append(replace(o, default=chosen))
+        out.append(replace(sel, options=tuple(opts)))
+    return tuple(out)
+
+
+def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()) -> Card:
+    """The lobby message: game, host, seats, options (as the labels of the chosen select
+    options), status."""
     game = GAMES[table.row.game]
     seats = "\n".join(
         f"{i + 1}. " + (f"🤖 {escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>")
         for i, s in enumerate(table.seats)
     ) or "—"
     fields = [Field(t("lobby.seats", n=len(table.seats), min=game.min_players, max=game.max_players), seats)]
-    if table.row.options:
-        fields.append(Field(t("lobby.options"), "\n".join(f"`{k}` = `{v}`" for k, v in table.row.options.items())[:1024]))
+    chosen = [f"{sel.placeholder}: **{o.label}**" for sel in selects for o in sel.options if o.default]
+    if chosen:
+        fields.append(Field(t("lobby.options"), "\n".join(chosen)[:1024]))
     status = table.row.status
     if status == "lobby":
         desc = t("lobby.open", host=f"<@{table.row.host_user_id}>")

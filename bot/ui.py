@@ -65,6 +65,7 @@ class SelectOption:
     label: str
     value: str
     description: str | None = None
+    default: bool = False
 
 
 @dataclass(frozen=True)

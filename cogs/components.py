@@ -122,7 +122,8 @@ def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
 
 def select_item(comp: Select, custom_id: str) -> RoutedSelect:
     """A routed select from a :class:`bot.ui.Select`."""
-    options = [discord.SelectOption(label=o.label, value=o.value, description=o.description) for o in comp.options]
+    options = [discord.SelectOption(label=o.label, value=o.value, description=o.description, default=o.default)
+               for o in comp.options]
     return RoutedSelect(custom_id, comp.placeholder, options, comp.min_values, comp.max_values)
 
 

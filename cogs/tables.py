@@ -113,17 +113,18 @@ class TablesCog(commands.Cog):
             b = RoutedButton(f"se:l:{table.id}:{op}", t(key), STYLES[style], None, not open_)
             b.item.row = i // 5
             view.add_item(b)
+        ctx = texts.context(table, t, None, extras=await self._lobby_extras(table))
+        selects = texts.lobby_selects(table, ctx)
         if open_:
-            ctx = texts.context(table, t, None, extras=await self._lobby_extras(table))
-            for i, sel in enumerate(PRESENTERS[table.row.game].lobby_selects(ctx)[:3]):
+            for i, sel in enumerate(selects):
                 item = select_item(sel, f"se:o:{table.id}:{i}")
                 item.item.row = 2 + i
                 view.add_item(item)
-        return {"embed": embed(texts.lobby_card(table, t)), "view": view}
+        return {"embed": embed(texts.lobby_card(table, t, selects)), "view": view}
 
     async def _lobby_extras(self, table: TableView) -> dict[str, Any]:
         """Game-specific lobby extras (the guild's custom decks)."""
-        return {"decks": await self.service.db.decks(table.row.guild_id, table.row.game)}
+        return {"decks": await self.service.decks(table.row.guild_id, table.row.game)}
 
     # ------------------------------------------------------------------ routing
     async def on_button(self, interaction: discord.Interaction, custom_id: str) -> None:

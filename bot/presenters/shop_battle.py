@@ -214,6 +214,12 @@ class ShopBattlePresenter(Presenter):
         return Panel(card=card, rows=tuple(rows))
 
     # --- log, labels, lobby, rules -------------------------------------------------------------
+    def flash_seconds(self, event: Event) -> int | None:
+        """HYPER U's peek (S2) is shown for its ``seconds`` (10 by default), then disappears."""
+        if event.key == "sb.ev.peek_result":
+            return int(event.params.get("seconds") or 10)
+        return None
+
     def event(self, event: Event, ctx: RenderContext) -> str:
         """One log line: seats become names, characteristic/direction codes become words, card
         lists (HYPER U peek, scout) become ``Name (year, letters, street, games)`` lists."""
