@@ -20,6 +20,7 @@ from typing import Sequence
 
 from engine.moonshine.rules import (
     BLUE,
+    Moonshine,
     CLIENT,
     DISC,
     DRAW,
@@ -42,6 +43,7 @@ from engine.moonshine.rules import (
 
 __all__ = ["choose", "card_worth"]
 
+_GAME = Moonshine()
 _RES_WORTH = (0.0, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.3)  # by mask: F, M, FM, D, FD, MD, any
 
 
@@ -243,9 +245,7 @@ def _action(state: MoonshineState, seat: int, legal: Sequence[str]) -> str:
 
 def choose(state: MoonshineState, seat: int) -> str:
     """The AI's code for ``seat`` (must be to act). Deterministic: a pure function of the state."""
-    from engine.moonshine.rules import Moonshine
-
-    legal = Moonshine().legal_actions(state, seat)
+    legal = _GAME.legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to do")
     if len(legal) == 1:

@@ -67,6 +67,8 @@ Interpretations where the texts are silent or contradict themselves:
   many cards as card-draw icons, keeps 1 and discards all the others (3 in that example), because
   the icon explanation and the "Redraw cards" step both say so and the example's own "4 (card-draw
   icon)" fixes the number drawn.
+- A Moon face is never a resource; a die that the active player cannot roll (no access) shows
+  nothing for anyone that round, even for players who have access to it.
 - The first player is chosen at random from the seed; the Active player card then moves to the
   next seat each round.
 - Moon-token gains from the dice are decided from each player's access at the end of the roll
