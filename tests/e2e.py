@@ -85,36 +85,43 @@ async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai:
 
 
 async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, prefer_ai: bool = True) -> bool:
-    """Click one control of an open panel (see :func:`take_turn`)."""
+    """Click one control of an open panel (see :func:`take_turn`). The panel's controls are
+    located from the same spec the bot drew (``bot.texts.panel``)."""
+    from bot import texts
+    from bot.i18n import Translator
+    from bot.ui import Button as SpecButton, Select as SpecSelect
+
     service = world.bot.service
     table = await service.table(table_id)
     seat = table.seat_of(member.id)
     game = GAMES[table.row.game]
     want = game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
-    buttons = [b for b in panel.buttons if not b.disabled and b.custom_id.startswith(("se:a:", "se:p:"))]
-    selects = [s for s in panel.selects if s.custom_id.startswith("se:s:")]
-    for b in buttons:
-        if b.custom_id.startswith("se:a:") and b.custom_id.split(":", 4)[4] == want:
-            await world.click(member, panel, b.custom_id)
-            return True
-    for s in selects:
-        if want in s.option_values and (s.max_values or 1) == 1:
-            await world.select(member, panel, s.custom_id, [want])
-            return True
-    from bot import texts
-    from bot.i18n import Translator
-    from bot.ui import Button as SpecButton, Select as SpecSelect
-
     spec = texts.panel(table, seat, Translator("en"))
     ver = table.version
     choices: list[Any] = []
     for r, row in enumerate(spec.rows):
         for c, comp in enumerate(row):
             if isinstance(comp, SpecButton) and not comp.disabled:
-                choices.append(("p", f"se:p:{table_id}:{ver}:{r}.{c}", comp) if comp.prompt else
-                               ("b", f"se:a:{table_id}:{ver}:{comp.code}", comp))
+                if comp.prompt:
+                    choices.append(("p", f"se:p:{table_id}:{ver}:{r}.{c}", comp))
+                else:
+                    cid = f"se:a:{table_id}:{ver}:{comp.code}"
+                    if comp.code == want:
+                        await world.click(member, panel, cid)
+                        return True
+                    choices.append(("b", cid, comp))
             elif isinstance(comp, SpecSelect):
-                choices.append(("s", f"se:s:{table_id}:{ver}:{r}", comp))
+                cid = f"se:s:{table_id}:{ver}:{r}"
+                values = {o.value for o in comp.options}
+                if want and comp.max_values == 1 and not comp.prefix and want in values:
+                    await world.select(member, panel, cid, [want])
+                    return True
+                if want and comp.prefix and want.startswith(comp.prefix):
+                    picked = want[len(comp.prefix):].split(".")
+                    if set(picked) <= values and comp.min_values <= len(picked) <= comp.max_values:
+                        await world.select(member, panel, cid, picked)
+                        return True
+                choices.append(("s", cid, comp))
     assert choices, f"no control in the panel of a seat that must act: {panel.text()}"
     kind, cid, comp = rng.choice(choices)
     if kind == "s":
