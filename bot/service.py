@@ -527,7 +527,8 @@ class TableService:
                 (prev.won if prev else 0) + (1 if outcome.ranks[s.seat] == 1 else 0)))
 
     async def _after(self, table_id: int, view: TableView, events: list[Event], result: str, seat: int | None) -> None:
-        """Tell the UI (outside the lock) and let the AI continue."""
+        """Tell the UI (outside the lock) and let the AI continue (no second driver is started
+        while one runs, so the driver itself may call this)."""
         if result == "buffered":
             await self._notify("choice_buffered", view, seat)
         else:
@@ -578,19 +579,9 @@ class TableService:
                     seat = todo[0]
                     code = game.encode(game.ai_action(live.state, seat))
                     result, view, events = await self._choose(live, seat, code, source="ai")
-                await self._after_ai(table_id, view, events, result, seat)
+                await self._after(table_id, view, events, result, seat)  # the running driver is not restarted
         except Exception:
             log.exception("AI driver of table %s failed", table_id)
-
-    async def _after_ai(self, table_id: int, view: TableView, events: list[Event], result: str, seat: int) -> None:
-        if result == "buffered":
-            await self._notify("choice_buffered", view, seat)
-            return
-        await self._notify("step_applied", view, events)
-        if view.row.status == "finished":
-            self._live.pop(table_id, None)
-            await self._notify("table_finished", view, GAMES[view.row.game].outcome(view.state))
-        self._wake_timers()
 
     async def idle(self) -> None:
         """Wait until no AI driver is running (tests and the terminal use it)."""
