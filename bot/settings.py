@@ -37,16 +37,10 @@ class Settings(BaseSettings):
     leaderboard_min_games: int = Field(default=3, ge=1, le=1000)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
-    @field_validator("discord_token", mode="before")
+    @field_validator("discord_token", "dev_guild_id", mode="before")
     @classmethod
-    def _blank_token_is_none(cls, v: object) -> object:
-        if isinstance(v, str) and not v.strip():
-            return None
-        return v
-
-    @field_validator("dev_guild_id", mode="before")
-    @classmethod
-    def _blank_guild_is_none(cls, v: object) -> object:
+    def _blank_is_none(cls, v: object) -> object:
+        """An empty value in ``.env`` (``DEV_GUILD_ID=``) means "not set"."""
         if isinstance(v, str) and not v.strip():
             return None
         return v

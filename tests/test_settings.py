@@ -1,0 +1,37 @@
+"""Settings come from the environment and .env; blanks mean unset; bad values are refused."""
+
+import pytest
+from pydantic import ValidationError
+
+from bot.settings import load_settings
+
+
+def test_env_file_and_blanks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in ("DISCORD_TOKEN", "DEV_GUILD_ID", "TURN_TIMEOUT_SECONDS", "LOG_LEVEL", "DATABASE_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=\nDEV_GUILD_ID=\nTURN_TIMEOUT_SECONDS=90\nLOG_LEVEL=debug\n")
+    s = load_settings()
+    assert s.discord_token is None and s.dev_guild_id is None
+    assert s.turn_timeout_seconds == 90 and s.log_level == "DEBUG"
+    assert str(s.database_path) == "speakeasy.db"
+    monkeypatch.setenv("DISCORD_TOKEN", "abc")  # the environment wins over .env
+    s = load_settings()
+    assert s.discord_token.get_secret_value() == "abc" and "abc" not in repr(s)
+
+
+def test_bad_values_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TURN_TIMEOUT_SECONDS", "abc")
+    with pytest.raises(ValidationError):
+        load_settings()
+
+
+def test_every_setting_is_documented_in_env_example():
+    from pathlib import Path
+
+    from bot.settings import Settings
+
+    example = (Path(__file__).parents[1] / ".env.example").read_text()
+    for name in Settings.model_fields:
+        assert f"{name.upper()}=" in example, name
