@@ -378,6 +378,8 @@ class TableService:
             async with self.db.transaction():
                 await self.db.update_table(table_id, now, status="running", seed=seed,
                                            state=game.dump_state(state), version=state.version)
+                await self.db.record_events(table_id, state.version,
+                                            [_event_dict(e) for e in game.opening_events(state)])
             row = await self._row(table_id)
             self._live[table_id] = _Live(row, seats, state, {})
             await self._arm_deadline(table_id)

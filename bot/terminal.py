@@ -77,6 +77,9 @@ class TerminalNotifier(Notifier):
         self.t = t
         self.out = out
 
+    async def table_started(self, table: TableView) -> None:
+        await self.step_applied(table, list(table.game.opening_events(table.state)))
+
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
         for line in texts.public_log(events, table, self.t):
             self.out(f"  • {line}")
@@ -118,8 +121,8 @@ class TerminalGame:
                                          host_name=t("term.you"), lang=t.lang, options=self.options)
         for _ in range(self.players - 1):
             await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"))
-        table = await service.start(table.id, HUMAN_ID)
         self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players))
+        table = await service.start(table.id, HUMAN_ID)
         stuck = 0
         while True:
             await service.idle()

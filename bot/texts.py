@@ -96,6 +96,14 @@ def private_log(events: list[Event], table: TableView, t: Translator, seat: int)
     return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
 
 
+def private_notes(events: list[Event], table: TableView, t: Translator, seat: int, limit: int = 3) -> list[str]:
+    """The last ``limit`` private lines of ``seat`` among ``events``, without flash events (those
+    are shown once and must not come back)."""
+    presenter = PRESENTERS[table.row.game]
+    mine = [e for e in events if e.audience is not None and seat in e.audience and not presenter.flash_seconds(e)]
+    return private_log(mine, table, t, seat)[-limit:]
+
+
 def board(table: TableView, events: list[Event], t: Translator) -> Board:
     """The public board of a running or finished table, with the recent public log."""
     presenter = PRESENTERS[table.row.game]

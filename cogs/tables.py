@@ -224,8 +224,10 @@ class TablesCog(commands.Cog):
         return {"content": content, "embed": e, "view": view}
 
     async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
-        """A fresh ephemeral panel for ``seat``."""
-        kwargs = self._render_panel(table, seat, t)
+        """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…)."""
+        events = await self.service.recent_events(table.id, 40)
+        notes = texts.private_notes(events, table, t, seat)
+        kwargs = self._render_panel(table, seat, t, "\n".join(notes)[:1900])
         if kwargs["view"] is None:
             kwargs.pop("view")
         await reply(interaction, **kwargs)
@@ -263,7 +265,7 @@ class TablesCog(commands.Cog):
         presenter = PRESENTERS[table.row.game]
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
-        lines = texts.private_log([e for e, secs in flashes if not secs], table, t, seat)
+        lines = texts.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
         kwargs = self._render_panel(table, seat, t, notice)
         if interaction.message is not None and interaction.message.flags.ephemeral:

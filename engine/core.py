@@ -217,6 +217,11 @@ class Game(Generic[S, A]):
         """
         return state.model_copy(update={"seed": (state.seed * 7919 + salt + 1) % (2**62)})
 
+    def opening_events(self, state: S) -> tuple[Event, ...]:
+        """Events that happened during ``setup`` (for example a card revealed before the first
+        choice); the table records them when it starts. Default: none."""
+        return ()
+
     def progress(self, state: S) -> int:
         """Rounds (or hands) played so far, for summaries; default: the number of applied steps."""
         return state.version

@@ -212,6 +212,16 @@ class LastRound(BaseModel):
     tiebreak: bool = False
 
 
+class OpeningEvent(BaseModel):
+    """An event of the setup's pre-choice step, kept for :meth:`ShopBattle.opening_events`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    params: dict[str, Any] = {}
+    audience: tuple[int, ...] | None = None
+
+
 class ShopBattleState(State):
     """The whole game (JSON round trip safe). Card ids index ``cards``; piles are top first.
 
@@ -244,6 +254,7 @@ class ShopBattleState(State):
     public: tuple[int, ...] = ()
     known: tuple[tuple[int, ...], ...]
     last: LastRound | None = None
+    opening: tuple[OpeningEvent, ...] = ()  # events of the setup step (private ones included)
 
 
 # --- pure helpers -----------------------------------------------------------------------------
@@ -710,7 +721,17 @@ class ShopBattle(Game):
             w.phase = "over"
         else:
             w.advance()
-        return w.freeze()
+        opening = tuple(
+            OpeningEvent(key=e.key, params=dict(e.params),
+                         audience=tuple(sorted(e.audience)) if e.audience is not None else None)
+            for e in w.events)
+        return w.freeze().model_copy(update={"opening": opening})
+
+    def opening_events(self, state: ShopBattleState) -> tuple[Event, ...]:
+        """The events of the setup's pre-choice step: Collectors revealed on the first
+        chooser's pile before round 1's choice (S2), with their private results."""
+        return tuple(Event(e.key, dict(e.params), frozenset(e.audience) if e.audience is not None else None)
+                     for e in state.opening)
 
     def _max_rounds(self, st: ShopBattleState) -> int:
         return MAX_ROUNDS

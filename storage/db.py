@@ -350,14 +350,19 @@ class Database:
                 "INSERT INTO actions (table_id, seq, version, actions, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (table_id, row["m"] + 1, version_before, json.dumps({str(k): v for k, v in actions.items()}), source, now),
             )
+            await self.record_events(table_id, version, events)
+            await self._exec("DELETE FROM pending WHERE table_id = ?", (table_id,))
+            await self.update_table(table_id, now, state=state, version=version)
+
+    async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
+        """Append events (JSON dicts) to a table's event log, at state ``version``."""
+        async with self.transaction():
             row = await self._one("SELECT COALESCE(MAX(seq), 0) AS m FROM events WHERE table_id = ?", (table_id,))
             for i, ev in enumerate(events, start=row["m"] + 1):
                 await self._exec(
                     "INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
                     (table_id, i, version, json.dumps(ev)),
                 )
-            await self._exec("DELETE FROM pending WHERE table_id = ?", (table_id,))
-            await self.update_table(table_id, now, state=state, version=version)
 
     async def action_log(self, table_id: int) -> list[tuple[int, dict[int, str], str]]:
         """The append-only log: ``(version_before, {seat: code}, source)`` in order."""

@@ -317,3 +317,21 @@ async def test_replay_from_action_log_gives_the_snapshot(env):
         assert state.version == version
         state = game.apply(state, {s: game.decode(c) for s, c in actions.items()}).state
     assert game.dump_state(state) == row.state
+
+
+async def test_opening_events_are_recorded_when_the_table_starts(tmp_path):
+    # Shop Battle, seed 1, 3 players: the first chooser's top card is a Collector (scout), revealed
+    # during setup; its public reveal and the owner's private result must reach the event log.
+    db = await Database.open(tmp_path / "o.db")
+    svc = TableService(db, clock=FakeClock(), seed_source=lambda: 1)
+    t = await svc.open_lobby(guild_id=1, channel_id=1, game="shop-battle", host_user_id=1, host_name="h",
+                             options={"round_cap": 10})
+    await svc.add_ai(t.id, 1)
+    await svc.add_ai(t.id, 1)
+    await svc.start(t.id, 1)
+    events = await svc.recent_events(t.id)
+    keys = [(e.key, e.audience) for e in events]
+    assert ("sb.ev.collector", None) in keys
+    assert ("sb.ev.scout_result", frozenset({0})) in keys
+    await svc.close()
+    await db.close()
