@@ -72,6 +72,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5, help="games per TableService benchmark")
     parser.add_argument("--only", choices=sorted(GAMES))
     args = parser.parse_args()
+    if args.seconds <= 0 or args.games < 1:
+        parser.error("--seconds must be positive and --games at least 1")
     keys = [args.only] if args.only else sorted(GAMES)
     for key in keys:
         g, s, e = random_playouts(key, args.seconds)

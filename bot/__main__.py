@@ -4,6 +4,7 @@
   without it, prints what to set and how to play locally, and exits with status 2).
 - ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr]``: play in the terminal.
 - ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
+- ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
 """
 
@@ -30,22 +31,60 @@ Speakeasy needs a Discord bot token to connect to Discord.
 
 No token? Play locally against AI players, right here in the terminal:
 
-  python -m bot play gang-of-dice --players 3
+  ./scripts/start.sh play gang-of-dice --players 3
 
 Games: {games}
 """
 
 
-def _parse_options(pairs: list[str]) -> dict[str, object]:
+MAX_SEED = 2**62
+
+
+def _seed(raw: str) -> int:
+    """argparse type: a seed from 0 to 2**62."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed is from 0 to {MAX_SEED}")
+    return value
+
+
+def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]:
+    """Table options from ``--option KEY=VALUE`` (values read as JSON when they parse) and
+    ``--deck FILE`` (a Shop Battle deck file), validated by the game. Exits with a clear message."""
+    g = GAMES[game]
+    fields = sorted(name for name in g.options_model.model_fields if name not in ("deck", "deck_data"))
     out: dict[str, object] = {}
     for pair in pairs:
-        if "=" not in pair:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
             raise SystemExit(f"--option takes KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
+        if key not in fields:
+            raise SystemExit(f"{game} has no option {key!r}. Options: {', '.join(fields) or 'none'}.")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
             out[key] = value
+    if deck is not None:
+        if "deck_data" not in g.options_model.model_fields:
+            raise SystemExit(f"{game} does not use decks.")
+        from engine.shop_battle_deck import DeckError, parse_deck
+
+        try:
+            parsed = parse_deck(open(deck, "rb").read())
+        except OSError as exc:
+            raise SystemExit(f"cannot read {deck}: {exc.strerror}") from None
+        except DeckError as exc:
+            raise SystemExit("this deck is refused:\n" + "\n".join(f"  {i}" for i in exc.issues)) from None
+        out.update(deck="file", deck_data=parsed.model_dump(mode="json"))
+    try:
+        g.parse_options(out)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "option"
+        raise SystemExit(f"bad --option {where}: {err['msg']}") from None
     return out
 
 
@@ -56,15 +95,22 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a game in the terminal against AI players")
     play.add_argument("game", choices=games)
     play.add_argument("--players", type=int, default=None, help="number of seats (you + AI players)")
-    play.add_argument("--seed", type=int, default=None, help="seed for a reproducible game")
+    play.add_argument("--seed", type=_seed, default=None, help="seed for a reproducible game")
     play.add_argument("--lang", choices=["en", "fr"], default="en")
-    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="table option")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                      help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
+    play.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
     sim = sub.add_parser("simulate", help="play AI-only games and print a summary")
     sim.add_argument("game", choices=games)
     sim.add_argument("--games", type=int, default=100)
     sim.add_argument("--players", type=int, default=None)
-    sim.add_argument("--seed", type=int, default=1)
-    sim.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="table option")
+    sim.add_argument("--seed", type=_seed, default=1)
+    sim.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
+    sim.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
+    rules = sub.add_parser("rules", help="print a game's rules summary")
+    rules.add_argument("game", choices=games)
+    rules.add_argument("--lang", choices=["en", "fr"], default="en")
     inv = sub.add_parser("invite", help="print the invite link of your application")
     inv.add_argument("client_id", type=int)
     sub.add_parser("run", help="start the Discord bot (the default)")
@@ -75,6 +121,8 @@ def _players(game: str, wanted: int | None) -> int:
     g = GAMES[game]
     n = wanted if wanted is not None else min(max(g.min_players, 3), g.max_players)
     if not g.min_players <= n <= g.max_players:
+        if g.min_players == g.max_players:
+            raise SystemExit(f"{game} is played by exactly {g.min_players} players (got --players {n}).")
         raise SystemExit(f"{game} is played by {g.min_players} to {g.max_players} players (got --players {n}).")
     return n
 
@@ -84,23 +132,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "play":
         from bot.terminal import TerminalGame
 
-        options = _parse_options(args.option)
-        try:
-            GAMES[args.game].parse_options(options)
-        except ValidationError as exc:
-            raise SystemExit(f"bad --option: {exc.errors()[0]['msg']}")
+        options = _options(args.game, args.option, args.deck)
         game = TerminalGame(args.game, _players(args.game, args.players), args.seed, args.lang, options=options)
-        return asyncio.run(game.run())
+        try:
+            return asyncio.run(game.run())
+        except KeyboardInterrupt:
+            print("\nBye!")
+            return 130
     if args.command == "simulate":
         from bot.simulate import simulate
 
         try:
             summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
-                               _parse_options(args.option))
+                               _options(args.game, args.option, args.deck))
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc))
         print("\n".join(summary.lines()))
         print(f"speed (varies by machine): {summary.speed()}", file=sys.stderr)
+        return 0
+    if args.command == "rules":
+        from bot.i18n import Translator
+        from bot.presenters import PRESENTERS
+        from bot.terminal import card_text
+
+        print(card_text(PRESENTERS[args.game].rules(Translator(args.lang))))
         return 0
     if args.command == "invite":
         from bot.client import invite_url
@@ -117,12 +172,16 @@ def run_bot() -> int:
     try:
         settings = load_settings()
     except ValidationError as exc:
-        err = exc.errors()[0]
-        print(f"Invalid setting {'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}. See .env.example.",
-              file=sys.stderr)
+        for err in exc.errors():
+            print(f"Invalid setting {'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}.", file=sys.stderr)
+        print("See .env.example for every setting.", file=sys.stderr)
         return 2
     if settings.discord_token is None:
         print(NO_TOKEN.format(games=", ".join(sorted(GAMES))), file=sys.stderr)
+        return 2
+    problem = _database_problem(settings.database_path)
+    if problem:
+        print(f"DATABASE_PATH={settings.database_path}: {problem}", file=sys.stderr)
         return 2
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from bot.client import SpeakeasyBot
@@ -135,6 +194,22 @@ def run_bot() -> int:
         print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
         return 2
     return 0
+
+
+def _database_problem(path) -> str | None:
+    """Why the SQLite file cannot be used (``None`` when it can): checked before connecting."""
+    import sqlite3
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        return "this is a folder; give a file name such as speakeasy.db"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sqlite3.connect(path).close()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot open the database ({exc})"
+    return None
 
 
 if __name__ == "__main__":

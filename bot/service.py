@@ -366,7 +366,7 @@ class TableService:
             if not game.min_players <= len(seats) <= game.max_players:
                 raise ServiceError("err.not_enough_players", min=game.min_players, max=game.max_players)
             options = dict(row.options)
-            if options.get("deck") not in (None, "default"):
+            if options.get("deck") not in (None, "default") and not options.get("deck_data"):
                 options["deck_data"] = await self._deck_data(row, options["deck"])
             seed = self.seed_source()
             try:

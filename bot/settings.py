@@ -26,7 +26,8 @@ class Settings(BaseSettings):
         log_level: Python logging level name.
     """
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      env_ignore_empty=True)
 
     discord_token: SecretStr | None = None
     database_path: Path = Path("speakeasy.db")
@@ -40,7 +41,7 @@ class Settings(BaseSettings):
     @field_validator("discord_token", "dev_guild_id", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
-        """An empty value in ``.env`` (``DEV_GUILD_ID=``) means "not set"."""
+        """A blank value (``DEV_GUILD_ID=`` or spaces) means "not set"."""
         if isinstance(v, str) and not v.strip():
             return None
         return v

@@ -50,6 +50,8 @@ class Summary:
         out = [f"{self.game}: {self.games} games, {self.players} players (AI only)"]
         for seat, w in enumerate(self.wins):
             out.append(f"  seat {seat}: won {w} ({100 * w / self.games:.1f}%)")
+        if sum(self.wins) > self.games:
+            out.append(f"  (shared first places count as a win for each tied seat: {sum(self.wins) - self.games} extra)")
         out.append(f"  rounds: average {statistics.mean(self.rounds):.2f}, median {statistics.median(self.rounds):g},"
                    f" min {min(self.rounds)}, max {max(self.rounds)}")
         out.append(f"  steps per game: average {statistics.mean(self.steps):.1f}")

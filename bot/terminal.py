@@ -11,30 +11,44 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
 from bot import texts
 from bot.i18n import Translator
-from bot.service import Notifier, TableService, TableView
+from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, Panel, Select
 from engine.core import Event, Outcome
 from storage.db import Database
 
 HUMAN_ID = 1
-_MENTION = re.compile(r"<@(\d+)>")
+_MARKDOWN = re.compile(r"\*\*|__|~~|`|\\(?=[\\*_`~|>#\[\]()])")
+_INT = re.compile(r"[0-9]{1,9}")
+BACK = object()
+
+
+def plain(text: str) -> str:
+    """Discord markdown removed for the terminal (bold, code, escapes)."""
+    return _MARKDOWN.sub("", text)
+
+
+def parse_int(raw: str) -> int | None:
+    """A whole number typed with ASCII digits (at most 9), else ``None``."""
+    return int(raw) if _INT.fullmatch(raw) else None
 
 
 def card_text(card: Card) -> str:
-    """Plain text of a card (markdown kept light; mentions shown as names)."""
-    parts = [f"== {card.title} =="]
+    """Plain text of a card."""
+    parts = [f"== {plain(card.title)} =="]
     if card.description:
-        parts.append(card.description)
+        parts.append(plain(card.description))
     for f in card.fields:
-        parts.append(f"-- {f.name} --\n{f.value}")
+        parts.append(f"-- {plain(f.name)} --\n{plain(f.value)}")
     if card.footer:
-        parts.append(f"({card.footer})")
+        parts.append(f"({plain(card.footer)})")
     return "\n".join(parts)
 
 
@@ -76,19 +90,22 @@ class TerminalNotifier(Notifier):
     def __init__(self, t: Translator, out: Callable[[str], None]) -> None:
         self.t = t
         self.out = out
+        self.public_news = True  # something public happened since the board was last printed
 
     async def table_started(self, table: TableView) -> None:
         await self.step_applied(table, list(table.game.opening_events(table.state)))
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
         for line in texts.public_log(events, table, self.t):
-            self.out(f"  • {line}")
+            self.out(f"  • {plain(line)}")
+            self.public_news = True
         for line in texts.private_log(events, table, self.t, 0):
-            self.out(f"  🔒 {line}")
+            self.out(f"  🔒 {plain(line)}")
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         self.out("")
-        self.out(card_text(texts.results_card(table, outcome, self.t)))
+        card = texts.results_card(table, outcome, self.t)
+        self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
 
 
 class TerminalGame:
@@ -107,10 +124,17 @@ class TerminalGame:
         with tempfile.TemporaryDirectory(prefix="speakeasy-") as tmp:
             db = await Database.open(self.db_path or Path(tmp) / "terminal.db")
             seed = self.seed
-            service = TableService(db, notifier=TerminalNotifier(self.t, self.out), ai_delay=0,
+            self.notifier = TerminalNotifier(self.t, self.out)
+            service = TableService(db, notifier=self.notifier, ai_delay=0,
                                    seed_source=(lambda: seed) if seed is not None else None)
+            if threading.current_thread() is threading.main_thread():
+                # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
             try:
                 return await self._play(service)
+            except ServiceError as err:
+                self.out(self.t(err.key, **err.params))
+                return 2
             finally:
                 await service.close()
                 await db.close()
@@ -121,7 +145,7 @@ class TerminalGame:
                                          host_name=t("term.you"), lang=t.lang, options=self.options)
         for _ in range(self.players - 1):
             await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"))
-        self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players))
+        self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players, key=self.game))
         table = await service.start(table.id, HUMAN_ID)
         stuck = 0
         while True:
@@ -140,7 +164,9 @@ class TerminalGame:
                 continue
             stuck = 0
             self.out("")
-            self.out(card_text(texts.board(table, [], t).card))
+            if self.notifier.public_news:
+                self.out(card_text(texts.board(table, [], t).card))
+                self.notifier.public_news = False
             panel = texts.panel(table, 0, t)
             self.out(card_text(panel.card))
             code = self._choose(panel)
@@ -168,35 +194,48 @@ class TerminalGame:
             raw = self._read(t("term.prompt", n=len(choices)))
             if raw is None or raw.lower() in ("q", "quit", "exit"):
                 return None
-            if not raw.isdigit() or not 1 <= int(raw) <= len(choices):
+            if parse_int(raw) is None or not 1 <= int(raw) <= len(choices):
                 self.out(t("term.bad_choice", n=len(choices)))
                 continue
             choice = choices[int(raw) - 1]
             if choice.code is not None:
                 return choice.code
             code = self._detail(choice.component)
-            if code is not None:
+            if code is None:
+                return None
+            if code is not BACK:
                 return code
+            for i, c in enumerate(choices, start=1):
+                self.out(f"  {i}) {c.label}")
 
-    def _detail(self, comp: Any) -> str | None:
+    def _detail(self, comp: Any) -> Any:
+        """Ask the details of a multi-select or a number prompt: a code, ``BACK`` (``q``) or
+        ``None`` (end of input)."""
         t = self.t
         if isinstance(comp, Select):
             for i, o in enumerate(comp.options, start=1):
                 self.out(f"    {i}) {o.label}")
+            ask = (t("term.multi_n", n=comp.min_values) if comp.min_values == comp.max_values
+                   else t("term.multi", min=comp.min_values, max=comp.max_values))
             while True:
-                raw = self._read(t("term.multi", min=comp.min_values, max=comp.max_values))
+                raw = self._read(ask)
                 if raw is None:
                     return None
-                picks = raw.replace(",", " ").split()
-                if (all(p.isdigit() and 1 <= int(p) <= len(comp.options) for p in picks)
-                        and comp.min_values <= len(set(picks)) <= comp.max_values):
-                    return comp.code_for([comp.options[int(p) - 1].value for p in set(picks)])
+                if raw.lower() in ("q", "quit"):
+                    return BACK
+                picks = {parse_int(p) for p in raw.replace(",", " ").split()}
+                if (None not in picks and all(1 <= p <= len(comp.options) for p in picks)
+                        and comp.min_values <= len(picks) <= comp.max_values):
+                    return comp.code_for([comp.options[p - 1].value for p in picks])
                 self.out(t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
         prompt = comp
         while True:
-            raw = self._read(f"{prompt.label} ({prompt.minimum}-{prompt.maximum}): ")
+            raw = self._read(t("term.number", label=prompt.label))
             if raw is None:
                 return None
-            if raw.isdigit() and prompt.minimum <= int(raw) <= prompt.maximum:
-                return prompt.template.format(n=int(raw))
+            if raw.lower() in ("q", "quit"):
+                return BACK
+            n = parse_int(raw)
+            if n is not None and prompt.minimum <= n <= prompt.maximum:
+                return prompt.template.format(n=n)
             self.out(t("err.bad_number", min=prompt.minimum, max=prompt.maximum))

@@ -8,6 +8,7 @@ before any slow work; every refusal is an ephemeral message in the clicker's lan
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -297,7 +298,7 @@ class TablesCog(commands.Cog):
             parts = custom_id.split(":")
             table_id, version = int(parts[2]), int(parts[3])
             raw = raw.strip()
-            if not raw.isdigit() or not prompt.minimum <= int(raw) <= prompt.maximum:
+            if not re.fullmatch(r"[0-9]{1,9}", raw) or not prompt.minimum <= int(raw) <= prompt.maximum:
                 raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
             await self._act(interaction, table_id, version, prompt.template.format(n=int(raw)))
         except Exception as exc:  # noqa: BLE001

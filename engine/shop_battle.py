@@ -727,6 +727,10 @@ class ShopBattle(Game):
             for e in w.events)
         return w.freeze().model_copy(update={"opening": opening})
 
+    def progress(self, state: ShopBattleState) -> int:
+        """Rounds played so far, for ``simulate``."""
+        return state.round
+
     def opening_events(self, state: ShopBattleState) -> tuple[Event, ...]:
         """The events of the setup's pre-choice step: Collectors revealed on the first
         chooser's pile before round 1's choice (S2), with their private results."""

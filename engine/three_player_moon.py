@@ -661,6 +661,10 @@ class ThreePlayerMoon(Game[MoonState, MoonAction]):
         seed = (state.seed * 7919 + salt + 1) % (2**62)
         return state.model_copy(update={"hands": tuple(hands), "widow": widow, "discard": discard, "seed": seed})
 
+    def progress(self, state: MoonState) -> int:
+        """Hands dealt so far (redeals included), for ``simulate``."""
+        return state.hand_no
+
     def outcome(self, state: MoonState) -> Outcome | None:
         """Competition ranks by score (T7). A made moon wins the game at once (T6) whatever the
         scores: its shooter ranks first, the two others rank by score behind."""

@@ -42,5 +42,5 @@ def test_bot_without_token_explains_and_exits_2(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env={**env, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])},
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert "DISCORD_TOKEN" in proc.stderr and "python -m bot play" in proc.stderr
+    assert "DISCORD_TOKEN" in proc.stderr and "start.sh play gang-of-dice" in proc.stderr
     assert "Traceback" not in proc.stderr

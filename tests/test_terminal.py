@@ -63,3 +63,39 @@ async def test_terminal_end_of_input_leaves_cleanly(tmp_path):
 
     tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=eof, out=lambda s: None)
     assert await tg.run() == 1
+
+
+def test_terminal_refuses_odd_digits_and_goes_back_from_sub_questions():
+    from bot.terminal import parse_int
+
+    assert parse_int("12") == 12
+    assert parse_int("²") is None and parse_int("1" * 5000) is None and parse_int("-3") is None
+
+
+async def test_q_in_a_number_prompt_goes_back_to_the_menu(tmp_path):
+    # Gang of Dice, first turn: 1) Commit… (a number prompt). "q" there goes back to the menu.
+    answers = iter(["1", "q", "1", "2", "q"])
+    lines: list[str] = []
+
+    def ask(prompt: str) -> str:
+        lines.append(prompt)
+        return next(answers)
+
+    tg = TerminalGame("gang-of-dice", 2, seed=2, db_path=tmp_path / "t.db", ask=ask, out=lines.append)
+    await tg.run()
+    text = "\n".join(lines)
+    assert "(q to go back)" in text
+    assert text.count("1) Commit") >= 2  # the menu was shown again after "q"
+
+
+def test_cli_options_are_named_and_checked():
+    from bot.__main__ import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["play", "gang-of-dice", "--option", "foo=1"])
+    assert "no option 'foo'" in str(e.value)
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "moonshine", "--option", "variant=bogus"])
+    assert "variant" in str(e.value)
+    with pytest.raises(SystemExit):
+        main(["play", "gang-of-dice", "--seed", str(2**70)])

@@ -58,7 +58,7 @@ class Translator:
         self.lang = lang if lang in LANGS else DEFAULT_LANG
         self._cat = catalog(self.lang)
 
-    def __call__(self, key: str, **params: Any) -> str:
+    def __call__(self, key: str, /, **params: Any) -> str:
         template = self._cat.get(key) or catalog(DEFAULT_LANG).get(key) or key
         try:
             return template.format(**params)
