@@ -190,7 +190,11 @@ class TablesCog(commands.Cog):
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     async def _lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
-        if not values or "=" not in values[0]:
+        """A lobby option select: only the values the lobby offers are accepted."""
+        table = await self.service.table(table_id)
+        ctx = texts.context(table, Translator(table.row.lang), None, extras=await self._lobby_extras(table))
+        offered = {o.value for sel in texts.lobby_selects(table, ctx) for o in sel.options}
+        if len(values) != 1 or values[0] not in offered or "=" not in values[0]:
             raise ServiceError("err.bad_option", detail="")
         name, value = values[0].split("=", 1)
         parsed: Any = None if value in ("", "none") else value
