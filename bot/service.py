@@ -562,13 +562,14 @@ class TableService:
         self._drivers[table_id] = asyncio.create_task(self._drive(table_id), name=f"ai-driver-{table_id}")
 
     async def _drive(self, table_id: int) -> None:
-        """Let AI seats act one step at a time until a member must act or the game ends."""
+        """Let AI seats act one step at a time until a member must act or the game ends.
+
+        The pause (``ai_delay``) comes after a step that showed something (public events), so
+        people can follow the board; silent steps (e.g. marking dice) follow at once."""
+        pause = True
         try:
             while not self._closed:
-                if self.ai_delay:
-                    await asyncio.sleep(self.ai_delay)
-                else:
-                    await asyncio.sleep(0)
+                await asyncio.sleep(self.ai_delay if pause else 0)
                 async with self._lock(table_id):
                     live = self._live.get(table_id)
                     if live is None or live.row.status != "running":
@@ -581,6 +582,7 @@ class TableService:
                     seat = todo[0]
                     code = game.encode(game.ai_action(live.state, seat))
                     result, view, events = await self._choose(live, seat, code, source="ai")
+                pause = any(e.audience is None for e in events)
                 await self._after(table_id, view, events, result, seat)  # the running driver is not restarted
         except Exception:
             log.exception("AI driver of table %s failed", table_id)
