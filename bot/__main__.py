@@ -89,6 +89,7 @@ def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``."""
     parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
@@ -128,6 +129,7 @@ def _players(game: str, wanted: int | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (``SystemExit`` with a message on bad input)."""
     args = build_parser().parse_args(argv)
     if args.command == "play":
         from bot.terminal import TerminalGame

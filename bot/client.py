@@ -33,6 +33,7 @@ class CommandTranslator(app_commands.Translator):
     """Localises slash-command names, descriptions and choices from the i18n catalogs (French)."""
 
     async def translate(self, string: app_commands.locale_str, locale: discord.Locale, context) -> str | None:
+        """The French text of ``string``'s catalog key (``None``: keep the English default)."""
         key = string.extras.get("key")
         if not key:
             return None

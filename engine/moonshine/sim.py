@@ -36,16 +36,20 @@ class SimReport:
 
     @property
     def median_rounds(self) -> float:
+        """Median game length in rounds."""
         return statistics.median(self.rounds)
 
     def quartiles(self) -> tuple[float, float]:
+        """First and third quartiles of the game length (rounds)."""
         q = statistics.quantiles(self.rounds, n=4)
         return q[0], q[2]
 
     def share(self, wins: list[float]) -> list[float]:
+        """Wins as fractions of the games played."""
         return [w / self.games for w in wins]
 
     def summary(self) -> str:
+        """A few lines for BALANCE.md: length, win shares, cards never validated."""
         q1, q3 = self.quartiles()
         seat = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_seat))
         pos = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_position))
