@@ -205,7 +205,8 @@ class MoonshinePresenter(Presenter):
             t("ms.board.deck", deck=view["deck"], discard=view["discard"], target=view["target"]),
         ])
         variant = t("ms.variant.regular") if view["variant"] == "regular" else t("ms.variant.standard")
-        title = f"{self.title(t)} · {variant} · " + t("ms.board.round", round=view["round"])
+        when = t("ms.board.round", round=view["round"]) if view["round"] >= 1 else t("ms.board.setup")
+        title = f"{self.title(t)} · {variant} · {when}"
         for short in (False, True):
             fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view["seats"])))
             card = Card(title=title[:256], description=desc, fields=fields, color=_COLOR)
