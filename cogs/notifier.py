@@ -146,6 +146,11 @@ class DiscordNotifier(Notifier):
             await self.bot.service.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.service.table(table.id)
         await self.draw_board(table)
+        if not (await self.bot.service.table(table.id)).row.board_message_id:
+            # nowhere to show the board (no thread, no permission to post): nobody could play
+            log.warning("table %s has no board; abandoning it", table.id)
+            await self.bot.service.abandon(table.id, None)
+            return
         mentions = " ".join(f"<@{s.user_id}>" for s in table.seats if s.user_id)
         await self._send(table, content=t("thread.welcome", players=mentions))
         await self._ping_turn(table)
@@ -179,6 +184,7 @@ class DiscordNotifier(Notifier):
 
     async def timed_out(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
+        self.request_board(table.id)
         names = ", ".join(texts.escape_name(table.seats[s].name) for s in seats)
         self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
 

@@ -182,7 +182,8 @@ class TablesCog(commands.Cog):
             table = await svc.cancel(table_id, user.id, is_admin(interaction))
         elif op == "start":
             await interaction.response.defer()  # thread + board creation may take a moment
-            table = await svc.start(table_id, user.id, ai_name=t("lobby.ai_name"))
+            await svc.start(table_id, user.id, ai_name=t("lobby.ai_name"))
+            table = await svc.table(table_id)  # the thread is known now (or the table was abandoned)
             await interaction.edit_original_response(**await self.lobby_message(table))
             return
         else:

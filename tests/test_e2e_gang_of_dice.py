@@ -39,6 +39,7 @@ async def test_full_game_from_play_to_leaderboard(tmp_path):
         await world.click(alice, lobby, f"se:l:{tid}:start")
 
         assert len(world.threads) == 1 and world.threads[0].parent_id == world.channel.id
+        assert f"<#{world.threads[0].id}>" in lobby.text()  # the lobby links to the table's thread
         board = board_of(world, tid)
         assert board.public and "Round 1/12" in board.text()
         table = await play_until(world, [alice, bob], tid, random.Random(3))
