@@ -306,7 +306,7 @@ class MoonshinePresenter(Presenter):
                     counts: dict[str, int] = {}
                     for p in code[4:].split("."):
                         counts[p[:-1]] = counts.get(p[:-1], 0) + 1
-                    label = ", ".join(f"{c}× {self._slot_label(k, me, variant, t)[0]}" for k, c in counts.items())
+                    label = " + ".join(f"{c}× {self._slot_label(k, me, variant, t)[0]}" for k, c in counts.items())
                     opts.append(SelectOption(label[:100], code))
                 return [(Select(t("ms.ph.discard", n=n), tuple(opts)),)], t("ms.panel.discard", n=n)
             tokens = []
