@@ -55,22 +55,24 @@ def card_text(card: Card) -> str:
 class Choice:
     """One numbered menu entry: either an action code or a way to build one."""
 
-    def __init__(self, label: str, code: str | None = None, component: Any = None) -> None:
+    def __init__(self, label: str, code: str | None = None, component: Any = None, disabled: bool = False) -> None:
         self.label = label
         self.code = code
         self.component = component
+        self.disabled = disabled
 
 
 def menu(panel: Panel) -> list[Choice]:
-    """Numbered choices of a panel: enabled buttons, then the options of single selects, then
+    """Numbered choices of a panel, in panel order: buttons (disabled ones keep their number, so
+    numbers do not shift from one screen to the next), the options of single selects, and
     multi-selects and number prompts as one entry each."""
     out: list[Choice] = []
     for row in panel.rows:
         for comp in row:
             if isinstance(comp, Button):
                 if comp.disabled:
-                    continue
-                if comp.prompt is not None:
+                    out.append(Choice(comp.label, None, None, disabled=True))
+                elif comp.prompt is not None:
                     out.append(Choice(comp.label, None, comp.prompt))
                 elif comp.code:
                     out.append(Choice(comp.label, comp.code))
@@ -188,8 +190,7 @@ class TerminalGame:
         """Ask until a valid choice; ``None`` when the player leaves."""
         t = self.t
         choices = menu(panel)
-        for i, c in enumerate(choices, start=1):
-            self.out(f"  {i}) {c.label}")
+        self._show(choices)
         while True:
             raw = self._read(t("term.prompt", n=len(choices)))
             if raw is None or raw.lower() in ("q", "quit", "exit"):
@@ -198,6 +199,9 @@ class TerminalGame:
                 self.out(t("term.bad_choice", n=len(choices)))
                 continue
             choice = choices[int(raw) - 1]
+            if choice.disabled:
+                self.out(t("term.disabled"))
+                continue
             if choice.code is not None:
                 return choice.code
             code = self._detail(choice.component)
@@ -205,8 +209,11 @@ class TerminalGame:
                 return None
             if code is not BACK:
                 return code
-            for i, c in enumerate(choices, start=1):
-                self.out(f"  {i}) {c.label}")
+            self._show(choices)
+
+    def _show(self, choices: list[Choice]) -> None:
+        for i, c in enumerate(choices, start=1):
+            self.out(f"  {i}) {c.label}" + (f"  ({self.t('term.not_now')})" if c.disabled else ""))
 
     def _detail(self, comp: Any) -> Any:
         """Ask the details of a multi-select or a number prompt: a code, ``BACK`` (``q``) or
