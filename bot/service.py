@@ -755,15 +755,19 @@ class TableService:
 
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], user_id: int,
                         max_decks: int = 24) -> int:
-        """Store a validated custom deck for a guild (same name = replaced); returns its id.
+        """Store a validated custom deck for a guild (same name, ignoring case = replaced); returns its id.
 
         Raises ``err.too_many_decks`` when the guild already has ``max_decks`` others (the lobby
         select holds 25 options, the default deck included).
         """
         existing = await self.db.decks(guild_id, game)
-        if len(existing) >= max_decks and name not in {n for _, n in existing}:
+        same = [n for _, n in existing if n.casefold() == name.casefold()]
+        if len(existing) >= max_decks and not same:
             raise ServiceError("err.too_many_decks", max=max_decks)
-        return await self.db.save_deck(guild_id, game, name, data, user_id, self.clock.now())
+        async with self.db.transaction():
+            for old in same:  # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix"
+                await self.db.delete_deck(guild_id, next(i for i, n in existing if n == old))
+            return await self.db.save_deck(guild_id, game, name, data, user_id, self.clock.now())
 
     async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
         """A guild's custom decks for a game: ``(deck_id, name)``."""

@@ -73,7 +73,7 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
     if status == "lobby":
         desc = t("lobby.open", host=f"<@{table.row.host_user_id}>")
     elif status == "running":
-        desc = t("lobby.started", thread=f"<#{table.row.thread_id}>" if table.row.thread_id else "")
+        desc = t("lobby.started", thread=f"<#{table.row.thread_id}>") if table.row.thread_id else t("lobby.started_here")
     elif status == "finished":
         desc = t("lobby.finished")
     else:

@@ -85,7 +85,12 @@ class RoutedSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"se:(?P<
 
 
 class NumberModal(discord.ui.Modal):
-    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`."""
+    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`.
+
+    Its submission is handled by :meth:`cogs.tables.TablesCog.on_interaction` from the custom_id
+    alone (``se:m:<table>:<version>:<r>.<c>``), never by this object: so a modal opened before a
+    restart, or left open longer than the view store keeps it, is still answered.
+    """
 
     def __init__(self, custom_id: str, prompt: NumberPrompt, placeholder: str) -> None:
         super().__init__(title=prompt.title[:45], custom_id=custom_id, timeout=600)
@@ -96,10 +101,22 @@ class NumberModal(discord.ui.Modal):
         self.add_item(self.number)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        await _cog(interaction).on_number(interaction, self.custom_id, self.prompt, str(self.number.value))
+        """Nothing: the cog's interaction listener answers (see the class docstring)."""
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:  # pragma: no cover
-        await _cog(interaction).report_error(interaction, error)
+
+def modal_value(data: Any, custom_id: str) -> str:
+    """The value of the text input ``custom_id`` in a modal submission payload ("" if absent)."""
+    stack = list((data or {}).get("components") or [])
+    while stack:
+        comp = stack.pop()
+        if not isinstance(comp, dict):
+            continue
+        if comp.get("custom_id") == custom_id and "value" in comp:
+            return str(comp.get("value") or "")
+        stack.extend(comp.get("components") or [])
+        if isinstance(comp.get("component"), dict):
+            stack.append(comp["component"])
+    return ""
 
 
 def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:

@@ -113,7 +113,8 @@ class DeckGroup(app_commands.Group):
         """Remove a deck by name (tables already started keep their cards)."""
         t = user_t(interaction)
         decks = await self.bot.service.decks(interaction.guild_id or 0, GAME)
-        match = [d for d, n in decks if n.casefold() == name.strip().casefold()]
+        exact = [d for d, n in decks if n == name.strip()]
+        match = exact or [d for d, n in decks if n.casefold() == name.strip().casefold()]
         if not match or not await self.bot.service.delete_deck(interaction.guild_id or 0, match[0]):
             await reply(interaction, t("err.no_deck"))
             return

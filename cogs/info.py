@@ -13,7 +13,8 @@ from bot import texts
 from bot.presenters import PRESENTERS
 from bot.ui import Card, Field
 from cogs.components import embed
-from cogs.tables import game_choices, reply, user_t
+from bot.i18n import Translator
+from cogs.tables import game_choices, guild_lang, reply, user_t
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -32,8 +33,9 @@ class InfoCog(commands.Cog):
     @app_commands.choices(game=game_choices())
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
-        """Top 10 members by rating (openskill ordinal) with the minimum number of games."""
-        t = user_t(interaction)
+        """Top 10 members by rating (openskill ordinal) with the minimum number of games (a public
+        message, so in the server's language)."""
+        t = Translator(guild_lang(interaction))
         rows = await self.bot.service.leaderboard(interaction.guild_id or 0, game.value)
         title = t("lb.title", game=texts.game_title(game.value, t))
         if not rows:

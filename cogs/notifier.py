@@ -43,7 +43,7 @@ class DiscordNotifier(Notifier):
         self._dirty: set[int] = set()
         self._updaters: dict[int, asyncio.Task] = {}
         self._tasks: set[asyncio.Task] = set()
-        self._pinged: dict[int, frozenset[int]] = {}
+        self._pinged: dict[int, tuple] = {}
 
     # ---------------------------------------------------------------- plumbing
     def _spawn(self, coro) -> None:
@@ -146,8 +146,14 @@ class DiscordNotifier(Notifier):
             await self.bot.service.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.service.table(table.id)
         await self.draw_board(table)
+        if not (await self.bot.service.table(table.id)).row.board_message_id and thread_id:
+            # a thread we cannot post in: play in the channel instead
+            log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
+            await self.bot.service.set_messages(table.id, thread_id=None)
+            table = await self.bot.service.table(table.id)
+            await self.draw_board(table)
         if not (await self.bot.service.table(table.id)).row.board_message_id:
-            # nowhere to show the board (no thread, no permission to post): nobody could play
+            # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)
             await self.bot.service.abandon(table.id, None)
             return
@@ -164,10 +170,15 @@ class DiscordNotifier(Notifier):
         self.request_board(table.id)
 
     async def _ping_turn(self, table: TableView) -> None:
+        """Ping the members who must act, once per turn: again when the set of members changes,
+        or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
+        one member's consecutive moves in a turn."""
         humans = frozenset(s for s in table.waiting_for() if not table.seats[s].is_ai)
-        if humans == self._pinged.get(table.id):
+        simultaneous = len(table.to_act()) > 1
+        key = (humans, table.version if simultaneous else None)
+        if key == self._pinged.get(table.id):
             return
-        self._pinged[table.id] = humans
+        self._pinged[table.id] = key
         if not humans:
             return
         t = Translator(table.row.lang)

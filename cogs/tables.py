@@ -20,8 +20,8 @@ from bot import texts
 from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableView
-from bot.ui import Button, NumberPrompt, Panel, Select
-from cogs.components import STYLES, NumberModal, RoutedButton, embed, panel_view, select_item
+from bot.ui import Button, Panel, Select
+from cogs.components import STYLES, NumberModal, RoutedButton, embed, modal_value, panel_view, select_item
 from engine.registry import GAMES
 
 if TYPE_CHECKING:
@@ -170,21 +170,27 @@ class TablesCog(commands.Cog):
         user = interaction.user
         t = user_t(interaction)
         svc = self.service
+        ai_name = Translator((await svc.table(table_id)).row.lang)("lobby.ai_name")  # public: table language
         if op == "join":
             table = await svc.join(table_id, user.id, user.display_name)
         elif op == "leave":
             table = await svc.leave(table_id, user.id)
         elif op == "ai+":
-            table = await svc.add_ai(table_id, user.id, t("lobby.ai_name"))
+            table = await svc.add_ai(table_id, user.id, ai_name)
         elif op == "ai-":
             table = await svc.remove_ai(table_id, user.id)
         elif op == "cancel":
             table = await svc.cancel(table_id, user.id, is_admin(interaction))
         elif op == "start":
             await interaction.response.defer()  # thread + board creation may take a moment
-            await svc.start(table_id, user.id, ai_name=t("lobby.ai_name"))
+            await svc.start(table_id, user.id, ai_name=ai_name)
             table = await svc.table(table_id)  # the thread is known now (or the table was abandoned)
-            await interaction.edit_original_response(**await self.lobby_message(table))
+            try:
+                await interaction.edit_original_response(**await self.lobby_message(table))
+            except discord.NotFound:
+                pass  # the lobby message was deleted meanwhile: the game goes on in its thread
+            if table.row.status == "abandoned":
+                await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
             return
         else:
             raise ServiceError("err.bad_button")
@@ -297,15 +303,32 @@ class TablesCog(commands.Cog):
         placeholder = t("prompt.range", min=comp.prompt.minimum, max=comp.prompt.maximum)
         await interaction.response.send_modal(NumberModal(f"se:m:{table_id}:{version}:{where}", comp.prompt, placeholder))
 
-    async def on_number(self, interaction: discord.Interaction, custom_id: str, prompt: NumberPrompt, raw: str) -> None:
-        """A submitted number modal."""
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Number modals (``se:m:…``) are answered here, from their custom_id alone."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        if custom_id.startswith("se:m:"):
+            await self.on_number(interaction, custom_id, modal_value(interaction.data, "number"))
+
+    async def on_number(self, interaction: discord.Interaction, custom_id: str, raw: str) -> None:
+        """A submitted number modal: the prompt is found again in the panel it came from."""
         try:
             parts = custom_id.split(":")
             table_id, version = int(parts[2]), int(parts[3])
+            panel = await self._panel_for(interaction, table_id, version)
+            r, c = (int(x) for x in parts[4].split("."))
+            comp = panel.rows[r][c] if r < len(panel.rows) and c < len(panel.rows[r]) else None
+            if not isinstance(comp, Button) or comp.prompt is None:
+                raise ServiceError("err.stale")
+            prompt = comp.prompt
             raw = raw.strip()
             if not re.fullmatch(r"[0-9]{1,9}", raw) or not prompt.minimum <= int(raw) <= prompt.maximum:
                 raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
             await self._act(interaction, table_id, version, prompt.template.format(n=int(raw)))
+        except (ValueError, IndexError):
+            await self.report_error(interaction, ServiceError("err.bad_button"))
         except Exception as exc:  # noqa: BLE001
             await self.report_error(interaction, exc)
 
