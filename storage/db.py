@@ -9,6 +9,7 @@ Times are UNIX seconds (float), always passed in by the caller (the service owns
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from dataclasses import dataclass
@@ -200,7 +201,10 @@ class Database:
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
         self.path = path
-        self._in_tx = False
+        # One connection is shared by every task: a transaction must not take in statements of
+        # another task. The lock serialises access; the task that holds a transaction owns it.
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -243,37 +247,54 @@ class Database:
     async def transaction(self) -> AsyncIterator[None]:
         """``async with db.transaction():`` — everything inside commits together or not at all.
 
-        Nested use joins the outer transaction.
+        Other tasks wait until it ends (their statements never land inside it); nested use by
+        the same task joins the outer transaction.
         """
-        if self._in_tx:
+        me = asyncio.current_task()
+        if self._owner is me:
             yield
             return
-        self._in_tx = True
-        await self._exec("BEGIN IMMEDIATE")
-        try:
+        async with self._lock:
+            self._owner = me
+            try:
+                await self._raw("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    await self._raw("ROLLBACK")
+                    raise
+                else:
+                    await self._raw("COMMIT")
+            finally:
+                self._owner = None
+
+    @contextlib.asynccontextmanager
+    async def _access(self) -> AsyncIterator[None]:
+        """Exclusive use of the connection for one statement (joined when inside our transaction)."""
+        if self._owner is asyncio.current_task():
             yield
-        except BaseException:
-            await self._exec("ROLLBACK")
-            raise
         else:
-            await self._exec("COMMIT")
-        finally:
-            self._in_tx = False
+            async with self._lock:
+                yield
+
+    async def _raw(self, sql: str) -> None:
+        async with self._conn.execute(sql) as cur:
+            await cur.fetchall()
 
     async def _one(self, sql: str, args: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             return await cur.fetchone()
 
     async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             return list(await cur.fetchall())
 
     async def _exec(self, sql: str, args: Iterable[Any] = ()) -> int:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             return cur.rowcount
 
     async def _insert(self, sql: str, args: Iterable[Any] = ()) -> int:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             return int(cur.lastrowid)
 
     # --- tables ----------------------------------------------------------------------------
