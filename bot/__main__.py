@@ -208,7 +208,11 @@ def _database_problem(path) -> str | None:
         return "this is a folder; give a file name such as speakeasy.db"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        sqlite3.connect(path).close()
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
+        finally:
+            conn.close()
     except (OSError, sqlite3.Error) as exc:
         return f"cannot open the database ({exc})"
     return None

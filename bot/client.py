@@ -6,6 +6,7 @@ settings and runs it; tests build one around a temporary database and the fake t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Callable
 
@@ -96,6 +97,12 @@ class SpeakeasyBot(commands.Bot):
         """Stop the service, close the connection, close the database we opened."""
         if self.service is not None:
             await self.service.close()
+        notifier = getattr(self, "notifier", None)
+        if notifier is not None:  # the last board edit or results message
+            try:
+                await asyncio.wait_for(notifier.flush(), timeout=5)
+            except (asyncio.TimeoutError, Exception):
+                log.warning("some table messages were not sent before closing", exc_info=True)
         await super().close()
         if self._given_db is None and self.db is not None:
             await self.db.close()

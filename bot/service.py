@@ -25,7 +25,7 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
 from pydantic import ValidationError
@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 
 #: Bound on consecutive automatic moves for one seat in one timeout (a safety net).
 MAX_AUTO_STEPS = 1000
+#: An AI move that fails (engine or storage error) is retried this many times, then the table is
+#: abandoned rather than left hanging.
+MAX_AI_FAILURES = 3
+AI_RETRY_SECONDS = 2.0
 
 
 class ServiceError(Exception):
@@ -480,7 +484,8 @@ class TableService:
         return TableView(live.row, list(live.seats), live.state, dict(live.pending))
 
     async def _apply(self, live: _Live, actions: dict[int, Any], source: str) -> list[Event]:
-        """Apply, persist (before anyone is told), then finish or re-arm the deadline."""
+        """Apply and persist in one transaction (the step, its events, the result or the next
+        deadline), before anyone is told; only then update the cache (nothing there can fail)."""
         game = GAMES[live.row.game]
         before = live.state.version
         step = game.apply(live.state, actions)
@@ -496,11 +501,13 @@ class TableService:
             )
             if outcome is not None:
                 await self._finish(live, outcome, now)
+            else:
+                await self._write_deadline(live.row.id, live.seats, game, step.state, now)
         live.state = step.state
         live.pending = {}
-        live.row = await self._row(live.row.id)
-        if outcome is None:
-            await self._arm_deadline(live.row.id)
+        live.row = replace(live.row, version=step.state.version, state=None, updated_at=now,
+                           status="finished" if outcome is not None else live.row.status)
+        self._wake_timers()
         return events
 
     async def _finish(self, live: _Live, outcome: Outcome, now: float) -> None:
@@ -559,7 +566,9 @@ class TableService:
         ai = {s.seat for s in live.seats if s.is_ai}
         if not (GAMES[live.row.game].to_act(live.state) & ai - set(live.pending)):
             return
-        self._drivers[table_id] = asyncio.create_task(self._drive(table_id), name=f"ai-driver-{table_id}")
+        task = asyncio.create_task(self._drive(table_id), name=f"ai-driver-{table_id}")
+        self._drivers[table_id] = task
+        task.add_done_callback(lambda t, tid=table_id: self._drivers.pop(tid, None) if self._drivers.get(tid) is t else None)
 
     async def _drive(self, table_id: int) -> None:
         """Let AI seats act one step at a time until a member must act or the game ends.
@@ -567,9 +576,10 @@ class TableService:
         The pause (``ai_delay``) comes after a step that showed something (public events), so
         people can follow the board; silent steps (e.g. marking dice) follow at once."""
         pause = True
-        try:
-            while not self._closed:
-                await asyncio.sleep(self.ai_delay if pause else 0)
+        failures = 0
+        while not self._closed:
+            await asyncio.sleep(self.ai_delay if pause else 0)
+            try:
                 async with self._lock(table_id):
                     live = self._live.get(table_id)
                     if live is None or live.row.status != "running":
@@ -582,10 +592,19 @@ class TableService:
                     seat = todo[0]
                     code = game.encode(game.ai_action(live.state, seat))
                     result, view, events = await self._choose(live, seat, code, source="ai")
-                pause = any(e.audience is None for e in events)
-                await self._after(table_id, view, events, result, seat)  # the running driver is not restarted
-        except Exception:
-            log.exception("AI driver of table %s failed", table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                failures += 1
+                log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
+                if failures >= MAX_AI_FAILURES:
+                    await self._give_up(table_id)
+                    return
+                await asyncio.sleep(AI_RETRY_SECONDS * failures)
+                continue
+            failures = 0
+            pause = any(e.audience is None for e in events)
+            await self._after(table_id, view, events, result, seat)  # the running driver is not restarted
 
     async def idle(self) -> None:
         """Wait until no AI driver is running (tests and the terminal use it)."""
@@ -597,18 +616,21 @@ class TableService:
 
     # ------------------------------------------------------------------ deadlines
     async def _arm_deadline(self, table_id: int) -> None:
-        """Deadline for the current step when a member must act; none otherwise."""
+        """Deadline for the current step of a cached table (see :meth:`_write_deadline`)."""
         live = self._live.get(table_id)
         if live is None:
             return
-        humans = {s.seat for s in live.seats if not s.is_ai}
-        if GAMES[live.row.game].to_act(live.state) & humans:
-            now = self.clock.now()
-            await self.db.set_deadline(table_id, live.state.version, now + self.turn_timeout * self.reminder_fraction,
+        await self._write_deadline(table_id, live.seats, GAMES[live.row.game], live.state, self.clock.now())
+        self._wake_timers()
+
+    async def _write_deadline(self, table_id: int, seats: list[SeatRow], game: Game, state: Any, now: float) -> None:
+        """A deadline for the step of ``state`` when a member must act in it; none otherwise."""
+        humans = {s.seat for s in seats if not s.is_ai}
+        if game.to_act(state) & humans:
+            await self.db.set_deadline(table_id, state.version, now + self.turn_timeout * self.reminder_fraction,
                                        now + self.turn_timeout)
         else:
             await self.db.clear_deadline(table_id)
-        self._wake_timers()
 
     async def process_deadlines(self) -> float | None:
         """Send due reminders and apply due timeouts; returns the next due time (or ``None``).
@@ -618,15 +640,31 @@ class TableService:
         now = self.clock.now()
         next_due: float | None = None
         for table_id, version, remind_at, act_at, reminded in await self.db.deadlines():
-            if act_at <= now:
-                await self._timeout(table_id, version)
-            elif not reminded and remind_at <= now:
-                await self._remind(table_id, version)
-                next_due = act_at if next_due is None else min(next_due, act_at)
-            else:
-                due = act_at if reminded else remind_at
-                next_due = due if next_due is None else min(next_due, due)
+            try:
+                if act_at <= now:
+                    await self._timeout(table_id, version)
+                    continue
+                if not reminded and remind_at <= now:
+                    await self._remind(table_id, version)
+                    reminded = True
+            except Exception:  # one broken table must not stop the others' deadlines
+                log.exception("deadline of table %s failed", table_id)
+                await self._give_up(table_id)
+                continue
+            due = act_at if reminded else remind_at
+            next_due = due if next_due is None else min(next_due, due)
         return next_due
+
+    async def _give_up(self, table_id: int) -> None:
+        """Abandon a table that keeps failing (an engine or storage error), telling its players."""
+        try:
+            await self.abandon(table_id, None)
+        except Exception:
+            log.exception("could not abandon failing table %s", table_id)
+            try:
+                await self.db.clear_deadline(table_id)
+            except Exception:
+                log.exception("could not clear the deadline of table %s", table_id)
 
     async def _remind(self, table_id: int, version: int) -> None:
         async with self._lock(table_id):
@@ -647,6 +685,7 @@ class TableService:
                 await self.db.clear_deadline(table_id)
                 return
             if live.state.version != version:
+                await self._arm_deadline(table_id)  # a deadline left behind by an interrupted step
                 return
             game = GAMES[live.row.game]
             late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
@@ -760,11 +799,11 @@ class TableService:
         Raises ``err.too_many_decks`` when the guild already has ``max_decks`` others (the lobby
         select holds 25 options, the default deck included).
         """
-        existing = await self.db.decks(guild_id, game)
-        same = [n for _, n in existing if n.casefold() == name.casefold()]
-        if len(existing) >= max_decks and not same:
-            raise ServiceError("err.too_many_decks", max=max_decks)
         async with self.db.transaction():
+            existing = await self.db.decks(guild_id, game)
+            same = [n for _, n in existing if n.casefold() == name.casefold()]
+            if len(existing) >= max_decks and not same:
+                raise ServiceError("err.too_many_decks", max=max_decks)
             for old in same:  # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix"
                 await self.db.delete_deck(guild_id, next(i for i, n in existing if n == old))
             return await self.db.save_deck(guild_id, game, name, data, user_id, self.clock.now())

@@ -155,6 +155,9 @@ class TablesCog(commands.Cog):
                 await self._lobby_option(interaction, table_id, values)
             else:
                 version, row = int(parts[3]), int(parts[4])
+                if version != (await self.service.table(table_id)).version:
+                    await self._act(interaction, table_id, version, "-")  # stale: the panel is redrawn
+                    return
                 panel = await self._panel_for(interaction, table_id, version)
                 comp = panel.rows[row][0] if row < len(panel.rows) else None
                 if not isinstance(comp, Select) or not values or not all(v in {o.value for o in comp.options} for v in values):
@@ -257,8 +260,14 @@ class TablesCog(commands.Cog):
         return texts.panel(table, seat, user_t(interaction))
 
     async def _act(self, interaction: discord.Interaction, table_id: int, version: int, code: str) -> None:
-        """Submit an action; redraw the clicker's panel in place."""
+        """Submit an action; redraw the clicker's panel in place. The interaction is deferred
+        first: the table may be busy (an AI move, another click), and Discord waits 3 s only."""
         t = user_t(interaction)
+        in_panel = interaction.message is not None and interaction.message.flags.ephemeral
+        if in_panel:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
         notice = ""
         events: tuple = ()
         try:
@@ -280,18 +289,21 @@ class TablesCog(commands.Cog):
         lines = texts.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
         kwargs = self._render_panel(table, seat, t, notice)
-        if interaction.message is not None and interaction.message.flags.ephemeral:
-            await interaction.response.edit_message(**kwargs)
+        if in_panel:
+            await interaction.edit_original_response(**kwargs)
         else:  # a click on a public message: answer privately
             if kwargs["view"] is None:
                 kwargs.pop("view")
-            await reply(interaction, **kwargs)
+            await interaction.followup.send(ephemeral=True, **kwargs)
         for event, secs in flashes:
             if secs:
                 text = texts.private_log([event], table, t, seat)[0]
-                msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
-                                                      ephemeral=True, wait=True)
-                await msg.delete(delay=secs)
+                try:
+                    msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
+                                                          ephemeral=True, wait=True)
+                    await msg.delete(delay=secs)
+                except discord.HTTPException:  # the move is applied; only the peek message failed
+                    log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
 
     async def _prompt(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> None:
         panel = await self._panel_for(interaction, table_id, version)

@@ -216,12 +216,16 @@ class Database:
         conn = await aiosqlite.connect(path, isolation_level=None)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
-        # WAL + synchronous=NORMAL: durable across application crashes, fast commits
-        for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                       "PRAGMA busy_timeout=5000"):
-            async with conn.execute(pragma) as cur:
-                await cur.fetchall()
-        await db.migrate()
+        try:
+            # WAL + synchronous=NORMAL: durable across application crashes, fast commits
+            for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                           "PRAGMA busy_timeout=5000"):
+                async with conn.execute(pragma) as cur:
+                    await cur.fetchall()
+            await db.migrate()
+        except BaseException:
+            await conn.close()  # its worker thread would keep the process alive
+            raise
         return db
 
     async def close(self) -> None:
@@ -257,16 +261,24 @@ class Database:
         async with self._lock:
             self._owner = me
             try:
+                await self._heal()
                 await self._raw("BEGIN IMMEDIATE")
                 try:
                     yield
                 except BaseException:
-                    await self._raw("ROLLBACK")
+                    await asyncio.shield(self._raw("ROLLBACK"))
                     raise
                 else:
                     await self._raw("COMMIT")
             finally:
                 self._owner = None
+
+    async def _heal(self) -> None:
+        """Roll back a transaction nobody owns (left by a task cancelled mid-BEGIN/COMMIT).
+
+        Called with the lock held and no owner: any open transaction is an orphan."""
+        if self._conn.in_transaction:
+            await self._raw("ROLLBACK")
 
     @contextlib.asynccontextmanager
     async def _access(self) -> AsyncIterator[None]:
@@ -275,6 +287,7 @@ class Database:
             yield
         else:
             async with self._lock:
+                await self._heal()
                 yield
 
     async def _raw(self, sql: str) -> None:
@@ -332,15 +345,6 @@ class Database:
         values = [json.dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
         cols = ", ".join(f"{k} = ?" for k in fields)
         await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?", (*values, now, table_id))
-
-    async def active_tables_of_user(self, guild_id: int, user_id: int) -> list[int]:
-        """Ids of lobby/running tables of the guild where ``user_id`` has a seat."""
-        rows = await self._all(
-            "SELECT t.id FROM game_tables t JOIN seats s ON s.table_id = t.id WHERE t.guild_id = ?"
-            " AND s.user_id = ? AND t.status IN ('lobby', 'running')",
-            (guild_id, user_id),
-        )
-        return [r["id"] for r in rows]
 
     # --- seats -----------------------------------------------------------------------------
     async def seats(self, table_id: int) -> list[SeatRow]:

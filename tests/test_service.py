@@ -335,3 +335,46 @@ async def test_opening_events_are_recorded_when_the_table_starts(tmp_path):
     assert ("sb.ev.scout_result", frozenset({0})) in keys
     await svc.close()
     await db.close()
+
+
+async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hanging(env, monkeypatch):
+    import bot.service as service_module
+
+    svc, db, clock, rec = env
+    monkeypatch.setattr(service_module, "AI_RETRY_SECONDS", 0)
+    calls = []
+
+    def broken(state, seat):
+        calls.append(seat)
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(registry.GAMES["test-pick"], "ai_action", broken)
+    t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
+    await svc.add_ai(t.id, 100)
+    await svc.start(t.id, 100)
+    await svc.idle()
+    assert len(calls) == service_module.MAX_AI_FAILURES
+    assert (await svc.table(t.id)).row.status == "abandoned"
+
+
+async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkeypatch):
+    svc, db, clock, rec = env
+    game = registry.GAMES["test-pick"]
+    first = await open_two(svc)
+    second = await open_two(svc)
+    await svc.start(first, 100)
+    await svc.start(second, 100)
+    real = game.timeout_action
+    broken_state = (await svc.table(first)).state
+
+    def timeout_action(state, seat):
+        if state is broken_state:
+            raise RuntimeError("broken table")
+        return real(state, seat)
+
+    monkeypatch.setattr(game, "timeout_action", timeout_action)
+    clock.advance(101)
+    await svc.process_deadlines()
+    assert (await svc.table(second)).version == 1  # the healthy table timed out normally
+    assert (await svc.table(first)).row.status == "abandoned"  # the broken one was given up
+    assert [d[0] for d in await db.deadlines()] == [second]  # only the healthy table's next step
