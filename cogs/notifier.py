@@ -87,7 +87,10 @@ class DiscordNotifier(Notifier):
         self._dirty.add(table_id)
         task = self._updaters.get(table_id)
         if task is None or task.done():
-            self._updaters[table_id] = asyncio.create_task(self._update_board(table_id))
+            task = asyncio.create_task(self._update_board(table_id))
+            self._updaters[table_id] = task
+            task.add_done_callback(
+                lambda done, tid=table_id: self._updaters.pop(tid, None) if self._updaters.get(tid) is done else None)
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
