@@ -43,6 +43,9 @@ MAX_AUTO_STEPS = 1000
 #: abandoned rather than left hanging.
 MAX_AI_FAILURES = 3
 AI_RETRY_SECONDS = 2.0
+#: After this many timeouts in a row, a member is "away": the AI plays their seat at once,
+#: without waiting for the timeout, until they come back (any click of theirs at the table).
+AWAY_AFTER_TIMEOUTS = 2
 
 
 class ServiceError(Exception):
@@ -95,6 +98,12 @@ class Notifier:
 
     async def timed_out(self, table: "TableView", seats: list[int]) -> None:
         """The AI acted for these seats because their time ran out."""
+
+    async def went_away(self, table: "TableView", seat: int) -> None:
+        """A member timed out repeatedly: the AI plays their seat until they come back."""
+
+    async def came_back(self, table: "TableView", seat: int) -> None:
+        """An away member is back: their turns wait for them again."""
 
     async def table_finished(self, table: "TableView", outcome: Outcome) -> None:
         """The game ended; result and ratings are stored."""
@@ -207,6 +216,7 @@ class TableService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._live: dict[int, _Live] = {}
         self._drivers: dict[int, asyncio.Task] = {}
+        self._timeouts: dict[tuple[int, int], int] = {}  # (table, seat) -> timeouts in a row
         self._timer: asyncio.Task | None = None
         self._timers_on = False
         self._sleeping: asyncio.Task | None = None
@@ -434,11 +444,39 @@ class TableService:
             seat = next((s.seat for s in live.seats if s.user_id == user_id), None)
             if seat is None:
                 raise ServiceError("err.not_seated")
+            back = await self._present(live, seat)
             if version != live.state.version:
                 raise ServiceError("err.stale")
             result, view, events = await self._choose(live, seat, code, source="user")
+        if back:
+            await self._notify("came_back", view, seat)
         await self._after(table_id, view, events, result, seat)
         return Submitted(result, tuple(events))
+
+    async def back(self, table_id: int, user_id: int) -> bool:
+        """A member shows up at a running table (opens their panel): if the AI was playing their
+        seat because they were away, their turns wait for them again. Returns True if they were away."""
+        async with self._lock(table_id):
+            live = self._live.get(table_id)
+            seat = None if live is None else next((s.seat for s in live.seats if s.user_id == user_id), None)
+            if live is None or seat is None or not await self._present(live, seat):
+                return False
+            await self._arm_deadline(table_id)
+            view = self._view(live)
+        await self._notify("came_back", view, seat)
+        return True
+
+    async def _present(self, live: _Live, seat: int) -> bool:
+        """The member of ``seat`` is here: reset their timeouts; True if they were away."""
+        self._timeouts.pop((live.row.id, seat), None)
+        if not live.seats[seat].away:
+            return False
+        await self._set_away(live, seat, False)
+        return True
+
+    async def _set_away(self, live: _Live, seat: int, away: bool) -> None:
+        await self.db.set_away(live.row.id, seat, away)
+        live.seats[seat] = replace(live.seats[seat], away=away)
 
     async def _get_live(self, table_id: int) -> _Live:
         live = self._live.get(table_id)
@@ -563,7 +601,7 @@ class TableService:
         live = self._live.get(table_id)
         if live is None:
             return
-        ai = {s.seat for s in live.seats if s.is_ai}
+        ai = {s.seat for s in live.seats if s.autoplay}
         if not (GAMES[live.row.game].to_act(live.state) & ai - set(live.pending)):
             return
         task = asyncio.create_task(self._drive(table_id), name=f"ai-driver-{table_id}")
@@ -585,7 +623,7 @@ class TableService:
                     if live is None or live.row.status != "running":
                         return
                     game = GAMES[live.row.game]
-                    ai = sorted(s.seat for s in live.seats if s.is_ai)
+                    ai = sorted(s.seat for s in live.seats if s.autoplay)
                     todo = [s for s in ai if s in game.to_act(live.state) and s not in live.pending]
                     if not todo:
                         return
@@ -625,7 +663,7 @@ class TableService:
 
     async def _write_deadline(self, table_id: int, seats: list[SeatRow], game: Game, state: Any, now: float) -> None:
         """A deadline for the step of ``state`` when a member must act in it; none otherwise."""
-        humans = {s.seat for s in seats if not s.is_ai}
+        humans = {s.seat for s in seats if not s.autoplay}
         if game.to_act(state) & humans:
             await self.db.set_deadline(table_id, state.version, now + self.turn_timeout * self.reminder_fraction,
                                        now + self.turn_timeout)
@@ -673,7 +711,7 @@ class TableService:
                 return
             await self.db.mark_reminded(table_id)
             view = self._view(live)
-        seats = [s for s in view.waiting_for() if not view.seats[s].is_ai]
+        seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
         if seats:
             await self._notify("reminder", view, seats)
 
@@ -689,7 +727,14 @@ class TableService:
                 return
             game = GAMES[live.row.game]
             late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
-                    and not live.seats[s].is_ai]
+                    and not live.seats[s].autoplay]
+            gone = []
+            for seat in late:
+                count = self._timeouts.get((table_id, seat), 0) + 1
+                self._timeouts[(table_id, seat)] = count
+                if count >= AWAY_AFTER_TIMEOUTS:
+                    await self._set_away(live, seat, True)
+                    gone.append(seat)
             all_events: list[Event] = []
             result, view = "buffered", self._view(live)
             for seat in late:
@@ -704,6 +749,8 @@ class TableService:
                         break  # a simultaneous step: one choice per seat
         if late:
             await self._notify("timed_out", view, late)
+        for seat in gone:
+            await self._notify("went_away", view, seat)
         if all_events or result == "applied":
             await self._after(table_id, view, all_events, "applied", None)
         else:

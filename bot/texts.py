@@ -31,7 +31,7 @@ def escape_name(name: str, limit: int = 32) -> str:
 
 def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
     """Render context for ``seat`` (``None`` = public) at ``table``."""
-    names = tuple(escape_name(s.name) + (" 🤖" if s.is_ai else "") for s in table.seats)
+    names = tuple(escape_name(s.name) + (" 🤖" if s.is_ai else " 💤" if s.away else "") for s in table.seats)
     return RenderContext(t=t, names=names, seat=seat, extras=extras or {})
 
 

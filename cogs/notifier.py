@@ -176,7 +176,7 @@ class DiscordNotifier(Notifier):
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
         one member's consecutive moves in a turn."""
-        humans = frozenset(s for s in table.waiting_for() if not table.seats[s].is_ai)
+        humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
         simultaneous = len(table.to_act()) > 1
         key = (humans, table.version if simultaneous else None)
         if key == self._pinged.get(table.id):
@@ -201,6 +201,16 @@ class DiscordNotifier(Notifier):
         self.request_board(table.id)
         names = ", ".join(texts.escape_name(table.seats[s].name) for s in seats)
         self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
+
+    async def went_away(self, table: TableView, seat: int) -> None:
+        t = Translator(table.row.lang)
+        self.request_board(table.id)
+        self._spawn(self._send(table, content=t("turn.away", player=f"<@{table.seats[seat].user_id}>")))
+
+    async def came_back(self, table: TableView, seat: int) -> None:
+        t = Translator(table.row.lang)
+        self.request_board(table.id)
+        self._spawn(self._send(table, content=t("turn.back", name=texts.escape_name(table.seats[seat].name))))
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         t = Translator(table.row.lang)

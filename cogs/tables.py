@@ -221,6 +221,8 @@ class TablesCog(commands.Cog):
                 raise ServiceError("err.not_seated")
             if table.row.status != "running":
                 raise ServiceError("err.table_not_running")
+            if await self.service.back(table_id, interaction.user.id):
+                table = await self.service.table(table_id)
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
             await reply(interaction, embed=embed(PRESENTERS[table.row.game].rules(t)))

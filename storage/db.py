@@ -119,6 +119,10 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (guild_id, game, name)
     );
     """,
+    # 3: a member who went quiet: the AI plays their seat until they come back
+    """
+    ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1));
+    """,
 )
 
 
@@ -146,12 +150,19 @@ class TableRow:
 
 @dataclass(frozen=True)
 class SeatRow:
-    """One seat: ``user_id`` is ``None`` for an AI player."""
+    """One seat: ``user_id`` is ``None`` for an AI player; ``away`` marks a member who went quiet
+    (the AI plays for them until they come back)."""
 
     seat: int
     user_id: int | None
     name: str
     is_ai: bool
+    away: bool = False
+
+    @property
+    def autoplay(self) -> bool:
+        """True when the AI plays this seat now (an AI player, or a member who is away)."""
+        return self.is_ai or self.away
 
 
 @dataclass(frozen=True)
@@ -350,7 +361,7 @@ class Database:
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats of a table ordered by seat number."""
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
-        return [SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"])) for r in rows]
+        return [SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"]), bool(r["away"])) for r in rows]
 
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table (lobby edits and the final seat order at start)."""
@@ -361,6 +372,10 @@ class Database:
                     "INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, ?, ?, ?, ?)",
                     (table_id, s.seat, s.user_id, s.name, int(s.is_ai)),
                 )
+
+    async def set_away(self, table_id: int, seat: int, away: bool) -> None:
+        """Mark a member's seat as away (the AI plays it) or back."""
+        await self._exec("UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?", (int(away), table_id, seat))
 
     # --- play ------------------------------------------------------------------------------
     async def record_step(

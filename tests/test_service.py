@@ -378,3 +378,30 @@ async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkey
     assert (await svc.table(second)).version == 1  # the healthy table timed out normally
     assert (await svc.table(first)).row.status == "abandoned"  # the broken one was given up
     assert [d[0] for d in await db.deadlines()] == [second]  # only the healthy table's next step
+
+
+async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
+    svc, db, clock, rec = env
+    rec_calls = rec.calls
+    tid = await open_two(svc, options={"rounds": 3})
+    await svc.start(tid, 100)
+    clock.advance(101)
+    await svc.process_deadlines()  # round 1: both members time out (1 in a row each)
+    clock.advance(101)
+    await svc.process_deadlines()  # seat 0 must confirm and times out again: away
+    await svc.idle()
+    view = await svc.table(tid)
+    assert view.seats[0].away and not view.seats[1].away
+    # round 2 (simultaneous): the AI chose for the away member at once; only seat 1 is waited for
+    assert view.version == 2 and 0 in view.pending and view.waiting_for() == [1]
+    assert [d[1] for d in await db.deadlines()] == [2]
+    assert (await db.seats(tid))[0].away  # persisted: a restart keeps it
+    # the member comes back (opens their panel): their turns wait for them again
+    assert await svc.back(tid, 100) is True
+    assert not (await svc.table(tid)).seats[0].away
+    assert await svc.back(tid, 100) is False
+    await svc.submit(tid, 200, 2, "p1")
+    view = await svc.table(tid)
+    assert view.version == 3 and view.to_act() == {0}  # seat 0 confirms: a member's turn again
+    assert [d[1] for d in await db.deadlines()] == [3]
+    assert rec_calls.count(("timeout", (0, 1))) == 1
