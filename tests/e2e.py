@@ -4,6 +4,7 @@ offline Discord harness (``tests/harness``), and a member who plays through real
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,14 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
         for c, comp in enumerate(row):
             if isinstance(comp, SpecButton) and not comp.disabled:
                 if comp.prompt:
-                    choices.append(("p", f"se:p:{table_id}:{ver}:{r}.{c}", comp))
+                    cid = f"se:p:{table_id}:{ver}:{r}.{c}"
+                    pattern = re.escape(comp.prompt.template).replace(re.escape("{n}"), r"(\d+)")
+                    m = re.fullmatch(pattern, want or "")
+                    if m:  # the AI's move goes through this number prompt
+                        shown = await world.click(member, panel, cid)
+                        await world.submit_modal(member, shown, {"number": m.group(1)})
+                        return True
+                    choices.append(("p", cid, comp))
                 else:
                     cid = f"se:a:{table_id}:{ver}:{comp.code}"
                     if comp.code == want:

@@ -198,3 +198,34 @@ async def test_timeout_reminds_then_ai_plays_for_quiet_member(tmp_path):
         assert table.seat_of(quiet.id) not in table.to_act()
         log = await world.bot.service.db.action_log(tid)
         assert log and all(source == "timeout" for _, _, source in log)
+
+
+async def test_a_quiet_member_goes_away_then_comes_back(tmp_path):
+    async with DiscordWorld() as world:
+        alice, bob = world.member("alice"), world.member("bob")
+        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[8], turn_timeout_seconds=120))
+        tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+        service = world.bot.service
+        rng = random.Random(4)
+
+        def thread_text():
+            return "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
+
+        for _ in range(400):  # bob plays; alice never does
+            if "seems to be away" in thread_text():
+                break
+            table = await service.table(tid)
+            if table.seat_of(alice.id) in table.to_act():
+                await world.advance(121)
+            else:
+                assert await take_turn(world, bob, tid, rng), (table.row.status, table.to_act(), table.seats)
+        assert f"{alice.mention} seems to be away" in thread_text()
+        table = await service.table(tid)
+        assert table.seats[table.seat_of(alice.id)].away
+        assert table.seat_of(alice.id) not in table.to_act() or table.row.status != "running"
+        if table.row.status == "running":
+            board = board_of(world, tid)
+            res = await world.click(alice, board, f"se:b:{tid}:panel")
+            assert res.ephemeral
+            assert "alice is back" in thread_text()
+            assert not (await service.table(tid)).seats[table.seat_of(alice.id)].away
