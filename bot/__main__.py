@@ -189,11 +189,17 @@ def run_bot() -> int:
     from bot.client import SpeakeasyBot
     import discord
 
+    import aiohttp
+
     bot = SpeakeasyBot(settings)
     try:
         bot.run(settings.discord_token.get_secret_value(), log_handler=None)
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
+        return 2
+    except (aiohttp.ClientError, OSError) as exc:
+        print(f"Cannot reach Discord ({exc.__class__.__name__}: {exc}). Check this machine's network access.\n"
+              "Without Discord you can still play locally: ./scripts/start.sh play gang-of-dice", file=sys.stderr)
         return 2
     return 0
 

@@ -56,6 +56,8 @@ class SpeakeasyBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
+        # Speakeasy never uses voice: no warning about voice libraries at start-up
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
                          allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True))
         self.settings = settings
