@@ -1083,13 +1083,15 @@ class Moonshine(Game[MoonshineState, str]):
         return state.round
 
     def stats(self, state: MoonshineState) -> dict[str, float]:
-        """Counters for ``simulate``: validated Clients (in all and per colour), capped games."""
+        """Counters for ``simulate``: validated Clients (in all, per colour and per card: key
+        ``card NN Name``), capped games."""
         out: dict[str, float] = {"validated": 0.0}
+        clients = card_set().clients
         for s in state.seats:
             for cid in s.validated:
                 out["validated"] += 1
-                key = f"validated.{COLOURS[client_info(cid).colour]}"
-                out[key] = out.get(key, 0.0) + 1
+                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {clients[cid].name.en}"):
+                    out[key] = out.get(key, 0.0) + 1
         out["capped"] = float(state.phase == "over" and state.round >= MAX_ROUNDS
                               and max(self._outcome_from(state).scores) < state.target)
         return out
