@@ -144,11 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "simulate":
         from bot.simulate import simulate
 
+        if not 1 <= args.games <= 1_000_000:
+            raise SystemExit("--games must be from 1 to 1000000")
         try:
             summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
                                _options(args.game, args.option, args.deck))
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc))
+        except KeyboardInterrupt:
+            print("\nInterrupted.", file=sys.stderr)
+            return 130
         print("\n".join(summary.lines()))
         print(f"speed (varies by machine): {summary.speed()}", file=sys.stderr)
         return 0

@@ -25,7 +25,7 @@ from engine.core import Event, Outcome
 from storage.db import Database
 
 HUMAN_ID = 1
-_MARKDOWN = re.compile(r"\*\*|__|~~|`|\\(?=[\\*_`~|>#\[\]()])")
+_MARKDOWN = re.compile(r"\*\*|__|~~|`|(?<!\\)\*|\\(?=[\\*_`~|>#\[\]()])")
 _INT = re.compile(r"[0-9]{1,9}")
 BACK = object()
 
@@ -98,11 +98,14 @@ class TerminalNotifier(Notifier):
         await self.step_applied(table, list(table.game.opening_events(table.state)))
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
-        for line in texts.public_log(events, table, self.t):
-            self.out(f"  • {plain(line)}")
-            self.public_news = True
-        for line in texts.private_log(events, table, self.t, 0):
-            self.out(f"  🔒 {plain(line)}")
+        for event in events:  # in order: a private result right after what caused it
+            if event.audience is None:
+                for line in texts.public_log([event], table, self.t):
+                    self.out(f"  • {plain(line)}")
+                self.public_news = True
+            else:
+                for line in texts.private_log([event], table, self.t, 0):
+                    self.out(f"  🔒 {plain(line)}")
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         self.out("")
@@ -230,11 +233,14 @@ class TerminalGame:
                     return None
                 if raw.lower() in ("q", "quit"):
                     return BACK
-                picks = {parse_int(p) for p in raw.replace(",", " ").split()}
-                if (None not in picks and all(1 <= p <= len(comp.options) for p in picks)
+                typed = [parse_int(p) for p in raw.replace(",", " ").split()]
+                picks = set(typed)
+                if (None not in picks and len(picks) == len(typed) and all(1 <= p <= len(comp.options) for p in picks)
                         and comp.min_values <= len(picks) <= comp.max_values):
                     return comp.code_for([comp.options[p - 1].value for p in picks])
-                self.out(t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
+                self.out(t("term.bad_multi_n", n=comp.min_values, options=len(comp.options))
+                         if comp.min_values == comp.max_values
+                         else t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
         prompt = comp
         while True:
             raw = self._read(t("term.number", label=prompt.label))

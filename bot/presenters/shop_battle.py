@@ -161,7 +161,8 @@ class ShopBattlePresenter(Presenter):
         else:
             pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
-        title = t("sb.board.title", game=self.title(t), round=view["round"])
+        cap = view.get("round_cap")
+        title = t("sb.board.title", game=self.title(t), round=f"{view['round']}/{cap}" if cap else view["round"])
         footer = t("sb.footer", deck=view["deck_name"], cards=view["cards_total"])
         return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
