@@ -424,9 +424,8 @@ class TableService:
             async with self.db.transaction():
                 await self.db.update_table(table_id, self.clock.now(), status="abandoned")
                 await self.db.clear_deadline(table_id)
-            view = await self.table(table_id)
-            view.row = await self._row(table_id)
             self._live.pop(table_id, None)
+            view = await self.table(table_id)  # read back from the database
         self._wake_timers()
         await self._notify("table_abandoned", view)
         return view

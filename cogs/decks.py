@@ -36,9 +36,7 @@ def issue_line(issue: DeckIssue, t) -> str:
     if issue.field:
         where += f", `{issue.field}`"
     key = f"deck.issue.{issue.code}"
-    why = t(key) if t.has(key) else issue.why
-    if t.lang == "en" or not t.has(key):
-        why = issue.why
+    why = t(key) if t.lang != "en" and t.has(key) else issue.why
     return f"• {where}: {why}"
 
 

@@ -100,28 +100,30 @@ class DiscordNotifier(Notifier):
             except Exception:
                 log.exception("board update of table %s failed", table_id)
 
-    async def draw_board(self, table: TableView) -> None:
-        """Edit (or post, the first time) the board message of a table."""
+    async def draw_board(self, table: TableView) -> bool:
+        """Edit (or post, the first time) the board message of a table; False when it could not."""
         t = Translator(table.row.lang)
         events = await self.bot.service.recent_events(table.id, 60)
         board = texts.board(table, events, t)
         view = board_buttons(table, t)
         place = self._place(table)
         if place is None:
-            return
+            return False
         if table.row.board_message_id:
             msg = place.get_partial_message(table.row.board_message_id)  # type: ignore[union-attr]
             try:
                 await msg.edit(embed=embed(board.card), view=view)
-                return
+                return True
             except discord.NotFound:
                 log.info("board of table %s was deleted; posting a new one", table.id)
             except discord.HTTPException:
                 log.warning("board edit of table %s failed", table.id, exc_info=True)
-                return
+                return False
         msg = await self._send(table, embed=embed(board.card), view=view)
-        if msg is not None:
-            await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+        if msg is None:
+            return False
+        await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+        return True
 
     # ---------------------------------------------------------------- notifier API
     async def lobby_changed(self, table: TableView) -> None:
@@ -148,14 +150,14 @@ class DiscordNotifier(Notifier):
         if thread_id:
             await self.bot.service.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.service.table(table.id)
-        await self.draw_board(table)
-        if not (await self.bot.service.table(table.id)).row.board_message_id and thread_id:
+        posted = await self.draw_board(table)
+        if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
             await self.bot.service.set_messages(table.id, thread_id=None)
             table = await self.bot.service.table(table.id)
-            await self.draw_board(table)
-        if not (await self.bot.service.table(table.id)).row.board_message_id:
+            posted = await self.draw_board(table)
+        if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)
             await self.bot.service.abandon(table.id, None)

@@ -20,7 +20,7 @@ from bot import texts
 from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableView
-from bot.ui import Button, Panel, Select
+from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.components import STYLES, NumberModal, RoutedButton, embed, modal_value, panel_view, select_item
 from engine.registry import GAMES
 
@@ -83,6 +83,13 @@ class TablesCog(commands.Cog):
         except discord.HTTPException:
             log.warning("could not report an error to the user", exc_info=True)
 
+    async def report_click_error(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """Like :meth:`report_error`, for components: a malformed custom_id or value (``ValueError``,
+        ``IndexError`` while parsing it) is answered as a damaged button."""
+        if isinstance(error, (ValueError, IndexError)):
+            error = ServiceError("err.bad_button")
+        await self.report_error(interaction, error)
+
     # ------------------------------------------------------------------ /play
     @app_commands.command(name=_T("play", key="cmd.play.name"), description=_T("Open a table for a game", key="cmd.play.desc"))
     @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
@@ -141,10 +148,8 @@ class TablesCog(commands.Cog):
                 await self._act(interaction, table_id, int(parts[3]), ":".join(parts[4:]))
             elif kind == "p":
                 await self._prompt(interaction, table_id, int(parts[3]), parts[4])
-        except (ValueError, IndexError):
-            await self.report_error(interaction, ServiceError("err.bad_button"))
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(interaction, exc)
+        except Exception as exc:  # noqa: BLE001 - every click gets an answer
+            await self.report_click_error(interaction, exc)
 
     async def on_select(self, interaction: discord.Interaction, custom_id: str, values: list[str]) -> None:
         """Every routed select lands here."""
@@ -163,10 +168,8 @@ class TablesCog(commands.Cog):
                 if not isinstance(comp, Select) or not values or not all(v in {o.value for o in comp.options} for v in values):
                     raise ServiceError("err.stale")
                 await self._act(interaction, table_id, version, comp.code_for(values))
-        except (ValueError, IndexError):
-            await self.report_error(interaction, ServiceError("err.bad_button"))
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(interaction, exc)
+        except Exception as exc:  # noqa: BLE001 - every click gets an answer
+            await self.report_click_error(interaction, exc)
 
     # ------------------------------------------------------------------ lobby
     async def _lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
@@ -307,15 +310,20 @@ class TablesCog(commands.Cog):
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
 
-    async def _prompt(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> None:
+    async def _prompt_at(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> NumberPrompt:
+        """The number prompt of the button at ``r.c`` in the clicker's panel at ``version``
+        (refuses stale and foreign clicks). Raises ``ValueError`` on a malformed position."""
         panel = await self._panel_for(interaction, table_id, version)
         r, c = (int(x) for x in where.split("."))
         comp = panel.rows[r][c] if r < len(panel.rows) and c < len(panel.rows[r]) else None
         if not isinstance(comp, Button) or comp.prompt is None:
             raise ServiceError("err.stale")
-        t = user_t(interaction)
-        placeholder = t("prompt.range", min=comp.prompt.minimum, max=comp.prompt.maximum)
-        await interaction.response.send_modal(NumberModal(f"se:m:{table_id}:{version}:{where}", comp.prompt, placeholder))
+        return comp.prompt
+
+    async def _prompt(self, interaction: discord.Interaction, table_id: int, version: int, where: str) -> None:
+        prompt = await self._prompt_at(interaction, table_id, version, where)
+        placeholder = user_t(interaction)("prompt.range", min=prompt.minimum, max=prompt.maximum)
+        await interaction.response.send_modal(NumberModal(f"se:m:{table_id}:{version}:{where}", prompt, placeholder))
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
@@ -331,20 +339,13 @@ class TablesCog(commands.Cog):
         try:
             parts = custom_id.split(":")
             table_id, version = int(parts[2]), int(parts[3])
-            panel = await self._panel_for(interaction, table_id, version)
-            r, c = (int(x) for x in parts[4].split("."))
-            comp = panel.rows[r][c] if r < len(panel.rows) and c < len(panel.rows[r]) else None
-            if not isinstance(comp, Button) or comp.prompt is None:
-                raise ServiceError("err.stale")
-            prompt = comp.prompt
+            prompt = await self._prompt_at(interaction, table_id, version, parts[4])
             raw = raw.strip()
             if not re.fullmatch(r"[0-9]{1,9}", raw) or not prompt.minimum <= int(raw) <= prompt.maximum:
                 raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
             await self._act(interaction, table_id, version, prompt.template.format(n=int(raw)))
-        except (ValueError, IndexError):
-            await self.report_error(interaction, ServiceError("err.bad_button"))
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(interaction, exc)
+        except Exception as exc:  # noqa: BLE001 - every click gets an answer
+            await self.report_click_error(interaction, exc)
 
 
 async def setup(bot: "SpeakeasyBot") -> None:
