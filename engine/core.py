@@ -1,8 +1,16 @@
-"""The engine contract shared by every game (see ``shared/design/ARCHITECTURE.md``).
+"""The engine contract shared by every game (``docs/ARCHITECTURE.md``, "The engine contract").
 
-A *game* is a stateless object implementing :class:`Game`. A *state* is an immutable pydantic
-model (``frozen=True``) carrying its own ``seed`` and ``version``. Seats are ``0..n-1``; the
-engine never knows Discord users.
+A *game* is a stateless object implementing the abstract base :class:`Game`. A *state* is an
+immutable value carrying its own ``seed``, ``version`` and ``rules`` (the rules version that
+wrote it). Seats are ``0..n-1``; the engine never knows Discord users.
+
+Representation, decided once for every game:
+
+- **inside the engine**, states, actions and views are frozen dataclasses with slots (cheap to
+  build, copy with :func:`dataclasses.replace`, compare and hash; no validation on the hot path);
+- **at the edges**, pydantic validates what comes from outside: :meth:`Game.load_state` (stored
+  snapshots, through a cached ``pydantic.TypeAdapter`` of the state class), table options
+  (:class:`GameOptions`) and data files (card sets, uploaded decks).
 
 Contract summary (every method is pure: no I/O, no clock, no global random):
 
@@ -12,13 +20,20 @@ Contract summary (every method is pure: no I/O, no clock, no global random):
 - ``legal_actions(state, seat) -> tuple[action, ...]``
 - ``apply(state, {seat: action}) -> Step``: one action per seat in ``to_act``; raises
   :class:`IllegalAction` on anything else (never substitutes another action); bumps ``version``.
-- ``view(state, seat | None) -> dict``: what that seat may see (``None`` = the public table),
-  JSON-compatible. Never contains the seed, the deck order or another seat's hidden cards.
+- ``view(state, seat | None) -> View``: a typed view of what that seat may see (``None`` = the
+  public table); :meth:`Game.view_json` gives its JSON form. Never contains the seed, the deck
+  order or another seat's hidden cards.
 - ``outcome(state) -> Outcome | None``
 - ``timeout_action(state, seat)`` / ``ai_action(state, seat)``
 - ``encode(action) -> str`` / ``decode(code) -> action``: short stable codes (custom_id-safe:
   at most :data:`MAX_CODE_LEN` characters of ``[A-Za-z0-9._-]``).
 - ``dump_state(state) -> dict`` / ``load_state(dict) -> state``: JSON round trip.
+
+Rules versions: :attr:`Game.rules_version` is bumped by any change that alters what a seed and
+an action log produce (a rule fix, a new card set, a new chance derivation). ``setup`` stamps it
+into ``state.rules``; a snapshot written before versions existed loads as version 1. A game
+keeps the behaviour of every version it still has running tables of (``if state.rules < 2``),
+and replay from seed and log is claimed only for the version that wrote them.
 
 Events are language-neutral: a message key plus parameters, rendered by ``bot/`` in the
 reader's language. An event may be restricted to an audience of seats (private events are never
@@ -27,12 +42,17 @@ shown in public places).
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import random
 import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Mapping, TypeVar
+from functools import cache
+from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 __all__ = [
     "Action",
@@ -44,8 +64,11 @@ __all__ = [
     "Outcome",
     "State",
     "Step",
+    "View",
     "ranks_from_scores",
+    "replace_state",
     "rng_for",
+    "to_json",
 ]
 
 #: Longest action code allowed; custom_ids (100 chars) also carry the table id and version.
@@ -61,11 +84,47 @@ class IllegalAction(ValueError):
     """
 
 
-class State(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class State:
     """Base class of every game state: an immutable value with its own ``seed`` and ``version``.
 
-    Subclasses add their fields. ``version`` starts at 0 and is bumped by each ``apply``.
+    Subclasses are ``@dataclass(frozen=True, slots=True, kw_only=True)`` and add their fields.
+    ``version`` starts at 0 and is bumped by each ``apply``; ``rules`` is the game's
+    :attr:`Game.rules_version` when the table was set up (1 for snapshots older than versions).
     """
+
+    seed: int
+    version: int = 0
+    players: int
+    rules: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base class for actions: small immutable values with a stable string code."""
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Base class of typed views (what one seat, or the public, may see).
+
+    Subclasses are frozen dataclasses; :func:`to_json` gives their JSON form (field names as
+    keys), which the terminal and tests may use.
+    """
+
+
+class GameOptions(BaseModel):
+    """Base class of a game's table options (chosen in the lobby). Games subclass it.
+
+    Options arrive from outside (lobby menus, the command line, stored rows), so they stay
+    pydantic models and are validated.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PydanticState(BaseModel):
+    """Transitional: the former pydantic state base, for games not yet moved to :class:`State`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -74,19 +133,13 @@ class State(BaseModel):
     players: int
 
 
-class GameOptions(BaseModel):
-    """Base class of a game's table options (chosen in the lobby). Games subclass it."""
+class PydanticAction(BaseModel):
+    """Transitional: the former pydantic action base, for games not yet moved to :class:`Action`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Action(BaseModel):
-    """Base class for actions: small immutable values with a stable string code."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the log.
 
@@ -106,15 +159,20 @@ class Event:
         return self.audience is None or (seat is not None and seat in self.audience)
 
 
-@dataclass(frozen=True)
-class Step:
+S = TypeVar("S")
+A = TypeVar("A")
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[S]):
     """The result of ``apply``: the new state and the events it produced, in order."""
 
-    state: Any
+    state: S
     events: tuple[Event, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """Final result of a game.
 
@@ -133,7 +191,7 @@ class Outcome:
         return tuple(s for s, r in enumerate(self.ranks) if r == 1)
 
 
-def ranks_from_scores(keys: list[tuple]) -> tuple[int, ...]:
+def ranks_from_scores(keys: list[tuple[Any, ...]]) -> tuple[int, ...]:
     """Competition ranking from sort keys (higher key = better), one key per seat.
 
     >>> ranks_from_scores([(5,), (7,), (5,)])
@@ -142,7 +200,7 @@ def ranks_from_scores(keys: list[tuple]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in keys if other > mine) for mine in keys)
 
 
-def rng_for(state: State, salt: str = "") -> random.Random:
+def rng_for(state: Any, salt: str = "") -> random.Random:
     """A private ``random.Random`` derived from ``(seed, version, salt)`` of ``state``.
 
     The same state always yields the same draws, so a game is reproducible from its seed and
@@ -151,18 +209,54 @@ def rng_for(state: State, salt: str = "") -> random.Random:
     return random.Random(f"{state.seed}:{state.version}:{salt}")
 
 
-S = TypeVar("S", bound=State)
-A = TypeVar("A")
+def replace_state(state: S, **changes: Any) -> S:
+    """A copy of ``state`` with ``changes`` (no validation): :func:`dataclasses.replace` for
+    dataclass states, ``model_copy`` for transitional pydantic ones."""
+    if isinstance(state, BaseModel):
+        return state.model_copy(update=changes)
+    return dataclasses.replace(state, **changes)  # type: ignore[type-var]
 
 
-class Game(Generic[S, A]):
+def to_json(value: Any) -> Any:
+    """The JSON form of a view (or any engine value): dataclasses become dicts (field order),
+    tuples/lists lists, frozensets sorted lists, enums their value; dicts keep their keys.
+
+    >>> to_json(Outcome(ranks=(1, 2), scores=(5, 3)))
+    {'ranks': [1, 2], 'scores': [5, 3]}
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, (frozenset, set)):
+        return [to_json(v) for v in sorted(value)]
+    if isinstance(value, (tuple, list)):
+        return [to_json(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return to_json(value.value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"not JSON-compatible: {type(value).__name__}")
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+class Game(ABC, Generic[S, A, V]):
     """Abstract base of every game. Stateless: all data is in the state value.
+
+    Type parameters: the state class, the action type, the view type.
 
     Class attributes to set in subclasses:
         key: stable registry key (``"gang-of-dice"``).
         min_players / max_players: seat limits (inclusive).
-        state_model: the :class:`State` subclass.
+        state_model: the state class (a :class:`State` dataclass).
         options_model: the :class:`GameOptions` subclass for table options.
+        rules_version: bumped by every change that alters what a seed and a log produce.
         conformance_options: option dicts (for :meth:`setup`) that the shared conformance
             suite (``tests/conformance.py``) plays through, one playout set per dict; list one
             dict per meaningful variant (``({}, {"variant": "regular"})``). Default: defaults only.
@@ -171,42 +265,49 @@ class Game(Generic[S, A]):
     key: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    state_model: ClassVar[type[State]]
+    state_model: ClassVar[type[Any]]
     options_model: ClassVar[type[GameOptions]] = GameOptions
+    rules_version: ClassVar[int] = 1
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     # --- lifecycle -------------------------------------------------------------------------
+    @abstractmethod
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> S:
-        """Deal a new game for ``players`` seats. Raises ``ValueError`` on a bad seat count."""
-        raise NotImplementedError
+        """Deal a new game for ``players`` seats (``state.rules`` = :attr:`rules_version`).
 
+        Raises ``ValueError`` on a bad seat count."""
+
+    @abstractmethod
     def to_act(self, state: S) -> frozenset[int]:
         """Seats that must decide now; empty exactly when the game is over."""
-        raise NotImplementedError
 
+    @abstractmethod
     def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
         """Every action ``seat`` may take now (empty when the seat is not to act)."""
-        raise NotImplementedError
 
-    def apply(self, state: S, actions: Mapping[int, A]) -> Step:
+    @abstractmethod
+    def apply(self, state: S, actions: Mapping[int, A]) -> Step[S]:
         """Apply one action per seat in ``to_act``; raises :class:`IllegalAction` otherwise."""
-        raise NotImplementedError
 
-    def view(self, state: S, seat: int | None) -> dict[str, Any]:
-        """JSON-compatible view for ``seat`` (``None`` = public). No seed, no hidden cards."""
-        raise NotImplementedError
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> V:
+        """Typed view for ``seat`` (``None`` = public). No seed, no hidden cards."""
 
+    def view_json(self, state: S, seat: int | None) -> Any:
+        """The JSON form of :meth:`view` (for the terminal, tests and fixtures)."""
+        return to_json(self.view(state, seat))
+
+    @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """The final ranking once the game is over, else ``None``."""
-        raise NotImplementedError
 
     def timeout_action(self, state: S, seat: int) -> A:
         """What a seat that let its time run out does (by default: the AI's choice)."""
         return self.ai_action(state, seat)
 
+    @abstractmethod
     def ai_action(self, state: S, seat: int) -> A:
         """The baseline AI player's choice for ``seat`` (must be in ``legal_actions``)."""
-        raise NotImplementedError
 
     def hidden_variant(self, state: S, seat: int | None, salt: int) -> S:
         """A state that ``seat`` (``None`` = public) cannot tell apart from ``state``.
@@ -215,7 +316,8 @@ class Game(Generic[S, A]):
         Games re-deal what ``seat`` cannot see (other hands, deck order, widow) from ``salt``;
         the default only changes the seed (which decides every future draw).
         """
-        return state.model_copy(update={"seed": (state.seed * 7919 + salt + 1) % (2**62)})
+        seed: int = state.seed  # type: ignore[attr-defined]
+        return replace_state(state, seed=(seed * 7919 + salt + 1) % (2**62))
 
     def opening_events(self, state: S) -> tuple[Event, ...]:
         """Events that happened during ``setup`` (for example a card revealed before the first
@@ -224,28 +326,40 @@ class Game(Generic[S, A]):
 
     def progress(self, state: S) -> int:
         """Rounds (or hands) played so far, for summaries; default: the number of applied steps."""
-        return state.version
+        version: int = state.version  # type: ignore[attr-defined]
+        return version
 
     def stats(self, state: S) -> dict[str, float]:
         """Game-specific counters of a finished game for ``simulate`` (e.g. cards validated)."""
         return {}
 
     # --- codecs ----------------------------------------------------------------------------
+    @abstractmethod
     def encode(self, action: A) -> str:
         """Short stable code for ``action`` (see :data:`MAX_CODE_LEN`)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def decode(self, code: str) -> A:
         """Inverse of :meth:`encode`; raises :class:`IllegalAction` on a malformed code."""
-        raise NotImplementedError
 
     def dump_state(self, state: S) -> dict[str, Any]:
         """JSON-compatible dict of the whole state (private: it holds the seed)."""
-        return state.model_dump(mode="json")
+        if isinstance(state, BaseModel):
+            return state.model_dump(mode="json")
+        cls: Any = type(state)
+        data: dict[str, Any] = _adapter(cls).dump_python(state, mode="json")
+        return data
 
     def load_state(self, data: Mapping[str, Any]) -> S:
-        """Inverse of :meth:`dump_state`; raises ``pydantic.ValidationError`` on bad data."""
-        return self.state_model.model_validate(data)  # type: ignore[return-value]
+        """Inverse of :meth:`dump_state`, validated by pydantic (a missing ``rules`` = 1).
+
+        Raises ``pydantic.ValidationError`` on bad data."""
+        model: Any = self.state_model
+        if issubclass(model, BaseModel):
+            legacy: S = model.model_validate(data)
+            return legacy
+        state: S = _adapter(model).validate_python(dict(data))
+        return state
 
     def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
         """Validate table options into :attr:`options_model` (``None`` = defaults)."""

@@ -92,7 +92,7 @@ from engine.core import (
     GameOptions,
     IllegalAction,
     Outcome,
-    State,
+    PydanticState as State,
     Step,
     ranks_from_scores,
     rng_for,
@@ -532,7 +532,7 @@ def apply_with_faces(state: GangOfDiceState, action: str, faces: Iterable[int] |
 # --- the game -----------------------------------------------------------------------------------
 
 
-class GangOfDice(Game[GangOfDiceState, str]):
+class GangOfDice(Game[GangOfDiceState, str, dict]):
     """Gang of Dice for 2–4 players (rulings G1–G7). Actions are their codes (see module doc)."""
 
     key = "gang-of-dice"

@@ -98,13 +98,13 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.core import (
-    Action,
+    PydanticAction as Action,
     Event,
     Game,
     GameOptions,
     IllegalAction,
     Outcome,
-    State,
+    PydanticState as State,
     Step,
     ranks_from_scores,
     rng_for,

@@ -55,13 +55,13 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from engine.core import (
-    Action,
+    PydanticAction as Action,
     Event,
     Game,
     GameOptions,
     IllegalAction,
     Outcome,
-    State,
+    PydanticState as State,
     Step,
     ranks_from_scores,
     rng_for,
@@ -413,7 +413,7 @@ def _best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, f
     return best[3], best[0], best[1]
 
 
-class ThreePlayerMoon(Game[MoonState, MoonAction]):
+class ThreePlayerMoon(Game[MoonState, MoonAction, dict]):
     """Three-Player Moon (registry key ``three-player-moon``, exactly 3 seats). See the module docstring."""
 
     key: ClassVar[str] = "three-player-moon"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, State, Step, ranks_from_scores
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, PydanticState as State, Step, ranks_from_scores
 
 
 class PickOptions(GameOptions):
@@ -24,7 +24,7 @@ class PickState(State):
     confirm: bool = False
 
 
-class PickGame(Game[PickState, str]):
+class PickGame(Game[PickState, str, dict]):
     key: ClassVar[str] = "test-pick"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4

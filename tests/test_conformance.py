@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core import Game, GameOptions, State
+from engine.core import Game, GameOptions, PydanticState as State
 from engine.registry import GAMES
 from tests.conformance import check_game
 

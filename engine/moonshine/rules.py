@@ -105,7 +105,7 @@ from typing import Any, ClassVar, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, State, Step, ranks_from_scores
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, PydanticState as State, Step, ranks_from_scores
 from engine.moonshine.cards import COLOURS, card_set
 
 __all__ = [
@@ -577,7 +577,7 @@ class _Work:
 # --- the game ------------------------------------------------------------------------------------
 
 
-class Moonshine(Game[MoonshineState, str]):
+class Moonshine(Game[MoonshineState, str, dict]):
     """Moonshine for 2-5 players (see the module docstring). Actions are canonical code strings."""
 
     key: ClassVar[str] = "moonshine"
