@@ -9,10 +9,10 @@ and take every text from the i18n catalogs through ``ctx.t``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from bot.i18n import Translator
-from bot.ui import Board, Card, Panel, Select
+from bot.ui import Card, Panel, Select
 from engine.core import Event
 
 
@@ -39,8 +39,14 @@ class RenderContext:
         return self.names[seat]
 
 
-class Presenter:
-    """Base presenter. Subclasses set ``game_key`` and implement the four methods."""
+V = TypeVar("V")
+
+
+class Presenter(Generic[V]):
+    """Base presenter, generic over its game's typed view class ``V`` (``engine/<game>/view.py``).
+
+    Subclasses set ``game_key`` and implement :meth:`board` and :meth:`panel`.
+    """
 
     game_key: str = ""
 
@@ -48,11 +54,11 @@ class Presenter:
         """The game's display name in the reader's language."""
         return t(f"game.{self.game_key}.name")
 
-    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+    def board(self, view: V, ctx: RenderContext) -> Card:
         """The public board card from the public view (``game.view(state, None)``)."""
         raise NotImplementedError
 
-    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+    def panel(self, view: V, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
         """The private panel of ``ctx.seat`` from its view and its legal action codes.
 
         Every button/select code must be one of ``legal`` (or produce one: prompts and
@@ -73,7 +79,7 @@ class Presenter:
         is shown in the panel like any other private event). Example: Shop Battle's HYPER U."""
         return None
 
-    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+    def action_label(self, code: str, view: V, ctx: RenderContext) -> str:
         """Short human label of an action code (terminal menus, confirmations)."""
         return code
 
@@ -84,7 +90,3 @@ class Presenter:
     def rules(self, t: Translator) -> Card:
         """A short rules summary for ``/rules``."""
         return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"))
-
-    def make_board(self, view: dict[str, Any], log: list[str], ctx: RenderContext) -> Board:
-        """Board = card + the last log lines (the renderer trims them to fit)."""
-        return Board(card=self.board(view, ctx), log=tuple(log))
