@@ -3,75 +3,162 @@
 "Pick": for ``rounds`` rounds every seat secretly picks 1, 2 or 3 at the same time; each seat
 scores its pick unless another seat picked the same number. Then one sequential step: seat 0
 says "ok" (to mix simultaneous and sequential steps). Most points wins.
+
+It follows the engine contract of ``engine/core.py`` like the real games: a frozen slotted
+dataclass state (:class:`PickState`), dataclass actions (:class:`Pick`, :class:`Confirm`; codes
+``p1``..``p3`` and ``ok``), a typed view (:class:`PickView`), ``Game[PickState, PickAction,
+PickView]``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, PydanticState as State, Step, ranks_from_scores
+from engine.core import (
+    Action,
+    Event,
+    Game,
+    GameOptions,
+    IllegalAction,
+    Outcome,
+    State,
+    Step,
+    View,
+    ranks_from_scores,
+    replace_state,
+)
+
+__all__ = ["PICKS", "Confirm", "Pick", "PickAction", "PickGame", "PickOptions", "PickState", "PickView"]
 
 
 class PickOptions(GameOptions):
+    """Table options: ``rounds`` of simultaneous picks (default 2)."""
+
     rounds: int = 2
 
 
+@dataclass(frozen=True, slots=True)
+class Pick(Action):
+    """A secret pick of ``n`` (1, 2 or 3). Code ``p<n>``."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm(Action):
+    """Seat 0's "ok" that ends a round. Code ``ok``."""
+
+
+PickAction = Pick | Confirm
+#: The three picks, in code order.
+PICKS: tuple[Pick, ...] = (Pick(1), Pick(2), Pick(3))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PickState(State):
+    """The whole game.
+
+    Attributes:
+        round: 1-based round; the game is over once it exceeds ``rounds``.
+        rounds: rounds to play (from :class:`PickOptions`).
+        scores: points per seat.
+        picks: last round's picks per seat (public once resolved; empty before the first).
+        confirm: True while seat 0 must say "ok" (the sequential step of a round).
+    """
+
     round: int = 1
     rounds: int = 2
     scores: tuple[int, ...] = ()
-    picks: tuple[int, ...] = ()  # last round's picks (public after resolution)
+    picks: tuple[int, ...] = ()
     confirm: bool = False
 
 
-class PickGame(Game[PickState, str, dict]):
+@dataclass(frozen=True, slots=True)
+class PickView(View):
+    """What everybody sees (the game has no hidden information once a round is resolved)."""
+
+    round: int
+    scores: tuple[int, ...]
+    picks: tuple[int, ...]
+    confirm: bool
+
+
+class PickGame(Game[PickState, PickAction, PickView]):
+    """The "Pick" test game (2–4 seats); see the module docstring."""
+
     key: ClassVar[str] = "test-pick"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
-    state_model: ClassVar[type[State]] = PickState
+    state_model: ClassVar[type[Any]] = PickState
     options_model: ClassVar[type[GameOptions]] = PickOptions
 
-    def setup(self, seed: int, players: int, options: Any = None) -> PickState:
+    def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> PickState:
+        """A new game (``state.rules`` = :attr:`rules_version`). Raises ``ValueError`` on a bad
+        seat count or bad options."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Pick needs 2 to 4 players, not {players}")
         opts = self.parse_options(options)
-        return PickState(seed=seed, players=players, rounds=opts.rounds, scores=(0,) * players)
+        assert isinstance(opts, PickOptions)
+        return PickState(seed=seed, players=players, rules=self.rules_version, rounds=opts.rounds,
+                         scores=(0,) * players)
 
     def to_act(self, state: PickState) -> frozenset[int]:
+        """Every seat while picking, seat 0 alone while confirming, nobody once over."""
         if state.round > state.rounds:
             return frozenset()
         if state.confirm:
             return frozenset({0})
         return frozenset(range(state.players))
 
-    def legal_actions(self, state: PickState, seat: int) -> tuple[str, ...]:
+    def legal_actions(self, state: PickState, seat: int) -> tuple[PickAction, ...]:
+        """:class:`Confirm` for seat 0 while confirming, :data:`PICKS` while picking, else ``()``."""
         if seat not in self.to_act(state):
             return ()
-        return ("ok",) if state.confirm else ("p1", "p2", "p3")
+        return (Confirm(),) if state.confirm else PICKS
 
-    def apply(self, state: PickState, actions: Mapping[int, str]) -> Step:
+    def apply(self, state: PickState, actions: Mapping[int, PickAction]) -> Step[PickState]:
+        """Resolve the picks (a unique pick scores its value) or the confirmation.
+
+        Raises :class:`IllegalAction` unless ``actions`` has one legal action per seat to act."""
         self.check_actions(state, actions)
         if state.confirm:
-            new = state.model_copy(update={"confirm": False, "round": state.round + 1, "version": state.version + 1})
+            new = replace_state(state, confirm=False, round=state.round + 1, version=state.version + 1)
             return Step(new, (Event("test.ok", {"seat": 0}),))
-        picks = tuple(int(actions[s][1]) for s in range(state.players))
-        scores = tuple(sc + (p if picks.count(p) == 1 else 0) for sc, p in zip(state.scores, picks))
-        new = state.model_copy(update={"scores": scores, "picks": picks, "confirm": True, "version": state.version + 1})
+        picks = tuple(_pick(actions[s]) for s in range(state.players))
+        scores = tuple(sc + (p if picks.count(p) == 1 else 0) for sc, p in zip(state.scores, picks, strict=True))
+        new = replace_state(state, scores=scores, picks=picks, confirm=True, version=state.version + 1)
         return Step(new, (Event("test.picks", {"picks": list(picks)}),))
 
-    def view(self, state: PickState, seat: int | None) -> dict[str, Any]:
-        return {"round": state.round, "scores": list(state.scores), "picks": list(state.picks), "confirm": state.confirm}
+    def view(self, state: PickState, seat: int | None) -> PickView:
+        """The same view for every seat and the public."""
+        return PickView(round=state.round, scores=state.scores, picks=state.picks, confirm=state.confirm)
 
     def outcome(self, state: PickState) -> Outcome | None:
+        """Ranks by score once every round is played, else ``None``."""
         if state.round <= state.rounds:
             return None
         return Outcome(ranks_from_scores([(s,) for s in state.scores]), state.scores)
 
-    def ai_action(self, state: PickState, seat: int) -> str:
-        return "ok" if state.confirm else ("p1", "p2", "p3")[(seat + state.round) % 3]
+    def ai_action(self, state: PickState, seat: int) -> PickAction:
+        """:class:`Confirm` when confirming, else ``Pick(1 + (seat + round) % 3)``."""
+        return Confirm() if state.confirm else PICKS[(seat + state.round) % 3]
 
-    def encode(self, action: str) -> str:
-        return action
+    def encode(self, action: PickAction) -> str:
+        """``p<n>`` for a pick, ``ok`` for the confirmation."""
+        return "ok" if isinstance(action, Confirm) else f"p{action.n}"
 
-    def decode(self, code: str) -> str:
-        if code not in ("ok", "p1", "p2", "p3"):
-            raise IllegalAction("malformed action code")
-        return code
+    def decode(self, code: str) -> PickAction:
+        """Raises :class:`IllegalAction` unless ``code`` is ``ok``, ``p1``, ``p2`` or ``p3``."""
+        if code == "ok":
+            return Confirm()
+        if code in ("p1", "p2", "p3"):
+            return Pick(int(code[1]))
+        raise IllegalAction("malformed action code")
+
+
+def _pick(action: PickAction) -> int:
+    """The number of a pick (``check_actions`` already refused anything else)."""
+    assert isinstance(action, Pick)
+    return action.n
