@@ -338,10 +338,10 @@ async def test_opening_events_are_recorded_when_the_table_starts(tmp_path):
 
 
 async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hanging(env, monkeypatch):
-    import bot.service as service_module
+    import bot.driver as driver_module
 
     svc, db, clock, rec = env
-    monkeypatch.setattr(service_module, "AI_RETRY_SECONDS", 0)
+    monkeypatch.setattr(driver_module, "AI_RETRY_SECONDS", 0)
     calls = []
 
     def broken(state, seat):
@@ -353,7 +353,7 @@ async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hang
     await svc.add_ai(t.id, 100)
     await svc.start(t.id, 100)
     await svc.idle()
-    assert len(calls) == service_module.MAX_AI_FAILURES
+    assert len(calls) == driver_module.MAX_AI_FAILURES
     assert (await svc.table(t.id)).row.status == "abandoned"
 
 
