@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,6 +233,27 @@ def _table(row: aiosqlite.Row) -> TableRow:
         updated_at=row["updated_at"],
         rules_version=row["rules_version"],
     )
+
+
+def database_problem(path: str | Path) -> str | None:
+    """Why the SQLite file at ``path`` cannot be used (``None`` when it can), checked without
+    running migrations: a folder, a file that is not a database, or an unwritable place.
+
+    Synchronous, for start-up checks before the event loop runs; creates missing parent folders.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "this is a folder; give a file name such as speakeasy.db"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot open the database ({exc})"
+    return None
 
 
 class Database:

@@ -103,3 +103,14 @@ async def test_action_and_event_logs_append_in_order(tmp_path):
     row = await db.get_table(t)
     assert row.state == {"v": 2} and row.version == 2
     await db.close()
+
+
+def test_database_problem_names_what_is_wrong_with_a_path(tmp_path):
+    from storage.db import database_problem
+
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello, I am not a database " * 100)
+    assert "cannot open" in database_problem(bad)
+    assert "folder" in database_problem(tmp_path)
+    assert database_problem(tmp_path / "new" / "speakeasy.db") is None
+    assert (tmp_path / "new").is_dir()
