@@ -123,15 +123,23 @@ class TableService:
         leaderboard_min_games: int = 3,
     ) -> None:
         self.db = db
-        self.clock: Clock = clock or SystemClock()
         self.notifier: Notifier = notifier or Notifier()
         self.seed_source = seed_source or (lambda: secrets.randbits(62))
         self.leaderboard_min_games = leaderboard_min_games
-        self.scheduler = Scheduler(db, self.clock, self, turn_timeout=turn_timeout,
+        self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
                                    reminder_fraction=reminder_fraction)
         self.driver = Driver(self, ai_delay=ai_delay)
         self._locks: dict[int, asyncio.Lock] = {}
         self._live: dict[int, LiveTable] = {}
+
+    @property
+    def clock(self) -> Clock:
+        """The time source, shared with the scheduler."""
+        return self.scheduler.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        self.scheduler.clock = clock
 
     @property
     def turn_timeout(self) -> float:
