@@ -42,6 +42,6 @@ def rate(seats: list[Rated], ranks: list[int]) -> list[tuple[float, float]]:
     teams = [[_MODEL.rating(mu=s.mu, sigma=s.sigma)] for s in seats]
     new = _MODEL.rate(teams, ranks=list(ranks))
     out = []
-    for s, team in zip(seats, new):
+    for s, team in zip(seats, new, strict=True):
         out.append((s.mu, s.sigma) if s.user_id is None else (team[0].mu, team[0].sigma))
     return out

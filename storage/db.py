@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, NamedTuple
 
 import aiosqlite
 
@@ -123,12 +125,22 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1));
     """,
+    # 4: the rules version a table was set up under (Game.rules_version); tables older than
+    # versions were all set up under rules 1
+    """
+    ALTER TABLE game_tables ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;
+    """,
 )
 
 
 @dataclass(frozen=True)
 class TableRow:
-    """One row of ``game_tables`` (``state`` and ``options`` already JSON-decoded)."""
+    """One row of ``game_tables`` (``state`` and ``options`` already JSON-decoded).
+
+    ``rules_version`` is the game's ``rules_version`` when the table started (1 for a lobby, and
+    for every table stored before versions were recorded); replay from ``seed`` and the action
+    log is only claimed under that version.
+    """
 
     id: int
     guild_id: int
@@ -146,6 +158,7 @@ class TableRow:
     state: dict[str, Any] | None
     created_at: float
     updated_at: float
+    rules_version: int = 1
 
 
 @dataclass(frozen=True)
@@ -181,6 +194,25 @@ class RatingRow:
         return self.mu - 3 * self.sigma
 
 
+class DeadlineRow(NamedTuple):
+    """The turn deadline of a table: the step at ``version`` gets a reminder at ``remind_at`` and
+    the timeout at ``act_at`` (UNIX seconds); ``reminded`` once the reminder was sent."""
+
+    table_id: int
+    version: int
+    remind_at: float
+    act_at: float
+    reminded: bool
+
+
+def _deadline(row: aiosqlite.Row) -> DeadlineRow:
+    return DeadlineRow(row["table_id"], row["version"], row["remind_at"], row["act_at"], bool(row["reminded"]))
+
+
+def _rating(row: aiosqlite.Row) -> RatingRow:
+    return RatingRow(row["user_id"], row["mu"], row["sigma"], row["played"], row["won"])
+
+
 def _table(row: aiosqlite.Row) -> TableRow:
     return TableRow(
         id=row["id"],
@@ -199,7 +231,29 @@ def _table(row: aiosqlite.Row) -> TableRow:
         state=json.loads(row["state"]) if row["state"] else None,
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        rules_version=row["rules_version"],
     )
+
+
+def database_problem(path: str | Path) -> str | None:
+    """Why the SQLite file at ``path`` cannot be used (``None`` when it can), checked without
+    running migrations: a folder, a file that is not a database, or an unwritable place.
+
+    Synchronous, for start-up checks before the event loop runs; creates missing parent folders.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "this is a folder; give a file name such as speakeasy.db"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot open the database ({exc})"
+    return None
 
 
 class Database:
@@ -215,11 +269,11 @@ class Database:
         # One connection is shared by every task: a transaction must not take in statements of
         # another task. The lock serialises access; the task that holds a transaction owns it.
         self._lock = asyncio.Lock()
-        self._owner: asyncio.Task | None = None
+        self._owner: asyncio.Task[Any] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | Path) -> "Database":
+    async def open(cls, path: str | Path) -> Database:
         """Open (creating if needed) the database at ``path`` and run pending migrations."""
         path = str(path)
         if path != ":memory:":
@@ -247,7 +301,7 @@ class Database:
         """Current ``PRAGMA user_version``."""
         async with self._conn.execute("PRAGMA user_version") as cur:
             row = await cur.fetchone()
-        return int(row[0])
+        return int(row[0]) if row is not None else 0
 
     async def migrate(self) -> int:
         """Apply every migration newer than ``user_version``, each in its own transaction."""
@@ -319,7 +373,14 @@ class Database:
 
     async def _insert(self, sql: str, args: Iterable[Any] = ()) -> int:
         async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
-            return int(cur.lastrowid)
+            if cur.lastrowid is None:
+                raise RuntimeError(f"no row inserted by {sql!r}")
+            return cur.lastrowid
+
+    async def _next_seq(self, table: str, table_id: int) -> int:
+        """The next ``seq`` of a table's rows in the append-only ``actions``/``events`` logs."""
+        row = await self._one(f"SELECT COALESCE(MAX(seq), 0) AS m FROM {table} WHERE table_id = ?", (table_id,))
+        return int(row["m"]) + 1 if row is not None else 1
 
     # --- tables ----------------------------------------------------------------------------
     async def create_table(
@@ -342,15 +403,13 @@ class Database:
         """Every table with ``status`` (``lobby``, ``running``, ``finished``, ``abandoned``)."""
         return [_table(r) for r in await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))]
 
-    async def table_for_thread(self, thread_id: int) -> TableRow | None:
-        """The table played in the thread ``thread_id``, if any."""
-        row = await self._one("SELECT * FROM game_tables WHERE thread_id = ? ORDER BY id DESC LIMIT 1", (thread_id,))
-        return _table(row) if row else None
-
     async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
-        """Set columns of a table (``options``/``state`` are JSON-encoded here)."""
+        """Set columns of a table (``options``/``state`` are JSON-encoded here).
+
+        Raises ``ValueError`` for no field or a column that may not be set.
+        """
         allowed = {"thread_id", "lobby_message_id", "board_message_id", "options", "status", "seed",
-                   "version", "state", "lang"}
+                   "version", "state", "lang", "rules_version"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"bad fields {sorted(set(fields) - allowed)}")
         values = [json.dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
@@ -385,10 +444,10 @@ class Database:
         """Append an applied step to the action log and events, store the new snapshot, clear
         the pending choices. Atomic (joins an outer transaction if any)."""
         async with self.transaction():
-            row = await self._one("SELECT COALESCE(MAX(seq), 0) AS m FROM actions WHERE table_id = ?", (table_id,))
             await self._exec(
                 "INSERT INTO actions (table_id, seq, version, actions, source, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (table_id, row["m"] + 1, version_before, json.dumps({str(k): v for k, v in actions.items()}), source, now),
+                (table_id, await self._next_seq("actions", table_id), version_before,
+                 json.dumps({str(k): v for k, v in actions.items()}), source, now),
             )
             await self.record_events(table_id, version, events)
             await self._exec("DELETE FROM pending WHERE table_id = ?", (table_id,))
@@ -397,8 +456,7 @@ class Database:
     async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
         """Append events (JSON dicts) to a table's event log, at state ``version``."""
         async with self.transaction():
-            row = await self._one("SELECT COALESCE(MAX(seq), 0) AS m FROM events WHERE table_id = ?", (table_id,))
-            for i, ev in enumerate(events, start=row["m"] + 1):
+            for i, ev in enumerate(events, start=await self._next_seq("events", table_id)):
                 await self._exec(
                     "INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
                     (table_id, i, version, json.dumps(ev)),
@@ -447,10 +505,15 @@ class Database:
         """Record that the reminder of the current deadline was sent."""
         await self._exec("UPDATE deadlines SET reminded = 1 WHERE table_id = ?", (table_id,))
 
-    async def deadlines(self) -> list[tuple[int, int, float, float, bool]]:
-        """Every deadline: ``(table_id, version, remind_at, act_at, reminded)``."""
+    async def deadlines(self) -> list[DeadlineRow]:
+        """Every deadline, the earliest due first."""
         rows = await self._all("SELECT * FROM deadlines ORDER BY MIN(remind_at, act_at)")
-        return [(r["table_id"], r["version"], r["remind_at"], r["act_at"], bool(r["reminded"])) for r in rows]
+        return [_deadline(r) for r in rows]
+
+    async def deadline(self, table_id: int) -> DeadlineRow | None:
+        """The deadline of one table, or ``None``."""
+        row = await self._one("SELECT * FROM deadlines WHERE table_id = ?", (table_id,))
+        return _deadline(row) if row is not None else None
 
     # --- results and ratings ---------------------------------------------------------------
     async def record_result(
@@ -476,7 +539,7 @@ class Database:
         marks = ",".join("?" * len(ids))
         rows = await self._all(
             f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})", (guild_id, game, *ids))
-        return {r["user_id"]: RatingRow(r["user_id"], r["mu"], r["sigma"], r["played"], r["won"]) for r in rows}
+        return {r["user_id"]: _rating(r) for r in rows}
 
     async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
         """Insert or replace one member's rating and stats."""
@@ -494,12 +557,12 @@ class Database:
             " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ?",
             (guild_id, game, min_games, limit),
         )
-        return [RatingRow(r["user_id"], r["mu"], r["sigma"], r["played"], r["won"]) for r in rows]
+        return [_rating(r) for r in rows]
 
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
         """A member's rating and stats per game in a guild: ``{game: RatingRow}``."""
         rows = await self._all("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ? ORDER BY game", (guild_id, user_id))
-        return {r["game"]: RatingRow(r["user_id"], r["mu"], r["sigma"], r["played"], r["won"]) for r in rows}
+        return {r["game"]: _rating(r) for r in rows}
 
     # --- decks -----------------------------------------------------------------------------
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int, now: float) -> int:

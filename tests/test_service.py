@@ -338,10 +338,10 @@ async def test_opening_events_are_recorded_when_the_table_starts(tmp_path):
 
 
 async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hanging(env, monkeypatch):
-    import bot.service as service_module
+    import bot.driver as driver_module
 
     svc, db, clock, rec = env
-    monkeypatch.setattr(service_module, "AI_RETRY_SECONDS", 0)
+    monkeypatch.setattr(driver_module, "AI_RETRY_SECONDS", 0)
     calls = []
 
     def broken(state, seat):
@@ -353,7 +353,7 @@ async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hang
     await svc.add_ai(t.id, 100)
     await svc.start(t.id, 100)
     await svc.idle()
-    assert len(calls) == service_module.MAX_AI_FAILURES
+    assert len(calls) == driver_module.MAX_AI_FAILURES
     assert (await svc.table(t.id)).row.status == "abandoned"
 
 
@@ -405,3 +405,266 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     assert view.version == 3 and view.to_act() == {0}  # seat 0 confirms: a member's turn again
     assert [d[1] for d in await db.deadlines()] == [3]
     assert rec_calls.count(("timeout", (0, 1))) == 1
+
+
+# ---------------------------------------------------------------------- rules version and replay
+async def test_start_records_the_games_rules_version(env, monkeypatch):
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    assert (await db.get_table(tid)).rules_version == 1  # a lobby: the default
+    monkeypatch.setattr(registry.GAMES["test-pick"], "rules_version", 3)
+    await svc.start(tid, 100)
+    assert (await db.get_table(tid)).rules_version == 3
+    assert (await svc.table(tid)).row.rules_version == 3
+
+
+async def test_replay_helper_rebuilds_the_snapshot_under_the_same_rules(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc, options={"rounds": 2})
+    await svc.start(tid, 100)
+    await svc.submit(tid, 100, 0, "p1")
+    await svc.submit(tid, 200, 0, "p3")
+    await svc.submit(tid, 100, 1, "ok")
+    await svc.submit(tid, 100, 2, "p2")  # buffered only: not in the log, not in the snapshot
+    game = registry.GAMES["test-pick"]
+    state = await svc.replay(tid)
+    assert state.version == 2 and state.scores == (1, 3)
+    assert game.dump_state(state) == (await db.get_table(tid)).state
+
+
+async def test_replay_refuses_a_table_of_another_rules_version(env, monkeypatch):
+    from bot.service import ReplayError
+
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    with pytest.raises(ReplayError, match="has not started"):
+        await svc.replay(tid)
+    await svc.start(tid, 100)  # under rules 1
+    monkeypatch.setattr(registry.GAMES["test-pick"], "rules_version", 2)  # the game moved on
+    with pytest.raises(ReplayError, match="rules version 1 of test-pick.*only rules version 2"):
+        await svc.replay(tid)
+    with pytest.raises(ServiceError) as e:
+        await svc.replay(9999)
+    assert e.value.key == "err.no_table"
+
+
+# ---------------------------------------------------------------------- notifier, views
+async def test_a_failing_notifier_never_breaks_the_table(env, caplog):
+    svc, db, clock, rec = env
+
+    class Broken(Notifier):
+        async def step_applied(self, table, events):
+            raise RuntimeError("UI down")
+
+    svc.notifier = Broken()  # installed after construction, as the cogs do
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    await svc.submit(tid, 100, 0, "p1")
+    assert (await svc.submit(tid, 200, 0, "p2")).status == "applied"
+    assert (await svc.table(tid)).version == 1
+    assert "notifier step_applied failed" in caplog.text
+
+
+async def test_a_table_view_is_a_snapshot(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    before = await svc.table(tid)
+    await svc.submit(tid, 100, 0, "p1")
+    assert before.pending == {} and (await svc.table(tid)).pending == {0: "p1"}
+    await svc.submit(tid, 200, 0, "p2")
+    assert before.version == 0 and (await svc.table(tid)).version == 1
+    with pytest.raises(AttributeError):
+        before.state = None  # frozen: the UI cannot change what the service holds
+
+
+# ---------------------------------------------------------------------- scheduler and driver alone
+class FakeHost:
+    """A minimal TableHost: one cached table of the Pick game; choices buffer until every seat in
+    ``to_act`` has chosen, then the step is applied (and its deadline written, as the service does)."""
+
+    def __init__(self, live) -> None:
+        self.notifier = Recorder()
+        self.tables = {live.id: live}
+        self.locks: dict[int, asyncio.Lock] = {}
+        self.chosen: list[tuple[int, str, str]] = []
+        self.changes: list[tuple[str, int | None]] = []
+        self.given_up: list[int] = []
+        self.nudged: list[int] = []
+        self.scheduler = None
+        self.fail = False
+
+    def table_lock(self, table_id):
+        return self.locks.setdefault(table_id, asyncio.Lock())
+
+    def live_table(self, table_id):
+        return self.tables.get(table_id)
+
+    async def choose(self, live, seat, code, source):
+        if self.fail:
+            raise RuntimeError("engine bug")
+        self.chosen.append((seat, code, source))
+        game = live.game
+        live.pending[seat] = code
+        if set(live.pending) < game.to_act(live.state):
+            return "buffered", live.view(), []
+        step = game.apply(live.state, {s: game.decode(c) for s, c in live.pending.items()})
+        live.state, live.pending = step.state, {}
+        if self.scheduler is not None:
+            await self.scheduler.write(live.id, live.seats, game, live.state, self.scheduler.clock.now())
+        return "applied", live.view(), list(step.events)
+
+    async def after_change(self, table_id, view, events, result, seat):
+        self.changes.append((result, seat))
+
+    async def give_up(self, table_id):
+        self.given_up.append(table_id)
+        self.tables.pop(table_id, None)
+
+    def nudge(self, table_id):
+        self.nudged.append(table_id)
+
+
+@pytest.fixture
+async def host_env(tmp_path, pick_game):
+    """A database with one running Pick table (seat 0 and 1 members, seat 2 an AI), cached in a
+    fake host; the table's rows exist so that deadlines and away flags can be stored."""
+    from bot.table import LiveTable
+    from storage.db import SeatRow
+
+    db = await Database.open(tmp_path / "h.db")
+    tid = await db.create_table(guild_id=1, channel_id=1, game="test-pick", host_user_id=100, lang="en",
+                                options={}, now=0)
+    seats = [SeatRow(0, 100, "A", False), SeatRow(1, 200, "B", False), SeatRow(2, None, "AI 1", True)]
+    await db.replace_seats(tid, seats)
+    await db.update_table(tid, 0, status="running")
+    live = LiveTable(await db.get_table(tid), seats, pick_game.setup(42, 3, {}), {})
+    yield db, FakeHost(live), live
+    await db.close()
+
+
+async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
+    from bot.scheduler import Scheduler
+
+    db, host, live = host_env
+    clock = FakeClock()
+    sched = Scheduler(db, clock, host, turn_timeout=100, reminder_fraction=0.25)
+    host.scheduler = sched
+    live.pending[2] = "p1"  # the AI seat already chose
+    await sched.arm(live)
+    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 25, clock.now() + 100, False)
+    assert await sched.process() == clock.now() + 25 and host.notifier.calls == []
+    clock.advance(25)
+    assert await sched.process() == clock.now() + 75
+    assert host.notifier.calls == [("reminder", (0, 1))]
+    assert (await db.deadline(live.id)).reminded
+    await sched.process()
+    assert host.notifier.calls == [("reminder", (0, 1))]  # once per step
+    game, state = live.game, live.state
+    clock.advance(75)
+    # the due deadline is handled; the next step's deadline is picked up by the woken timer
+    assert await sched.process() is None
+    expected = [(seat, game.encode(game.timeout_action(state, seat)), "timeout") for seat in (0, 1)]
+    assert host.chosen == expected  # members only: the AI seat had chosen
+    assert host.notifier.calls[-1] == ("timeout", (0, 1))
+    assert host.changes == [("applied", None)]
+    assert live.state.version == 1
+    assert await db.deadline(live.id) == (live.id, 1, clock.now() + 25, clock.now() + 100, False)
+
+
+async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_present_resets(host_env):
+    from bot.scheduler import AWAY_AFTER_TIMEOUTS, Scheduler
+
+    db, host, live = host_env
+    assert AWAY_AFTER_TIMEOUTS == 2
+    clock = FakeClock()
+    sched = Scheduler(db, clock, host, turn_timeout=100)
+    host.scheduler = sched
+    live.pending[2] = "p1"
+    await sched.arm(live)
+    clock.advance(100)
+    await sched.process()  # round 1: seats 0 and 1 time out (1 in a row each)
+    assert not any(s.away for s in live.seats)
+    assert await sched.present(live, 1) is False  # seat 1 shows up: its count starts again
+    clock.advance(100)
+    await sched.process()  # seat 0 must confirm and times out again: away
+    assert live.seats[0].away and (await db.seats(live.id))[0].away
+    assert not live.seats[1].away
+    assert host.notifier.calls[-1] == ("timeout", (0,))
+    assert await sched.present(live, 0) is True
+    assert not live.seats[0].away and not (await db.seats(live.id))[0].away
+
+
+async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_table(host_env):
+    from bot.scheduler import Scheduler
+
+    db, host, live = host_env
+    clock = FakeClock()
+    sched = Scheduler(db, clock, host, turn_timeout=100)
+    await db.set_deadline(live.id, 7, clock.now() - 10, clock.now() - 5)  # left by an interrupted step
+    assert await sched.process() is None  # re-armed for the current step, nothing played
+    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 50, clock.now() + 100, False)
+    assert host.chosen == []
+    clock.advance(100)
+    host.fail = True
+    assert await sched.process() is None
+    assert host.given_up == [live.id]
+    await sched.process()  # the table is gone from the host: its deadline is cleared
+    assert await db.deadline(live.id) is None
+
+
+async def test_scheduler_timer_sleeps_wakes_and_shuts_down(host_env):
+    from bot.scheduler import Scheduler
+
+    db, host, live = host_env
+    sched = Scheduler(db, FakeClock(), host, turn_timeout=100)
+    sched.wake()
+    assert sched._timer is None  # off until started
+    await sched.arm(live)
+    sched.start()
+    first = sched._timer
+
+    async def asleep() -> None:
+        while sched._sleeping is not first:  # the timer reads the database in another thread
+            await asyncio.sleep(0.001)
+
+    await asyncio.wait_for(asleep(), timeout=10)  # asleep until the reminder is due (50 s away)
+    sched.wake()  # a deadline changed: the sleeping timer is replaced
+    assert sched._timer is not first
+    tasks = sched.shutdown()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert all(t.cancelled() for t in tasks) and first.done()
+    sched.wake()
+    assert sched._timer.done()  # closed: no new timer
+
+
+async def test_driver_alone_plays_the_ai_seat_and_stops_for_members(host_env):
+    from bot.driver import Driver
+
+    db, host, live = host_env
+    driver = Driver(host)
+    driver.kick(live.id)
+    assert driver.running(live.id)
+    driver.kick(live.id)  # at most one driver per table
+    await driver.idle()
+    # the AI picks ("p1", "p2", "p3")[(seat + round) % 3] = p1 for seat 2 in round 1
+    assert host.chosen == [(2, "p1", "ai")] and live.pending == {2: "p1"}
+    assert host.changes == [("buffered", 2)]
+    driver.kick(live.id)  # nothing left for the AI: no driver
+    assert not driver.running(live.id)
+    await driver.close()
+    live.pending.clear()
+    driver.kick(live.id)  # closed: never again
+    assert not driver.running(live.id)
+
+
+async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monkeypatch):
+    import bot.driver as driver_module
+
+    db, host, live = host_env
+    monkeypatch.setattr(driver_module, "AI_RETRY_SECONDS", 0)
+    host.fail = True
+    driver = driver_module.Driver(host)
+    driver.kick(live.id)
+    await driver.idle()
+    assert host.given_up == [live.id] and host.chosen == []

@@ -1,0 +1,127 @@
+"""AI moves: one driver task per table plays its AI seats (and away members' seats).
+
+A driver runs while a seat played by the AI (:attr:`storage.db.SeatRow.autoplay`) must act and
+has not chosen yet; it makes one move at a time under the table's lock, through the same path as
+a member's click (:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is
+told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine
+or storage error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather
+than left hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from typing import Any
+
+from bot.table import TableHost
+
+__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "Driver"]
+
+log = logging.getLogger(__name__)
+
+#: An AI move that fails (engine or storage error) is retried this many times, then the table is
+#: abandoned rather than left hanging.
+MAX_AI_FAILURES = 3
+#: Pause before the n-th retry of a failed AI move: ``AI_RETRY_SECONDS * n`` seconds.
+AI_RETRY_SECONDS = 2.0
+
+
+class Driver:
+    """The AI drivers of every running table of the process.
+
+    Args:
+        host: the owner of the tables (locks, cache, choices; it tells the UI).
+        ai_delay: seconds between AI moves that showed something (0 in tests).
+    """
+
+    def __init__(self, host: TableHost, *, ai_delay: float = 0.0) -> None:
+        self.host = host
+        self.ai_delay = ai_delay
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._closed = False
+
+    def kick(self, table_id: int) -> None:
+        """Make sure a driver runs for the table if an AI seat must act (at most one per table)."""
+        if self._closed:
+            return
+        task = self._tasks.get(table_id)
+        if task is not None and not task.done():
+            return
+        live = self.host.live_table(table_id)
+        if live is None:
+            return
+        ai = {s.seat for s in live.seats if s.autoplay}
+        if not (live.game.to_act(live.state) & ai - set(live.pending)):
+            return
+        task = asyncio.create_task(self._drive(table_id), name=f"ai-driver-{table_id}")
+        self._tasks[table_id] = task
+        task.add_done_callback(functools.partial(self._forget, table_id))
+
+    def _forget(self, table_id: int, task: asyncio.Task[None]) -> None:
+        """Done callback: drop the table's entry if it is still this task."""
+        if self._tasks.get(table_id) is task:
+            del self._tasks[table_id]
+
+    def running(self, table_id: int) -> bool:
+        """True while a driver task of the table runs."""
+        task = self._tasks.get(table_id)
+        return task is not None and not task.done()
+
+    async def _drive(self, table_id: int) -> None:
+        """Let AI seats act one step at a time until a member must act or the game ends.
+
+        The pause (``ai_delay``) comes after a step that showed something (public events), so
+        people can follow the board; silent steps (e.g. marking dice) follow at once."""
+        host = self.host
+        pause = True
+        failures = 0
+        while not self._closed:
+            await asyncio.sleep(self.ai_delay if pause else 0)
+            try:
+                async with host.table_lock(table_id):
+                    live = host.live_table(table_id)
+                    if live is None or live.row.status != "running":
+                        return
+                    game = live.game
+                    ai = sorted(s.seat for s in live.seats if s.autoplay)
+                    todo = [s for s in ai if s in game.to_act(live.state) and s not in live.pending]
+                    if not todo:
+                        return
+                    seat = todo[0]
+                    code = game.encode(game.ai_action(live.state, seat))
+                    result, view, events = await host.choose(live, seat, code, source="ai")
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                failures += 1
+                log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
+                if failures >= MAX_AI_FAILURES:
+                    await host.give_up(table_id)
+                    return
+                await asyncio.sleep(AI_RETRY_SECONDS * failures)
+                continue
+            failures = 0
+            pause = any(e.audience is None for e in events)
+            await host.after_change(table_id, view, events, result, seat)  # the running driver is not restarted
+
+    async def idle(self) -> None:
+        """Wait until no driver is running (tests and the terminal use it)."""
+        while True:
+            tasks = [t for t in self._tasks.values() if not t.done()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def shutdown(self) -> list[asyncio.Task[Any]]:
+        """Stop for good: no new driver; running ones are cancelled and returned (await them)."""
+        self._closed = True
+        tasks = [t for t in self._tasks.values() if not t.done()]
+        for t in tasks:
+            t.cancel()
+        return list(tasks)
+
+    async def close(self) -> None:
+        """:meth:`shutdown` and wait for the drivers to end."""
+        await asyncio.gather(*self.shutdown(), return_exceptions=True)

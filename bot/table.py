@@ -1,0 +1,201 @@
+"""A table in memory: what the UI sees, what the service caches, and who is told of changes.
+
+Shared by :mod:`bot.service` (table lifecycle), :mod:`bot.scheduler` (turn deadlines) and
+:mod:`bot.driver` (AI moves), so that none of them imports another's module:
+
+- :class:`TableView` is a read-only *snapshot* handed to the UI (cogs, the terminal, presenters).
+  It is built fresh for every answer and never changes afterwards.
+- :class:`LiveTable` is the service's *mutable cache* of one running table, always equal to what
+  is stored and changed only under the table's lock. It never leaves the three modules above;
+  :meth:`LiveTable.view` takes a snapshot of it for the UI.
+- :class:`Notifier` is what the UI hears; :func:`notify` calls one of its methods so that the UI
+  failing never breaks a table.
+- :class:`TableHost` is the narrow protocol through which the scheduler and the driver act on
+  tables (:class:`bot.service.TableService` implements it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec, Protocol
+
+from engine.core import Event, Game, Outcome
+from engine.registry import GAMES
+from storage.db import SeatRow, TableRow
+
+__all__ = ["LiveTable", "Notifier", "TableHost", "TableView", "notify"]
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A table as the UI sees it: the stored row, its seats, and (when running) the live state.
+
+    A snapshot: later changes of the table do not show through (ask the service again).
+    ``state`` is the engine state: only the bot layer may use it, through ``game.view``.
+    ``pending`` maps seats to their buffered (secret) choice codes of a simultaneous step.
+    """
+
+    row: TableRow
+    seats: list[SeatRow]
+    state: Any = None
+    pending: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> int:
+        """The table id."""
+        return self.row.id
+
+    @property
+    def game(self) -> Game:
+        """The engine game object."""
+        return GAMES[self.row.game]
+
+    @property
+    def version(self) -> int:
+        """Current state version (0 in the lobby)."""
+        return self.state.version if self.state is not None else 0
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of a member, or ``None`` when unseated."""
+        for s in self.seats:
+            if s.user_id == user_id:
+                return s.seat
+        return None
+
+    def names(self) -> tuple[str, ...]:
+        """Display names in seat order."""
+        return tuple(s.name for s in self.seats)
+
+    def to_act(self) -> frozenset[int]:
+        """Seats that must act now (empty outside a running game)."""
+        if self.state is None or self.row.status != "running":
+            return frozenset()
+        return self.game.to_act(self.state)
+
+    def waiting_for(self) -> list[int]:
+        """Seats in ``to_act`` that have not chosen yet."""
+        return sorted(s for s in self.to_act() if s not in self.pending)
+
+
+@dataclass(eq=False)
+class LiveTable:
+    """The in-memory cache of a running table (always equal to what is stored).
+
+    Mutable and owned by the service: change it only under the table's lock and only after the
+    change is stored. ``state`` is the engine state; ``pending`` the buffered choice codes of the
+    current simultaneous step, by seat.
+    """
+
+    row: TableRow
+    seats: list[SeatRow]
+    state: Any
+    pending: dict[int, str]
+
+    @property
+    def id(self) -> int:
+        """The table id."""
+        return self.row.id
+
+    @property
+    def game(self) -> Game:
+        """The engine game object."""
+        return GAMES[self.row.game]
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of a member, or ``None`` when unseated."""
+        return next((s.seat for s in self.seats if s.user_id == user_id), None)
+
+    def view(self) -> TableView:
+        """A snapshot for the UI (copies of the seat list and the pending choices)."""
+        return TableView(self.row, list(self.seats), self.state, dict(self.pending))
+
+
+class Notifier:
+    """What the UI layer hears from the service. Every method may be overridden; all are async.
+
+    The service calls these directly after the change is persisted, outside the table lock,
+    through :func:`notify`: exceptions raised here are logged and never break the table.
+    """
+
+    async def lobby_changed(self, table: TableView) -> None:
+        """The lobby's seats or options changed, or the lobby was cancelled/started."""
+
+    async def table_started(self, table: TableView) -> None:
+        """A table left the lobby and the game began."""
+
+    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+        """A step was applied (``events`` include private ones; filter by audience)."""
+
+    async def choice_buffered(self, table: TableView, seat: int) -> None:
+        """A seat chose in a simultaneous step (the choice itself is secret)."""
+
+    async def reminder(self, table: TableView, seats: list[int]) -> None:
+        """These seats' time is running out."""
+
+    async def timed_out(self, table: TableView, seats: list[int]) -> None:
+        """The AI acted for these seats because their time ran out."""
+
+    async def went_away(self, table: TableView, seat: int) -> None:
+        """A member timed out repeatedly: the AI plays their seat until they come back."""
+
+    async def came_back(self, table: TableView, seat: int) -> None:
+        """An away member is back: their turns wait for them again."""
+
+    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+        """The game ended; result and ratings are stored."""
+
+    async def table_abandoned(self, table: TableView) -> None:
+        """The table was abandoned (host, admin or an unrecoverable error)."""
+
+
+async def notify(method: Callable[P, Awaitable[None]], *args: P.args, **kwargs: P.kwargs) -> None:
+    """Await one bound :class:`Notifier` method, e.g. ``notify(notifier.reminder, view, seats)``.
+
+    Any exception it raises is logged (``notifier <name> failed``) and swallowed: the UI failing
+    must never break a table.
+    """
+    try:
+        await method(*args, **kwargs)
+    except Exception:
+        log.exception("notifier %s failed", getattr(method, "__name__", repr(method)))
+
+
+class TableHost(Protocol):
+    """What the scheduler and the driver need from the owner of the tables (the service).
+
+    ``notifier`` is read at each use (the UI may install its notifier after start-up).
+    """
+
+    notifier: Notifier
+
+    def table_lock(self, table_id: int) -> asyncio.Lock:
+        """The lock serialising every change of a table."""
+        ...
+
+    def live_table(self, table_id: int) -> LiveTable | None:
+        """The cache of a running table, or ``None`` (not running, or not loaded)."""
+        ...
+
+    async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:
+        """Record a seat's choice under the lock: ``("applied" | "buffered", view, events)``."""
+        ...
+
+    async def after_change(self, table_id: int, view: TableView, events: list[Event], result: str,
+                           seat: int | None) -> None:
+        """Tell the UI of a stored change (outside the lock) and let the AI continue."""
+        ...
+
+    async def give_up(self, table_id: int) -> None:
+        """Abandon a table that keeps failing; never raises."""
+        ...
+
+    def nudge(self, table_id: int) -> None:
+        """Start the AI driver of a table if an AI seat must act."""
+        ...
