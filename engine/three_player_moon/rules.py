@@ -49,13 +49,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores, rng_for
 from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play, decode, encode
-from engine.three_player_moon.state import MAX_HANDS, HandResult, MoonState, shuffled_tiles, start_hand
+from engine.three_player_moon.state import MAX_HANDS, HandResult, MoonState, evolve, shuffled_tiles, start_hand
 from engine.three_player_moon.tiles import (
     MOON,
     TARGET,
@@ -143,18 +142,19 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         if not self.is_legal(state, seat, action):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         events: list[Event] = []
+        v = state.version + 1  # every phase returns its state with this version: one copy per step
         if isinstance(action, Play):
-            new = self._play(state, seat, action.tile, events)
+            new = self._play(state, seat, action.tile, events, v)
         elif isinstance(action, Bid):
-            new = self._bid(state, seat, action.bid, events)
+            new = self._bid(state, seat, action.bid, events, v)
         elif isinstance(action, Discard):
-            new = self._discard(state, seat, action.tile, events)
+            new = self._discard(state, seat, action.tile, events, v)
         else:
-            new = self._name_trump(state, seat, action.trump, events)
-        return Step(replace(new, version=state.version + 1), tuple(events))
+            new = self._name_trump(state, seat, action.trump, events, v)
+        return Step(new, tuple(events))
 
     # --- phases ----------------------------------------------------------------------------
-    def _bid(self, state: MoonState, seat: int, bid: int, events: list[Event]) -> MoonState:
+    def _bid(self, state: MoonState, seat: int, bid: int, events: list[Event], v: int) -> MoonState:
         bids = state.bids + ((seat, bid),)
         bidder, high = state.bidder, state.bid
         if bid:
@@ -163,46 +163,45 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         else:
             events.append(Event("tpm.pass", {"seat": seat}))
         if bid != MOON and len(bids) < 3:
-            return replace(state, bids=bids, bidder=bidder, bid=high, turn=(seat + 1) % 3)
+            return evolve(state, bids=bids, bidder=bidder, bid=high, turn=(seat + 1) % 3, version=v)
         if bidder is None:
             events.append(Event("tpm.redeal", {"hand": state.hand_no}))
-            return self._next_hand(state, events)
+            return self._next_hand(state, events, v)
         widow = state.widow
         assert widow is not None
         hand = sort_hand(state.hands[bidder] + (widow,))
         hands = tuple(hand if s == bidder else h for s, h in enumerate(state.hands))
         events.append(Event("tpm.widow_taken", {"bidder": bidder}))
         events.append(Event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
-        return replace(state, bids=bids, bidder=bidder, bid=high, hands=hands, phase="discard", turn=bidder)
+        return evolve(state, bids=bids, bidder=bidder, bid=high, hands=hands, phase="discard", turn=bidder, version=v)
 
-    def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event]) -> MoonState:
+    def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         events.append(Event("tpm.discarded", {"bidder": seat}))
         events.append(Event("tpm.discard_tile", {"bidder": seat, "tile": tile_str(tile)}, frozenset((seat,))))
-        return replace(state, hands=_without(state.hands, seat, tile), discard=tile, phase="trump")
+        return evolve(state, hands=_without(state.hands, seat, tile), discard=tile, phase="trump", version=v)
 
-    def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event]) -> MoonState:
+    def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event], v: int) -> MoonState:
         if trump == "D":
             events.append(Event("tpm.trump_doubles", {"bidder": seat}))
         elif trump == "N":
             events.append(Event("tpm.trump_none", {"bidder": seat}))
         else:
             events.append(Event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
-        return replace(state, trump=trump, phase="play", turn=seat, leader=seat)
+        return evolve(state, trump=trump, phase="play", turn=seat, leader=seat, version=v)
 
-    def _play(self, state: MoonState, seat: int, tile: Tile, events: list[Event]) -> MoonState:
+    def _play(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         hands = _without(state.hands, seat, tile)
         trick = state.trick + ((seat, tile),)
         played = state.played + (tile,)
         events.append(Event("tpm.play", {"seat": seat, "tile": tile_str(tile)}))
         if len(trick) < 3:
-            return replace(state, hands=hands, trick=trick, played=played, turn=(seat + 1) % 3)
+            return evolve(state, hands=hands, trick=trick, played=played, turn=(seat + 1) % 3, version=v)
         winner = trick_winner(trick, state.trump)
         w0, w1, w2 = state.tricks_won
         won = (w0 + (winner == 0), w1 + (winner == 1), w2 + (winner == 2))
         number = sum(won)
         events.append(Event("tpm.trick", {"winner": winner, "trick": number}))
-        new = replace(
-            state,
+        changes: dict[str, Any] = dict(
             hands=hands,
             trick=(),
             played=played,
@@ -213,11 +212,12 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             last_winner=winner,
         )
         if number < TRICKS:
-            return new
-        return self._score(new, events)
+            return evolve(state, **changes, version=v)
+        return self._score(evolve(state, **changes), events, v)
 
-    def _score(self, state: MoonState, events: list[Event]) -> MoonState:
-        """Score a finished hand (T6), then end the game (T7) or deal the next hand."""
+    def _score(self, state: MoonState, events: list[Event], v: int) -> MoonState:
+        """Score a finished hand (T6), then end the game (T7) or deal the next hand. ``state``
+        still has the version before the step; the result has version ``v``."""
         bidder, bid, trump = state.bidder, state.bid, state.trump
         assert bidder is not None and trump is not None
         took = state.tricks_won[bidder]
@@ -237,26 +237,27 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         )
         if bid == MOON and made:
             events.append(Event("tpm.game_end_moon", {"winner": bidder}))
-            return replace(state, scores=scores, last_hand=result, phase="over", moon_winner=bidder)
+            return evolve(state, scores=scores, last_hand=result, phase="over", moon_winner=bidder, version=v)
         top = max(scores)
         if top >= TARGET:
             leaders = [s for s in range(3) if scores[s] == top]
             if len(leaders) == 1:
                 events.append(Event("tpm.game_end", {"winner": leaders[0], "score": top}))
-                return replace(state, scores=scores, last_hand=result, phase="over")
+                return evolve(state, scores=scores, last_hand=result, phase="over", version=v)
             events.append(Event("tpm.tie_continue", {"score": top}))
-        return self._next_hand(replace(state, scores=scores, last_hand=result), events)
+        return self._next_hand(evolve(state, scores=scores, last_hand=result), events, v)
 
-    def _next_hand(self, state: MoonState, events: list[Event]) -> MoonState:
-        """Deal the next hand (T2 rotation), or stop at the safety cap. ``state`` still carries
-        the version before the step: the deal is drawn from ``rng_for(state, "deal")``."""
+    def _next_hand(self, state: MoonState, events: list[Event], v: int) -> MoonState:
+        """Deal the next hand (T2 rotation), or stop at the safety cap; the result has version
+        ``v``. ``state`` still has the version before the step: the deal is drawn from
+        ``rng_for(state, "deal")`` of that version."""
         if state.hand_no >= MAX_HANDS:
             events.append(Event("tpm.game_end_cap", {"hands": state.hand_no}))
-            return replace(state, phase="over")
+            return evolve(state, phase="over", version=v)
         first = (state.first_bidder + 1) % 3
         new = start_hand(state, shuffled_tiles(rng_for(state, "deal")), first, state.hand_no + 1)
         events.append(Event("tpm.hand_start", {"hand": new.hand_no, "seat": first}))
-        return new
+        return evolve(new, version=v)
 
     # --- views -----------------------------------------------------------------------------
     def view(self, state: MoonState, seat: int | None) -> MoonView:
@@ -325,7 +326,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             # The widow's identity is unknown to this seat: pick a tile consistent with the deal.
             widow = discard if discard is not None else hands[state.bidder][0]
         seed = (state.seed * 7919 + salt + 1) % (2**62)
-        return replace(state, hands=tuple(hands), widow=widow, discard=discard, seed=seed)
+        return evolve(state, hands=tuple(hands), widow=widow, discard=discard, seed=seed)
 
     def progress(self, state: MoonState) -> int:
         """Hands dealt so far (redeals included), for ``simulate``."""

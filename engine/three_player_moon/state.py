@@ -6,14 +6,14 @@ See ``docs/rules/three-player-moon.md``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from engine.core import State
 from engine.three_player_moon.tiles import ALL_TILES, Played, Tile, deal_order
 
-__all__ = ["MAX_HANDS", "HandResult", "MoonState", "Phase", "deal_hands", "shuffled_tiles", "start_hand"]
+__all__ = ["MAX_HANDS", "HandResult", "MoonState", "Phase", "deal_hands", "evolve", "shuffled_tiles", "start_hand"]
 
 #: Safety cap on the number of hands (all-pass redeals included); see :mod:`engine.three_player_moon.rules`.
 MAX_HANDS = 200
@@ -87,6 +87,37 @@ class MoonState(State):
     moon_winner: int | None = None
 
 
+def _make_clone() -> Callable[[MoonState], MoonState]:
+    """Build a function copying every field of a :class:`MoonState` in straight-line code (as
+    :mod:`dataclasses` builds ``__init__``): about twice as fast as :func:`dataclasses.replace`,
+    which re-runs ``__init__`` through a loop over ``fields()`` on every call."""
+    names = [f.name for f in fields(MoonState)]
+    lines = ["def clone(state):", "    new = _new(MoonState)"]
+    lines += [f"    _set(new, {name!r}, state.{name})" for name in names]
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"_new": object.__new__, "_set": object.__setattr__, "MoonState": MoonState}
+    exec("\n".join(lines), namespace)
+    clone: Callable[[MoonState], MoonState] = namespace["clone"]
+    return clone
+
+
+_clone = _make_clone()
+_FIELD_NAMES = frozenset(f.name for f in fields(MoonState))
+
+
+def evolve(state: MoonState, **changes: Any) -> MoonState:
+    """A copy of ``state`` with ``changes`` (no validation), like :func:`dataclasses.replace`
+    but faster: the engine's hot path copies the state once per step with it.
+
+    Raises ``TypeError`` on a name that is not a field."""
+    new = _clone(state)
+    for name, value in changes.items():
+        if name not in _FIELD_NAMES:
+            raise TypeError(f"MoonState has no field {name!r}")
+        object.__setattr__(new, name, value)
+    return new
+
+
 def start_hand(state: MoonState, order: Sequence[Sequence[int]], first_bidder: int, hand_no: int) -> MoonState:
     """``state`` with a fresh hand dealt from ``order`` (a permutation of the 22 tiles, see
     ``deal_order``), bidding open with ``first_bidder`` to bid (T1, T2).
@@ -95,7 +126,7 @@ def start_hand(state: MoonState, order: Sequence[Sequence[int]], first_bidder: i
     the version (callers do). Raises ``ValueError`` on a bad order.
     """
     hands, widow = deal_order(order)
-    return replace(
+    return evolve(
         state,
         hand_no=hand_no,
         first_bidder=first_bidder,
