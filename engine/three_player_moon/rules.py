@@ -61,6 +61,8 @@ from engine.three_player_moon.tiles import (
     TRICKS,
     TRUMP_OPTIONS,
     Tile,
+    belongs,
+    led_suit,
     legal_plays,
     sort_hand,
     tile_str,
@@ -120,7 +122,14 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         if state.phase == "over" or seat != state.turn:
             return False
         if state.phase == "play":
-            return type(action) is Play and action.tile in legal_plays(state.hands[seat], state.trick, state.trump)
+            if type(action) is not Play or action.tile not in state.hands[seat]:
+                return False
+            if not state.trick:
+                return True
+            # T5 (as legal_plays): follow the led suit, or play anything when void in it.
+            trump = state.trump
+            suit = led_suit(state.trick[0][1], trump)
+            return belongs(action.tile, suit, trump) or not any(belongs(t, suit, trump) for t in state.hands[seat])
         if state.phase == "bid":
             if type(action) is not Bid:
                 return False
