@@ -1,4 +1,5 @@
-"""Scenario tests of Three-Player Moon (RULINGS T1–T7) with stacked deals."""
+"""Scenario tests of Three-Player Moon (RULINGS T1–T7, docs/rules/three-player-moon.md) with
+deals scripted through the engine's chance helper :func:`deal_hands`."""
 
 from __future__ import annotations
 
@@ -12,15 +13,18 @@ from engine.three_player_moon import (
     ALL_TILES,
     MAX_HANDS,
     Bid,
+    BidderView,
     Discard,
     MoonState,
+    MoonView,
     NameTrump,
     Play,
+    SeatView,
     ThreePlayerMoon,
+    deal_hands,
     deal_order,
     estimate_tricks,
     legal_plays,
-    start_hand,
     suit_tiles,
     trick_winner,
 )
@@ -41,7 +45,7 @@ def stacked(h0: str, h1: str, h2: str, widow: str, first: int = 0, scores=(0, 0,
             seed: int = 5) -> MoonState:
     """A state at the start of bidding with the given hands (T1)."""
     base = MoonState(seed=seed, players=3, scores=scores)
-    return start_hand(base, [*TT(h0), *TT(h1), *TT(h2), T(widow)], first, hand_no)
+    return deal_hands(base, (TT(h0), TT(h1), TT(h2)), T(widow), first_bidder=first, hand_no=hand_no)
 
 
 def act(state: MoonState, *codes: str):
@@ -204,18 +208,30 @@ def test_t3_widow_pickup_discard_and_trump():
 
 def test_t3_views_hide_widow_and_discard():
     s = stacked(*STRONG, first=0)
-    pub = json.dumps(G.view(s, None))
-    assert "hand" not in G.view(s, None)
+    pub = json.dumps(G.view_json(s, None))
+    assert type(G.view(s, None)) is MoonView and "hand" not in G.view_json(s, None)
+    assert type(G.view(s, 0)) is SeatView  # bidding: nobody has seen the widow yet
     s, _ = act(s, "b5", "b0", "b0", "d00", "t6")
     for seat in (None, 1, 2):
         v = G.view(s, seat)
-        assert "widow" not in v and "discard" not in v
-        assert v["hand_sizes"] == [7, 7, 7]
+        assert not isinstance(v, BidderView)
+        data = G.view_json(s, seat)
+        assert "widow" not in data and "discard" not in data
+        assert v.hand_sizes == (7, 7, 7)
     v0 = G.view(s, 0)
-    assert v0["widow"] == [0, 0] and v0["discard"] == [0, 0]
-    assert v0["hand"] == [list(t) for t in TT("66 65 64 63 62 61 55")]
+    assert isinstance(v0, BidderView) and v0.widow == (0, 0) and v0.discard == (0, 0)
+    assert v0.hand == TT("66 65 64 63 62 61 55")
+    assert G.view_json(s, 0)["widow"] == [0, 0]
     # Other seats' views never reveal seat 0's tiles.
-    assert "[6, 6]" not in json.dumps(G.view(s, 1)) and "[6, 6]" not in pub
+    assert "[6, 6]" not in json.dumps(G.view_json(s, 1)) and "[6, 6]" not in pub
+
+
+def test_bidder_view_before_the_discard_shows_the_widow_and_no_discard_yet():
+    s, _ = act(stacked(*STRONG, first=0), "b5", "b0", "b0")
+    v0 = G.view(s, 0)
+    assert isinstance(v0, BidderView) and v0.widow == (0, 0) and v0.discard is None
+    assert G.view_json(s, 0)["discard"] is None  # the key is there, empty, as in stored views
+    assert G.view(s, 0).hand == TT("66 65 64 63 62 61 55 00")
 
 
 def test_hidden_variant_keeps_views_and_redeals():
@@ -405,9 +421,9 @@ def test_t7_non_bidder_can_win_with_tricks():
                 first=0, scores=(0, 19, 0))
     s, _ = act(s, "b7", "b0", "b0", "d00", "tN")
     s, _ = play_out(s)
-    if s.last_hand.tricks[1] >= 2:
-        assert s.phase == "over" and G.outcome(s).winners == (1,)
-    assert s.last_hand.tricks[1] >= 2  # seat 1 holds the top 6s: at least 2 tricks
+    # Seat 1 holds the top 6s and takes 3 tricks: 19 + 3 = 22 ends the game for a non-bidder.
+    assert s.last_hand.tricks == (0, 3, 4) and s.last_hand.points == (-7, 3, 4)
+    assert s.phase == "over" and s.scores == (-7, 22, 4) and G.outcome(s).ranks == (3, 1, 2)
 
 
 def test_t7_tie_at_the_top_plays_on_until_strictly_ahead():
@@ -418,7 +434,7 @@ def test_t7_tie_at_the_top_plays_on_until_strictly_ahead():
     assert s.phase == "bid" and s.hand_no == 2 and G.outcome(s) is None
     assert "tpm.tie_continue" in [e.key for e in ev]
     # Next hand (stacked): seat 1 holds the 6s and makes 4.
-    s = start_hand(s, [*TT("54 53 52 51 44 43 42"), *TT(STRONG[0]), *TT(STRONG[2]), T("00")], 1, 2)
+    s = deal_hands(s, (TT("54 53 52 51 44 43 42"), TT(STRONG[0]), TT(STRONG[2])), T("00"), first_bidder=1)
     s, _ = act(s, "b4", "b0", "b0", "d00", "t6")
     s, _ = play_out(s)
     assert s.phase == "over" and s.scores == (21, 25, 0) and G.outcome(s).winners == (1,)
@@ -455,13 +471,61 @@ def test_views_json_and_public_shape():
     s = stacked(*STRONG, first=0)
     s, _ = act(s, "b4", "b0", "b0", "d00", "t6", "p66", "p54")
     v = G.view(s, None)
-    json.dumps(v)
-    assert v["trick"] == [[0, [6, 6]], [1, [5, 4]]] and v["turn"] == 2 and v["to_act"] == [2]
-    assert v["bidder"] == 0 and v["bid"] == 4 and v["trump"] == "6"
-    assert v["hand_sizes"] == [6, 6, 7] and v["played"] == [[6, 6], [5, 4]]
-    assert "hand" not in v and "widow" not in v and "discard" not in v
+    assert v.trick == ((0, (6, 6)), (1, (5, 4))) and v.turn == 2 and v.to_act == (2,)
+    assert v.bidder == 0 and v.bid == 4 and v.trump == "6"
+    assert v.hand_sizes == (6, 6, 7) and v.played == ((6, 6), (5, 4))
+    data = G.view_json(s, None)
+    assert json.loads(json.dumps(data)) == data
+    assert data["trick"] == [[0, [6, 6]], [1, [5, 4]]] and data["to_act"] == [2]
+    assert "hand" not in data and "widow" not in data and "discard" not in data and "seat" not in data
+    assert G.view_json(s, 1)["seat"] == 1 and G.view_json(s, 1)["hand"][0] == [5, 3]
     back = G.load_state(json.loads(json.dumps(G.dump_state(s))))
     assert back == s
+
+
+def test_over_view_has_no_turn_and_names_the_winners():
+    s = stacked(*STRONG, first=0, scores=(18, 20, 3))
+    s, _ = act(s, "b4", "b0", "b0", "d00", "t6")
+    s, _ = play_out(s)
+    v = G.view(s, 2)
+    assert v.phase == "over" and v.turn is None and v.to_act == () and v.winners == (0,)
+    assert v.last_hand is not None and v.last_hand.points == (4, 0, 0)
+    assert G.view_json(s, None)["last_hand"]["points"] == [4, 0, 0]
+
+
+def test_deal_hands_refuses_a_deal_that_is_not_the_22_tiles():
+    base = MoonState(seed=1, players=3)
+    with pytest.raises(ValueError):
+        deal_hands(base, (TT(STRONG[0]), TT(STRONG[1])), T("00"))  # two hands
+    with pytest.raises(ValueError):
+        deal_hands(base, (TT(STRONG[0]), TT(STRONG[1]), TT(STRONG[1])), T("00"))  # a tile twice
+    s = deal_hands(base, (TT(STRONG[2]), TT(STRONG[0]), TT(STRONG[1])), T("00"), first_bidder=2)
+    assert s.hands[1] == TT(STRONG[0]) and s.widow == (0, 0) and s.turn == 2 and s.hand_no == 1
+
+
+_EVERY_CODE = ["b0", "b4", "b5", "b6", "b7", "b21", *("t" + x for x in "0123456DN"),
+               *(f"d{a}{b}" for a, b in ALL_TILES), *(f"p{a}{b}" for a, b in ALL_TILES)]
+
+
+def test_apply_accepts_exactly_the_legal_actions():
+    """``apply``'s own legality check agrees with ``legal_actions`` for every code and seat."""
+    for seed in range(3):
+        rng = random.Random(seed)
+        s = G.setup(seed, 3)
+        for _ in range(60):  # two hands or more: every phase, redeals included
+            for seat in range(3):
+                legal = G.legal_actions(s, seat)
+                for code in _EVERY_CODE:
+                    action = G.decode(code)
+                    assert G.is_legal(s, seat, action) == (action in legal), (code, seat, s.phase)
+            (seat,) = G.to_act(s)
+            s = G.apply(s, {seat: rng.choice(G.legal_actions(s, seat))}).state
+    over = stacked("66 55 44 33 22 11 00", "65 64 63 62 61 54 53", "52 51 43 42 41 32 31", "21")
+    over, _ = play_out(act(over, "b21", "d21", "tD")[0])
+    assert over.phase == "over"
+    assert not any(G.is_legal(over, seat, G.decode(c)) for seat in range(3) for c in _EVERY_CODE)
+    with pytest.raises(IllegalAction):
+        G.apply(over, {over.turn: Bid(bid=0)})
 
 
 # --- AI ------------------------------------------------------------------------------------------

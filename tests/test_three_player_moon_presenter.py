@@ -13,7 +13,7 @@ from bot.presenters.base import RenderContext
 from bot.presenters.three_player_moon import ThreePlayerMoonPresenter, sorted_hand, tile_text
 from bot.ui import Button, check_card_limits, check_panel_limits
 from engine.registry import GAMES
-from engine.three_player_moon import MoonState, start_hand
+from engine.three_player_moon import BidderView, MoonState, MoonView, SeatView, deal_hands
 
 G = GAMES["three-player-moon"]
 P = PRESENTERS["three-player-moon"]
@@ -25,8 +25,9 @@ def T(code: str) -> tuple[int, int]:
 
 
 def stacked(h0: str, h1: str, h2: str, widow: str, first: int = 0) -> MoonState:
-    order = [T(c) for c in f"{h0} {h1} {h2} {widow}".split()]
-    return start_hand(MoonState(seed=9, players=3), order, first, 1)
+    """Bidding opens on exactly these hands and widow (the engine's chance helper, T1)."""
+    hands = tuple(tuple(T(c) for c in h.split()) for h in (h0, h1, h2))
+    return deal_hands(MoonState(seed=9, players=3), hands, T(widow), first_bidder=first)
 
 
 def act(state, *codes):
@@ -150,7 +151,8 @@ def test_play_panel_trumps_first_and_only_legal_tiles(lang):
     s = act(stacked(*STRONG, first=0), "b4", "b0", "b0", "d00", "t4", "p55")
     view = G.view(s, 1)
     # Seat 1 holds 54 53 52 51 44 43 42; with 4s as trumps: 54 44 43 42 are trumps.
-    assert sorted_hand(view["hand"], "4")[:4] == [(4, 4), (5, 4), (4, 3), (4, 2)]
+    assert isinstance(view, SeatView)
+    assert sorted_hand(view.hand, "4")[:4] == [(4, 4), (5, 4), (4, 3), (4, 2)]
     panel = P.panel(view, legal_codes(s, 1), ctx(lang, 1))
     codes = [b.code for row in panel.rows for b in row]
     assert codes == ["p53", "p52", "p51"]  # must follow 5s; [5|4] is a trump
@@ -177,3 +179,30 @@ def test_catalogs_match():
         assert placeholders(en[key]) == placeholders(fr[key]), key
         assert key.startswith("tpm.") or key.startswith("game.three-player-moon.")
     assert catalog("fr")["game.three-player-moon.name"] == "Lune à trois joueurs"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_board_reports_the_last_hand_from_the_typed_view(lang):
+    s = act(stacked(*STRONG, first=0), "b4", "b0", "b0", "d00", "t6")
+    while s.hand_no == 1:  # seat 0 holds every 6: it takes all 7 tricks
+        (seat,) = G.to_act(s)
+        s = G.apply(s, {seat: G.ai_action(s, seat)}).state
+    view = G.view(s, None)
+    assert type(view) is MoonView and view.last_hand is not None and view.last_hand.made
+    text = card_text(P.board(view, ctx(lang)))
+    tr = Translator(lang)
+    assert tr("tpm.last_hand.made", name="Alice", bid=4, tricks=7, trump=tr("tpm.trump.suit", n="6")) in text
+    assert tr("tpm.last_hand.points", points="Alice +4 · Bob +0 · Chloé +0") in text
+
+
+def test_panel_reads_widow_and_discard_only_from_the_bidder_view():
+    s = act(stacked(*STRONG, first=0), "b5", "b0", "b0", "d55")
+    mine, theirs = G.view(s, 0), G.view(s, 1)
+    assert isinstance(mine, BidderView) and not isinstance(theirs, BidderView)
+    secret = Translator("en")("tpm.field.secret")
+    fields = {f.name: f.value for f in P.panel(mine, legal_codes(s, 0), ctx("en", 0)).card.fields}
+    assert "[0|0]" in fields[secret] and "[5|5]" in fields[secret]
+    assert secret not in {f.name for f in P.panel(theirs, (), ctx("en", 1)).card.fields}
+    # The public view has no hand: a panel drawn from it lists nothing.
+    public = P.panel(G.view(s, None), (), ctx("en", None))
+    assert public.card.description.startswith(Translator("en")("tpm.nothing"))

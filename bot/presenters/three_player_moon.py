@@ -1,18 +1,20 @@
 """Three-Player Moon presenter: the public board, the private hand panel, action labels.
 
-Views come from :meth:`engine.three_player_moon.ThreePlayerMoon.view`. Tiles are drawn as
-dominoes ``[6|4]``. The hand is grouped by suit for the named trump (trumps first); only the
+Views are the typed views of :meth:`engine.three_player_moon.ThreePlayerMoon.view`
+(:class:`~engine.three_player_moon.MoonView`, :class:`~engine.three_player_moon.SeatView` with the
+reader's hand, :class:`~engine.three_player_moon.BidderView` with the widow and the discard).
+Tiles are drawn as dominoes ``[6|4]``. The hand is grouped by suit for the named trump (trumps first); only the
 legal tiles become buttons, the rest of the hand is listed in the panel text.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel
-from engine.three_player_moon import TRUMP_SUIT, is_trump, rank_in
+from engine.three_player_moon import TRUMP_SUIT, BidderView, MoonView, SeatView, Tile, is_trump, rank_in
 
 _COLOR = 0x2B4C7E
 _PER_ROW = 4
@@ -27,26 +29,29 @@ def _tile_md(tile: Sequence[int]) -> str:
     return f"`{tile_text(tile)}`"
 
 
-def _parse(code: str) -> tuple[int, int]:
+def _parse(code: str) -> Tile:
     return (int(code[1]), int(code[2]))
 
 
-def group_hand(hand: Sequence[Sequence[int]], trump: str | None) -> list[tuple[int, list[tuple[int, int]]]]:
+def group_hand(hand: Sequence[Tile], trump: str | None) -> list[tuple[int, list[Tile]]]:
     """The hand grouped for display: ``[(suit, tiles)]``, the trump group (``TRUMP_SUIT``) first,
     then the other tiles by the suit they lead (their higher end), high suits first; each group
-    highest tile first."""
-    tiles = [(int(t[0]), int(t[1])) for t in hand]
-    groups: dict[int, list[tuple[int, int]]] = {}
-    for t in tiles:
+    highest tile first (RULINGS T4)."""
+    groups: dict[int, list[Tile]] = {}
+    for t in hand:
         suit = TRUMP_SUIT if is_trump(t, trump) else t[0]
         groups.setdefault(suit, []).append(t)
     out = []
     for suit in sorted(groups, reverse=True):
-        out.append((suit, sorted(groups[suit], key=lambda t, s=suit: (-rank_in(t, s, trump), -t[0], -t[1]))))
+
+        def order(t: Tile, s: int = suit) -> tuple[int, int, int]:
+            return (-rank_in(t, s, trump), -t[0], -t[1])
+
+        out.append((suit, sorted(groups[suit], key=order)))
     return out
 
 
-def sorted_hand(hand: Sequence[Sequence[int]], trump: str | None) -> list[tuple[int, int]]:
+def sorted_hand(hand: Sequence[Tile], trump: str | None) -> list[Tile]:
     """The hand in display order (see :func:`group_hand`)."""
     return [t for _, tiles in group_hand(hand, trump) for t in tiles]
 
@@ -66,8 +71,14 @@ def _rows(buttons: list[Button], per_row: int = _PER_ROW) -> tuple[tuple[Button,
     return tuple(tuple(buttons[i : i + per_row]) for i in range(0, len(buttons), per_row))
 
 
-class ThreePlayerMoonPresenter(Presenter):
-    """Presenter of ``three-player-moon``."""
+def _hand(view: MoonView) -> tuple[Tile, ...]:
+    """The reader's hand (empty in the public view)."""
+    return view.hand if isinstance(view, SeatView) else ()
+
+
+class ThreePlayerMoonPresenter(Presenter[MoonView]):
+    """Presenter of ``three-player-moon``: reads :class:`~engine.three_player_moon.MoonView`
+    (and its seat / bidder subclasses)."""
 
     game_key = "three-player-moon"
 
@@ -79,13 +90,13 @@ class ThreePlayerMoonPresenter(Presenter):
             return t("tpm.bid.moon")
         return str(bid)
 
-    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _status(self, view: MoonView, ctx: RenderContext) -> str:
         t = ctx.t
-        phase = view["phase"]
+        phase = view.phase
         if phase == "over":
-            names = ", ".join(ctx.name(s) for s in view.get("winners", []))
+            names = ", ".join(ctx.name(s) for s in view.winners)
             return t("tpm.status.over", names=names)
-        name = ctx.name(view.get("turn"))
+        name = ctx.name(view.turn)
         if phase == "bid":
             return t("tpm.status.bid", name=name)
         if phase == "discard":
@@ -94,84 +105,85 @@ class ThreePlayerMoonPresenter(Presenter):
             return t("tpm.status.trump", name=name)
         return t("tpm.status.play", name=name)
 
-    def _trick_lines(self, trick: list, ctx: RenderContext) -> str:
+    def _trick_lines(self, trick: Sequence[tuple[int, Tile]], ctx: RenderContext) -> str:
         return "\n".join(f"{ctx.name(s)} {_tile_md(tile)}" for s, tile in trick)
 
-    def _bid_field(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _bid_field(self, view: MoonView, ctx: RenderContext) -> str:
         t = ctx.t
         lines = []
-        if view.get("bidder") is not None and view.get("bid"):
-            lines.append(t("tpm.bid_line", name=ctx.name(view["bidder"]), bid=self._bid_text(t, view["bid"])))
+        if view.bidder is not None and view.bid:
+            lines.append(t("tpm.bid_line", name=ctx.name(view.bidder), bid=self._bid_text(t, view.bid)))
         else:
             lines.append(t("tpm.no_bid"))
-        if view["phase"] == "bid" and view.get("bids"):
-            bids = " · ".join(f"{ctx.name(s)} {self._bid_text(t, b)}" for s, b in view["bids"])
+        if view.phase == "bid" and view.bids:
+            bids = " · ".join(f"{ctx.name(s)} {self._bid_text(t, b)}" for s, b in view.bids)
             lines.append(t("tpm.bids", bids=bids))
         return "\n".join(lines)
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+    def board(self, view: MoonView, ctx: RenderContext) -> Card:
         """Public board: status, bid & bidder, trumps, the trick on the table, tricks and tiles
         per seat, scores to 21, the last trick and the last hand's result. No hidden tile."""
         t = ctx.t
         fields = [
             Field(t("tpm.field.bid"), self._bid_field(view, ctx), True),
-            Field(t("tpm.field.trump"), trump_name(t, view.get("trump")), True),
+            Field(t("tpm.field.trump"), trump_name(t, view.trump), True),
         ]
-        if view["phase"] == "play" or view.get("trick"):
-            fields.append(Field(t("tpm.field.table"), self._trick_lines(view["trick"], ctx) or t("tpm.nothing")))
-        bidder = view.get("bidder") if view["phase"] != "bid" else None
+        if view.phase == "play" or view.trick:
+            fields.append(Field(t("tpm.field.table"), self._trick_lines(view.trick, ctx) or t("tpm.nothing")))
+        bidder = view.bidder if view.phase != "bid" else None
         seat_lines = []
-        for s in range(len(view["scores"])):
+        for s in range(len(view.scores)):
             mark = " 🎯" if s == bidder else ""
             seat_lines.append(
-                t("tpm.seat_line", name=ctx.name(s), tricks=view["tricks_won"][s], tiles=view["hand_sizes"][s]) + mark
+                t("tpm.seat_line", name=ctx.name(s), tricks=view.tricks_won[s], tiles=view.hand_sizes[s]) + mark
             )
         fields.append(Field(t("tpm.field.tricks"), "\n".join(seat_lines)))
-        scores = "\n".join(t("tpm.score_line", name=ctx.name(s), score=x) for s, x in enumerate(view["scores"]))
-        fields.append(Field(t("tpm.field.scores", target=view.get("target", 21)), scores, True))
-        if view.get("last_trick"):
-            value = self._trick_lines(view["last_trick"], ctx) + "\n" + t(
-                "tpm.last_trick_winner", name=ctx.name(view.get("last_winner"))
+        scores = "\n".join(t("tpm.score_line", name=ctx.name(s), score=x) for s, x in enumerate(view.scores))
+        fields.append(Field(t("tpm.field.scores", target=view.target), scores, True))
+        if view.last_trick:
+            value = self._trick_lines(view.last_trick, ctx) + "\n" + t(
+                "tpm.last_trick_winner", name=ctx.name(view.last_winner)
             )
             fields.append(Field(t("tpm.field.last_trick"), value, True))
-        last = view.get("last_hand")
+        last = view.last_hand
         if last:
-            key = "tpm.last_hand.made" if last["made"] else "tpm.last_hand.set"
-            pts = " · ".join(f"{ctx.name(s)} {p:+d}" for s, p in enumerate(last["points"]))
-            value = t(key, name=ctx.name(last["bidder"]), bid=last["bid"], tricks=last["tricks"][last["bidder"]],
-                      trump=trump_name(t, last["trump"])) + "\n" + t("tpm.last_hand.points", points=pts)
-            fields.append(Field(t("tpm.field.last_hand", n=last["hand_no"]), value))
-        title = f"{self.title(t)} · {t('tpm.board.hand', n=view['hand_no'])}"
+            key = "tpm.last_hand.made" if last.made else "tpm.last_hand.set"
+            pts = " · ".join(f"{ctx.name(s)} {p:+d}" for s, p in enumerate(last.points))
+            value = t(key, name=ctx.name(last.bidder), bid=last.bid, tricks=last.tricks[last.bidder],
+                      trump=trump_name(t, last.trump)) + "\n" + t("tpm.last_hand.points", points=pts)
+            fields.append(Field(t("tpm.field.last_hand", n=last.hand_no), value))
+        title = f"{self.title(t)} · {t('tpm.board.hand', n=view.hand_no)}"
         return Card(title=title, description=self._status(view, ctx), fields=tuple(fields), color=_COLOR)
 
     # --- panel ---------------------------------------------------------------------------------
-    def _hand_text(self, view: dict[str, Any], legal_tiles: set[tuple[int, int]], ctx: RenderContext) -> str:
+    def _hand_text(self, view: MoonView, legal_tiles: set[Tile], ctx: RenderContext) -> str:
         t = ctx.t
-        trump = view.get("trump")
         lines = []
-        for suit, tiles in group_hand(view.get("hand", []), trump):
+        for suit, tiles in group_hand(_hand(view), view.trump):
             label = t("tpm.panel.trumps") if suit == TRUMP_SUIT else t("tpm.trump.suit", n=suit)
             shown = " ".join(f"**{tile_text(x)}**" if x in legal_tiles else _tile_md(x) for x in tiles)
             lines.append(t("tpm.panel.group", label=label, tiles=shown))
         return "\n".join(lines) or t("tpm.nothing")
 
-    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+    def panel(self, view: MoonView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
         """Private panel: the hand grouped by suit (trumps first), the seat's prompt and its
         buttons: bids (pass, 4–7 when legal, 21), the 8 tiles to discard, the 9 trump choices,
         or the legal tiles to play."""
         t = ctx.t
         legal = tuple(legal)
-        phase = view["phase"]
-        trump = view.get("trump")
-        hand = view.get("hand", [])
+        phase = view.phase
+        trump = view.trump
+        hand = _hand(view)
+        widow = view.widow if isinstance(view, BidderView) else None
+        discard = view.discard if isinstance(view, BidderView) else None
         legal_tiles = {_parse(c) for c in legal if c[:1] == "p" and len(c) == 3}
         buttons: list[Button] = []
         per_row = _PER_ROW
         if not legal:
-            prompt = t("tpm.panel.over") if phase == "over" else t("tpm.panel.wait", name=ctx.name(view.get("turn")))
+            prompt = t("tpm.panel.over") if phase == "over" else t("tpm.panel.wait", name=ctx.name(view.turn))
         elif phase == "bid":
-            current = view.get("bid") or 0
+            current = view.bid
             prompt = t("tpm.panel.bid", bid=current) if current else t("tpm.panel.bid_first")
             per_row = 5
             for code in legal:
@@ -183,7 +195,6 @@ class ThreePlayerMoonPresenter(Presenter):
                 else:
                     buttons.append(Button(t("tpm.btn.bid", n=n), code, "primary"))
         elif phase == "discard":
-            widow = tuple(view["widow"]) if view.get("widow") else None
             prompt = t("tpm.panel.discard", tile=tile_text(widow) if widow else "?")
             for tile in sorted_hand(hand, None):
                 code = f"d{tile[0]}{tile[1]}"
@@ -193,19 +204,17 @@ class ThreePlayerMoonPresenter(Presenter):
         elif phase == "trump":
             prompt = t("tpm.panel.trump")
             per_row = 5
-            tiles = [(int(a), int(b)) for a, b in hand]
             for code in legal:
                 x = code[1:]
-                count = sum(1 for tile in tiles if is_trump(tile, x))
+                count = sum(1 for tile in hand if is_trump(tile, x))
                 label = trump_name(t, x) if x == "N" else t("tpm.btn.trump", trump=trump_name(t, x), count=count)
                 buttons.append(Button(label, code, "primary" if x not in ("N",) else "secondary"))
         else:
-            prompt = t("tpm.panel.lead") if not view.get("trick") else t("tpm.panel.play")
+            prompt = t("tpm.panel.lead") if not view.trick else t("tpm.panel.play")
             for tile in sorted_hand(hand, trump):
                 code = f"p{tile[0]}{tile[1]}"
                 if code in legal:
-                    style = "success" if is_trump(tile, trump) else "primary"
-                    buttons.append(Button(tile_text(tile), code, style))
+                    buttons.append(Button(tile_text(tile), code, "success" if is_trump(tile, trump) else "primary"))
         # Any legal code not drawn above (defensive): a plain labelled button.
         drawn = {b.code for b in buttons}
         for code in legal:
@@ -214,18 +223,18 @@ class ThreePlayerMoonPresenter(Presenter):
         fields = [Field(t("tpm.field.trump"), trump_name(t, trump), True)]
         fields.append(Field(t("tpm.field.bid"), self._bid_field(view, ctx), True))
         if phase == "play":
-            fields.append(Field(t("tpm.field.table"), self._trick_lines(view.get("trick", []), ctx) or t("tpm.nothing")))
-        if view.get("widow") and phase != "discard":
-            info = t("tpm.panel.widow_info", tile=tile_text(view["widow"]))
-            if view.get("discard"):
-                info += "\n" + t("tpm.panel.discard_info", tile=tile_text(view["discard"]))
+            fields.append(Field(t("tpm.field.table"), self._trick_lines(view.trick, ctx) or t("tpm.nothing")))
+        if widow and phase != "discard":
+            info = t("tpm.panel.widow_info", tile=tile_text(widow))
+            if discard:
+                info += "\n" + t("tpm.panel.discard_info", tile=tile_text(discard))
             fields.append(Field(t("tpm.field.secret"), info))
         description = self._hand_text(view, legal_tiles, ctx) + "\n\n" + prompt
         card = Card(title=t("tpm.panel.title"), description=description, fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=_rows(buttons, per_row))
 
     # --- labels & rules ------------------------------------------------------------------------
-    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+    def action_label(self, code: str, view: MoonView, ctx: RenderContext) -> str:
         """``b0`` Pass, ``b5`` Bid 5, ``b21`` Shoot the moon, ``d64`` Discard [6|4],
         ``t6`` Trumps: 6s, ``p64`` Play [6|4]."""
         t = ctx.t

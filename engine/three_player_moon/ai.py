@@ -1,0 +1,173 @@
+"""The baseline AI of Three-Player Moon: deterministic, using only what the seat may see.
+
+Imports the tiles and the state, never the rules module (no import cycle). See
+``docs/rules/three-player-moon.md`` for the rules (RULINGS T1–T7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
+from engine.three_player_moon.state import MoonState
+from engine.three_player_moon.tiles import (
+    MOON,
+    TRICKS,
+    TRUMP_OPTIONS,
+    TRUMP_SUIT,
+    Tile,
+    is_trump,
+    led_suit,
+    legal_plays,
+    rank_in,
+    suit_tiles,
+    trick_winner,
+)
+
+__all__ = ["best_trump", "choose", "estimate_tricks"]
+
+
+def _throw_value(tile: Tile, trump: str | None) -> tuple[bool, bool, int, int]:
+    """Sort key of how much we want to keep a tile (low = throw first)."""
+    return (is_trump(tile, trump), tile[0] == tile[1], tile[0], tile[1])
+
+
+def estimate_tricks(hand: Sequence[Tile], trump: str, gone: Iterable[Tile] = ()) -> tuple[float, bool]:
+    """Heuristic count of the tricks ``hand`` takes as the leader with ``trump``.
+
+    Trumps: leading the top trump pulls (about) two opposing trumps; a trump below an opposing
+    one loses. Non-trumps: a tile is a winner when every higher tile of its (higher-end) suit is
+    in the hand or ``gone``; it counts 1 when the opposing trumps are drawn, else 1/2.
+
+    Returns ``(estimate capped at 7, sure)`` where ``sure`` means every tile wins whatever the
+    other hands hold (used for the moon bid).
+    """
+    mine = set(hand)
+    gone = set(gone)
+    tricks = 0.0
+    sure = True
+    drawn = True
+    if trump != "N":
+        order = suit_tiles(TRUMP_SUIT, trump)
+        my = [t for t in order if t in mine]
+        opp = [t for t in order if t not in mine and t not in gone]
+        if opp and (not my or rank_in(my[-1], TRUMP_SUIT, trump) < rank_in(opp[0], TRUMP_SUIT, trump)
+                    or len(my) < len(opp)):
+            sure = False
+        my_left, opp_left = list(my), list(opp)
+        while my_left and opp_left:
+            t = my_left.pop(0)
+            if rank_in(t, TRUMP_SUIT, trump) > rank_in(opp_left[0], TRUMP_SUIT, trump):
+                tricks += 1
+                del opp_left[-2:]
+            else:
+                sure = False
+                opp_left.pop(0)
+                if opp_left:
+                    opp_left.pop()
+        tricks += len(my_left)
+        drawn = not opp_left
+    for t in hand:
+        if is_trump(t, trump):
+            continue
+        suit = t[0]
+        above = [u for u in suit_tiles(suit, trump) if rank_in(u, suit, trump) > rank_in(t, suit, trump)]
+        if all(u in mine or u in gone for u in above):
+            tricks += 1.0 if drawn else 0.5
+        else:
+            sure = False
+    return min(float(TRICKS), tricks), sure and len(hand) >= TRICKS
+
+
+def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, float, bool]:
+    """Best trump choice for ``hand``: ``(trump, estimate, that choice makes every tile sure)``.
+    Ties go to a sure choice, then to more trumps, then to the first of ``TRUMP_OPTIONS``."""
+    gone = tuple(gone)
+    best: tuple[float, bool, int, str] | None = None
+    for trump in TRUMP_OPTIONS:
+        est, sure = estimate_tricks(hand, trump, gone)
+        ntr = sum(1 for t in hand if is_trump(t, trump))
+        key = (est, sure, ntr, trump)
+        if best is None or key[:3] > best[:3]:
+            best = key
+    assert best is not None
+    return best[3], best[0], best[1]
+
+
+def choose(state: MoonState, seat: int) -> MoonAction:
+    """The AI's action for ``seat``, the seat to act (the caller checks that).
+
+    Bidding: the best :func:`estimate_tricks` over the 9 trump choices, bid if >= 4 (capped
+    at 7) and above the current bid; 21 only with a hand where every tile is a sure trick.
+    Discard: the tile whose removal leaves the best estimate (the weakest non-trump).
+    Trumps: the best estimate. Play: pull trumps with the top trump, cash sure winners,
+    else lead low; when following, win with the cheapest winning tile, else throw the
+    lowest tile (keeping trumps and doubles).
+    """
+    hand = state.hands[seat]
+    if state.phase == "bid":
+        trump, est, sure = best_trump(hand)
+        if sure:
+            return Bid(MOON)
+        n = min(7, int(est))
+        if n >= 4 and n > state.bid:
+            return Bid(n)
+        return Bid(0)
+    if state.phase == "discard":
+        best: tuple[tuple[float, bool, tuple[int, ...]], Tile] | None = None
+        for tile in hand:
+            rest = [t for t in hand if t != tile]
+            trump, est, _ = best_trump(rest, (tile,))
+            key = (est, not is_trump(tile, trump), tuple(-x for x in _throw_value(tile, trump)))
+            if best is None or key > best[0]:
+                best = (key, tile)
+        assert best is not None
+        return Discard(best[1])
+    if state.phase == "trump":
+        gone = (state.discard,) if state.discard else ()
+        trump, _, _ = best_trump(hand, gone)
+        return NameTrump(trump)
+    return Play(_play(state, seat))
+
+
+def _play(state: MoonState, seat: int) -> Tile:
+    trump = state.trump
+    hand = state.hands[seat]
+    legal = legal_plays(hand, state.trick, trump)
+    if len(legal) == 1:
+        return legal[0]
+    known = set(hand) | set(state.played)
+    if seat == state.bidder and state.discard:
+        known.add(state.discard)
+
+    def top_of_suit(tile: Tile, suit: int) -> bool:
+        r = rank_in(tile, suit, trump)
+        return all(u in known for u in suit_tiles(suit, trump) if rank_in(u, suit, trump) > r)
+
+    def throw(tiles: Sequence[Tile]) -> Tile:
+        return min(tiles, key=lambda t: _throw_value(t, trump))
+
+    if not state.trick:
+        my_trumps = sorted((t for t in hand if is_trump(t, trump)), key=lambda t: -rank_in(t, TRUMP_SUIT, trump))
+        trumps_out = [t for t in suit_tiles(TRUMP_SUIT, trump) if t not in known] if trump != "N" else []
+        if my_trumps and trumps_out and top_of_suit(my_trumps[0], TRUMP_SUIT):
+            return my_trumps[0]
+        winners = [t for t in hand if not is_trump(t, trump) and top_of_suit(t, t[0])]
+        if winners:
+            return max(winners, key=lambda t: (t[0] == t[1], t[0], t[1]))
+        if my_trumps and not trumps_out:
+            return my_trumps[-1]
+        non_trumps = [t for t in hand if not is_trump(t, trump)]
+        return throw(non_trumps or hand)
+    winning = [t for t in legal if trick_winner(state.trick + ((seat, t),), trump) == seat]
+    if winning:
+        if len(state.trick) == 1:
+            safe = []
+            for t in winning:
+                suit = TRUMP_SUIT if is_trump(t, trump) else led_suit(state.trick[0][1], trump)
+                if top_of_suit(t, suit):
+                    safe.append(t)
+            if safe:
+                return throw(safe)
+        return throw(winning)
+    return throw(legal)
