@@ -156,25 +156,23 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
 def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: Iterable[int] | None) -> Step[GangOfDiceState]:
     """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (commits and
     rerolls only; ``None`` = roll with :func:`roll_faces`). Raises :class:`IllegalAction` on bad
-    faces."""
-    version = state.version + 1
-    rolls_dice = isinstance(action, (Commit, Reroll))
-    if not rolls_dice and forced is not None:
+    faces. The changes are collected in one dict so that a step copies the state once."""
+    upd: dict[str, Any] = {"version": state.version + 1}
+    if not isinstance(action, (Commit, Reroll)) and forced is not None:
         raise IllegalAction("only commits and rerolls roll dice")
     if isinstance(action, (Mark, Unmark)):
         face = action.face
         delta = 1 if isinstance(action, Mark) else -1
-        return Step(replace(state, version=version, marks=_set(state.marks, face, state.marks[face] + delta)))
+        return Step(replace(state, marks=_set(state.marks, face, state.marks[face] + delta), **upd))
     if isinstance(action, Stop):
         faces = state.faces[seat]
-        mid = replace(state, version=version)
-        return _end_turn(mid, seat, [], faces, triggered=state.card.triggers(faces))
+        return _end_turn(state, seat, upd, [], faces, triggered=state.card.triggers(faces))
     events: list[Event] = []
     if isinstance(action, Commit):
         n = action.dice
         stock = state.stocks[seat] - n
-        base = replace(state, version=version, stocks=_set(state.stocks, seat, stock),
-                       committed=_set(state.committed, seat, n), table=state.table + n)
+        upd.update(stocks=_set(state.stocks, seat, stock), committed=_set(state.committed, seat, n),
+                   table=state.table + n)
         events.append(Event("god.commit", {"seat": seat, "dice": n}))
         events.append(Event("god.stock", {"seat": seat, "stock": stock}, frozenset({seat})))
         kept: tuple[int, ...] = ()
@@ -182,33 +180,34 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
         n = sum(state.marks)
         kept_counts = [c - m for c, m in zip(counts(state.faces[seat]), state.marks, strict=True)]
         kept = tuple(f for f in FACES for _ in range(kept_counts[f]))
-        base = replace(state, version=version)
     new = roll_faces(state, n) if forced is None else tuple(forced)
     if len(new) != n or any(f not in FACES for f in new):
         raise IllegalAction(f"forced faces must be {n} faces in 0..5")
     faces = tuple(sorted(kept + new))
     roll_no = state.rolls[seat] + 1
     events.append(Event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
-    base = replace(base, faces=_set(state.faces, seat, faces), rolls=_set(state.rolls, seat, roll_no), marks=NO_MARKS)
+    upd.update(faces=_set(state.faces, seat, faces), rolls=_set(state.rolls, seat, roll_no), marks=NO_MARKS)
     card = state.card
     if card.colour == "yellow" and card.triggers(faces):  # G3: yellow, after every roll
-        return _end_turn(base, seat, events, faces, triggered=True)
+        return _end_turn(state, seat, upd, events, faces, triggered=True)
     if roll_no >= MAX_ROLLS:  # the third roll is final
-        return _end_turn(base, seat, events, faces, triggered=card.triggers(faces))
-    return Step(replace(base, phase="roll", status=_set(state.status, seat, "rolling")), tuple(events))
+        return _end_turn(state, seat, upd, events, faces, triggered=card.triggers(faces))
+    upd.update(phase="roll", status=_set(state.status, seat, "rolling"))
+    return Step(replace(state, **upd), tuple(events))
 
 
-def _end_turn(state: GangOfDiceState, seat: int, events: list[Event], faces: tuple[int, ...],
-              triggered: bool) -> Step[GangOfDiceState]:
-    """Finish ``seat``'s turn (stopped or triggered), then the next turn or the round's end."""
-    mid = replace(state, status=_set(state.status, seat, "triggered" if triggered else "stopped"), marks=NO_MARKS)
+def _end_turn(state: GangOfDiceState, seat: int, upd: dict[str, Any], events: list[Event],
+              faces: tuple[int, ...], triggered: bool) -> Step[GangOfDiceState]:
+    """Finish ``seat``'s turn (stopped or triggered) with the step's changes ``upd``, then the
+    next turn or the round's end."""
+    upd.update(status=_set(state.status, seat, "triggered" if triggered else "stopped"), marks=NO_MARKS)
     if triggered:
         events.append(Event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
     else:
         events.append(Event("god.stop", {"seat": seat, "score": score_of(faces), "faces": list(faces)}))
-    if mid.turn + 1 < len(mid.order):
-        return Step(replace(mid, turn=mid.turn + 1, phase="commit"), tuple(events))
-    return Step(_resolve_round(mid, events), tuple(events))
+    if state.turn + 1 < len(state.order):
+        return Step(replace(state, turn=state.turn + 1, phase="commit", **upd), tuple(events))
+    return Step(_resolve_round(replace(state, **upd), events), tuple(events))
 
 
 def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceState:
