@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -15,8 +16,15 @@ from engine.gang_of_dice import (
     BONUS_DICE,
     CARDS,
     CardSet,
+    Commit,
     GangOfDice,
+    GangOfDiceSeatView,
     GangOfDiceState,
+    GangOfDiceView,
+    Mark,
+    Reroll,
+    Stop,
+    Unmark,
     apply_with_faces,
     card_triggers,
     roll_faces,
@@ -26,6 +34,14 @@ from engine.gang_of_dice import (
 from tests.conformance import check_game
 
 GAME = GangOfDice()
+
+
+def codes(state: GangOfDiceState, seat: int) -> tuple[str, ...]:
+    return tuple(GAME.encode(a) for a in GAME.legal_actions(state, seat))
+
+
+def ai(state: GangOfDiceState, seat: int) -> str:
+    return GAME.encode(GAME.ai_action(state, seat))
 
 
 def act(state: GangOfDiceState, action: str, faces=None, log: list | None = None) -> GangOfDiceState:
@@ -141,7 +157,8 @@ def test_setup(players: int, stock: int) -> None:
     assert state.round == 1 and state.version == 0 and state.table == 0
     assert state.order[0] == state.first and sorted(state.order) == list(range(players))
     assert GAME.to_act(state) == {state.first}
-    assert GAME.legal_actions(state, state.first) == tuple(f"c{n}" for n in range(1, stock + 1))
+    assert GAME.legal_actions(state, state.first) == tuple(Commit(n) for n in range(1, stock + 1))
+    assert state.rules == GangOfDice.rules_version == 2
     assert GAME.setup(7, players) == state
     firsts = {GAME.setup(seed, players).first for seed in range(40)}
     assert firsts == set(range(players))  # the first player is random
@@ -152,7 +169,7 @@ def test_setup(players: int, stock: int) -> None:
 
 def test_commit_bounds_and_codes() -> None:
     state = scripted_setup(2, cards=["sum13"], first=0, stocks=(5, 9))
-    assert GAME.legal_actions(state, 0) == ("c1", "c2", "c3", "c4", "c5")
+    assert codes(state, 0) == ("c1", "c2", "c3", "c4", "c5")
     assert GAME.legal_actions(state, 1) == ()
     for code in ("c0", "c05", "c-1", "c", "m6", "u", "rr", "x", "c12345"):
         with pytest.raises(IllegalAction):
@@ -161,7 +178,9 @@ def test_commit_bounds_and_codes() -> None:
         with pytest.raises(IllegalAction):
             GAME.apply(state, {0: GAME.decode(bad)})
     with pytest.raises(IllegalAction):
-        GAME.apply(state, {1: "c1"})  # not seat 1's turn
+        GAME.apply(state, {1: Commit(1)})  # not seat 1's turn
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, {0: "c1"})  # a code is not an action
     after = act(state, "c5", (0, 0, 2, 2, 2))
     assert after.stocks == (0, 9) and after.committed == (5, 0)
     assert after.table == 5
@@ -182,10 +201,10 @@ def test_roll_phase_legal_actions_and_marks() -> None:
     state = scripted_setup(2, cards=["sum13"], first=0)
     state = act(state, "c3", (3, 0, 0))
     assert state.faces[0] == (0, 0, 3)  # sorted
-    assert GAME.legal_actions(state, 0) == ("m0", "m3", "s")
+    assert GAME.legal_actions(state, 0) == (Mark(0), Mark(3), Stop())
     state = act(state, "m0")
     state = act(state, "m0")
-    assert GAME.legal_actions(state, 0) == ("m3", "u0", "r", "s")
+    assert codes(state, 0) == ("m3", "u0", "r", "s")
     state = act(state, "u0")
     assert state.marks == (1, 0, 0, 0, 0, 0)
     log: list = []
@@ -208,7 +227,7 @@ def test_roll_faces_is_deterministic_and_in_range() -> None:
     faces = roll_faces(state, 200)
     assert faces == roll_faces(state, 200)
     assert set(faces) == {0, 1, 2, 3, 4, 5}
-    bumped = state.model_copy(update={"version": 1})
+    bumped = replace(state, version=1)
     assert roll_faces(bumped, 20) != roll_faces(state, 20)
 
 
@@ -277,9 +296,10 @@ def test_tie_break_more_dice_committed() -> None:
     state = act(state, "c2", (5, 5), log)
     state = act(state, "s", log=log)
     state = act(state, "c3", (5, 5, 0), log)
-    assert GAME.view(state, None)["best"] == {"seat": 0, "score": 10, "committed": 2}
+    assert GAME.view_json(state, None)["best"] == {"seat": 0, "score": 10, "committed": 2}
     state = act(state, "s", log=log)
-    assert GAME.view(state, None)["best"] == {"seat": 1, "score": 10, "committed": 3}
+    best = GAME.view(state, None).best
+    assert best is not None and (best.seat, best.score, best.committed) == (1, 10, 3)
     state = act(state, "c1", (3,), log)
     state = act(state, "s", log=log)
     win = next(e for e in log if e.key == "god.win")
@@ -340,7 +360,7 @@ def test_all_trigger_in_round_12_removes_the_table() -> None:
     state = _advance_to_round(state, 12)
     deck = list(state.deck)
     deck[11], deck[deck.index("one")] = "one", deck[11]
-    state = state.model_copy(update={"deck": tuple(deck)})
+    state = replace(state, deck=tuple(deck))
     before = sum(state.stocks)
     log: list = []
     for _ in range(2):
@@ -387,8 +407,8 @@ def test_elimination_event_and_order_when_the_first_seat_is_out() -> None:
     state = act(state, "c1", (0,), log)
     state = act(state, "s", log=log)
     assert [e.params for e in log if e.key == "god.eliminated"] == [{"seat": 1}]
-    assert state.order == (2, 0)  # round 2's nominal first seat (1) is out: seat 2 starts
-    assert not GAME.view(state, None)["stocks"]
+    assert state.order == (2, 0)  # the next live seat after round 1's first player (0) starts
+    assert GAME.view(state, None).stocks is None
 
 
 def test_a_winner_with_an_empty_stock_is_not_eliminated() -> None:
@@ -403,11 +423,15 @@ def test_a_winner_with_an_empty_stock_is_not_eliminated() -> None:
 def test_views_hide_stocks_until_the_end() -> None:
     state = scripted_setup(3, cards=["sum13"], first=0)
     state = act(state, "c2", (5, 5))
-    pub = GAME.view(state, None)
+    typed = GAME.view(state, None)
+    assert type(typed) is GangOfDiceView and typed.stocks is None and typed.ranks is None
+    mine = GAME.view(state, 0)
+    assert isinstance(mine, GangOfDiceSeatView) and (mine.me.seat, mine.me.stock) == (0, 46)
+    pub = GAME.view_json(state, None)
     assert pub["stocks"] is None and "me" not in pub
     assert "46" not in json.dumps(pub)
-    assert GAME.view(state, 0)["me"] == {"seat": 0, "stock": 46}
-    assert GAME.view(state, 1)["me"] == {"seat": 1, "stock": 48}
+    assert GAME.view_json(state, 0)["me"] == {"seat": 0, "stock": 46}
+    assert GAME.view_json(state, 1)["me"] == {"seat": 1, "stock": 48}
     assert pub["card"] == {"id": "sum13", "colour": "black", "rule": {"kind": "sum_at_least", "n": 13}}
     assert pub["seats"][0] == {"seat": 0, "status": "rolling", "committed": 2, "faces": [5, 5],
                                "rolls": 1, "score": 10}
@@ -430,55 +454,54 @@ def test_game_end_reveals_stocks() -> None:
     state = _advance_to_round(state, 13)
     assert state.phase == "over"
     pub = GAME.view(state, None)
-    assert pub["stocks"] == list(state.stocks) and pub["ranks"] == list(GAME.outcome(state).ranks)
+    assert pub.stocks == state.stocks and pub.ranks == GAME.outcome(state).ranks
     assert sum(state.stocks) == 96 + 18
 
 
 def test_ai_emits_marks_then_reroll() -> None:
     state = scripted_setup(2, cards=["diff2"], first=0)
     state = act(state, "c4", (5, 5, 5, 2))  # the 2 makes the roll trigger if kept
-    assert GAME.ai_action(state, 0) == "m2"
+    assert GAME.ai_action(state, 0) == Mark(2)
     state = act(state, "m2")
-    assert GAME.ai_action(state, 0) == "r"
+    assert GAME.ai_action(state, 0) == Reroll()
 
 
 def test_ai_unmarks_what_it_does_not_want() -> None:
     state = scripted_setup(2, cards=["diff2"], first=0)
     state = act(act(state, "c4", (5, 5, 5, 2)), "m5")
-    assert GAME.ai_action(state, 0) == "u5"
+    assert GAME.ai_action(state, 0) == Unmark(5)
 
 
 def test_ai_stops_when_it_already_wins() -> None:
     state = scripted_setup(2, cards=["sum13"], first=0)
     state = _play_round(state, [(3, 4)])  # seat 0: 7
     state = act(state, "c3", (5, 3, 0))  # seat 1 rolls last with 8: nobody can beat it
-    assert GAME.ai_action(state, 1) == "s"
+    assert ai(state, 1) == "s"
 
 
 def test_ai_rerolls_a_losing_safe_roll() -> None:
     state = scripted_setup(2, cards=["sum13"], first=0)
     state = _play_round(state, [(4, 4, 3)])  # seat 0: 11
     state = act(state, "c3", (0, 0, 4))  # 4: loses if kept
-    action = GAME.ai_action(state, 1)
-    assert action in ("m0", "m4")
+    assert ai(state, 1) in ("m0", "m4")
 
 
 def test_ai_commit_sizes() -> None:
     state = scripted_setup(3, cards=["three_four_five", "run3"], first=0)
-    assert GAME.ai_action(state, 0) == "c1"  # a harsh yellow card: one die
+    assert ai(state, 0) == "c1"  # a harsh yellow card: one die
     state = scripted_setup(3, cards=["run3"], first=0)
-    assert GAME.ai_action(state, 0) == "c8"  # a black card it can reroll toward safety
+    assert ai(state, 0) == "c8"  # a black card it can reroll toward safety
     state = scripted_setup(3, cards=["run3"], first=0, stocks=(12, 48, 48))
-    assert GAME.ai_action(state, 0) == "c4"  # never more than a third of its stock early
+    assert ai(state, 0) == "c4"  # never more than a third of its stock early
     state = scripted_setup(3, cards=["one"], first=0)
     state = act(act(state, "c2", (1, 1)), "c2", (1, 2))  # two triggers before the last seat
-    assert GAME.ai_action(state, 2) == "c1"
+    assert ai(state, 2) == "c1"
 
 
 def test_ai_concedes_an_unreachable_sum() -> None:
     state = scripted_setup(2, cards=["sum7"], first=0)
     state = _play_round(state, [(3, 3)])  # 6, the most a safe roll can make
-    assert GAME.ai_action(state, 1) == "c1"
+    assert ai(state, 1) == "c1"
 
 
 @pytest.mark.parametrize("salt", [1, 2, 3])
@@ -527,7 +550,7 @@ def test_ai_beats_a_naive_player() -> None:
             if seat == ai:
                 action = GAME.ai_action(state, seat)
             else:
-                action = f"c{min(3, state.stocks[seat])}" if state.phase == "commit" else "s"
+                action = Commit(min(3, state.stocks[seat])) if state.phase == "commit" else Stop()
             state = GAME.apply(state, {seat: action}).state
         wins += GAME.outcome(state).ranks[ai] == 1
     assert wins >= 45  # measured: about 95 %
@@ -555,7 +578,7 @@ def test_dice_are_conserved(seed: int, players: int, walk: int) -> None:
         (seat,) = GAME.to_act(state)
         legal = GAME.legal_actions(state, seat)
         # commit small amounts mostly, so that games last
-        commits = [a for a in legal if a.startswith("c")]
+        commits = [a for a in legal if isinstance(a, Commit)]
         action = rng.choice(commits[:6]) if commits else rng.choice(legal)
         state = GAME.apply(state, {seat: action}).state
         assert sum(state.stocks) + state.table + state.removed == total0 + state.bonus_total
@@ -572,3 +595,87 @@ def test_bosses_never_count(faces: list[int]) -> None:
     """Adding bosses to a roll never changes whether any card triggers (G2)."""
     for card in CARDS:
         assert card_triggers(card, faces) == card_triggers(card, faces + [0, 0, 0]), card
+
+
+# --- turn order after an elimination (RULINGS G4, rules version 2) ---------------------------------
+
+
+#: Round 1 "one" (a 1 triggers at once); then cards that a single 2 or a boss never triggers.
+CARDS_4_ROUNDS = ["one", "sum13", "sum11", "run3"]
+
+
+def _eliminate_seat_1(rules: int) -> GangOfDiceState:
+    """3 players, first 0: seat 1 commits all 48 dice and triggers the yellow card "one"; seat 0
+    wins round 1 with a 2, so seat 1 is out when round 2 starts."""
+    state = scripted_setup(3, cards=CARDS_4_ROUNDS, first=0, rules=rules)
+    assert state.rules == rules and state.order == (0, 1, 2)
+    state = _play_round(state, [(2,), (1,) * 48, (0,)])
+    assert state.round == 2 and state.status[1] == "out"
+    return state
+
+
+def _orders_of_rounds_2_to_4(state: GangOfDiceState) -> list[tuple[int, ...]]:
+    """The playing order of rounds 2, 3 and 4; the first roller wins each round with a 2."""
+    seen = []
+    for _ in range(3):
+        seen.append(state.order)
+        state = _play_round(state, [(2,)] + [(0,)] * (len(state.order) - 1))
+    return seen
+
+
+def test_after_an_elimination_the_next_live_seat_starts_each_round() -> None:
+    """G4: round 2 starts with seat 2 (seat 1 is passed over), round 3 with the next live seat
+    after seat 2, i.e. seat 0: nobody starts two rounds in a row."""
+    state = _eliminate_seat_1(rules=2)
+    assert _orders_of_rounds_2_to_4(state) == [(2, 0), (0, 2), (2, 0)]
+
+
+def test_rules_1_tables_keep_the_old_rotation() -> None:
+    """A table set up before the fix keeps its rotation: round r nominally starts with seat
+    (first + r - 1) % 3 and a missing starter is replaced by the next live seat, so seat 2
+    starts rounds 2 and 3."""
+    state = _eliminate_seat_1(rules=1)
+    assert _orders_of_rounds_2_to_4(state) == [(2, 0), (2, 0), (0, 2)]
+
+
+def test_an_old_snapshot_without_rules_loads_as_rules_1_and_keeps_the_old_rotation() -> None:
+    data = GAME.dump_state(_eliminate_seat_1(rules=2))
+    assert data["rules"] == 2
+    del data["rules"]  # what the previous version stored
+    old = GAME.load_state(data)
+    assert old.rules == 1
+    assert _orders_of_rounds_2_to_4(old) == [(2, 0), (2, 0), (0, 2)]
+
+
+def test_four_players_rotation_after_an_elimination() -> None:
+    """4 players, first 0, seat 2 out after round 1. Rules 2: rounds 2–4 start with seats 1, 3
+    and 0. Rules 1: the nominal starters are 1, 2 (out, so 3) and 3: seat 3 starts twice."""
+    for rules, expected in ((2, [(1, 3, 0), (3, 0, 1), (0, 1, 3)]), (1, [(1, 3, 0), (3, 0, 1), (3, 0, 1)])):
+        state = scripted_setup(4, cards=CARDS_4_ROUNDS, first=0, rules=rules)
+        state = _play_round(state, [(2,), (0,), (1,) * 36, (0,)])
+        assert state.round == 2 and state.status[2] == "out" and state.stocks[0] == 36 - 1 + 39
+        assert _orders_of_rounds_2_to_4(state) == expected, rules
+
+
+def test_scripted_setup_refuses_an_unknown_rules_version() -> None:
+    for bad in (0, 3):
+        with pytest.raises(ValueError):
+            scripted_setup(2, rules=bad)
+
+
+# --- actions, codes and views ----------------------------------------------------------------------
+
+
+def test_action_codes_round_trip() -> None:
+    for action, code in [(Commit(12), "c12"), (Mark(0), "m0"), (Unmark(5), "u5"), (Reroll(), "r"), (Stop(), "s")]:
+        assert GAME.encode(action) == code and GAME.decode(code) == action
+    with pytest.raises(IllegalAction):
+        GAME.encode("c1")  # type: ignore[arg-type]
+
+
+def test_seat_view_json_has_the_stored_keys() -> None:
+    state = act(scripted_setup(2, cards=["sum13"], first=0), "c2", (1, 4))
+    mine = GAME.view_json(state, 1)
+    assert set(mine) == set(GAME.view_json(state, None)) | {"me"}
+    assert mine["me"] == {"seat": 1, "stock": 48} and mine["order"] == [0, 1] and mine["marks"] == [0] * 6
+    assert GAME.view(state, 1) == GAME.view(GAME.hidden_variant(state, 1, 3), 1)

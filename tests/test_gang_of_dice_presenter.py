@@ -15,7 +15,7 @@ from bot.presenters import PRESENTERS
 from bot.presenters.base import RenderContext
 from bot.presenters.gang_of_dice import FACE_EMOJI, GangOfDicePresenter, faces_text
 from bot.ui import Button, check_card_limits, check_panel_limits
-from engine.gang_of_dice import CARDS, GangOfDice, apply_with_faces, scripted_setup
+from engine.gang_of_dice import CARDS, Commit, GangOfDice, GangOfDiceSeatView, apply_with_faces, scripted_setup
 
 G = GangOfDice()
 P = PRESENTERS["gang-of-dice"]
@@ -70,7 +70,7 @@ def _check(state, lang: str, players: int) -> None:
         panel = P.panel(view, legal, ctx(lang, seat, players))
         assert check_panel_limits(panel) == [], check_panel_limits(panel)
         assert "{" not in card_text(panel.card)
-        assert G.view(state, seat)["me"]["stock"] == state.stocks[seat]
+        assert isinstance(view, GangOfDiceSeatView) and view.me.stock == state.stocks[seat]
         assert f"**{state.stocks[seat]}**" in panel.card.description  # its own stock
         bs = buttons(panel)
         codes = [b.code for b in bs if b.code]
@@ -105,7 +105,7 @@ def test_random_playouts_render_within_limits(players: int) -> None:
                 _check(state, LANGS[step_no % 2], players)
             (seat,) = G.to_act(state)
             legal = G.legal_actions(state, seat)
-            commits = [a for a in legal if a[0] == "c"]
+            commits = [a for a in legal if isinstance(a, Commit)]
             action = G.ai_action(state, seat) if rng.random() < 0.5 else rng.choice(commits[:8] or legal)
             step = G.apply(state, {seat: action})
             for event in step.events:
@@ -126,9 +126,9 @@ def test_roll_panel_layout(faces: list[int], marks: list[int], lang: str) -> Non
     state = scripted_setup(2, cards=["run3"], first=0)
     state = act(state, f"c{len(faces)}", faces)
     for f in marks:
-        if f"m{f}" in G.legal_actions(state, 0):
+        if f"m{f}" in {G.encode(a) for a in G.legal_actions(state, 0)}:
             state = act(state, f"m{f}")
-    legal = G.legal_actions(state, 0)
+    legal = tuple(G.encode(a) for a in G.legal_actions(state, 0))
     panel = P.panel(G.view(state, 0), legal, ctx(lang, 0, 2))
     assert check_panel_limits(panel) == []
     present = sorted(set(faces))
@@ -147,7 +147,7 @@ def test_roll_panel_layout(faces: list[int], marks: list[int], lang: str) -> Non
 
 def test_commit_panel() -> None:
     state = scripted_setup(3, cards=["sum13"], first=1, stocks=(30, 4, 48))
-    legal = G.legal_actions(state, 1)
+    legal = tuple(G.encode(a) for a in G.legal_actions(state, 1))
     panel = P.panel(G.view(state, 1), legal, ctx("en", 1, 3))
     prompt_button = panel.rows[0][0]
     assert prompt_button.prompt.minimum == 1 and prompt_button.prompt.maximum == 4
@@ -188,7 +188,7 @@ def test_many_dice_stay_within_limits() -> None:
         board = P.board(G.view(state, None), ctx(lang, None, 4))
         assert check_card_limits(board) == []
         assert "×" in card_text(board)  # grouped faces
-        panel = P.panel(G.view(state, 3), G.legal_actions(state, 3), ctx(lang, 3, 4))
+        panel = P.panel(G.view(state, 3), tuple(G.encode(a) for a in G.legal_actions(state, 3)), ctx(lang, 3, 4))
         assert check_panel_limits(panel) == []
 
 

@@ -1,6 +1,7 @@
 """Gang of Dice presenter: the public board, the private screen panel, action labels, rules.
 
-Views come from :meth:`engine.gang_of_dice.GangOfDice.view`. Dice are drawn as emoji
+Views are the typed views of :mod:`engine.gang_of_dice.view` (``GangOfDice.view``): the public
+:class:`GangOfDiceView` for the board, a :class:`GangOfDiceSeatView` for a seat's panel. Dice are drawn as emoji
 (:data:`FACE_EMOJI`: 🕴️ is the boss, worth 0); long rolls are grouped (``2️⃣×4``) so that a
 field never exceeds Discord's limits whatever the number of dice.
 
@@ -19,13 +20,13 @@ stock, the card, the table; no buttons.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, NumberPrompt, Panel
 from engine.core import Event
-from engine.gang_of_dice import CARDS, card_triggers
+from engine.gang_of_dice import CARDS, GangOfDiceSeatView, GangOfDiceView, SeatInfo, card_triggers
 
 #: Emoji per face; face 0 is the boss.
 FACE_EMOJI: dict[int, str] = {0: "🕴️", 1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣"}
@@ -54,62 +55,62 @@ def card_name(t: Translator, card_id: str) -> str:
     return f"{COLOUR_EMOJI[colour]} {t(f'god.card.{card_id}.name')}"
 
 
-class GangOfDicePresenter(Presenter):
+class GangOfDicePresenter(Presenter[GangOfDiceView]):
     """Presenter of ``gang-of-dice``."""
 
     game_key = "gang-of-dice"
 
     # --- shared pieces ---------------------------------------------------------------------------
-    def _card_field(self, view: dict[str, Any], t: Translator) -> Field:
-        card = view["card"]
+    def _card_field(self, view: GangOfDiceView, t: Translator) -> Field:
+        card = view.card
         value = "\n".join([
-            f"**{card_name(t, card['id'])}**",
-            t(f"god.card.{card['id']}.desc"),
-            t(f"god.colour.{card['colour']}"),
+            f"**{card_name(t, card.id)}**",
+            t(f"god.card.{card.id}.desc"),
+            t(f"god.colour.{card.colour}"),
         ])
         return Field(t("god.field.card"), value)
 
-    def _table_text(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _table_text(self, view: GangOfDiceView, ctx: RenderContext) -> str:
         t = ctx.t
-        committed = sum(s["committed"] for s in view["seats"])
-        lines = [t("god.table.dice", dice=view["table"])]
-        if view["phase"] != "over":
-            lines.append(t("god.table.detail", committed=committed, carried=view["carried"], bonus=view["bonus"]))
-        if view["removed"]:
-            lines.append(t("god.table.removed", dice=view["removed"]))
-        best = view.get("best")
-        if best is not None and view["phase"] != "over":
-            lines.append(t("god.table.best", name=ctx.name(best["seat"]), score=best["score"], dice=best["committed"]))
+        committed = sum(s.committed for s in view.seats)
+        lines = [t("god.table.dice", dice=view.table)]
+        if view.phase != "over":
+            lines.append(t("god.table.detail", committed=committed, carried=view.carried, bonus=view.bonus))
+        if view.removed:
+            lines.append(t("god.table.removed", dice=view.removed))
+        best = view.best
+        if best is not None and view.phase != "over":
+            lines.append(t("god.table.best", name=ctx.name(best.seat), score=best.score, dice=best.committed))
         return "\n".join(lines)
 
-    def _seat_line(self, seat: dict[str, Any], view: dict[str, Any], ctx: RenderContext) -> str:
+    def _seat_line(self, seat: SeatInfo, view: GangOfDiceView, ctx: RenderContext) -> str:
         t = ctx.t
-        status = seat["status"]
-        name = ctx.name(seat["seat"])
+        status = seat.status
+        name = ctx.name(seat.seat)
         if status == "out":
             return f"{_STATUS_EMOJI['out']} ~~{name}~~ — {t('god.status.out')}"
-        cur = "▶️ " if view.get("current") == seat["seat"] else ""
+        cur = "▶️ " if view.current == seat.seat else ""
         head = f"{cur}{_STATUS_EMOJI[status]} **{name}**"
-        if status == "waiting" or not seat["rolls"]:
+        if status == "waiting" or not seat.rolls:
             return f"{head} — {t('god.status.waiting')}"
-        dice = t("god.seat.dice", n=seat["committed"])
-        roll = faces_text(seat["faces"])
+        dice = t("god.seat.dice", n=seat.committed)
+        roll = faces_text(seat.faces)
         if status == "rolling":
-            tail = t("god.status.rolling", roll=seat["rolls"], score=seat["score"])
+            tail = t("god.status.rolling", roll=seat.rolls, score=seat.score)
         elif status == "stopped":
-            tail = t("god.status.stopped", score=seat["score"])
+            tail = t("god.status.stopped", score=seat.score)
         else:
             tail = t("god.status.triggered")
         return f"{head} — " + t("god.seat.line", dice=dice, faces=roll, status=tail)
 
-    def _players_text(self, view: dict[str, Any], ctx: RenderContext) -> str:
-        order = list(view["order"])
-        rest = [s["seat"] for s in view["seats"] if s["seat"] not in order]
-        by_seat = {s["seat"]: s for s in view["seats"]}
+    def _players_text(self, view: GangOfDiceView, ctx: RenderContext) -> str:
+        order = list(view.order)
+        rest = [s.seat for s in view.seats if s.seat not in order]
+        by_seat = {s.seat: s for s in view.seats}
         return "\n".join(self._seat_line(by_seat[s], view, ctx) for s in order + rest)
 
-    def _final_text(self, view: dict[str, Any], ctx: RenderContext) -> str:
-        stocks, ranks = view["stocks"], view["ranks"]
+    def _final_text(self, view: GangOfDiceView, ctx: RenderContext) -> str:
+        stocks, ranks = view.stocks or (), view.ranks or ()
         seats = sorted(range(len(stocks)), key=lambda s: (ranks[s], s))
         medals = {1: "🥇", 2: "🥈", 3: "🥉"}
         return "\n".join(
@@ -117,71 +118,70 @@ class GangOfDicePresenter(Presenter):
             for s in seats
         )
 
-    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _status(self, view: GangOfDiceView, ctx: RenderContext) -> str:
         t = ctx.t
-        if view["phase"] == "over":
-            winners = [s for s, r in enumerate(view["ranks"]) if r == 1]
+        cur = view.current
+        if view.phase == "over" or cur is None:
+            winners = [s for s, r in enumerate(view.ranks or ()) if r == 1]
             return t("god.status.over", names=", ".join(ctx.name(s) for s in winners))
-        cur = view["current"]
-        if view["phase"] == "commit":
+        if view.phase == "commit":
             return t("god.status.commit", name=ctx.name(cur))
-        return t("god.status.roll", name=ctx.name(cur), roll=view["seats"][cur]["rolls"])
+        return t("god.status.roll", name=ctx.name(cur), roll=view.seats[cur].rolls)
 
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+    def board(self, view: GangOfDiceView, ctx: RenderContext) -> Card:
         """Public board: round n/12, the warning card (colour, plain description), the table
         (dice, carried over, bonus, best score so far), each seat's committed dice, faces and
         status in playing order; final stocks only once the game is over."""
         t = ctx.t
         fields = [self._card_field(view, t), Field(t("god.field.table"), self._table_text(view, ctx))]
         fields.append(Field(t("god.field.players"), self._players_text(view, ctx)))
-        if view["phase"] == "over" and view.get("stocks") is not None:
+        if view.phase == "over" and view.stocks is not None:
             fields.append(Field(t("god.field.final"), self._final_text(view, ctx)))
-        if view["past_cards"]:
-            past = ", ".join(t(f"god.card.{c}.name") for c in view["past_cards"])
+        if view.past_cards:
+            past = ", ".join(t(f"god.card.{c}.name") for c in view.past_cards)
             fields.append(Field(t("god.field.past"), past))
-        title = f"{self.title(t)} · {t('god.board.round', round=view['round'], rounds=view['rounds'])}"
+        title = f"{self.title(t)} · {t('god.board.round', round=view.round, rounds=view.rounds)}"
         return Card(title=title, description=self._status(view, ctx), fields=tuple(fields),
-                    color=_EMBED_COLOUR.get(view["card"]["colour"], 0x5865F2))
+                    color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
 
     # --- panel -----------------------------------------------------------------------------------
-    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
-        """The seat's screen: its stock and, when it acts, the commit or the reroll controls
-        (layout in the module docstring)."""
+    def panel(self, view: GangOfDiceView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+        """The seat's screen (``view`` is its :class:`GangOfDiceSeatView`): its stock and, when it
+        acts, the commit or the reroll controls (layout in the module docstring)."""
         t = ctx.t
         legal = tuple(legal)
-        me = view.get("me") or {}
-        stock = me.get("stock", 0)
+        stock = view.me.stock if isinstance(view, GangOfDiceSeatView) else 0
         lines = [t("god.panel.stock", stock=stock)]
         rows: list[tuple[Button, ...]] = []
-        phase = view["phase"]
+        phase = view.phase
         seat = ctx.seat
-        if not legal:
+        if not legal or seat is None:
             if phase == "over":
                 lines.append(self._status(view, ctx))
             else:
-                lines.append(t("god.panel.wait", name=ctx.name(view["current"])))
+                lines.append(t("god.panel.wait", name=ctx.name(view.current)))
         elif phase == "commit":
-            lines.append(t("god.panel.commit", round=view["round"]))
+            lines.append(t("god.panel.commit", round=view.round))
             rows = self._commit_rows(stock, legal, t)
         else:
-            mine = view["seats"][seat]
-            faces = mine["faces"]
-            lines.append(t("god.panel.roll", roll=mine["rolls"], faces=faces_text(faces), score=mine["score"]))
-            lines.append(t("god.panel.rolls_left", n=view["rolls_left"]))
-            marks = view["marks"]
+            mine = view.seats[seat]
+            faces = mine.faces
+            lines.append(t("god.panel.roll", roll=mine.rolls, faces=faces_text(faces), score=mine.score))
+            lines.append(t("god.panel.rolls_left", n=view.rolls_left))
+            marks = view.marks
             if sum(marks):
                 marked = [f for f in range(6) for _ in range(marks[f])]
                 lines.append(t("god.panel.marked", faces=faces_text(marked), n=len(marked)))
             else:
                 lines.append(t("god.panel.how"))
-            bust = card_triggers(view["card"]["id"], faces)
+            bust = card_triggers(view.card.id, faces)
             if bust:
                 lines.append(t("god.panel.bust"))
-            rows = self._roll_rows(faces, marks, mine["score"], bust, legal, t)
+            rows = self._roll_rows(faces, marks, mine.score, bust, legal, t)
         fields = [self._card_field(view, t), Field(t("god.field.table"), self._table_text(view, ctx))]
         card = Card(title=t("god.panel.title"), description="\n".join(lines), fields=tuple(fields),
-                    color=_EMBED_COLOUR.get(view["card"]["colour"], 0x5865F2))
+                    color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
         return Panel(card=card, rows=tuple(rows))
 
     def _commit_rows(self, stock: int, legal: Sequence[str], t: Translator) -> list[tuple[Button, ...]]:
@@ -235,7 +235,7 @@ class GangOfDicePresenter(Presenter):
                 params[key] = ctx.name(params[key])
         return t(event.key, **params)
 
-    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+    def action_label(self, code: str, view: GangOfDiceView, ctx: RenderContext) -> str:
         """``c5`` → "Commit 5 dice", ``m3`` → "Mark a 3️⃣", ``u3``, ``r``, ``s``."""
         t = ctx.t
         if code[:1] == "c" and code[1:].isdigit():
@@ -244,10 +244,10 @@ class GangOfDicePresenter(Presenter):
             key = "god.act.mark" if code[0] == "m" else "god.act.unmark"
             return t(key, face=FACE_EMOJI[int(code[1:])])
         if code == "r":
-            return t("god.act.reroll", n=sum(view.get("marks") or ()))
+            return t("god.act.reroll", n=sum(view.marks))
         if code == "s":
-            cur = view.get("current")
-            score = view["seats"][cur]["score"] if cur is not None else 0
+            cur = view.current
+            score = view.seats[cur].score if cur is not None else 0
             return t("god.act.stop", score=score)
         return code
 

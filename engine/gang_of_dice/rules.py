@@ -1,0 +1,404 @@
+"""Gang of Dice (Reiner Knizia, Mandoo Games), 2–4 players: the :class:`GangOfDice` game.
+
+Rules: ``docs/rules/gang-of-dice.md`` as decided by RULINGS G1–G7.
+
+Game flow
+---------
+Twelve rounds. Each round one warning card (:mod:`engine.gang_of_dice.cards`) is shown; then the
+live players act one after another: commit ``n`` dice of their private stock (:class:`Commit`),
+which are rolled at once, then reroll any subset up to two more times (:class:`Mark` /
+:class:`Unmark` then :class:`Reroll`) and :class:`Stop`. The best score among the players who
+did not trigger the card takes every die on the table. Faces are ``0`` (the boss) and ``1``–``5``;
+dice are interchangeable, so a roll is kept as a sorted tuple of faces.
+
+Interpretations where the texts are silent (G1–G7 decide the rest)
+------------------------------------------------------------------
+- The 16 cards are shuffled at set-up and round ``r`` shows ``deck[r-1]``; the undrawn part is
+  hidden.
+- Turn order (G4): the first player of round 1 is drawn at set-up. From rules version 2 on, the
+  first player of each later round is the next seat still in the game clockwise from the previous
+  round's first player (eliminated seats are passed over). Rules version 1 (tables set up before
+  the fix) keeps the old rotation: round ``r`` nominally starts with ``(first + r - 1) % players``
+  and, if that seat is out, the next live seat starts (so one player could start two rounds in a
+  row). Players then act clockwise, eliminated seats passed over.
+- A player may stop after any roll, the first included; the third roll is final. Yellow cards are
+  checked after each roll (a trigger ends the turn at once), black cards once, on the final roll
+  (G3). A score of 0 is a valid score.
+- Winner: highest score among non-triggered players; ties -> more dice committed this round,
+  then the earlier roller (G5). If every player triggers, the table stays for the next round;
+  after round 12 it leaves the game (``removed``); bonus dice 3/6/9 are put on the table when
+  rounds 10/11/12 start (G6).
+- Elimination is decided after the round is resolved: a player who committed their last die is
+  out only if they did not win (G7). The game ends after round 12, or as soon as fewer than two
+  players have dice.
+
+Events (public unless noted; seats are ints)
+-------------------------------------------
+``god.round`` {round, card} · ``god.bonus`` {round, dice} · ``god.commit`` {seat, dice} ·
+``god.stock`` {seat, stock} (audience: that seat only) · ``god.roll`` {seat, roll (1–3),
+dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, card, faces} ·
+``god.stop`` {seat, score, faces} · ``god.win`` {winner, score, dice} · ``god.carry`` {dice} ·
+``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
+Marks produce no event.
+
+Chance
+------
+Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``). Tests script rolls with
+:func:`apply_with_faces` and the card order / first player / stocks / rules version with
+:func:`scripted_setup`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, rng_for
+from engine.gang_of_dice import ai
+from engine.gang_of_dice.actions import (
+    MARKS,
+    REROLL,
+    STOP,
+    UNMARKS,
+    Commit,
+    GangOfDiceAction,
+    Mark,
+    Reroll,
+    Stop,
+    Unmark,
+    commits,
+    decode,
+    encode,
+)
+from engine.gang_of_dice.cards import CARDS, counts
+from engine.gang_of_dice.state import (
+    BONUS_DICE,
+    FACES,
+    MAX_ROLLS,
+    NO_MARKS,
+    ROUNDS,
+    GangOfDiceState,
+    Status,
+    best_seat,
+    score_of,
+    starting_stock,
+)
+from engine.gang_of_dice.view import GangOfDiceView, outcome_of, view_of
+
+__all__ = ["GangOfDice", "apply_with_faces", "roll_faces", "round_order", "scripted_setup"]
+
+_T = TypeVar("_T")
+
+
+def roll_faces(state: GangOfDiceState, n: int) -> tuple[int, ...]:
+    """``n`` random faces (0 = boss, 1–5) drawn from ``rng_for(state, "roll")``."""
+    rng = rng_for(state, "roll")
+    return tuple(rng.randrange(6) for _ in range(n))
+
+
+def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
+    """Live seats clockwise from ``start`` (``start`` included when live)."""
+    return tuple(s for s in ((start + i) % players for i in range(players)) if status[s] != "out")
+
+
+def round_order(state: GangOfDiceState, round_no: int, status: tuple[Status, ...]) -> tuple[int, ...]:
+    """Live seats of round ``round_no`` (``>= 2``) in playing order; ``state`` is the previous
+    round's state (its ``order[0]`` was that round's first player), ``status`` the statuses
+    after its eliminations.
+
+    RULINGS G4 (rules version 2): the next live seat clockwise from the previous first player
+    starts. Rules version 1: the nominal seat ``(first + round_no - 1) % players`` starts, or the
+    next live seat after it when it is out.
+    """
+    n = state.players
+    if state.rules < 2:
+        return _live_from((state.first + round_no - 1) % n, n, status)
+    return _live_from((state.order[0] + 1) % n, n, status)
+
+
+def _set(t: tuple[_T, ...], i: int, v: _T) -> tuple[_T, ...]:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+def _fresh_round(state: GangOfDiceState, round_no: int, status: tuple[Status, ...],
+                 events: list[Event]) -> GangOfDiceState:
+    """Start round ``round_no`` (order, bonus dice, reset rolls) after ``state``'s round."""
+    n = state.players
+    status = tuple("out" if s == "out" else "waiting" for s in status)
+    bonus = BONUS_DICE.get(round_no, 0)
+    events.append(Event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
+    if bonus:
+        events.append(Event("god.bonus", {"round": round_no, "dice": bonus}))
+    return replace(
+        state, round=round_no, order=round_order(state, round_no, status), turn=0, phase="commit",
+        committed=(0,) * n, faces=((),) * n, rolls=(0,) * n, status=status, marks=NO_MARKS,
+        table=state.table + bonus, carried=state.table, bonus=bonus, bonus_total=state.bonus_total + bonus,
+    )
+
+
+def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
+    """``action in legal_actions(state, seat)``, without building the tuple."""
+    if seat != state.current:
+        return False
+    if state.phase == "commit":
+        return type(action) is Commit and 1 <= action.dice <= state.stocks[seat]
+    if type(action) is Mark:
+        return 0 <= action.face <= 5 and state.marks[action.face] < counts(state.faces[seat])[action.face]
+    if type(action) is Unmark:
+        return 0 <= action.face <= 5 and state.marks[action.face] > 0
+    if type(action) is Reroll:
+        return sum(state.marks) > 0 and state.rolls[seat] < MAX_ROLLS
+    return type(action) is Stop
+
+
+def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: Iterable[int] | None) -> Step[GangOfDiceState]:
+    """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (commits and
+    rerolls only; ``None`` = roll with :func:`roll_faces`). Raises :class:`IllegalAction` on bad
+    faces. The changes are collected in one dict so that a step copies the state once."""
+    upd: dict[str, Any] = {"version": state.version + 1}
+    if not isinstance(action, (Commit, Reroll)) and forced is not None:
+        raise IllegalAction("only commits and rerolls roll dice")
+    if isinstance(action, (Mark, Unmark)):
+        face = action.face
+        delta = 1 if isinstance(action, Mark) else -1
+        return Step(replace(state, marks=_set(state.marks, face, state.marks[face] + delta), **upd))
+    if isinstance(action, Stop):
+        faces = state.faces[seat]
+        return _end_turn(state, seat, upd, [], faces, triggered=state.card.triggers(faces))
+    events: list[Event] = []
+    if isinstance(action, Commit):
+        n = action.dice
+        stock = state.stocks[seat] - n
+        upd.update(stocks=_set(state.stocks, seat, stock), committed=_set(state.committed, seat, n),
+                   table=state.table + n)
+        events.append(Event("god.commit", {"seat": seat, "dice": n}))
+        events.append(Event("god.stock", {"seat": seat, "stock": stock}, frozenset({seat})))
+        kept: tuple[int, ...] = ()
+    else:  # a reroll: the marked dice leave the roll and are rolled again
+        n = sum(state.marks)
+        kept_counts = [c - m for c, m in zip(counts(state.faces[seat]), state.marks, strict=True)]
+        kept = tuple(f for f in FACES for _ in range(kept_counts[f]))
+    new = roll_faces(state, n) if forced is None else tuple(forced)
+    if len(new) != n or any(f not in FACES for f in new):
+        raise IllegalAction(f"forced faces must be {n} faces in 0..5")
+    faces = tuple(sorted(kept + new))
+    roll_no = state.rolls[seat] + 1
+    events.append(Event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
+    upd.update(faces=_set(state.faces, seat, faces), rolls=_set(state.rolls, seat, roll_no), marks=NO_MARKS)
+    card = state.card
+    if card.colour == "yellow" and card.triggers(faces):  # G3: yellow, after every roll
+        return _end_turn(state, seat, upd, events, faces, triggered=True)
+    if roll_no >= MAX_ROLLS:  # the third roll is final
+        return _end_turn(state, seat, upd, events, faces, triggered=card.triggers(faces))
+    upd.update(phase="roll", status=_set(state.status, seat, "rolling"))
+    return Step(replace(state, **upd), tuple(events))
+
+
+def _end_turn(state: GangOfDiceState, seat: int, upd: dict[str, Any], events: list[Event],
+              faces: tuple[int, ...], triggered: bool) -> Step[GangOfDiceState]:
+    """Finish ``seat``'s turn (stopped or triggered) with the step's changes ``upd``, then the
+    next turn or the round's end."""
+    upd.update(status=_set(state.status, seat, "triggered" if triggered else "stopped"), marks=NO_MARKS)
+    if triggered:
+        events.append(Event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
+    else:
+        events.append(Event("god.stop", {"seat": seat, "score": score_of(faces), "faces": list(faces)}))
+    if state.turn + 1 < len(state.order):
+        return Step(replace(state, turn=state.turn + 1, phase="commit", **upd), tuple(events))
+    return Step(_resolve_round(replace(state, **upd), events), tuple(events))
+
+
+def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceState:
+    """Pay the round's winner (G5) or carry / remove the table (G6), eliminate (G7), go on."""
+    stocks = list(state.stocks)
+    status = list(state.status)
+    pot = state.table
+    table = 0
+    removed = state.removed
+    winner = best_seat(state)
+    if winner is not None:
+        stocks[winner] += pot
+        events.append(Event("god.win", {"winner": winner, "score": score_of(state.faces[winner]), "dice": pot}))
+        events.append(Event("god.stock", {"seat": winner, "stock": stocks[winner]}, frozenset({winner})))
+    elif state.round < ROUNDS:
+        table = pot
+        events.append(Event("god.carry", {"dice": pot}))
+    else:
+        removed += pot
+        events.append(Event("god.removed", {"dice": pot}))
+    for s in state.order:
+        if stocks[s] == 0:
+            status[s] = "out"
+            events.append(Event("god.eliminated", {"seat": s}))
+    live = [s for s in range(state.players) if status[s] != "out"]
+    base = replace(state, stocks=tuple(stocks), removed=removed, table=table)
+    if state.round >= ROUNDS or len(live) < 2:
+        out = outcome_of(base.stocks)
+        events.append(Event("god.end", {"winners": list(out.winners), "stocks": list(stocks)}))
+        return replace(base, phase="over", status=tuple(status), marks=NO_MARKS)
+    return _fresh_round(base, state.round + 1, tuple(status), events)
+
+
+class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
+    """Gang of Dice for 2–4 players (RULINGS G1–G7, ``docs/rules/gang-of-dice.md``).
+
+    Rules versions: 1 = the turn order before the G4 fix (kept for running tables); 2 = G4 as
+    ruled (the next live seat after the previous first player starts each round).
+    """
+
+    key = "gang-of-dice"
+    min_players = 2
+    max_players = 4
+    state_model = GangOfDiceState
+    options_model = GameOptions
+    rules_version = 2
+
+    def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None
+              ) -> GangOfDiceState:
+        """New game: shuffled deck, random first player, 48/36 dice each (G1, G3, G4).
+
+        Raises ``ValueError`` unless ``2 <= players <= 4``.
+        """
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Gang of Dice needs 2 to 4 players, not {players}")
+        self.parse_options(options)
+        rng = random.Random(f"gang-of-dice:{seed}:setup")
+        deck = list(CARDS)
+        rng.shuffle(deck)
+        first = rng.randrange(players)
+        waiting: Status = "waiting"
+        status = (waiting,) * players
+        return GangOfDiceState(
+            seed=seed, players=players, rules=self.rules_version, deck=tuple(deck), first=first,
+            order=_live_from(first, players, status), stocks=(starting_stock(players),) * players,
+            committed=(0,) * players, faces=((),) * players, rolls=(0,) * players, status=status,
+        )
+
+    def to_act(self, state: GangOfDiceState) -> frozenset[int]:
+        """The single seat whose turn it is; empty when the game is over."""
+        cur = state.current
+        return frozenset() if cur is None else frozenset((cur,))
+
+    def legal_actions(self, state: GangOfDiceState, seat: int) -> tuple[GangOfDiceAction, ...]:
+        """Commits of 1..stock dice in the commit phase; after a roll the marks, unmarks, the
+        reroll (something marked, fewer than 3 rolls) and stop, in that order."""
+        if seat != state.current:
+            return ()
+        if state.phase == "commit":
+            return commits(state.stocks[seat])
+        c = counts(state.faces[seat])
+        marks = state.marks
+        out: list[GangOfDiceAction] = [MARKS[f] for f in FACES if marks[f] < c[f]]
+        out += [UNMARKS[f] for f in FACES if marks[f] > 0]
+        if sum(marks) > 0 and state.rolls[seat] < MAX_ROLLS:
+            out.append(REROLL)
+        out.append(STOP)
+        return tuple(out)
+
+    def apply(self, state: GangOfDiceState, actions: Mapping[int, GangOfDiceAction]) -> Step[GangOfDiceState]:
+        """Apply the acting seat's action; rolls come from :func:`roll_faces`.
+
+        Raises :class:`IllegalAction` unless ``actions`` is exactly ``{current seat: legal action}``.
+        """
+        seat = state.current
+        if seat is None:
+            raise IllegalAction("the game is over")
+        if len(actions) != 1 or seat not in actions:
+            raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
+        action = actions[seat]
+        if not _is_legal(state, seat, action):
+            raise IllegalAction(f"seat {seat}: that action is not legal now")
+        return _step(state, seat, action, None)
+
+    def view(self, state: GangOfDiceState, seat: int | None) -> GangOfDiceView:
+        """The typed view of ``seat`` (``None`` = public); see :mod:`engine.gang_of_dice.view`."""
+        return view_of(state, seat)
+
+    def outcome(self, state: GangOfDiceState) -> Outcome | None:
+        """Ranks by final stock (most dice first, ties share: G7); scores = final stocks."""
+        return outcome_of(state.stocks) if state.phase == "over" else None
+
+    def progress(self, state: GangOfDiceState) -> int:
+        """Rounds played so far (for ``simulate`` summaries)."""
+        return state.round if state.phase == "over" else state.round - 1
+
+    def stats(self, state: GangOfDiceState) -> dict[str, float]:
+        """Counters of a finished game: eliminated players and dice that left the game."""
+        return {"eliminated": sum(1 for s in state.status if s == "out"), "dice_removed": state.removed}
+
+    def hidden_variant(self, state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
+        """Other seats' stocks (before the end) and the undrawn cards re-dealt from ``salt``."""
+        base = super().hidden_variant(state, seat, salt)
+        rest = list(state.deck[state.round:])
+        random.Random(f"variant:{salt}").shuffle(rest)
+        base = replace(base, deck=state.deck[: state.round] + tuple(rest))
+        if state.phase != "over":
+            base = replace(base, stocks=tuple(
+                st if s == seat or state.status[s] == "out" else st + salt % 3 + 1
+                for s, st in enumerate(state.stocks)
+            ))
+        return base
+
+    def ai_action(self, state: GangOfDiceState, seat: int) -> GangOfDiceAction:
+        """The baseline AI's micro-action (:func:`engine.gang_of_dice.ai.choose`).
+
+        Raises :class:`IllegalAction` when ``seat`` is not to act."""
+        if seat != state.current:
+            raise IllegalAction(f"seat {seat} is not to act")
+        return ai.choose(state, seat)
+
+    def encode(self, action: GangOfDiceAction) -> str:
+        """``c{n}``, ``m{f}``, ``u{f}``, ``r`` or ``s`` (:mod:`engine.gang_of_dice.actions`)."""
+        return encode(action)
+
+    def decode(self, code: str) -> GangOfDiceAction:
+        """Inverse of :meth:`encode`; raises :class:`IllegalAction` on a malformed code."""
+        return decode(code)
+
+
+def apply_with_faces(state: GangOfDiceState, action: GangOfDiceAction | str,
+                     faces: Iterable[int] | None = None) -> Step[GangOfDiceState]:
+    """Apply the acting seat's ``action`` (an action or its code) with the roll it makes forced
+    to ``faces``: the engine's chance helper for scripted tests.
+
+    ``faces``: for a commit of ``n`` exactly ``n`` faces; for a reroll one face per marked die
+    (they join the kept dice); ``None`` for marks and stop (or to roll at random). Raises
+    :class:`IllegalAction` when the action is not legal or the faces do not fit.
+    """
+    act = decode(action) if isinstance(action, str) else action
+    seat = state.current
+    if seat is None:
+        raise IllegalAction("the game is over")
+    if not _is_legal(state, seat, act):
+        raise IllegalAction(f"seat {seat}: that action is not legal now")
+    return _step(state, seat, act, faces)
+
+
+def scripted_setup(players: int, *, cards: Iterable[str] = (), first: int = 0,
+                   stocks: Iterable[int] | None = None, seed: int = 0,
+                   rules: int = GangOfDice.rules_version) -> GangOfDiceState:
+    """A new game with a scripted card order (``cards`` first, then the other ids in data
+    order), first player ``first``, optionally given stocks, and rules version ``rules`` (1 =
+    a table set up before the G4 fix). For tests and puzzles.
+
+    Raises ``ValueError`` on a bad seat count, an unknown or repeated card id, a bad seat, bad
+    stocks or an unknown rules version.
+    """
+    state = GangOfDice().setup(seed, players)
+    head = list(cards)
+    if any(c not in CARDS for c in head) or len(set(head)) != len(head):
+        raise ValueError("unknown or repeated card id")
+    if not 0 <= first < players:
+        raise ValueError("bad first seat")
+    if not 1 <= rules <= GangOfDice.rules_version:
+        raise ValueError(f"unknown rules version {rules}")
+    deck = tuple(head + [c for c in CARDS if c not in head])
+    state = replace(state, deck=deck, first=first, order=_live_from(first, players, state.status), rules=rules)
+    if stocks is not None:
+        st = tuple(stocks)
+        if len(st) != players or min(st) < 1:
+            raise ValueError("one positive stock per seat")
+        state = replace(state, stocks=st)
+    return state
