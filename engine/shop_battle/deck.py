@@ -51,11 +51,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from engine.shop_battle.cards import (
@@ -146,7 +146,7 @@ class Deck(_Model):
     cards: tuple[Card, ...]
 
     @model_validator(mode="after")
-    def _deck_rules(self) -> "Deck":
+    def _deck_rules(self) -> Deck:
         problems = _deck_level([c.name for c in self.cards], [isinstance(c, ShopCard) for c in self.cards])
         if problems:
             raise ValueError("; ".join(str(p) for p in problems))
@@ -239,9 +239,8 @@ def _range_for(field: str | None) -> tuple[int, int]:
     }.get(field or "", (0, 0))
 
 
-@cache
-def _card_adapter(model: type[ShopCard | CollectorCard]) -> TypeAdapter[ShopCard | CollectorCard]:
-    return TypeAdapter(model)
+_SHOP_ADAPTER: TypeAdapter[ShopCard] = TypeAdapter(ShopCard)
+_COLLECTOR_ADAPTER: TypeAdapter[CollectorCard] = TypeAdapter(CollectorCard)
 
 
 def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
@@ -284,16 +283,17 @@ def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
             names.append(None)
             kinds.append(False)
             continue
-        model: type[ShopCard | CollectorCard] = CollectorCard if "power" in raw else ShopCard
+        is_shop = "power" not in raw
         try:
-            card = _card_adapter(model).validate_python(raw)
+            card: ShopCard | CollectorCard = (
+                _SHOP_ADAPTER.validate_python(raw) if is_shop else _COLLECTOR_ADAPTER.validate_python(raw))
         except ValidationError as exc:
             issues.extend(_issues_from(exc, i, label))
             names.append(raw_name[:200] if isinstance(raw_name, str) else None)
-            kinds.append(model is ShopCard)
+            kinds.append(is_shop)
             continue
         names.append(card.name)
-        kinds.append(model is ShopCard)
+        kinds.append(is_shop)
     issues.extend(_deck_level(names, kinds))
     issues.sort(key=lambda p: (-1 if p.index is None else p.index))
     if issues:
