@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core import Game, GameOptions, PydanticState as State, State as DataclassState
+from engine.core import Game, GameOptions
+from engine.core import PydanticState as State
+from engine.core import State as DataclassState
 from engine.registry import GAMES
 from tests.conformance import check_game
 

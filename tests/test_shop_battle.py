@@ -502,7 +502,7 @@ def test_hidden_variant_keeps_every_view_and_known_cards():
             assert G.view(var, seat) == G.view(st, seat)
             know = G.knowledge(st, seat)
             for s in range(4):
-                for a, b in zip(st.piles[s], var.piles[s]):
+                for a, b in zip(st.piles[s], var.piles[s], strict=True):
                     if a in know:
                         assert a == b
         (seat,) = G.to_act(st)
