@@ -8,7 +8,6 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Literal
 
 from engine.core import Event
@@ -81,9 +80,17 @@ class RoundWork:
         return v
 
     def freeze(self) -> ShopBattleState:
-        return dataclasses.replace(
-            self.st,
-            version=self.st.version + 1,
+        st = self.st
+        return ShopBattleState(  # direct construction: cheaper than dataclasses.replace
+            seed=st.seed,
+            players=st.players,
+            rules=st.rules,
+            deck_id=st.deck_id,
+            deck_name=st.deck_name,
+            cards=st.cards,
+            round_cap=st.round_cap,
+            opening=st.opening,
+            version=st.version + 1,
             piles=tuple(tuple(p) for p in self.piles),
             pot=tuple(self.pot),
             face_down=tuple(sorted(self.face_down)),
