@@ -70,7 +70,7 @@ def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]
     if deck is not None:
         if "deck_data" not in g.options_model.model_fields:
             raise SystemExit(f"{game} does not use decks.")
-        from engine.shop_battle_deck import DeckError, parse_deck
+        from engine.shop_battle import DeckError, parse_deck
 
         try:
             parsed = parse_deck(open(deck, "rb").read())

@@ -1,7 +1,7 @@
 """``/deck upload|list|remove``: a server's own Shop Battle decks (Manage Server only).
 
 The JSON format is documented in the README (example: ``docs/decks/example-deck.json``) and
-validated by :func:`engine.shop_battle_deck.parse_deck`: every problem is answered (card, field,
+validated by :func:`engine.shop_battle.deck.parse_deck`: every problem is answered (card, field,
 why) and nothing is stored unless the whole deck is valid.
 """
 
@@ -19,7 +19,7 @@ from bot.service import ServiceError
 from bot.ui import Card, Field
 from cogs.components import embed
 from cogs.tables import reply, user_t
-from engine.shop_battle_deck import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
+from engine.shop_battle import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot

@@ -96,8 +96,8 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(tmp_pa
         await world.click(alice, lobby, f"se:l:{tid}:ai+")
         await world.click(alice, lobby, f"se:l:{tid}:start")
         table = await service.table(tid)
-        assert table.game.view(table.state, None)["deck_name"] == "Rue de la Paix"
-        assert table.state.model_dump()["cards"]  # the cards are copied into the game
+        assert table.game.view(table.state, None).deck_name == "Rue de la Paix"
+        assert table.game.dump_state(table.state)["cards"]  # the cards are copied into the game
 
         # removing the deck does not break the running table
         res = await world.slash(root, "deck remove", name="Rue de la Paix")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -12,12 +13,13 @@ from engine.core import IllegalAction
 from engine.shop_battle import (
     MAX_ROUNDS,
     Choose,
+    Deck,
     ShopBattle,
     ShopBattleOptions,
     Target,
     deal,
+    default_deck,
 )
-from engine.shop_battle_deck import Deck, default_deck
 
 G = ShopBattle()
 
@@ -34,8 +36,9 @@ def coll(name: str, power: Any) -> dict[str, Any]:
     return {"name": name, "power": power}
 
 
-def start(piles: list[list[dict]], pot: list[dict] = (), chooser: int = 0, **opts: Any):
-    """Stacked game: piles of card specs (top first); the deck is exactly these cards."""
+def start(piles: list[list[dict]], pot: list[dict] = (), chooser: int = 0, rules: int | None = None, **opts: Any):
+    """Stacked game: piles of card specs (top first); the deck is exactly these cards (the
+    engine's chance helper ``start_from`` takes the deal instead of shuffling it)."""
     cards: list[dict] = []
     ids: list[list[int]] = []
     for pile in piles:
@@ -48,7 +51,7 @@ def start(piles: list[list[dict]], pot: list[dict] = (), chooser: int = 0, **opt
         pot_ids.append(len(cards))
         cards.append(c)
     deck = Deck.model_validate({"name": "Test deck", "cards": cards})
-    return G.start_from(7, ids, pot_ids, chooser, {"deck_data": deck, **opts})
+    return G.start_from(7, ids, pot_ids, chooser, {"deck_data": deck, **opts}, rules=rules)
 
 
 def names(state, ids) -> list[str]:
@@ -89,7 +92,7 @@ def test_first_round_winner_takes_the_dealt_remainder():
     a, b, r = shop("Alpha", year=2000), shop("Beta", year=1900), shop("Rest")
     st = start([[a, shop(), shop(), shop()], [b, shop(), shop(), shop()]], pot=[r], chooser=0)
     view = G.view(st, None)
-    assert view["pot"] == 1 and view["pot_face_down"] == 1
+    assert view.pot == 1 and view.pot_face_down == 1
     step = act(st, "c.year.hi")
     st = step.state
     # the remainder first (it was in the pot), then the cards in reveal order
@@ -115,26 +118,26 @@ def test_round_street_number_example_and_counter_clockwise_chooser():
     # under the winner's pile in reveal order: chooser, then counter-clockwise (seat 2, seat 1)
     assert pile_names(new, 1)[-3:] == ["Forty Three", "Seven", "Two Two Four"]
     assert new.round == 2 and new.chooser == 2  # to the right of seat 0 = seat 2
-    assert G.view(new, None)["last"]["winner"] == 1
+    assert G.view(new, None).last.winner == 1
 
 
 def test_lower_value_wins_when_announced():
     st = start([[shop("Old", year=1900), shop(), shop(), shop()], [shop("New", year=2000), shop(), shop(), shop()]])
     st2 = act(st, "c.year.lo").state
-    assert G.view(st2, None)["last"]["winner"] == 0
+    assert G.view(st2, None).last.winner == 0
     st3 = act(st, "c.year.hi").state
-    assert G.view(st3, None)["last"]["winner"] == 1
+    assert G.view(st3, None).last.winner == 1
 
 
 def test_only_the_chooser_sees_their_top_card():
     st = start([[shop("Secret Top"), shop("Second"), shop(), shop()], [shop("Hidden B"), shop(), shop(), shop()]])
-    assert G.view(st, 0)["top"]["name"] == "Secret Top"
-    assert G.view(st, 0)["top"]["letters"] == 9
-    assert G.view(st, 1)["top"] is None
-    public = json.dumps(G.view(st, None))
-    assert "top" not in G.view(st, None)
+    assert G.view(st, 0).top.name == "Secret Top"
+    assert G.view(st, 0).top.letters == 9
+    assert G.view(st, 1).top is None
+    public = json.dumps(G.view_json(st, None))
+    assert "top" not in G.view_json(st, None)
     for hidden in ("Secret Top", "Second", "Hidden B"):
-        assert hidden not in public and hidden not in json.dumps(G.view(st, 1))
+        assert hidden not in public and hidden not in json.dumps(G.view_json(st, 1))
     assert len(G.legal_actions(st, 0)) == 8 and G.legal_actions(st, 1) == ()
 
 
@@ -149,11 +152,11 @@ def test_bataille_chain_until_one_wins_takes_every_card():
     step = act(st, "c.games.hi")
     assert keys(step).count("sb.ev.bataille") == 2
     new = step.state
-    last = G.view(new, None)["last"]
-    assert last["winner"] == 1 and last["batailles"] == 2 and last["pot"] == 7
+    last = G.view(new, None).last
+    assert last.winner == 1 and last.batailles == 2 and last.pot == 7
     assert len(new.piles[1]) == 1 + 7 and len(new.piles[0]) == 1 and pile_names(new, 2)[0] == "C2"
     # the third player took no part in the bataille
-    assert [p["card"]["name"] for p in last["plays"][2]] == ["C1"]
+    assert [p.card.name for p in last.plays[2]] == ["C1"]
 
 
 def test_tied_player_without_card_drops_out_and_the_other_wins():
@@ -162,8 +165,8 @@ def test_tied_player_without_card_drops_out_and_the_other_wins():
     st = start([p0, p1, [shop(games=1), shop(), shop(), shop(), shop()]], chooser=0)
     step = act(st, "c.games.hi")
     assert "sb.ev.no_card" in keys(step)
-    last = G.view(step.state, None)["last"]
-    assert last["winner"] == 0
+    last = G.view(step.state, None).last
+    assert last.winner == 0
     assert step.state.out[1] == 1  # out at the end of round 1 (S6)
 
 
@@ -181,7 +184,7 @@ def test_every_tied_player_out_keeps_the_pot_for_the_next_round():
     assert new.chooser == 3  # seat 0 is out: the next active seat to its right
     step2 = act(new, "c.year.hi")  # D2 (1900) vs C2 (2000): seat 2 wins everything
     final = step2.state
-    assert G.view(final, None)["last"]["winner"] == 2
+    assert G.view(final, None).last.winner == 2
     assert pile_names(final, 2)[-6:] == ["A1", "D1", "C1", "B1", "D2", "C2"]
 
 
@@ -211,34 +214,104 @@ def test_game_ends_when_one_player_holds_every_card():
         G.apply(final, {0: Choose(char="year", hi=True)})
 
 
-def test_round_cap_ends_the_game_most_cards_wins_and_ties_share():
+@pytest.mark.parametrize("rules", [1, 2])
+def test_round_cap_ends_the_game_most_cards_wins_and_ties_share(rules: int):
     p0 = [shop("A1", year=2000), shop()]
     p1 = [shop("B1", year=1950), shop(), shop(), shop(), shop()]
     p2 = [shop("C1", year=1900), shop(), shop()]
-    st = start([p0, p1, p2], chooser=0, round_cap=10)
-    st = st.model_copy(update={"round": 10})
+    st = start([p0, p1, p2], chooser=0, rules=rules, round_cap=10)
+    # round 10, chosen by seat 0: the last chooser of the lap 2, 1, 0 (the choice goes back to 2)
+    st = dataclasses.replace(st, round=10, lap_opener=2)
     step = act(st, "c.year.hi")
     final = step.state
     assert "sb.ev.cap" in keys(step) and final.phase == "over"
     out = G.outcome(final)
     assert out.scores == (4, 4, 2) and out.ranks == (1, 1, 3)
-    assert G.view(final, None)["winners"] == [0, 1]
+    assert G.view(final, None).winners == (0, 1)
 
 
-def test_round_cap_with_ai_players_stops_at_the_cap():
-    st = G.setup(11, 4, {"round_cap": 10})
+def _laps_table(rules: int, cap: int = 10):
+    """4 players, 20 shop cards each with distinct years (no tie, nobody out for 19 rounds)."""
+    years = iter(range(1100, 2100, 7))
+    piles = [[shop(year=next(years)) for _ in range(20)] for _ in range(4)]
+    return start(piles, chooser=0, rules=rules, round_cap=cap)
+
+
+def _play_counting_choosers(st) -> tuple[Any, list[int]]:
+    chose = [0] * st.players
     while G.to_act(st):
-        (seat,) = G.to_act(st)
-        st = G.apply(st, {seat: G.ai_action(st, seat)}).state
-    assert st.round <= 10
-    out = G.outcome(st)
-    best = max(len(p) for p in st.piles)
-    assert {s for s in range(4) if out.ranks[s] == 1} == {s for s in range(4) if len(st.piles[s]) == best}
+        chose[st.chooser] += 1
+        st = act(st, "c.year.hi").state
+    return st, chose
+
+
+def test_s6_round_cap_falls_at_the_end_of_a_full_lap():
+    # rules 2: cap 10 at 4 players = 2.5 laps; the game plays the third lap out (rounds 11-12)
+    final, chose = _play_counting_choosers(_laps_table(rules=2))
+    assert final.phase == "over" and final.round == 12
+    assert chose == [3, 3, 3, 3]
+    assert G.outcome(final) is not None and sum(len(p) for p in final.piles) == 80
+
+
+def test_s6_rules_1_tables_keep_the_cap_at_the_round():
+    # a table set up before the fix: the first two choosers (0, then 3) got one choice more
+    final, chose = _play_counting_choosers(_laps_table(rules=1))
+    assert final.phase == "over" and final.round == 10
+    assert chose == [3, 2, 2, 3]
+    assert "lap_opener" not in G.dump_state(final)  # the stored form of rules 1 is unchanged
+
+
+def test_s6_lap_ends_at_the_next_player_still_in_when_its_opener_is_out():
+    # 3 players, lap opened by seat 0 (0, 2, 1); seat 0 loses its last card in round 10 (cap)
+    p0 = [shop("A1", year=1900)]
+    p1 = [shop("B1", year=2000), shop(), shop(), shop()]
+    p2 = [shop("C1", year=1950), shop(), shop(), shop()]
+    st = start([p0, p1, p2], chooser=1, round_cap=10)
+    st = dataclasses.replace(st, round=10, lap_opener=0)
+    step = act(st, "c.year.hi")
+    # the choice would go to seat 2, the next one still in after seat 0: the lap is over
+    assert step.state.out[0] == 10 and step.state.phase == "over" and "sb.ev.cap" in keys(step)
+    # while the opener is still in, a round that does not close the lap goes on past the cap
+    st = start([[shop(year=1900), shop(), shop()], [shop(year=2000), shop(), shop()],
+                [shop(year=1950), shop(), shop()]], chooser=1, round_cap=10)
+    st = dataclasses.replace(st, round=10, lap_opener=2)
+    nxt = act(st, "c.year.hi").state
+    assert nxt.phase == "choose" and nxt.round == 11 and nxt.chooser == 0 and nxt.lap_opener == 2
+
+
+def test_s6_a_new_lap_starts_when_the_choice_comes_back():
+    st = _laps_table(rules=2, cap=50)
+    assert st.lap_opener == 0
+    for _ in range(4):
+        st = act(st, "c.year.hi").state
+    assert st.round == 5 and st.chooser == 0 and st.lap_opener == 0
+    st = act(st, "c.year.hi").state
+    assert st.chooser == 3 and st.lap_opener == 0
+
+
+def test_s1_letters_follow_the_rules_version_of_the_table():
+    # Dragonʼs Den: 10 letters (ʼ is a modifier letter, not a letter); rules 1 counted 11
+    p0 = [shop("Dragonʼs Den"), shop(), shop(), shop()]
+    p1 = [shop("Eleven Cards"), shop(), shop(), shop()]  # 11 letters under both rules
+    new = start([p0, p1], chooser=0)
+    assert new.rules == 2 and G.view(new, 0).top.letters == 10
+    step = act(new, "c.letters.hi")
+    ann = next(e for e in step.events if e.key == "sb.ev.announce")
+    assert ann.params["value"] == 10 and G.view(step.state, None).last.winner == 1
+    assert "sb.ev.bataille" not in keys(step)
+    old = start([p0, p1], chooser=0, rules=1)
+    assert G.view(old, 0).top.letters == 11
+    step = act(old, "c.letters.hi")
+    assert next(e for e in step.events if e.key == "sb.ev.announce").params["value"] == 11
+    assert "sb.ev.bataille" in keys(step)  # 11 against 11
+    # a stored rules-1 snapshot keeps the letter counts it was dealt with
+    back = G.load_state(json.loads(json.dumps(G.dump_state(old))))
+    assert back.rules == 1 and G.view(back, 0).top.letters == 11 and back == old
 
 
 def test_safety_limit_ends_endless_games():
     st = G.setup(3, 2)
-    st = st.model_copy(update={"round": MAX_ROUNDS})
+    st = dataclasses.replace(st, round=MAX_ROUNDS)
     while G.to_act(st) and st.round == MAX_ROUNDS:
         (seat,) = G.to_act(st)
         st = G.apply(st, {seat: G.ai_action(st, seat)}).state
@@ -256,7 +329,7 @@ def test_hyper_u_as_the_chooser_top_card_peeks_privately():
     assert st.phase == "target" and G.to_act(st) == {0}
     assert [G.encode(a) for a in G.legal_actions(st, 0)] == ["t.1", "t.2"]
     public = G.view(st, None)
-    assert public["plays"][0][0]["card"]["name"] == "HYPER U" and public["pending"]["owner"] == 0
+    assert public.plays[0][0].card.name == "HYPER U" and public.pending.owner == 0
     step = act(st, "t.2")
     peek = next(e for e in step.events if e.key == "sb.ev.peek")
     result = next(e for e in step.events if e.key == "sb.ev.peek_result")
@@ -269,9 +342,9 @@ def test_hyper_u_as_the_chooser_top_card_peeks_privately():
     for e in step.events:
         if e.audience is None:
             assert "C Next" not in json.dumps(e.params)
-    assert "C Next" not in json.dumps(G.view(st, None)) and "C Next" not in json.dumps(G.view(st, 0))
+    assert "C Next" not in json.dumps(G.view_json(st, None)) and "C Next" not in json.dumps(G.view_json(st, 0))
     # the owner then looks at their next card
-    assert st.phase == "choose" and G.view(st, 0)["top"]["name"] == "My Shop"
+    assert st.phase == "choose" and G.view(st, 0).top.name == "My Shop"
     final = act(st, "c.year.hi").state
     # the Collector stays in the pot and goes to the round's winner
     assert pile_names(final, 0)[-4:] == ["HYPER U", "My Shop", "C Top", "B Top"]
@@ -290,7 +363,7 @@ def test_collector_revealed_mid_round_is_a_decision_of_its_owner():
     with pytest.raises(IllegalAction):
         G.apply(mid, {0: Target(target=1)})
     step2 = act(mid, "t.0")
-    assert G.view(step2.state, None)["last"]["winner"] == 1
+    assert G.view(step2.state, None).last.winner == 1
     assert pile_names(step2.state, 1)[-4:] == ["A1", "C1", "HYPER U", "B1"]
 
 
@@ -301,7 +374,7 @@ def test_reverse_changes_the_chooser_direction():
     st = start([p0, p1, p2], chooser=0)
     new = act(st, "c.year.hi").state
     assert new.direction == 1 and new.chooser == 1  # clockwise now: seat 0 -> seat 1
-    assert G.view(new, None)["direction"] == "cw"
+    assert G.view(new, None).direction == "cw"
     # and back again
     plain = start([[shop(year=2000), shop(), shop()], [shop(), shop(), shop()], [shop(), shop(), shop()]])
     assert act(plain, "c.year.hi").state.chooser == 2
@@ -324,8 +397,8 @@ def test_steal_tie_wins_a_tie_without_bataille():
     st = start([p0, p1, p2], chooser=0)
     step = act(st, "c.year.hi")
     assert "sb.ev.bataille" not in keys(step) and "sb.ev.tiebreak" in keys(step)
-    last = G.view(step.state, None)["last"]
-    assert last["winner"] == 1 and last["tiebreak"] and last["batailles"] == 0
+    last = G.view(step.state, None).last
+    assert last.winner == 1 and last.tiebreak and last.batailles == 0
     assert step.state.tiebreakers == ()  # only for that round
 
 
@@ -336,7 +409,7 @@ def test_swap_exchanges_the_top_cards():
     st = start([p0, p1, p2], chooser=0)
     assert st.phase == "target"
     st = act(st, "t.1").state
-    assert G.view(st, 0)["top"]["name"] == "B Top"
+    assert G.view(st, 0).top.name == "B Top"
     assert pile_names(st, 1)[:2] == ["A Next", "B Next"]
 
 
@@ -381,7 +454,7 @@ def test_tribute_puts_cards_face_down_into_the_pot():
     assert trib.params == {"player": 1, "cards": 2}
     # seat 2 revealed C1 before the tribute (reveal order 0, 2, 1); then A2 and C2 went face down
     final = step.state
-    assert G.view(final, None)["last"]["pot"] == 6
+    assert G.view(final, None).last.pot == 6
     assert set(pile_names(final, 0)[-6:]) == {"A1", "C1", "Flea Market", "A2", "C2", "B1"}
     assert "A2" not in json.dumps([e.params for e in step.events])
 
@@ -392,9 +465,9 @@ def test_collector_in_a_bataille_applies_then_its_owner_plays_on():
     p2 = [shop("C1", games=1), shop(), shop()]
     st = start([p0, p1, p2], chooser=0)
     step = act(st, "c.games.hi")
-    last = G.view(step.state, None)["last"]
-    assert last["winner"] == 0
-    assert [p["card"]["name"] for p in last["plays"][0]] == ["A1", "Detour", "A2"]
+    last = G.view(step.state, None).last
+    assert last.winner == 0
+    assert [p.card.name for p in last.plays[0]] == ["A1", "Detour", "A2"]
     assert step.state.direction == 1
 
 
@@ -406,7 +479,7 @@ def test_chooser_with_only_collectors_passes_the_choice():
     # seat 0 reveals its Collector (reverse: now clockwise), has nothing left: seat 1 chooses
     assert st.chooser == 1 and st.direction == 1
     new = act(st, "c.year.hi").state
-    assert new.out[0] == 1 and G.view(new, None)["last"]["winner"] == 1
+    assert new.out[0] == 1 and G.view(new, None).last.winner == 1
     assert "Detour" in pile_names(new, 1)
 
 
@@ -429,7 +502,7 @@ def test_hidden_variant_keeps_every_view_and_known_cards():
             assert G.view(var, seat) == G.view(st, seat)
             know = G.knowledge(st, seat)
             for s in range(4):
-                for a, b in zip(st.piles[s], var.piles[s]):
+                for a, b in zip(st.piles[s], var.piles[s], strict=True):
                     if a in know:
                         assert a == b
         (seat,) = G.to_act(st)
@@ -447,7 +520,7 @@ def test_codes_round_trip_and_malformed_codes_are_refused():
 def test_state_json_round_trip_keeps_the_custom_deck():
     st = start([[shop("Café du Coin 2"), shop(), shop(), shop()], [shop(), shop(), shop(), coll("HYPER U", "peek")]])
     back = G.load_state(json.loads(json.dumps(G.dump_state(st))))
-    assert back == st and back.cards[0].letters == 10
+    assert back == st and back.cards[0].letters() == 10
 
 
 def test_options_from_lobby_strings_and_custom_decks():

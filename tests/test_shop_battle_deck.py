@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from engine.shop_battle_deck import (
+from engine.core import to_json
+from engine.shop_battle import (
     MAX_DECK_BYTES,
     CollectorCard,
     Deck,
@@ -54,23 +55,41 @@ def issues_of(text: str | bytes, **kw: Any) -> list[tuple]:
         ("Tabac-Presse du Marché", 19),
         ("Œufs & Cie.", 7),  # œ is one letter; & and . are not
         ("Straße 12", 6),
-        ("Cafe\u0301", 4),  # a decomposed accent is normalised first (NFC): still 4 letters
+        ("Cafe\u0301", 4),  # a decomposed accent is normalised first: still 4 letters
         ("1789", 0),
         ("Dé 🎲 Club", 6),
         ("ÇA VA", 4),
+        ("Dragonʼs Den", 10),  # S1: the modifier letter ʼ (U+02BC, Lm) is not a letter
+        ("ﬁve", 4),  # S1: NFKC turns the ligature ﬁ into two letters
+        ("Nº 5", 2),  # S1: the ordinal indicator º is the letter o
     ],
 )
 def test_letters_count_letters_only_with_accents(name: str, letters: int):
     assert count_letters(name) == letters
     card = ShopCard(name=name, year_founded=2000, street_number=1, games_in_shop=1)
-    assert card.letters == letters and card.value("letters") == letters
+    assert card.letters() == letters and card.value("letters") == letters
+
+
+@pytest.mark.parametrize(
+    ("name", "v1", "v2"),
+    [("Dragonʼs Den", 11, 10), ("ﬁve", 3, 4), ("Nº 5", 2, 2), ("Café du Coin 2", 10, 10)],
+)
+def test_rules_1_keeps_the_old_letter_count(name: str, v1: int, v2: int):
+    card = ShopCard(name=name, year_founded=2000, street_number=1, games_in_shop=1)
+    assert (count_letters(name, rules=1), count_letters(name, rules=2)) == (v1, v2)
+    assert (card.value("letters", 1), card.value("letters", 2)) == (v1, v2)
+
+
+def test_default_deck_letters_are_the_same_under_both_rules():
+    for card in default_deck().shops:
+        assert card.letters(1) == card.letters(2), card.name
 
 
 def test_letters_are_computed_not_stored():
     card = ShopCard(name="Café du Coin 2", year_founded=2000, street_number=1, games_in_shop=1)
-    assert "letters" not in card.model_dump()
+    assert "letters" not in to_json(card)
     with pytest.raises(ValidationError):
-        ShopCard.model_validate({**card.model_dump(), "letters": 10})
+        Deck.model_validate({"name": "x", "cards": [{**to_json(card), "letters": 10}, *good_cards(8)]})
 
 
 # --- the shipped decks -------------------------------------------------------------------------

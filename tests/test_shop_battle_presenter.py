@@ -14,8 +14,7 @@ from bot.presenters.base import RenderContext
 from bot.presenters.shop_battle import ShopBattlePresenter
 from bot.ui import Button, Select, check_card_limits, check_panel_limits
 from engine.registry import GAMES
-from engine.shop_battle import ShopBattle
-from engine.shop_battle_deck import Deck
+from engine.shop_battle import Deck, ShopBattle
 
 G = GAMES["shop-battle"]
 P = PRESENTERS["shop-battle"]
@@ -35,9 +34,9 @@ def legal_codes(state, seat) -> tuple[str, ...]:
 
 
 def revealed_names(view) -> set[str]:
-    names = {p["card"]["name"] for seq in view["plays"] for p in seq}
-    if view.get("last"):
-        names |= {p["card"]["name"] for seq in view["last"]["plays"] for p in seq}
+    names = {p.card.name for seq in view.plays for p in seq}
+    if view.last:
+        names |= {p.card.name for seq in view.last.plays for p in seq}
     return names
 
 
@@ -62,14 +61,14 @@ def _check(state, lang: str, deck_names: list[str], step_events) -> None:
         assert check_panel_limits(panel) == [], check_panel_limits(panel)
         assert panel.codes() == set(legal)
         ptext = text_of(panel.card) + json.dumps([[b.label for b in row] for row in panel.rows])
-        own_top = view["top"]["name"] if view.get("top") else None
+        own_top = view.top.name if view.top else None
         for name in deck_names:
             if name in ptext:
                 assert name == own_top or name in shown, (seat, name)
         if "c.year.hi" in legal:
             assert [len(r) for r in panel.rows] == [4, 4] and own_top in ptext
         else:
-            assert not view.get("top")
+            assert view.top is None
     ids = {c.name: i for i, c in enumerate(state.cards)}
     for event in step_events:
         line = P.event(event, ctx(lang, players=n))

@@ -1,9 +1,10 @@
 """Shop Battle presenter: public board, private panels, log lines, lobby selects, rules.
 
-Views come from :meth:`engine.shop_battle.ShopBattle.view`. The board only uses the public view
-(revealed cards, pile counts); the chooser's panel shows the chooser's own top card, which is
-only in that seat's view. Card names are safe to print as is: deck validation refuses markdown
-and mention characters (see :mod:`engine.shop_battle_deck`).
+Views are the typed views of :mod:`engine.shop_battle.view` (``ShopBattleView`` for the board,
+``ShopBattleSeatView`` for a panel). The board only uses the public view (revealed cards, pile
+counts); the chooser's panel shows the chooser's own top card, which is only in that seat's
+view. Card names are safe to print as is: deck validation refuses markdown and mention
+characters (see :mod:`engine.shop_battle.deck`). Event parameters stay JSON dicts.
 
 Action codes: ``c.<year|letters|street|games>.<hi|lo>`` (8 buttons in 2 rows: higher, lower)
 and ``t.<seat>`` (Collector targets, one button per player name).
@@ -11,14 +12,24 @@ and ``t.<seat>`` (Collector targets, one button per player name).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
 from engine.core import Event
-from engine.shop_battle import ROUND_CAPS
-from engine.shop_battle_deck import CHARACTERISTICS, POWER_KINDS
+from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS
+from engine.shop_battle.view import (
+    AnnounceView,
+    CardView,
+    CollectorCardView,
+    LastRoundView,
+    PlayView,
+    ShopBattleSeatView,
+    ShopBattleView,
+    ShopCardView,
+)
 
 _COLOR = 0xC0392B
 _FIELD_MAX = 1024
@@ -30,46 +41,46 @@ def _clip(text: str, limit: int = _FIELD_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def card_label(card: dict[str, Any], char: str | None, t: Translator, bold: bool = True) -> str:
+def card_label(card: CardView, char: str | None, t: Translator, bold: bool = True) -> str:
     """One revealed card: ``Name **1952**`` (the compared value highlighted) or ``✨ *Name*``."""
-    if card["kind"] != "shop":
-        return f"✨ *{card['name']}*"
+    if not isinstance(card, ShopCardView):
+        return f"✨ *{card.name}*"
     if char is None:
-        return card["name"]
-    value = card[char]
-    return f"{card['name']} **{value}**" if bold else f"{card['name']} {value}"
+        return card.name
+    value = card.value(char)
+    return f"{card.name} **{value}**" if bold else f"{card.name} {value}"
 
 
-def card_values(card: dict[str, Any], t: Translator) -> str:
+def card_values(card: ShopCardView, t: Translator) -> str:
     """The four characteristics of a shop card, one per line."""
-    return "\n".join(t(f"sb.value.{ch}", value=card[ch]) for ch in CHARACTERISTICS)
+    return "\n".join(t(f"sb.value.{ch}", value=card.value(ch)) for ch in CHARACTERISTICS)
 
 
-def power_text(t: Translator, kind: str, params: dict[str, Any] | None) -> str:
+def power_text(t: Translator, kind: str, params: Mapping[str, Any] | None) -> str:
     """Description of a power kind with its parameters (``seconds``, ``cards``)."""
     p = {"seconds": 10, "cards": 1, **(params or {})}
     return t(f"sb.power.{kind}", **p)
 
 
-class ShopBattlePresenter(Presenter):
+class ShopBattlePresenter(Presenter[ShopBattleView]):
     """Presenter of ``shop-battle``."""
 
     game_key = "shop-battle"
 
     # --- pieces --------------------------------------------------------------------------------
-    def _announce_line(self, announce: dict[str, Any] | None, chooser: int, ctx: RenderContext) -> str:
+    def _announce_line(self, announce: AnnounceView | None, chooser: int, ctx: RenderContext) -> str:
         if not announce:
             return ""
         t = ctx.t
         return t(
             "sb.announce",
             name=ctx.name(chooser),
-            char=t(f"sb.char.{announce['char']}"),
-            value=announce["value"],
-            dir=t("sb.dir.hi" if announce["hi"] else "sb.dir.lo"),
+            char=t(f"sb.char.{announce.char}"),
+            value=announce.value,
+            dir=t("sb.dir.hi" if announce.hi else "sb.dir.lo"),
         )
 
-    def _plays_text(self, plays: list[list[dict[str, Any]]], char: str | None, winner: int | None,
+    def _plays_text(self, plays: Sequence[Sequence[PlayView]], char: str | None, winner: int | None,
                     chooser: int, ctx: RenderContext) -> str:
         lines = []
         order = sorted(range(len(plays)), key=lambda s: (s != chooser, s))
@@ -80,8 +91,8 @@ class ShopBattlePresenter(Presenter):
             shown = seq[-_CARDS_PER_SEAT:]
             parts = []
             for i, item in enumerate(shown):
-                prefix = "⚔️ " if item["level"] > 0 and (i == 0 or shown[i - 1]["level"] != item["level"]) else ""
-                parts.append(prefix + card_label(item["card"], char, ctx.t))
+                prefix = "⚔️ " if item.level > 0 and (i == 0 or shown[i - 1].level != item.level) else ""
+                parts.append(prefix + card_label(item.card, char, ctx.t))
             text = " · ".join(parts)
             if len(seq) > len(shown):
                 text = ctx.t("sb.more", n=len(seq) - len(shown)) + " " + text
@@ -89,85 +100,85 @@ class ShopBattlePresenter(Presenter):
             lines.append(mark + ctx.t("sb.play_line", name=f"**{ctx.name(seat)}**", cards=text))
         return _clip("\n".join(lines)) if lines else ctx.t("sb.no_plays")
 
-    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _status(self, view: ShopBattleView, ctx: RenderContext) -> str:
         t = ctx.t
-        phase = view["phase"]
-        if phase == "over":
-            names = ", ".join(ctx.name(s) for s in view.get("winners", []))
+        if view.phase == "over":
+            names = ", ".join(ctx.name(s) for s in view.winners)
             return t("sb.status.over", names=names or "—")
-        if phase == "target" and view.get("pending"):
-            pend = view["pending"]
-            return t("sb.status.target", name=ctx.name(pend["owner"]), card=pend["card"]["name"])
-        return t("sb.status.choose", name=ctx.name(view["chooser"]))
+        if view.phase == "target" and view.pending:
+            pend = view.pending
+            return t("sb.status.target", name=ctx.name(pend.owner), card=pend.card.name)
+        return t("sb.status.choose", name=ctx.name(view.chooser))
 
-    def _piles_text(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _piles_text(self, view: ShopBattleView, ctx: RenderContext) -> str:
         t = ctx.t
         lines = []
-        for seat, count in enumerate(view["piles"]):
-            if view["out"][seat] is not None:
-                lines.append("💀 " + t("sb.pile_out", name=ctx.name(seat), round=view["out"][seat]))
+        for seat, count in enumerate(view.piles):
+            out = view.out[seat]
+            if out is not None:
+                lines.append("💀 " + t("sb.pile_out", name=ctx.name(seat), round=out))
                 continue
-            mark = "🎴 " if seat == view["chooser"] and view["phase"] != "over" else ""
+            mark = "🎴 " if seat == view.chooser and view.phase != "over" else ""
             lines.append(mark + t("sb.pile_line", name=ctx.name(seat), cards=count))
         return _clip("\n".join(lines))
 
-    def _result_text(self, last: dict[str, Any], ctx: RenderContext) -> str:
+    def _result_text(self, last: LastRoundView, ctx: RenderContext) -> str:
         t = ctx.t
         lines = []
-        head = self._announce_line(last.get("announce"), last["chooser"], ctx)
+        head = self._announce_line(last.announce, last.chooser, ctx)
         if head:
             lines.append(head)
-        lines.append(self._plays_text(last["plays"], last["char"], last["winner"], last["chooser"], ctx))
-        if last["batailles"]:
-            lines.append(t("sb.batailles", n=last["batailles"]))
-        if last["winner"] is None:
-            lines.append(t("sb.carried", cards=last["pot"]))
+        lines.append(self._plays_text(last.plays, last.char, last.winner, last.chooser, ctx))
+        if last.batailles:
+            lines.append(t("sb.batailles", n=last.batailles))
+        if last.winner is None:
+            lines.append(t("sb.carried", cards=last.pot))
         else:
-            key = "sb.tiebreak" if last.get("tiebreak") else "sb.winner"
-            lines.append(t(key, name=ctx.name(last["winner"]), cards=last["pot"]))
+            key = "sb.tiebreak" if last.tiebreak else "sb.winner"
+            lines.append(t(key, name=ctx.name(last.winner), cards=last.pot))
         return _clip("\n".join(lines))
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+    def board(self, view: ShopBattleView, ctx: RenderContext) -> Card:
         """Public board: round, status (chooser / Collector decision / winner), the announce and
         the cards revealed so far this round (compared value in bold), the last round's result
         (batailles, winner or carried pot), pile counts, pot size, rotation and skips."""
         t = ctx.t
         desc = [self._status(view, ctx)]
-        if view["phase"] != "over":
-            desc.append(t("sb.status.rotation", rotation=t(f"sb.rotation.{view['direction']}")))
-            if view.get("skips"):
-                desc.append(t("sb.status.skips", n=view["skips"]))
+        if view.phase != "over":
+            desc.append(t("sb.status.rotation", rotation=t(f"sb.rotation.{view.direction}")))
+            if view.skips:
+                desc.append(t("sb.status.skips", n=view.skips))
         fields: list[Field] = []
-        if any(view["plays"]):
+        if any(view.plays):
             lines = []
-            head = self._announce_line(view.get("announce"), view["chooser"], ctx)
+            head = self._announce_line(view.announce, view.chooser, ctx)
             if head:
                 lines.append(head)
-            char = view["announce"]["char"] if view.get("announce") else None
-            lines.append(self._plays_text(view["plays"], char, None, view["chooser"], ctx))
-            if view.get("level"):
-                lines.append(t("sb.batailles", n=view["level"]))
-            fields.append(Field(t("sb.field.now", round=view["round"]), _clip("\n".join(lines))))
-        if view.get("last"):
-            last = view["last"]
-            fields.append(Field(t("sb.field.last", round=last["round"]), self._result_text(last, ctx)))
+            char = view.announce.char if view.announce else None
+            lines.append(self._plays_text(view.plays, char, None, view.chooser, ctx))
+            if view.level:
+                lines.append(t("sb.batailles", n=view.level))
+            fields.append(Field(t("sb.field.now", round=view.round), _clip("\n".join(lines))))
+        if view.last:
+            last = view.last
+            fields.append(Field(t("sb.field.last", round=last.round), self._result_text(last, ctx)))
         fields.append(Field(t("sb.field.piles"), self._piles_text(view, ctx), True))
-        pot = view["pot"]
+        pot = view.pot
         if not pot:
             pot_text = t("sb.pot_empty")
-        elif view["pot_face_down"]:
-            pot_text = t("sb.pot_line", cards=pot, face_down=view["pot_face_down"])
+        elif view.pot_face_down:
+            pot_text = t("sb.pot_line", cards=pot, face_down=view.pot_face_down)
         else:
             pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
-        cap = view.get("round_cap")
-        title = t("sb.board.title", game=self.title(t), round=f"{view['round']}/{cap}" if cap else view["round"])
-        footer = t("sb.footer", deck=view["deck_name"], cards=view["cards_total"])
+        cap = view.round_cap
+        title = t("sb.board.title", game=self.title(t), round=f"{view.round}/{cap}" if cap else view.round)
+        footer = t("sb.footer", deck=view.deck_name, cards=view.cards_total)
         return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
     # --- panel ---------------------------------------------------------------------------------
-    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+    def panel(self, view: ShopBattleView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
         """Private panel. Chooser: the top card with its four values and 8 buttons
         (characteristic × higher/lower, higher row first). Collector owner: one button per
         target (player name and pile count). Anyone else: pile count and whom we wait for."""
@@ -177,39 +188,40 @@ class ShopBattlePresenter(Presenter):
         fields: list[Field] = []
         rows: list[tuple[Button, ...]] = []
         lines: list[str] = []
-        count = view["piles"][seat] if seat is not None and 0 <= seat < len(view["piles"]) else 0
-        top = view.get("top")
-        if any(c.startswith("c.") for c in legal) and top:
+        count = view.piles[seat] if seat is not None and 0 <= seat < len(view.piles) else 0
+        top = view.top if isinstance(view, ShopBattleSeatView) else None
+        if any(c.startswith("c.") for c in legal) and isinstance(top, ShopCardView):
             lines.append(t("sb.panel.choose"))
-            fields.append(Field(t("sb.field.your_card"), f"**{top['name']}**\n" + card_values(top, t)))
+            fields.append(Field(t("sb.field.your_card"), f"**{top.name}**\n" + card_values(top, t)))
             for hi in (True, False):
                 row = []
                 for ch in CHARACTERISTICS:
                     code = f"c.{ch}.{'hi' if hi else 'lo'}"
                     if code in legal:
-                        label = t("sb.btn.hi" if hi else "sb.btn.lo", char=t(f"sb.short.{ch}"), value=top[ch])
+                        label = t("sb.btn.hi" if hi else "sb.btn.lo", char=t(f"sb.short.{ch}"), value=top.value(ch))
                         row.append(Button(label[:80], code, "primary" if hi else "secondary"))
                 if row:
                     rows.append(tuple(row))
-        elif any(c.startswith("t.") for c in legal) and view.get("pending"):
-            pend = view["pending"]
-            card = pend["card"]
-            key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
-            lines.append(t(key, card=card["name"], seconds=card.get("params", {}).get("seconds", 10)))
+        elif any(c.startswith("t.") for c in legal) and view.pending:
+            pcard = view.pending.card
+            is_peek = isinstance(pcard, CollectorCardView) and pcard.power == "peek"
+            seconds = pcard.params.get("seconds", 10) if isinstance(pcard, CollectorCardView) else 10
+            key = "sb.panel.target.peek" if is_peek else "sb.panel.target.swap"
+            lines.append(t(key, card=pcard.name, seconds=seconds))
             buttons = []
             for code in legal:
                 target = int(code.split(".")[1])
-                label = t("sb.btn.target", name=ctx.name(target), cards=view["piles"][target])
+                label = t("sb.btn.target", name=ctx.name(target), cards=view.piles[target])
                 buttons.append(Button(label[:80], code, "primary"))
             rows = [tuple(buttons[i : i + 5]) for i in range(0, len(buttons), 5)]
-        elif view["phase"] == "over":
+        elif view.phase == "over":
             lines.append(t("sb.panel.over"))
-        elif seat is not None and view["out"][seat] is not None:
+        elif seat is not None and view.out[seat] is not None:
             lines.append(t("sb.panel.out"))
         else:
-            acting = view.get("to_act") or [view["chooser"]]
+            acting = view.to_act or (view.chooser,)
             lines.append(t("sb.panel.wait", name=", ".join(ctx.name(s) for s in acting)))
-        if seat is not None and view["out"][seat] is None:
+        if seat is not None and view.out[seat] is None:
             lines.append(t("sb.panel.pile", cards=count))
         card = Card(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=tuple(rows))
@@ -253,7 +265,7 @@ class ShopBattlePresenter(Presenter):
             return f"✨ {card['name']}"
         return f"{card['name']} ({card['year']} · {card['letters']} · {card['street']} · {card['games']})"
 
-    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+    def action_label(self, code: str, view: ShopBattleView, ctx: RenderContext) -> str:
         """``c.year.hi`` → "Year founded, higher wins"; ``t.2`` → "Target: <name>"."""
         t = ctx.t
         parts = code.split(".")

@@ -1,4 +1,4 @@
-"""Shop Battle decks: card models, validation and the JSON deck format (RULINGS S1, S2).
+"""Shop Battle decks: the deck model, upload validation and the default deck (RULINGS S1, S2).
 
 A deck is data, never code. It is a JSON object::
 
@@ -9,10 +9,11 @@ A deck is data, never code. It is a JSON object::
         {"name": "Le Grand Détour", "power": "reverse"}
      ]}
 
-A card with a ``"power"`` key is a :class:`CollectorCard`, any other card a :class:`ShopCard`.
-``power`` is either a bare kind (``"reverse"``) or an object ``{"kind": ..., <params>}``.
+A card with a ``"power"`` key is a :class:`~engine.shop_battle.cards.CollectorCard`, any other
+card a :class:`~engine.shop_battle.cards.ShopCard`. ``power`` is either a bare kind
+(``"reverse"``) or an object ``{"kind": ..., <params>}``.
 
-Power kinds (a closed set; the rules engine :mod:`engine.shop_battle` interprets them):
+Power kinds (a closed set; the rules engine :mod:`engine.shop_battle.rules` interprets them):
 
 ==============  ======================================================================  ===========
 kind            effect when the Collector is revealed                                    params
@@ -35,278 +36,63 @@ Validation (:func:`parse_deck`, :func:`deck_issues`, and the :class:`Deck` model
 - year 1000..2100, street number 0..99999, games 0..100000 (JSON integers only: ``"12"``,
   ``12.0`` and ``true`` are refused);
 - names: trimmed, inner whitespace collapsed to one space, NFC-normalised, 1..60 characters,
-  no control or invisible formatting characters, no line breaks.
+  no control or invisible formatting characters, no line breaks
+  (:func:`~engine.shop_battle.cards.clean_name`);
 - **Markdown and mentions are refused, not escaped**: a name containing any of
   ``@ < > ` * _ ~ | # [ ] \\`` or ``://`` is an error. Refusing keeps the stored name equal to
   the displayed name, so a name can be put in embeds, buttons and select options as is.
-- unknown fields are errors (``extra="forbid"``), missing fields are errors.
+- unknown fields are errors, missing fields are errors.
 
-Letters (S1) are computed from the name, never stored: every character for which
-``str.isalpha()`` is true counts once (accented letters count, spaces, digits, punctuation and
-emoji do not): ``"Café du Coin 2"`` has 10 letters.
+Letters (S1) are computed from the name, never stored
+(:func:`~engine.shop_battle.cards.count_letters`). See ``docs/rules/shop-battle.md``.
 """
 
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    PrivateAttr,
-    StrictInt,
-    StrictStr,
-    Tag,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from engine.shop_battle.cards import (
+    GAMES_RANGE,
+    POWER_KINDS,
+    STREET_RANGE,
+    YEAR_RANGE,
+    Card,
+    CollectorCard,
+    Name,
+    ShopCard,
+    clean_name,
+    name_key,
+    safe_label,
+)
+
 __all__ = [
-    "CHARACTERISTICS",
     "MAX_DECK_BYTES",
-    "POWER_KINDS",
-    "Card",
-    "CollectorCard",
     "Deck",
     "DeckError",
     "DeckIssue",
-    "Power",
-    "ShopCard",
-    "clean_name",
-    "count_letters",
     "deck_issues",
     "default_deck",
-    "name_key",
     "parse_deck",
-    "safe_label",
 ]
 
-#: The four characteristics of a shop card, in display order (S1).
-CHARACTERISTICS: tuple[str, ...] = ("year", "letters", "street", "games")
-#: Every power kind a Collector card may carry (S2).
-POWER_KINDS: tuple[str, ...] = ("peek", "reverse", "skip", "steal_tie", "swap", "scout", "tribute")
 #: Largest deck file accepted by :func:`parse_deck` (bytes of UTF-8).
 MAX_DECK_BYTES = 256 * 1024
 
 MIN_CARDS, MAX_CARDS, MIN_SHOPS = 8, 200, 4
-NAME_MAX = 60
-YEAR_RANGE = (1000, 2100)
-STREET_RANGE = (0, 99_999)
-GAMES_RANGE = (0, 100_000)
-#: Characters refused in names (Discord markdown, mentions, masked links, escapes).
-FORBIDDEN_CHARS = frozenset("@<>`*_~|#[]\\")
 _MAX_ISSUES = 50
 
-_DEFAULT_PATH = Path(__file__).parent / "data" / "shop_battle_default.json"
-
-
-# --- names ------------------------------------------------------------------------------------
-
-
-def clean_name(value: str) -> str:
-    """Normalise and check a card or deck name; returns the cleaned name.
-
-    NFC-normalises, trims, collapses inner whitespace to single spaces. Raises
-    ``PydanticCustomError`` (types ``name_empty``, ``name_too_long``, ``name_control``,
-    ``name_markdown``) when the name is empty, longer than 60 characters, holds a control /
-    invisible formatting character, or a markdown/mention character (see module docstring).
-    """
-    if any(ch in "\n\r\t\v\f\u2028\u2029\x85" for ch in value):
-        raise PydanticCustomError("name_control", "must not contain line breaks or tabs")
-    name = " ".join(unicodedata.normalize("NFC", value).split())
-    if not name:
-        raise PydanticCustomError("name_empty", "must not be empty")
-    if len(name) > NAME_MAX:
-        raise PydanticCustomError(
-            "name_too_long", "must be at most {max} characters (has {length})", {"max": NAME_MAX, "length": len(name)}
-        )
-    for ch in name:
-        if unicodedata.category(ch)[0] == "C":
-            raise PydanticCustomError(
-                "name_control", "must not contain control or invisible characters (U+{code})", {"code": f"{ord(ch):04X}"}
-            )
-    bad = sorted({ch for ch in name if ch in FORBIDDEN_CHARS})
-    if bad or "://" in name:
-        shown = " ".join(bad) if bad else "://"
-        raise PydanticCustomError(
-            "name_markdown", "must not contain markdown, mention or link characters: {chars}", {"chars": shown}
-        )
-    return name
-
-
-def count_letters(name: str) -> int:
-    """Letters in ``name`` (S1): characters with ``str.isalpha()`` after NFC normalisation.
-
-    >>> count_letters("Café du Coin 2")
-    10
-    """
-    return sum(1 for ch in unicodedata.normalize("NFC", name) if ch.isalpha())
-
-
-def safe_label(name: Any) -> str | None:
-    """A name made safe to echo in an error message: at most 60 characters, every control,
-    invisible, markdown or mention character replaced by ``?``; ``None`` if not text/empty."""
-    if not isinstance(name, str):
-        return None
-    text = "".join(
-        "?" if ch in FORBIDDEN_CHARS or unicodedata.category(ch)[0] == "C" else ch for ch in name[:60]
-    ).strip()
-    return text or None
-
-
-def name_key(name: str) -> str:
-    """Comparison key for unique names: accents removed, case-folded, whitespace collapsed."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(bare.casefold().split())
-
-
-Name = Annotated[StrictStr, Field(description="1..60 characters, no markdown/mentions")]
-
-
-# --- cards ------------------------------------------------------------------------------------
+_DEFAULT_PATH = Path(__file__).parent / "data" / "default.json"
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ShopCard(_Model):
-    """A local shop (S1): four characteristics, the letters computed from the name.
-
-    Attributes:
-        name: display name (cleaned by :func:`clean_name`).
-        year_founded: 1000..2100.
-        street_number: 0..99999.
-        games_in_shop: 0..100000.
-    """
-
-    name: Name
-    year_founded: StrictInt = Field(ge=YEAR_RANGE[0], le=YEAR_RANGE[1])
-    street_number: StrictInt = Field(ge=STREET_RANGE[0], le=STREET_RANGE[1])
-    games_in_shop: StrictInt = Field(ge=GAMES_RANGE[0], le=GAMES_RANGE[1])
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        return clean_name(value)
-
-    _letters: int = PrivateAttr(0)
-
-    def model_post_init(self, context: Any) -> None:
-        self._letters = count_letters(self.name)
-
-    @property
-    def letters(self) -> int:
-        """Letters in the name (S1, see :func:`count_letters`); computed once, never stored."""
-        return self._letters
-
-    def value(self, characteristic: str) -> int:
-        """The value of ``characteristic`` (one of :data:`CHARACTERISTICS`); ``KeyError`` else."""
-        if characteristic == "year":
-            return self.year_founded
-        if characteristic == "letters":
-            return self.letters
-        if characteristic == "street":
-            return self.street_number
-        if characteristic == "games":
-            return self.games_in_shop
-        raise KeyError(characteristic)
-
-
-class PeekPower(_Model):
-    """HYPER U (S2): look at another player's pile for ``seconds`` seconds (3..60)."""
-
-    kind: Literal["peek"]
-    seconds: StrictInt = Field(10, ge=3, le=60)
-
-
-class TributePower(_Model):
-    """Every other player puts ``cards`` (1..3) cards of their pile face down into the pot."""
-
-    kind: Literal["tribute"]
-    cards: StrictInt = Field(1, ge=1, le=3)
-
-
-class SimplePower(_Model):
-    """A power without parameters."""
-
-    kind: Literal["reverse", "skip", "steal_tie", "swap", "scout"]
-
-
-def _power_tag(value: Any) -> str | None:
-    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    if kind == "peek":
-        return "peek"
-    if kind == "tribute":
-        return "tribute"
-    if isinstance(kind, str):
-        return "simple"
-    return None
-
-
-PowerUnion = Annotated[
-    Union[
-        Annotated[PeekPower, Tag("peek")],
-        Annotated[TributePower, Tag("tribute")],
-        Annotated[SimplePower, Tag("simple")],
-    ],
-    Discriminator(
-        _power_tag,
-        custom_error_type="power_kind",
-        custom_error_message="must be one of the power kinds",
-    ),
-]
-#: A Collector's power: :class:`PeekPower`, :class:`TributePower` or :class:`SimplePower`.
-Power = PowerUnion
-
-
-class CollectorCard(_Model):
-    """A Collector card (S2): a name and a power (one of :data:`POWER_KINDS`, plus params).
-
-    In JSON, ``power`` may be a bare kind string (``"swap"``) or ``{"kind": "peek", "seconds": 10}``.
-    """
-
-    name: Name
-    power: PowerUnion
-
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        return clean_name(value)
-
-    @field_validator("power", mode="before")
-    @classmethod
-    def _bare_kind(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return {"kind": value}
-        return value
-
-    @property
-    def kind(self) -> str:
-        """The power kind."""
-        return self.power.kind
-
-
-def _card_tag(value: Any) -> str:
-    if isinstance(value, CollectorCard) or (isinstance(value, dict) and "power" in value):
-        return "collector"
-    return "shop"
-
-
-Card = Annotated[
-    Union[Annotated[ShopCard, Tag("shop")], Annotated[CollectorCard, Tag("collector")]],
-    Discriminator(_card_tag),
-]
 
 
 # --- deck -------------------------------------------------------------------------------------
@@ -359,13 +145,8 @@ class Deck(_Model):
     name: Name
     cards: tuple[Card, ...]
 
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        return clean_name(value)
-
     @model_validator(mode="after")
-    def _deck_rules(self) -> "Deck":
+    def _deck_rules(self) -> Deck:
         problems = _deck_level([c.name for c in self.cards], [isinstance(c, ShopCard) for c in self.cards])
         if problems:
             raise ValueError("; ".join(str(p) for p in problems))
@@ -409,6 +190,9 @@ def _deck_level(names: list[str | None], is_shop: list[bool]) -> list[DeckIssue]
 _TYPE_WHY = {
     "missing": ("missing", "is missing"),
     "extra_forbidden": ("extra", "is not a known field"),
+    "unexpected_keyword_argument": ("extra", "is not a known field"),
+    "dataclass_type": ("type", "must be an object"),
+    "dataclass_exact_type": ("type", "must be an object"),
     "int_type": ("type", "must be a whole number"),
     "int_parsing": ("type", "must be a whole number"),
     "int_from_float": ("type", "must be a whole number"),
@@ -455,6 +239,10 @@ def _range_for(field: str | None) -> tuple[int, int]:
     }.get(field or "", (0, 0))
 
 
+_SHOP_ADAPTER: TypeAdapter[ShopCard] = TypeAdapter(ShopCard)
+_COLLECTOR_ADAPTER: TypeAdapter[CollectorCard] = TypeAdapter(CollectorCard)
+
+
 def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
     """Validate already-decoded JSON ``data``; returns ``(deck, [])`` or ``(None, issues)``.
 
@@ -495,16 +283,17 @@ def deck_issues(data: Any) -> tuple[Deck | None, list[DeckIssue]]:
             names.append(None)
             kinds.append(False)
             continue
-        model = CollectorCard if "power" in raw else ShopCard
+        is_shop = "power" not in raw
         try:
-            card = model.model_validate(raw)
+            card: ShopCard | CollectorCard = (
+                _SHOP_ADAPTER.validate_python(raw) if is_shop else _COLLECTOR_ADAPTER.validate_python(raw))
         except ValidationError as exc:
             issues.extend(_issues_from(exc, i, label))
             names.append(raw_name[:200] if isinstance(raw_name, str) else None)
-            kinds.append(model is ShopCard)
+            kinds.append(is_shop)
             continue
         names.append(card.name)
-        kinds.append(model is ShopCard)
+        kinds.append(is_shop)
     issues.extend(_deck_level(names, kinds))
     issues.sort(key=lambda p: (-1 if p.index is None else p.index))
     if issues:
@@ -567,5 +356,5 @@ def parse_deck(text: str | bytes, max_bytes: int = MAX_DECK_BYTES) -> Deck:
 
 @lru_cache(maxsize=1)
 def default_deck() -> Deck:
-    """The shipped default deck (``engine/data/shop_battle_default.json``), validated."""
+    """The shipped default deck (``engine/shop_battle/data/default.json``), validated."""
     return parse_deck(_DEFAULT_PATH.read_bytes())

@@ -1,0 +1,363 @@
+"""The round machine of Shop Battle: a mutable working copy of a state used inside one
+``apply``/``setup`` (RULINGS S2, S4, S5, S6; ``docs/rules/shop-battle.md``).
+
+:class:`RoundWork` runs the automatic steps (pre-choice, reveals, Collector powers, compare,
+bataille, end of round) until a decision is needed, collecting the events, then freezes into a
+new :class:`~engine.shop_battle.state.ShopBattleState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from engine.core import Event
+from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
+from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
+
+__all__ = ["MAX_ROUNDS", "RoundWork"]
+
+#: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
+MAX_ROUNDS = 500
+
+
+class RoundWork:
+    """Mutable working copy of ``st`` (lists and sets instead of tuples)."""
+
+    def __init__(self, st: ShopBattleState, max_rounds: int = MAX_ROUNDS) -> None:
+        self.st = st
+        self.max_rounds = max_rounds
+        self.cards = st.cards
+        self.table = card_table(st.cards, st.rules)
+        self.n = st.players
+        self.piles = [list(p) for p in st.piles]
+        self.pot = list(st.pot)
+        self.face_down = set(st.face_down)
+        self.out = list(st.out)
+        self.round = st.round
+        self.chooser = st.chooser
+        self.direction = st.direction
+        self.skips = st.skips
+        self.phase: Literal["choose", "target", "over"] = st.phase
+        self.char = st.announce_char
+        self.hi = st.announce_hi
+        self.level = st.level
+        self.contenders = list(st.contenders)
+        self.queue = list(st.queue)
+        self.plays = [list(p) for p in st.plays]
+        self.current = list(st.current)
+        self.tiebreakers = list(st.tiebreakers)
+        self.pending = st.pending
+        self.public = set(st.public)
+        self.known = [set(k) for k in st.known]
+        self.last = st.last
+        self.lap_opener = st.lap_opener
+        self.events: list[Event] = []
+
+    # -- helpers
+    def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
+        self.events.append(Event(key, params, audience))
+
+    def card_json(self, cid: int) -> dict[str, Any]:
+        return dict(self.table.dicts[cid])
+
+    def is_shop(self, cid: int) -> bool:
+        return self.table.shop[cid]
+
+    def active(self, seat: int) -> bool:
+        return self.out[seat] is None
+
+    def rotation(self, start: int, include_start: bool = True) -> list[int]:
+        """Active seats in rotation order from ``start`` (current direction)."""
+        seats = [(start + self.direction * k) % self.n for k in range(self.n)]
+        if not include_start:
+            seats = seats[1:]
+        return [s for s in seats if self.active(s)]
+
+    def value(self, cid: int) -> int:
+        assert self.char is not None
+        v = self.table.values[self.char][cid]
+        assert v is not None
+        return v
+
+    def freeze(self) -> ShopBattleState:
+        st = self.st
+        return ShopBattleState(  # direct construction: cheaper than dataclasses.replace
+            seed=st.seed,
+            players=st.players,
+            rules=st.rules,
+            deck_id=st.deck_id,
+            deck_name=st.deck_name,
+            cards=st.cards,
+            round_cap=st.round_cap,
+            opening=st.opening,
+            version=st.version + 1,
+            piles=tuple(tuple(p) for p in self.piles),
+            pot=tuple(self.pot),
+            face_down=tuple(sorted(self.face_down)),
+            out=tuple(self.out),
+            round=self.round,
+            chooser=self.chooser,
+            direction=self.direction,
+            skips=self.skips,
+            phase=self.phase,
+            announce_char=self.char,
+            announce_hi=self.hi,
+            level=self.level,
+            contenders=tuple(self.contenders),
+            queue=tuple(self.queue),
+            plays=tuple(tuple(p) for p in self.plays),
+            current=tuple(self.current),
+            tiebreakers=tuple(self.tiebreakers),
+            pending=self.pending,
+            public=tuple(sorted(self.public)),
+            known=tuple(tuple(sorted(k - self.public)) for k in self.known),
+            last=self.last,
+            lap_opener=self.lap_opener,
+        )
+
+    # -- reveals and powers
+    def reveal(self, seat: int) -> int:
+        """Turn the top card of ``seat``'s pile face up into the pot; returns its id."""
+        cid = self.piles[seat].pop(0)
+        self.public.add(cid)
+        self.pot.append(cid)
+        self.plays[seat].append((cid, self.level))
+        return cid
+
+    def collector(self, seat: int, cid: int) -> None:
+        """Apply the power of Collector ``cid`` revealed by ``seat`` (S2)."""
+        card = self.cards[cid]
+        assert isinstance(card, CollectorCard)
+        kind = card.kind
+        self.ev("sb.ev.collector", player=seat, card=card.name, power=kind, params=card.params)
+        others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
+        if kind in ("peek", "swap"):
+            if not others or (kind == "swap" and not self.piles[seat]):
+                self.ev("sb.ev.no_effect", player=seat, card=card.name)
+                return
+            self.pending = Pending(owner=seat, card=cid, targets=tuple(sorted(others)))
+            self.phase = "target"
+        elif kind == "reverse":
+            self.direction = -self.direction
+            self.ev("sb.ev.reverse", player=seat, rotation="cw" if self.direction == CW else "ccw")
+        elif kind == "skip":
+            self.skips += 1
+            self.ev("sb.ev.skip", player=seat)
+        elif kind == "steal_tie":
+            if seat not in self.tiebreakers:
+                self.tiebreakers.append(seat)
+            self.ev("sb.ev.steal_tie", player=seat)
+        elif kind == "scout":
+            tops = []
+            for s in others:
+                top = self.piles[s][0]
+                self.known[seat].add(top)
+                tops.append({"seat": s, "card": self.card_json(top)})
+            self.ev("sb.ev.scout", player=seat, count=len(tops))
+            self.ev("sb.ev.scout_result", frozenset({seat}), player=seat, tops=tops)
+        elif kind == "tribute":
+            assert isinstance(card.power, TributePower)
+            count = card.power.cards
+            total = 0
+            for s in self.rotation(seat, include_start=False):
+                take = self.piles[s][:count]
+                del self.piles[s][:count]
+                self.pot.extend(take)
+                self.face_down.update(take)
+                total += len(take)
+            self.ev("sb.ev.tribute", player=seat, cards=total)
+
+    def resolve_target(self, target: int) -> None:
+        """Apply the pending ``peek``/``swap`` on ``target``."""
+        pend = self.pending
+        assert pend is not None
+        card = self.cards[pend.card]
+        assert isinstance(card, CollectorCard)
+        owner = pend.owner
+        self.pending = None
+        self.phase = "choose"
+        if isinstance(card.power, PeekPower):
+            pile = self.piles[target]
+            seconds = card.power.seconds
+            self.known[owner].update(pile)
+            self.ev("sb.ev.peek", player=owner, target=target, seconds=seconds)
+            self.ev(
+                "sb.ev.peek_result",
+                frozenset({owner}),
+                player=owner,
+                target=target,
+                seconds=seconds,
+                count=len(pile),
+                cards=[self.card_json(c) for c in pile],
+            )
+        else:  # swap
+            a, b = self.piles[owner], self.piles[target]
+            a[0], b[0] = b[0], a[0]
+            self.ev("sb.ev.swap", player=owner, target=target)
+
+    # -- the driver
+    def advance(self) -> None:
+        """Run the automatic steps until a decision is needed or the game is over."""
+        while self.phase != "over" and self.pending is None:
+            if self.char is None:
+                if self.pre_choice():
+                    return
+            elif self.queue:
+                self.reveal_next()
+            else:
+                self.compare()
+
+    def pre_choice(self) -> bool:
+        """One pre-choice step; True when the chooser must now announce."""
+        pile = self.piles[self.chooser]
+        if pile and self.is_shop(pile[0]):
+            self.known[self.chooser].add(pile[0])
+            self.phase = "choose"
+            return True
+        if pile:
+            cid = self.reveal(self.chooser)
+            self.collector(self.chooser, cid)
+            return False
+        nxt = [s for s in self.rotation(self.chooser, include_start=False) if self.piles[s]]
+        self.ev("sb.ev.pass", player=self.chooser)
+        if not nxt:
+            self.end_round(None)
+            return False
+        self.chooser = nxt[0]
+        return False
+
+    def announce(self, char: str, hi: bool) -> None:
+        """The chooser's announcement (S4): reveal their card and queue the others."""
+        self.char, self.hi = char, hi
+        cid = self.reveal(self.chooser)
+        self.current[self.chooser] = cid
+        self.ev(
+            "sb.ev.announce",
+            chooser=self.chooser,
+            card=self.cards[cid].name,
+            char=char,
+            value=self.value(cid),
+            dir="hi" if hi else "lo",
+        )
+        order = self.rotation(self.chooser, include_start=False)
+        self.contenders = [self.chooser, *order]
+        self.queue = order
+
+    def reveal_next(self) -> None:
+        """The next seat of the queue reveals (a Collector applies; no card = drops out)."""
+        seat = self.queue[0]
+        if not self.piles[seat]:
+            self.queue.pop(0)
+            if seat in self.contenders:
+                self.contenders.remove(seat)
+            self.ev("sb.ev.no_card", player=seat)
+            return
+        cid = self.reveal(seat)
+        if not self.is_shop(cid):
+            self.collector(seat, cid)
+            return
+        self.queue.pop(0)
+        self.current[seat] = cid
+        self.ev("sb.ev.reveal", player=seat, card=self.cards[cid].name, char=self.char, value=self.value(cid))
+
+    def compare(self) -> None:
+        """Best value wins (S4); an equal best value starts a bataille (S5)."""
+        values: dict[int, int] = {}
+        for s in self.contenders:
+            c = self.current[s]
+            if c is not None:
+                values[s] = self.value(c)
+        if not values:
+            self.end_round(None)
+            return
+        best = max(values.values()) if self.hi else min(values.values())
+        tied = [s for s in values if values[s] == best]
+        if len(tied) == 1:
+            self.end_round(tied[0])
+            return
+        holders = [s for s in tied if s in self.tiebreakers]
+        if len(holders) == 1:
+            self.ev("sb.ev.tiebreak", winner=holders[0], value=best)
+            self.end_round(holders[0], tiebreak=True)
+            return
+        if holders:
+            tied = holders
+        order = [s for s in self.rotation(self.chooser) if s in tied]
+        self.level += 1
+        self.contenders = order
+        self.queue = list(order)
+        self.current = [None] * self.n
+        self.ev("sb.ev.bataille", players=order, value=best, level=self.level)
+
+    def lap_done(self, nxt: int) -> bool:
+        """S6 (rules 2): the lap of choosers is complete when the choice comes back to the seat
+        that opened it, or (when that seat is out) to the next seat still in after it."""
+        opener = self.lap_opener
+        if self.active(opener):
+            return nxt == opener
+        after = self.rotation(opener, include_start=False)
+        return bool(after) and nxt == after[0]
+
+    def end_round(self, winner: int | None, tiebreak: bool = False) -> None:
+        """Give the pot (S4) or carry it (S5), eliminate (S6), start the next round or end.
+
+        The round cap (S6): rules 1 end right after round ``round_cap``; rules 2 end at the end
+        of the first full lap of choosers that finishes at or after round ``round_cap``."""
+        size = len(self.pot)
+        if winner is not None:
+            self.piles[winner].extend(self.pot)
+            self.pot = []
+            self.face_down = set()
+            self.ev("sb.ev.win", winner=winner, cards=size)
+        else:
+            self.ev("sb.ev.carry", cards=size)
+        self.last = LastRound(
+            round=self.round,
+            chooser=self.chooser,
+            char=self.char,
+            hi=self.hi,
+            plays=tuple(tuple(p) for p in self.plays),
+            winner=winner,
+            batailles=self.level,
+            pot=size,
+            tiebreak=tiebreak,
+        )
+        for s in range(self.n):
+            if self.active(s) and not self.piles[s]:
+                self.out[s] = self.round
+                self.ev("sb.ev.out", player=s)
+        alive = [s for s in range(self.n) if self.active(s)]
+        nxt: int | None = None
+        skipped: list[int] = []
+        if len(alive) > 1:
+            nxt = self.rotation(self.chooser, include_start=False)[0]
+            for _ in range(self.skips):
+                skipped.append(nxt)
+                nxt = self.rotation(nxt, include_start=False)[0]
+        cap = self.st.round_cap
+        capped = cap is not None and self.round >= cap
+        if capped and self.st.rules >= 2 and nxt is not None and not self.lap_done(nxt):
+            capped = False
+        if nxt is None or capped or self.round >= self.max_rounds:
+            self.phase = "over"
+            self.queue, self.contenders, self.tiebreakers = [], [], []
+            self.char = self.hi = None
+            self.level = 0
+            self.plays = [[] for _ in range(self.n)]
+            self.current = [None] * self.n
+            if len(alive) > 1:
+                self.ev("sb.ev.cap", round=self.round)
+            return
+        self.skips = 0
+        for s in skipped:
+            self.ev("sb.ev.skipped", player=s)
+        if self.st.rules >= 2 and self.lap_done(nxt):
+            self.lap_opener = nxt
+        self.round += 1
+        self.chooser = nxt
+        self.char = self.hi = None
+        self.level = 0
+        self.contenders, self.queue, self.tiebreakers = [], [], []
+        self.plays = [[] for _ in range(self.n)]
+        self.current = [None] * self.n
+        self.ev("sb.ev.round", round=self.round, chooser=nxt)

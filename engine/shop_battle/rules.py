@@ -1,0 +1,418 @@
+"""Shop Battle / Bataille des commerces (2-6 players): the Game (RULINGS S1-S6,
+``docs/rules/shop-battle.md``).
+
+Cards and decks: :mod:`engine.shop_battle.cards` (card values, letters) and
+:mod:`engine.shop_battle.deck` (validated decks; the default deck is
+``engine/shop_battle/data/default.json``). Card ids are indices into ``state.cards``.
+
+Flow of a round (S4, S5, S2; run by :class:`~engine.shop_battle.round.RoundWork`):
+
+1. *Pre-choice*: the round's chooser looks at the top card of their pile. A Collector found
+   there is revealed to everyone, put into the pot and its power applies at once (a power that
+   needs a choice is a decision step of its owner); then the chooser looks at the next card.
+   The chooser's shop card is then visible to the chooser only (``view(state, chooser).top``).
+2. *Choice*: the chooser announces a characteristic and a direction: action codes
+   ``c.<year|letters|street|games>.<hi|lo>`` (``hi`` = the higher value wins). The chooser's card
+   is revealed (the announced value).
+3. *Reveal*: every other active player, in rotation order from the chooser, reveals the top card
+   of their pile; Collectors apply and their owner reveals the next card.
+4. *Compare*: the best value wins the whole pot, which goes under the winner's pile in the order
+   the cards reached the pot (carried cards first). On an equal best value the tied players
+   start a *bataille*: each reveals a new card (same characteristic and direction), repeated until
+   one wins. A player who has no card to reveal drops out of the comparison; the last one left
+   in a tie wins; if every tied player drops out the pot stays for the next round (S5).
+5. *End of round*: players with an empty pile are out (S6); the next chooser is the next active
+   player counter-clockwise (seat - 1, "to the right", S4), unless reversed.
+
+Collector powers (``CollectorCard.power.kind``; S2):
+
+- ``peek`` (HYPER U): decision ``t.<seat>`` among the other active players whose pile is not
+  empty. Public event ``sb.ev.peek`` {player, target, seconds}; private event
+  ``sb.ev.peek_result`` (audience = the owner only) {player, target, seconds, count,
+  cards: [card dicts of the target's pile, top first]}. ``seconds`` (default 10) is how long the
+  Discord message stays; the engine itself has no clock.
+- ``reverse``: the chooser role passes in the other direction from this round's end on (and the
+  reveal order of later reveal steps follows the new direction). Event ``sb.ev.reverse``.
+- ``skip``: when the next chooser is designated, one more active player is passed over (skips
+  stack; each is used once). Events ``sb.ev.skip`` and, at the round's end, ``sb.ev.skipped``.
+- ``steal_tie``: for the rest of this round, when the owner is among the players tied for the
+  best value, the owner wins at once (no bataille). If several tied players hold it, only they
+  go on to the bataille. Event ``sb.ev.steal_tie`` then ``sb.ev.tiebreak``.
+- ``swap``: decision ``t.<seat>`` among the other active players whose pile is not empty (no
+  effect when the owner's own pile is empty): the top cards of both piles are exchanged face
+  down; the owner then reveals (or, as chooser, looks at) their new top card. ``sb.ev.swap``.
+- ``scout``: the owner privately sees the top card of each other active player's pile. Public
+  ``sb.ev.scout`` {player}; private ``sb.ev.scout_result`` {player, tops: [{seat, card}]}.
+- ``tribute`` (param ``cards`` 1..3): every other active player puts that many cards from the top
+  of their pile face down into the pot (fewer if they have fewer). ``sb.ev.tribute``.
+  Face-down cards are never revealed; they simply go to the round's winner.
+
+Interpretations where the rules are silent:
+
+- Reveal order: the chooser first, then the others in rotation order (the current direction,
+  counter-clockwise by default); a bataille reveals in the same order among the tied players.
+  The pot is kept in the order cards reached it; that is the "reveal order" of S4.
+- S3 remainder: the cards left over after an even deal start the first round's pot face down.
+- The first chooser is drawn at random from the seed (:func:`shuffled_deal`).
+- A chooser whose pile runs out (only Collectors left) passes the choice to the next active
+  player with cards; the rotation then continues from the player who actually chose. If nobody
+  can choose, the pot stays and the round ends.
+- A Collector revealed during a bataille (or by the chooser) applies the same way; a power
+  with no valid target (``peek``/``swap``) has no effect (``sb.ev.no_effect``).
+- Elimination is checked at the end of each round only (a player who reveals their last card
+  can still win the round).
+- End (S6): when at most one player still has cards, or at the round cap (table option
+  ``round_cap``, 10..200, default 30; "none" = no cap). A safety limit of :data:`MAX_ROUNDS`
+  rounds ends endless games like a cap. Ranking: most cards held; players with no card rank by
+  how long they lasted (later elimination is better); equal keys share the place. Score = cards
+  held.
+- Hidden information: piles are face down, only their sizes are public. Every card ever revealed
+  face up is public; the AI (:mod:`engine.shop_battle.ai`) uses exactly what its seat knows.
+
+Rules versions (:attr:`ShopBattle.rules_version` = 2; a table keeps the version it was set up
+with):
+
+- **2** (RULINGS S6 as settled): the round cap falls at the end of a full lap of choosers: the game
+  ends after the first round at or after ``round_cap`` whose next chooser would open a new lap
+  (the choice comes back to the seat that opened the lap, or to the next seat still in after it).
+  At 4 players and cap 30 the game ends after round 32, every chooser having chosen 8 times.
+  **S1**: letters are counted on the NFKC form, categories Lu/Ll/Lt/Lo only
+  (:func:`~engine.shop_battle.cards.count_letters`).
+- **1**: the game ended right after round ``round_cap``; letters were every ``str.isalpha()``
+  character of the NFC form (``Dragonʼs Den`` 11, ``ﬁve`` 3). Old tables keep these counts.
+
+Events (keys of ``bot/i18n/*/shop_battle.json``; public unless said otherwise):
+``sb.ev.round`` {round, chooser} · ``sb.ev.collector`` {player, card, power, params} ·
+``sb.ev.no_effect`` {player, card} · ``sb.ev.pass`` {player} · ``sb.ev.announce`` {chooser, card,
+char, value, dir: "hi"|"lo"} · ``sb.ev.reveal`` {player, card, char, value} · ``sb.ev.no_card``
+{player} · ``sb.ev.bataille`` {players, value, level} · ``sb.ev.tiebreak`` {winner, value} ·
+``sb.ev.win`` {winner, cards} · ``sb.ev.carry`` {cards} · ``sb.ev.out`` {player} · ``sb.ev.cap``
+{round} · ``sb.ev.end`` {players} · ``sb.ev.peek`` {player, target, seconds} ·
+``sb.ev.peek_result`` **audience {owner}** {player, target, seconds, count, cards} ·
+``sb.ev.reverse`` {player, rotation: "cw"|"ccw"} · ``sb.ev.skip`` {player} · ``sb.ev.skipped``
+{player} · ``sb.ev.steal_tie`` {player} · ``sb.ev.swap`` {player, target} · ``sb.ev.scout``
+{player, count} · ``sb.ev.scout_result`` **audience {owner}** {player, tops: [{seat, card}]} ·
+``sb.ev.tribute`` {player, cards}. ``card`` is a card name, except in ``cards``/``tops`` lists
+where cards are :func:`~engine.shop_battle.cards.card_dict` values.
+
+Table options (:class:`ShopBattleOptions`): ``round_cap`` (``None`` or 10..200; the lobby
+strings ``"none"``/``"20"`` are accepted), ``deck`` (the deck id shown in the lobby,
+``"default"``), ``deck_data`` (the full validated :class:`~engine.shop_battle.deck.Deck` to play;
+``None`` = the default deck). A custom ``deck`` id without ``deck_data`` is refused by
+:meth:`ShopBattle.setup` (``ValueError``): the bot must load the deck into ``deck_data``.
+The cards are copied into the state, so a state never depends on files or the database.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
+
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
+from engine.shop_battle.ai import choose_action
+from engine.shop_battle.cards import ShopCard
+from engine.shop_battle.deck import Deck, default_deck
+from engine.shop_battle.round import MAX_ROUNDS, RoundWork
+from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
+from engine.shop_battle.view import ShopBattleView, build_view
+
+__all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal", "shuffled_deal"]
+
+#: Round-cap values offered in the lobby (``None`` = no cap).
+ROUND_CAPS = (None, 10, 20, 30, 50)
+
+
+class ShopBattleOptions(GameOptions):
+    """Table options. See the module docstring.
+
+    Attributes:
+        round_cap: ``None`` or 10..200 (default 30): the game ends at that round (rules 2: at
+            the end of that round's lap), most cards wins (S6). A default cap keeps a Discord
+            table to a sensible length: between reasonable players a bataille rarely ends by
+            itself (cards just cycle).
+        deck: id of the deck chosen in the lobby (``"default"`` or a guild deck id).
+        deck_data: the deck itself (required when ``deck`` is not ``"default"``).
+    """
+
+    round_cap: int | None = Field(30, ge=10, le=200)
+    deck: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    deck_data: Deck | None = None
+
+    @field_validator("deck", mode="before")
+    @classmethod
+    def _deck_id(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("round_cap", mode="before")
+    @classmethod
+    def _lobby_none(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("", "none", "0", "off"):
+            return None
+        return value
+
+
+def deal(order: Sequence[int], players: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Deal ``order`` (top of the shuffled deck first) evenly (S3).
+
+    Card ``k`` of the first ``players * (len // players)`` goes to seat ``k % players``; the
+    remainder (fewer than ``players`` cards) is returned as the first round's pot.
+    Returns ``(piles, pot)``, each pile top first.
+    """
+    per = len(order) // players
+    dealt = list(order[: per * players])
+    piles = tuple(tuple(dealt[s::players]) for s in range(players))
+    return piles, tuple(order[per * players :])
+
+
+def shuffled_deal(seed: int, cards: int, players: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int]:
+    """The chance of setup: shuffle ``cards`` card ids from ``seed``, :func:`deal` them and draw
+    the first chooser. Returns ``(piles, pot, chooser)``; :meth:`ShopBattle.start_from` takes
+    exactly these, so tests script a deal by passing their own piles instead."""
+    rng = random.Random(f"{seed}:deal")  # a seeded instance only, never the global generator
+    order = list(range(cards))
+    rng.shuffle(order)
+    piles, pot = deal(order, players)
+    return piles, pot, rng.randrange(players)
+
+
+class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
+    """Shop Battle, 2-6 players (RULINGS S1-S6). See the module docstring for the rules."""
+
+    key = "shop-battle"
+    min_players = 2
+    max_players = 6
+    state_model = ShopBattleState
+    options_model = ShopBattleOptions
+    rules_version: ClassVar[int] = 2
+    conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
+
+    # -- setup
+    def _options(self, options: GameOptions | Mapping[str, Any] | None) -> ShopBattleOptions:
+        opts = self.parse_options(options)
+        assert isinstance(opts, ShopBattleOptions)
+        return opts
+
+    def _deck(self, opts: ShopBattleOptions) -> Deck:
+        if opts.deck_data is not None:
+            return opts.deck_data
+        if opts.deck != "default":
+            raise ValueError(f"deck {opts.deck!r} is not loaded: pass it as deck_data")
+        return default_deck()
+
+    def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> ShopBattleState:
+        """Shuffle the deck from the seed, deal it (S3), draw the first chooser
+        (:func:`shuffled_deal`), run the pre-choice step. Raises ``ValueError`` on a bad seat
+        count, options or deck."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Shop Battle needs 2 to 6 players, not {players}")
+        opts = self._options(options)
+        piles, pot, chooser = shuffled_deal(seed, len(self._deck(opts).cards), players)
+        return self.start_from(seed, piles, pot, chooser=chooser, options=opts)
+
+    def start_from(
+        self,
+        seed: int,
+        piles: Sequence[Sequence[int]],
+        pot: Sequence[int] = (),
+        chooser: int = 0,
+        options: GameOptions | Mapping[str, Any] | None = None,
+        rules: int | None = None,
+    ) -> ShopBattleState:
+        """Pure helper (tests, replays): start a game from explicit piles (top first) and
+        first-round pot (face down). Every card id of the deck must appear exactly once.
+        ``rules`` defaults to :attr:`rules_version` (tests pass 1 for the old rules). Runs the
+        first pre-choice step. Raises ``ValueError`` on bad input."""
+        opts = self._options(options)
+        deck = self._deck(opts)
+        players = len(piles)
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Shop Battle needs 2 to 6 players, not {players}")
+        ids = sorted([c for p in piles for c in p] + list(pot))
+        if ids != list(range(len(deck.cards))):
+            raise ValueError("piles and pot must hold every card id exactly once")
+        if not 0 <= chooser < players:
+            raise ValueError("bad chooser seat")
+        st = ShopBattleState(
+            seed=seed,
+            version=-1,
+            players=players,
+            rules=self.rules_version if rules is None else rules,
+            deck_id=opts.deck,
+            deck_name=deck.name,
+            cards=tuple(deck.cards),
+            piles=tuple(tuple(p) for p in piles),
+            pot=tuple(pot),
+            face_down=tuple(sorted(pot)),
+            out=(None,) * players,
+            round_cap=opts.round_cap,
+            chooser=chooser,
+            plays=((),) * players,
+            current=(None,) * players,
+            known=((),) * players,
+        )
+        w = RoundWork(st, self._max_rounds(st))
+        for s in range(players):  # a seat dealt no card at all is out from the start
+            if not w.piles[s]:
+                w.out[s] = 0
+        if not w.piles[chooser]:
+            alive = [s for s in range(players) if w.piles[s]]
+            if alive:
+                w.chooser = alive[0]
+        if st.rules >= 2:
+            w.lap_opener = w.chooser
+        if sum(1 for s in range(players) if w.out[s] is None) <= 1:
+            w.phase = "over"
+        else:
+            w.advance()
+        opening = tuple(
+            OpeningEvent(key=e.key, params=dict(e.params),
+                         audience=tuple(sorted(e.audience)) if e.audience is not None else None)
+            for e in w.events)
+        return dataclasses.replace(w.freeze(), opening=opening)
+
+    def progress(self, state: ShopBattleState) -> int:
+        """Rounds played so far, for ``simulate``."""
+        return state.round
+
+    def opening_events(self, state: ShopBattleState) -> tuple[Event, ...]:
+        """The events of the setup's pre-choice step: Collectors revealed on the first
+        chooser's pile before round 1's choice (S2), with their private results."""
+        return tuple(Event(e.key, dict(e.params), frozenset(e.audience) if e.audience is not None else None)
+                     for e in state.opening)
+
+    def _max_rounds(self, st: ShopBattleState) -> int:
+        return MAX_ROUNDS
+
+    # -- contract
+    def to_act(self, state: ShopBattleState) -> frozenset[int]:
+        """``{chooser}`` in phase ``choose``, ``{pending.owner}`` in ``target``, else empty."""
+        if state.phase == "choose":
+            return frozenset({state.chooser})
+        if state.phase == "target" and state.pending is not None:
+            return frozenset({state.pending.owner})
+        return frozenset()
+
+    def legal_actions(self, state: ShopBattleState, seat: int) -> tuple[ShopBattleAction, ...]:
+        """The 8 announcements for the chooser; a :class:`Target` per valid target in ``target``."""
+        if seat not in self.to_act(state):
+            return ()
+        if state.phase == "choose":
+            return CHOOSE_ALL
+        assert state.pending is not None
+        return tuple(TARGETS[t] for t in state.pending.targets)
+
+    def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
+        """Apply the chooser's announcement or a Collector target, then run the round on
+        until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
+        self.check_actions(state, actions)
+        ((_seat, action),) = actions.items()
+        w = RoundWork(state, self._max_rounds(state))
+        if isinstance(action, Choose):
+            w.announce(action.char, action.hi)
+        else:
+            w.resolve_target(action.target)
+        w.advance()
+        new = w.freeze()
+        if w.phase == "over":
+            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+        return Step(new, tuple(w.events))
+
+    def outcome(self, state: ShopBattleState) -> Outcome | None:
+        """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
+        if state.phase != "over":
+            return None
+        return self.outcome_of(state)
+
+    @staticmethod
+    def outcome_of(state: ShopBattleState) -> Outcome:
+        """The ranking of ``state`` as if the game ended now (see :meth:`outcome`)."""
+        scores = tuple(len(p) for p in state.piles)
+        keys: list[tuple[Any, ...]] = []
+        for s in range(state.players):
+            out = state.out[s]
+            keys.append((scores[s], 10**9 if out is None else out))
+        return Outcome(ranks=ranks_from_scores(keys), scores=scores)
+
+    # -- views
+    def view(self, state: ShopBattleState, seat: int | None) -> ShopBattleView:
+        """Typed view (:mod:`engine.shop_battle.view`): a ``ShopBattleView`` for ``None``, a
+        ``ShopBattleSeatView`` (adds ``seat`` and the chooser's own ``top`` card) for a seat."""
+        winners = self.outcome_of(state).winners if state.phase == "over" else ()
+        return build_view(state, seat, self.to_act(state), winners)
+
+    def knowledge(self, state: ShopBattleState, seat: int | None) -> frozenset[int]:
+        """Card ids whose identity ``seat`` knows (public ones plus its private knowledge)."""
+        return knowledge(state, seat)
+
+    def hidden_variant(self, state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
+        """Re-deal every card ``seat`` does not know among the places such cards occupy (piles
+        and face-down pot), shop cards among shop places and Collectors among Collector places."""
+        rng = random.Random(f"variant:{salt}:{seat}")
+        known = knowledge(state, seat)
+        piles = [list(p) for p in state.piles]
+        pot = list(state.pot)
+        mapping: dict[int, int] = {}
+        for shop in (True, False):
+            places: list[tuple[int, int]] = []  # (pile seat or -1 for pot, index)
+            for s, p in enumerate(piles):
+                places += [(s, i) for i, c in enumerate(p)
+                           if c not in known and isinstance(state.cards[c], ShopCard) == shop]
+            places += [(-1, i) for i, c in enumerate(pot)
+                       if c not in known and isinstance(state.cards[c], ShopCard) == shop]
+            ids = [piles[s][i] if s >= 0 else pot[i] for s, i in places]
+            new = list(ids)
+            rng.shuffle(new)
+            for (s, i), old, nid in zip(places, ids, new, strict=True):
+                mapping[old] = nid
+                if s >= 0:
+                    piles[s][i] = nid
+                else:
+                    pot[i] = nid
+        base = super().hidden_variant(state, seat, salt)
+        return dataclasses.replace(
+            base,
+            piles=tuple(tuple(p) for p in piles),
+            pot=tuple(pot),
+            face_down=tuple(sorted(mapping.get(c, c) for c in state.face_down)),
+            known=tuple(tuple(sorted(mapping.get(c, c) for c in k)) for k in state.known),
+        )
+
+    # -- AI
+    def ai_action(self, state: ShopBattleState, seat: int) -> ShopBattleAction:
+        """Baseline AI (deterministic; :func:`engine.shop_battle.ai.choose_action`).
+        Raises :class:`IllegalAction` when ``seat`` is not to act."""
+        legal = self.legal_actions(state, seat)
+        if not legal:
+            raise IllegalAction("not your turn")
+        return choose_action(state, seat, legal)
+
+    # -- codecs
+    def encode(self, action: ShopBattleAction) -> str:
+        """``c.<char>.<hi|lo>`` or ``t.<seat>``."""
+        try:
+            return encode_action(action)
+        except ValueError:
+            raise IllegalAction("unknown action") from None
+
+    def decode(self, code: str) -> ShopBattleAction:
+        """Inverse of :meth:`encode`; raises :class:`IllegalAction` on anything else."""
+        self.check_code(code)
+        action = decode_action(code)
+        if action is None:
+            raise IllegalAction("malformed action code")
+        return action
+
+    def dump_state(self, state: ShopBattleState) -> dict[str, Any]:
+        """JSON dict of the whole state; a rules-1 state leaves out ``lap_opener`` (a rules-2
+        field), so tables set up before version 2 keep their stored form."""
+        data = super().dump_state(state)
+        if state.rules < 2:
+            data.pop("lap_opener", None)
+        return data
