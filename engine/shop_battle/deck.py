@@ -208,7 +208,7 @@ _TYPE_WHY = {
 }
 
 
-def _issues_from(exc: ValidationError, index: int | None, name: str | None, skip_model: bool = False) -> list[DeckIssue]:
+def _issues_from(exc: ValidationError, index: int | None, name: str | None) -> list[DeckIssue]:
     """Translate a pydantic ``ValidationError`` into :class:`DeckIssue` s."""
     out: list[DeckIssue] = []
     for err in exc.errors():
