@@ -1,4 +1,5 @@
-"""``/leaderboard``, ``/stats`` and ``/rules``: read-only commands."""
+"""``/leaderboard``, ``/stats`` and ``/rules``: read-only commands, shared by every game (their
+choices list every registered game: ratings and rules of a game not enabled stay readable)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import texts
+from bot.i18n import Translator
 from bot.presenters import PRESENTERS
 from bot.ui import Card, Field
+from cogs.base import guild_lang, reply, user_t
 from cogs.components import embed
-from bot.i18n import Translator
-from cogs.tables import game_choices, guild_lang, reply, user_t
+from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot

@@ -16,7 +16,7 @@ import discord
 from bot.i18n import Translator
 from bot.service import Notifier, TableView
 from bot import texts
-from cogs.components import buttons_view, embed
+from cogs.components import board_view, embed
 from engine.core import Event, Outcome
 
 if TYPE_CHECKING:
@@ -28,10 +28,10 @@ log = logging.getLogger(__name__)
 def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
     """The board's buttons: open my panel; abandon (host/admin) while running."""
     running = table.row.status == "running"
-    return buttons_view([
-        (f"se:b:{table.id}:panel", t("board.my_panel"), "primary", not running),
-        (f"se:b:{table.id}:rules", t("board.rules"), "secondary", False),
-        (f"se:b:{table.id}:abandon", t("board.abandon"), "danger", not running),
+    return board_view(table.id, [
+        ("panel", t("board.my_panel"), "primary", not running),
+        ("rules", t("board.rules"), "secondary", False),
+        ("abandon", t("board.abandon"), "danger", not running),
     ])
 
 
@@ -190,13 +190,13 @@ class DiscordNotifier(Notifier):
         mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in sorted(humans))
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
         await self._send(table, content=t(key, players=mentions),
-                         view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)]))
+                         view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)]))
 
     async def reminder(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in seats if table.seats[s].user_id)
         self._spawn(self._send(table, content=t("turn.reminder", players=mentions),
-                               view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)])))
+                               view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])))
 
     async def timed_out(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
