@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 
 from pydantic import ValidationError
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
                                _options(args.game, args.option, args.deck))
         except (ValueError, ValidationError) as exc:
-            raise SystemExit(str(exc))
+            raise SystemExit(str(exc)) from None
         except KeyboardInterrupt:
             print("\nInterrupted.", file=sys.stderr)
             return 130
@@ -198,7 +199,7 @@ def run_bot() -> int:
     return run(settings, settings.discord_token.get_secret_value())
 
 
-def _database_problem(path: str) -> str | None:
+def _database_problem(path: str | os.PathLike[str]) -> str | None:
     """Kept for callers of the old name: :func:`storage.db.database_problem`."""
     from storage.db import database_problem
 

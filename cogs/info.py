@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class InfoCog(commands.Cog):
     """Leaderboards, member stats and rules summaries (ephemeral where personal)."""
 
-    def __init__(self, bot: "SpeakeasyBot") -> None:
+    def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
 
     @app_commands.command(name=_T("leaderboard", key="cmd.leaderboard.name"),
@@ -77,6 +77,6 @@ class InfoCog(commands.Cog):
         await reply(interaction, embed=embed(PRESENTERS[game.value].rules(user_t(interaction))))
 
 
-async def setup(bot: "SpeakeasyBot") -> None:
+async def setup(bot: SpeakeasyBot) -> None:
     """discord.py extension entry point."""
     await bot.add_cog(InfoCog(bot))

@@ -90,7 +90,8 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
     located from the same spec the bot drew (``bot.texts.panel``)."""
     from bot import texts
     from bot.i18n import Translator
-    from bot.ui import Button as SpecButton, Select as SpecSelect
+    from bot.ui import Button as SpecButton
+    from bot.ui import Select as SpecSelect
 
     service = world.bot.service
     table = await service.table(table_id)
