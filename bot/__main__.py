@@ -14,8 +14,8 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -199,7 +199,7 @@ def run_bot() -> int:
     return run(settings, settings.discord_token.get_secret_value())
 
 
-def _database_problem(path: str | os.PathLike[str]) -> str | None:
+def _database_problem(path: str | Path) -> str | None:
     """Kept for callers of the old name: :func:`storage.db.database_problem`."""
     from storage.db import database_problem
 
