@@ -905,7 +905,7 @@ async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
 
 
 @pytest.mark.xfail(strict=True, reason="DEFECT: HYPER U's self-deleting peek is never deleted when the bot restarts "
-                   "during its seconds (cogs/tables.py _act: msg.delete(delay=...) is an in-memory timer)")
+                   "during its seconds (cogs/base.py GameCog.act: msg.delete(delay=...) is an in-memory timer)")
 async def test_hyper_u_peek_disappears_even_across_a_restart(e2e):
     world = await e2e(seeds=[20])
     alice = world.member("alice")
