@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
                                _options(args.game, args.option, args.deck))
         except (ValueError, ValidationError) as exc:
-            raise SystemExit(str(exc))
+            raise SystemExit(str(exc)) from None
         except KeyboardInterrupt:
             print("\nInterrupted.", file=sys.stderr)
             return 130
@@ -173,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_bot() -> int:
-    """Start the Discord bot; exit code 2 with instructions when no token is set."""
+    """Start the Discord bot; exit code 2 with instructions when no token is set, a setting is
+    malformed or ``DATABASE_PATH`` is unusable (checked before connecting)."""
     from bot.settings import load_settings
+    from storage.db import database_problem
 
     try:
         settings = load_settings()
@@ -186,47 +189,21 @@ def run_bot() -> int:
     if settings.discord_token is None:
         print(NO_TOKEN.format(games=", ".join(sorted(GAMES))), file=sys.stderr)
         return 2
-    problem = _database_problem(settings.database_path)
+    problem = database_problem(settings.database_path)
     if problem:
         print(f"DATABASE_PATH={settings.database_path}: {problem}", file=sys.stderr)
         return 2
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from bot.client import SpeakeasyBot
-    import discord
+    from bot.client import run
 
-    import aiohttp
-
-    bot = SpeakeasyBot(settings)
-    try:
-        bot.run(settings.discord_token.get_secret_value(), log_handler=None)
-    except discord.LoginFailure:
-        print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
-        return 2
-    except (aiohttp.ClientError, OSError) as exc:
-        print(f"Cannot reach Discord ({exc.__class__.__name__}: {exc}). Check this machine's network access.\n"
-              "Without Discord you can still play locally: ./scripts/start.sh play gang-of-dice", file=sys.stderr)
-        return 2
-    return 0
+    return run(settings, settings.discord_token.get_secret_value())
 
 
-def _database_problem(path) -> str | None:
-    """Why the SQLite file cannot be used (``None`` when it can): checked before connecting."""
-    import sqlite3
-    from pathlib import Path
+def _database_problem(path: str | Path) -> str | None:
+    """Kept for callers of the old name: :func:`storage.db.database_problem`."""
+    from storage.db import database_problem
 
-    path = Path(path)
-    if path.is_dir():
-        return "this is a folder; give a file name such as speakeasy.db"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path)
-        try:
-            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
-        finally:
-            conn.close()
-    except (OSError, sqlite3.Error) as exc:
-        return f"cannot open the database ({exc})"
-    return None
+    return database_problem(path)
 
 
 if __name__ == "__main__":

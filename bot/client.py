@@ -1,27 +1,37 @@
 """The Discord client: resources injected in the constructor, cogs loaded in ``setup_hook``.
 
-Nothing happens at import time. ``python -m bot`` builds a :class:`SpeakeasyBot` from the
-settings and runs it; tests build one around a temporary database and the fake transport.
+The only ``bot`` module that imports discord.py. Nothing happens at import time:
+:func:`run` builds a :class:`SpeakeasyBot` from the settings and runs it (``python -m bot``);
+tests build one around a temporary database and the offline harness.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+import sys
+from collections.abc import Callable
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import catalog
-from bot.service import Clock, TableService
+from bot.i18n import Translator, catalog, pick_lang
+from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
 from storage.db import Database
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS: tuple[str, ...] = ("cogs.tables", "cogs.info", "cogs.decks")
+#: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
+#: every button) lists the game cogs loaded before it.
+SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info")
+
+
+def game_extension(game: str) -> str:
+    """The extension (module) of a game's cog: ``"shop-battle"`` -> ``"cogs.shop_battle"``."""
+    return "cogs." + game.replace("-", "_")
 
 #: Permissions the bot needs in the channels where tables are played (see README).
 REQUIRED_PERMISSIONS = discord.Permissions(
@@ -30,10 +40,56 @@ REQUIRED_PERMISSIONS = discord.Permissions(
 )
 
 
+# ---------------------------------------------------------------------------- replies and errors
+def user_t(interaction: discord.Interaction) -> Translator:
+    """Translator for the clicking user: their locale, then the guild's, then English."""
+    return Translator(pick_lang(str(interaction.locale), str(interaction.guild_locale or "")))
+
+
+async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
+    """Send an ephemeral reply, as a response or as a follow-up once responded."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
+    else:
+        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+
+async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer a failed interaction privately, in the user's language: a :class:`ServiceError`
+    as its own text; anything else is logged (with its traceback) and answered with a generic
+    text that shows nothing of the error (no hidden information can leak through it)."""
+    t = user_t(interaction)
+    if isinstance(error, ServiceError):
+        text = t(error.key, **error.params)
+    else:
+        log.error("unexpected error in interaction %s", getattr(interaction, "id", "?"), exc_info=error)
+        text = t("err.internal")
+    try:
+        await reply(interaction, text)
+    except discord.HTTPException:
+        log.warning("could not report an error to the user", exc_info=True)
+
+
+class SpeakeasyTree(app_commands.CommandTree):
+    """The bot's command tree: a failing slash command is answered with a clear ephemeral text.
+
+    A refused check (permissions, guild only) reads "you do not have permission"; a
+    :class:`ServiceError` raised by a command reads as its text; anything else is logged and
+    answered with the generic text of :func:`report_error`.
+    """
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
+        original: BaseException = getattr(error, "original", error)
+        if isinstance(error, app_commands.CheckFailure) and not isinstance(original, ServiceError):
+            original = ServiceError("err.forbidden")
+        await report_error(interaction, original)
+
+
 class CommandTranslator(app_commands.Translator):
     """Localises slash-command names, descriptions and choices from the i18n catalogs (French)."""
 
-    async def translate(self, string: app_commands.locale_str, locale: discord.Locale, context) -> str | None:
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
         """The French text of ``string``'s catalog key (``None``: keep the English default)."""
         key = string.extras.get("key")
         if not key:
@@ -44,11 +100,13 @@ class CommandTranslator(app_commands.Translator):
         return catalog(lang).get(key) if lang in ("fr",) else None
 
 
+# ---------------------------------------------------------------------------- the bot
 class SpeakeasyBot(commands.Bot):
-    """Speakeasy. Attributes after ``setup_hook``: ``db``, ``service``.
+    """Speakeasy. Attributes after ``setup_hook``: ``db``, ``service``; ``notifier`` once the
+    lobby cog is loaded (see :meth:`set_notifier`).
 
     Args:
-        settings: runtime settings.
+        settings: runtime settings (``enabled_games`` chooses the game cogs loaded).
         db: an already open database (tests); otherwise ``settings.database_path`` is opened.
         clock / seed_source: injected into the TableService (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
@@ -56,17 +114,27 @@ class SpeakeasyBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
-        # Speakeasy never uses voice: no warning about voice libraries at start-up
-        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True))
+                         allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+                         tree_cls=SpeakeasyTree)
         self.settings = settings
         self._given_db = db
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
-        self.db: Database = db  # type: ignore[assignment]
-        self.service: TableService = None  # type: ignore[assignment]
+        self.db: Database = db  # type: ignore[assignment]  # opened in setup_hook
+        self.service: TableService = None  # type: ignore[assignment]  # built in setup_hook
+        self.notifier: Notifier | None = None
+
+    def extensions_to_load(self) -> list[str]:
+        """The enabled games' cogs (``ENABLED_GAMES``), then the shared ones (the lobby lists the
+        game cogs loaded before it)."""
+        return [game_extension(key) for key in self.settings.games] + list(SHARED_EXTENSIONS)
+
+    def set_notifier(self, notifier: Notifier) -> None:
+        """Install the UI side of the service (the lobby cog's Discord notifier)."""
+        self.notifier = notifier
+        self.service.notifier = notifier
 
     async def setup_hook(self) -> None:
         """Open the database, build the service, load cogs, sync commands, resume tables."""
@@ -78,7 +146,7 @@ class SpeakeasyBot(commands.Bot):
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
         )
         await self.tree.set_translator(CommandTranslator())
-        for ext in EXTENSIONS:
+        for ext in self.extensions_to_load():
             await self.load_extension(ext)
         if self._sync:
             if self.settings.dev_guild_id:
@@ -96,14 +164,14 @@ class SpeakeasyBot(commands.Bot):
         log.info("logged in as %s (%s) in %d guild(s)", self.user, getattr(self.user, "id", "?"), len(self.guilds))
 
     async def close(self) -> None:
-        """Stop the service, close the connection, close the database we opened."""
+        """Stop the service, flush the last table messages, close the connection and the database we opened."""
         if self.service is not None:
             await self.service.close()
-        notifier = getattr(self, "notifier", None)
-        if notifier is not None:  # the last board edit or results message
+        flush = getattr(self.notifier, "flush", None)
+        if flush is not None:  # the last board edit or results message
             try:
-                await asyncio.wait_for(notifier.flush(), timeout=5)
-            except (asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(flush(), timeout=5)
+            except (TimeoutError, Exception):
                 log.warning("some table messages were not sent before closing", exc_info=True)
         await super().close()
         if self._given_db is None and self.db is not None:
@@ -114,3 +182,33 @@ def invite_url(client_id: int | str) -> str:
     """The OAuth2 invite link with the ``bot`` and ``applications.commands`` scopes."""
     return discord.utils.oauth_url(int(client_id), permissions=REQUIRED_PERMISSIONS,
                                    scopes=("bot", "applications.commands"))
+
+
+# ---------------------------------------------------------------------------- running it
+def is_network_error(exc: BaseException) -> bool:
+    """Whether ``exc`` means Discord could not be reached (no network, DNS, TLS, gateway):
+    ``OSError``, timeouts, discord.py's gateway errors, or any aiohttp error (recognised by
+    its class's module, so this module does not import aiohttp)."""
+    if isinstance(exc, (OSError, TimeoutError, discord.GatewayNotFound, discord.ConnectionClosed)):
+        return True
+    return any(cls.__module__.split(".")[0] == "aiohttp" for cls in type(exc).__mro__)
+
+
+def run(settings: Settings, token: str) -> int:
+    """Run the bot until it is stopped; the exit status. A refused token or an unreachable
+    Discord is explained on stderr (status 2) instead of a traceback."""
+    # Speakeasy never uses voice: no warning about voice libraries at start-up
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+    bot = SpeakeasyBot(settings)
+    try:
+        bot.run(token, log_handler=None)
+    except discord.LoginFailure:
+        print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not is_network_error(exc):
+            raise
+        print(f"Cannot reach Discord ({exc.__class__.__name__}: {exc}). Check this machine's network access.\n"
+              "Without Discord you can still play locally: ./scripts/start.sh play gang-of-dice", file=sys.stderr)
+        return 2
+    return 0

@@ -11,6 +11,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.registry import GAMES
+
 
 class Settings(BaseSettings):
     """Every runtime setting of the bot.
@@ -24,6 +26,10 @@ class Settings(BaseSettings):
         ai_delay_seconds: pause between two AI moves so people can follow the board.
         leaderboard_min_games: games a member must finish to appear on a leaderboard.
         log_level: Python logging level name.
+        enabled_games: which games this deployment offers: registry keys separated by commas
+            (``"gang-of-dice,moonshine"``), or ``"all"`` (the default; blank means all too).
+            Stored normalised (registry order, no repeats); read it as :attr:`games`. Running
+            tables of a game disabled later still finish; only new lobbies are refused.
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
@@ -37,6 +43,28 @@ class Settings(BaseSettings):
     ai_delay_seconds: float = Field(default=1.0, ge=0, le=30)
     leaderboard_min_games: int = Field(default=3, ge=1, le=1000)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    enabled_games: str = "all"
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The enabled games' registry keys, in registry order."""
+        return tuple(GAMES) if self.enabled_games == "all" else tuple(self.enabled_games.split(","))
+
+    @field_validator("enabled_games", mode="before")
+    @classmethod
+    def _game_keys(cls, v: object) -> object:
+        """``"all"``, blank, or comma-separated registry keys (case and spaces ignored); an
+        unknown key raises ``ValueError`` naming the valid ones."""
+        if not isinstance(v, str):
+            return v
+        keys = [k.strip().lower() for k in v.split(",") if k.strip()]
+        if not keys or keys == ["all"]:
+            return "all"
+        unknown = [k for k in keys if k not in GAMES]
+        if unknown:
+            raise ValueError(f"unknown game {unknown[0]!r}; the games are {', '.join(GAMES)} (or all)")
+        chosen = [k for k in GAMES if k in keys]
+        return "all" if len(chosen) == len(GAMES) else ",".join(chosen)
 
     @field_validator("discord_token", "dev_guild_id", mode="before")
     @classmethod

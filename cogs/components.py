@@ -1,30 +1,37 @@
-"""discord.py adapters for the Discord-free UI specs (:mod:`bot.ui`).
+"""discord.py adapters for the Discord-free UI specs (:mod:`bot.ui`), and the persistent components.
 
-Every component is a :class:`discord.ui.DynamicItem` whose custom_id carries what is needed to
-handle the click after a restart (``se:<kind>:<table>[:<version>:<detail>]``):
+Every component is a :class:`discord.ui.DynamicItem`, one class per custom_id kind, whose
+template (a regular expression with named groups) parses the typed fields once, in
+``from_custom_id``. A custom_id carries what is needed to handle the click after a restart; the
+formats below are those of every button already posted in Discord, byte for byte:
 
-- ``se:l:<table>:<op>``            lobby buttons (join, leave, ai+, ai-, start, cancel)
-- ``se:o:<table>``                 lobby option select (values ``field=value``)
-- ``se:b:<table>:<op>``            board buttons (panel, abandon)
-- ``se:a:<table>:<version>:<code>`` an action button (the engine's action code)
-- ``se:p:<table>:<version>:<r>.<c>`` a button that opens a number modal (panel row r, column c)
-- ``se:s:<table>:<version>:<r>``   a select in panel row r
-- ``se:m:<table>:<version>:<r>.<c>`` the number modal itself
+- ``se:l:<table>:<op>``              :class:`LobbyButton` (join, leave, ai+, ai-, start, cancel)
+- ``se:o:<table>:<index>``           :class:`LobbyOptionSelect` (values ``field=value``)
+- ``se:b:<table>:<op>``              :class:`BoardButton` (panel, rules, abandon)
+- ``se:a:<table>:<version>:<code>``  :class:`ActionButton` (the engine's action code)
+- ``se:p:<table>:<version>:<r>.<c>`` :class:`PromptButton`: opens a number modal (panel row r, column c)
+- ``se:s:<table>:<version>:<r>``     :class:`PanelSelect`: a select in panel row r
+- ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
+  dynamic items in discord.py: the lobby cog's interaction listener parses it)
 
-The callbacks only route to :class:`cogs.tables.TablesCog`, which holds the logic.
+The callbacks only hand the parsed item to the click router (the lobby cog, always loaded, see
+:mod:`cogs.lobby`), which finds the table's game cog: so buttons keep working whether or not
+the game's cog is loaded. This module imports no other cog module.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
+from discord.ext import commands
 
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 
-if TYPE_CHECKING:
-    from cogs.tables import TablesCog
+#: Name of the cog that routes every click (:class:`cogs.lobby.LobbyCog`).
+ROUTER_COG = "LobbyCog"
 
 STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -32,6 +39,8 @@ STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
+
+_ID = "[0-9]{1,20}"  # ASCII digits only (``\d`` would accept other scripts' digits)
 
 
 def embed(card: Card) -> discord.Embed:
@@ -44,64 +53,202 @@ def embed(card: Card) -> discord.Embed:
     return e
 
 
-def _cog(interaction: discord.Interaction) -> "TablesCog":
-    cog = interaction.client.get_cog("TablesCog")  # type: ignore[union-attr]
+class ClickRouter(Protocol):
+    """What the routing cog offers the components (implemented by :class:`cogs.lobby.LobbyCog`)."""
+
+    async def route(self, interaction: discord.Interaction, item: TableItem) -> None:
+        """Handle a click on ``item`` (answer the interaction, whatever happens)."""
+        ...
+
+
+def _router(interaction: discord.Interaction) -> ClickRouter:
+    client = interaction.client
+    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
     if cog is None:
-        raise RuntimeError("TablesCog is not loaded")
-    return cog  # type: ignore[return-value]
+        raise RuntimeError(f"{ROUTER_COG} is not loaded")
+    return cast(ClickRouter, cog)
 
 
-class RoutedButton(discord.ui.DynamicItem[discord.ui.Button], template=r"se:(?P<kind>[lbap]):(?P<rest>[A-Za-z0-9.:_+-]{1,90})"):
-    """Every Speakeasy button; the click is routed to the TablesCog by ``kind``."""
+class TableItem(Protocol):
+    """Every persistent component: bound to one table."""
 
-    def __init__(self, custom_id: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-                 emoji: str | None = None, disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(custom_id=custom_id, label=label, style=style, emoji=emoji, disabled=disabled))
+    table_id: int
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> "RoutedButton":
-        return cls(item.custom_id or "")
+
+class _Routed:
+    """Mixin: the callback hands the parsed item to the router."""
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _cog(interaction).on_button(interaction, self.item.custom_id or "")
+        await _router(interaction).route(interaction, cast(TableItem, self))
 
 
-class RoutedSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"se:(?P<kind>[os]):(?P<rest>[A-Za-z0-9.:_+-]{1,90})"):
-    """Every Speakeasy select; routed to the TablesCog."""
+class _RoutedButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"se:_:(?!)"):
+    """Base of the button kinds: the discord.py button from a spec's look."""
 
-    def __init__(self, custom_id: str, placeholder: str = "…", options: list[discord.SelectOption] | None = None,
-                 min_values: int = 1, max_values: int = 1) -> None:
+    def __init__(self, custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
+                 disabled: bool, row: int | None) -> None:
+        super().__init__(discord.ui.Button(custom_id=custom_id, label=label, style=style, emoji=emoji,
+                                           disabled=disabled, row=row))
+
+
+class LobbyButton(_RoutedButton, template=rf"se:l:(?P<table>{_ID}):(?P<op>[a-z+-]{{1,16}})"):
+    """A lobby button ``se:l:<table>:<op>``; ``op`` in join, leave, ai+, ai-, start, cancel."""
+
+    OPS: ClassVar[tuple[str, ...]] = ("join", "leave", "ai+", "ai-", "start", "cancel")
+
+    def __init__(self, table_id: int, op: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.table_id, self.op = table_id, op
+        super().__init__(f"se:l:{table_id}:{op}", label, style, None, disabled, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), match["op"])
+
+
+class BoardButton(_RoutedButton, template=rf"se:b:(?P<table>{_ID}):(?P<op>[a-z]{{1,16}})"):
+    """A board button ``se:b:<table>:<op>``; ``op`` in panel, rules, abandon."""
+
+    def __init__(self, table_id: int, op: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.table_id, self.op = table_id, op
+        super().__init__(f"se:b:{table_id}:{op}", label, style, None, disabled, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), match["op"])
+
+
+class ActionButton(_RoutedButton,
+                   template=rf"se:a:(?P<table>{_ID}):(?P<version>{_ID}):(?P<code>[A-Za-z0-9.:_+-]{{1,80}})"):
+    """An action button ``se:a:<table>:<version>:<code>``: submits the engine's action ``code``
+    for the panel drawn at ``version`` (the service refuses malformed codes)."""
+
+    def __init__(self, table_id: int, version: int, code: str, label: str = "·",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, emoji: str | None = None,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.table_id, self.version, self.code = table_id, version, code
+        super().__init__(f"se:a:{table_id}:{version}:{code}", label, style, emoji, disabled, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), int(match["version"]), match["code"])
+
+
+class PromptButton(_RoutedButton,
+                   template=rf"se:p:(?P<table>{_ID}):(?P<version>{_ID}):(?P<row>[0-9]{{1,2}})\.(?P<col>[0-9]{{1,2}})"):
+    """A button ``se:p:<table>:<version>:<r>.<c>`` that opens the number modal of the panel's
+    button at row ``r``, column ``c``."""
+
+    def __init__(self, table_id: int, version: int, at: tuple[int, int], label: str = "·",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, emoji: str | None = None,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.table_id, self.version, self.at = table_id, version, at
+        super().__init__(f"se:p:{table_id}:{version}:{at[0]}.{at[1]}", label, style, emoji, disabled, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), int(match["version"]), (int(match["row"]), int(match["col"])))
+
+
+class _RoutedSelect(_Routed, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"se:_:(?!)"):
+    """Base of the select kinds; :attr:`values` are the chosen option values."""
+
+    def __init__(self, custom_id: str, placeholder: str, options: list[discord.SelectOption] | None,
+                 min_values: int, max_values: int, row: int | None) -> None:
         super().__init__(discord.ui.Select(custom_id=custom_id, placeholder=placeholder,
                                            options=options or [discord.SelectOption(label="…", value="-")],
-                                           min_values=min_values, max_values=max_values))
+                                           min_values=min_values, max_values=max_values, row=row))
+
+    @property
+    def values(self) -> list[str]:
+        """The submitted values (after a click)."""
+        return list(self.item.values)
+
+
+class LobbyOptionSelect(_RoutedSelect, template=rf"se:o:(?P<table>{_ID}):(?P<index>[0-9]{{1,2}})"):
+    """A lobby option select ``se:o:<table>:<index>`` (values ``field=value``)."""
+
+    def __init__(self, table_id: int, index: int, placeholder: str = "…",
+                 options: list[discord.SelectOption] | None = None, min_values: int = 1, max_values: int = 1,
+                 row: int | None = None) -> None:
+        self.table_id, self.index = table_id, index
+        super().__init__(f"se:o:{table_id}:{index}", placeholder, options, min_values, max_values, row)
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str]) -> "RoutedSelect":
-        return cls(item.custom_id or "")
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), int(match["index"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        values = list((interaction.data or {}).get("values", []))  # type: ignore[union-attr]
-        await _cog(interaction).on_select(interaction, self.item.custom_id or "", values)
+
+class PanelSelect(_RoutedSelect,
+                  template=rf"se:s:(?P<table>{_ID}):(?P<version>{_ID}):(?P<row>[0-9]{{1,2}})"):
+    """A select ``se:s:<table>:<version>:<r>`` in row ``r`` of the panel drawn at ``version``."""
+
+    def __init__(self, table_id: int, version: int, panel_row: int, placeholder: str = "…",
+                 options: list[discord.SelectOption] | None = None, min_values: int = 1, max_values: int = 1,
+                 row: int | None = None) -> None:
+        self.table_id, self.version, self.panel_row = table_id, version, panel_row
+        super().__init__(f"se:s:{table_id}:{version}:{panel_row}", placeholder, options, min_values, max_values, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), int(match["version"]), int(match["row"]))
+
+
+#: Every persistent component class, registered with ``bot.add_dynamic_items`` (their templates
+#: are mutually exclusive: discord.py dispatches a click to every matching class).
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    LobbyButton, LobbyOptionSelect, BoardButton, ActionButton, PromptButton, PanelSelect)
+
+
+@dataclass(frozen=True)
+class NumberModalId:
+    """The custom_id ``se:m:<table>:<version>:<r>.<c>`` of a number modal, parsed."""
+
+    table_id: int
+    version: int
+    at: tuple[int, int]
+
+    TEMPLATE: ClassVar[re.Pattern[str]] = re.compile(
+        rf"se:m:(?P<table>{_ID}):(?P<version>{_ID}):(?P<row>[0-9]{{1,2}})\.(?P<col>[0-9]{{1,2}})")
+
+    @classmethod
+    def parse(cls, custom_id: str) -> NumberModalId | None:
+        """The parsed id, or ``None`` when ``custom_id`` is not a number modal's."""
+        m = cls.TEMPLATE.fullmatch(custom_id)
+        if m is None:
+            return None
+        return cls(int(m["table"]), int(m["version"]), (int(m["row"]), int(m["col"])))
+
+    @property
+    def custom_id(self) -> str:
+        return f"se:m:{self.table_id}:{self.version}:{self.at[0]}.{self.at[1]}"
 
 
 class NumberModal(discord.ui.Modal):
     """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`.
 
-    Its submission is handled by :meth:`cogs.tables.TablesCog.on_interaction` from the custom_id
-    alone (``se:m:<table>:<version>:<r>.<c>``), never by this object: so a modal opened before a
-    restart, or left open longer than the view store keeps it, is still answered.
+    Its submission is handled by the lobby cog's interaction listener from the custom_id alone
+    (:class:`NumberModalId`), never by this object: so a modal opened before a restart, or left
+    open longer than the view store keeps it, is still answered.
     """
 
-    def __init__(self, custom_id: str, prompt: NumberPrompt, placeholder: str) -> None:
-        super().__init__(title=prompt.title[:45], custom_id=custom_id, timeout=600)
+    def __init__(self, modal_id: NumberModalId, prompt: NumberPrompt, placeholder: str) -> None:
+        super().__init__(title=prompt.title[:45], custom_id=modal_id.custom_id, timeout=600)
         self.prompt = prompt
-        self.number: discord.ui.TextInput = discord.ui.TextInput(
+        self.number: discord.ui.TextInput[Any] = discord.ui.TextInput(
             label=prompt.label[:45], placeholder=placeholder[:100], min_length=1, max_length=6, required=True,
             custom_id="number")
         self.add_item(self.number)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        """Nothing: the cog's interaction listener answers (see the class docstring)."""
+        """Nothing: the lobby cog's interaction listener answers (see the class docstring)."""
 
 
 def modal_value(data: Any, custom_id: str) -> str:
@@ -119,36 +266,38 @@ def modal_value(data: Any, custom_id: str) -> str:
     return ""
 
 
+def _options(comp: Select) -> list[discord.SelectOption]:
+    return [discord.SelectOption(label=o.label, value=o.value, description=o.description, default=o.default)
+            for o in comp.options]
+
+
 def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
     """The components of a private panel; every code is bound to ``table_id``/``version``."""
     view = discord.ui.View(timeout=None)
     for r, row in enumerate(panel.rows):
         for c, comp in enumerate(row):
+            item: discord.ui.Item[Any]
             if isinstance(comp, Button):
+                style = STYLES[comp.style]
                 if comp.prompt is not None:
-                    cid = f"se:p:{table_id}:{version}:{r}.{c}"
+                    item = PromptButton(table_id, version, (r, c), comp.label, style, comp.emoji, comp.disabled, r)
                 else:
-                    cid = f"se:a:{table_id}:{version}:{comp.code}"
-                item: Any = RoutedButton(cid, comp.label, STYLES[comp.style], comp.emoji, comp.disabled)
+                    item = ActionButton(table_id, version, comp.code, comp.label, style, comp.emoji, comp.disabled, r)
             else:
-                item = select_item(comp, f"se:s:{table_id}:{version}:{r}")
-            item.item.row = r
+                item = PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
+                                   comp.max_values, r)
             view.add_item(item)
     return view
 
 
-def select_item(comp: Select, custom_id: str) -> RoutedSelect:
-    """A routed select from a :class:`bot.ui.Select`."""
-    options = [discord.SelectOption(label=o.label, value=o.value, description=o.description, default=o.default)
-               for o in comp.options]
-    return RoutedSelect(custom_id, comp.placeholder, options, comp.min_values, comp.max_values)
+def lobby_option_select(comp: Select, table_id: int, index: int, row: int) -> LobbyOptionSelect:
+    """The lobby's option select number ``index`` from a :class:`bot.ui.Select`."""
+    return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values, row)
 
 
-def buttons_view(buttons: list[tuple[str, str, str, bool]]) -> discord.ui.View:
-    """A view of routed buttons ``(custom_id, label, style, disabled)``, 5 per row."""
+def board_view(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> discord.ui.View:
+    """A view of board buttons ``(op, label, style, disabled)`` of a table, 5 per row."""
     view = discord.ui.View(timeout=None)
-    for i, (cid, label, style, disabled) in enumerate(buttons):
-        item = RoutedButton(cid, label, STYLES[style], None, disabled)
-        item.item.row = i // 5
-        view.add_item(item)
+    for i, (op, label, style, disabled) in enumerate(buttons):
+        view.add_item(BoardButton(table_id, op, label, STYLES[style], disabled, i // 5))
     return view

@@ -1,4 +1,5 @@
-"""``/leaderboard``, ``/stats`` and ``/rules``: read-only commands."""
+"""``/leaderboard``, ``/stats`` and ``/rules``: read-only commands, shared by every game (their
+choices list every registered game: ratings and rules of a game not enabled stay readable)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import texts
+from bot.i18n import Translator
 from bot.presenters import PRESENTERS
 from bot.ui import Card, Field
+from cogs.base import guild_lang, reply, user_t
 from cogs.components import embed
-from bot.i18n import Translator
-from cogs.tables import game_choices, guild_lang, reply, user_t
+from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 class InfoCog(commands.Cog):
     """Leaderboards, member stats and rules summaries (ephemeral where personal)."""
 
-    def __init__(self, bot: "SpeakeasyBot") -> None:
+    def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
 
     @app_commands.command(name=_T("leaderboard", key="cmd.leaderboard.name"),
@@ -75,6 +77,6 @@ class InfoCog(commands.Cog):
         await reply(interaction, embed=embed(PRESENTERS[game.value].rules(user_t(interaction))))
 
 
-async def setup(bot: "SpeakeasyBot") -> None:
+async def setup(bot: SpeakeasyBot) -> None:
     """discord.py extension entry point."""
     await bot.add_cog(InfoCog(bot))

@@ -8,15 +8,17 @@ callers acknowledge the interaction first, the notifier works in the background.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import texts
 from bot.i18n import Translator
 from bot.service import Notifier, TableView
-from bot import texts
-from cogs.components import buttons_view, embed
+from cogs.components import board_view, embed
 from engine.core import Event, Outcome
 
 if TYPE_CHECKING:
@@ -24,29 +26,32 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Where a table's messages go: its thread, or its channel.
+Place = discord.TextChannel | discord.Thread | discord.VoiceChannel | discord.StageChannel | discord.PartialMessageable
+
 
 def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
     """The board's buttons: open my panel; abandon (host/admin) while running."""
     running = table.row.status == "running"
-    return buttons_view([
-        (f"se:b:{table.id}:panel", t("board.my_panel"), "primary", not running),
-        (f"se:b:{table.id}:rules", t("board.rules"), "secondary", False),
-        (f"se:b:{table.id}:abandon", t("board.abandon"), "danger", not running),
+    return board_view(table.id, [
+        ("panel", t("board.my_panel"), "primary", not running),
+        ("rules", t("board.rules"), "secondary", False),
+        ("abandon", t("board.abandon"), "danger", not running),
     ])
 
 
 class DiscordNotifier(Notifier):
     """Keeps each table's thread up to date. One per bot instance."""
 
-    def __init__(self, bot: "SpeakeasyBot") -> None:
+    def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
         self._dirty: set[int] = set()
-        self._updaters: dict[int, asyncio.Task] = {}
-        self._tasks: set[asyncio.Task] = set()
-        self._pinged: dict[int, tuple] = {}
+        self._updaters: dict[int, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._pinged: dict[int, tuple[frozenset[int], int | None]] = {}
 
     # ---------------------------------------------------------------- plumbing
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -59,18 +64,18 @@ class DiscordNotifier(Notifier):
                 return
             await asyncio.gather(*pending, return_exceptions=True)
 
-    def _messageable(self, channel_id: int | None) -> discord.abc.Messageable | None:
+    def _messageable(self, channel_id: int | None) -> Place | None:
         if channel_id is None:
             return None
         channel = self.bot.get_channel(channel_id)
-        if channel is None:
-            channel = self.bot.get_partial_messageable(channel_id)
-        return channel  # type: ignore[return-value]
+        if isinstance(channel, (discord.TextChannel, discord.Thread, discord.VoiceChannel, discord.StageChannel)):
+            return channel
+        return self.bot.get_partial_messageable(channel_id)
 
-    def _place(self, table: TableView) -> discord.abc.Messageable | None:
+    def _place(self, table: TableView) -> Place | None:
         return self._messageable(table.row.thread_id or table.row.channel_id)
 
-    async def _send(self, table: TableView, **kwargs) -> discord.Message | None:
+    async def _send(self, table: TableView, **kwargs: Any) -> discord.Message | None:
         place = self._place(table)
         if place is None:
             return None
@@ -89,8 +94,12 @@ class DiscordNotifier(Notifier):
         if task is None or task.done():
             task = asyncio.create_task(self._update_board(table_id))
             self._updaters[table_id] = task
-            task.add_done_callback(
-                lambda done, tid=table_id: self._updaters.pop(tid, None) if self._updaters.get(tid) is done else None)
+            task.add_done_callback(functools.partial(self._updater_done, table_id))
+
+    def _updater_done(self, table_id: int, done: asyncio.Task[None]) -> None:
+        """Forget a finished board updater (unless a newer one took its place)."""
+        if self._updaters.get(table_id) is done:
+            del self._updaters[table_id]
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
@@ -110,9 +119,8 @@ class DiscordNotifier(Notifier):
         if place is None:
             return False
         if table.row.board_message_id:
-            msg = place.get_partial_message(table.row.board_message_id)  # type: ignore[union-attr]
             try:
-                await msg.edit(embed=embed(board.card), view=view)
+                await place.get_partial_message(table.row.board_message_id).edit(embed=embed(board.card), view=view)
                 return True
             except discord.NotFound:
                 log.info("board of table %s was deleted; posting a new one", table.id)
@@ -180,23 +188,23 @@ class DiscordNotifier(Notifier):
         one member's consecutive moves in a turn."""
         humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
         simultaneous = len(table.to_act()) > 1
-        key = (humans, table.version if simultaneous else None)
-        if key == self._pinged.get(table.id):
+        turn = (humans, table.version if simultaneous else None)
+        if turn == self._pinged.get(table.id):
             return
-        self._pinged[table.id] = key
+        self._pinged[table.id] = turn
         if not humans:
             return
         t = Translator(table.row.lang)
         mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in sorted(humans))
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
         await self._send(table, content=t(key, players=mentions),
-                         view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)]))
+                         view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)]))
 
     async def reminder(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in seats if table.seats[s].user_id)
         self._spawn(self._send(table, content=t("turn.reminder", players=mentions),
-                               view=buttons_view([(f"se:b:{table.id}:panel", t("board.my_panel"), "primary", False)])))
+                               view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])))
 
     async def timed_out(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)

@@ -1,18 +1,23 @@
-"""Shared helpers for end-to-end tests: a Speakeasy bot on a temporary database inside the
-offline Discord harness (``tests/harness``), and a member who plays through real clicks."""
+"""Shared helpers for end-to-end tests: the :func:`e2e` fixture (a Speakeasy bot on the test's
+temporary database inside the offline Discord harness, ``tests/harness``), and a member who
+plays through real clicks."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import discord
+import pytest_asyncio
 
 from bot.client import SpeakeasyBot
 from bot.settings import Settings
 from engine.registry import GAMES
+from tests.harness import DiscordWorld
 
 
 class SimClock:
@@ -22,9 +27,11 @@ class SimClock:
         return discord.utils.utcnow().timestamp()
 
 
-def bot_factory(db_path: Path, seeds: list[int] | None = None, **overrides: Any):
-    """A factory of SpeakeasyBot instances sharing ``db_path`` (a restart = a new instance)."""
-    settings = Settings(_env_file=None, discord_token=None, database_path=db_path,
+def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands: bool = True,
+                **overrides: Any) -> Callable[[], SpeakeasyBot]:
+    """A factory of SpeakeasyBot instances sharing ``db_path`` (a restart = a new instance).
+    ``overrides`` are settings (``turn_timeout_seconds=120``, ``enabled_games="moonshine"``)."""
+    settings = Settings(_env_file=None, discord_token=None, database_path=db_path,  # type: ignore[call-arg]
                         ai_delay_seconds=0, turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
                         leaderboard_min_games=overrides.pop("leaderboard_min_games", 1), **overrides)
     pool = list(seeds or [1234])
@@ -32,7 +39,52 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, **overrides: Any)
     def seed() -> int:
         return pool.pop(0) if len(pool) > 1 else pool[0]
 
-    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed)
+    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed, sync_commands=sync_commands)
+
+
+class E2E:
+    """The end-to-end fixture's handle: ``world = await e2e(seeds=[7])`` opens a world and
+    starts a bot on the test's database; ``await e2e.restart()`` starts a new instance on it
+    (optionally with other settings). The world is closed, and the bot's unconsumed errors
+    reported, when the test ends."""
+
+    def __init__(self, db_path: Path, stack: contextlib.AsyncExitStack) -> None:
+        self.db_path = db_path
+        self._stack = stack
+        self._seeds: list[int] | None = None
+        self.world: DiscordWorld | None = None
+
+    async def __call__(self, *, seeds: list[int] | None = None, guild_locale: str = "en-US", start: bool = True,
+                       **settings: Any) -> DiscordWorld:
+        """Open the world (once per test); start the bot unless ``start=False`` (then call
+        :meth:`start` after arranging the world)."""
+        assert self.world is None, "one world per test"
+        self._seeds = seeds
+        self.world = await self._stack.enter_async_context(DiscordWorld(guild_locale=guild_locale))
+        self.factory = bot_factory(self.db_path, seeds, **settings)
+        if start:
+            await self.world.start_bot(self.factory)
+        return self.world
+
+    async def start(self) -> None:
+        """Start the bot (after ``e2e(start=False)``)."""
+        assert self.world is not None
+        await self.world.start_bot(self.factory)
+
+    async def restart(self, **settings: Any) -> None:
+        """A new bot instance on the same database and world; with ``settings``, new settings
+        (the seeds are those given to the fixture)."""
+        assert self.world is not None
+        if settings:
+            self.factory = bot_factory(self.db_path, self._seeds, **settings)
+        await self.world.restart_bot(self.factory)
+
+
+@pytest_asyncio.fixture
+async def e2e(tmp_path: Path) -> AsyncIterator[E2E]:
+    """One world and one bot per end-to-end test (see :class:`E2E`)."""
+    async with contextlib.AsyncExitStack() as stack:
+        yield E2E(tmp_path / "db.sqlite", stack)
 
 
 def lobby_id(msg) -> int:
@@ -90,7 +142,8 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
     located from the same spec the bot drew (``bot.texts.panel``)."""
     from bot import texts
     from bot.i18n import Translator
-    from bot.ui import Button as SpecButton, Select as SpecSelect
+    from bot.ui import Button as SpecButton
+    from bot.ui import Select as SpecSelect
 
     service = world.bot.service
     table = await service.table(table_id)

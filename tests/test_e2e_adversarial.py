@@ -14,8 +14,8 @@ import discord
 import pytest
 
 from engine.registry import GAMES
-from tests.e2e import board_of, bot_factory, lobby_id, open_table, take_turn
-from tests.harness import Channel, DiscordWorld, ImpossibleAction
+from tests.e2e import board_of, lobby_id, open_table, take_turn
+from tests.harness import Channel, ImpossibleAction
 
 NOT_SEATED = "You are not seated at this table"
 HOST_ONLY = "Only the table's host can do that"
@@ -36,202 +36,192 @@ async def lobby(world, host, game):
 # ---------------------------------------------------------------------------------------- lobby
 
 
-async def test_lobby_double_join_leave_unseated_host_leave(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
+async def test_lobby_double_join_leave_unseated_host_leave(e2e):
+    world = await e2e()
+    alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    res = await world.click(bob, msg, f"se:l:{tid}:join")
+    assert res.ephemeral and "already seated" in private_text(res)
+    res = await world.click(alice, msg, f"se:l:{tid}:join")
+    assert "already seated" in private_text(res)
+    table = await world.bot.service.table(tid)
+    assert [s.user_id for s in table.seats] == [alice.id, bob.id]
+    res = await world.click(carol, msg, f"se:l:{tid}:leave")
+    assert res.ephemeral and NOT_SEATED in private_text(res)
+    res = await world.click(alice, msg, f"se:l:{tid}:leave")
+    assert res.ephemeral and "host cannot leave" in private_text(res)
+    # bob leaves for real, then again
+    await world.click(bob, msg, f"se:l:{tid}:leave")
+    assert bob.mention not in msg.text()
+    res = await world.click(bob, msg, f"se:l:{tid}:leave")
+    assert NOT_SEATED in private_text(res)
+    assert len((await world.bot.service.table(tid)).seats) == 1
+
+
+async def test_lobby_host_only_buttons_and_option_select(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "moonshine")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    for op in ("start", "ai+", "cancel"):
+        res = await world.click(bob, msg, f"se:l:{tid}:{op}")
+        assert HOST_ONLY in private_text(res), op
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    res = await world.click(bob, msg, f"se:l:{tid}:ai-")
+    assert HOST_ONLY in private_text(res)
+    sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
+    res = await world.select(bob, msg, sel.custom_id, ["variant=regular"])
+    assert HOST_ONLY in private_text(res)
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "lobby" and len(table.seats) == 3
+    assert table.row.options.get("variant") in (None, "standard")
+    assert not world.threads
+
+
+async def test_lobby_ai_limits(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "three-player-moon")
+    res = await world.click(alice, msg, f"se:l:{tid}:ai-")
+    assert "no AI player to remove" in private_text(res)
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    res = await world.click(alice, msg, f"se:l:{tid}:ai+")
+    assert "full" in private_text(res)
+    # a member takes the last AI's seat
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    table = await world.bot.service.table(tid)
+    assert [(s.user_id, s.is_ai) for s in table.seats] == [(alice.id, False), (None, True), (bob.id, False)]
+    carol, dave = world.member("carol"), world.member("dave")
+    await world.click(carol, msg, f"se:l:{tid}:join")
+    res = await world.click(dave, msg, f"se:l:{tid}:join")
+    assert "full" in private_text(res)
+    assert len((await world.bot.service.table(tid)).seats) == 3
+
+
+async def test_start_with_too_few_players_is_refused(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "three-player-moon")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    res = await world.click(alice, msg, f"se:l:{tid}:start")
+    assert "needs 3 to 3 players" in private_text(res)
+    assert (await world.bot.service.table(tid)).row.status == "lobby"
+    assert not world.threads
+    # the lobby still works
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert len(world.threads) == 1
+
+
+async def test_cancelled_lobby_is_closed(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(alice, msg, f"se:l:{tid}:cancel")
+    assert "cancelled" in msg.text()
+    assert all(b.disabled for b in msg.buttons) and not msg.selects
+    with pytest.raises(ImpossibleAction):
         await world.click(bob, msg, f"se:l:{tid}:join")
-        res = await world.click(bob, msg, f"se:l:{tid}:join")
-        assert res.ephemeral and "already seated" in private_text(res)
-        res = await world.click(alice, msg, f"se:l:{tid}:join")
-        assert "already seated" in private_text(res)
-        table = await world.bot.service.table(tid)
-        assert [s.user_id for s in table.seats] == [alice.id, bob.id]
-        res = await world.click(carol, msg, f"se:l:{tid}:leave")
-        assert res.ephemeral and NOT_SEATED in private_text(res)
-        res = await world.click(alice, msg, f"se:l:{tid}:leave")
-        assert res.ephemeral and "host cannot leave" in private_text(res)
-        # bob leaves for real, then again
-        await world.click(bob, msg, f"se:l:{tid}:leave")
-        assert bob.mention not in msg.text()
-        res = await world.click(bob, msg, f"se:l:{tid}:leave")
-        assert NOT_SEATED in private_text(res)
-        assert len((await world.bot.service.table(tid)).seats) == 1
+    assert (await world.bot.service.table(tid)).row.status == "abandoned"
 
 
-async def test_lobby_host_only_buttons_and_option_select(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "moonshine")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        for op in ("start", "ai+", "cancel"):
-            res = await world.click(bob, msg, f"se:l:{tid}:{op}")
-            assert HOST_ONLY in private_text(res), op
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        res = await world.click(bob, msg, f"se:l:{tid}:ai-")
-        assert HOST_ONLY in private_text(res)
-        sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
-        res = await world.select(bob, msg, sel.custom_id, ["variant=regular"])
-        assert HOST_ONLY in private_text(res)
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "lobby" and len(table.seats) == 3
-        assert table.row.options.get("variant") in (None, "standard")
-        assert not world.threads
+async def test_join_and_cancel_at_the_same_instant(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    cancel, join = await world.gather(world.click(alice, msg, f"se:l:{tid}:cancel"),
+                                      world.click(bob, msg, f"se:l:{tid}:join"))
+    assert cancel.acknowledged and join.acknowledged
+    assert NOT_LOBBY in private_text(join)
+    assert "cancelled" in msg.text() and all(b.disabled for b in msg.buttons)
 
 
-async def test_lobby_ai_limits(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "three-player-moon")
-        res = await world.click(alice, msg, f"se:l:{tid}:ai-")
-        assert "no AI player to remove" in private_text(res)
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        res = await world.click(alice, msg, f"se:l:{tid}:ai+")
-        assert "full" in private_text(res)
-        # a member takes the last AI's seat
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        table = await world.bot.service.table(tid)
-        assert [(s.user_id, s.is_ai) for s in table.seats] == [(alice.id, False), (None, True), (bob.id, False)]
-        carol, dave = world.member("carol"), world.member("dave")
-        await world.click(carol, msg, f"se:l:{tid}:join")
-        res = await world.click(dave, msg, f"se:l:{tid}:join")
-        assert "full" in private_text(res)
-        assert len((await world.bot.service.table(tid)).seats) == 3
+async def test_two_members_race_for_the_last_seat(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    carol, dave = world.member("carol"), world.member("dave")
+    msg, tid = await lobby(world, alice, "three-player-moon")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    rc, rd = await world.gather(world.click(carol, msg, f"se:l:{tid}:join"),
+                                world.click(dave, msg, f"se:l:{tid}:join"))
+    table = await world.bot.service.table(tid)
+    assert len(table.seats) == 3
+    winners = [m for m in (carol, dave) if table.seat_of(m.id) is not None]
+    assert len(winners) == 1
+    loser_res = rd if winners[0] is carol else rc
+    assert "full" in private_text(loser_res)
+    assert winners[0].mention in msg.text()
 
 
-async def test_start_with_too_few_players_is_refused(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "three-player-moon")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        res = await world.click(alice, msg, f"se:l:{tid}:start")
-        assert "needs 3 to 3 players" in private_text(res)
-        assert (await world.bot.service.table(tid)).row.status == "lobby"
-        assert not world.threads
-        # the lobby still works
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        assert (await world.bot.service.table(tid)).row.status == "running"
-        assert len(world.threads) == 1
-
-
-async def test_cancelled_lobby_is_closed(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        await world.click(alice, msg, f"se:l:{tid}:cancel")
-        assert "cancelled" in msg.text()
-        assert all(b.disabled for b in msg.buttons) and not msg.selects
-        with pytest.raises(ImpossibleAction):
-            await world.click(bob, msg, f"se:l:{tid}:join")
-        assert (await world.bot.service.table(tid)).row.status == "abandoned"
-
-
-async def test_join_and_cancel_at_the_same_instant(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        cancel, join = await world.gather(world.click(alice, msg, f"se:l:{tid}:cancel"),
-                                          world.click(bob, msg, f"se:l:{tid}:join"))
-        assert cancel.acknowledged and join.acknowledged
-        assert NOT_LOBBY in private_text(join)
-        assert "cancelled" in msg.text() and all(b.disabled for b in msg.buttons)
-
-
-async def test_two_members_race_for_the_last_seat(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        carol, dave = world.member("carol"), world.member("dave")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "three-player-moon")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        rc, rd = await world.gather(world.click(carol, msg, f"se:l:{tid}:join"),
-                                    world.click(dave, msg, f"se:l:{tid}:join"))
-        table = await world.bot.service.table(tid)
-        assert len(table.seats) == 3
-        winners = [m for m in (carol, dave) if table.seat_of(m.id) is not None]
-        assert len(winners) == 1
-        loser_res = rd if winners[0] is carol else rc
-        assert "full" in private_text(loser_res)
-        assert winners[0].mention in msg.text()
-
-
-async def test_concurrent_joins_keep_the_lobby_message_up_to_date(tmp_path):
+async def test_concurrent_joins_keep_the_lobby_message_up_to_date(e2e):
     """Two members join at the same instant: both are seated, and the lobby shows both."""
-    async with DiscordWorld() as world:
-        alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "moonshine")
-        await world.gather(world.click(bob, msg, f"se:l:{tid}:join"), world.click(carol, msg, f"se:l:{tid}:join"))
-        table = await world.bot.service.table(tid)
-        assert {s.user_id for s in table.seats} == {alice.id, bob.id, carol.id}
-        assert bob.mention in msg.text() and carol.mention in msg.text()
+    world = await e2e()
+    alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
+    msg, tid = await lobby(world, alice, "moonshine")
+    await world.gather(world.click(bob, msg, f"se:l:{tid}:join"), world.click(carol, msg, f"se:l:{tid}:join"))
+    table = await world.bot.service.table(tid)
+    assert {s.user_id for s in table.seats} == {alice.id, bob.id, carol.id}
+    assert bob.mention in msg.text() and carol.mention in msg.text()
 
 
-async def test_start_clicked_twice_at_once_creates_one_thread_and_one_board(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        r1, r2 = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
-                                    world.click(alice, msg, f"se:l:{tid}:start"))
-        assert r1.acknowledged and r2.acknowledged
-        assert len(world.threads) == 1
-        boards = [m for m in world.thread_messages(world.threads[0]) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids]
-        assert len(boards) == 1
-        welcomes = [m for m in world.thread_messages(world.threads[0]) if "Welcome" in m.text()]
-        assert len(welcomes) == 1
-        assert (await world.bot.service.table(tid)).row.status == "running"
-        assert NOT_LOBBY in private_text(r2) or NOT_LOBBY in private_text(r1)
+async def test_start_clicked_twice_at_once_creates_one_thread_and_one_board(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    r1, r2 = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
+                                world.click(alice, msg, f"se:l:{tid}:start"))
+    assert r1.acknowledged and r2.acknowledged
+    assert len(world.threads) == 1
+    boards = [m for m in world.thread_messages(world.threads[0]) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids]
+    assert len(boards) == 1
+    welcomes = [m for m in world.thread_messages(world.threads[0]) if "Welcome" in m.text()]
+    assert len(welcomes) == 1
+    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert NOT_LOBBY in private_text(r2) or NOT_LOBBY in private_text(r1)
 
 
-async def test_start_and_join_at_once_are_consistent(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        _, join = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
-                                     world.click(carol, msg, f"se:l:{tid}:join"))
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "running"
-        assert len(table.state.stocks) == len(table.seats)  # the game was dealt for the seats shown
-        if table.seat_of(carol.id) is None:
-            assert NOT_LOBBY in private_text(join)
-        # the lobby message and the seats agree
-        for s in table.seats:
-            assert f"<@{s.user_id}>" in msg.text()
+async def test_start_and_join_at_once_are_consistent(e2e):
+    world = await e2e()
+    alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    _, join = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
+                                 world.click(carol, msg, f"se:l:{tid}:join"))
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "running"
+    assert len(table.state.stocks) == len(table.seats)  # the game was dealt for the seats shown
+    if table.seat_of(carol.id) is None:
+        assert NOT_LOBBY in private_text(join)
+    # the lobby message and the seats agree
+    for s in table.seats:
+        assert f"<@{s.user_id}>" in msg.text()
 
 
-async def test_started_lobby_links_its_thread(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        assert "The game has started" in msg.text()
-        assert world.threads[0].mention in msg.text()
+async def test_started_lobby_links_its_thread(e2e):
+    world = await e2e()
+    alice = world.member("alice")
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    assert "The game has started" in msg.text()
+    assert world.threads[0].mention in msg.text()
 
 
 # ---------------------------------------------------------------------------------------- board
 
 
-async def two_member_dice_table(world, tmp_path, seed=5, **kw):
+async def two_member_dice_table(e2e, seed=5, **kw):
+    """The world, alice and bob at a running Gang of Dice table, its id and who acts first."""
+    world = await e2e(seeds=[seed], **kw)
     alice, bob = world.member("alice"), world.member("bob")
-    await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[seed], **kw))
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
     table = await world.bot.service.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
-    return alice, bob, tid, first
+    return world, alice, bob, tid, first
 
 
 def ping_of(world, tid):
@@ -240,87 +230,83 @@ def ping_of(world, tid):
             and not m.embeds][-1]
 
 
-async def test_stranger_on_board_and_ping_and_rules(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        carol = world.member("carol")
-        board = board_of(world, tid)
-        for msg in (board, ping_of(world, tid)):
-            res = await world.click(carol, msg, f"se:b:{tid}:panel")
-            assert res.ephemeral and res.response.viewer_id == carol.id and NOT_SEATED in res.response.text()
-        # anyone may read the rules, privately
-        res = await world.click(carol, board, f"se:b:{tid}:rules")
-        assert res.ephemeral and res.response.embeds and "Gang of Dice" in res.response.text()
-        assert len(await world.bot.service.db.action_log(tid)) == 0
+async def test_stranger_on_board_and_ping_and_rules(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    carol = world.member("carol")
+    board = board_of(world, tid)
+    for msg in (board, ping_of(world, tid)):
+        res = await world.click(carol, msg, f"se:b:{tid}:panel")
+        assert res.ephemeral and res.response.viewer_id == carol.id and NOT_SEATED in res.response.text()
+    # anyone may read the rules, privately
+    res = await world.click(carol, board, f"se:b:{tid}:rules")
+    assert res.ephemeral and res.response.embeds and "Gang of Dice" in res.response.text()
+    assert len(await world.bot.service.db.action_log(tid)) == 0
 
 
-async def test_abandon_refused_for_a_player_allowed_for_an_admin(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        root = world.member("root", admin=True)
-        board = board_of(world, tid)
-        old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        res = await world.click(bob, board, f"se:b:{tid}:abandon")  # seated, not host, not admin
-        assert res.ephemeral and "Only the host or a server admin" in private_text(res)
-        assert (await world.bot.service.table(tid)).row.status == "running"
-        res = await world.click(root, board, f"se:b:{tid}:abandon")  # admin, not seated
-        assert res.ephemeral and "You abandoned the table" in private_text(res)
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "abandoned"
-        assert any("This table was abandoned" in m.text() for m in world.thread_messages(world.threads[0]))
-        # the board's buttons are disabled, except Rules
-        assert [b.custom_id for b in board.buttons if not b.disabled] == [f"se:b:{tid}:rules"]
-        # old panel buttons and the old ping are refused politely, nothing is recorded
-        cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
-        res = await world.click(first, old_panel, cid)
-        assert NOT_RUNNING in private_text(res)
-        res = await world.click(first, ping_of(world, tid), f"se:b:{tid}:panel")
-        assert NOT_RUNNING in private_text(res)
-        st = await world.slash(alice, "stats")
-        assert "No finished game yet" in st.response.text()
+async def test_abandon_refused_for_a_player_allowed_for_an_admin(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    root = world.member("root", admin=True)
+    board = board_of(world, tid)
+    old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    res = await world.click(bob, board, f"se:b:{tid}:abandon")  # seated, not host, not admin
+    assert res.ephemeral and "Only the host or a server admin" in private_text(res)
+    assert (await world.bot.service.table(tid)).row.status == "running"
+    res = await world.click(root, board, f"se:b:{tid}:abandon")  # admin, not seated
+    assert res.ephemeral and "You abandoned the table" in private_text(res)
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "abandoned"
+    assert any("This table was abandoned" in m.text() for m in world.thread_messages(world.threads[0]))
+    # the board's buttons are disabled, except Rules
+    assert [b.custom_id for b in board.buttons if not b.disabled] == [f"se:b:{tid}:rules"]
+    # old panel buttons and the old ping are refused politely, nothing is recorded
+    cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
+    res = await world.click(first, old_panel, cid)
+    assert NOT_RUNNING in private_text(res)
+    res = await world.click(first, ping_of(world, tid), f"se:b:{tid}:panel")
+    assert NOT_RUNNING in private_text(res)
+    st = await world.slash(alice, "stats")
+    assert "No finished game yet" in st.response.text()
 
 
-async def test_abandon_by_host_and_admin_at_once(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        root = world.member("root", admin=True)
-        board = board_of(world, tid)
-        r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"),
-                                    world.click(root, board, f"se:b:{tid}:abandon"))
-        texts_ = private_text(r1) + "\n" + private_text(r2)
-        assert texts_.count("You abandoned the table") == 1
-        assert NOT_RUNNING in texts_
-        notes = [m for m in world.thread_messages(world.threads[0]) if "This table was abandoned" in m.text()]
-        assert len(notes) == 1
+async def test_abandon_by_host_and_admin_at_once(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    root = world.member("root", admin=True)
+    board = board_of(world, tid)
+    r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"),
+                                world.click(root, board, f"se:b:{tid}:abandon"))
+    texts_ = private_text(r1) + "\n" + private_text(r2)
+    assert texts_.count("You abandoned the table") == 1
+    assert NOT_RUNNING in texts_
+    notes = [m for m in world.thread_messages(world.threads[0]) if "This table was abandoned" in m.text()]
+    assert len(notes) == 1
 
 
-async def test_old_panel_and_ping_after_the_game_finished(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[7]))
-        tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-        svc = world.bot.service
-        board = board_of(world, tid)
+async def test_old_panel_and_ping_after_the_game_finished(e2e):
+    world = await e2e(seeds=[7])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    svc = world.bot.service
+    board = board_of(world, tid)
+    table = await svc.table(tid)
+    first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+    old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    old_ping = ping_of(world, tid)
+    # the members leave their seats to the AI until the end (timeouts)
+    for _ in range(400):
         table = await svc.table(tid)
-        first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
-        old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        old_ping = ping_of(world, tid)
-        # the members leave their seats to the AI until the end (timeouts)
-        for _ in range(400):
-            table = await svc.table(tid)
-            if table.row.status != "running":
-                break
-            await world.advance(601)
-        assert (await svc.table(tid)).row.status == "finished"
-        cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
-        res = await world.click(first, old_panel, cid)
-        assert NOT_RUNNING in private_text(res)
-        res = await world.click(first, old_ping, f"se:b:{tid}:panel")
-        assert NOT_RUNNING in private_text(res)
-        res = await world.click(world.member("carol"), old_ping, f"se:b:{tid}:panel")
-        assert NOT_SEATED in private_text(res)
-        with pytest.raises(ImpossibleAction):  # the board's My panel is disabled
-            await world.click(first, board, f"se:b:{tid}:panel")
+        if table.row.status != "running":
+            break
+        await world.advance(601)
+    assert (await svc.table(tid)).row.status == "finished"
+    cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
+    res = await world.click(first, old_panel, cid)
+    assert NOT_RUNNING in private_text(res)
+    res = await world.click(first, old_ping, f"se:b:{tid}:panel")
+    assert NOT_RUNNING in private_text(res)
+    res = await world.click(world.member("carol"), old_ping, f"se:b:{tid}:panel")
+    assert NOT_SEATED in private_text(res)
+    with pytest.raises(ImpossibleAction):  # the board's My panel is disabled
+        await world.click(first, board, f"se:b:{tid}:panel")
 
 
 # ---------------------------------------------------------------------------------------- number modal
@@ -336,74 +322,67 @@ async def commit_modal(world, member, tid):
 
 
 @pytest.mark.parametrize("raw", ["abc", "0", "999999", "-1", "²", "３", "1.5", "1e1", "0x2", " ", "+1", "٣"])
-async def test_number_modal_bad_input_is_refused(tmp_path, raw):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        panel, prompt, shown = await commit_modal(world, first, tid)
-        res = await world.submit_modal(first, shown, {"number": raw})
-        assert res.acknowledged and "Please enter a whole number from 1 to" in private_text(res)
-        assert await world.bot.service.db.action_log(tid) == []
+async def test_number_modal_bad_input_is_refused(e2e, raw):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    panel, prompt, shown = await commit_modal(world, first, tid)
+    res = await world.submit_modal(first, shown, {"number": raw})
+    assert res.acknowledged and "Please enter a whole number from 1 to" in private_text(res)
+    assert await world.bot.service.db.action_log(tid) == []
 
 
-async def test_number_modal_good_input_with_spaces_and_leading_zero(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        panel, prompt, shown = await commit_modal(world, first, tid)
-        res = await world.submit_modal(first, shown, {"number": " 02 "})
-        log = await world.bot.service.db.action_log(tid)
-        assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
-        assert res.acknowledged
+async def test_number_modal_good_input_with_spaces_and_leading_zero(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    panel, prompt, shown = await commit_modal(world, first, tid)
+    res = await world.submit_modal(first, shown, {"number": " 02 "})
+    log = await world.bot.service.db.action_log(tid)
+    assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
+    assert res.acknowledged
 
 
-async def test_number_modal_submitted_after_the_game_moved_on(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        panel, prompt, shown = await commit_modal(world, first, tid)
-        # meanwhile the same member commits from a second panel
-        board = board_of(world, tid)
-        p2 = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        quick = next(b.custom_id for b in p2.buttons if b.custom_id.endswith(":c1"))
-        await world.click(first, p2, quick)
-        res = await world.submit_modal(first, shown, {"number": "2"})
-        assert "out of date" in private_text(res)
-        assert len(await world.bot.service.db.action_log(tid)) == 1
+async def test_number_modal_submitted_after_the_game_moved_on(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    panel, prompt, shown = await commit_modal(world, first, tid)
+    # meanwhile the same member commits from a second panel
+    board = board_of(world, tid)
+    p2 = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    quick = next(b.custom_id for b in p2.buttons if b.custom_id.endswith(":c1"))
+    await world.click(first, p2, quick)
+    res = await world.submit_modal(first, shown, {"number": "2"})
+    assert "out of date" in private_text(res)
+    assert len(await world.bot.service.db.action_log(tid)) == 1
 
 
-async def test_number_modal_opened_before_a_restart(tmp_path):
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[5])
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(factory)
-        tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-        table = await world.bot.service.table(tid)
-        first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
-        panel, prompt, shown = await commit_modal(world, first, tid)
-        await world.restart_bot(factory)
-        res = await world.submit_modal(first, shown, {"number": "2"})
-        assert res.acknowledged
-        log = await world.bot.service.db.action_log(tid)
-        assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
+async def test_number_modal_opened_before_a_restart(e2e):
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    table = await world.bot.service.table(tid)
+    first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+    panel, prompt, shown = await commit_modal(world, first, tid)
+    await e2e.restart()
+    res = await world.submit_modal(first, shown, {"number": "2"})
+    assert res.acknowledged
+    log = await world.bot.service.db.action_log(tid)
+    assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
 
 
-async def test_number_modal_submitted_after_ten_minutes(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path, turn_timeout_seconds=3600)
-        panel, prompt, shown = await commit_modal(world, first, tid)
-        await world.advance(700)  # a slow player, still well within the turn timeout
-        res = await world.submit_modal(first, shown, {"number": "2"})
-        assert res.acknowledged
-        assert len(await world.bot.service.db.action_log(tid)) == 1
+async def test_number_modal_submitted_after_ten_minutes(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e, turn_timeout_seconds=3600)
+    panel, prompt, shown = await commit_modal(world, first, tid)
+    await world.advance(700)  # a slow player, still well within the turn timeout
+    res = await world.submit_modal(first, shown, {"number": "2"})
+    assert res.acknowledged
+    assert len(await world.bot.service.db.action_log(tid)) == 1
 
 
 # ---------------------------------------------------------------------------------------- simultaneous
 
 
-async def moonshine_pair(world, tmp_path, **kw):
-    """alice and bob at a Moonshine table (seed 1), driven to the first secret action phase,
-    where both may take a Moon token or draw."""
+async def moonshine_pair(e2e, **kw):
+    """The world, alice and bob at a Moonshine table (seed 1) driven to the first secret action
+    phase, where both may take a Moon token or draw, and the table id."""
+    world = await e2e(seeds=[1], **kw)
     alice, bob = world.member("alice"), world.member("bob")
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[1], **kw)
-    await world.start_bot(factory)
     tid = await open_table(world, alice, "moonshine", members=[bob])
     svc = world.bot.service
     rng = random.Random(1)
@@ -417,200 +396,192 @@ async def moonshine_pair(world, tmp_path, **kw):
     assert table.state.phase == "action" and table.to_act() == frozenset({0, 1})
     for m in (alice, bob):
         assert {"moon", "draw"} <= set(table.game.legal_actions(table.state, table.seat_of(m.id)))
-    return alice, bob, tid, factory
+    return world, alice, bob, tid
 
 
 def without_waiting(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith(("Waiting for", "Has chosen")))
 
 
-async def test_secret_choice_can_change_and_stays_secret(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, _ = await moonshine_pair(world, tmp_path)
-        svc = world.bot.service
-        table = await svc.table(tid)
-        v = table.version
-        board = board_of(world, tid)
-        before = board.text()
-        panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        await world.click(alice, panel, f"se:a:{tid}:{v}:moon")
-        assert "Your choice: **Take a Moon token**" in panel.text()
-        # alice changes her mind from the same (edited) panel
-        await world.click(alice, panel, f"se:a:{tid}:{v}:draw")
-        assert "Your choice: **Draw cards**" in panel.text()
-        table = await svc.table(tid)
-        assert table.pending == {table.seat_of(alice.id): "draw"} and table.version == v
-        # the board shows that alice has chosen, never what
-        assert "Has chosen: alice" in board.text() and "Waiting for: bob" in board.text()
-        assert without_waiting(board.text()) == without_waiting(before)
-        public = world.all_public_text()
-        assert "Take a Moon token" not in public and "Draw cards" not in public
-        # bob's panel shows nothing of alice's choice
-        bpanel = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-        assert "Your choice" not in bpanel.text()
-        await world.click(bob, bpanel, f"se:a:{tid}:{v}:moon")
-        log = await svc.db.action_log(tid)
-        step = next(codes for before_v, codes, src in log if before_v == v)
-        assert step == {table.seat_of(alice.id): "draw", table.seat_of(bob.id): "moon"}
+async def test_secret_choice_can_change_and_stays_secret(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e)
+    svc = world.bot.service
+    table = await svc.table(tid)
+    v = table.version
+    board = board_of(world, tid)
+    before = board.text()
+    panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    await world.click(alice, panel, f"se:a:{tid}:{v}:moon")
+    assert "Your choice: **Take a Moon token**" in panel.text()
+    # alice changes her mind from the same (edited) panel
+    await world.click(alice, panel, f"se:a:{tid}:{v}:draw")
+    assert "Your choice: **Draw cards**" in panel.text()
+    table = await svc.table(tid)
+    assert table.pending == {table.seat_of(alice.id): "draw"} and table.version == v
+    # the board shows that alice has chosen, never what
+    assert "Has chosen: alice" in board.text() and "Waiting for: bob" in board.text()
+    assert without_waiting(board.text()) == without_waiting(before)
+    public = world.all_public_text()
+    assert "Take a Moon token" not in public and "Draw cards" not in public
+    # bob's panel shows nothing of alice's choice
+    bpanel = (await world.click(bob, board, f"se:b:{tid}:panel")).response
+    assert "Your choice" not in bpanel.text()
+    await world.click(bob, bpanel, f"se:a:{tid}:{v}:moon")
+    log = await svc.db.action_log(tid)
+    step = next(codes for before_v, codes, src in log if before_v == v)
+    assert step == {table.seat_of(alice.id): "draw", table.seat_of(bob.id): "moon"}
 
 
-async def test_same_member_two_choices_at_once_then_other_member(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, _ = await moonshine_pair(world, tmp_path)
-        svc = world.bot.service
-        v = (await svc.table(tid)).version
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-        n_before = len(await svc.db.action_log(tid))
-        await world.gather(world.click(alice, pa, f"se:a:{tid}:{v}:moon"),
-                           world.click(bob, pb, f"se:a:{tid}:{v}:draw"),
-                           world.click(alice, pa, f"se:a:{tid}:{v}:draw"))
-        log = await svc.db.action_log(tid)
-        steps = [codes for before_v, codes, src in log if before_v == v]
-        assert len(steps) == 1 and len(log) >= n_before + 1
-        table = await svc.table(tid)
-        assert steps[0][table.seat_of(bob.id)] == "draw"
-        assert steps[0][table.seat_of(alice.id)] in ("moon", "draw")
+async def test_same_member_two_choices_at_once_then_other_member(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e)
+    svc = world.bot.service
+    v = (await svc.table(tid)).version
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
+    n_before = len(await svc.db.action_log(tid))
+    await world.gather(world.click(alice, pa, f"se:a:{tid}:{v}:moon"),
+                       world.click(bob, pb, f"se:a:{tid}:{v}:draw"),
+                       world.click(alice, pa, f"se:a:{tid}:{v}:draw"))
+    log = await svc.db.action_log(tid)
+    steps = [codes for before_v, codes, src in log if before_v == v]
+    assert len(steps) == 1 and len(log) >= n_before + 1
+    table = await svc.table(tid)
+    assert steps[0][table.seat_of(bob.id)] == "draw"
+    assert steps[0][table.seat_of(alice.id)] in ("moon", "draw")
 
 
-async def test_buffered_choice_survives_a_restart(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, factory = await moonshine_pair(world, tmp_path)
-        svc = world.bot.service
-        table = await svc.table(tid)
-        v = table.version
-        sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-        await world.click(alice, pa, f"se:a:{tid}:{v}:moon")
-        await world.restart_bot(factory)
-        svc = world.bot.service
-        table = await svc.table(tid)
-        assert table.pending == {sa: "moon"} and table.version == v
-        # alice's new panel remembers her choice; bob's old panel (drawn before the restart) works
-        pa2 = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        assert "Your choice: **Take a Moon token**" in pa2.text()
-        await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
-        log = await svc.db.action_log(tid)
-        step = next(codes for before_v, codes, src in log if before_v == v)
-        assert step == {sa: "moon", sb: "draw"}
+async def test_buffered_choice_survives_a_restart(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e)
+    svc = world.bot.service
+    table = await svc.table(tid)
+    v = table.version
+    sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
+    await world.click(alice, pa, f"se:a:{tid}:{v}:moon")
+    await e2e.restart()
+    svc = world.bot.service
+    table = await svc.table(tid)
+    assert table.pending == {sa: "moon"} and table.version == v
+    # alice's new panel remembers her choice; bob's old panel (drawn before the restart) works
+    pa2 = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    assert "Your choice: **Take a Moon token**" in pa2.text()
+    await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
+    log = await svc.db.action_log(tid)
+    step = next(codes for before_v, codes, src in log if before_v == v)
+    assert step == {sa: "moon", sb: "draw"}
 
 
-async def test_quiet_member_in_a_secret_step_is_reminded_then_replaced(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, _ = await moonshine_pair(world, tmp_path, turn_timeout_seconds=200)
-        svc = world.bot.service
-        table = await svc.table(tid)
-        v = table.version
-        sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        await world.click(alice, pa, f"se:a:{tid}:{v}:draw")
-        thread = world.threads[0]
-        n = len(world.thread_messages(thread))
-        await world.advance(101)
-        new = world.thread_messages(thread)[n:]
-        reminders = [m for m in new if "time is running out" in m.text()]
-        assert len(reminders) == 1
-        assert bob.mention in reminders[0].text() and alice.mention not in reminders[0].text()
-        await world.advance(100)
-        new = world.thread_messages(thread)[n:]
-        timed = [m for m in new if "the AI played for" in m.text()]
-        assert len(timed) == 1 and "bob" in timed[0].text() and "alice" not in timed[0].text()
-        log = await svc.db.action_log(tid)
-        step = next((codes, src) for before_v, codes, src in log if before_v == v)
-        assert step[0][sa] == "draw" and sb in step[0]
+async def test_quiet_member_in_a_secret_step_is_reminded_then_replaced(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e, turn_timeout_seconds=200)
+    svc = world.bot.service
+    table = await svc.table(tid)
+    v = table.version
+    sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    await world.click(alice, pa, f"se:a:{tid}:{v}:draw")
+    thread = world.threads[0]
+    n = len(world.thread_messages(thread))
+    await world.advance(101)
+    new = world.thread_messages(thread)[n:]
+    reminders = [m for m in new if "time is running out" in m.text()]
+    assert len(reminders) == 1
+    assert bob.mention in reminders[0].text() and alice.mention not in reminders[0].text()
+    await world.advance(100)
+    new = world.thread_messages(thread)[n:]
+    timed = [m for m in new if "the AI played for" in m.text()]
+    assert len(timed) == 1 and "bob" in timed[0].text() and "alice" not in timed[0].text()
+    log = await svc.db.action_log(tid)
+    step = next((codes, src) for before_v, codes, src in log if before_v == v)
+    assert step[0][sa] == "draw" and sb in step[0]
 
 
-async def test_select_from_an_older_panel_version_is_stale(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[1]))
-        tid = await open_table(world, alice, "moonshine", members=[bob])
-        svc = world.bot.service
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        old = (await world.click(alice, board, f"se:b:{tid}:panel")).response  # a second copy, kept
-        pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-        sel_a, sel_b = pa.selects[0], pb.selects[0]
-        assert sel_a.custom_id == f"se:s:{tid}:0:0"
-        await world.select(alice, pa, sel_a.custom_id, [sel_a.option_values[0]])
-        await world.select(bob, pb, sel_b.custom_id, [sel_b.option_values[0]])
-        n = len(await svc.db.action_log(tid))
-        assert (await svc.table(tid)).version > 0
-        res = await world.select(alice, old, sel_a.custom_id, [sel_a.option_values[-1]])
-        assert "out of date" in private_text(res)
-        assert len(await svc.db.action_log(tid)) == n
+async def test_select_from_an_older_panel_version_is_stale(e2e):
+    world = await e2e(seeds=[1])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "moonshine", members=[bob])
+    svc = world.bot.service
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    old = (await world.click(alice, board, f"se:b:{tid}:panel")).response  # a second copy, kept
+    pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
+    sel_a, sel_b = pa.selects[0], pb.selects[0]
+    assert sel_a.custom_id == f"se:s:{tid}:0:0"
+    await world.select(alice, pa, sel_a.custom_id, [sel_a.option_values[0]])
+    await world.select(bob, pb, sel_b.custom_id, [sel_b.option_values[0]])
+    n = len(await svc.db.action_log(tid))
+    assert (await svc.table(tid)).version > 0
+    res = await world.select(alice, old, sel_a.custom_id, [sel_a.option_values[-1]])
+    assert "out of date" in private_text(res)
+    assert len(await svc.db.action_log(tid)) == n
 
 
 # ---------------------------------------------------------------------------------------- locales
 
 
-async def test_french_guild_english_member(tmp_path):
-    async with DiscordWorld(guild_locale="fr") as world:
-        amelie = world.member("amelie", locale="fr")
-        ed = world.member("ed", locale="en-US")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        res = await world.slash(ed, "play", game="gang-of-dice")  # an English member opens the table
-        msg = res.response
-        tid = lobby_id(msg)
-        assert "Rejoindre" in [b.label for b in msg.buttons] and "table n°" in msg.text()
-        res = await world.click(ed, msg, f"se:l:{tid}:join")
-        assert "already seated" in private_text(res)  # ephemeral: his language
-        res = await world.click(amelie, msg, f"se:l:{tid}:leave")
-        assert "Vous n'êtes pas assis" in private_text(res)
-        await world.click(amelie, msg, f"se:l:{tid}:join")
-        await world.click(ed, msg, f"se:l:{tid}:start")
-        assert "La partie a commencé" in msg.text()
-        board = board_of(world, tid)
-        assert "Mon panneau" in board.text() and "Tour 1/12" in board.text()
-        thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-        assert "Bienvenue" in thread_text
-        panel = (await world.click(ed, board, f"se:b:{tid}:panel")).response
-        assert "Behind your screen" in panel.text()
-        panel = (await world.click(amelie, board, f"se:b:{tid}:panel")).response
-        assert "paravent" in panel.text()
-        rules = await world.click(ed, board, f"se:b:{tid}:rules")
-        assert rules.ephemeral and "Gang of Dice" in rules.response.text()
-        # reminders, timeouts and the abandon notice are public: French
-        await world.advance(601)
-        thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-        assert "votre temps s'écoule" in thread_text and "Temps écoulé" in thread_text
-        res = await world.click(ed, board, f"se:b:{tid}:abandon")
-        assert "You abandoned the table" in private_text(res)
-        thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-        assert "Cette table a été abandonnée" in thread_text
-        assert "time is running out" not in world.all_public_text()
+async def test_french_guild_english_member(e2e):
+    world = await e2e(guild_locale="fr", seeds=[5])
+    amelie = world.member("amelie", locale="fr")
+    ed = world.member("ed", locale="en-US")
+    res = await world.slash(ed, "play", game="gang-of-dice")  # an English member opens the table
+    msg = res.response
+    tid = lobby_id(msg)
+    assert "Rejoindre" in [b.label for b in msg.buttons] and "table n°" in msg.text()
+    res = await world.click(ed, msg, f"se:l:{tid}:join")
+    assert "already seated" in private_text(res)  # ephemeral: his language
+    res = await world.click(amelie, msg, f"se:l:{tid}:leave")
+    assert "Vous n'êtes pas assis" in private_text(res)
+    await world.click(amelie, msg, f"se:l:{tid}:join")
+    await world.click(ed, msg, f"se:l:{tid}:start")
+    assert "La partie a commencé" in msg.text()
+    board = board_of(world, tid)
+    assert "Mon panneau" in board.text() and "Tour 1/12" in board.text()
+    thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
+    assert "Bienvenue" in thread_text
+    panel = (await world.click(ed, board, f"se:b:{tid}:panel")).response
+    assert "Behind your screen" in panel.text()
+    panel = (await world.click(amelie, board, f"se:b:{tid}:panel")).response
+    assert "paravent" in panel.text()
+    rules = await world.click(ed, board, f"se:b:{tid}:rules")
+    assert rules.ephemeral and "Gang of Dice" in rules.response.text()
+    # reminders, timeouts and the abandon notice are public: French
+    await world.advance(601)
+    thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
+    assert "votre temps s'écoule" in thread_text and "Temps écoulé" in thread_text
+    res = await world.click(ed, board, f"se:b:{tid}:abandon")
+    assert "You abandoned the table" in private_text(res)
+    thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
+    assert "Cette table a été abandonnée" in thread_text
+    assert "time is running out" not in world.all_public_text()
 
 
-async def test_ai_names_follow_the_server_language(tmp_path):
-    async with DiscordWorld(guild_locale="fr") as world:
-        ed = world.member("ed", locale="en-US")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        res = await world.slash(ed, "play", game="gang-of-dice")
-        msg, tid = res.response, lobby_id(res.response)
-        await world.click(ed, msg, f"se:l:{tid}:ai+")
-        assert "IA 1" in msg.text()
+async def test_ai_names_follow_the_server_language(e2e):
+    world = await e2e(guild_locale="fr")
+    ed = world.member("ed", locale="en-US")
+    res = await world.slash(ed, "play", game="gang-of-dice")
+    msg, tid = res.response, lobby_id(res.response)
+    await world.click(ed, msg, f"se:l:{tid}:ai+")
+    assert "IA 1" in msg.text()
 
 
-async def test_english_guild_french_member_gets_french_private_texts(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        zoe = world.member("zoe", locale="fr")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        tid = await open_table(world, alice, "gang-of-dice", members=[zoe])
-        board = board_of(world, tid)
-        assert "My panel" in board.text()
-        res = await world.click(zoe, board, f"se:b:{tid}:abandon")
-        assert "Seul l'hôte" in private_text(res)
-        panel = (await world.click(zoe, board, f"se:b:{tid}:panel")).response
-        assert "paravent" in panel.text()
-        res = await world.slash(zoe, "stats")
-        assert "Statistiques" in res.response.text() or "Aucune" in res.response.text()
-        res = await world.slash(zoe, "classement", game="gang-of-dice")  # localised command name
-        assert res.response.public and res.response.embeds
+async def test_english_guild_french_member_gets_french_private_texts(e2e):
+    world = await e2e(seeds=[5])
+    alice = world.member("alice")
+    zoe = world.member("zoe", locale="fr")
+    tid = await open_table(world, alice, "gang-of-dice", members=[zoe])
+    board = board_of(world, tid)
+    assert "My panel" in board.text()
+    res = await world.click(zoe, board, f"se:b:{tid}:abandon")
+    assert "Seul l'hôte" in private_text(res)
+    panel = (await world.click(zoe, board, f"se:b:{tid}:panel")).response
+    assert "paravent" in panel.text()
+    res = await world.slash(zoe, "stats")
+    assert "Statistiques" in res.response.text() or "Aucune" in res.response.text()
+    res = await world.slash(zoe, "classement", game="gang-of-dice")  # localised command name
+    assert res.response.public and res.response.embeds
 
 
 # ---------------------------------------------------------------------------------------- names
@@ -623,56 +594,53 @@ EVIL_NICKS = [
 ]
 
 
-async def test_hostile_display_names_neither_break_embeds_nor_ping(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        evil = [world.member(f"evil{i}", nick=nick) for i, nick in enumerate(EVIL_NICKS)]
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[7]))
-        tid = await open_table(world, alice, "gang-of-dice", members=evil)
-        svc = world.bot.service
-        board = board_of(world, tid)
-        assert "@\u200beveryone \\*\\*bold\\*\\*" in board.text()  # shown, escaped and defused
-        # play to the end by timeouts: the names go through the board, the log, pings and the results
-        for _ in range(400):
-            if (await svc.table(tid)).row.status != "running":
-                break
-            await world.advance(601)
-        assert (await svc.table(tid)).row.status == "finished"
-        public = world.all_public_text()
-        assert "@everyone" not in public and "@here" not in public
-        assert "**bold**" not in public and "||spoil||" not in public
-        assert "final standings" in public
-        st = await world.slash(alice, "stats", options={"member": evil[0]})
-        assert st.ephemeral and "@everyone" not in st.response.text() and "1 played" in st.response.text()
-        lb = await world.slash(alice, "leaderboard", game="gang-of-dice")
-        assert "@everyone" not in lb.response.text()
+async def test_hostile_display_names_neither_break_embeds_nor_ping(e2e):
+    world = await e2e(seeds=[7])
+    alice = world.member("alice")
+    evil = [world.member(f"evil{i}", nick=nick) for i, nick in enumerate(EVIL_NICKS)]
+    tid = await open_table(world, alice, "gang-of-dice", members=evil)
+    svc = world.bot.service
+    board = board_of(world, tid)
+    assert "@\u200beveryone \\*\\*bold\\*\\*" in board.text()  # shown, escaped and defused
+    # play to the end by timeouts: the names go through the board, the log, pings and the results
+    for _ in range(400):
+        if (await svc.table(tid)).row.status != "running":
+            break
+        await world.advance(601)
+    assert (await svc.table(tid)).row.status == "finished"
+    public = world.all_public_text()
+    assert "@everyone" not in public and "@here" not in public
+    assert "**bold**" not in public and "||spoil||" not in public
+    assert "final standings" in public
+    st = await world.slash(alice, "stats", options={"member": evil[0]})
+    assert st.ephemeral and "@everyone" not in st.response.text() and "1 played" in st.response.text()
+    lb = await world.slash(alice, "leaderboard", game="gang-of-dice")
+    assert "@everyone" not in lb.response.text()
 
 
 # ---------------------------------------------------------------------------------------- info
 
 
-async def test_info_commands_on_an_empty_server(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        for game in GAMES:
-            lb = await world.slash(alice, "leaderboard", game=game)
-            assert "Nobody here has finished" in lb.response.text()
-        st = await world.slash(alice, "stats")
-        assert st.ephemeral and "No finished game yet" in st.response.text()
-        st = await world.slash(alice, "stats", options={"member": bob})
-        assert st.ephemeral and "Stats of bob" in st.response.text()
+async def test_info_commands_on_an_empty_server(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    for game in GAMES:
+        lb = await world.slash(alice, "leaderboard", game=game)
+        assert "Nobody here has finished" in lb.response.text()
+    st = await world.slash(alice, "stats")
+    assert st.ephemeral and "No finished game yet" in st.response.text()
+    st = await world.slash(alice, "stats", options={"member": bob})
+    assert st.ephemeral and "Stats of bob" in st.response.text()
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr"])
-async def test_rules_of_every_game_fit_in_an_embed(tmp_path, locale):
-    async with DiscordWorld() as world:
-        alice = world.member("alice", locale=locale)
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        for game in GAMES:
-            res = await world.slash(alice, "rules", game=game)
-            assert res.ephemeral and res.response.embeds, game
-            assert res.response.embeds[0]["description"]
+async def test_rules_of_every_game_fit_in_an_embed(e2e, locale):
+    world = await e2e()
+    alice = world.member("alice", locale=locale)
+    for game in GAMES:
+        res = await world.slash(alice, "rules", game=game)
+        assert res.ephemeral and res.response.embeds, game
+        assert res.response.embeds[0]["description"]
 
 
 # ---------------------------------------------------------------------------------------- moderators, threads, restarts
@@ -684,192 +652,179 @@ async def moderator_deletes(world, mod, msg) -> None:
     await world.settle()
 
 
-async def test_moderator_deletes_the_board_mid_game(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        root = world.member("root", admin=True)
-        board = board_of(world, tid)
-        await moderator_deletes(world, root, board)
-        assert board.deleted
-        # the next step posts a new board; the game goes on
-        ping = ping_of(world, tid)
-        panel = (await world.click(first, ping, f"se:b:{tid}:panel")).response
-        cid = next(b.custom_id for b in panel.buttons if b.custom_id.endswith(":c1"))
-        await world.click(first, panel, cid)
-        new_board = board_of(world, tid)
-        assert new_board.id != board.id and not new_board.deleted
-        assert (await world.bot.service.table(tid)).row.board_message_id == new_board.id
+async def test_moderator_deletes_the_board_mid_game(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    root = world.member("root", admin=True)
+    board = board_of(world, tid)
+    await moderator_deletes(world, root, board)
+    assert board.deleted
+    # the next step posts a new board; the game goes on
+    ping = ping_of(world, tid)
+    panel = (await world.click(first, ping, f"se:b:{tid}:panel")).response
+    cid = next(b.custom_id for b in panel.buttons if b.custom_id.endswith(":c1"))
+    await world.click(first, panel, cid)
+    new_board = board_of(world, tid)
+    assert new_board.id != board.id and not new_board.deleted
+    assert (await world.bot.service.table(tid)).row.board_message_id == new_board.id
 
 
-async def test_moderator_deletes_the_lobby_before_start(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        root = world.member("root", admin=True)
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        res = await world.slash(alice, "play", game="gang-of-dice")
-        msg, tid = res.response, lobby_id(res.response)
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        # alice presses Start while a moderator deletes the lobby message (same instant)
-        async def start_while_deleted():
-            res = await world.click(alice, msg, f"se:l:{tid}:start")  # dispatched, not yet handled
-            await root._actor.delete(world._sim_message(msg))
-            return res
+async def test_moderator_deletes_the_lobby_before_start(e2e):
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    root = world.member("root", admin=True)
+    res = await world.slash(alice, "play", game="gang-of-dice")
+    msg, tid = res.response, lobby_id(res.response)
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    # alice presses Start while a moderator deletes the lobby message (same instant)
+    async def start_while_deleted():
+        res = await world.click(alice, msg, f"se:l:{tid}:start")  # dispatched, not yet handled
+        await root._actor.delete(world._sim_message(msg))
+        return res
 
-        res, = await world.gather(start_while_deleted())
-        assert msg.deleted and res.acknowledged
-        assert (await world.bot.service.table(tid)).row.status == "running"
-        board = board_of(world, tid)  # no thread without its message: played in the channel
-        assert board.public and board.channel_id == world.channel.id
-        # the game did start: the host must not be told that something went wrong
-        assert "Something went wrong" not in private_text(res)
-        world.assert_no_errors()
-
-
-async def test_play_inside_a_table_thread(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        first = await open_table(world, alice, "gang-of-dice", ai=1)
-        thread = world.threads[0]
-        res = await world.slash(alice, "play", channel=thread, game="moonshine")
-        msg, tid = res.response, lobby_id(res.response)
-        assert msg.channel_id == thread.id
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "running"
-        board = board_of(world, tid)
-        assert board.channel_id == thread.id and board.public
-        assert board_of(world, first).id != board.id
+    res, = await world.gather(start_while_deleted())
+    assert msg.deleted and res.acknowledged
+    assert (await world.bot.service.table(tid)).row.status == "running"
+    board = board_of(world, tid)  # no thread without its message: played in the channel
+    assert board.public and board.channel_id == world.channel.id
+    # the game did start: the host must not be told that something went wrong
+    assert "Something went wrong" not in private_text(res)
+    world.assert_no_errors()
 
 
-async def test_lobby_buttons_work_after_a_restart(tmp_path):
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[5])
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(factory)
-        msg, tid = await lobby(world, alice, "moonshine")
-        await world.restart_bot(factory)
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
-        await world.select(alice, msg, sel.custom_id, ["variant=regular"])
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "running" and table.row.options.get("variant") == "regular"
-        assert len(world.threads) == 1
+async def test_play_inside_a_table_thread(e2e):
+    world = await e2e(seeds=[5])
+    alice = world.member("alice")
+    first = await open_table(world, alice, "gang-of-dice", ai=1)
+    thread = world.threads[0]
+    res = await world.slash(alice, "play", channel=thread, game="moonshine")
+    msg, tid = res.response, lobby_id(res.response)
+    assert msg.channel_id == thread.id
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "running"
+    board = board_of(world, tid)
+    assert board.channel_id == thread.id and board.public
+    assert board_of(world, first).id != board.id
 
 
-async def test_timeout_still_fires_after_a_restart(tmp_path):
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[3], turn_timeout_seconds=120)
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(factory)
-        tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-        await world.advance(30)
-        await world.restart_bot(factory)
-        await world.advance(40)  # 70 s: past the reminder
-        thread = world.thread_messages(world.threads[0])
-        assert sum("time is running out" in m.text() for m in thread) == 1
-        await world.advance(60)  # 130 s: past the timeout
-        log = await world.bot.service.db.action_log(tid)
-        assert log and log[0][2] == "timeout"
+async def test_lobby_buttons_work_after_a_restart(e2e):
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "moonshine")
+    await e2e.restart()
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
+    await world.select(alice, msg, sel.custom_id, ["variant=regular"])
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "running" and table.row.options.get("variant") == "regular"
+    assert len(world.threads) == 1
 
 
-async def test_deck_removed_while_a_lobby_offers_it(tmp_path):
+async def test_timeout_still_fires_after_a_restart(e2e):
+    world = await e2e(seeds=[3], turn_timeout_seconds=120)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    await world.advance(30)
+    await e2e.restart()
+    await world.advance(40)  # 70 s: past the reminder
+    thread = world.thread_messages(world.threads[0])
+    assert sum("time is running out" in m.text() for m in thread) == 1
+    await world.advance(60)  # 130 s: past the timeout
+    log = await world.bot.service.db.action_log(tid)
+    assert log and log[0][2] == "timeout"
+
+
+async def test_deck_removed_while_a_lobby_offers_it(e2e):
     example = example_deck()
-    async with DiscordWorld() as world:
-        root = world.member("root", admin=True)
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[3]))
-        await world.slash(root, "deck upload", file=world.file("deck.json", example))
-        (deck_id, name), = await world.bot.service.decks(world.guild_id, "shop-battle")
-        msg, tid = await lobby(world, alice, "shop-battle")
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        sel = next(s for s in msg.selects if "deck=default" in s.option_values)
-        await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
-        await world.slash(root, "deck remove", name=name)
-        # Start with a deck that no longer exists: refused, the lobby stays open
-        res = await world.click(alice, msg, f"se:l:{tid}:start")
-        assert "deck does not exist" in private_text(res)
-        assert (await world.bot.service.table(tid)).row.status == "lobby" and not world.threads
-        # the stale select still offers the removed deck: picking it again is refused
-        sel = next(s for s in msg.selects if "deck=default" in s.option_values)
-        if f"deck={deck_id}" in sel.option_values:
-            res = await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
-            assert "not valid" in private_text(res)
-        await world.select(alice, msg, sel.custom_id, ["deck=default"])
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        assert (await world.bot.service.table(tid)).row.status == "running"
+    world = await e2e(seeds=[3])
+    root = world.member("root", admin=True)
+    alice = world.member("alice")
+    await world.slash(root, "deck upload", file=world.file("deck.json", example))
+    (deck_id, name), = await world.bot.service.decks(world.guild_id, "shop-battle")
+    msg, tid = await lobby(world, alice, "shop-battle")
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    sel = next(s for s in msg.selects if "deck=default" in s.option_values)
+    await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
+    await world.slash(root, "deck remove", name=name)
+    # Start with a deck that no longer exists: refused, the lobby stays open
+    res = await world.click(alice, msg, f"se:l:{tid}:start")
+    assert "deck does not exist" in private_text(res)
+    assert (await world.bot.service.table(tid)).row.status == "lobby" and not world.threads
+    # the stale select still offers the removed deck: picking it again is refused
+    sel = next(s for s in msg.selects if "deck=default" in s.option_values)
+    if f"deck={deck_id}" in sel.option_values:
+        res = await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
+        assert "not valid" in private_text(res)
+    await world.select(alice, msg, sel.custom_id, ["deck=default"])
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    assert (await world.bot.service.table(tid)).row.status == "running"
 
 
-async def test_abandon_and_action_at_the_same_instant(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        board = board_of(world, tid)
-        panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        cid = next(b.custom_id for b in panel.buttons if b.custom_id.endswith(":c1"))
-        r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"), world.click(first, panel, cid))
-        assert r1.acknowledged and r2.acknowledged
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "abandoned"
-        assert "final standings" not in world.all_public_text()
-        assert (await world.slash(bob, "stats")).response.text().count("played") == 0
+async def test_abandon_and_action_at_the_same_instant(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    board = board_of(world, tid)
+    panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    cid = next(b.custom_id for b in panel.buttons if b.custom_id.endswith(":c1"))
+    r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"), world.click(first, panel, cid))
+    assert r1.acknowledged and r2.acknowledged
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "abandoned"
+    assert "final standings" not in world.all_public_text()
+    assert (await world.slash(bob, "stats")).response.text().count("played") == 0
 
 
-async def test_double_click_on_my_panel(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, first = await two_member_dice_table(world, tmp_path)
-        board = board_of(world, tid)
-        r1, r2 = await world.gather(world.click(first, board, f"se:b:{tid}:panel"),
-                                    world.click(first, board, f"se:b:{tid}:panel"))
-        assert r1.ephemeral and r2.ephemeral
-        assert r1.response.viewer_id == first.id and r2.response.viewer_id == first.id
+async def test_double_click_on_my_panel(e2e):
+    world, alice, bob, tid, first = await two_member_dice_table(e2e)
+    board = board_of(world, tid)
+    r1, r2 = await world.gather(world.click(first, board, f"se:b:{tid}:panel"),
+                                world.click(first, board, f"se:b:{tid}:panel"))
+    assert r1.ephemeral and r2.ephemeral
+    assert r1.response.viewer_id == first.id and r2.response.viewer_id == first.id
 
 
-async def test_add_ai_and_join_race_for_the_last_seat(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "three-player-moon")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        await world.gather(world.click(alice, msg, f"se:l:{tid}:ai+"), world.click(carol, msg, f"se:l:{tid}:join"))
-        table = await world.bot.service.table(tid)
-        assert len(table.seats) == 3 and table.seat_of(carol.id) is not None  # members before AI players
-        assert carol.mention in msg.text()
+async def test_add_ai_and_join_race_for_the_last_seat(e2e):
+    world = await e2e()
+    alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
+    msg, tid = await lobby(world, alice, "three-player-moon")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    await world.gather(world.click(alice, msg, f"se:l:{tid}:ai+"), world.click(carol, msg, f"se:l:{tid}:join"))
+    table = await world.bot.service.table(tid)
+    assert len(table.seats) == 3 and table.seat_of(carol.id) is not None  # members before AI players
+    assert carol.mention in msg.text()
 
 
-async def test_option_change_and_start_at_once_agree(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[2]))
-        msg, tid = await lobby(world, alice, "moonshine")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
-        r_sel, r_start = await world.gather(world.select(alice, msg, sel.custom_id, ["variant=regular"]),
-                                            world.click(alice, msg, f"se:l:{tid}:start"))
-        table = await world.bot.service.table(tid)
-        assert table.row.status == "running"
-        assert table.state.variant == table.row.options.get("variant", "standard")
-        if table.state.variant == "standard":
-            assert NOT_LOBBY in private_text(r_sel)
+async def test_option_change_and_start_at_once_agree(e2e):
+    world = await e2e(seeds=[2])
+    alice, bob = world.member("alice"), world.member("bob")
+    msg, tid = await lobby(world, alice, "moonshine")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
+    r_sel, r_start = await world.gather(world.select(alice, msg, sel.custom_id, ["variant=regular"]),
+                                        world.click(alice, msg, f"se:l:{tid}:start"))
+    table = await world.bot.service.table(tid)
+    assert table.row.status == "running"
+    assert table.state.variant == table.row.options.get("variant", "standard")
+    if table.state.variant == "standard":
+        assert NOT_LOBBY in private_text(r_sel)
 
 
-async def test_five_hostile_long_names_at_a_regular_moonshine_table(tmp_path):
+async def test_five_hostile_long_names_at_a_regular_moonshine_table(e2e):
     nicks = ["@everyone " + "*_`~|>#[]()\\\\" * 2, "ʕ•ᴥ•ʔ" * 6, "<@&123> <#456> https://x.y", "W" * 32, "﷽" * 10]
-    async with DiscordWorld() as world:
-        members = [world.member(f"m{i}", nick=n) for i, n in enumerate(nicks)]
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[4]))
-        tid = await open_table(world, members[0], "moonshine", members=members[1:], options={"variant": "regular"})
-        svc = world.bot.service
+    world = await e2e(seeds=[4])
+    members = [world.member(f"m{i}", nick=n) for i, n in enumerate(nicks)]
+    tid = await open_table(world, members[0], "moonshine", members=members[1:], options={"variant": "regular"})
+    svc = world.bot.service
+    board = board_of(world, tid)
+    for _ in range(6):  # a few steps, each with every panel opened
+        for m in members:
+            res = await world.click(m, board, f"se:b:{tid}:panel")
+            assert res.ephemeral and res.response.embeds
+        await world.advance(601)
         board = board_of(world, tid)
-        for _ in range(6):  # a few steps, each with every panel opened
-            for m in members:
-                res = await world.click(m, board, f"se:b:{tid}:panel")
-                assert res.ephemeral and res.response.embeds
-            await world.advance(601)
-            board = board_of(world, tid)
-        assert (await svc.table(tid)).version >= 3
-        assert "@everyone" not in world.all_public_text()
+    assert (await svc.table(tid)).version >= 3
+    assert "@everyone" not in world.all_public_text()
 
 
 # ---------------------------------------------------------------------------------------- decks
@@ -882,230 +837,216 @@ def example_deck(name: str | None = None) -> str:
     return json.dumps(data)
 
 
-async def test_deck_names_ignore_case_for_replace_and_remove(tmp_path):
+async def test_deck_names_ignore_case_for_replace_and_remove(e2e):
     # (found as a defect: two decks differing only by case, and /deck remove taking the wrong one)
-    async with DiscordWorld() as world:
-        root = world.member("root", admin=True)
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        await world.slash(root, "deck upload", file=world.file("a.json", example_deck("Rue de la Paix")))
-        await world.slash(root, "deck upload", file=world.file("b.json", example_deck("RUE DE LA PAIX")))
-        names = [n for _, n in await world.bot.service.decks(world.guild_id, "shop-battle")]
-        assert names == ["RUE DE LA PAIX"]  # the same name, whatever the case: replaced
-        await world.slash(root, "deck remove", name="rue de la paix")
-        assert await world.bot.service.decks(world.guild_id, "shop-battle") == []
+    world = await e2e()
+    root = world.member("root", admin=True)
+    await world.slash(root, "deck upload", file=world.file("a.json", example_deck("Rue de la Paix")))
+    await world.slash(root, "deck upload", file=world.file("b.json", example_deck("RUE DE LA PAIX")))
+    names = [n for _, n in await world.bot.service.decks(world.guild_id, "shop-battle")]
+    assert names == ["RUE DE LA PAIX"]  # the same name, whatever the case: replaced
+    await world.slash(root, "deck remove", name="rue de la paix")
+    assert await world.bot.service.decks(world.guild_id, "shop-battle") == []
 
 
-async def test_deck_limit_and_a_full_deck_select(tmp_path):
-    async with DiscordWorld() as world:
-        root = world.member("root", admin=True)
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[3]))
-        for i in range(24):
-            res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}{i:02d}")))
-            assert "Deck stored" in res.response.text(), res.response.text()
-        res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck("One too many")))
-        assert "already has 24 decks" in private_text(res)
-        # replacing an existing deck is still allowed at the limit
-        res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}00")))
-        assert "Deck stored" in res.response.text()
-        listing = await world.slash(root, "deck list")
-        assert listing.ephemeral and listing.response.text().count("\n• ") == 24
-        msg, tid = await lobby(world, alice, "shop-battle")
-        sel = next(s for s in msg.selects if "deck=default" in s.option_values)
-        assert len(sel.option_values) == 25
-        await world.select(alice, msg, sel.custom_id, [sel.option_values[-1]])
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        await world.click(alice, msg, f"se:l:{tid}:start")
-        assert (await world.bot.service.table(tid)).row.status == "running"
+async def test_deck_limit_and_a_full_deck_select(e2e):
+    world = await e2e(seeds=[3])
+    root = world.member("root", admin=True)
+    alice = world.member("alice")
+    for i in range(24):
+        res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}{i:02d}")))
+        assert "Deck stored" in res.response.text(), res.response.text()
+    res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck("One too many")))
+    assert "already has 24 decks" in private_text(res)
+    # replacing an existing deck is still allowed at the limit
+    res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}00")))
+    assert "Deck stored" in res.response.text()
+    listing = await world.slash(root, "deck list")
+    assert listing.ephemeral and listing.response.text().count("\n• ") == 24
+    msg, tid = await lobby(world, alice, "shop-battle")
+    sel = next(s for s in msg.selects if "deck=default" in s.option_values)
+    assert len(sel.option_values) == 25
+    await world.select(alice, msg, sel.custom_id, [sel.option_values[-1]])
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    assert (await world.bot.service.table(tid)).row.status == "running"
 
 
-async def test_hostile_deck_remove_name_is_escaped(tmp_path):
-    async with DiscordWorld() as world:
-        root = world.member("root", admin=True)
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        res = await world.slash(root, "deck remove", name="@everyone **x**")
-        assert res.ephemeral and "does not exist" in private_text(res)
+async def test_hostile_deck_remove_name_is_escaped(e2e):
+    world = await e2e()
+    root = world.member("root", admin=True)
+    res = await world.slash(root, "deck remove", name="@everyone **x**")
+    assert res.ephemeral and "does not exist" in private_text(res)
 
 
 # ---------------------------------------------------------------------------------------- permissions
 
 
-async def test_manage_server_member_may_cancel_and_abandon_others_tables(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        mod = world.member("mod", permissions=discord.Permissions(manage_guild=True))
-        janitor = world.member("janitor", permissions=discord.Permissions(manage_messages=True))
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        res = await world.click(janitor, msg, f"se:l:{tid}:cancel")
-        assert HOST_ONLY in private_text(res)
-        await world.click(mod, msg, f"se:l:{tid}:cancel")
-        assert (await world.bot.service.table(tid)).row.status == "abandoned"
-        tid2 = await open_table(world, alice, "gang-of-dice", members=[bob])
-        board = board_of(world, tid2)
-        res = await world.click(janitor, board, f"se:b:{tid2}:abandon")
-        assert "Only the host or a server admin" in private_text(res)
-        res = await world.click(mod, board, f"se:b:{tid2}:abandon")
-        assert "You abandoned the table" in private_text(res)
-        assert (await world.bot.service.table(tid2)).row.status == "abandoned"
+async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    mod = world.member("mod", permissions=discord.Permissions(manage_guild=True))
+    janitor = world.member("janitor", permissions=discord.Permissions(manage_messages=True))
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    res = await world.click(janitor, msg, f"se:l:{tid}:cancel")
+    assert HOST_ONLY in private_text(res)
+    await world.click(mod, msg, f"se:l:{tid}:cancel")
+    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    tid2 = await open_table(world, alice, "gang-of-dice", members=[bob])
+    board = board_of(world, tid2)
+    res = await world.click(janitor, board, f"se:b:{tid2}:abandon")
+    assert "Only the host or a server admin" in private_text(res)
+    res = await world.click(mod, board, f"se:b:{tid2}:abandon")
+    assert "You abandoned the table" in private_text(res)
+    assert (await world.bot.service.table(tid2)).row.status == "abandoned"
 
 
 # ---------------------------------------------------------------------------------------- flashes
 
 
 @pytest.mark.xfail(strict=True, reason="DEFECT: HYPER U's self-deleting peek is never deleted when the bot restarts "
-                   "during its seconds (cogs/tables.py _act: msg.delete(delay=...) is an in-memory timer)")
-async def test_hyper_u_peek_disappears_even_across_a_restart(tmp_path):
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[20])
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        await world.start_bot(factory)
-        tid = await open_table(world, alice, "shop-battle", ai=2, options={"round_cap": "10"})
-        rng = random.Random(1)
+                   "during its seconds (cogs/base.py GameCog.act: msg.delete(delay=...) is an in-memory timer)")
+async def test_hyper_u_peek_disappears_even_across_a_restart(e2e):
+    world = await e2e(seeds=[20])
+    alice = world.member("alice")
+    tid = await open_table(world, alice, "shop-battle", ai=2, options={"round_cap": "10"})
+    rng = random.Random(1)
 
-        def flashes():
-            return [m for m in world.ephemeral_for(alice, include_deleted=True) if "disappears in" in m.text()]
+    def flashes():
+        return [m for m in world.ephemeral_for(alice, include_deleted=True) if "disappears in" in m.text()]
 
-        for _ in range(500):
-            if flashes() or (await world.bot.service.table(tid)).row.status != "running":
-                break
-            await take_turn(world, alice, tid, rng)
-        assert len(flashes()) == 1 and not flashes()[0].deleted
-        await world.restart_bot(factory)
-        await world.advance(61)
-        assert flashes()[0].deleted
+    for _ in range(500):
+        if flashes() or (await world.bot.service.table(tid)).row.status != "running":
+            break
+        await take_turn(world, alice, tid, rng)
+    assert len(flashes()) == 1 and not flashes()[0].deleted
+    await e2e.restart()
+    await world.advance(61)
+    assert flashes()[0].deleted
 
 
-async def test_members_are_pinged_for_a_new_step_with_the_same_seats(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, _ = await moonshine_pair(world, tmp_path)
-        svc = world.bot.service
-        v = (await svc.table(tid)).version
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-        thread = world.threads[0]
-        n = len(world.thread_messages(thread))
-        await world.click(alice, pa, f"se:a:{tid}:{v}:draw")
-        await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
-        table = await svc.table(tid)
-        assert table.version > v and set(table.waiting_for()) == {table.seat_of(alice.id), table.seat_of(bob.id)}
-        assert "Waiting for the other players" in pa.text()  # alice's panel cannot know
-        new = world.thread_messages(thread)[n:]
-        assert any(alice.mention in m.text() and bob.mention in m.text() for m in new)
+async def test_members_are_pinged_for_a_new_step_with_the_same_seats(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e)
+    svc = world.bot.service
+    v = (await svc.table(tid)).version
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
+    thread = world.threads[0]
+    n = len(world.thread_messages(thread))
+    await world.click(alice, pa, f"se:a:{tid}:{v}:draw")
+    await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
+    table = await svc.table(tid)
+    assert table.version > v and set(table.waiting_for()) == {table.seat_of(alice.id), table.seat_of(bob.id)}
+    assert "Waiting for the other players" in pa.text()  # alice's panel cannot know
+    new = world.thread_messages(thread)[n:]
+    assert any(alice.mention in m.text() and bob.mention in m.text() for m in new)
 
 
-async def test_lobby_burst_of_joins_leaves_and_ai(tmp_path):
+async def test_lobby_burst_of_joins_leaves_and_ai(e2e):
     """Seven lobby clicks at the same instant: the seats and the lobby message agree."""
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        ms = [world.member(f"m{k}") for k in range(4)]
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "moonshine")
-        results = await world.gather(
-            world.click(alice, msg, f"se:l:{tid}:ai+"), *[world.click(m, msg, f"se:l:{tid}:join") for m in ms[:3]],
-            world.click(ms[1], msg, f"se:l:{tid}:leave"), world.click(alice, msg, f"se:l:{tid}:ai+"),
-            world.click(ms[3], msg, f"se:l:{tid}:join"))
-        assert all(r.acknowledged for r in results)
-        table = await world.bot.service.table(tid)
-        shown = msg.embeds[0]["fields"][0]["value"]
-        assert shown.count("\n") == len(table.seats) - 1
-        for s in table.seats:
-            assert (s.name if s.is_ai else f"<@{s.user_id}>") in shown
-        assert all(table.seat_of(m.id) is not None for m in (ms[0], ms[2], ms[3])) and table.seat_of(ms[1].id) is None
+    world = await e2e()
+    alice = world.member("alice")
+    ms = [world.member(f"m{k}") for k in range(4)]
+    msg, tid = await lobby(world, alice, "moonshine")
+    results = await world.gather(
+        world.click(alice, msg, f"se:l:{tid}:ai+"), *[world.click(m, msg, f"se:l:{tid}:join") for m in ms[:3]],
+        world.click(ms[1], msg, f"se:l:{tid}:leave"), world.click(alice, msg, f"se:l:{tid}:ai+"),
+        world.click(ms[3], msg, f"se:l:{tid}:join"))
+    assert all(r.acknowledged for r in results)
+    table = await world.bot.service.table(tid)
+    shown = msg.embeds[0]["fields"][0]["value"]
+    assert shown.count("\n") == len(table.seats) - 1
+    for s in table.seats:
+        assert (s.name if s.is_ai else f"<@{s.user_id}>") in shown
+    assert all(table.seat_of(m.id) is not None for m in (ms[0], ms[2], ms[3])) and table.seat_of(ms[1].id) is None
 
 
-async def test_buffered_choice_then_restart_then_timeout(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob, tid, factory = await moonshine_pair(world, tmp_path, turn_timeout_seconds=200)
-        table = await world.bot.service.table(tid)
-        v, sa, sb = table.version, table.seat_of(alice.id), table.seat_of(bob.id)
-        board = board_of(world, tid)
-        pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-        await world.click(alice, pa, f"se:a:{tid}:{v}:moon")
-        await world.restart_bot(factory)
-        thread = world.threads[0]
-        n = len(world.thread_messages(thread))
-        await world.advance(201)
-        new = world.thread_messages(thread)[n:]
-        reminders = [m.text() for m in new if "time is running out" in m.text()]
-        assert len(reminders) == 1 and bob.mention in reminders[0] and alice.mention not in reminders[0]
-        assert any("the AI played for bob" in m.text() for m in new)
-        log = await world.bot.service.db.action_log(tid)
-        step = next(codes for before_v, codes, src in log if before_v == v)
-        assert step[sa] == "moon" and sb in step
+async def test_buffered_choice_then_restart_then_timeout(e2e):
+    world, alice, bob, tid = await moonshine_pair(e2e, turn_timeout_seconds=200)
+    table = await world.bot.service.table(tid)
+    v, sa, sb = table.version, table.seat_of(alice.id), table.seat_of(bob.id)
+    board = board_of(world, tid)
+    pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    await world.click(alice, pa, f"se:a:{tid}:{v}:moon")
+    await e2e.restart()
+    thread = world.threads[0]
+    n = len(world.thread_messages(thread))
+    await world.advance(201)
+    new = world.thread_messages(thread)[n:]
+    reminders = [m.text() for m in new if "time is running out" in m.text()]
+    assert len(reminders) == 1 and bob.mention in reminders[0] and alice.mention not in reminders[0]
+    assert any("the AI played for bob" in m.text() for m in new)
+    log = await world.bot.service.db.action_log(tid)
+    step = next(codes for before_v, codes, src in log if before_v == v)
+    assert step[sa] == "moon" and sb in step
 
 
-async def test_public_leaderboard_is_in_the_server_language(tmp_path):
-    async with DiscordWorld(guild_locale="fr") as world:
-        ed = world.member("ed", locale="en-US")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        res = await world.slash(ed, "leaderboard", game="gang-of-dice")
-        assert res.response.public
-        assert "Classement" in res.response.text()
+async def test_public_leaderboard_is_in_the_server_language(e2e):
+    world = await e2e(guild_locale="fr")
+    ed = world.member("ed", locale="en-US")
+    res = await world.slash(ed, "leaderboard", game="gang-of-dice")
+    assert res.response.public
+    assert "Classement" in res.response.text()
 
 
-async def test_start_and_cancel_at_the_same_instant(tmp_path):
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        root = world.member("root", admin=True)
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite"))
-        msg, tid = await lobby(world, alice, "gang-of-dice")
-        await world.click(bob, msg, f"se:l:{tid}:join")
-        start, cancel = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
-                                           world.click(root, msg, f"se:l:{tid}:cancel"))
-        table = await world.bot.service.table(tid)
-        if table.row.status == "running":
-            assert NOT_LOBBY in private_text(cancel) and len(world.threads) == 1
-            assert "The game has started" in msg.text()
-        else:
-            assert table.row.status == "abandoned" and NOT_LOBBY in private_text(start) and not world.threads
-            assert "cancelled" in msg.text()
+async def test_start_and_cancel_at_the_same_instant(e2e):
+    world = await e2e()
+    alice, bob = world.member("alice"), world.member("bob")
+    root = world.member("root", admin=True)
+    msg, tid = await lobby(world, alice, "gang-of-dice")
+    await world.click(bob, msg, f"se:l:{tid}:join")
+    start, cancel = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
+                                       world.click(root, msg, f"se:l:{tid}:cancel"))
+    table = await world.bot.service.table(tid)
+    if table.row.status == "running":
+        assert NOT_LOBBY in private_text(cancel) and len(world.threads) == 1
+        assert "The game has started" in msg.text()
+    else:
+        assert table.row.status == "abandoned" and NOT_LOBBY in private_text(start) and not world.threads
+        assert "cancelled" in msg.text()
 
 
-async def test_stale_panel_and_old_ping_after_a_restart(tmp_path):
-    factory = bot_factory(tmp_path / "db.sqlite", seeds=[5])
-    async with DiscordWorld() as world:
-        alice, bob = world.member("alice"), world.member("bob")
-        await world.start_bot(factory)
-        tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-        table = await world.bot.service.table(tid)
-        first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
-        board, ping = board_of(world, tid), ping_of(world, tid)
-        p1 = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        p2 = (await world.click(first, board, f"se:b:{tid}:panel")).response
-        await world.click(first, p2, f"se:a:{tid}:0:c1")
-        await world.restart_bot(factory)
-        res = await world.click(first, p1, f"se:a:{tid}:0:c2")
-        assert res.kind in ("update", "deferred_update") and "here is your current panel" in p1.text()
-        assert len(await world.bot.service.db.action_log(tid)) == 1
-        res = await world.click(first, ping, f"se:b:{tid}:panel")
-        assert res.ephemeral and res.response.viewer_id == first.id
+async def test_stale_panel_and_old_ping_after_a_restart(e2e):
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    table = await world.bot.service.table(tid)
+    first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+    board, ping = board_of(world, tid), ping_of(world, tid)
+    p1 = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    p2 = (await world.click(first, board, f"se:b:{tid}:panel")).response
+    await world.click(first, p2, f"se:a:{tid}:0:c1")
+    await e2e.restart()
+    res = await world.click(first, p1, f"se:a:{tid}:0:c2")
+    assert res.kind in ("update", "deferred_update") and "here is your current panel" in p1.text()
+    assert len(await world.bot.service.db.action_log(tid)) == 1
+    res = await world.click(first, ping, f"se:b:{tid}:panel")
+    assert res.ephemeral and res.response.viewer_id == first.id
 
 
 @pytest.mark.parametrize("game,n", [("shop-battle", 6), ("three-player-moon", 3), ("gang-of-dice", 4)])
-async def test_full_tables_of_long_escaped_names_fit_discord_limits(tmp_path, game, n):
-    async with DiscordWorld() as world:
-        members = [world.member(f"m{i}", nick=(f"{i}" + "*_`|" * 8)[:32]) for i in range(n)]
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[9]))
-        tid = await open_table(world, members[0], game, members=members[1:])
-        for _ in range(4):
-            board = board_of(world, tid)
-            for m in members:
-                res = await world.click(m, board, f"se:b:{tid}:panel")
-                assert res.ephemeral and res.response.embeds
-            await world.advance(601)
-        assert (await world.bot.service.table(tid)).version >= 2
+async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n):
+    world = await e2e(seeds=[9])
+    members = [world.member(f"m{i}", nick=(f"{i}" + "*_`|" * 8)[:32]) for i in range(n)]
+    tid = await open_table(world, members[0], game, members=members[1:])
+    for _ in range(4):
+        board = board_of(world, tid)
+        for m in members:
+            res = await world.click(m, board, f"se:b:{tid}:panel")
+            assert res.ephemeral and res.response.embeds
+        await world.advance(601)
+    assert (await world.bot.service.table(tid)).version >= 2
 
 
 # ---------------------------------------------------------------------------------------- no thread permission
 
 
-async def no_thread_lobby(world, tmp_path):
-    """A lobby in a channel where the bot may not create threads (harness internals: the facade
-    has no per-channel overwrites), started with one AI player."""
+async def no_thread_lobby(e2e):
+    """The world and a lobby in a channel where the bot may not create threads (harness
+    internals: the facade has no per-channel overwrites), started with one AI player."""
+    world = await e2e(seeds=[5])
     alice = world.member("alice")
-    await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
     everyone = world._guild.roles["@everyone"]
     channel = Channel(world, world._guild.create_text_channel(
         "no-threads", overwrites={everyone: discord.PermissionOverwrite(create_public_threads=False)}))
@@ -1114,42 +1055,39 @@ async def no_thread_lobby(world, tmp_path):
     msg, tid = res.response, lobby_id(res.response)
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:start")
-    return alice, channel, msg, tid
+    return world, alice, channel, msg, tid
 
 
-async def test_without_thread_permission_the_table_is_played_in_the_channel(tmp_path):
-    async with DiscordWorld() as world:
-        alice, channel, msg, tid = await no_thread_lobby(world, tmp_path)
+async def test_without_thread_permission_the_table_is_played_in_the_channel(e2e):
+    world, alice, channel, msg, tid = await no_thread_lobby(e2e)
+    assert not world.threads
+    assert (await world.bot.service.table(tid)).row.status == "running"
+    board = next(m for m in world.channel_messages(channel) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids)
+    res = await world.click(alice, board, f"se:b:{tid}:panel")
+    assert res.ephemeral and res.response.embeds
+    assert any("it's your turn" in m.text() for m in world.channel_messages(channel))
+
+
+async def test_without_thread_permission_the_lobby_text_makes_sense(e2e):
+    world, alice, channel, msg, tid = await no_thread_lobby(e2e)
+    assert "The game has started" in msg.text()
+    assert "follow it in ." not in msg.text()
+
+
+async def test_without_thread_post_permission_the_host_learns_why(e2e):
+    world = await e2e(seeds=[5])
+    alice = world.member("alice")
+    everyone = world._guild.roles["@everyone"]
+    channel = Channel(world, world._guild.create_text_channel(
+        "mute-threads", overwrites={everyone: discord.PermissionOverwrite(send_messages_in_threads=False)}))
+    await world.settle()
+    res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
+    msg, tid = res.response, lobby_id(res.response)
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    start = await world.click(alice, msg, f"se:l:{tid}:start")
+    table = await world.bot.service.table(tid)
+    if table.row.status == "running":  # acceptable: played in the channel
+        assert any(m.embeds and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
+    else:  # else the host must be told why, and no empty thread should be left behind
+        assert private_text(start).strip(), "the host got no explanation"
         assert not world.threads
-        assert (await world.bot.service.table(tid)).row.status == "running"
-        board = next(m for m in world.channel_messages(channel) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids)
-        res = await world.click(alice, board, f"se:b:{tid}:panel")
-        assert res.ephemeral and res.response.embeds
-        assert any("it's your turn" in m.text() for m in world.channel_messages(channel))
-
-
-async def test_without_thread_permission_the_lobby_text_makes_sense(tmp_path):
-    async with DiscordWorld() as world:
-        alice, channel, msg, tid = await no_thread_lobby(world, tmp_path)
-        assert "The game has started" in msg.text()
-        assert "follow it in ." not in msg.text()
-
-
-async def test_without_thread_post_permission_the_host_learns_why(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[5]))
-        everyone = world._guild.roles["@everyone"]
-        channel = Channel(world, world._guild.create_text_channel(
-            "mute-threads", overwrites={everyone: discord.PermissionOverwrite(send_messages_in_threads=False)}))
-        await world.settle()
-        res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
-        msg, tid = res.response, lobby_id(res.response)
-        await world.click(alice, msg, f"se:l:{tid}:ai+")
-        start = await world.click(alice, msg, f"se:l:{tid}:start")
-        table = await world.bot.service.table(tid)
-        if table.row.status == "running":  # acceptable: played in the channel
-            assert any(m.embeds and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
-        else:  # else the host must be told why, and no empty thread should be left behind
-            assert private_text(start).strip(), "the host got no explanation"
-            assert not world.threads

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tests.e2e import board_of, bot_factory, open_table, take_turn
-from tests.harness import DiscordWorld
+from tests.e2e import board_of, open_table, take_turn
 
 
 def tile_text(tile) -> str:
@@ -14,46 +13,45 @@ def tile_text(tile) -> str:
     return f"[{hi}|{lo}]"
 
 
-def current_public_text(world) -> str:
-    msgs = list(world.channel_messages())
-    for thread in world.threads:
-        msgs += world.thread_messages(thread)
-    return "\n".join(m.text() for m in msgs)
+async def played_in_earlier_hands(service, tid) -> set[str]:
+    """Tiles played publicly in an earlier hand (tiles are redealt each hand)."""
+    events = await service.recent_events(tid, 100_000)
+    starts = [i for i, e in enumerate(events) if e.key in ("tpm.hand_start", "tpm.redeal")]
+    return {e.params["tile"] for e in events[: starts[-1] if starts else 0] if e.key == "tpm.play"}
 
 
-async def test_one_member_two_ai_play_to_21_without_leaking_tiles(tmp_path):
-    async with DiscordWorld() as world:
-        alice = world.member("alice")
-        await world.start_bot(bot_factory(tmp_path / "db.sqlite", seeds=[4]))
-        tid = await open_table(world, alice, "three-player-moon", ai=2)
-        service = world.bot.service
-        rng = random.Random(1)
-        checks = 0
-        for _ in range(2000):
-            table = await service.table(tid)
-            if table.row.status != "running":
-                break
-            seat = table.seat_of(alice.id)
-            hand = table.state.hands[seat]
-            public = current_public_text(world)
-            # tiles redealt each hand: a tile played in an earlier hand may be in the log already
-            events = await service.recent_events(tid, 100_000)
-            starts = [i for i, e in enumerate(events) if e.key in ("tpm.hand_start", "tpm.redeal")]
-            earlier = {e.params["tile"] for e in events[: starts[-1] if starts else 0] if e.key == "tpm.play"}
-            for tile in hand:  # tiles still in alice's hand were never shown publicly in this hand
-                if tile_text(tile) not in earlier:
-                    assert tile_text(tile) not in public, tile
-            checks += 1
-            panel_needed = seat in table.to_act()
-            if panel_needed:
-                await take_turn(world, alice, tid, rng)
-                # her private panel did show her tiles
-                assert any(tile_text(t) in world.private_text_for(alice) for t in hand)
+async def test_one_member_two_ai_play_to_21_without_leaking_tiles(e2e):
+    world = await e2e(seeds=[4])
+    alice = world.member("alice")
+    tid = await open_table(world, alice, "three-player-moon", ai=2)
+    service = world.bot.service
+    rng = random.Random(1)
+    checks = 0
+    for _ in range(2000):
         table = await service.table(tid)
-        assert table.row.status == "finished"
-        assert max(table.state.scores) >= 21 or table.state.moon_winner is not None
-        assert checks > 20
-        thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-        assert "final standings" in thread_text
-        board = board_of(world, tid)
-        assert "21" in board.text()
+        if table.row.status != "running":
+            break
+        seat = table.seat_of(alice.id)
+        hand = table.state.hands[seat]
+        # every public message version posted since the last check (each is read once)
+        public = world.new_public_text()
+        shown = [tile for tile in hand if tile_text(tile) in public]
+        if shown:  # only a tile played in an earlier hand may be in the log already
+            earlier = await played_in_earlier_hands(service, tid)
+            for tile in shown:
+                assert tile_text(tile) in earlier, tile
+        checks += 1
+        panel_needed = seat in table.to_act()
+        if panel_needed:
+            await take_turn(world, alice, tid, rng)
+            # her private panel did show her tiles
+            private = world.new_private_text(alice)
+            assert any(tile_text(t) in private for t in hand)
+    table = await service.table(tid)
+    assert table.row.status == "finished"
+    assert max(table.state.scores) >= 21 or table.state.moon_winner is not None
+    assert checks > 20
+    thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
+    assert "final standings" in thread_text
+    board = board_of(world, tid)
+    assert "21" in board.text()

@@ -35,3 +35,28 @@ def test_every_setting_is_documented_in_env_example():
     example = (Path(__file__).parents[1] / ".env.example").read_text()
     for name in Settings.model_fields:
         assert f"{name.upper()}=" in example, name
+
+
+def test_enabled_games_default_all_and_comma_separated(tmp_path, monkeypatch):
+    from engine.registry import GAMES
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ENABLED_GAMES", raising=False)
+    assert load_settings().games == tuple(GAMES)
+    monkeypatch.setenv("ENABLED_GAMES", "")  # blank means unset: all
+    assert load_settings().games == tuple(GAMES)
+    monkeypatch.setenv("ENABLED_GAMES", " Moonshine , gang-of-dice,moonshine ")
+    s = load_settings()
+    assert s.games == ("gang-of-dice", "moonshine")  # registry order, no repeats, case ignored
+    assert s.enabled_games == "gang-of-dice,moonshine"
+    monkeypatch.setenv("ENABLED_GAMES", "all")
+    assert load_settings().games == tuple(GAMES)
+
+
+def test_unknown_enabled_game_is_refused_with_the_valid_keys(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ENABLED_GAMES", "gang-of-dice,chess")
+    with pytest.raises(ValidationError) as caught:
+        load_settings()
+    msg = caught.value.errors()[0]["msg"]
+    assert "'chess'" in msg and "shop-battle" in msg

@@ -272,6 +272,9 @@ class DiscordWorld:
         self._time_ctx: Any = None
         self._open = False
         self.bots_started = 0
+        self._factory: BotFactory | discord.Client | None = None
+        self._seen_versions: dict[tuple[int | None, int], int] = {}
+        self._seen_threads: set[int] = set()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -347,6 +350,7 @@ class DiscordWorld:
         finally:
             self._harvest_errors()
         self._bot = bot
+        self._factory = factory
         self.bots_started += 1
         self._time_ctx = env.time_context()
         self._time_ctx.__enter__()
@@ -377,8 +381,12 @@ class DiscordWorld:
             self._bot = None
             self._harvest_errors()
 
-    async def restart_bot(self, factory: BotFactory | discord.Client) -> discord.Client:
-        """Stop the running bot and start a fresh instance against the same world."""
+    async def restart_bot(self, factory: BotFactory | discord.Client | None = None) -> discord.Client:
+        """Stop the running bot and start a fresh instance against the same world
+        (by default with the factory of the last start)."""
+        factory = factory if factory is not None else self._factory
+        if factory is None or isinstance(factory, discord.Client):
+            raise HarnessError("restart_bot() needs a factory (the last bot was started from an instance)")
         await self.stop_bot()
         return await self.start_bot(factory)
 
@@ -643,6 +651,32 @@ class DiscordWorld:
         parts = [m.all_text() for m in self._journal.all() if m.public]
         parts += [t.name or "" for t in self.threads]
         return "\n".join(p for p in parts if p)
+
+    def new_public_text(self) -> str:
+        """The part of :meth:`all_public_text` that is new since the previous call: the message
+        versions (new messages, edits; deleted messages included) and thread names not returned
+        before. Leak checks in long games use it to read each version once."""
+        parts = self._new_versions(None, [m for m in self._journal.all() if m.public])
+        for thread in self.threads:
+            if thread.id not in self._seen_threads:
+                self._seen_threads.add(thread.id)
+                parts.append(thread.name or "")
+        return "\n".join(p for p in parts if p)
+
+    def new_private_text(self, member: Member) -> str:
+        """The part of :meth:`private_text_for` that is new since the previous call for ``member``."""
+        parts = self._new_versions(member.id, self.ephemeral_for(member, include_deleted=True))
+        return "\n".join(p for p in parts if p)
+
+    def _new_versions(self, reader: int | None, msgs: list[Msg]) -> list[str]:
+        parts: list[str] = []
+        for m in msgs:
+            key = (reader, m.id)
+            seen = self._seen_versions.get(key, 0)
+            if len(m.versions) > seen:
+                parts += [v.text() for v in m.versions[seen:]]
+                self._seen_versions[key] = len(m.versions)
+        return parts
 
     def private_text_for(self, member: Member) -> str:
         """All text of every version of every ephemeral message addressed to ``member``."""

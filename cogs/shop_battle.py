@@ -1,24 +1,26 @@
-"""``/deck upload|list|remove``: a server's own Shop Battle decks (Manage Server only).
+"""Shop Battle as a cog: its lobbies and tables, and ``/deck upload|list|remove``, a server's own
+Shop Battle decks (Manage Server only).
 
-The JSON format is documented in the README (example: ``docs/decks/example-deck.json``) and
-validated by :func:`engine.shop_battle.deck.parse_deck`: every problem is answered (card, field,
-why) and nothing is stored unless the whole deck is valid.
+Rules: ``docs/rules/shop-battle.md``. The deck JSON format is documented in the README (example:
+``docs/decks/example-deck.json``) and validated by :func:`engine.shop_battle.deck.parse_deck`:
+every problem is answered (card, field, why) and nothing is stored unless the whole deck is
+valid. The guild's decks are offered in the lobby's deck select.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _T
-from discord.ext import commands
 
 from bot import texts
-from bot.service import ServiceError
+from bot.i18n import Translator
+from bot.service import ServiceError, TableView
 from bot.ui import Card, Field
+from cogs.base import GameCog, reply, user_t
 from cogs.components import embed
-from cogs.tables import reply, user_t
 from engine.shop_battle import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ GAME = "shop-battle"
 MAX_LISTED_ISSUES = 15
 
 
-def issue_line(issue: DeckIssue, t) -> str:
+def issue_line(issue: DeckIssue, t: Translator) -> str:
     """One refusal line, in the reader's language (English adds the detailed reason)."""
     where = t("deck.where_deck") if issue.index is None else t("deck.where_card", n=issue.index + 1)
     if issue.name:
@@ -40,7 +42,7 @@ def issue_line(issue: DeckIssue, t) -> str:
     return f"• {where}: {why}"
 
 
-def summary_card(deck: Deck, deck_id: int, t) -> Card:
+def summary_card(deck: Deck, deck_id: int, t: Translator) -> Card:
     """What was stored: counts, Collector powers."""
     collectors = [c for c in deck.cards if isinstance(c, CollectorCard)]
     shops = len(deck.cards) - len(collectors)
@@ -51,18 +53,21 @@ def summary_card(deck: Deck, deck_id: int, t) -> Card:
                 color=0x2ECC71)
 
 
-@app_commands.guild_only()
-@app_commands.default_permissions(manage_guild=True)
-class DeckGroup(app_commands.Group):
-    """The ``/deck`` command group."""
+class ShopBattleCog(GameCog):
+    """Shop Battle tables (the lobby offers the guild's decks) and the ``/deck`` group."""
 
-    def __init__(self, bot: "SpeakeasyBot") -> None:
-        super().__init__(name=_T("deck", key="cmd.deck.name"),
-                         description=_T("Your server's Shop Battle decks", key="cmd.deck.desc"))
-        self.bot = bot
+    game = GAME
 
-    @app_commands.command(name=_T("upload", key="cmd.deck.upload.name"),
-                          description=_T("Add or replace a deck from a JSON file", key="cmd.deck.upload.desc"))
+    deck = app_commands.Group(name=_T("deck", key="cmd.deck.name"),
+                              description=_T("Your server's Shop Battle decks", key="cmd.deck.desc"),
+                              guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
+
+    async def lobby_extras(self, table: TableView) -> dict[str, Any]:
+        """The guild's custom decks, for the lobby's deck select."""
+        return {"decks": await self.service.decks(table.row.guild_id, table.row.game)}
+
+    @deck.command(name=_T("upload", key="cmd.deck.upload.name"),
+                  description=_T("Add or replace a deck from a JSON file", key="cmd.deck.upload.desc"))
     @app_commands.rename(file=_T("file", key="cmd.arg.file"))
     @app_commands.describe(file=_T("The deck, as JSON (see the README)", key="cmd.deck.upload.file"))
     @app_commands.checks.has_permissions(manage_guild=True)
@@ -86,53 +91,45 @@ class DeckGroup(app_commands.Group):
             await interaction.followup.send(t("deck.download_failed"), ephemeral=True)
             return
         try:
-            deck_id = await self.bot.service.save_deck(interaction.guild_id or 0, GAME, deck.name,
+            deck_id = await self.service.save_deck(interaction.guild_id or 0, GAME, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
             await interaction.followup.send(t(err.key, **err.params), ephemeral=True)
             return
         await interaction.followup.send(embed=embed(summary_card(deck, deck_id, t)), ephemeral=True)
 
-    @app_commands.command(name=_T("list", key="cmd.deck.list.name"),
-                          description=_T("The decks of this server", key="cmd.deck.list.desc"))
+    @deck.command(name=_T("list", key="cmd.deck.list.name"),
+                  description=_T("The decks of this server", key="cmd.deck.list.desc"))
     async def list_(self, interaction: discord.Interaction) -> None:
         """The guild's decks (they are offered in Shop Battle lobbies)."""
         t = user_t(interaction)
-        decks = await self.bot.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, GAME)
         lines = [f"• {texts.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
         await reply(interaction, embed=embed(Card(title=t("deck.list_title"), description="\n".join(lines))))
 
-    @app_commands.command(name=_T("remove", key="cmd.deck.remove.name"),
-                          description=_T("Remove one of this server's decks", key="cmd.deck.remove.desc"))
+    @deck.command(name=_T("remove", key="cmd.deck.remove.name"),
+                  description=_T("Remove one of this server's decks", key="cmd.deck.remove.desc"))
     @app_commands.rename(name=_T("name", key="cmd.arg.name"))
     @app_commands.describe(name=_T("The deck's name", key="cmd.deck.remove.deck"))
     @app_commands.checks.has_permissions(manage_guild=True)
     async def remove(self, interaction: discord.Interaction, name: str) -> None:
         """Remove a deck by name (tables already started keep their cards)."""
         t = user_t(interaction)
-        decks = await self.bot.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, GAME)
         exact = [d for d, n in decks if n == name.strip()]
         match = exact or [d for d, n in decks if n.casefold() == name.strip().casefold()]
-        if not match or not await self.bot.service.delete_deck(interaction.guild_id or 0, match[0]):
+        if not match or not await self.service.delete_deck(interaction.guild_id or 0, match[0]):
             await reply(interaction, t("err.no_deck"))
             return
         await reply(interaction, t("deck.removed", name=texts.escape_name(name, 60)))
 
     @remove.autocomplete("name")
     async def _deck_names(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        decks = await self.bot.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, GAME)
         return [app_commands.Choice(name=n[:100], value=n[:100]) for _, n in decks
                 if current.casefold() in n.casefold()][:25]
 
 
-class DecksCog(commands.Cog):
-    """Holds the ``/deck`` group."""
-
-    def __init__(self, bot: "SpeakeasyBot") -> None:
-        self.bot = bot
-
-
-async def setup(bot: "SpeakeasyBot") -> None:
-    """discord.py extension entry point."""
-    await bot.add_cog(DecksCog(bot))
-    bot.tree.add_command(DeckGroup(bot))
+async def setup(bot: SpeakeasyBot) -> None:
+    """discord.py extension entry point (the ``/deck`` group comes with the cog)."""
+    await bot.add_cog(ShopBattleCog(bot))

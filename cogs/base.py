@@ -1,0 +1,306 @@
+"""The lobby and table flow every game shares: :class:`GameCog`, the base of the game cogs.
+
+Thin by design: the lobby cog (:mod:`cogs.lobby`) parses the interaction and hands it to the
+table's game cog, which calls :class:`bot.service.TableService`, renders specs from
+:mod:`bot.texts` with :mod:`cogs.components`, and replies. Every interaction is answered (or
+deferred) before any slow work; every refusal is an ephemeral message in the clicker's language.
+
+A game's cog (``cogs/<game>.py``) subclasses :class:`GameCog` with its registry key and adds its
+own commands (Shop Battle: ``/deck``). A table of a game whose cog is not loaded
+(``ENABLED_GAMES``) is still handled by an instance of that cog's class that is not added to
+the bot (:meth:`GameCog.detached`): running tables finish whatever the deployment enables.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+from discord.ext import commands
+
+from bot import texts
+from bot.client import game_extension, reply, report_error, user_t
+from bot.i18n import Translator, pick_lang
+from bot.presenters import PRESENTERS
+from bot.service import ServiceError, TableService, TableView
+from bot.ui import Button, NumberPrompt, Panel, Select
+from cogs.components import STYLES, LobbyButton, NumberModal, NumberModalId, embed, lobby_option_select, panel_view
+from engine.core import Event
+
+if TYPE_CHECKING:
+    from bot.client import SpeakeasyBot
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GameCog", "guild_lang", "is_admin", "reply", "report_click_error", "report_error", "user_t"]
+
+
+def guild_lang(interaction: discord.Interaction) -> str:
+    """Language of public table messages: the guild's locale, then the user's."""
+    return pick_lang(str(interaction.guild_locale or ""), str(interaction.locale))
+
+
+def is_admin(interaction: discord.Interaction) -> bool:
+    """Manage Server (or Administrator) in this channel."""
+    perms = getattr(interaction, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+async def report_click_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Like :func:`bot.client.report_error`, for components: a malformed value (``ValueError``,
+    ``IndexError`` while reading it) is answered as a damaged button."""
+    if isinstance(error, (ValueError, IndexError)):
+        error = ServiceError("err.bad_button")
+    await report_error(interaction, error)
+
+
+LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "secondary"),
+                 ("ai+", "lobby.add_ai", "secondary"), ("ai-", "lobby.remove_ai", "secondary"),
+                 ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"))
+
+
+class GameCog(commands.Cog):
+    """Lobbies and tables of one game (:attr:`game`, a registry key); subclass per game.
+
+    The public methods are called by the lobby cog with the table id and the typed fields of
+    the clicked component (:mod:`cogs.components`); each raises :class:`ServiceError` for a
+    refusal, which the caller answers.
+    """
+
+    game: ClassVar[str] = ""
+    _classes: ClassVar[dict[str, type[GameCog]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.game:
+            GameCog._classes[cls.game] = cls
+
+    def __init__(self, bot: SpeakeasyBot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> TableService:
+        return self.bot.service
+
+    @classmethod
+    def detached(cls, bot: SpeakeasyBot, game: str) -> GameCog:
+        """An instance of ``game``'s cog class that is not added to the bot (no commands, no
+        listeners): for the tables of a game whose cog is not loaded."""
+        if game not in GameCog._classes:
+            try:
+                importlib.import_module(game_extension(game))
+            except ImportError:
+                log.warning("no cog module for game %r; using the shared table flow", game)
+        klass = GameCog._classes.get(game)
+        if klass is not None:
+            return klass(bot)
+        base = GameCog(bot)
+        base.game = game  # type: ignore[misc]  # an instance attribute for this one flow object
+        return base
+
+    # ------------------------------------------------------------------ lobby
+    async def open_lobby(self, interaction: discord.Interaction) -> None:
+        """``/play`` of this game: a lobby message in this channel, the host in seat 0."""
+        lang = guild_lang(interaction)
+        table = await self.service.open_lobby(
+            guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
+            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang)
+        await interaction.response.send_message(**await self.lobby_message(table))
+        msg = await interaction.original_response()
+        await self.service.set_messages(table.id, lobby_message_id=msg.id)
+
+    async def lobby_extras(self, table: TableView) -> dict[str, Any]:
+        """Game-specific values for the lobby's rendering (none by default)."""
+        return {}
+
+    async def lobby_message(self, table: TableView) -> dict[str, Any]:
+        """Embed and components of a lobby message, in the table's language."""
+        t = Translator(table.row.lang)
+        open_ = table.row.status == "lobby"
+        view = discord.ui.View(timeout=None)
+        for i, (op, key, style) in enumerate(LOBBY_BUTTONS):
+            view.add_item(LobbyButton(table.id, op, t(key), STYLES[style], not open_, i // 5))
+        ctx = texts.context(table, t, None, extras=await self.lobby_extras(table))
+        selects = texts.lobby_selects(table, ctx)
+        if open_:
+            for i, sel in enumerate(selects):
+                view.add_item(lobby_option_select(sel, table.id, i, 2 + i))
+        return {"embed": embed(texts.lobby_card(table, t, selects)), "view": view}
+
+    async def lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
+        """A lobby button: join, leave, ai+, ai-, cancel (host or Manage Server), start."""
+        user = interaction.user
+        t = user_t(interaction)
+        svc = self.service
+        ai_name = Translator((await svc.table(table_id)).row.lang)("lobby.ai_name")  # public: table language
+        if op == "join":
+            table = await svc.join(table_id, user.id, user.display_name)
+        elif op == "leave":
+            table = await svc.leave(table_id, user.id)
+        elif op == "ai+":
+            table = await svc.add_ai(table_id, user.id, ai_name)
+        elif op == "ai-":
+            table = await svc.remove_ai(table_id, user.id)
+        elif op == "cancel":
+            table = await svc.cancel(table_id, user.id, is_admin(interaction))
+        elif op == "start":
+            await interaction.response.defer()  # thread + board creation may take a moment
+            await svc.start(table_id, user.id, ai_name=ai_name)
+            table = await svc.table(table_id)  # the thread is known now (or the table was abandoned)
+            try:
+                await interaction.edit_original_response(**await self.lobby_message(table))
+            except discord.NotFound:
+                pass  # the lobby message was deleted meanwhile: the game goes on in its thread
+            if table.row.status == "abandoned":
+                await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
+            return
+        else:
+            raise ServiceError("err.bad_button")
+        await interaction.response.edit_message(**await self.lobby_message(table))
+
+    async def lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
+        """A lobby option select: only the values the lobby offers are accepted."""
+        table = await self.service.table(table_id)
+        ctx = texts.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
+        offered = {o.value for sel in texts.lobby_selects(table, ctx) for o in sel.options}
+        if len(values) != 1 or values[0] not in offered or "=" not in values[0]:
+            raise ServiceError("err.bad_option", detail="")
+        name, value = values[0].split("=", 1)
+        parsed: Any = None if value in ("", "none") else value
+        table = await self.service.set_option(table_id, interaction.user.id, name, parsed)
+        await interaction.response.edit_message(**await self.lobby_message(table))
+
+    # ------------------------------------------------------------------ board and panels
+    async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
+        """A board button: open my panel, the rules, abandon (host or Manage Server)."""
+        t = user_t(interaction)
+        table = await self.service.table(table_id)
+        if op == "panel":
+            seat = table.seat_of(interaction.user.id)
+            if seat is None:
+                raise ServiceError("err.not_seated")
+            if table.row.status != "running":
+                raise ServiceError("err.table_not_running")
+            if await self.service.back(table_id, interaction.user.id):
+                table = await self.service.table(table_id)
+            await self.send_panel(interaction, table, seat, t)
+        elif op == "rules":
+            await reply(interaction, embed=embed(PRESENTERS[table.row.game].rules(t)))
+        elif op == "abandon":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.service.abandon(table_id, interaction.user.id, is_admin(interaction))
+            await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
+        else:
+            raise ServiceError("err.bad_button")
+
+    def _render_panel(self, table: TableView, seat: int, t: Translator, notice: str = "") -> dict[str, Any]:
+        panel = texts.panel(table, seat, t, notice)
+        view = panel_view(panel, table.id, table.version) if panel.rows else None
+        kwargs: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
+        if view is not None:
+            kwargs["view"] = view
+        return kwargs
+
+    async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
+        """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…)."""
+        events = await self.service.recent_events(table.id, 40)
+        notes = texts.private_notes(events, table, t, seat)
+        await reply(interaction, **self._render_panel(table, seat, t, "\n".join(notes)[:1900]))
+
+    async def panel_for(self, interaction: discord.Interaction, table_id: int, version: int) -> Panel:
+        """The panel the clicker saw at ``version`` (recomputed); refuses stale and foreign clicks."""
+        table = await self.service.table(table_id)
+        seat = table.seat_of(interaction.user.id)
+        if seat is None:
+            raise ServiceError("err.not_seated")
+        if table.row.status != "running":
+            raise ServiceError("err.table_not_running")
+        if version != table.version:
+            raise ServiceError("err.stale")
+        return texts.panel(table, seat, user_t(interaction))
+
+    async def panel_select(self, interaction: discord.Interaction, table_id: int, version: int, row: int,
+                           values: list[str]) -> None:
+        """A panel select: the values must be options of the select the clicker saw; a select
+        of an older version redraws the panel."""
+        if version != (await self.service.table(table_id)).version:
+            await self.act(interaction, table_id, version, "-")  # stale: the panel is redrawn
+            return
+        panel = await self.panel_for(interaction, table_id, version)
+        comp = panel.rows[row][0] if row < len(panel.rows) else None
+        if not isinstance(comp, Select) or not values or not all(v in {o.value for o in comp.options} for v in values):
+            raise ServiceError("err.stale")
+        await self.act(interaction, table_id, version, comp.code_for(values))
+
+    async def act(self, interaction: discord.Interaction, table_id: int, version: int, code: str) -> None:
+        """Submit an action; redraw the clicker's panel in place. The interaction is deferred
+        first: the table may be busy (an AI move, another click), and Discord waits 3 s only."""
+        t = user_t(interaction)
+        in_panel = interaction.message is not None and interaction.message.flags.ephemeral
+        if in_panel:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        notice = ""
+        events: tuple[Event, ...] = ()
+        try:
+            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
+            events = tuple(submitted.events)
+            if submitted.status == "buffered":
+                notice = t("panel.buffered")
+        except ServiceError as err:
+            if err.key != "err.stale":
+                raise
+            notice = t("err.stale_refreshed")
+        table = await self.service.table(table_id)
+        seat = table.seat_of(interaction.user.id)
+        if seat is None:  # pragma: no cover - submit already refused
+            raise ServiceError("err.not_seated")
+        presenter = PRESENTERS[table.row.game]
+        mine = [e for e in events if e.audience is not None and seat in e.audience]
+        flashes = [(e, presenter.flash_seconds(e)) for e in mine]
+        lines = texts.private_notes(list(events), table, t, seat, limit=10)
+        notice = "\n".join([notice, *lines]).strip()[:1900]
+        kwargs = self._render_panel(table, seat, t, notice)
+        if in_panel:
+            kwargs.setdefault("view", None)
+            await interaction.edit_original_response(**kwargs)
+        else:  # a click on a public message: answer privately
+            await interaction.followup.send(ephemeral=True, **kwargs)
+        for event, secs in flashes:
+            if secs:
+                text = texts.private_log([event], table, t, seat)[0]
+                try:
+                    msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
+                                                          ephemeral=True, wait=True)
+                    await msg.delete(delay=secs)
+                except discord.HTTPException:  # the move is applied; only the peek message failed
+                    log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
+
+    async def prompt_at(self, interaction: discord.Interaction, table_id: int, version: int,
+                        at: tuple[int, int]) -> NumberPrompt:
+        """The number prompt of the button at row, column ``at`` in the clicker's panel at
+        ``version`` (refuses stale and foreign clicks)."""
+        panel = await self.panel_for(interaction, table_id, version)
+        r, c = at
+        comp = panel.rows[r][c] if r < len(panel.rows) and c < len(panel.rows[r]) else None
+        if not isinstance(comp, Button) or comp.prompt is None:
+            raise ServiceError("err.stale")
+        return comp.prompt
+
+    async def prompt(self, interaction: discord.Interaction, table_id: int, version: int, at: tuple[int, int]) -> None:
+        """A number button: show its modal (answered from its custom_id, see :meth:`number`)."""
+        prompt = await self.prompt_at(interaction, table_id, version, at)
+        placeholder = user_t(interaction)("prompt.range", min=prompt.minimum, max=prompt.maximum)
+        await interaction.response.send_modal(NumberModal(NumberModalId(table_id, version, at), prompt, placeholder))
+
+    async def number(self, interaction: discord.Interaction, modal: NumberModalId, raw: str) -> None:
+        """A submitted number modal: the prompt is found again in the panel it came from; the
+        number must be 1 to 9 ASCII digits within the prompt's bounds."""
+        prompt = await self.prompt_at(interaction, modal.table_id, modal.version, modal.at)
+        raw = raw.strip()
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or not prompt.minimum <= int(raw) <= prompt.maximum:
+            raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
+        await self.act(interaction, modal.table_id, modal.version, prompt.template.format(n=int(raw)))

@@ -1,0 +1,163 @@
+"""The lobby cog: ``/play game:`` for every loaded game cog, and the routing of every click.
+
+``/play`` is one command; its choices are the game cogs loaded before this cog (the
+``ENABLED_GAMES`` setting). A game that is not enabled (a Discord client still showing an
+older command list) is refused with an ephemeral message.
+
+Every persistent component (:mod:`cogs.components`) and every number modal lands in
+:meth:`LobbyCog.route`, which hands it to the table's game cog: the loaded one, or a detached
+instance of its class when the game is not enabled (its running tables still finish).
+This cog also installs the Discord notifier (:mod:`cogs.notifier`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _T
+from discord.ext import commands
+
+from bot import texts
+from bot.service import ServiceError
+from cogs.base import GameCog, report_click_error, report_error, user_t
+from cogs.components import (
+    DYNAMIC_ITEMS,
+    ROUTER_COG,
+    ActionButton,
+    BoardButton,
+    LobbyButton,
+    LobbyOptionSelect,
+    NumberModalId,
+    PanelSelect,
+    PromptButton,
+    TableItem,
+    modal_value,
+)
+from cogs.notifier import DiscordNotifier
+from engine.registry import GAMES
+
+if TYPE_CHECKING:
+    from bot.client import SpeakeasyBot
+
+log = logging.getLogger(__name__)
+
+
+def game_choices(games: list[str] | tuple[str, ...] | None = None) -> list[app_commands.Choice[str]]:
+    """Slash-command choices for ``games`` (default: every registered game), names localised
+    by the command translator."""
+    return [app_commands.Choice(name=_T(key, key=f"game.{key}.name"), value=key) for key in (games or tuple(GAMES))]
+
+
+class LobbyCog(commands.Cog, name=ROUTER_COG):
+    """``/play`` and the routing of every table component to its game's cog."""
+
+    def __init__(self, bot: SpeakeasyBot) -> None:
+        self.bot = bot
+        self._detached: dict[str, GameCog] = {}
+        self.play_command = self._build_play(self.enabled())
+
+    # ------------------------------------------------------------------ game cogs
+    def game_cogs(self) -> dict[str, GameCog]:
+        """The loaded game cogs by registry key."""
+        return {cog.game: cog for cog in self.bot.cogs.values() if isinstance(cog, GameCog)}
+
+    def enabled(self) -> list[str]:
+        """Registry keys of the loaded game cogs, in registry order."""
+        loaded = self.game_cogs()
+        return [key for key in GAMES if key in loaded]
+
+    def cog_for(self, game: str) -> GameCog:
+        """The cog handling ``game``'s tables: the loaded one, else a detached instance."""
+        cog = self.game_cogs().get(game)
+        if cog is None:
+            cog = self._detached.get(game)
+            if cog is None:
+                cog = self._detached[game] = GameCog.detached(self.bot, game)
+        return cog
+
+    # ------------------------------------------------------------------ /play
+    def _build_play(self, games: list[str]) -> app_commands.Command:  # type: ignore[type-arg]
+        """The ``/play`` command, its ``game`` choices being ``games``."""
+
+        @app_commands.command(name=_T("play", key="cmd.play.name"),
+                              description=_T("Open a table for a game", key="cmd.play.desc"))
+        @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
+        @app_commands.rename(game=_T("game", key="cmd.arg.game"))
+        @app_commands.choices(game=game_choices(games))
+        @app_commands.guild_only()
+        async def play(interaction: discord.Interaction, game: str) -> None:
+            """Open a lobby of ``game`` in this channel (refused when the game is not enabled)."""
+            await self.play(interaction, game)
+
+        return play
+
+    async def play(self, interaction: discord.Interaction, game: str) -> None:
+        """``/play``: the game's cog opens the lobby; a game not enabled here is refused."""
+        try:
+            cog = self.game_cogs().get(game)
+            if cog is None:
+                if game in GAMES:
+                    raise ServiceError("err.game_not_enabled", game=texts.game_title(game, user_t(interaction)))
+                raise ServiceError("err.unknown_game", game=game)
+            await cog.open_lobby(interaction)
+        except Exception as exc:  # noqa: BLE001 - every failure gets an answer
+            await report_error(interaction, exc)
+
+    async def cog_load(self) -> None:
+        """Register ``/play``, the persistent components and the Discord notifier."""
+        self.bot.tree.add_command(self.play_command)
+        self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.bot.set_notifier(DiscordNotifier(self.bot))
+
+    async def cog_unload(self) -> None:
+        self.bot.tree.remove_command(self.play_command.name)
+        self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+
+    # ------------------------------------------------------------------ routing
+    async def route(self, interaction: discord.Interaction, item: TableItem) -> None:
+        """A click on a persistent component: handled by the table's game cog; every failure
+        is answered (a refusal as its text, anything else as an internal error)."""
+        try:
+            table = await self.bot.service.table(item.table_id)
+            cog = self.cog_for(table.row.game)
+            if isinstance(item, LobbyButton):
+                await cog.lobby_op(interaction, item.table_id, item.op)
+            elif isinstance(item, LobbyOptionSelect):
+                await cog.lobby_option(interaction, item.table_id, item.values)
+            elif isinstance(item, BoardButton):
+                await cog.board_op(interaction, item.table_id, item.op)
+            elif isinstance(item, ActionButton):
+                await cog.act(interaction, item.table_id, item.version, item.code)
+            elif isinstance(item, PromptButton):
+                await cog.prompt(interaction, item.table_id, item.version, item.at)
+            elif isinstance(item, PanelSelect):
+                await cog.panel_select(interaction, item.table_id, item.version, item.panel_row, item.values)
+            else:  # pragma: no cover - every kind is listed above
+                raise ServiceError("err.bad_button")
+        except Exception as exc:  # noqa: BLE001 - every click gets an answer
+            await report_click_error(interaction, exc)
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Number modals (``se:m:…``) are answered here, from their custom_id alone."""
+        if interaction.type is not discord.InteractionType.modal_submit or not isinstance(interaction.data, dict):
+            return
+        custom_id = str(interaction.data.get("custom_id", ""))
+        if not custom_id.startswith("se:m:"):
+            return
+        try:
+            modal = NumberModalId.parse(custom_id)
+            if modal is None:
+                raise ServiceError("err.bad_button")
+            table = await self.bot.service.table(modal.table_id)
+            await self.cog_for(table.row.game).number(interaction, modal, modal_value(interaction.data, "number"))
+        except Exception as exc:  # noqa: BLE001 - every submission gets an answer
+            await report_click_error(interaction, exc)
+
+
+async def setup(bot: SpeakeasyBot) -> None:
+    """discord.py extension entry point (load it after the game cogs)."""
+    await bot.add_cog(LobbyCog(bot))

@@ -1,0 +1,159 @@
+"""The Discord side's structure, end to end: one cog per game chosen by ENABLED_GAMES, ``/play``
+listing the loaded games, tables of a disabled game finishing, custom_ids unchanged, the command
+tree's error handler."""
+
+from __future__ import annotations
+
+import random
+
+import discord
+import pytest
+
+from bot.client import SpeakeasyTree
+from bot.service import ServiceError
+from bot.ui import Button, Card, NumberPrompt, Panel, Select, SelectOption
+from cogs.base import GameCog
+from cogs.components import (
+    DYNAMIC_ITEMS,
+    ActionButton,
+    BoardButton,
+    LobbyButton,
+    LobbyOptionSelect,
+    NumberModalId,
+    PanelSelect,
+    PromptButton,
+    panel_view,
+)
+from tests.e2e import board_of, lobby_id, open_table, take_turn
+from tests.harness import ImpossibleAction
+
+
+def play_choices(world) -> list[str]:
+    option = next(o for o in world.command("play")["options"] if o["name"] == "game")
+    return [c["value"] for c in option["choices"]]
+
+
+async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
+    world = await e2e()
+    cogs = {cog.game: type(cog).__name__ for cog in world.bot.cogs.values() if isinstance(cog, GameCog)}
+    assert cogs == {"gang-of-dice": "GangOfDiceCog", "three-player-moon": "ThreePlayerMoonCog",
+                    "shop-battle": "ShopBattleCog", "moonshine": "MoonshineCog"}
+    assert set(world.bot.extensions) >= {"cogs.gang_of_dice", "cogs.three_player_moon", "cogs.shop_battle",
+                                         "cogs.moonshine", "cogs.lobby", "cogs.info"}
+    assert play_choices(world) == ["gang-of-dice", "three-player-moon", "shop-battle", "moonshine"]
+    assert [c["name"] for c in world.synced_commands()].count("play") == 1
+    assert "deck" in [c["name"] for c in world.synced_commands()]
+
+
+async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
+    world = await e2e(enabled_games="moonshine, gang-of-dice")
+    assert set(world.bot.extensions) == {"cogs.gang_of_dice", "cogs.moonshine", "cogs.lobby", "cogs.info"}
+    assert play_choices(world) == ["gang-of-dice", "moonshine"]
+    names = [c["name"] for c in world.synced_commands()]
+    assert "deck" not in names  # Shop Battle's own command comes with its cog
+    assert {"leaderboard", "stats", "rules"} <= set(names)  # shared commands stay
+    alice = world.member("alice")
+    with pytest.raises(ImpossibleAction):  # Discord itself offers only the enabled games
+        await world.slash(alice, "play", game="shop-battle")
+    res = await world.slash(alice, "play", game="moonshine")
+    assert res.response.public and "Moonshine" in res.response.embeds[0]["title"]
+
+
+async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbies(e2e):
+    world = await e2e(seeds=[4])
+    alice = world.member("alice")
+    tid = await open_table(world, alice, "three-player-moon", ai=2)
+    old_lobby = (await world.slash(alice, "play", game="three-player-moon")).response  # an open lobby too
+    # the deployment now offers Gang of Dice only; Discord still shows the old command list
+    await e2e.restart(enabled_games="gang-of-dice", sync_commands=False)
+    assert "cogs.three_player_moon" not in world.bot.extensions
+    res = await world.slash(alice, "play", game="three-player-moon")
+    assert res.ephemeral and "Three-Player Moon is not offered on this server" in res.response.text()
+    lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]
+    assert len(lobbies) == 2  # the first table's lobby and the open one: no new lobby was posted
+    # the running table's buttons keep working until the end
+    rng = random.Random(1)
+    for _ in range(2000):
+        table = await world.bot.service.table(tid)
+        if table.row.status != "running":
+            break
+        await take_turn(world, alice, tid, rng)
+    assert (await world.bot.service.table(tid)).row.status == "finished"
+    res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:rules")
+    assert res.ephemeral and res.response.embeds
+    # the lobby opened before still answers (it is not a new lobby)
+    otid = lobby_id(old_lobby)
+    res = await world.click(alice, old_lobby, f"se:l:{otid}:ai+")
+    assert res.acknowledged and "🤖" in old_lobby.text()
+
+
+def test_custom_ids_keep_their_format_and_parse_into_typed_fields():
+    """Buttons already posted in Discord must keep working: the formats are byte for byte those
+    of the previous version, and each kind's template parses its fields."""
+    assert LobbyButton(12, "ai+").custom_id == "se:l:12:ai+"
+    assert BoardButton(12, "panel").custom_id == "se:b:12:panel"
+    assert ActionButton(12, 7, "c1").custom_id == "se:a:12:7:c1"
+    assert PromptButton(12, 7, (1, 2)).custom_id == "se:p:12:7:1.2"
+    assert LobbyOptionSelect(12, 0).custom_id == "se:o:12:0"
+    assert PanelSelect(12, 7, 3).custom_id == "se:s:12:7:3"
+    assert NumberModalId(12, 7, (1, 2)).custom_id == "se:m:12:7:1.2"
+    assert NumberModalId.parse("se:m:12:7:1.2") == NumberModalId(12, 7, (1, 2))
+    assert NumberModalId.parse("se:m:12:x:1.2") is None
+    templates = {cls: cls.__discord_ui_compiled_template__ for cls in DYNAMIC_ITEMS}
+    cases = {"se:l:12:join": LobbyButton, "se:l:3:ai-": LobbyButton, "se:b:12:abandon": BoardButton,
+             "se:a:12:7:pick.3.5": ActionButton, "se:a:1:0:dis.c12-s3_x": ActionButton,
+             "se:p:12:7:0.4": PromptButton, "se:o:12:2": LobbyOptionSelect, "se:s:12:7:1": PanelSelect}
+    for custom_id, kind in cases.items():
+        # exactly one class answers each custom_id (discord.py dispatches to every match)
+        assert [cls for cls, t in templates.items() if t.fullmatch(custom_id)] == [kind], custom_id
+    for bad in ("se:l:x:join", "se:a:12:7:", "se:m:1:2:0.0", "se:a:١٢:7:c1", "xx:l:1:join"):
+        assert not any(t.fullmatch(bad) for t in templates.values()), bad
+    m = ActionButton.__discord_ui_compiled_template__.fullmatch("se:a:12:7:pick.3.5")
+    assert m is not None and (int(m["table"]), int(m["version"]), m["code"]) == (12, 7, "pick.3.5")
+
+
+def test_panel_components_carry_the_typed_kinds():
+    prompt = NumberPrompt(title="Bid", label="How many", minimum=1, maximum=9, template="bid.{n}")
+    panel = Panel(card=Card(title="x"), rows=(
+        (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
+        (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
+    ))
+    view = panel_view(panel, 5, 9)
+    kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
+    assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
+                     ("PanelSelect", "se:s:5:9:1")]
+
+
+async def test_tree_errors_are_answered_privately_and_logged(e2e, caplog):
+    world = await e2e()
+    alice = world.member("alice")
+    assert isinstance(world.bot.tree, SpeakeasyTree)
+
+    @world.bot.tree.command(name="boom", description="fails")
+    async def boom(interaction: discord.Interaction) -> None:
+        raise RuntimeError("secret seed 1234")
+
+    @world.bot.tree.command(name="nope", description="refuses")
+    async def nope(interaction: discord.Interaction) -> None:
+        raise ServiceError("err.not_seated")
+
+    await world.bot.tree.sync()
+    with world.expect_errors(RuntimeError, match="secret seed"):
+        res = await world.slash(alice, "boom")
+    text = res.response.text()
+    assert res.ephemeral and "Something went wrong on our side" in text and "1234" not in text
+    assert any("secret seed 1234" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
+    with world.expect_errors(ServiceError):
+        res = await world.slash(alice, "nope")
+    assert res.ephemeral and "You are not seated at this table" in res.response.text()
+
+
+def test_network_errors_are_recognised_without_importing_aiohttp_in_bot():
+    import aiohttp
+
+    from bot.client import is_network_error
+
+    assert is_network_error(OSError("no route to host"))
+    assert is_network_error(TimeoutError())
+    assert is_network_error(aiohttp.ServerDisconnectedError())
+    assert not is_network_error(ValueError("a bug"))
