@@ -14,7 +14,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.moonshine.rules import MAX_ROUNDS, Moonshine
+from engine.moonshine.rules import Moonshine
+from engine.moonshine.scoring import MAX_ROUNDS
 
 __all__ = ["SimReport", "play_ai_game", "simulate"]
 
