@@ -233,8 +233,12 @@ def decode(code: str) -> MoonshineAction:
     """The action of ``code`` (any accepted spelling); raises :class:`IllegalAction` when malformed."""
     canon = canonical_code(code)
     head, _, rest = canon.partition(".")
-    if head in ("stop", "moon", "draw"):
-        return {"stop": Stop(), "moon": TakeMoon(), "draw": DrawCards()}[head]
+    if head == "stop":
+        return Stop()
+    if head == "moon":
+        return TakeMoon()
+    if head == "draw":
+        return DrawCards()
     parts = tuple(rest.split("."))
     if head == "rr":
         return Reroll(parts)

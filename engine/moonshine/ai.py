@@ -91,7 +91,7 @@ def card_worth(cid: int, seat: SeatState, bundle: Sequence[int], variant: str, l
     the weight of bonuses near the end of the game)."""
     ci = client_info(cid)
     sil = side_info(seat.speakeasy, variant).silhouettes
-    gain = points_of((*seat.validated, cid), sil) - points_of(seat.validated, sil)
+    gain: float = points_of((*seat.validated, cid), sil) - points_of(seat.validated, sil)
     if ci.lower[MAJ]:
         gain += 0.5
     bonus = _bonus_worth(ci.lower, bundle, _needs(seat, bundle))

@@ -118,8 +118,8 @@ from typing import Any, ClassVar
 
 from engine.core import Game, GameOptions, Outcome, Step
 from engine.moonshine import legal, phases
-from engine.moonshine.ai import choose
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
+from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, card_set
 from engine.moonshine.icons import client_info
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
