@@ -315,8 +315,8 @@ def _walk(value: Any, path: str = "view"):
 
 
 def _check_one_view(game: Game, state: Any, seat: int | None, seed: int) -> dict:
-    view = game.view(state, seat)
-    assert isinstance(view, dict), "view must be a dict"
+    view = game.view_json(state, seat)
+    assert isinstance(view, dict), "view_json must be a dict"
     text = json.dumps(view)  # JSON-serialisable
     assert json.loads(text) is not None
     for path, key, leaf in _walk(view):
@@ -340,7 +340,7 @@ def check_views(trace: Trace, indices: Iterable[int], salts: tuple[int, ...] = (
             for salt in salts:
                 variant = game.hidden_variant(state, seat, salt)
                 assert type(variant) is type(state), "hidden_variant must return a state"
-                assert game.view(variant, seat) == view, (
+                assert game.view_json(variant, seat) == view, (
                     f"step {i}: view({'public' if seat is None else f'seat {seat}'}) differs in "
                     f"hidden_variant(salt={salt}): the view leaks hidden information"
                 )

@@ -60,7 +60,7 @@ async def test_two_members_two_ai_full_game(tmp_path):
                     assert "Has chosen" in board_of(world, tid).text()
                     secret_checks += 1
                 # cards a member drew are not public while they decide
-                for item in game.view(table.state, seat).get("private", {}).get("queue", []):
+                for item in game.view_json(table.state, seat).get("private", {}).get("queue", []):
                     for cid in item.get("cards", []):
                         assert card_name(cid, t) not in public_now(world), cid
                         draw_checks += 1
