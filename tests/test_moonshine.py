@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from dataclasses import replace
 
 from engine.core import IllegalAction
 from engine.moonshine import FollowUp, Moonshine, MoonshineState, SeatState
@@ -330,7 +329,7 @@ def _brute(cost, units) -> bool:
         return False
     bit = {"F": 1, "M": 2, "D": 4}
     for perm in itertools.permutations(units, len(need)):
-        if all(m & bit[r] for m, r in zip(perm, need)):
+        if all(m & bit[r] for m, r in zip(perm, need, strict=False)):
             return True
     return False
 

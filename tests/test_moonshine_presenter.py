@@ -185,3 +185,19 @@ def test_board_stays_within_the_embed_total_with_five_crowded_seats():
     states, _ = _playout(5, "regular", seed=21)
     worst = max(card_length(P.board(G.view(s, None), _ctx("fr", 5))) for s in states[::5])
     assert worst <= 6000
+
+
+def test_double_redraw_board_says_a_second_draw_follows_and_the_panel_offers_the_first_only():
+    from tests.test_moonshine import BLIND_PIG, VELVET, C, make, play, seat
+
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
+                 deck=list(range(40, 50)))
+    state = play(state, {0: f"val.{C['The Cook']}", 1: "moon"}).state
+    for lang, text in (("en", "drawing again next"), ("fr", "piochera à nouveau")):
+        board = P.board(G.view(state, None), _ctx(lang, 2))
+        assert text in board.fields[0].value and text not in board.fields[1].value
+    panel = P.panel(G.view(state, 0), _codes(state, 0), _ctx("en", 2, 0))
+    assert _panel_codes(panel) == {"keep.40", "keep.41", "keep.42"}
+    t = Translator("en")
+    assert not any(_mentions(_panel_text(panel), c, t) for c in range(43, 50))
