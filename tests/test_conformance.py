@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core import Game, GameOptions, PydanticState, State
+from engine.core import Game, GameOptions
+from engine.core import PydanticState as State
+from engine.core import State as CoreState
 from engine.registry import GAMES
 from tests.conformance import check_game
 
@@ -32,7 +34,7 @@ def test_registry_entry(key: str) -> None:
     assert isinstance(game, Game)
     assert game.key == key
     assert 1 <= game.min_players <= game.max_players
-    assert issubclass(game.state_model, (State, PydanticState))
+    assert issubclass(game.state_model, (State, CoreState))
     assert issubclass(game.options_model, GameOptions)
     assert game.conformance_options, "conformance_options needs at least one option dict"
     for options in game.conformance_options:

@@ -5,8 +5,9 @@ Modules: :mod:`~engine.moonshine.state` (state dataclasses), :mod:`~engine.moons
 :mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does),
 :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`, :mod:`~engine.moonshine.icons`
 (card data compiled from :mod:`~engine.moonshine.cards`), :mod:`~engine.moonshine.view` (typed
-views) and :mod:`~engine.moonshine.ai` (the baseline AI; this module imports it only when asked
-for a move).
+views) and :mod:`~engine.moonshine.ai` (the baseline AI; it imports the helper modules, never
+this one, so there is no import cycle). Actions are typed (:mod:`~engine.moonshine.actions`); the
+codes below are their stable string forms.
 
 Round structure (``phase`` in the state):
 
@@ -16,7 +17,7 @@ Round structure (``phase`` in the state):
 - ``instants`` (Regular only): instant bonuses of drafted cards: gains are placed first, then the
   other players' losses (rulebook note of the Regular variant).
 - ``roll``: the round starts by rolling the 3 white dice, plus blue/orange when the active
-  player has access. The active player rerolls any dice (``rr.<dice>``, :class:`~engine.moonshine.actions.Reroll`) as many times as their
+  player has access. The active player rerolls any dice (``rr.<dice>``) as many times as their
   reroll icons, or stops (``stop``).
 - ``gain``: for each die showing a Moon token, every player with access to that die colour gains a
   token and places it; all in parallel, before the action phase (M3).
@@ -27,7 +28,8 @@ Round structure (``phase`` in the state):
   happen at once; a validator who has a real choice of tokens to discard answers ``dis.<tokens>``
   (all such seats in parallel); then the deck draws are made in seat order (validators' redraws,
   drawers' draws); then the private follow-ups are answered in parallel: ``keep.<id>`` (redraw:
-  keep 1 of N), ``pick.<id>``/``pick.none`` then ``rep.<id>`` (draw action: keep one and replace a
+  keep 1 of N; rules 2: a second redraw follows as the automatic ``redraw`` follow-up),
+  ``pick.<id>``/``pick.none`` then ``rep.<id>`` (draw action: keep one and replace a
   Client), ``pl.<slot>`` (place a gained token), ``lose.<slot>`` (lose a token to a +1/-1 Moon,
   at the end of one's own action, M6).
 - ``over``: someone reached 12 points (15 in Regular) after an action phase (M8).
