@@ -395,7 +395,7 @@ async def moonshine_pair(e2e, **kw):
     table = await svc.table(tid)
     assert table.state.phase == "action" and table.to_act() == frozenset({0, 1})
     for m in (alice, bob):
-        assert {"moon", "draw"} <= set(table.game.legal_actions(table.state, table.seat_of(m.id)))
+        assert {"moon", "draw"} <= {table.game.encode(a) for a in table.game.legal_actions(table.state, table.seat_of(m.id))}
     return world, alice, bob, tid
 
 

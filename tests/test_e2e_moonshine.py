@@ -53,7 +53,7 @@ async def test_two_members_two_ai_full_game(e2e):
                     assert label not in latest_private(world, other)
                     assert "Has chosen" in board_of(world, tid).text()
                     secret_checks += 1
-                for item in game.view(table.state, seat).get("private", {}).get("queue", []):
+                for item in game.view_json(table.state, seat).get("private", {}).get("queue", []):
                     for cid in item.get("cards", []):
                         assert card_name(cid, t) not in public, cid
                         draw_checks += 1

@@ -8,36 +8,20 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.core import IllegalAction
-from engine.moonshine import Moonshine
+from engine.moonshine import FollowUp, Moonshine, MoonshineState, SeatState
+from engine.moonshine.actions import canonical_code
 from engine.moonshine.cards import card_set
-from engine.moonshine.rules import (
-    BLUE,
-    BLUE_FACES,
-    CLIENT,
-    DISC,
-    DRAFT_SIZES,
-    DRAW,
-    ORANGE,
-    ORANGE_FACES,
-    REROLL,
-    WHITE_FACES,
-    FollowUp,
-    MoonshineState,
-    SeatState,
-    canonical_code,
-    discard_options,
-    feasible,
-    points_of,
-    seat_bundle,
-    shortfall,
-    sources_of,
-)
+from engine.moonshine.dice import BLUE_FACES, ORANGE_FACES, WHITE_FACES, shortfall, sources_of
+from engine.moonshine.icons import CLIENT, DISC, DRAW, ORANGE, REROLL
+from engine.moonshine.scoring import points_of
+from engine.moonshine.state import DRAFT_SIZES, discard_options, seat_bundle
 
 G = Moonshine()
 C = {c.name.en: c.id for c in card_set().clients}
@@ -56,21 +40,27 @@ def seat(speakeasy: int, se=(0, 0, 0), clients=(), cl=None, validated=(), queue=
 
 
 def make(seats, phase="action", active=0, dice=("food", "music", "drink", "", ""), deck=None, discard=(),
-         variant="standard", rerolls=0, round=3, first=0) -> MoonshineState:
+         variant="standard", rerolls=0, round=3, first=0, rules=Moonshine.rules_version) -> MoonshineState:
+    """A hand-built state; ``deck`` (top first) defaults to every unused card in id order."""
     used = {c for s in seats for c in (*s.clients, *s.validated)} | set(discard)
     used |= {c for s in seats for q in s.queue for c in q.cards}
     if deck is None:
         deck = tuple(c for c in range(70) if c not in used)
     else:
         deck = tuple(C[c] if isinstance(c, str) else c for c in deck)
-    return MoonshineState(seed=12345, players=len(seats), variant=variant, target=15 if variant == "regular" else 12,
+    return MoonshineState(seed=12345, players=len(seats), rules=rules, variant=variant, target=15 if variant == "regular" else 12,
                           phase=phase, round=round, first=first, active=active, dice=tuple(dice), rerolls=rerolls,
                           deck=deck, discard=tuple(discard), seats=tuple(seats))
 
 
-def apply(state, **codes):
-    """apply with seats named s0, s1..."""
-    return G.apply(state, {int(k[1:]): v for k, v in codes.items()})
+def play(state, codes):
+    """``G.apply`` with action codes (``{seat: code}``)."""
+    return G.apply(state, {seat: G.decode(code) for seat, code in codes.items()})
+
+
+def codes_of(state, seat) -> tuple[str, ...]:
+    """The legal action codes of ``seat``."""
+    return tuple(G.encode(a) for a in G.legal_actions(state, seat))
 
 
 def tokens(s: SeatState) -> int:
@@ -104,7 +94,7 @@ def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token(
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
     assert len({s.speakeasy for s in state.seats}) == 4
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
-    step = G.apply(state, {s: G.legal_actions(state, s)[0] for s in range(4)})
+    step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
     assert all(tokens(s) == 1 for s in step.state.seats)
 
@@ -128,8 +118,8 @@ def test_thomas_rolls_and_rerolls_once():
     lewis = seat(VELVET, clients=("The Doorman", "The Baker"))
     state = make([thomas, cecilia, lewis], phase="roll", dice=("food", "music", "drink", "moon", ""), rerolls=1)
     assert G.to_act(state) == frozenset({0})
-    assert "rr.0.2" in G.legal_actions(state, 0) and "rr.b" in G.legal_actions(state, 0)
-    assert "rr.o" not in G.legal_actions(state, 0)  # the orange die was not rolled
+    assert "rr.0.2" in codes_of(state, 0) and "rr.b" in codes_of(state, 0)
+    assert "rr.o" not in codes_of(state, 0)  # the orange die was not rolled
     step = G.resolve_reroll(state, "rr.0.2", ("food", "music"))
     new = step.state
     assert new.dice == ("food", "music", "music", "moon", "")
@@ -148,7 +138,7 @@ def test_reroll_count_follows_reroll_icons_and_stop_ends_it():
     assert state.rerolls == 2
     one = G.resolve_reroll(state, "rr.0.1.2", ("music", "music", "drink")).state
     assert one.phase == "roll" and one.rerolls == 1 and one.dice[:3] == ("music", "music", "drink")
-    two = G.apply(one, {0: "stop"}).state
+    two = play(one, {0: "stop"}).state
     assert two.phase == "action" and two.dice[:3] == ("music", "music", "drink")
     with pytest.raises(IllegalAction):
         G.resolve_reroll(state, "rr.0", ("moon",))  # a white die has no Moon face
@@ -159,7 +149,7 @@ def test_round_start_rolls_blue_and_orange_only_with_access():
     s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
     s1 = seat(CELLAR, se=(0, 2, 0), clients=("The Crooner", "The Flapper"))
     state = make([s0, s1], phase="resolve", active=0)
-    new = G.apply(state, {0: f"keep.{C['The Cook']}"}).state
+    new = play(state, {0: f"keep.{C['The Cook']}"}).state
     assert new.round == 4 and new.active == 1 and new.phase == "roll"
     assert all(new.dice[:4]) and new.dice[4] == ""
     assert new.rerolls == 1
@@ -174,10 +164,10 @@ def test_cecilia_gains_a_token_from_the_blue_die_and_unlocks_any_resource():
     thomas = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Double Bassist", "The Crooner"))
     cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"), validated=("The Banker",))
     state = make([thomas, cecilia], phase="roll", dice=("food", "music", "music", "moon", ""), rerolls=1)
-    gain = G.apply(state, {0: "stop"}).state
+    gain = play(state, {0: "stop"}).state
     assert gain.phase == "gain" and G.to_act(gain) == frozenset({0, 1})  # placed in parallel (M3)
-    assert "pl.s0" in G.legal_actions(gain, 1)
-    act = G.apply(gain, {0: "pl.s1", 1: "pl.s0"}).state
+    assert "pl.s0" in codes_of(gain, 1)
+    act = play(gain, {0: "pl.s1", 1: "pl.s0"}).state
     assert act.phase == "action"
     b = seat_bundle(act.seats[1], "standard")
     assert b[7] == 1  # a resource of her choice
@@ -189,7 +179,7 @@ def test_gain_with_no_empty_space_is_lost_and_single_space_is_automatic():
     one = seat(BACK_ROOM, se=(2, 0, 2), validated=("The Banker",))  # only the blue slot has room
     active = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Baker", "The Crooner"))
     state = make([active, full, one], phase="roll", dice=("food", "food", "food", "moon", ""), rerolls=1)
-    step = G.apply(state, {0: "stop"})
+    step = play(state, {0: "stop"})
     assert any(e.key == "ms.ev.token_lost" and e.params["seat"] == 1 for e in step.events)
     assert step.state.seats[2].se_tokens == (2, 1, 2)  # placed without asking
     assert G.to_act(step.state) == frozenset({0})
@@ -201,20 +191,20 @@ def test_a_die_unlocked_during_the_gains_counts_in_the_action_phase():
     thomas = seat(VELVET, se=(2, 0, 0), clients=("The Baker", "The Crooner"), validated=("The Banker",))
     cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"), validated=("The Banker",))
     state = make([thomas, cecilia], phase="roll", dice=("food", "food", "drink", "moon", "drink"), rerolls=1)
-    gain = G.apply(state, {0: "stop"}).state
-    assert f"val.{C['The Bartender']}" not in G.legal_actions(gain, 1) or gain.phase == "gain"
-    act = G.apply(gain, {0: "pl.s1", 1: f"pl.c{C['The Flapper']}"}).state
+    gain = play(state, {0: "stop"}).state
+    assert f"val.{C['The Bartender']}" not in codes_of(gain, 1) or gain.phase == "gain"
+    act = play(gain, {0: "pl.s1", 1: f"pl.c{C['The Flapper']}"}).state
     b = seat_bundle(act.seats[1], "standard")
     assert b[ORANGE] == 1
     # Bartender costs Food, Drink, Drink: one Drink from a white die, one from the orange die
-    assert f"val.{C['The Bartender']}" in G.legal_actions(act, 1)
+    assert f"val.{C['The Bartender']}" in codes_of(act, 1)
 
 
 def test_orange_moon_gains_only_for_orange_access():
     a = seat(VELVET, se=(2, 0, 0), clients=("The Baker", "The Crooner"))  # orange access
     b = seat(BLIND_PIG, se=(2, 0, 0), clients=("The Doorman", "The Bartender"))  # blue access only
     state = make([a, b], phase="roll", dice=("food", "food", "food", "", "moon"), rerolls=1)
-    step = G.apply(state, {0: "stop"})
+    step = play(state, {0: "stop"})
     gains = {e.params["seat"]: e.params["n"] for e in step.events if e.key == "ms.ev.gain"}
     assert gains == {0: 1}
 
@@ -227,12 +217,12 @@ def test_every_seat_chooses_at_once_and_take_token_needs_an_empty_space():
     other = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
     state = make([other, full])
     assert G.to_act(state) == frozenset({0, 1})
-    assert "moon" in G.legal_actions(state, 0)
-    assert "moon" not in G.legal_actions(state, 1) and "draw" in G.legal_actions(state, 1)
+    assert "moon" in codes_of(state, 0)
+    assert "moon" not in codes_of(state, 1) and "draw" in codes_of(state, 1)
     with pytest.raises(IllegalAction):
-        G.apply(state, {0: "draw"})  # a seat is missing
+        play(state, {0: "draw"})  # a seat is missing
     with pytest.raises(IllegalAction):
-        G.apply(state, {0: "draw", 1: "moon"})
+        play(state, {0: "draw", 1: "moon"})
 
 
 def test_actions_resolve_in_seat_order_from_the_active_player():
@@ -240,7 +230,7 @@ def test_actions_resolve_in_seat_order_from_the_active_player():
     seats = [seat(sp, clients=(c,)) for sp, c in ((BLIND_PIG, "The Baker"), (VELVET, "The Crooner"), (CELLAR, "The Doorman"))]
     deck = list(range(20, 40))
     state = make(seats, active=2, deck=deck)
-    new = G.apply(state, {0: "draw", 1: "draw", 2: "draw"}).state
+    new = play(state, {0: "draw", 1: "draw", 2: "draw"}).state
     offers = {i: s.queue[0].cards for i, s in enumerate(new.seats)}
     assert offers == {2: (20, 21, 22), 0: (23, 24, 25), 1: (26, 27, 28)}
     assert G.to_act(new) == frozenset({0, 1, 2})  # private follow-ups answered in parallel
@@ -255,7 +245,7 @@ def test_lewis_validation_matches_resources_exactly():
                  cl=(0, 0, 1), validated=("The Baker",))
     other = seat(VELVET, clients=("The Crooner", "The Doorman"))
     state = make([other, lewis], dice=("food", "music", "drink", "", ""))
-    legal = G.legal_actions(state, 1)
+    legal = codes_of(state, 1)
     waiter, roller, runner = C["The Waiter"], C["The High Roller"], C["The Rum Runner"]
     assert f"val.{waiter}" in legal
     assert f"val.{runner}" not in legal and f"val.{roller}" not in legal
@@ -265,7 +255,7 @@ def test_lewis_validation_matches_resources_exactly():
     assert tokens(lewis) == 3 and card_set().clients[roller].cost.moon - b[DISC] == 5  # lacks 2 of 5
     # the Food-or-Music bonus must go to Food (a greedy "Music first" would fail)
     assert src[3] == 1 and card_set().clients[waiter].cost.food == 4
-    step = G.apply(state, {0: "moon", 1: f"val.{waiter}"})
+    step = play(state, {0: "moon", 1: f"val.{waiter}"})
     new = step.state.seats[1]
     assert waiter in new.validated and waiter not in new.clients
     assert new.se_tokens == (0, 2, 0)  # the token on the Waiter paid the cost
@@ -287,10 +277,10 @@ def test_thomas_validation_with_redraw():
     state = make([thomas, lewis], phase="roll", dice=("food", "music", "drink", "moon", ""), rerolls=1, deck=deck)
     state = G.resolve_reroll(state, "rr.0.2", ("food", "music")).state
     assert state.phase == "gain"
-    assert f"val.{bassist}" not in G.legal_actions(G.apply(state, {0: "pl.s1"}).state, 0)  # 2 Music only
-    state = G.apply(state, {0: f"pl.c{bassist}"}).state
-    assert state.phase == "action" and f"val.{bassist}" in G.legal_actions(state, 0)
-    step = G.apply(state, {0: f"val.{bassist}", 1: "moon"})
+    assert f"val.{bassist}" not in codes_of(play(state, {0: "pl.s1"}).state, 0)  # 2 Music only
+    state = play(state, {0: f"pl.c{bassist}"}).state
+    assert state.phase == "action" and f"val.{bassist}" in codes_of(state, 0)
+    step = play(state, {0: f"val.{bassist}", 1: "moon"})
     new = step.state
     t = new.seats[0]
     assert t.se_tokens == (1, 0, 0)  # the blue-die bonus of the Speakeasy (2 spaces) is off
@@ -298,7 +288,7 @@ def test_thomas_validation_with_redraw():
     assert seat_bundle(t, "standard")[DRAW] == 4
     q = t.queue[0]
     assert q.kind == "keep" and q.cards == tuple(deck[:4])
-    after = G.apply(new, {0: f"keep.{C['The Cook']}", 1: G.legal_actions(new, 1)[0]}).state
+    after = play(new, {0: f"keep.{C['The Cook']}", 1: codes_of(new, 1)[0]}).state
     assert after.seats[0].clients == (C["The Crooner"], C["The Cook"])
     assert sorted(after.discard) == sorted([C["The Pianist"], C["The Mayor"], C["The Poet"]])
 
@@ -309,10 +299,10 @@ def test_cecilia_takes_a_moon_token_for_the_orange_die():
     cecilia = seat(CELLAR, clients=("The Bartender", "The Flapper"))
     thomas = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
     state = make([thomas, cecilia], dice=("food", "drink", "drink", "", ""), deck=list(range(40, 60)))
-    assert f"val.{C['The Bartender']}" in G.legal_actions(state, 1)
-    new = G.apply(state, {0: "moon", 1: "moon"}).state
+    assert f"val.{C['The Bartender']}" in codes_of(state, 1)
+    new = play(state, {0: "moon", 1: "moon"}).state
     assert new.phase == "resolve" and G.to_act(new) == frozenset({0, 1})
-    new = G.apply(new, {0: "pl.s2", 1: f"pl.c{C['The Flapper']}"}).state
+    new = play(new, {0: "pl.s2", 1: f"pl.c{C['The Flapper']}"}).state
     assert seat_bundle(new.seats[1], "standard")[ORANGE] == 1
     assert new.round == 4 and new.active == 1 and new.dice[4] != ""  # she rolls the orange die
 
@@ -339,7 +329,7 @@ def _brute(cost, units) -> bool:
         return False
     bit = {"F": 1, "M": 2, "D": 4}
     for perm in itertools.permutations(units, len(need)):
-        if all(m & bit[r] for m, r in zip(perm, need)):
+        if all(m & bit[r] for m, r in zip(perm, need, strict=False)):
             return True
     return False
 
@@ -362,14 +352,14 @@ def test_discount_icons_stack_and_never_go_below_zero():
     assert b[DISC] == 2
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "music", "", ""))
     # Fortune Teller: Food 2, Music 1, Drink 1: the Music-or-Drink bonus of the Silver Moon gives Drink
-    legal = G.legal_actions(state, 0)
+    legal = codes_of(state, 0)
     assert f"val.{C['The Fortune Teller']}" in legal
-    new = G.apply(state, {0: f"val.{C['The Fortune Teller']}", 1: "draw"}).state
+    new = play(state, {0: f"val.{C['The Fortune Teller']}", 1: "draw"}).state
     assert new.seats[0].se_tokens == (0, 0, 0)  # 3 - 2 = 1 token discarded
     # a single discount on a Client costing nothing in tokens: nothing to discard, nothing negative
     s2 = seat(BLIND_PIG, se=(0, 2, 0), clients=("The Baker",), validated=("The Food Critic",))
     st2 = make([s2, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "drink", "", ""))
-    out = G.apply(st2, {0: f"val.{C['The Baker']}", 1: "draw"}).state
+    out = play(st2, {0: f"val.{C['The Baker']}", 1: "draw"}).state
     assert out.seats[0].se_tokens == (0, 2, 0)
 
 
@@ -378,16 +368,16 @@ def test_discard_choice_is_a_private_follow_up_and_tokens_on_the_card_go_first()
     s = seat(BLIND_PIG, se=(1, 2, 1), clients=("The Night Owl", "The Baker"), cl=(1, 0))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("music", "music", "food", "", ""))
     owl = C["The Night Owl"]
-    new = G.apply(state, {0: f"val.{owl}", 1: "moon"}).state
+    new = play(state, {0: f"val.{owl}", 1: "moon"}).state
     assert new.phase == "resolve"
     assert new.seats[0].queue[0] == FollowUp(kind="discard", n=1)
     assert G.to_act(new) == frozenset({0, 1})
-    legal = G.legal_actions(new, 0)
+    legal = codes_of(new, 0)
     assert set(legal) == {"dis.s0a", "dis.s1a", "dis.s2a"}
     assert not new.seats[0].queue[1:]  # deck draws wait for the discard choice
     # the view of seat 1 does not show what seat 0 will discard; codes are canonical
-    assert G.decode("dis.s1b") == "dis.s1a"
-    after = G.apply(new, {0: "dis.s1a", 1: "pl.s0"}).state
+    assert G.encode(G.decode("dis.s1b")) == "dis.s1a"
+    after = play(new, {0: "dis.s1a", 1: "pl.s0"}).state
     assert after.seats[0].se_tokens == (1, 1, 1)
     assert after.seats[0].queue[0].kind == "keep"  # now the redraw happened
 
@@ -398,31 +388,121 @@ def test_discard_options_enumerate_every_way():
     assert discard_options([("s0", 1)], 2) == []
 
 
-def test_validating_a_card_with_a_client_icon_refills_twice():
-    """A new Client-card icon: draw and keep twice (icon explanation)."""
+def test_rules_1_deal_both_draws_of_a_double_redraw_at_once():
+    """Rules 1 (tables set up before the fix): a new Client-card icon deals both redraws at once."""
     cook = C["The Cook"]
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     deck = list(range(40, 50))
-    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""), deck=deck)
-    assert f"val.{cook}" in G.legal_actions(state, 0)  # Food x3 dice + Music from FM + Drink
-    new = G.apply(state, {0: f"val.{cook}", 1: "moon"}).state
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""), deck=deck,
+                 rules=1)
+    assert f"val.{cook}" in codes_of(state, 0)  # Food x3 dice + Music from FM + Drink
+    new = play(state, {0: f"val.{cook}", 1: "moon"}).state
     q = new.seats[0].queue
     assert [x.kind for x in q] == ["keep", "keep"] and q[0].cards == (40, 41, 42) and q[1].cards == (43, 44, 45)
-    new = G.apply(new, {0: "keep.41", 1: "pl.s0"}).state
-    new = G.apply(new, {0: "keep.45"}).state
+    new = play(new, {0: "keep.41", 1: "pl.s0"}).state
+    new = play(new, {0: "keep.45"}).state
     assert new.seats[0].clients == (C["The Baker"], 41, 45)
     assert set(new.discard) == {40, 42, 43, 44}
+
+
+def test_double_redraw_keeps_one_before_drawing_again():
+    """Rules 2, icon explanation "Client-card icon": a new Client-card icon means two new Clients;
+    draw as many cards as card-draw icons, keep one, discard the others, then repeat. The second
+    draw is not dealt (nor seen) before the first choice."""
+    cook = C["The Cook"]
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
+                 deck=list(range(40, 50)))
+    assert state.rules == 2 == G.setup(1, 2).rules
+    step = play(state, {0: f"val.{cook}", 1: "moon"})
+    new = step.state
+    assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]
+    assert new.deck == tuple(range(43, 50))
+    assert [e.params["n"] for e in step.events if e.key == "ms.ev.redraw"] == [3]
+    mine = G.view_json(new, 0)
+    assert [q["cards"] for q in mine["private"]["queue"]] == [[40, 41, 42], []]  # 3 cards seen, not 6
+    assert G.view_json(new, None)["seats"][0]["pending"] == [{"kind": "keep", "n": 3}, {"kind": "redraw", "n": 0}]
+    assert G.to_act(new) == frozenset({0, 1}) and codes_of(new, 0) == ("keep.40", "keep.41", "keep.42")
+    step = play(new, {0: "keep.41", 1: "pl.s0"})
+    new = step.state
+    assert [e.key for e in step.events if e.params.get("seat") == 0] == [
+        "ms.ev.keep", "ms.ev.redraw", "ms.ev.drew_private"]
+    assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (43, 44, 45))]
+    assert set(new.discard) == {40, 42}
+    new = play(new, {0: "keep.44"}).state  # (45 is the Fortune Teller: +2 Moon to place)
+    assert new.seats[0].clients == (C["The Baker"], 41, 44)
+    assert set(new.discard) == {40, 42, 43, 45} and new.phase == "roll"
+
+
+def _newsboy_table(rules: int) -> MoonshineState:
+    """Seat 0 validates the Cook (a new Client-card icon: two redraws); its first draw holds the
+    Butcher (+2 Moon). Its Speakeasy has room on the 1-space Drink slot only; the Newsboy in front
+    has a 1-space card-draw slot."""
+    butcher, newsboy = C["The Butcher"], C["The Newsboy"]
+    s = seat(BLIND_PIG, se=(2, 2, 0), clients=("The Cook", "The Newsboy"))
+    deck = [butcher, 60, 61, 62, 63, 64, 65, 66]
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "drink", "food", ""),
+                 deck=deck, rules=rules)
+    assert f"val.{C['The Cook']}" in codes_of(state, 0)  # Food x3 (blue die too), Drink, Music from FM
+    assert seat_bundle(state.seats[0], "standard")[DRAW] == 3 and newsboy == 57
+    return state
+
+
+def test_plus2_moon_kept_in_the_first_redraw_adds_a_card_draw_icon_before_the_second():
+    """Rules 2: the kept Butcher's +2 Moon applies at once; a token placed on the Newsboy covers its
+    card-draw slot, so the second draw takes 4 cards instead of 3."""
+    butcher, newsboy = C["The Butcher"], C["The Newsboy"]
+    new = play(_newsboy_table(2), {0: f"val.{C['The Cook']}", 1: "moon"}).state
+    assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (butcher, 60, 61)), ("redraw", ())]
+    new = play(new, {0: f"keep.{butcher}", 1: "pl.s0"}).state
+    assert [q.kind for q in new.seats[0].queue] == ["place", "place", "redraw"]  # the gains come first
+    assert set(codes_of(new, 0)) == {"pl.s2", f"pl.c{newsboy}"}
+    step = play(new, {0: f"pl.c{newsboy}"})
+    new = step.state
+    t = new.seats[0]
+    assert t.se_tokens == (2, 2, 1)  # the second token had a single slot with room: placed at once
+    assert seat_bundle(t, "standard")[DRAW] == 4
+    assert [(q.kind, q.cards) for q in t.queue] == [("keep", (62, 63, 64, 65))]
+    assert [e.params["n"] for e in step.events if e.key == "ms.ev.redraw"] == [4]
+
+
+def test_rules_1_plus2_moon_comes_after_both_draws():
+    """Rules 1 keep the old procedure: both draws of 3 cards are dealt before any choice."""
+    butcher = C["The Butcher"]
+    new = play(_newsboy_table(1), {0: f"val.{C['The Cook']}", 1: "moon"}).state
+    assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (butcher, 60, 61)), ("keep", (62, 63, 64))]
+    new = play(new, {0: f"keep.{butcher}", 1: "pl.s0"}).state
+    assert [q.kind for q in new.seats[0].queue] == ["keep", "place", "place"]
+
+
+def test_second_redraw_may_reshuffle_the_first_draws_discards():
+    """Rules 2 with M7: the two cards set aside by the first choice are in the discard pile when
+    the deck runs out, so the second draw reshuffles them; with both piles empty nothing more is
+    drawn and the round goes on."""
+    cook = C["The Cook"]
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
+                 deck=[40, 41, 42])
+    new = play(state, {0: f"val.{cook}", 1: "moon"}).state
+    step = play(new, {0: "keep.41", 1: "pl.s0"})
+    assert any(e.key == "ms.ev.reshuffle" and e.params == {"n": 2} for e in step.events)
+    assert {q.kind: set(q.cards) for q in step.state.seats[0].queue} == {"keep": {40, 42}}
+    empty = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""), deck=[40])
+    new = play(empty, {0: f"val.{cook}", 1: "moon"}).state  # one card: kept without asking
+    assert new.seats[0].clients == (C["The Baker"], 40) and not new.seats[0].queue
+    new = play(new, {1: "pl.s0"}).state
+    assert new.phase == "roll" and new.seats[0].clients == (C["The Baker"], 40)
 
 
 def test_draw_action_keep_and_replace_discards_the_old_client_and_its_tokens():
     s = seat(BLIND_PIG, se=(0, 0, 0), clients=("The Baker", "The Crooner"), cl=(1, 0))
     state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[C["The Gambler"], C["The Cook"], C["The Regular"], 9])
-    new = G.apply(state, {0: "draw", 1: "moon"}).state
-    assert set(G.legal_actions(new, 0)) == {f"pick.{C['The Gambler']}", f"pick.{C['The Cook']}",
+    new = play(state, {0: "draw", 1: "moon"}).state
+    assert set(codes_of(new, 0)) == {f"pick.{C['The Gambler']}", f"pick.{C['The Cook']}",
                                            f"pick.{C['The Regular']}", "pick.none"}
-    new = G.apply(new, {0: f"pick.{C['The Cook']}", 1: "pl.s1"}).state
-    assert G.legal_actions(new, 0) == (f"rep.{C['The Baker']}", f"rep.{C['The Crooner']}")
-    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    new = play(new, {0: f"pick.{C['The Cook']}", 1: "pl.s1"}).state
+    assert codes_of(new, 0) == (f"rep.{C['The Baker']}", f"rep.{C['The Crooner']}")
+    new = play(new, {0: f"rep.{C['The Baker']}"}).state
     assert new.seats[0].clients == (C["The Cook"], C["The Crooner"]) and new.seats[0].cl_tokens == (0, 0)
     assert set(new.discard) == {C["The Gambler"], C["The Regular"], C["The Baker"]}
 
@@ -430,20 +510,20 @@ def test_draw_action_keep_and_replace_discards_the_old_client_and_its_tokens():
 def test_draw_action_keep_none():
     s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
     state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[1, 2, 3, 4])
-    new = G.apply(state, {0: "draw", 1: "moon"}).state
-    new = G.apply(new, {0: "pick.none", 1: "pl.s1"}).state
+    new = play(state, {0: "draw", 1: "moon"}).state
+    new = play(new, {0: "pick.none", 1: "pl.s1"}).state
     assert new.seats[0].clients == (C["The Baker"], C["The Crooner"]) and set(new.discard) == {1, 2, 3}
 
 
 def test_plus2_moon_is_applied_when_the_card_is_chosen():
     s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
     state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[C["The Butcher"], 2, 3, 4])
-    new = G.apply(state, {0: "draw", 1: "moon"}).state
-    new = G.apply(new, {0: f"pick.{C['The Butcher']}", 1: "pl.s1"}).state
-    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    new = play(state, {0: "draw", 1: "moon"}).state
+    new = play(new, {0: f"pick.{C['The Butcher']}", 1: "pl.s1"}).state
+    new = play(new, {0: f"rep.{C['The Baker']}"}).state
     assert [q.kind for q in new.seats[0].queue] == ["place", "place"]
-    new = G.apply(new, {0: "pl.s1"}).state
-    new = G.apply(new, {0: "pl.s1"}).state
+    new = play(new, {0: "pl.s1"}).state
+    new = play(new, {0: "pl.s1"}).state
     assert new.seats[0].se_tokens == (0, 2, 0) and new.phase == "roll"
 
 
@@ -456,14 +536,14 @@ def test_plus1_minus1_others_lose_at_the_end_of_their_action():
     c = seat(CELLAR, se=(0, 0, 0), clients=("The Bartender",))  # nothing to lose
     d = seat(SILVER, se=(0, 2, 0), clients=("The Card Sharp",))  # one holding
     state = make([a, b, c, d], deck=[chef, 2, 3, 60, 61, 62, 63, 64, 65])
-    new = G.apply(state, {0: "draw", 1: "moon", 2: "draw", 3: "draw"}).state
-    new = G.apply(new, {0: f"pick.{chef}", 1: "pl.s2", 2: "pick.none", 3: "pick.none"}).state
-    new = G.apply(new, {0: f"rep.{C['The Baker']}"}).state
+    new = play(state, {0: "draw", 1: "moon", 2: "draw", 3: "draw"}).state
+    new = play(new, {0: f"pick.{chef}", 1: "pl.s2", 2: "pick.none", 3: "pick.none"}).state
+    new = play(new, {0: f"rep.{C['The Baker']}"}).state
     # seat 0 places its +1; seat 1 must choose which token to lose; 2 lost nothing; 3 lost one
     assert new.seats[3].se_tokens == (0, 1, 0) and new.seats[2].lose == 0
     assert new.seats[1].lose == 1 and G.to_act(new) == frozenset({0, 1})
-    assert set(G.legal_actions(new, 1)) == {"lose.s0", "lose.s1", "lose.s2"}
-    new = G.apply(new, {0: "pl.s0", 1: "lose.s2"}).state
+    assert set(codes_of(new, 1)) == {"lose.s0", "lose.s1", "lose.s2"}
+    new = play(new, {0: "pl.s0", 1: "lose.s2"}).state
     assert new.seats[1].se_tokens == (1, 1, 0) and new.seats[0].se_tokens == (1, 0, 0)
     assert new.phase == "roll"
 
@@ -475,14 +555,14 @@ def test_loss_waits_for_the_end_of_the_own_action():
     a = seat(BLIND_PIG, clients=("The Baker",))  # fewer Clients than icons: the pick is added
     b = seat(VELVET, se=(1, 0, 0), clients=("The Doorman",))
     state = make([a, b], deck=[chef, 2, 3, butcher, 61, 62])
-    new = G.apply(state, {0: "draw", 1: "draw"}).state
-    new = G.apply(new, {0: f"pick.{chef}", 1: f"pick.{butcher}"}).state
+    new = play(state, {0: "draw", 1: "draw"}).state
+    new = play(new, {0: f"pick.{chef}", 1: f"pick.{butcher}"}).state
     assert new.seats[1].lose == 1 and [q.kind for q in new.seats[1].queue] == ["place", "place"]
-    assert all(c.startswith("pl.") for c in G.legal_actions(new, 1))
-    new = G.apply(new, {0: "pl.s0", 1: "pl.s2"}).state
-    new = G.apply(new, {1: "pl.s1"}).state
-    assert all(c.startswith("lose.") for c in G.legal_actions(new, 1))
-    new = G.apply(new, {1: "lose.s1"}).state
+    assert all(c.startswith("pl.") for c in codes_of(new, 1))
+    new = play(new, {0: "pl.s0", 1: "pl.s2"}).state
+    new = play(new, {1: "pl.s1"}).state
+    assert all(c.startswith("lose.") for c in codes_of(new, 1))
+    new = play(new, {1: "lose.s1"}).state
     assert new.seats[1].se_tokens == (1, 0, 1) and new.phase == "roll"
 
 
@@ -490,15 +570,15 @@ def test_deck_reshuffles_the_discard_pile_when_empty():
     """M7: the discard pile becomes the new deck; with both empty the draw takes what there is."""
     s = seat(BLIND_PIG, clients=("The Baker", "The Crooner"))
     state = make([s, seat(VELVET, clients=("The Doorman",))], deck=[5], discard=(6, 7, 8, 9))
-    step = G.apply(state, {0: "draw", 1: "moon"})
+    step = play(state, {0: "draw", 1: "moon"})
     assert any(e.key == "ms.ev.reshuffle" and e.params == {"n": 4} for e in step.events)
     cards = step.state.seats[0].queue[0].cards
     assert cards[0] == 5 and set(cards[1:]) <= {6, 7, 8, 9} and len(cards) == 3
     empty = make([s, seat(VELVET, clients=("The Doorman",))], deck=[5], discard=())
-    new = G.apply(empty, {0: "draw", 1: "moon"}).state
+    new = play(empty, {0: "draw", 1: "moon"}).state
     assert new.seats[0].queue[0].cards == (5,)
     none = make([s, seat(VELVET, clients=("The Doorman",))], deck=[], discard=())
-    new = G.apply(none, {0: "draw", 1: "draw"}).state
+    new = play(none, {0: "draw", 1: "draw"}).state
     assert new.phase == "roll"  # nothing drawn, nothing to choose
 
 
@@ -535,29 +615,29 @@ def test_game_ends_after_the_action_phase_with_tie_breaks():
     b = seat(VELVET, se=(1, 0, 0), clients=("The Crooner",), validated=("The Jazz Legend", "The Tap Dancer", "The Saxophonist"))
     c = seat(CELLAR, se=(0, 0, 0), clients=("The Doorman",), validated=("The Prohibition Baron", "The Wine Merchant", "The Gin Maker"))
     state = make([a, b, c], deck=list(range(44, 56)))
-    end = G.apply(state, {0: "moon", 1: "moon", 2: "moon"}).state
-    end = G.apply(end, {s: G.legal_actions(end, s)[0] for s in G.to_act(end)}).state
+    end = play(state, {0: "moon", 1: "moon", 2: "moon"}).state
+    end = play(end, {s: codes_of(end, s)[0] for s in G.to_act(end)}).state
     assert end.phase == "over" and G.to_act(end) == frozenset()
     out = G.outcome(end)
     assert out.scores == (12, 12, 12)
     assert out.ranks == (1, 1, 3)  # a and b have 2 tokens, c has 1
     with pytest.raises(IllegalAction):
-        G.apply(end, {})
+        play(end, {})
     # validated count breaks a token tie
-    a2 = a.model_copy(update={"validated": a.validated + (C["The Baker"],), "clients": ()})
-    b2 = b.model_copy(update={"validated": b.validated})
-    st2 = make([a2.model_copy(update={"clients": (C["The Crooner"],)}), b2], deck=list(range(44, 56)))
-    st2 = st2.model_copy(update={"seats": (st2.seats[0].model_copy(update={"clients": (C["The Cook"],)}), st2.seats[1])})
-    end2 = G.apply(st2, {0: "moon", 1: "moon"}).state
-    end2 = G.apply(end2, {s: G.legal_actions(end2, s)[0] for s in G.to_act(end2)}).state
+    a2 = replace(a, validated=a.validated + (C["The Baker"],), clients=())
+    b2 = replace(b, validated=b.validated)
+    st2 = make([replace(a2, clients=(C["The Crooner"],)), b2], deck=list(range(44, 56)))
+    st2 = replace(st2, seats=(replace(st2.seats[0], clients=(C["The Cook"],)), st2.seats[1]))
+    end2 = play(st2, {0: "moon", 1: "moon"}).state
+    end2 = play(end2, {s: codes_of(end2, s)[0] for s in G.to_act(end2)}).state
     assert G.outcome(end2).ranks == (1, 2)
 
 
 def test_no_end_below_the_target():
     a = seat(BLIND_PIG, clients=("The Baker",), validated=("The Grand Chef", "The Caterer"))
     state = make([a, seat(VELVET, clients=("The Crooner",))], deck=list(range(44, 56)))
-    new = G.apply(state, {0: "moon", 1: "moon"}).state
-    new = G.apply(new, {s: G.legal_actions(new, s)[0] for s in G.to_act(new)}).state
+    new = play(state, {0: "moon", 1: "moon"}).state
+    new = play(new, {s: codes_of(new, s)[0] for s in G.to_act(new)}).state
     assert new.phase == "roll" and G.outcome(new) is None
 
 
@@ -573,8 +653,8 @@ def test_regular_draft_sizes_by_position(players):
         assert len(seat_state.queue[0].cards) == DRAFT_SIZES[pos]
         assert seat_state.queue[0].n == 2
     assert len(state.deck) == 70 - sum(DRAFT_SIZES[:players])
-    codes = {s: G.legal_actions(state, s)[0] for s in range(players)}
-    new = G.apply(state, codes).state
+    codes = {s: codes_of(state, s)[0] for s in range(players)}
+    new = play(state, codes).state
     assert new.phase == "setup" and all(len(s.clients) == 2 for s in new.seats)
     assert len(new.discard) == sum(DRAFT_SIZES[:players]) - 2 * players
 
@@ -584,15 +664,15 @@ def test_regular_instants_after_setup_gains_then_losses():
     a = seat(BLIND_PIG, queue=(FollowUp(kind="draft", cards=(butcher, chef, 0, 1), n=2),))
     b = seat(VELVET, queue=(FollowUp(kind="draft", cards=(14, 15, 16, 17, 18), n=2),))
     state = make([a, b], phase="draft", variant="regular", round=0)
-    state = G.apply(state, {0: f"draft.{butcher}.{chef}", 1: "draft.14.15"}).state
+    state = play(state, {0: f"draft.{butcher}.{chef}", 1: "draft.14.15"}).state
     assert state.phase == "setup"
-    state = G.apply(state, {0: "pl.s0", 1: "pl.s0"}).state
+    state = play(state, {0: "pl.s0", 1: "pl.s0"}).state
     assert state.phase == "instants"
     assert [q.kind for q in state.seats[0].queue] == ["place", "place", "place"]  # +2 and +1
     # seat 1 has no gain to place: its only token is lost at once (a single holding)
     assert state.seats[1].lose == 0 and state.seats[1].se_tokens == (0, 0, 0)
-    state = G.apply(state, {0: "pl.s1"}).state
-    state = G.apply(state, {0: "pl.s1"}).state  # the last token has one place left: automatic
+    state = play(state, {0: "pl.s1"}).state
+    state = play(state, {0: "pl.s1"}).state  # the last token has one place left: automatic
     assert state.phase == "roll" and state.round == 1 and tokens(state.seats[0]) == 4
     assert state.seats[0].se_tokens == (1, 2, 1)  # Regular Blind Pig: [1 orange][2 any][1 music]
 
@@ -600,7 +680,7 @@ def test_regular_instants_after_setup_gains_then_losses():
 def test_regular_goal_is_15_points():
     state = G.setup(3, 3, {"variant": "regular"})
     assert state.target == 15
-    assert G.view(state, None)["target"] == 15
+    assert G.view(state, None).target == 15
 
 
 # --- codes, views, hidden information -----------------------------------------------------------
@@ -624,11 +704,11 @@ def test_views_hide_other_seats_offers_and_the_deck():
     s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(40, 41, 42)),))
     s1 = seat(VELVET, clients=("The Crooner",), queue=(FollowUp(kind="pick", cards=(43, 44, 45)),))
     state = make([s0, s1], phase="resolve")
-    pub = G.view(state, None)
+    pub = G.view_json(state, None)
     text = json.dumps(pub)
     assert "private" not in pub and "deck_order" not in text
     assert pub["seats"][0]["pending"] == [{"kind": "keep", "n": 3}]
-    mine = G.view(state, 0)
+    mine = G.view_json(state, 0)
     assert mine["private"]["queue"][0]["cards"] == [40, 41, 42]
     assert "43" not in json.dumps(mine["private"])
     for seat_ in (None, 0, 1):

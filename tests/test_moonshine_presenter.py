@@ -38,6 +38,11 @@ def _playout(players: int, variant: str, seed: int):
     return states, events
 
 
+def _codes(state, seat) -> tuple[str, ...]:
+    """The legal codes of ``seat``, as the bot gives them to the presenter."""
+    return tuple(G.encode(a) for a in G.legal_actions(state, seat))
+
+
 def _panel_codes(panel) -> set[str]:
     """Codes a panel can produce: buttons, single selects, and each multi-select option set."""
     codes = set(panel.codes())
@@ -45,8 +50,8 @@ def _panel_codes(panel) -> set[str]:
         for comp in row:
             if isinstance(comp, Select) and (comp.max_values > 1 or comp.prefix):
                 values = [o.value for o in comp.options]
-                codes.add(G.decode(comp.code_for(values[: comp.min_values])))
-                codes.add(G.decode(comp.code_for(values[-comp.min_values:])))
+                codes.add(G.encode(G.decode(comp.code_for(values[: comp.min_values]))))
+                codes.add(G.encode(G.decode(comp.code_for(values[-comp.min_values:]))))
     return codes
 
 
@@ -85,7 +90,7 @@ def test_limits_codes_and_no_leaks_over_a_playout(players, variant):
         public = G.view(state, None)
         board = P.board(public, _ctx(lang, players))
         assert check_card_limits(board) == [], check_card_limits(board)
-        shown = {c for s in public["seats"] for c in (*s["clients"], *s["validated"])}
+        shown = {c for s in public.seats for c in (*s.clients, *s.validated)}
         hidden = {s: {c for q in seat.queue for c in q.cards} - shown for s, seat in enumerate(state.seats)}
         secrets += sum(len(h) for h in hidden.values())
         t = Translator(lang)
@@ -94,7 +99,7 @@ def test_limits_codes_and_no_leaks_over_a_playout(players, variant):
             for c in hidden[s]:
                 assert not _mentions(board_text, c, t), "an offered card leaks into the board"
         for s in range(players):
-            legal = G.legal_actions(state, s)
+            legal = _codes(state, s)
             panel = P.panel(G.view(state, s), legal, _ctx(lang, players, s))
             assert check_panel_limits(panel) == [], (state.phase, check_panel_limits(panel))
             codes = _panel_codes(panel)
@@ -139,7 +144,7 @@ def test_action_phase_panel_offers_the_three_actions():
     while state.phase != "action":
         state = G.apply(state, {s: G.ai_action(state, s) for s in G.to_act(state)}).state
     for s in range(3):
-        legal = G.legal_actions(state, s)
+        legal = _codes(state, s)
         panel = P.panel(G.view(state, s), legal, _ctx("en", 3, s))
         codes = _panel_codes(panel)
         assert "draw" in codes and set(c for c in legal if c.startswith("val.")) <= codes
@@ -154,10 +159,10 @@ def test_reroll_panel_is_a_multi_select_of_the_dice_and_a_stop_button():
     state = G.apply(state, {s: G.ai_action(state, s) for s in G.to_act(state)}).state
     assert state.phase == "roll"
     seat = state.active
-    panel = P.panel(G.view(state, seat), G.legal_actions(state, seat), _ctx("fr", 3, seat))
+    panel = P.panel(G.view(state, seat), _codes(state, seat), _ctx("fr", 3, seat))
     select = panel.rows[0][0]
     assert isinstance(select, Select) and select.prefix == "rr." and select.max_values == len(select.options) >= 3
-    assert G.decode(select.code_for(["2", "0"])) == "rr.0.2" in G.legal_actions(state, seat)
+    assert G.encode(G.decode(select.code_for(["2", "0"]))) == "rr.0.2" in _codes(state, seat)
     assert "stop" in panel.codes()
 
 
@@ -170,8 +175,9 @@ def test_rules_lobby_and_labels():
         for o in sel.options:
             name, _, value = o.value.partition("=")
             G.parse_options({name: value})
-        assert P.action_label("moon", {}, _ctx(lang, 2)) != "moon"
-        assert card_name(0, t) in P.action_label("val.0", {}, _ctx(lang, 2))
+        view = G.view(G.setup(1, 2), None)
+        assert P.action_label("moon", view, _ctx(lang, 2)) != "moon"
+        assert card_name(0, t) in P.action_label("val.0", view, _ctx(lang, 2))
     assert PRESENTERS["moonshine"].game_key == "moonshine"
 
 
@@ -179,3 +185,19 @@ def test_board_stays_within_the_embed_total_with_five_crowded_seats():
     states, _ = _playout(5, "regular", seed=21)
     worst = max(card_length(P.board(G.view(s, None), _ctx("fr", 5))) for s in states[::5])
     assert worst <= 6000
+
+
+def test_double_redraw_board_says_a_second_draw_follows_and_the_panel_offers_the_first_only():
+    from tests.test_moonshine import BLIND_PIG, VELVET, C, make, play, seat
+
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
+                 deck=list(range(40, 50)))
+    state = play(state, {0: f"val.{C['The Cook']}", 1: "moon"}).state
+    for lang, text in (("en", "drawing again next"), ("fr", "piochera à nouveau")):
+        board = P.board(G.view(state, None), _ctx(lang, 2))
+        assert text in board.fields[0].value and text not in board.fields[1].value
+    panel = P.panel(G.view(state, 0), _codes(state, 0), _ctx("en", 2, 0))
+    assert _panel_codes(panel) == {"keep.40", "keep.41", "keep.42"}
+    t = Translator("en")
+    assert not any(_mentions(_panel_text(panel), c, t) for c in range(43, 50))

@@ -1,7 +1,7 @@
 """Moonshine presenter: public board, private panels (rerolls, placements, secret actions and
 follow-ups), log lines, lobby option and rules.
 
-Views come from :meth:`engine.moonshine.rules.Moonshine.view`; card data (names in both
+Views are the typed :mod:`engine.moonshine.view` dataclasses (``Moonshine.view``); card data (names in both
 languages, costs, bonuses) from :mod:`engine.moonshine.cards`. Icons are emoji:
 🍗 Food, 🎵 Music, 🥃 Drink, ✨ resource of your choice, 🍗/🎵 two-way choices, 🌙 Moon token,
 🔁 reroll, 👁️ card-draw, 🃏 Client-card, 🔵/🟠 blue/orange die, 🏷️ discount Moon, ❓ majority
@@ -28,13 +28,15 @@ Panels (at most 5 rows; selects alone in their row, 25 options at most):
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
 from engine.core import Event
 from engine.moonshine.cards import card_set
+from engine.moonshine.view import MoonshineView, Offer, PlayerView, PrivateView, SeatBoard
 
 RES_EMOJI = {
     "food": "🍗", "music": "🎵", "drink": "🥃", "any": "✨",
@@ -120,33 +122,33 @@ def _dice_text(dice: Sequence[str]) -> str:
     return " ".join(parts) if parts else "—"
 
 
-class MoonshinePresenter(Presenter):
+class MoonshinePresenter(Presenter[MoonshineView]):
     """Presenter of ``moonshine``."""
 
     game_key = "moonshine"
 
     # --- shared pieces ---------------------------------------------------------------------------
-    def _speakeasy_text(self, seat: dict[str, Any], variant: str, t: Translator) -> str:
-        sp = card_set().speakeasies[seat["speakeasy"]]
+    def _speakeasy_text(self, seat: SeatBoard, variant: str, t: Translator) -> str:
+        sp = card_set().speakeasies[seat.speakeasy]
         side = sp.side(variant)
-        slots = " ".join(slot_text(sl.spaces, tok, sl.bonus) for sl, tok in zip(side.slots, seat["se_tokens"]))
+        slots = " ".join(slot_text(sl.spaces, tok, sl.bonus) for sl, tok in zip(side.slots, seat.se_tokens, strict=False))
         sil = " ".join(f"👤{COLOUR_EMOJI[c]}" for c in side.silhouettes)
-        return f"🏠 {speakeasy_name(seat['speakeasy'], t)} {slots}" + (f" {sil}" if sil else "")
+        return f"🏠 {speakeasy_name(seat.speakeasy, t)} {slots}" + (f" {sil}" if sil else "")
 
-    def _icons_line(self, seat: dict[str, Any], t: Translator) -> str:
-        ic = seat["icons"]
-        parts = [f"🔁{ic['reroll']}", f"👁️{ic['draw']}", f"🃏{ic['client']}"]
-        if ic["blue"]:
+    def _icons_line(self, seat: SeatBoard, t: Translator) -> str:
+        ic = seat.icons
+        parts = [f"🔁{ic.reroll}", f"👁️{ic.draw}", f"🃏{ic.client}"]
+        if ic.blue:
             parts.append("🔵")
-        if ic["orange"]:
+        if ic.orange:
             parts.append("🟠")
-        if ic["discount"]:
-            parts.append(f"🏷️{ic['discount']}")
+        if ic.discount:
+            parts.append(f"🏷️{ic.discount}")
         return t("ms.seat.icons", icons=" ".join(parts))
 
-    def _validated_text(self, seat: dict[str, Any], t: Translator) -> str:
+    def _validated_text(self, seat: SeatBoard, t: Translator) -> str:
         cards = card_set().clients
-        val = seat["validated"]
+        val = seat.validated
         if not val:
             return t("ms.seat.none_validated")
         counts = {c: 0 for c in COLOUR_EMOJI}
@@ -157,19 +159,19 @@ class MoonshinePresenter(Presenter):
         colours = " ".join(f"{COLOUR_EMOJI[c]}{n}" for c, n in counts.items() if n)
         return t("ms.seat.validated", n=len(val), colours=colours, bonus=icons_text(lower) or "—")
 
-    def _pending_text(self, seat: dict[str, Any], t: Translator) -> str:
-        parts = [t(f"ms.pending.{p['kind']}", n=p["n"]) for p in seat["pending"]]
-        if seat["lose"]:
-            parts.append(t("ms.pending.lose", n=seat["lose"]))
+    def _pending_text(self, seat: SeatBoard, t: Translator) -> str:
+        parts = [t(f"ms.pending.{p.kind}", n=p.n) for p in seat.pending]
+        if seat.lose:
+            parts.append(t("ms.pending.lose", n=seat.lose))
         return " · ".join(parts)
 
-    def _seat_field(self, i: int, view: dict[str, Any], ctx: RenderContext, short: bool = False) -> Field:
+    def _seat_field(self, i: int, view: MoonshineView, ctx: RenderContext, short: bool = False) -> Field:
         t = ctx.t
-        seat = view["seats"][i]
-        head = ("▶️ " if view["active"] == i and view["phase"] != "over" else "") + ctx.name(i)
-        name = t("ms.seat.head", name=head, points=seat["points"], tokens=seat["tokens"])
-        lines = [self._speakeasy_text(seat, view["variant"], t), self._icons_line(seat, t)]
-        for cid, tok in zip(seat["clients"], seat["cl_tokens"]):
+        seat = view.seats[i]
+        head = ("▶️ " if view.active == i and view.phase != "over" else "") + ctx.name(i)
+        name = t("ms.seat.head", name=head, points=seat.points, tokens=seat.tokens)
+        lines = [self._speakeasy_text(seat, view.variant, t), self._icons_line(seat, t)]
+        for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
             lines.append("• " + (card_line(cid, t, tok) if not short else
                                  f"{COLOUR_EMOJI[card_set().clients[cid].colour]} {card_name(cid, t)} "
                                  f"{card_set().clients[cid].points}★ {upper_text(cid, tok)}"))
@@ -182,76 +184,76 @@ class MoonshinePresenter(Presenter):
             value = value[:1020] + " …"
         return Field(name[:256], value)
 
-    def _status(self, view: dict[str, Any], ctx: RenderContext) -> str:
+    def _status(self, view: MoonshineView, ctx: RenderContext) -> str:
         t = ctx.t
-        ph = view["phase"]
+        ph = view.phase
         if ph == "over":
-            winners = [s for s, r in enumerate(view["ranks"] or []) if r == 1]
+            winners = [s for s, r in enumerate(view.ranks or []) if r == 1]
             return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners))
         if ph == "roll":
-            return t("ms.status.roll", name=ctx.name(view["active"]), n=view["rerolls"])
+            return t("ms.status.roll", name=ctx.name(view.active), n=view.rerolls)
         if ph == "action":
             return t("ms.status.action")
         return t(f"ms.status.{ph}")
 
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: dict[str, Any], ctx: RenderContext) -> Card:
+    def board(self, view: MoonshineView, ctx: RenderContext) -> Card:
         """Public board: status, dice on the Active player card, deck/discard sizes and goal, then
         one field per seat. Falls back to shorter Client lines if the embed would be too long."""
         t = ctx.t
         desc = "\n".join([
             self._status(view, ctx),
-            t("ms.board.dice", name=ctx.name(view["active"]), dice=_dice_text(view["dice"])),
-            t("ms.board.deck", deck=view["deck"], discard=view["discard"], target=view["target"]),
+            t("ms.board.dice", name=ctx.name(view.active), dice=_dice_text(view.dice)),
+            t("ms.board.deck", deck=view.deck, discard=view.discard, target=view.target),
         ])
-        variant = t("ms.variant.regular") if view["variant"] == "regular" else t("ms.variant.standard")
-        when = t("ms.board.round", round=view["round"]) if view["round"] >= 1 else t("ms.board.setup")
+        variant = t("ms.variant.regular") if view.variant == "regular" else t("ms.variant.standard")
+        when = t("ms.board.round", round=view.round) if view.round >= 1 else t("ms.board.setup")
         title = f"{self.title(t)} · {variant} · {when}"
         for short in (False, True):
-            fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view["seats"])))
+            fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view.seats)))
             card = Card(title=title[:256], description=desc, fields=fields, color=_COLOR)
             if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(title) < 5000:
                 break
         return card
 
     # --- panel -----------------------------------------------------------------------------------
-    def panel(self, view: dict[str, Any], legal: tuple[str, ...], ctx: RenderContext) -> Panel:
+    def panel(self, view: MoonshineView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
         """The seat's private panel (layout in the module docstring)."""
         t = ctx.t
-        seat = ctx.seat if ctx.seat is not None else view.get("me", 0)
-        priv = view.get("private") or {"queue": [], "feasible": [], "sources": [0] * 7}
-        me = view["seats"][seat]
+        priv = view.private if isinstance(view, PlayerView) else PrivateView((), (), (0,) * 7)
+        seat = ctx.seat if ctx.seat is not None else (view.me if isinstance(view, PlayerView) else 0)
+        me = view.seats[seat]
         lines: list[str] = []
         fields: list[Field] = []
         rows: list[tuple[Any, ...]] = []
         legal = tuple(legal)
         head = legal[0].partition(".")[0] if legal else ""
-        src = priv.get("sources") or [0] * 7
-        if any(src) and view["phase"] in ("roll", "gain", "action", "resolve"):
+        src = priv.sources or (0,) * 7
+        if any(src) and view.phase in ("roll", "gain", "action", "resolve"):
             res = " ".join(f"{MASK_EMOJI[i]}×{n}" for i, n in enumerate(src) if n)
             lines.append(t("ms.panel.resources", res=res))
         if not legal:
-            lines.insert(0, self._status(view, ctx) if view["phase"] == "over" else t("ms.panel.wait"))
-        elif view["phase"] == "roll":
-            lines.insert(0, t("ms.panel.roll", n=view["rerolls"], dice=_dice_text(view["dice"])))
+            lines.insert(0, self._status(view, ctx) if view.phase == "over" else t("ms.panel.wait"))
+        elif view.phase == "roll":
+            lines.insert(0, t("ms.panel.roll", n=view.rerolls, dice=_dice_text(view.dice)))
             rows = self._roll_rows(view, legal, t)
-        elif view["phase"] == "action":
-            lines.insert(0, t("ms.panel.action", dice=_dice_text(view["dice"])))
+        elif view.phase == "action":
+            lines.insert(0, t("ms.panel.action", dice=_dice_text(view.dice)))
             rows = self._action_rows(me, legal, t)
         else:
-            queue = priv["queue"]
+            queue = priv.queue
             front = queue[0] if queue and head != "lose" else None
             rows, text = self._follow_rows(view, me, front, head, legal, t)
             lines.insert(0, text)
-            if front and front["cards"]:
-                offered = "\n".join(card_line(c, t) for c in front["cards"])
-                fields.append(Field(t("ms.panel.offered", n=len(front["cards"])), offered[:1024]))
+            if front and front.cards:
+                offered = "\n".join(card_line(c, t) for c in front.cards)
+                fields.append(Field(t("ms.panel.offered", n=len(front.cards)), offered[:1024]))
         fields.insert(0, self._seat_field(seat, view, ctx))
         card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=tuple(rows))
 
-    def _roll_rows(self, view: dict[str, Any], legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
-        dice = view["dice"]
+    def _roll_rows(self, view: MoonshineView, legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
+        dice = view.dice
         opts = tuple(
             SelectOption(t("ms.die.label", n=i + 1, die=DIE_EMOJI[i], face=RES_EMOJI[f]), DIE_CODES[i],
                          t(f"ms.die.{'white' if i < 3 else ('blue' if i == 3 else 'orange')}"))
@@ -263,7 +265,7 @@ class MoonshinePresenter(Presenter):
         rows.append((Button(t("ms.btn.stop"), "stop", "success", emoji="✅"),))
         return rows
 
-    def _action_rows(self, me: dict[str, Any], legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
+    def _action_rows(self, me: SeatBoard, legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = []
         vals = [c for c in legal if c.startswith("val.")]
         if vals:
@@ -272,44 +274,44 @@ class MoonshinePresenter(Presenter):
         buttons = []
         if "moon" in legal:
             buttons.append(Button(t("ms.btn.moon"), "moon", "primary", emoji="🌙"))
-        buttons.append(Button(t("ms.btn.draw", n=me["icons"]["draw"]), "draw", "secondary", emoji="👁️"))
+        buttons.append(Button(t("ms.btn.draw", n=me.icons.draw), "draw", "secondary", emoji="👁️"))
         rows.append(tuple(buttons))
         return rows
 
-    def _slot_label(self, key: str, me: dict[str, Any], variant: str, t: Translator) -> tuple[str, str]:
+    def _slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
         if key[0] == "s":
             i = int(key[1:])
-            sl = card_set().speakeasies[me["speakeasy"]].side(variant).slots[i]
-            tok = me["se_tokens"][i]
-            return (t("ms.slot.speakeasy", n=i + 1, name=speakeasy_name(me["speakeasy"], t)),
+            sl = card_set().speakeasies[me.speakeasy].side(variant).slots[i]
+            tok = me.se_tokens[i]
+            return (t("ms.slot.speakeasy", n=i + 1, name=speakeasy_name(me.speakeasy, t)),
                     slot_text(sl.spaces, tok, sl.bonus))
         cid = int(key[1:])
-        tok = me["cl_tokens"][me["clients"].index(cid)] if cid in me["clients"] else 0
+        tok = me.cl_tokens[me.clients.index(cid)] if cid in me.clients else 0
         return card_name(cid, t), upper_text(cid, tok)
 
-    def _follow_rows(self, view: dict[str, Any], me: dict[str, Any], front: dict[str, Any] | None, head: str,
+    def _follow_rows(self, view: MoonshineView, me: SeatBoard, front: Offer | None, head: str,
                      legal: Sequence[str], t: Translator) -> tuple[list[tuple[Any, ...]], str]:
-        variant = view["variant"]
+        variant = view.variant
         if head in ("pl", "lose"):
-            opts = []
+            slots: list[SelectOption] = []
             for code in legal[:25]:
                 label, desc = self._slot_label(code.partition(".")[2], me, variant, t)
-                opts.append(SelectOption(label[:100], code, desc[:100]))
+                slots.append(SelectOption(label[:100], code, desc[:100]))
             key = "ms.panel.place" if head == "pl" else "ms.panel.lose"
             ph = "ms.ph.place" if head == "pl" else "ms.ph.lose"
-            return [(Select(t(ph), tuple(opts)),)], t(key)
+            return [(Select(t(ph), tuple(slots)),)], t(key)
         if head == "dis":
-            n = front["n"] if front else 1
+            n = front.n if front else 1
             if len(legal) <= 25:
-                opts = []
+                ways: list[SelectOption] = []
                 for code in legal:
                     counts: dict[str, int] = {}
                     for p in code[4:].split("."):
                         counts[p[:-1]] = counts.get(p[:-1], 0) + 1
                     label = " + ".join(f"{c}× {self._slot_label(k, me, variant, t)[0]}" for k, c in counts.items())
-                    opts.append(SelectOption(label[:100], code))
-                return [(Select(t("ms.ph.discard", n=n), tuple(opts)),)], t("ms.panel.discard", n=n)
-            tokens = []
+                    ways.append(SelectOption(label[:100], code))
+                return [(Select(t("ms.ph.discard", n=n), tuple(ways)),)], t("ms.panel.discard", n=n)
+            tokens: list[SelectOption] = []
             for k, tok in self._holdings(me):
                 label = self._slot_label(k, me, variant, t)[0]
                 tokens += [SelectOption(f"🌙 {label} #{j + 1}"[:100], f"{k}{'abc'[j]}") for j in range(tok)]
@@ -320,28 +322,28 @@ class MoonshinePresenter(Presenter):
             opts = tuple(card_option(int(c[5:]), t, c) for c in legal[:25])
             return [(Select(t("ms.ph.keep"), opts),)], t("ms.panel.keep")
         if head == "pick":
-            cards = [c for c in legal if c != "pick.none"][:25]
-            opts = tuple(card_option(int(c[5:]), t, c) for c in cards)
+            picks = [c for c in legal if c != "pick.none"][:25]
+            opts = tuple(card_option(int(c[5:]), t, c) for c in picks)
             rows: list[tuple[Any, ...]] = [(Select(t("ms.ph.pick"), opts),)]
             rows.append((Button(t("ms.btn.pick_none"), "pick.none", "secondary"),))
             return rows, t("ms.panel.pick")
         if head == "rep":
-            picked = front["cards"][0] if front and front["cards"] else None
+            picked = front.cards[0] if front and front.cards else None
             opts = tuple(card_option(int(c[4:]), t, c) for c in legal[:25])
             text = t("ms.panel.replace", card=card_name(picked, t) if picked is not None else "?")
             return [(Select(t("ms.ph.replace"), opts),)], text
         if head == "draft":
-            n = front["n"] if front else 2
-            cards = front["cards"] if front else []
-            opts = tuple(card_option(c, t, str(c)) for c in cards[:25])
+            n = front.n if front else 2
+            offered = front.cards if front else ()
+            opts = tuple(card_option(c, t, str(c)) for c in offered[:25])
             sel = Select(t("ms.ph.draft", n=n), opts, min_values=n, max_values=n, prefix="draft.")
             return [(sel,)], t("ms.panel.draft", n=n)
         return [], t("ms.panel.wait")
 
     @staticmethod
-    def _holdings(me: dict[str, Any]) -> list[tuple[str, int]]:
-        out = [(f"s{i}", tok) for i, tok in enumerate(me["se_tokens"]) if tok]
-        out += [(f"c{cid}", tok) for cid, tok in zip(me["clients"], me["cl_tokens"]) if tok]
+    def _holdings(me: SeatBoard) -> list[tuple[str, int]]:
+        out = [(f"s{i}", tok) for i, tok in enumerate(me.se_tokens) if tok]
+        out += [(f"c{cid}", tok) for cid, tok in zip(me.clients, me.cl_tokens, strict=False) if tok]
         return out
 
     # --- texts -----------------------------------------------------------------------------------
@@ -368,7 +370,7 @@ class MoonshinePresenter(Presenter):
             params["seat"] = ctx.name(params["seat"])
         return t(event.key, **params)
 
-    def action_label(self, code: str, view: dict[str, Any], ctx: RenderContext) -> str:
+    def action_label(self, code: str, view: MoonshineView, ctx: RenderContext) -> str:
         """Human label of a code (``val.12`` → "Validate The Baker", ``moon``, ``draw``…)."""
         t = ctx.t
         head, _, rest = code.partition(".")

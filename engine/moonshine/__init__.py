@@ -1,10 +1,58 @@
 """Moonshine (2-5 players): card set as data, rules engine, baseline AI.
 
-See :mod:`engine.moonshine.rules` for the rules, the action codes and every interpretation made,
-:mod:`engine.moonshine.cards` for the card models, :mod:`engine.moonshine.ai` for the AI and
-``BALANCE.md`` for the simulation figures.
+Modules (each a few hundred lines at most):
+
+- :mod:`~engine.moonshine.rules`: the :class:`Moonshine` Game (thin) and the rules docstring
+  (every ruling and interpretation);
+- :mod:`~engine.moonshine.state`: state dataclasses and token helpers;
+- :mod:`~engine.moonshine.actions`: typed actions and their stable codes;
+- :mod:`~engine.moonshine.legal`: who acts and the legal actions;
+- :mod:`~engine.moonshine.phases` / :mod:`~engine.moonshine.followups`: what ``apply`` does;
+- :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`: dice, resources, points;
+- :mod:`~engine.moonshine.cards` (pydantic models of ``data/cards.json``) and
+  :mod:`~engine.moonshine.icons` (the same compiled into plain dataclasses);
+- :mod:`~engine.moonshine.view`: typed views; :mod:`~engine.moonshine.ai`: the baseline AI
+  (imports no Game); :mod:`~engine.moonshine.sim`: AI-only games for ``BALANCE.md``.
 """
 
-from engine.moonshine.rules import Moonshine, MoonshineOptions, MoonshineState
+from engine.moonshine.actions import (
+    Discard,
+    Draft,
+    DrawCards,
+    Keep,
+    Lose,
+    MoonshineAction,
+    Pick,
+    Place,
+    Replace,
+    Reroll,
+    Stop,
+    TakeMoon,
+    Validate,
+)
+from engine.moonshine.rules import Moonshine
+from engine.moonshine.state import FollowUp, MoonshineOptions, MoonshineState, SeatState
+from engine.moonshine.view import MoonshineView, PlayerView
 
-__all__ = ["Moonshine", "MoonshineOptions", "MoonshineState"]
+__all__ = [
+    "Discard",
+    "Draft",
+    "DrawCards",
+    "FollowUp",
+    "Keep",
+    "Lose",
+    "Moonshine",
+    "MoonshineAction",
+    "MoonshineOptions",
+    "MoonshineState",
+    "MoonshineView",
+    "Pick",
+    "Place",
+    "PlayerView",
+    "Replace",
+    "Reroll",
+    "SeatState",
+    "Stop",
+    "TakeMoon",
+    "Validate",
+]

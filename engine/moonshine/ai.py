@@ -16,34 +16,32 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from engine.moonshine.rules import (
-    BLUE,
-    Moonshine,
-    CLIENT,
-    DISC,
-    DRAW,
-    FACE_MASK,
-    MAJ,
-    NB,
-    ORANGE,
-    REROLL,
-    MoonshineState,
-    SeatState,
-    client_info,
-    discard_options,
-    points_of,
-    seat_bundle,
-    side_info,
-    slot_keys,
-    shortfall,
-    sources_of,
+from engine.moonshine.actions import (
+    Discard,
+    Draft,
+    DrawCards,
+    Keep,
+    Lose,
+    MoonshineAction,
+    Pick,
+    Place,
+    Replace,
+    Reroll,
+    Stop,
+    TakeMoon,
+    Validate,
+    encode,
 )
+from engine.moonshine.dice import FACE_MASK, shortfall, sources_of
+from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, MAJ, NB, ORANGE, REROLL, client_info, side_info
+from engine.moonshine.legal import legal_actions
+from engine.moonshine.scoring import points_of
+from engine.moonshine.state import MoonshineState, SeatState, seat_bundle, slot_keys
 
 __all__ = ["choose", "card_worth"]
 
-_GAME = Moonshine()
 _RES_WORTH = (0.0, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.3)  # by mask: F, M, FM, D, FD, MD, any
 
 
@@ -93,7 +91,7 @@ def card_worth(cid: int, seat: SeatState, bundle: Sequence[int], variant: str, l
     the weight of bonuses near the end of the game)."""
     ci = client_info(cid)
     sil = side_info(seat.speakeasy, variant).silhouettes
-    gain = points_of((*seat.validated, cid), sil) - points_of(seat.validated, sil)
+    gain: float = points_of((*seat.validated, cid), sil) - points_of(seat.validated, sil)
     if ci.lower[MAJ]:
         gain += 0.5
     bonus = _bonus_worth(ci.lower, bundle, _needs(seat, bundle))
@@ -143,22 +141,23 @@ def _layout_worth(seat: SeatState, variant: str, bundle: Sequence[int], counts: 
     return sum(_slot_worth(seat, variant, bundle, k, t) for k, t in counts.items())
 
 
-def _place(state: MoonshineState, seat: int, legal: Sequence[str]) -> str:
+def _place(state: MoonshineState, seat: int, legal: Sequence[Place]) -> Place:
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     held = {k: t for k, t, _ in slot_keys(s, state.variant)}
     best, best_gain = legal[0], -1e9
-    for code in legal:
-        key = code[3:]
+    for action in legal:
+        key = action.slot
         gain = (_slot_worth(s, state.variant, bundle, key, held[key] + 1)
                 - _slot_worth(s, state.variant, bundle, key, held[key]))
         if gain > best_gain + 1e-9:
-            best, best_gain = code, gain
+            best, best_gain = action, gain
     return best
 
 
-def _remove(state: MoonshineState, seat: int, options: Sequence[tuple[str, tuple[tuple[str, int], ...]]]) -> str:
-    """Among (code, option) removals, the one keeping the most worth."""
+def _remove(state: MoonshineState, seat: int,
+            options: Sequence[tuple[MoonshineAction, tuple[tuple[str, int], ...]]]) -> MoonshineAction:
+    """Among (action, option) removals, the one keeping the most worth."""
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     held = {k: t for k, t, _ in slot_keys(s, state.variant)}
@@ -173,27 +172,27 @@ def _remove(state: MoonshineState, seat: int, options: Sequence[tuple[str, tuple
     return best
 
 
-def _roll(state: MoonshineState, seat: int) -> str:
+def _roll(state: MoonshineState, seat: int) -> Stop | Reroll:
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     tokens = sum(s.se_tokens) + sum(s.cl_tokens)
     src = sources_of(bundle, state.dice)
     if not s.clients:
-        return "stop"
+        return Stop()
     scored = []
     for cid in s.clients:
         ci = client_info(cid)
         short = shortfall(ci.cost, src)
         moon_short = max(0, ci.moon - bundle[DISC] - tokens)
         if short == 0 and moon_short == 0:
-            return "stop"
+            return Stop()
         scored.append((short + moon_short, -client_info(cid).points, cid))
     scored.sort()
     _, _, target = scored[0]
     ci = client_info(target)
     base = shortfall(ci.cost, src)
     if base == 0:
-        return "stop"
+        return Stop()
     usable = [0, 1, 2] + ([3] if bundle[BLUE] else []) + ([4] if bundle[ORANGE] else [])
     room = any(t < sp for _, t, sp in slot_keys(s, state.variant))
     reroll = []
@@ -214,38 +213,40 @@ def _roll(state: MoonshineState, seat: int) -> str:
             reroll.append(i)
             cur = test
     if not reroll:
-        return "stop"
-    return "rr." + ".".join(sorted("012bo"[i] for i in reroll))
+        return Stop()
+    return Reroll(tuple(sorted("012bo"[i] for i in reroll)))
 
 
-def _action(state: MoonshineState, seat: int, legal: Sequence[str]) -> str:
+def _action(state: MoonshineState, seat: int, legal: Sequence[MoonshineAction]) -> MoonshineAction:
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     late = _late(state)
-    vals = [c for c in legal if c.startswith("val.")]
+    vals = [a for a in legal if isinstance(a, Validate)]
     if vals:
-        return max(vals, key=lambda c: (card_worth(int(c[4:]), s, bundle, state.variant, late), -int(c[4:])))
+        return max(vals, key=lambda a: (card_worth(a.card, s, bundle, state.variant, late), -a.card))
     tokens = sum(s.se_tokens) + sum(s.cl_tokens)
     if not s.clients:
-        return "draw"
+        return DrawCards()
     dist = sorted((_distance(c, s, bundle, tokens), c) for c in s.clients)
     best_d, best_c = dist[0]
-    if "moon" in legal:
+    can_moon = TakeMoon() in legal
+    if can_moon:
         ci = client_info(best_c)
         if ci.moon - bundle[DISC] > tokens:
-            return "moon"
+            return TakeMoon()
         held = {k: (t, sp) for k, t, sp in slot_keys(s, state.variant)}
         for k, (t, sp) in held.items():
             if t < sp and _slot_worth(s, state.variant, bundle, k, t + 1) - _slot_worth(s, state.variant, bundle, k, t) > 0.55:
-                return "moon"
-    if best_d >= 2.5 or "moon" not in legal:
-        return "draw"
-    return "moon"
+                return TakeMoon()
+    if best_d >= 2.5 or not can_moon:
+        return DrawCards()
+    return TakeMoon()
 
 
-def choose(state: MoonshineState, seat: int) -> str:
-    """The AI's code for ``seat`` (must be to act). Deterministic: a pure function of the state."""
-    legal = _GAME.legal_actions(state, seat)
+def choose(state: MoonshineState, seat: int) -> MoonshineAction:
+    """The AI's action for ``seat`` (must be to act; ``ValueError`` otherwise). Deterministic: a
+    pure function of the state."""
+    legal = legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to do")
     if len(legal) == 1:
@@ -258,33 +259,34 @@ def choose(state: MoonshineState, seat: int) -> str:
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     late = _late(state)
-    head = legal[0].partition(".")[0]
-    if head == "pl":
-        return _place(state, seat, legal)
-    if head in ("dis", "lose"):
-        options = []
-        for code in legal:
-            if head == "lose":
-                options.append((code, ((code[5:], 1),)))
-            else:
-                counts: dict[str, int] = {}
-                for p in code[4:].split("."):
-                    counts[p[:-1]] = counts.get(p[:-1], 0) + 1
-                options.append((code, tuple(counts.items())))
+
+    def score(cid: int) -> float:
+        return _offer_score(cid, s, bundle, state.variant, late)
+
+    head = legal[0]
+    if isinstance(head, Place):
+        return _place(state, seat, [a for a in legal if isinstance(a, Place)])
+    if isinstance(head, (Discard, Lose)):
+        options: list[tuple[MoonshineAction, tuple[tuple[str, int], ...]]] = []
+        for a in legal:
+            if isinstance(a, Lose):
+                options.append((a, ((a.slot, 1),)))
+            elif isinstance(a, Discard):
+                options.append((a, tuple(a.counts())))
         return _remove(state, seat, options)
-    if head == "keep":
-        return max(legal, key=lambda c: (_offer_score(int(c[5:]), s, bundle, state.variant, late), -int(c[5:])))
-    if head == "pick":
-        cards = [int(c[5:]) for c in legal if c != "pick.none"]
-        best = max(cards, key=lambda c: (_offer_score(c, s, bundle, state.variant, late), -c))
-        worst = min(_offer_score(c, s, bundle, state.variant, late) - 0.4 * t
-                    for c, t in zip(s.clients, s.cl_tokens)) if s.clients else -1e9
-        return f"pick.{best}" if _offer_score(best, s, bundle, state.variant, late) > worst + 0.5 else "pick.none"
-    if head == "rep":
-        pairs = list(zip(s.clients, s.cl_tokens))
-        worst = min(pairs, key=lambda p: (_offer_score(p[0], s, bundle, state.variant, late) - 0.4 * p[1], p[0]))
-        return f"rep.{worst[0]}"
-    if head == "draft":
-        return max(legal, key=lambda c: (sum(_offer_score(int(x), s, bundle, state.variant, late)
-                                             for x in c[6:].split(".")), c))
-    return legal[0]
+    if isinstance(head, Keep):
+        keeps = [a for a in legal if isinstance(a, Keep)]
+        return max(keeps, key=lambda a: (score(a.card), -a.card))
+    if isinstance(head, Pick):
+        cards = [a.card for a in legal if isinstance(a, Pick) and a.card is not None]
+        best = max(cards, key=lambda c: (score(c), -c))
+        worst = min(score(c) - 0.4 * t for c, t in zip(s.clients, s.cl_tokens, strict=False)) if s.clients else -1e9
+        return Pick(best) if score(best) > worst + 0.5 else Pick(None)
+    if isinstance(head, Replace):
+        pairs = list(zip(s.clients, s.cl_tokens, strict=False))
+        worst_pair = min(pairs, key=lambda p: (score(p[0]) - 0.4 * p[1], p[0]))
+        return Replace(worst_pair[0])
+    if isinstance(head, Draft):
+        drafts = [a for a in legal if isinstance(a, Draft)]
+        return max(drafts, key=lambda a: (sum(score(x) for x in a.cards), encode(a)))
+    return head

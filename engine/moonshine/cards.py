@@ -33,7 +33,7 @@ import json
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -123,17 +123,8 @@ class SilhouetteIcon(_Model):
 
 
 Icon = Annotated[
-    Union[
-        ResourceIcon,
-        RerollIcon,
-        DrawIcon,
-        ClientIcon,
-        BlueDieIcon,
-        OrangeDieIcon,
-        DiscountIcon,
-        MajorityIcon,
-        SilhouetteIcon,
-    ],
+    ResourceIcon | RerollIcon | DrawIcon | ClientIcon | BlueDieIcon | OrangeDieIcon | DiscountIcon | MajorityIcon
+    | SilhouetteIcon,
     Field(discriminator="kind"),
 ]
 
@@ -151,7 +142,7 @@ class Slot(_Model):
     bonus: tuple[Icon, ...] = Field(min_length=1, max_length=3)
 
     @model_validator(mode="after")
-    def _kinds(self) -> "Slot":
+    def _kinds(self) -> Slot:
         bad = [i.kind for i in self.bonus if i.kind not in UPPER_KINDS]
         if bad:
             raise ValueError(f"icon kinds not allowed on a Moon-token slot: {bad}")
@@ -169,7 +160,7 @@ class Instant(_Model):
     effect: Literal["plus2_moon", "plus1_minus1_moon"]
 
 
-Upper = Annotated[Union[Slot, Instant], Field(discriminator="kind")]
+Upper = Annotated[Slot | Instant, Field(discriminator="kind")]
 
 
 class Cost(_Model):
@@ -181,7 +172,7 @@ class Cost(_Model):
     moon: int = Field(default=0, ge=0, le=5)
 
     @model_validator(mode="after")
-    def _not_free(self) -> "Cost":
+    def _not_free(self) -> Cost:
         if self.food + self.music + self.drink + self.moon == 0:
             raise ValueError("a Client card cannot be free")
         return self
@@ -207,7 +198,7 @@ class ClientCard(_Model):
     lower: tuple[Icon, ...] = Field(default=(), max_length=3)
 
     @model_validator(mode="after")
-    def _check(self) -> "ClientCard":
+    def _check(self) -> ClientCard:
         bad = [i.kind for i in self.lower if i.kind not in LOWER_KINDS]
         if bad:
             raise ValueError(f"card {self.id}: icon kinds not allowed in the lower part: {bad}")
@@ -223,7 +214,7 @@ class SpeakeasySide(_Model):
     slots: tuple[Slot, ...] = Field(min_length=1, max_length=3)
 
     @model_validator(mode="after")
-    def _base(self) -> "SpeakeasySide":
+    def _base(self) -> SpeakeasySide:
         counts = Counter(i.kind for i in self.base)
         expected = {"draw": 3, "client": 2, "reroll": 1}
         if {k: v for k, v in counts.items() if k != "silhouette"} != expected:
@@ -245,7 +236,7 @@ class SpeakeasyCard(_Model):
     regular: SpeakeasySide
 
     @model_validator(mode="after")
-    def _sides(self) -> "SpeakeasyCard":
+    def _sides(self) -> SpeakeasyCard:
         if self.standard.silhouettes:
             raise ValueError(f"speakeasy {self.id}: the Standard side has no silhouette")
         if not self.regular.silhouettes:
@@ -266,21 +257,22 @@ class CardSet(_Model):
     speakeasies: tuple[SpeakeasyCard, ...]
 
     @model_validator(mode="after")
-    def _shape(self) -> "CardSet":
+    def _shape(self) -> CardSet:
         if len(self.clients) != 70:
             raise ValueError(f"70 Client cards expected, got {len(self.clients)}")
         if [c.id for c in self.clients] != list(range(70)):
             raise ValueError("Client ids must be 0..69 in order")
-        per_colour = Counter(c.colour for c in self.clients)
+        per_colour: Counter[str] = Counter(c.colour for c in self.clients)
         if any(per_colour[c] != 14 for c in COLOURS):
             raise ValueError(f"14 Clients per colour expected, got {dict(per_colour)}")
-        starting = Counter(c.colour for c in self.clients if c.starting)
+        starting: Counter[str] = Counter(c.colour for c in self.clients if c.starting)
         if any(starting[c] != 2 for c in COLOURS):
             raise ValueError(f"2 Starting Clients per colour expected, got {dict(starting)}")
         if len(self.speakeasies) != 5 or [s.id for s in self.speakeasies] != list(range(5)):
             raise ValueError("5 Speakeasy cards with ids 0..4 expected")
         for lang in ("en", "fr"):
-            names = [getattr(c.name, lang) for c in (*self.clients, *self.speakeasies)]
+            cards: list[ClientCard | SpeakeasyCard] = [*self.clients, *self.speakeasies]
+            names = [getattr(c.name, lang) for c in cards]
             dup = [n for n, k in Counter(names).items() if k > 1]
             if dup:
                 raise ValueError(f"duplicate {lang} card names: {dup}")

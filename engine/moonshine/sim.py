@@ -14,7 +14,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.moonshine.rules import MAX_ROUNDS, Moonshine
+from engine.moonshine.rules import Moonshine
+from engine.moonshine.scoring import MAX_ROUNDS
+from engine.moonshine.state import MoonshineState
 
 __all__ = ["SimReport", "play_ai_game", "simulate"]
 
@@ -30,7 +32,7 @@ class SimReport:
     steps: int = 0
     wins_by_seat: list[float] = field(default_factory=list)
     wins_by_position: list[float] = field(default_factory=list)
-    validations: Counter = field(default_factory=Counter)
+    validations: Counter[int] = field(default_factory=Counter)
     capped: int = 0
     winning_points: list[int] = field(default_factory=list)
 
@@ -65,7 +67,7 @@ class SimReport:
         )
 
 
-def play_ai_game(seed: int, players: int, variant: str = "standard"):
+def play_ai_game(seed: int, players: int, variant: str = "standard") -> tuple[MoonshineState, int]:
     """Play one AI-only game; returns ``(final_state, steps)``."""
     game = Moonshine()
     state = game.setup(seed, players, {"variant": variant})
@@ -87,6 +89,7 @@ def simulate(games: int = 200, players: int = 4, variant: str = "standard", seed
         rep.steps += steps
         rep.rounds.append(state.round)
         out = game.outcome(state)
+        assert out is not None
         winners = out.winners
         for w in winners:
             rep.wins_by_seat[w] += 1 / len(winners)

@@ -1,0 +1,87 @@
+"""Moonshine dice and resources: faces, rolls, and the exact feasibility test of a validation.
+
+Dice (rulebook "Content"): white Food x3, Music x2, Drink; blue Food x2, Moon x3, resource of
+your choice; orange Moon, Music, Drink x2, resource of your choice x2. Die indexes ``0``-``2``
+white, ``3`` blue, ``4`` orange; their names in codes ``0 1 2 b o``. The dice are shared: every
+player may use the same faces; white always, blue/orange only with access (RULINGS M4).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info
+
+__all__ = [
+    "BLUE_FACES",
+    "DIE_FACES",
+    "DIE_NAMES",
+    "FACE_MASK",
+    "ORANGE_FACES",
+    "WHITE_FACES",
+    "feasible",
+    "roll_faces",
+    "shortfall",
+    "sources_of",
+]
+
+WHITE_FACES: tuple[str, ...] = ("food", "food", "food", "music", "music", "drink")
+BLUE_FACES: tuple[str, ...] = ("food", "food", "moon", "moon", "moon", "any")
+ORANGE_FACES: tuple[str, ...] = ("moon", "music", "drink", "drink", "any", "any")
+#: Faces of each die by index (3 white, blue, orange).
+DIE_FACES = (WHITE_FACES, WHITE_FACES, WHITE_FACES, BLUE_FACES, ORANGE_FACES)
+#: Die names used in reroll codes, by index.
+DIE_NAMES = ("0", "1", "2", "b", "o")
+#: Face -> resource mask (a Moon face and a die not rolled, ``""``, are no resource).
+FACE_MASK = {"food": 1, "music": 2, "drink": 4, "any": 7, "moon": 0, "": 0}
+#: For each subset S of {Food, Music, Drink} (1..7): the source masks that can serve S.
+_SERVES = tuple(tuple(m for m in range(1, 8) if m & s) for s in range(8))
+
+
+def roll_faces(rng: random.Random, dice: Sequence[int]) -> tuple[str, ...]:
+    """Faces for the dice indexes ``dice`` (0-2 white, 3 blue, 4 orange), drawn from ``rng``."""
+    return tuple(DIE_FACES[d][rng.randrange(6)] for d in dice)
+
+
+def shortfall(cost: Sequence[int], sources: Sequence[int]) -> int:
+    """How many "any" resources are missing to pay ``cost`` = (food, music, drink).
+
+    ``sources[mask]`` counts the units serving the resource set ``mask`` (1 Food, 2 Music, 4
+    Drink, 3/5/6 two-way choices, 7 any). By Hall's theorem (deficiency version) the number of
+    unmatched units of the best assignment is ``max over subsets S of demand(S) - supply(S)``, so
+    0 means the cost can be paid exactly (RULINGS M4).
+    """
+    f, m, d = cost
+    worst = 0
+    for s in range(1, 8):
+        dem = (f if s & 1 else 0) + (m if s & 2 else 0) + (d if s & 4 else 0)
+        if dem <= worst:
+            continue
+        sup = 0
+        for mask in _SERVES[s]:
+            sup += sources[mask]
+        if dem - sup > worst:
+            worst = dem - sup
+    return worst
+
+
+def sources_of(bundle: Sequence[int], dice: Sequence[str]) -> list[int]:
+    """Resource sources (8 counters by mask, index 0 = 0) of a seat with ``bundle`` for the rolled
+    ``dice`` (5 faces): white dice always, blue/orange only with access (RULINGS M4)."""
+    src = list(bundle[:8])
+    for i in range(3):
+        src[FACE_MASK[dice[i]]] += 1
+    if bundle[BLUE]:
+        src[FACE_MASK[dice[3]]] += 1
+    if bundle[ORANGE]:
+        src[FACE_MASK[dice[4]]] += 1
+    src[0] = 0
+    return src
+
+
+def feasible(cid: int, bundle: Sequence[int], sources: Sequence[int], tokens: int) -> bool:
+    """True when Client ``cid`` can be validated (RULINGS M4): its resources matched exactly by
+    ``sources`` and ``tokens`` Moon tokens covering its Moon cost minus the discount icons."""
+    ci = client_info(cid)
+    return tokens >= max(0, ci.moon - bundle[DISC]) and shortfall(ci.cost, sources) == 0

@@ -1,0 +1,212 @@
+"""Moonshine private follow-ups: answering them, and resolving those that leave no choice.
+
+A seat's follow-ups are a queue (front first, :class:`~engine.moonshine.state.FollowUp`); its
+``lose`` counter (+1/-1 Moon, RULINGS M6) is answered once the queue is empty, i.e. at the end of
+its own action. All seats answer in parallel (RULINGS M2).
+
+Automatic resolution (no question asked): a token with a single slot that has room is placed
+there, with none it is lost (M5); a discard or a loss with a single way is made; a redraw of at
+most one card keeps it; a pick of no card keeps none; a replacement with at most one Client in
+front replaces it; a draft of at most the cards to keep keeps them all.
+
+Double redraw (rules 2, ``docs/rules/moonshine.md``): a ``redraw`` follow-up stands for the
+second draw; it waits behind the first ``keep`` and the placements of that card's instant bonus
+(which are put at the front of the queue), and is then drawn with the card-draw icons the seat
+has at that moment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.moonshine.actions import Discard, Draft, Keep, Lose, MoonshineAction, Pick, Place, Replace
+from engine.moonshine.icons import CLIENT, DRAW, client_info
+from engine.moonshine.state import discard_options
+from engine.moonshine.work import Work
+
+__all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
+
+
+def answer(w: Work, seat: int, action: MoonshineAction) -> None:
+    """Apply the (legal) answer of ``seat`` to its front follow-up, or to its pending loss."""
+    s = w.seats[seat]
+    if isinstance(action, Lose):
+        lose(w, seat, action.slot)
+        return
+    kind, cards, n = s.queue.pop(0)
+    if isinstance(action, Place):
+        place(w, seat, action.slot)
+    elif isinstance(action, Discard):
+        discard(w, seat, action.counts())
+        w.ev("ms.ev.discarded", seat=seat, n=n)
+    elif isinstance(action, Keep):
+        keep(w, seat, action.card, cards)
+    elif isinstance(action, Pick):
+        if action.card is None:
+            w.discard.extend(cards)
+            w.ev("ms.ev.pick_none", seat=seat)
+        else:
+            pick(w, seat, action.card, cards)
+    elif isinstance(action, Replace):
+        replace(w, seat, cards[0], action.old)
+    elif isinstance(action, Draft):
+        draft(w, seat, action.cards, cards)
+
+
+def place(w: Work, seat: int, key: str) -> None:
+    """Place one token on slot ``key``."""
+    w.add_token(seat, key, 1)
+    w.ev("ms.ev.place", seat=seat, slot=key)
+
+
+def lose(w: Work, seat: int, key: str) -> None:
+    """Lose one token from slot ``key`` (M6)."""
+    w.add_token(seat, key, -1)
+    w.seats[seat].lose -= 1
+    w.ev("ms.ev.lose", seat=seat, slot=key)
+
+
+def discard(w: Work, seat: int, option: Sequence[tuple[str, int]]) -> None:
+    """Discard tokens given as ``(slot key, count)``."""
+    for key, c in option:
+        w.add_token(seat, key, -c)
+
+
+def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
+    """``seat`` keeps Client ``cid`` in front of it; the other ``cards`` go to the discard pile;
+    the card's instant bonus applies at once."""
+    s = w.seats[seat]
+    s.clients.append(cid)
+    s.cl_tokens.append(0)
+    w.discard.extend(c for c in cards if c != cid)
+    w.ev("ms.ev.keep", seat=seat, card=cid)
+    instant(w, seat, cid)
+
+
+def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
+    """Draw action: ``seat`` keeps drawn Client ``cid``; it is added when the seat has fewer
+    Clients than Client-card icons (or none), else a ``replace`` follow-up asks which it replaces."""
+    s = w.seats[seat]
+    w.discard.extend(c for c in cards if c != cid)
+    icons = w.bundle(seat)[CLIENT]
+    if len(s.clients) < icons or not s.clients:
+        keep(w, seat, cid, ())
+    else:
+        s.queue.insert(0, ("replace", (cid,), 0))
+
+
+def replace(w: Work, seat: int, cid: int, old: int) -> None:
+    """Client ``cid`` takes the place of ``old`` (discarded with its tokens)."""
+    s = w.seats[seat]
+    i = s.clients.index(old)
+    s.clients[i] = cid
+    s.cl_tokens[i] = 0
+    w.discard.append(old)
+    w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
+    instant(w, seat, cid)
+
+
+def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None:
+    """Regular draft (M9): ``seat`` keeps ``kept`` of ``cards``; the others are discarded."""
+    s = w.seats[seat]
+    for cid in kept:
+        s.clients.append(cid)
+        s.cl_tokens.append(0)
+    w.discard.extend(c for c in cards if c not in kept)
+    w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
+
+
+def instant(w: Work, seat: int, cid: int) -> None:
+    """The instant bonus of Client ``cid`` chosen by ``seat``: ``plus2_moon`` gains 2 tokens,
+    ``plus1_minus1_moon`` gains 1 and every other seat loses 1 at the end of its action (M6).
+    Rules 1 queue the placements last; rules 2 first (before a pending second redraw)."""
+    eff = client_info(cid).instant
+    if not eff:
+        return
+    s = w.seats[seat]
+    gains = 2 if eff == "plus2_moon" else 1
+    w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
+    if w.rules < 2:
+        s.queue += [("place", (), 0)] * gains
+    else:
+        s.queue[:0] = [("place", (), 0)] * gains
+    if gains == 1:
+        for other in range(w.n):
+            if other != seat:
+                w.seats[other].lose += 1
+
+
+def redraw_once(w: Work, seat: int, at: int) -> None:
+    """One redraw (rulebook "Redraw cards"): when ``seat`` has fewer Clients than Client-card
+    icons, draw as many cards as its card-draw icons now and queue ``keep`` at position ``at``;
+    when yet another Client is missing (a double redraw, rules 2), queue a ``redraw`` after it.
+    Nothing more is queued once the deck and the discard pile are both exhausted (M7)."""
+    b = w.bundle(seat)
+    s = w.seats[seat]
+    missing = b[CLIENT] - len(s.clients)
+    if missing <= 0:
+        return
+    cards = w.draw(b[DRAW])
+    w.ev("ms.ev.redraw", seat=seat, n=len(cards))
+    w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+    s.queue.insert(at, ("keep", tuple(cards), 0))
+    if missing > 1 and cards:
+        s.queue.insert(at + 1, ("redraw", (), 0))
+
+
+def auto(w: Work, seat: int) -> bool:
+    """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
+    something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order)."""
+    s = w.seats[seat]
+    if s.queue:
+        kind, cards, n = s.queue[0]
+        if kind == "place":
+            room = w.room(seat)
+            if len(room) <= 1:
+                s.queue.pop(0)
+                if room:
+                    place(w, seat, room[0])
+                else:
+                    w.ev("ms.ev.token_lost", seat=seat)
+                return True
+        elif kind == "discard":
+            opts = discard_options(w.holding(seat), n)
+            if len(opts) <= 1:
+                s.queue.pop(0)
+                if opts:
+                    discard(w, seat, opts[0])
+                return True
+        elif kind == "keep":
+            if len(cards) <= 1:
+                s.queue.pop(0)
+                if cards:
+                    keep(w, seat, cards[0], cards)
+                return True
+        elif kind == "pick":
+            if not cards:
+                s.queue.pop(0)
+                w.ev("ms.ev.pick_none", seat=seat)
+                return True
+        elif kind == "replace":
+            if len(s.clients) <= 1:
+                s.queue.pop(0)
+                if s.clients:
+                    replace(w, seat, cards[0], s.clients[0])
+                else:
+                    keep(w, seat, cards[0], ())
+                return True
+        elif kind == "draft":
+            if len(cards) <= n:
+                s.queue.pop(0)
+                draft(w, seat, list(cards), cards)
+                return True
+        return False
+    if s.lose:
+        held = w.holding(seat)
+        if len(held) <= 1:
+            if held:
+                lose(w, seat, held[0][0])
+            else:
+                s.lose = 0
+            return True
+    return False

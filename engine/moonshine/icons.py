@@ -1,0 +1,139 @@
+"""Moonshine card data compiled for the rules: icon bundles (RULINGS M1, M4).
+
+The pydantic models of :mod:`engine.moonshine.cards` validate ``data/cards.json`` once; this
+module turns every card into plain frozen dataclasses of integers (:class:`ClientInfo`,
+:class:`SideInfo`) that the rules read on the hot path.
+
+A *bundle* is a tuple of :data:`NB` counters: index = resource mask (Food 1, Music 2, Drink 4;
+3/5/6 two-way choices, 7 resource of your choice; index 0 unused), then the counters
+:data:`REROLL`, :data:`DRAW` (card-draw), :data:`CLIENT` (Client-card), :data:`BLUE` /
+:data:`ORANGE` (die access), :data:`DISC` (discount Moon) and :data:`MAJ` (majority "?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.moonshine.cards import COLOURS, Icon, card_set
+
+__all__ = [
+    "BLUE",
+    "CLIENT",
+    "DISC",
+    "DRAW",
+    "MAJ",
+    "NB",
+    "ORANGE",
+    "RES_MASK",
+    "REROLL",
+    "ClientInfo",
+    "SideInfo",
+    "bundle_of",
+    "client_info",
+    "side_info",
+]
+
+REROLL, DRAW, CLIENT, BLUE, ORANGE, DISC, MAJ = range(8, 15)
+#: Length of a bundle.
+NB = 15
+#: Resource kind -> mask (the bundle index of one unit of it).
+RES_MASK = {"food": 1, "music": 2, "drink": 4, "food_or_music": 3, "food_or_drink": 5, "music_or_drink": 6, "any": 7}
+_KIND_INDEX = {"reroll": REROLL, "draw": DRAW, "client": CLIENT, "blue_die": BLUE, "orange_die": ORANGE,
+               "discount": DISC, "majority": MAJ}
+
+
+def _bundle(icons: Iterable[Icon]) -> tuple[int, ...]:
+    b = [0] * NB
+    for i in icons:
+        if i.kind == "resource":
+            b[RES_MASK[i.res]] += 1
+        elif i.kind in _KIND_INDEX:
+            b[_KIND_INDEX[i.kind]] += 1
+    return tuple(b)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInfo:
+    """A Client card compiled for the rules (see :class:`engine.moonshine.cards.ClientCard`).
+
+    ``colour`` indexes :data:`engine.moonshine.cards.COLOURS`; ``cost`` is (food, music, drink)
+    units; ``moon`` the Moon tokens to discard; ``spaces`` the Moon-token spaces of its upper slot
+    (0 for an instant upper), ``slot`` that slot's bundle; ``instant`` ``""`` or the instant
+    effect; ``lower`` the bundle of its lower (validated) part.
+    """
+
+    id: int
+    colour: int
+    points: int
+    cost: tuple[int, int, int]
+    moon: int
+    spaces: int
+    slot: tuple[int, ...]
+    instant: str
+    lower: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SideInfo:
+    """A Speakeasy side compiled for the rules: its base bundle, its upper slots as
+    ``(spaces, bundle)`` and its silhouettes (colour indexes)."""
+
+    base: tuple[int, ...]
+    slots: tuple[tuple[int, tuple[int, ...]], ...]
+    silhouettes: tuple[int, ...]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]]:
+    cs = card_set()
+    clients = []
+    for c in cs.clients:
+        if c.upper.kind == "slot":
+            spaces, slot, instant = c.upper.spaces, _bundle(c.upper.bonus), ""
+        else:
+            spaces, slot, instant = 0, (0,) * NB, c.upper.effect
+        clients.append(ClientInfo(c.id, COLOURS.index(c.colour), c.points, (c.cost.food, c.cost.music, c.cost.drink),
+                                  c.cost.moon, spaces, slot, instant, _bundle(c.lower)))
+    sides = {}
+    for variant in ("standard", "regular"):
+        sides[variant] = tuple(
+            SideInfo(_bundle(s.side(variant).base),
+                     tuple((sl.spaces, _bundle(sl.bonus)) for sl in s.side(variant).slots),
+                     tuple(COLOURS.index(c) for c in s.side(variant).silhouettes))
+            for s in cs.speakeasies
+        )
+    return tuple(clients), sides
+
+
+def client_info(cid: int) -> ClientInfo:
+    """Compiled data of Client card ``cid`` (0..69); ``IndexError`` for an unknown id."""
+    return _compiled()[0][cid]
+
+
+def side_info(speakeasy: int, variant: str) -> SideInfo:
+    """Compiled data of Speakeasy ``speakeasy`` (0..4) on its ``variant`` side."""
+    return _compiled()[1][variant][speakeasy]
+
+
+def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
+              validated: Sequence[int]) -> list[int]:
+    """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
+    the covered slots of the Clients in front, and the lower parts of the validated Clients."""
+    b = list(side.base)
+    for (spaces, bb), t in zip(side.slots, se_tokens, strict=False):
+        if t >= spaces:
+            for i in range(NB):
+                b[i] += bb[i]
+    for cid, t in zip(clients, cl_tokens, strict=False):
+        ci = client_info(cid)
+        if ci.spaces and t >= ci.spaces:
+            sl = ci.slot
+            for i in range(NB):
+                b[i] += sl[i]
+    for cid in validated:
+        lo = client_info(cid).lower
+        for i in range(NB):
+            b[i] += lo[i]
+    return b

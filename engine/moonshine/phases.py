@@ -1,0 +1,250 @@
+"""Moonshine round structure: setup, dice, Moon-token gains, the secret actions and their
+resolution, deck draws, round ends (RULINGS M2-M9; ``docs/rules/moonshine.md``).
+
+Every function works on a :class:`~engine.moonshine.work.Work` copy; :func:`settle` runs every
+automatic step and phase change until a seat must decide or the game is over.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from engine.core import IllegalAction
+from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
+from engine.moonshine.cards import card_set
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES, roll_faces
+from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
+from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
+from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
+from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
+from engine.moonshine.work import Work
+
+__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle"]
+
+
+def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
+    """A new game: random Speakeasies and first player from the seed; Standard: 2 Starting
+    Clients each and the first token to place; Regular: the draft of 4/5/5/6/6 cards (M9)."""
+    rng = random.Random(f"{seed}:setup")
+    first = rng.randrange(players)
+    speak = list(range(5))
+    rng.shuffle(speak)
+    cards = card_set().clients
+    seats = []
+    if variant == "standard":
+        starting = [c.id for c in cards if c.starting]
+        rng.shuffle(starting)
+        deck = [c.id for c in cards if not c.starting] + starting[2 * players:]
+        rng.shuffle(deck)
+        for p in range(players):
+            hand = tuple(starting[2 * p: 2 * p + 2])
+            seats.append(_new_seat(speak[p], variant, hand, (FollowUp(kind="place"),)))
+        phase: Phase = "setup"
+    else:
+        deck = [c.id for c in cards]
+        rng.shuffle(deck)
+        for p in range(players):
+            pos = (p - first) % players
+            k = DRAFT_SIZES[pos]
+            offer, deck = tuple(deck[:k]), deck[k:]
+            keep = side_info(speak[p], variant).base[CLIENT]
+            seats.append(_new_seat(speak[p], variant, (), (FollowUp(kind="draft", cards=offer, n=keep),)))
+        phase = "draft"
+    state = MoonshineState(seed=seed, players=players, rules=rules, variant=variant, target=TARGET[variant],
+                           phase=phase, first=first, active=first,
+                           deck=tuple(deck), seats=tuple(seats))
+    w = Work(state)
+    w.version = 0
+    settle(w)
+    return w.freeze()
+
+
+def _new_seat(speakeasy: int, variant: str, hand: tuple[int, ...], queue: tuple[FollowUp, ...]) -> SeatState:
+    side = side_info(speakeasy, variant)
+    return SeatState(speakeasy=speakeasy, se_tokens=(0,) * len(side.slots), clients=hand,
+                     cl_tokens=(0,) * len(hand), queue=queue)
+
+
+# --- 1. dice ---------------------------------------------------------------------------------------
+
+
+def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -> None:
+    """The active player stops or rerolls (``faces`` forced, else drawn from the step's chance).
+
+    Raises :class:`IllegalAction` when forced ``faces`` do not fit the rerolled dice."""
+    if isinstance(action, Reroll):
+        which = [DIE_NAMES.index(p) for p in action.dice]
+        new = faces if faces is not None else roll_faces(w.rng("reroll"), which)
+        if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
+            raise IllegalAction("impossible faces for these dice")
+        for i, f in zip(which, new, strict=True):
+            w.dice[i] = f
+        w.rerolls -= 1
+        w.ev("ms.ev.reroll", seat=w.active, dice=list(w.dice), left=w.rerolls)
+    else:
+        w.rerolls = 0
+    if w.rerolls == 0:
+        _gains(w)
+
+
+def _gains(w: Work) -> None:
+    """End of the roll: Moon-token gains from the dice for every player with access (M3)."""
+    w.ev("ms.ev.dice", seat=w.active, dice=list(w.dice))
+    for seat in range(w.n):
+        b = w.bundle(seat)
+        n = (w.dice[3] == "moon" and b[BLUE] > 0) + (w.dice[4] == "moon" and b[ORANGE] > 0)
+        if n:
+            w.ev("ms.ev.gain", seat=seat, n=n)
+            w.seats[seat].queue += [("place", (), 0)] * n
+    w.phase = "gain"
+
+
+# --- 3. actions --------------------------------------------------------------------------------------
+
+
+def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
+    """M2: the secret actions resolve in seat order from the active player."""
+    w.phase = "resolve"
+    for seat in w.order():
+        action = actions[seat]
+        if isinstance(action, DrawCards):
+            w.ev("ms.ev.act_draw", seat=seat)
+            w.to_draw.append((seat, "pick"))
+        elif isinstance(action, TakeMoon):
+            w.ev("ms.ev.act_moon", seat=seat)
+            w.seats[seat].queue.append(("place", (), 0))
+        elif isinstance(action, Validate):
+            _validate(w, seat, action.card)
+
+
+def _validate(w: Work, seat: int, cid: int) -> None:
+    """M4: the card moves to the validated ones; the Moon cost minus discounts is discarded, the
+    tokens on the card first; a real choice among the others becomes a ``discard`` follow-up."""
+    s = w.seats[seat]
+    ci = client_info(cid)
+    need = max(0, ci.moon - w.bundle(seat)[DISC])
+    i = s.clients.index(cid)
+    on_card = s.cl_tokens[i]
+    del s.clients[i], s.cl_tokens[i]
+    s.validated.append(cid)
+    rest = max(0, need - on_card)
+    w.ev("ms.ev.validate", seat=seat, card=cid, points=points_of(s.validated, w.side(seat).silhouettes),
+         tokens=need)
+    if rest:
+        opts = discard_options(w.holding(seat), rest)
+        if len(opts) == 1:
+            discard(w, seat, opts[0])
+        else:
+            s.queue.append(("discard", (), rest))
+    w.to_draw.append((seat, "keep"))
+
+
+def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
+    """The parallel answers to private follow-ups, in seat order."""
+    for seat in sorted(actions):
+        answer(w, seat, actions[seat])
+
+
+# --- automatic steps and phase changes ------------------------------------------------------------
+
+
+def settle(w: Work) -> None:
+    """Run every automatic step and phase change until someone must decide or the game ends."""
+    while True:
+        for seat in range(w.n):
+            while auto(w, seat):
+                pass
+        if w.rules >= 2 and _second_redraws(w):
+            continue
+        if w.phase == "resolve" and w.to_draw and not any(q and q[0][0] == "discard" for q in (x.queue for x in w.seats)):
+            _do_draws(w)
+            continue
+        if w.phase in ("roll", "action", "over") or any(x.queue or x.lose for x in w.seats):
+            return
+        # nobody has anything pending: next phase
+        if w.phase == "draft":
+            w.phase = "setup"
+            for x in w.seats:
+                x.queue.append(("place", (), 0))
+        elif w.phase == "setup":
+            if w.variant == "regular":
+                w.phase = "instants"
+                for seat in range(w.n):
+                    for cid in list(w.seats[seat].clients):
+                        instant(w, seat, cid)
+            else:
+                _start_round(w)
+        elif w.phase == "instants":
+            _start_round(w)
+        elif w.phase == "gain":
+            w.phase = "action"
+        elif w.phase == "resolve":
+            _end_round(w)
+
+
+def _second_redraws(w: Work) -> bool:
+    """Rules 2: the ``redraw`` follow-ups that reached the front, in seat order from the active
+    player; True if one was drawn."""
+    done = False
+    for seat in w.order():
+        q = w.seats[seat].queue
+        if q and q[0][0] == "redraw":
+            q.pop(0)
+            redraw_once(w, seat, 0)
+            done = True
+    return done
+
+
+def _do_draws(w: Work) -> None:
+    """The deck draws of the action phase, in seat order (M2). Rules 1 deal both draws of a
+    double redraw now; rules 2 deal the first and queue the second (:func:`redraw_once`)."""
+    for seat, kind in w.to_draw:
+        b = w.bundle(seat)
+        s = w.seats[seat]
+        if kind == "pick":
+            cards = w.draw(b[DRAW])
+            w.ev("ms.ev.drew", seat=seat, n=len(cards))
+            w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+            s.queue.append(("pick", tuple(cards), 0))
+        elif w.rules >= 2:
+            redraw_once(w, seat, len(s.queue))
+        else:
+            missing = b[CLIENT] - len(s.clients)
+            for _ in range(max(0, missing)):
+                cards = w.draw(b[DRAW])
+                w.ev("ms.ev.redraw", seat=seat, n=len(cards))
+                w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+                s.queue.append(("keep", tuple(cards), 0))
+    w.to_draw = []
+
+
+def _start_round(w: Work) -> None:
+    """A new round: the next active player rolls the white dice, plus blue/orange with access."""
+    w.round += 1
+    if w.round > 1:
+        w.active = (w.active + 1) % w.n
+    b = w.bundle(w.active)
+    which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
+    faces = roll_faces(w.rng("roll"), which)
+    w.dice = [""] * 5
+    for i, f in zip(which, faces, strict=True):
+        w.dice[i] = f
+    w.rerolls = b[REROLL]
+    w.ev("ms.ev.round", round=w.round, seat=w.active)
+    w.ev("ms.ev.roll", seat=w.active, dice=list(w.dice))
+    w.phase = "roll"
+    if w.rerolls == 0:
+        _gains(w)
+
+
+def _end_round(w: Work) -> None:
+    """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
+    pts = [points_of(s.validated, w.side(i).silhouettes) for i, s in enumerate(w.seats)]
+    if max(pts) >= w.state.target or w.round >= MAX_ROUNDS:
+        w.phase = "over"
+        w.dice = [""] * 5
+        out = outcome_of(w.freeze())
+        w.ev("ms.ev.end", winners=list(out.winners), scores=list(out.scores))
+    else:
+        _start_round(w)

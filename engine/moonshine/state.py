@@ -1,0 +1,139 @@
+"""Moonshine state: frozen slotted dataclasses (``engine.core.State``) and the token helpers.
+
+Slots: ``s0``..``s2`` are the upper slots of the seat's Speakeasy, ``c<id>`` the upper slot of a
+Client card in front of the seat. Card ids are those of ``data/cards.json`` (Clients 0..69,
+Speakeasies 0..4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.core import GameOptions, State
+from engine.moonshine.icons import bundle_of, client_info, side_info
+
+__all__ = [
+    "DRAFT_SIZES",
+    "FollowUp",
+    "FollowUpKind",
+    "MoonshineOptions",
+    "MoonshineState",
+    "Phase",
+    "SeatState",
+    "Variant",
+    "discard_options",
+    "seat_bundle",
+    "seat_tokens",
+    "slot_keys",
+]
+
+Variant = Literal["standard", "regular"]
+Phase = Literal["draft", "setup", "instants", "roll", "gain", "action", "resolve", "over"]
+FollowUpKind = Literal["draft", "discard", "keep", "pick", "replace", "place", "redraw"]
+#: Cards seen in the Regular draft by position from the first player (RULINGS M9).
+DRAFT_SIZES = (4, 5, 5, 6, 6)
+
+
+class MoonshineOptions(GameOptions):
+    """Table options: ``variant`` is ``"standard"`` (12 points) or ``"regular"`` (M9, 15 points)."""
+
+    variant: Variant = "standard"
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A pending private choice of a seat.
+
+    ``kind``: ``draft`` (keep ``n`` of ``cards``), ``discard`` (discard ``n`` tokens), ``keep``
+    (keep 1 of ``cards``), ``pick`` (keep 0 or 1 of ``cards``), ``replace`` (the picked card
+    ``cards[0]`` replaces a Client), ``place`` (place one gained token). Rules 2 only:
+    ``redraw``, the second draw of a double redraw, made by the engine (never a choice) once the
+    follow-ups before it are answered.
+    """
+
+    kind: FollowUpKind
+    cards: tuple[int, ...] = ()
+    n: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """One seat: its Speakeasy (id), tokens per Speakeasy slot, Clients in front (ids) with their
+    tokens, validated Clients, its own pending follow-ups (front first) and tokens still to lose
+    (+1/-1 Moon, RULINGS M6)."""
+
+    speakeasy: int
+    se_tokens: tuple[int, ...]
+    clients: tuple[int, ...] = ()
+    cl_tokens: tuple[int, ...] = ()
+    validated: tuple[int, ...] = ()
+    queue: tuple[FollowUp, ...] = ()
+    lose: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoonshineState(State):
+    """The whole game. ``deck[0]`` is the top card. ``dice`` = 3 white, blue, orange faces
+    (``""`` = not rolled). ``to_draw`` lists the deck draws still to make in the resolve phase,
+    as ``(seat, "keep" | "pick")`` in seat order; ``shuffles`` counts the reshuffles (M7)."""
+
+    variant: Variant = "standard"
+    target: int = 12
+    phase: Phase
+    round: int = 0
+    first: int = 0
+    active: int = 0
+    dice: tuple[str, ...] = ("", "", "", "", "")
+    rerolls: int = 0
+    deck: tuple[int, ...] = ()
+    discard: tuple[int, ...] = ()
+    seats: tuple[SeatState, ...]
+    to_draw: tuple[tuple[int, Literal["keep", "pick"]], ...] = ()
+    shuffles: int = 0
+
+
+def seat_bundle(seat: SeatState, variant: str) -> list[int]:
+    """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
+    and full slots, full Client slots, validated lower parts."""
+    side = side_info(seat.speakeasy, variant)
+    return bundle_of(side, seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
+
+
+def seat_tokens(seat: SeatState) -> int:
+    """Moon tokens the seat holds (on its Speakeasy and its Clients)."""
+    return sum(seat.se_tokens) + sum(seat.cl_tokens)
+
+
+def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
+    """Every Moon-token slot of a seat as ``(key, tokens, spaces)`` (``s<i>`` then ``c<id>``)."""
+    side = side_info(seat.speakeasy, variant)
+    out = [(f"s{i}", t, sp) for i, ((sp, _), t) in enumerate(zip(side.slots, seat.se_tokens, strict=False))]
+    for cid, t in zip(seat.clients, seat.cl_tokens, strict=False):
+        sp = client_info(cid).spaces
+        if sp:
+            out.append((f"c{cid}", t, sp))
+    return out
+
+
+def discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
+    """Every way to discard ``n`` tokens from ``slots`` = ``(key, tokens)``, as tuples of
+    ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``."""
+    held = [(k, t) for k, t in slots if t > 0]
+    out: list[tuple[tuple[str, int], ...]] = []
+
+    def rec(i: int, left: int, acc: list[tuple[str, int]]) -> None:
+        if left == 0:
+            out.append(tuple(acc))
+            return
+        if i == len(held):
+            return
+        if sum(t for _, t in held[i:]) < left:
+            return
+        k, t = held[i]
+        for c in range(min(t, left), -1, -1):
+            rec(i + 1, left - c, acc + [(k, c)] if c else acc)
+
+    rec(0, n, [])
+    return out

@@ -1,0 +1,146 @@
+"""The mutable working copy of a Moonshine state used inside one ``apply`` (never stored).
+
+:class:`Work` copies a :class:`~engine.moonshine.state.MoonshineState` into lists, collects the
+events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups are kept as
+``(kind, cards, n)`` tuples while working.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.core import Event
+from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
+from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
+
+__all__ = ["Item", "Work", "WorkSeat"]
+
+#: A follow-up while working: ``(kind, cards, n)`` (see :class:`FollowUp`).
+Item = tuple[FollowUpKind, tuple[int, ...], int]
+
+
+class WorkSeat:
+    """Mutable copy of a :class:`SeatState`."""
+
+    __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
+
+    def __init__(self, s: SeatState) -> None:
+        self.speakeasy = s.speakeasy
+        self.se_tokens = list(s.se_tokens)
+        self.clients = list(s.clients)
+        self.cl_tokens = list(s.cl_tokens)
+        self.validated = list(s.validated)
+        self.queue: list[Item] = [(q.kind, q.cards, q.n) for q in s.queue]
+        self.lose = s.lose
+
+    def freeze(self) -> SeatState:
+        """The frozen seat."""
+        return SeatState(
+            speakeasy=self.speakeasy,
+            se_tokens=tuple(self.se_tokens),
+            clients=tuple(self.clients),
+            cl_tokens=tuple(self.cl_tokens),
+            validated=tuple(self.validated),
+            queue=tuple(FollowUp(k, tuple(c), n) for k, c, n in self.queue),
+            lose=self.lose,
+        )
+
+
+class Work:
+    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1)."""
+
+    def __init__(self, state: MoonshineState) -> None:
+        self.state = state
+        self.version = state.version + 1
+        self.variant = state.variant
+        self.phase: Phase = state.phase
+        self.round = state.round
+        self.active = state.active
+        self.dice = list(state.dice)
+        self.rerolls = state.rerolls
+        self.deck = list(state.deck)
+        self.discard = list(state.discard)
+        self.seats = [WorkSeat(s) for s in state.seats]
+        self.to_draw = list(state.to_draw)
+        self.shuffles = state.shuffles
+        self.events: list[Event] = []
+        self.n = state.players
+
+    @property
+    def rules(self) -> int:
+        """The rules version of the table."""
+        return self.state.rules
+
+    def freeze(self) -> MoonshineState:
+        """The next state."""
+        s = self.state
+        return MoonshineState(
+            seed=s.seed, version=self.version, players=s.players, rules=s.rules, variant=s.variant, target=s.target,
+            phase=self.phase, round=self.round, first=s.first, active=self.active, dice=tuple(self.dice),
+            rerolls=self.rerolls, deck=tuple(self.deck), discard=tuple(self.discard),
+            seats=tuple(x.freeze() for x in self.seats), to_draw=tuple(self.to_draw), shuffles=self.shuffles,
+        )
+
+    def rng(self, salt: str) -> random.Random:
+        """The chance of this step (seed, next version, salt), as :func:`engine.core.rng_for`."""
+        return random.Random(f"{self.state.seed}:{self.version}:{salt}")
+
+    def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
+        """Record an event (private to ``audience`` when given)."""
+        self.events.append(Event(key, params, None if audience is None else frozenset({audience})))
+
+    def side(self, seat: int) -> SideInfo:
+        """The Speakeasy side of ``seat``."""
+        return side_info(self.seats[seat].speakeasy, self.variant)
+
+    def bundle(self, seat: int) -> list[int]:
+        """The active icons of ``seat`` now."""
+        s = self.seats[seat]
+        return bundle_of(self.side(seat), s.se_tokens, s.clients, s.cl_tokens, s.validated)
+
+    def order(self) -> list[int]:
+        """Seats in order from the active player (RULINGS M2)."""
+        return [(self.active + i) % self.n for i in range(self.n)]
+
+    # --- tokens ----------------------------------------------------------------------------------
+    def room(self, seat: int) -> list[str]:
+        """Slots of ``seat`` with an empty space."""
+        s = self.seats[seat]
+        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(self.side(seat).slots, s.se_tokens, strict=False)) if t < sp]
+        for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+            if t < client_info(cid).spaces:
+                out.append(f"c{cid}")
+        return out
+
+    def holding(self, seat: int) -> list[tuple[str, int]]:
+        """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
+        s = self.seats[seat]
+        out = [(f"s{i}", t) for i, t in enumerate(s.se_tokens) if t]
+        out += [(f"c{cid}", t) for cid, t in zip(s.clients, s.cl_tokens, strict=False) if t]
+        return out
+
+    def add_token(self, seat: int, key: str, delta: int) -> None:
+        """Add ``delta`` tokens to slot ``key`` of ``seat``."""
+        s = self.seats[seat]
+        if key[0] == "s":
+            s.se_tokens[int(key[1:])] += delta
+        else:
+            s.cl_tokens[s.clients.index(int(key[1:]))] += delta
+
+    # --- deck ------------------------------------------------------------------------------------
+    def draw(self, k: int) -> list[int]:
+        """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
+        fewer when both are exhausted."""
+        out: list[int] = []
+        while len(out) < k:
+            if not self.deck:
+                if not self.discard:
+                    break
+                pile = sorted(self.discard)
+                random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
+                self.deck, self.discard = pile, []
+                self.shuffles += 1
+                self.ev("ms.ev.reshuffle", n=len(pile))
+            out.append(self.deck.pop(0))
+        return out
