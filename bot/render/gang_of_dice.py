@@ -228,7 +228,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             cx += chip(c, cx, c.y, text, legal=code in legal)
         c.y += style.BODY + 40
     else:
-        mine = view["seats"][seat] if isinstance(seat, int) else {"faces": [], "rolls": 0, "score": 0}
+        mine: dict[str, Any] = view["seats"][seat] if isinstance(seat, int) else {"faces": [], "rolls": 0, "score": 0}
         c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
         c.text(x, c.y, f"{label(t, 'score', n=mine['score'])} · {label(t, 'rolls_left', n=view['rolls_left'])}",

@@ -91,7 +91,7 @@ def icon(c: Canvas, kind: str, x: int, y: int, s: int, colour: str | None = None
     elif kind == "discount":
         c.d.polygon([(x, y + s * 0.5), (x + s * 0.35, y + s * 0.1), (x + s, y + s * 0.1), (x + s, y + s * 0.9),
                      (x + s * 0.35, y + s * 0.9)], fill=style.YELLOW, outline=style.INK, width=2)
-        c.text(x + s * 0.66, y + s // 2, "−", style.SMALL, style.INK, bold=True, anchor="mm")
+        c.text(x + s * 2 // 3, y + s // 2, "−", style.SMALL, style.INK, bold=True, anchor="mm")
     elif kind == "majority":
         c.d.ellipse((x, y, x + s, y + s), fill=(255, 255, 255), outline=style.INK, width=2)
         c.text(x + s // 2, y + s // 2, "?", style.SMALL, style.INK, bold=True, anchor="mm")
@@ -156,9 +156,11 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
     uy = y + 96
     up = card.upper
     if up.kind == "instant":
-        c.text(x + 10, uy + 14, "+2" if up.effect == "plus2_moon" else "+1/−1", style.SMALL, bold=True, anchor="lm")
-        moon(c, x + 70, uy, 28)
-        c.text(x + 106, uy + 14, label(t, "instant"), style.SMALL, style.MUTED, anchor="lm")
+        w0 = c.text(x + 10, uy + 14, "+2" if up.effect == "plus2_moon" else "+1/−1", style.SMALL, bold=True,
+                    anchor="lm")
+        moon(c, x + 18 + w0, uy, 28)
+        c.text(x + 54 + w0, uy + 14, label(t, "instant"), style.SMALL, style.MUTED, anchor="lm",
+               max_w=w - 180)
     else:
         slot(c, up.spaces, tokens, up.bonus, x + 14, uy)
     if card.lower:
@@ -216,7 +218,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
            max_w=x1 - x0 - 28)
     c.y += style.SMALL + 12
     sx = x0 + 20
-    for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"])):
+    for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
         start = sx
         sx = slot(c, sl.spaces, tok, sl.bonus, sx, c.y)
         if legal_slots and f"s{k}" in legal_slots:
@@ -242,7 +244,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
         c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic['discount']}", style.SMALL, bold=True, anchor="lm")
     c.y += _ICON + 14
     # Clients in front
-    for k, (cid, tok) in enumerate(zip(seat["clients"], seat["cl_tokens"])):
+    for k, (cid, tok) in enumerate(zip(seat["clients"], seat["cl_tokens"], strict=False)):
         cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
         if k % 2 == 0 and k:
             c.y += _CARD_H + 14
@@ -271,9 +273,10 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if lower and vx < x1 - 100:
         _icons(c, lower[: max(0, (x1 - vx - 20) // (_ICON + 6))], vx + 10, c.y + 2)
     c.y += style.SMALL + 14
-    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"])) for p in seat["pending"]]
+    moon_word = label(t, "moon")
+    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_word)) for p in seat["pending"]]
     if seat.get("lose"):
-        pending.append(plain(t("ms.pending.lose", n=seat["lose"])))
+        pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_word)))
     if pending and view["phase"] != "over":
         c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(pending)), style.SMALL, style.MUTED,
                max_w=x1 - x0 - 28)

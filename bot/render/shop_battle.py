@@ -148,8 +148,10 @@ def _pile_icon(c: Canvas, x: int, y: int, n: int) -> None:
 
 
 def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
-    items = [((lambda ch: lambda cv, x, y, s: char_icon(cv, ch, x, y, s))(ch), plain(t(f"sb.char.{ch}")))
-             for ch in CHARS]
+    def drawer(name: str) -> Any:
+        return lambda cv, x, y, s: char_icon(cv, name, x, y, s)
+
+    items = [(drawer(ch), plain(t(f"sb.char.{ch}"))) for ch in CHARS]
 
     def hot(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rectangle((x, y + 4, x + s, y + s - 4), fill=style.YELLOW, outline=style.LINE)

@@ -67,7 +67,7 @@ _FONT_FILES = {"regular": "SourceSansPro-Regular.ttf", "bold": "SourceSansPro-Bo
 
 
 def _font_dir() -> str:
-    import font_source_sans_pro
+    import font_source_sans_pro  # type: ignore[import-untyped]
 
     return str(font_source_sans_pro.font_directory)
 

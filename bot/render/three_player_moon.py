@@ -73,7 +73,10 @@ def group_hand(hand: Sequence[Sequence[int]], trump: str | None) -> list[tuple[i
         groups.setdefault(suit, []).append(tile)
     out = []
     for suit in sorted(groups, key=lambda s: (s != TRUMP_SUIT, -s)):
-        out.append((suit, sorted(groups[suit], key=lambda tl, s=suit: (-rank_in(tl, s, trump), -tl[0], -tl[1]))))
+        def order(tl: tuple[int, int], s: int = suit) -> tuple[int, int, int]:
+            return (-rank_in(tl, s, trump), -tl[0], -tl[1])
+
+        out.append((suit, sorted(groups[suit], key=order)))
     return out
 
 
@@ -168,7 +171,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     def won(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rounded_rectangle((x, y, x + s, y + s), radius=6, outline=style.GREEN, width=4)
 
-    items = [(led, label(t, "led")), (won, plain(t("tpm.last_trick_winner", name="")).strip(" →:"))]
+    items: list[tuple[Any, str]] = [(led, label(t, "led")), (won, plain(t("tpm.last_trick_winner", name="")).strip(" →:"))]
     if panel:
         items.append((legal_key, label(t, "legal")))
     c.legend(label(t, "legend"), items)
