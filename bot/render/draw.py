@@ -101,9 +101,23 @@ class Canvas:
         """Leave ``px`` px free."""
         self.y += px
 
-    def legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]]) -> None:
+    def legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]],
+               kind: str = "") -> None:
         """A legend: each item is a drawer ``(canvas, x, y, size)`` and its label, laid out in
-        as many rows as needed."""
+        as many rows as needed. With a ``kind`` (the game and picture kind) the drawn strip is
+        kept and pasted next time (same labels → same pixels)."""
+        key = (kind, t_label, tuple(text for _, text in items), self.bg)
+        strip = _LEGENDS.get(key) if kind else None
+        if strip is not None:
+            self.image.paste(strip, (0, self.y))
+            self.y += strip.height
+            return
+        top = self.y
+        self._legend(t_label, items)
+        if kind and len(_LEGENDS) < 64:
+            _LEGENDS[key] = self.image.crop((0, top, style.WIDTH, self.y))
+
+    def _legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]]) -> None:
         self.heading(t_label, style.MUTED)
         x = style.MARGIN
         size = 30
@@ -123,14 +137,47 @@ class Canvas:
         return to_png(self.image.crop((0, 0, style.WIDTH, h)))
 
 
+_LEGENDS: dict[tuple[object, ...], Image.Image] = {}
+
+
+def _palette() -> Image.Image:
+    """The fixed 256-colour palette of every picture: the style's colours and their blends
+    (anti-aliased edges of text and shapes), so that palette reduction is a fast lookup and the
+    same pixels always give the same bytes."""
+    exact = [style.BG, style.INK, style.MUTED, style.PANEL, style.LINE, style.TITLE_BG, style.TITLE_INK,
+             style.FELT, style.ORANGE, style.SKY, style.GREEN, style.YELLOW, style.BLUE, style.VERMILLION,
+             style.PURPLE, style.BLACK, (110, 70, 160), (236, 233, 226), (232, 229, 222), (214, 228, 240),
+             (52, 58, 94), (210, 214, 230), (30, 30, 34)]
+    fgs = [style.INK, style.MUTED, (255, 255, 255), style.BLUE, style.VERMILLION, style.GREEN, style.ORANGE,
+           (52, 58, 94)]
+    bgs = [style.BG, style.PANEL, style.TITLE_BG, (236, 233, 226), style.YELLOW, (214, 228, 240), style.SKY]
+    colours: list[tuple[int, int, int]] = []
+    for col in exact:
+        if col not in colours:
+            colours.append(col)
+    for fg in fgs:
+        for bg in bgs:
+            for a in (0.2, 0.4, 0.6, 0.8):
+                mix = tuple(round(f * a + b * (1 - a)) for f, b in zip(fg, bg, strict=True))
+                if mix not in colours and len(colours) < 256:
+                    colours.append(mix)  # type: ignore[arg-type]
+    flat = [v for col in colours for v in col] + [0] * (768 - 3 * len(colours))
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(flat)
+    return pal
+
+
+_PALETTE = _palette()
+
+
 def to_png(image: Image.Image) -> bytes:
     """PNG bytes of ``image`` without any metadata chunk (same pixels → same bytes).
 
-    The picture is reduced to a 128-colour palette first (fast octree, no dithering: flat
-    colours stay exact), which makes it about three times smaller and faster to encode."""
+    The picture is mapped to the fixed palette of :func:`_palette` first (no dithering: the
+    style's flat colours stay exact), which makes it several times smaller and faster to encode."""
     buf = io.BytesIO()
-    quantized = image.quantize(colors=128, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    quantized.save(buf, format="PNG", compress_level=6)
+    quantized = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    quantized.save(buf, format="PNG", compress_level=3)
     return buf.getvalue()
 
 

@@ -175,7 +175,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     ]
     if panel:
         items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items)
+    c.legend(label(t, "legend"), items, kind=f"god:{panel}")
 
 
 def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:

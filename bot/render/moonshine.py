@@ -190,9 +190,9 @@ def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, 
         dx = x + i * 78
         die(c, dx, c.y, 60, None, fill=_DIE_FILLS[i])
         if face:
-            resource(c, face, dx + 12, c.y + 12, 36)
+            resource(c, face, dx + 8, c.y + 8, 34 if _DIE_TAGS[i] else 40)
         if _DIE_TAGS[i]:
-            c.text(dx + 52, c.y + 52, _DIE_TAGS[i], style.SMALL, style.INK, bold=True, anchor="rb")
+            c.text(dx + 56, c.y + 58, _DIE_TAGS[i], style.SMALL, style.INK, bold=True, anchor="rb")
         if i in legal_dice:
             legal_frame(c, (dx, c.y, dx + 60, c.y + 60))
     c.y += 78
@@ -306,7 +306,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
                       label(t, f"colour_{colour}")))
     if panel:
         items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items)
+    c.legend(label(t, "legend"), items, kind=f"ms:{panel}")
     c.paragraph(style.MARGIN, label(t, "slot"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
 
 

@@ -56,13 +56,12 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
     with its power."""
     box = (x, y, x + w, y + h)
     if card.get("kind") != "shop":
-        top = card_box(c, box, _COLLECTOR_BAND, label(t, "collector"), style.INK)
+        band = f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
+        top = card_box(c, box, _COLLECTOR_BAND, band, style.INK)
         c.text(x + 10, top, card.get("name", "?"), style.SMALL, bold=True, max_w=w - 20)
-        c.text(x + 10, top + style.SMALL + 6, plain(t(f"sb.kind.{card.get('power')}")), style.SMALL, style.MUTED,
-               max_w=w - 20)
         params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
         lines = c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
-        yy = top + 2 * (style.SMALL + 6)
+        yy = top + style.SMALL + 6
         for line in lines[: max(1, (y + h - yy - 6) // (style.SMALL + 2))]:
             c.text(x + 10, yy, line, style.SMALL)
             yy += style.SMALL + 2
@@ -159,7 +158,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     items.append((hot, label(t, "compared")))
     if panel:
         items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items)
+    c.legend(label(t, "legend"), items, kind=f"sb:{panel}")
 
 
 def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:

@@ -174,7 +174,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     items: list[tuple[Any, str]] = [(led, label(t, "led")), (won, plain(t("tpm.last_trick_winner", name="")).strip(" →:"))]
     if panel:
         items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items)
+    c.legend(label(t, "legend"), items, kind=f"tpm:{panel}")
 
 
 def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
