@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -32,7 +33,7 @@ class Canvas:
     # --- text --------------------------------------------------------------------------------
     def width(self, text: str, size: int = style.BODY, bold: bool = False) -> int:
         """Width in px of ``text`` in the picture font."""
-        return int(math.ceil(self.d.textlength(text, font=style.font(size, bold))))
+        return _text_width(text, size, bold)
 
     def fit(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False) -> str:
         """``text`` shortened with "…" to fit in ``max_w`` px."""
@@ -47,7 +48,9 @@ class Canvas:
         """Draw one line (clipped to ``max_w``); returns its width."""
         if max_w is not None:
             text = self.fit(text, max_w, size, bold)
-        self.d.text((x, y), text, font=style.font(size, bold), fill=fill, anchor=anchor)
+        if text:
+            mask, (dx, dy) = _text_mask(text, size, bold, anchor)
+            self.d.bitmap((int(x) + dx, int(y) + dy), mask, fill=fill)
         return self.width(text, size, bold)
 
     def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False) -> list[str]:
@@ -138,6 +141,22 @@ class Canvas:
 
 
 _LEGENDS: dict[tuple[object, ...], Image.Image] = {}
+
+
+@lru_cache(maxsize=8192)
+def _text_width(text: str, size: int, bold: bool) -> int:
+    return int(math.ceil(style.font(size, bold).getlength(text)))
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The anti-aliased coverage mask of ``text`` and its offset from the anchor point, drawn
+    once and reused (text is most of a picture's drawing time)."""
+    font = style.font(size, bold)
+    x0, y0, x1, y1 = (int(v) for v in font.getbbox(text, anchor=anchor))
+    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+    ImageDraw.Draw(mask).text((-x0, -y0), text, font=font, fill=255, anchor=anchor)
+    return mask, (x0, y0)
 
 
 def _palette() -> Image.Image:
