@@ -26,15 +26,16 @@ PHASES = {
     "three-player-moon": {"bid", "discard", "trump", "play", "over"},
     "shop-battle": {"choose", "target", "over"},
     "moonshine": {"setup", "roll", "action", "resolve", "over"},
+    "moonshine-regular": {"setup", "draft", "instants", "roll", "action", "resolve", "gain", "over"},
 }
 
 
-def sample(key: str, players: int, seed: int):
+def sample(key: str, players: int, seed: int, options: dict | None = None):
     """States of an AI playout (80 % AI moves, 20 % random legal ones, from a seeded generator):
     the first state of every phase, the state in the middle, and the final state."""
     game = GAMES[key]
     rng = random.Random(seed)
-    state = game.setup(seed, players, {})
+    state = game.setup(seed, players, options or {})
     trace = [state]
     while to_act := game.to_act(state):
         state = game.apply(state, {s: (game.ai_action(state, s) if rng.random() < 0.8
@@ -63,15 +64,15 @@ def legal_codes(game, state, seat) -> tuple[str, ...]:
     return tuple(game.encode(a) for a in game.legal_actions(state, seat))
 
 
-CASES = [("gang-of-dice", 3, 4), ("three-player-moon", 3, 3), ("shop-battle", 4, 2), ("moonshine", 2, 101),
-         ("moonshine", 5, 505)]
+CASES = [("gang-of-dice", 3, 4, {}), ("three-player-moon", 3, 3, {}), ("shop-battle", 4, 2, {}),
+         ("shop-battle", 6, 6, {}), ("moonshine", 2, 101, {}), ("moonshine", 4, 3, {"variant": "regular"})]
 
 
-@pytest.mark.parametrize("key,players,seed", CASES)
-def test_boards_and_panels_render_in_every_phase_within_limits(key, players, seed):
+@pytest.mark.parametrize("key,players,seed,options", CASES)
+def test_boards_and_panels_render_in_every_phase_within_limits(key, players, seed, options):
     game = GAMES[key]
-    states, phases = sample(key, players, seed)
-    assert PHASES[key] <= phases, phases
+    states, phases = sample(key, players, seed, options)
+    assert PHASES[key + ("-regular" if options.get("variant") == "regular" else "")] <= phases, phases
     lang = "fr" if seed % 2 else "en"
     for state in states:
         check_png(render.render_board(key, game.view_json(state, None), NAMES[:players], lang, cache=None))

@@ -1,4 +1,4 @@
-"""``python -m bot render GAME [--players N] [--seed S] [--steps K] [--lang en|fr] --out DIR``:
+"""``python -m bot render GAME [--players N] [--seed S] [--steps K] [--lang en|fr] [--option K=V] --out DIR``:
 play K AI steps of a new game and write its pictures, so anyone can look at a position:
 
 - ``DIR/<game>-board.png``: the public board (from the public view);
@@ -10,6 +10,7 @@ Prints one line per file written; exit status 0, or 2 with a message on bad argu
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -29,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", type=int, default=10, help="AI steps to play before drawing (stops at the end)")
     parser.add_argument("--lang", choices=["en", "fr"], default="en")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="table option, e.g. moonshine variant=regular (values read as JSON when they parse)")
     parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files (created if needed)")
     return parser
 
@@ -44,7 +47,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps < 0 or not 0 <= args.seed <= 2**62:
         print("--steps must be 0 or more and --seed from 0 to 2**62.", file=sys.stderr)
         return 2
-    state = game.setup(args.seed, players, {})
+    options: dict[str, object] = {}
+    for pair in args.option:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            print(f"--option takes KEY=VALUE, got {pair!r}", file=sys.stderr)
+            return 2
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    try:
+        state = game.setup(args.seed, players, options)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        print(f"bad --option: {exc}", file=sys.stderr)
+        return 2
     played = 0
     while played < args.steps and (to_act := game.to_act(state)):
         state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state

@@ -130,7 +130,7 @@ def _card_name(cid: int, t: Translator) -> str:
 
 
 def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int = 0, legal: bool = False,
-                w: int = _CARD_W) -> None:
+                w: int = _CARD_W, slot_legal: bool = False) -> None:
     """A Client card: colour band with its shape and name, points (a star), its cost (resources
     and Moon tokens), its upper part (slot with tokens or instant effect) and its lower bonus."""
     card = card_set().clients[cid]
@@ -162,7 +162,9 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
         c.text(x + 54 + w0, uy + 14, label(t, "instant"), style.SMALL, style.MUTED, anchor="lm",
                max_w=w - 180)
     else:
-        slot(c, up.spaces, tokens, up.bonus, x + 14, uy)
+        end = slot(c, up.spaces, tokens, up.bonus, x + 14, uy)
+        if slot_legal:
+            legal_frame(c, (x + 9, uy - 5, end - 10, uy + _ICON + 5))
     if card.lower:
         lx = x + w - 12 - len(card.lower) * (_ICON + 12)
         c.d.line((lx - 8, uy - 4, lx - 8, uy + _ICON + 4), fill=style.LINE, width=2)
@@ -216,7 +218,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     side = sp.side(view["variant"])
     c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
            max_w=x1 - x0 - 28)
-    c.y += style.SMALL + 12
+    c.y += style.SMALL + (22 if legal_slots else 12)
     sx = x0 + 20
     for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
         start = sx
@@ -248,9 +250,8 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
         cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
         if k % 2 == 0 and k:
             c.y += _CARD_H + 14
-        client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards))
-        if legal_slots and f"c{cid}" in legal_slots:
-            legal_frame(c, (cx + 8, c.y + 90, cx + 200, c.y + 134))
+        client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards),
+                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots))
     if seat["clients"]:
         c.y += _CARD_H + 14
     # validated
@@ -373,7 +374,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     if chips or n_other:
         x = style.MARGIN + 6
         for code in chips:
-            text = plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else plain(t("ms.act.rr", dice="…"))
+            text = plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else label(t, "reroll_framed")
             x += chip(c, x, c.y, text, legal=True, max_w=340)
         if n_other:
             chip(c, x, c.y, plain(t("ms.act.dis", n="…")), legal=True, max_w=340)
