@@ -187,3 +187,26 @@ def test_render_tool_writes_the_board_and_every_panel(tmp_path, capsys):
     for name in files:
         check_png((tmp_path / name).read_bytes())
     assert render_cli(["shop-battle", "--players", "9", "--out", str(tmp_path)]) == 2
+
+
+async def test_play_images_writes_the_board_after_each_step(tmp_path):
+    from bot.terminal import TerminalGame
+
+    answers = iter(["1", "1", "2", "1", "1", "2", "1", "1"])
+
+    def ask(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=ask, out=lambda s: None,
+                      images=tmp_path / "img")
+    await tg.run()
+    files = sorted((tmp_path / "img").iterdir())
+    assert len(files) >= 2 and files[0].name == "board-0000.png"
+    pictures = [f.read_bytes() for f in files]
+    for png in pictures:
+        check_png(png)
+    # each step (a commit, then marks for reroll, which are public) changed the board
+    assert all(a != b for a, b in zip(pictures, pictures[1:], strict=False))

@@ -147,7 +147,8 @@ def _players(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translato
                style.VERMILLION if seat["status"] == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
         c.y += style.SMALL + 14
         if seat["faces"]:
-            _dice_row(c, x0 + 16, seat["faces"], x1 - x0 - 32)
+            marks = view.get("marks") if current and view["phase"] == "roll" else None
+            _dice_row(c, x0 + 16, seat["faces"], x1 - x0 - 32, marks)
         h = c.y - top + 4
         c.d.rounded_rectangle((x0, top, x1, top + h), radius=12, outline=style.INK if current else style.LINE,
                               width=4 if current else 2)
