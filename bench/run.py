@@ -1,5 +1,6 @@
-"""Benchmarks (not tests): engine random playouts per second per game, and full games per
-second through the TableService with SQLite in a temporary folder.
+"""Benchmarks (not tests): engine random playouts per second per game, full games per second
+through the TableService with SQLite in a temporary folder, and board pictures (median and p95
+render time, median and largest PNG size; budget 30 ms and 300 KB, see bot/render).
 
     .venv/bin/python -m bench.run [--seconds 3] [--games 5] [--only GAME]
 
@@ -66,6 +67,34 @@ async def service_games(key: str, games: int) -> tuple[int, int, float]:
     return games, steps, elapsed
 
 
+def render_boards(key: str, boards: int = 40, seed: int = 3) -> tuple[float, float, int, int]:
+    """Render the public board of ``boards`` states spread along an AI playout of ``key``
+    (no cache): ``(median ms, p95 ms, median bytes, max bytes)``. Times are CPU time of this
+    process (``time.process_time``), so that other work on the machine does not inflate them."""
+    from bot.render import render_board
+
+    game = GAMES[key]
+    players = min(max(game.min_players, 3), game.max_players)
+    state = game.setup(seed, players, {})
+    trace = [state]
+    while to_act := game.to_act(state):
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+        trace.append(state)
+    picked = [trace[i * (len(trace) - 1) // max(1, boards - 1)] for i in range(boards)]
+    names = tuple(f"Player {i + 1}" for i in range(players))
+    render_board(key, game.view_json(picked[0], None), names, "en", cache=None)  # warm fonts
+    times, sizes = [], []
+    for st in picked:
+        view = game.view_json(st, None)
+        start = time.process_time()
+        png = render_board(key, view, names, "en", cache=None)
+        times.append((time.process_time() - start) * 1000)
+        sizes.append(len(png))
+    times.sort()
+    sizes.sort()
+    return times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))], sizes[len(sizes) // 2], sizes[-1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per engine benchmark")
@@ -81,6 +110,10 @@ def main() -> None:
     for key in keys:
         g, s, e = asyncio.run(service_games(key, args.games))
         print(f"service {key:18} {g / e:10.2f} games/s (SQLite)   {s / e:10.0f} steps/s")
+    for key in keys:
+        med, p95, size, biggest = render_boards(key)
+        print(f"render  {key:18} board median {med:5.1f} ms  p95 {p95:5.1f} ms  "
+              f"PNG median {size / 1000:5.1f} KB  max {biggest / 1000:5.1f} KB")
 
 
 if __name__ == "__main__":

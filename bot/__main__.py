@@ -5,6 +5,7 @@
 - ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr]``: play in the terminal.
 - ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
+- ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
 """
 
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
     play.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
+    play.add_argument("--images", metavar="DIR", help="write the board as a PNG picture after each step")
     sim = sub.add_parser("simulate", help="play AI-only games and print a summary")
     sim.add_argument("game", choices=games)
     sim.add_argument("--games", type=int, default=100)
@@ -131,12 +133,18 @@ def _players(game: str, wanted: int | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (``SystemExit`` with a message on bad input)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["render"]:  # pictures: python -m bot render GAME ... --out DIR (bot/render/cli.py)
+        from bot.render.cli import main as render_main
+
+        return render_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "play":
         from bot.terminal import TerminalGame
 
         options = _options(args.game, args.option, args.deck)
-        game = TerminalGame(args.game, _players(args.game, args.players), args.seed, args.lang, options=options)
+        game = TerminalGame(args.game, _players(args.game, args.players), args.seed, args.lang, options=options,
+                            images=args.images)
         try:
             return asyncio.run(game.run())
         except KeyboardInterrupt:

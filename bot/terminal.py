@@ -89,15 +89,24 @@ def menu(panel: Panel) -> list[Choice]:
 class TerminalNotifier(Notifier):
     """Prints public events (and the human's private ones) as they happen."""
 
-    def __init__(self, t: Translator, out: Callable[[str], None]) -> None:
+    def __init__(self, t: Translator, out: Callable[[str], None], images: Path | None = None) -> None:
         self.t = t
         self.out = out
+        self.images = images  # folder for board pictures (``play --images DIR``)
         self.public_news = True  # something public happened since the board was last printed
 
     async def table_started(self, table: TableView) -> None:
         await self.step_applied(table, list(table.game.opening_events(table.state)))
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
+        if self.images is not None:
+            from bot.render import render_board_png
+
+            png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
+                                         table.names(), self.t.lang)
+            if png is not None:
+                self.images.mkdir(parents=True, exist_ok=True)
+                (self.images / f"board-{table.version:04d}.png").write_bytes(png)
         for event in events:  # in order: a private result right after what caused it
             if event.audience is None:
                 for line in texts.public_log([event], table, self.t):
@@ -118,8 +127,9 @@ class TerminalGame:
 
     def __init__(self, game: str, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
                  ask: Callable[[str], str] = input, out: Callable[[str], None] = print,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, images: str | Path | None = None) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
+        self.images = Path(images) if images is not None else None
         self.t = Translator(lang)
         self.db_path = db_path
         self.ask, self.out = ask, out
@@ -129,7 +139,7 @@ class TerminalGame:
         with tempfile.TemporaryDirectory(prefix="speakeasy-") as tmp:
             db = await Database.open(self.db_path or Path(tmp) / "terminal.db")
             seed = self.seed
-            self.notifier = TerminalNotifier(self.t, self.out)
+            self.notifier = TerminalNotifier(self.t, self.out, self.images)
             service = TableService(db, notifier=self.notifier, ai_delay=0,
                                    seed_source=(lambda: seed) if seed is not None else None)
             if threading.current_thread() is threading.main_thread():

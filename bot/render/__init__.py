@@ -1,0 +1,159 @@
+"""Pictures of boards and panels (Pillow), one renderer module per game, with a cache and an
+async entry point that renders off the event loop.
+
+Each game module (``bot/render/<module>.py``) has::
+
+    board(view, names, t) -> bytes           # PNG of the public table, from the PUBLIC view
+    panel(view, legal, names, t) -> bytes    # PNG of a seat's panel, from that seat's view
+
+where ``view`` is the view's JSON form (``game.view_json(state, seat)``), ``names[seat]`` the
+display names, ``t`` a :class:`bot.i18n.Translator` and ``legal`` the seat's legal action codes.
+Renderers draw only from the view (never from a state), so the public picture cannot show hidden
+information, and they are deterministic: the same inputs give byte-identical PNG files.
+
+For the Discord layer:
+
+- :func:`render_board` / :func:`render_panel`: synchronous, cached, raise on a renderer bug;
+- ``await`` :func:`render_board_png` / :func:`render_panel_png`: the same in a worker thread,
+  returning ``None`` (and logging the error) when rendering fails, so the caller shows the text
+  board instead and the table carries on.
+
+The cache (:class:`PictureCache`) is keyed by a SHA-256 of the canonical JSON of the view, the
+names, the language, the kind and the legal codes, so an unchanged picture is neither drawn nor
+(by comparing :func:`picture_key` values) uploaded twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from bot.i18n import Translator
+from bot.render import gang_of_dice, moonshine, shop_battle, three_player_moon
+
+log = logging.getLogger(__name__)
+
+#: Renderer module per game key.
+RENDERERS: dict[str, ModuleType] = {
+    m.KEY: m for m in (gang_of_dice, three_player_moon, shop_battle, moonshine)
+}
+
+#: Limits every picture respects (tests check them): bytes and pixels.
+MAX_BYTES = 300_000
+MAX_WIDTH = 800
+MAX_HEIGHT = 4000
+
+
+def picture_key(game_key: str, kind: str, view: Any, names: Sequence[str], lang: str,
+                legal: Sequence[str] = ()) -> str:
+    """Hex SHA-256 identifying a picture: same key ⇔ same inputs ⇔ same PNG bytes."""
+    blob = json.dumps([game_key, kind, view, list(names), lang, sorted(legal)], sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class PictureCache:
+    """A thread-safe LRU of PNG bytes by :func:`picture_key` (``size`` entries, at most
+    ``size`` × 300 KB). ``hits`` / ``misses`` count lookups."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get_or_draw(self, key: str, draw: Callable[[], bytes]) -> bytes:
+        """The cached bytes of ``key``, else ``draw()`` stored under it (exceptions propagate
+        and nothing is stored)."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return self._data[key]
+            self.misses += 1
+        png = draw()
+        with self._lock:
+            self._data[key] = png
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return png
+
+    def clear(self) -> None:
+        """Forget every picture (counters too)."""
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+#: The process-wide cache used by the functions below.
+CACHE = PictureCache()
+
+
+def render_board(game_key: str, view: Any, names: Sequence[str], lang: str,
+                 cache: PictureCache | None = CACHE) -> bytes:
+    """PNG of the public board of ``game_key`` from its public view JSON (cached). Raises
+    ``KeyError`` for an unknown game and whatever the renderer raises on a malformed view."""
+    module = RENDERERS[game_key]
+    names = tuple(names)
+
+    def draw() -> bytes:
+        png: bytes = module.board(view, names, Translator(lang))
+        return png
+
+    if cache is None:
+        return draw()
+    return cache.get_or_draw(picture_key(game_key, "board", view, names, lang), draw)
+
+
+def render_panel(game_key: str, view: Any, legal: Sequence[str], names: Sequence[str], lang: str,
+                 cache: PictureCache | None = CACHE) -> bytes:
+    """PNG of a seat's panel from that seat's view JSON and legal codes (cached). Raises like
+    :func:`render_board`."""
+    module = RENDERERS[game_key]
+    names, legal = tuple(names), tuple(legal)
+
+    def draw() -> bytes:
+        png: bytes = module.panel(view, legal, names, Translator(lang))
+        return png
+
+    if cache is None:
+        return draw()
+    return cache.get_or_draw(picture_key(game_key, "panel", view, names, lang, legal), draw)
+
+
+async def render_board_png(game_key: str, view: Any, names: Sequence[str], lang: str,
+                           cache: PictureCache | None = CACHE) -> bytes | None:
+    """:func:`render_board` in a worker thread; ``None`` (error logged) when it fails."""
+    try:
+        return await asyncio.to_thread(render_board, game_key, view, names, lang, cache)
+    except Exception:
+        log.exception("rendering the %s board failed; showing the text board", game_key)
+        return None
+
+
+async def render_panel_png(game_key: str, view: Any, legal: Sequence[str], names: Sequence[str], lang: str,
+                           cache: PictureCache | None = CACHE) -> bytes | None:
+    """:func:`render_panel` in a worker thread; ``None`` (error logged) when it fails."""
+    try:
+        return await asyncio.to_thread(render_panel, game_key, view, legal, names, lang, cache)
+    except Exception:
+        log.exception("rendering a %s panel failed; showing the text panel", game_key)
+        return None
+
+
+__all__ = [
+    "CACHE", "MAX_BYTES", "MAX_HEIGHT", "MAX_WIDTH", "PictureCache", "RENDERERS", "picture_key",
+    "render_board", "render_board_png", "render_panel", "render_panel_png",
+]

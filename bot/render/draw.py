@@ -1,0 +1,418 @@
+"""Drawing helpers shared by the four renderers: a growing canvas, text that fits, dice with pips
+(the Gang of Dice boss as a figure), domino tiles, cards, icons, legends and the PNG encoder.
+
+Every helper is deterministic (no clock, no randomness) so that the same view gives the same
+bytes. Coordinates are px on a :data:`bot.render.style.WIDTH`-wide picture.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from bot.render import style
+from bot.render.style import Colour
+
+Box = tuple[int, int, int, int]
+
+
+class Canvas:
+    """A picture drawn top to bottom: ``y`` is the next free row. The image is taller than
+    needed and cropped by :meth:`png` (``max_height`` px at most)."""
+
+    def __init__(self, max_height: int = 2400, bg: Colour = style.BG) -> None:
+        self.image = Image.new("RGB", (style.WIDTH, max_height), bg)
+        self.d = ImageDraw.Draw(self.image)
+        self.y = 0
+        self.bg = bg
+
+    # --- text --------------------------------------------------------------------------------
+    def width(self, text: str, size: int = style.BODY, bold: bool = False) -> int:
+        """Width in px of ``text`` in the picture font."""
+        return _text_width(text, size, bold)
+
+    def fit(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False) -> str:
+        """``text`` shortened with "…" to fit in ``max_w`` px."""
+        if self.width(text, size, bold) <= max_w:
+            return text
+        while text and self.width(text + "…", size, bold) > max_w:
+            text = text[:-1]
+        return text.rstrip() + "…"
+
+    def text(self, x: int, y: int, text: str, size: int = style.BODY, fill: Colour = style.INK,
+             bold: bool = False, max_w: int | None = None, anchor: str = "la") -> int:
+        """Draw one line (clipped to ``max_w``); returns its width."""
+        if max_w is not None:
+            text = self.fit(text, max_w, size, bold)
+        if text:
+            mask, (dx, dy) = _text_mask(text, size, bold, anchor)
+            self.d.bitmap((int(x) + dx, int(y) + dy), mask, fill=fill)
+        return self.width(text, size, bold)
+
+    def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False) -> list[str]:
+        """``text`` broken into lines of at most ``max_w`` px (long words are clipped)."""
+        lines: list[str] = []
+        current = ""
+        for word in text.split():
+            trial = f"{current} {word}".strip()
+            if self.width(trial, size, bold) <= max_w or not current:
+                current = trial
+            else:
+                lines.append(current)
+                current = word
+        if current:
+            lines.append(current)
+        return [self.fit(line, max_w, size, bold) for line in lines]
+
+    def paragraph(self, x: int, text: str, max_w: int, size: int = style.BODY, fill: Colour = style.INK,
+                  bold: bool = False, gap: int = 4) -> None:
+        """Wrapped text from ``self.y`` on; advances ``y``."""
+        for line in self.wrap(text, max_w, size, bold):
+            self.text(x, self.y, line, size, fill, bold)
+            self.y += size + gap
+
+    # --- blocks --------------------------------------------------------------------------------
+    def title_bar(self, title: str, subtitle: str = "") -> None:
+        """The dark title band every picture starts with."""
+        h = style.TITLE + 28 + (style.SMALL + 6 if subtitle else 0)
+        self.d.rectangle((0, self.y, style.WIDTH, self.y + h), fill=style.TITLE_BG)
+        self.text(style.MARGIN, self.y + 12, title, style.TITLE, style.TITLE_INK, bold=True,
+                  max_w=style.WIDTH - 2 * style.MARGIN)
+        if subtitle:
+            self.text(style.MARGIN, self.y + style.TITLE + 18, subtitle, style.SMALL, (210, 214, 230),
+                      max_w=style.WIDTH - 2 * style.MARGIN)
+        self.y += h + 16
+
+    def heading(self, text: str, colour: Colour = style.INK) -> None:
+        """A section heading with a rule under it."""
+        self.text(style.MARGIN, self.y, text, style.HEAD, colour, bold=True,
+                  max_w=style.WIDTH - 2 * style.MARGIN)
+        self.y += style.HEAD + 8
+        self.d.line((style.MARGIN, self.y, style.WIDTH - style.MARGIN, self.y), fill=style.LINE, width=2)
+        self.y += 10
+
+    def box(self, box: Box, fill: Colour = style.PANEL, outline: Colour = style.LINE, width: int = 2,
+            radius: int = 12) -> None:
+        """A rounded rectangle."""
+        self.d.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
+
+    def space(self, px: int) -> None:
+        """Leave ``px`` px free."""
+        self.y += px
+
+    def legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]],
+               kind: str = "") -> None:
+        """A legend: each item is a drawer ``(canvas, x, y, size)`` and its label, laid out in
+        as many rows as needed. With a ``kind`` (the game and picture kind) the drawn strip is
+        kept and pasted next time (same labels → same pixels)."""
+        key = (kind, t_label, tuple(text for _, text in items), self.bg)
+        strip = _LEGENDS.get(key) if kind else None
+        if strip is not None:
+            self.image.paste(strip, (0, self.y))
+            self.y += strip.height
+            return
+        top = self.y
+        self._legend(t_label, items)
+        if kind and len(_LEGENDS) < 64:
+            _LEGENDS[key] = self.image.crop((0, top, style.WIDTH, self.y))
+
+    def _legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]]) -> None:
+        self.heading(t_label, style.MUTED)
+        x = style.MARGIN
+        size = 30
+        for drawer, text in items:
+            w = size + 10 + self.width(text, style.SMALL) + 28
+            if x + w > style.WIDTH - style.MARGIN and x > style.MARGIN:
+                x = style.MARGIN
+                self.y += size + 12
+            drawer(self, x, self.y, size)
+            self.text(x + size + 10, self.y + size // 2, text, style.SMALL, style.MUTED, anchor="lm")
+            x += w
+        self.y += size + 16
+
+    def png(self) -> bytes:
+        """The picture cropped to its content, as PNG bytes (no metadata: deterministic)."""
+        h = max(1, min(self.image.height, self.y + style.MARGIN))
+        return to_png(self.image.crop((0, 0, style.WIDTH, h)))
+
+
+_LEGENDS: dict[tuple[object, ...], Image.Image] = {}
+
+
+@lru_cache(maxsize=8192)
+def _text_width(text: str, size: int, bold: bool) -> int:
+    return int(math.ceil(style.font(size, bold).getlength(text)))
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The anti-aliased coverage mask of ``text`` and its offset from the anchor point, drawn
+    once and reused (text is most of a picture's drawing time)."""
+    font = style.font(size, bold)
+    x0, y0, x1, y1 = (int(v) for v in font.getbbox(text, anchor=anchor))
+    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+    ImageDraw.Draw(mask).text((-x0, -y0), text, font=font, fill=255, anchor=anchor)
+    return mask, (x0, y0)
+
+
+def _palette() -> Image.Image:
+    """The fixed 256-colour palette of every picture: the style's colours and their blends
+    (anti-aliased edges of text and shapes), so that palette reduction is a fast lookup and the
+    same pixels always give the same bytes."""
+    exact = [style.BG, style.INK, style.MUTED, style.PANEL, style.LINE, style.TITLE_BG, style.TITLE_INK,
+             style.FELT, style.ORANGE, style.SKY, style.GREEN, style.YELLOW, style.BLUE, style.VERMILLION,
+             style.PURPLE, style.BLACK, (110, 70, 160), (236, 233, 226), (232, 229, 222), (214, 228, 240),
+             (52, 58, 94), (210, 214, 230), (30, 30, 34)]
+    fgs = [style.INK, style.MUTED, (255, 255, 255), style.BLUE, style.VERMILLION, style.GREEN, style.ORANGE,
+           (52, 58, 94)]
+    bgs = [style.BG, style.PANEL, style.TITLE_BG, (236, 233, 226), style.YELLOW, (214, 228, 240), style.SKY]
+    colours: list[tuple[int, int, int]] = []
+    for col in exact:
+        if col not in colours:
+            colours.append(col)
+    for fg in fgs:
+        for bg in bgs:
+            for a in (0.2, 0.4, 0.6, 0.8):
+                mix = tuple(round(f * a + b * (1 - a)) for f, b in zip(fg, bg, strict=True))
+                if mix not in colours and len(colours) < 256:
+                    colours.append(mix)  # type: ignore[arg-type]
+    flat = [v for col in colours for v in col] + [0] * (768 - 3 * len(colours))
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(flat)
+    return pal
+
+
+_PALETTE = _palette()
+
+
+def to_png(image: Image.Image) -> bytes:
+    """PNG bytes of ``image`` without any metadata chunk (same pixels → same bytes).
+
+    The picture is mapped to the fixed palette of :func:`_palette` first (no dithering: the
+    style's flat colours stay exact), which makes it several times smaller and faster to encode."""
+    buf = io.BytesIO()
+    quantized = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    quantized.save(buf, format="PNG", compress_level=3)
+    return buf.getvalue()
+
+
+# --- marks -------------------------------------------------------------------------------------
+def legal_frame(c: Canvas, box: Box) -> None:
+    """The mark of a legal choice: a thick blue frame and a check mark in a corner tab."""
+    x0, y0, x1, y1 = box
+    c.d.rounded_rectangle((x0 - 5, y0 - 5, x1 + 5, y1 + 5), radius=12, outline=style.LEGAL, width=5)
+    tab = (x1 - 26, y0 - 14, x1 + 8, y0 + 14)
+    c.d.ellipse(tab, fill=style.LEGAL)
+    cx, cy = (tab[0] + tab[2]) // 2, (tab[1] + tab[3]) // 2
+    c.d.line((cx - 8, cy, cx - 2, cy + 7, cx + 9, cy - 7), fill=(255, 255, 255), width=4)
+
+
+def legal_key(c: Canvas, x: int, y: int, size: int) -> None:
+    """Legend drawer of the legal-choice mark."""
+    box = (x + 4, y + 4, x + size - 4, y + size - 4)
+    c.box(box, radius=6)
+    legal_frame(c, box)
+
+
+def seat_chip(c: Canvas, x: int, y: int, seat: int, name: str, max_w: int, size: int = style.BODY,
+              bold: bool = True, current: bool = False) -> int:
+    """A seat's colour disc with its number, then its name; a "▶" triangle when it is to act.
+    Returns the width used."""
+    colour = style.SEAT_COLOURS[seat % len(style.SEAT_COLOURS)]
+    x0 = x
+    if current:
+        c.d.polygon([(x, y + 6), (x, y + size), (x + 16, y + size // 2 + 3)], fill=style.INK)
+        x += 22
+    r = size // 2 + 2
+    c.d.ellipse((x, y + 2, x + 2 * r, y + 2 + 2 * r), fill=colour)
+    c.text(x + r, y + 2 + r, str(seat + 1), style.SMALL, (255, 255, 255), bold=True, anchor="mm")
+    x += 2 * r + 10
+    w = c.text(x, y, name, size, style.INK, bold=bold, max_w=max(20, max_w - (x - x0)))
+    return x - x0 + w
+
+
+# --- dice --------------------------------------------------------------------------------------
+_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.5, 0.5),),
+    2: ((0.27, 0.27), (0.73, 0.73)),
+    3: ((0.27, 0.27), (0.5, 0.5), (0.73, 0.73)),
+    4: ((0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)),
+    5: ((0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)),
+    6: ((0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)),
+}
+
+
+def pips(c: Canvas, box: Box, n: int, colour: Colour = style.INK) -> None:
+    """``n`` (0–6) pips in ``box`` as on a die face."""
+    x0, y0, x1, y1 = box
+    w = x1 - x0
+    r = max(2, int(w * 0.09))
+    for px, py in _PIPS.get(n, ()):
+        cx, cy = x0 + px * w, y0 + py * (y1 - y0)
+        c.d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
+
+
+def boss(c: Canvas, box: Box, colour: Colour = style.INK) -> None:
+    """The Gang of Dice boss drawn as a figure: a man in a bowler hat and a suit."""
+    x0, y0, x1, y1 = box
+    w = x1 - x0
+    cx = x0 + w / 2
+    head_r = w * 0.13
+    head_cy = y0 + w * 0.40
+    # body (shoulders)
+    c.d.pieslice((cx - w * 0.30, y0 + w * 0.56, cx + w * 0.30, y0 + w * 1.10), 180, 360, fill=colour)
+    # tie
+    c.d.polygon([(cx - w * 0.05, y0 + w * 0.58), (cx + w * 0.05, y0 + w * 0.58), (cx, y0 + w * 0.80)],
+                fill=style.VERMILLION)
+    # head
+    c.d.ellipse((cx - head_r, head_cy - head_r, cx + head_r, head_cy + head_r), fill=colour)
+    # hat: brim and crown
+    c.d.rectangle((cx - w * 0.22, y0 + w * 0.27, cx + w * 0.22, y0 + w * 0.31), fill=colour)
+    c.d.chord((cx - w * 0.14, y0 + w * 0.12, cx + w * 0.14, y0 + w * 0.40), 180, 360, fill=colour)
+
+
+def die(c: Canvas, x: int, y: int, size: int, face: int | None, fill: Colour = (255, 255, 255),
+        pip: Colour = style.INK, outline: Colour = style.INK, marked: bool = False) -> None:
+    """A die at ``(x, y)``: pips for 1–6, the boss figure for face 0, empty for ``None``.
+    ``marked`` dice are drawn with a dashed-looking orange ring and a reroll arrow."""
+    box = (x, y, x + size, y + size)
+    c.d.rounded_rectangle(box, radius=max(4, size // 6), fill=fill, outline=outline, width=max(2, size // 20))
+    if face == 0:
+        # clip the figure to the die by drawing inside a slightly smaller box
+        m = size * 0.04
+        boss(c, (int(x + m), int(y + m), int(x + size - m), int(y + size - m)), pip)
+        c.d.rounded_rectangle(box, radius=max(4, size // 6), outline=outline, width=max(2, size // 20))
+    elif face is not None:
+        pips(c, box, face, pip)
+    if marked:
+        c.d.rounded_rectangle((x - 4, y - 4, x + size + 4, y + size + 4), radius=max(6, size // 5),
+                              outline=style.ORANGE, width=4)
+        r = size // 4 + 4
+        c.d.ellipse((x + size - r, y - r + 2, x + size + r - 4, y + r - 2), fill=style.ORANGE)
+        reroll_icon(c, x + size - r + 2, y - r + 4, 2 * r - 8, style.INK)
+
+
+# --- dominoes ----------------------------------------------------------------------------------
+def domino(c: Canvas, x: int, y: int, w: int, a: int, b: int, vertical: bool = True,
+           fill: Colour = (255, 255, 255), dim: bool = False) -> Box:
+    """A domino tile ``[a|b]`` with pips (0–6); ``w`` is the short side. Returns its box."""
+    h = 2 * w
+    box = (x, y, x + w, y + h) if vertical else (x, y, x + h, y + w)
+    pip = style.MUTED if dim else style.INK
+    c.d.rounded_rectangle(box, radius=max(4, w // 8), fill=fill, outline=style.INK, width=3)
+    if vertical:
+        c.d.line((x + 6, y + w, x + w - 6, y + w), fill=style.INK, width=3)
+        pips(c, (x, y, x + w, y + w), a, pip)
+        pips(c, (x, y + w, x + w, y + h), b, pip)
+    else:
+        c.d.line((x + w, y + 6, x + w, y + w - 6), fill=style.INK, width=3)
+        pips(c, (x, y, x + w, y + w), a, pip)
+        pips(c, (x + w, y, x + h, y + w), b, pip)
+    return box
+
+
+# --- icons -------------------------------------------------------------------------------------
+def reroll_icon(c: Canvas, x: int, y: int, size: int, colour: Colour = style.INK) -> None:
+    """Two arrows in a circle (reroll)."""
+    w = max(2, size // 8)
+    box = (x + w, y + w, x + size - w, y + size - w)
+    c.d.arc(box, 200, 340, fill=colour, width=w)
+    c.d.arc(box, 20, 160, fill=colour, width=w)
+    s = size * 0.18
+    # arrow heads at the ends of the arcs (340° and 160°)
+    for ang in (340, 160):
+        rad = math.radians(ang)
+        cx = x + size / 2 + (size / 2 - w) * math.cos(rad)
+        cy = y + size / 2 + (size / 2 - w) * math.sin(rad)
+        tx, ty = -math.sin(rad), math.cos(rad)  # tangent (clockwise)
+        c.d.polygon([(cx + tx * s, cy + ty * s), (cx - ty * s * 0.8, cy + tx * s * 0.8),
+                     (cx + ty * s * 0.8, cy - tx * s * 0.8)], fill=colour)
+
+
+def shape(c: Canvas, kind: str, box: Box, fill: Colour, outline: Colour = style.INK) -> None:
+    """A plain shape in ``box``: triangle, circle, diamond, square, cross or star."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if kind == "triangle":
+        c.d.polygon([(cx, y0), (x1, y1), (x0, y1)], fill=fill, outline=outline, width=2)
+    elif kind == "circle":
+        c.d.ellipse(box, fill=fill, outline=outline, width=2)
+    elif kind == "diamond":
+        c.d.polygon([(cx, y0), (x1, cy), (cx, y1), (x0, cy)], fill=fill, outline=outline, width=2)
+    elif kind == "square":
+        c.d.rectangle(box, fill=fill, outline=outline, width=2)
+    elif kind == "cross":
+        t = (x1 - x0) / 3
+        pts = [(x0 + t, y0), (x1 - t, y0), (x1 - t, y0 + t), (x1, y0 + t), (x1, y1 - t), (x1 - t, y1 - t),
+               (x1 - t, y1), (x0 + t, y1), (x0 + t, y1 - t), (x0, y1 - t), (x0, y0 + t), (x0 + t, y0 + t)]
+        c.d.polygon(pts, fill=fill, outline=outline, width=2)
+    else:  # star
+        r, ri = (x1 - x0) / 2, (x1 - x0) / 5
+        pts = []
+        for i in range(10):
+            ang = math.radians(-90 + 36 * i)
+            rr = r if i % 2 == 0 else ri
+            pts.append((cx + rr * math.cos(ang), cy + rr * math.sin(ang)))
+        c.d.polygon(pts, fill=fill, outline=outline, width=2)
+
+
+def star(c: Canvas, x: int, y: int, size: int, fill: Colour = style.YELLOW) -> None:
+    """A star (points)."""
+    shape(c, "star", (x, y, x + size, y + size), fill)
+
+
+def moon(c: Canvas, x: int, y: int, size: int, filled: bool = True) -> None:
+    """A crescent Moon token (``filled``) or an empty token space (a dashed-looking ring)."""
+    box = (x, y, x + size, y + size)
+    if not filled:
+        c.d.ellipse(box, fill=(255, 255, 255), outline=style.MUTED, width=3)
+        return
+    c.d.ellipse(box, fill=(52, 58, 94), outline=style.INK, width=2)
+    off = size * 0.28
+    c.d.ellipse((x + off, y - size * 0.06, x + size + off * 0.6, y + size * 0.86), fill=(52, 58, 94))
+    c.d.ellipse((x + size * 0.12, y + size * 0.12, x + size * 0.7, y + size * 0.88), fill=style.YELLOW)
+    c.d.ellipse((x + size * 0.3, y + size * 0.04, x + size * 0.86, y + size * 0.8), fill=(52, 58, 94))
+
+
+def card_box(c: Canvas, box: Box, band: Colour, band_text: str = "", band_ink: Colour = style.INK,
+             fill: Colour = (255, 255, 255), band_h: int = 36) -> int:
+    """A card: rounded frame and a coloured top band with a label. Returns the y below the band."""
+    x0, y0, x1, y1 = box
+    c.d.rounded_rectangle(box, radius=12, fill=fill, outline=style.INK, width=2)
+    c.d.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y0 + band_h), radius=10, fill=band)
+    c.d.rectangle((x0 + 2, y0 + band_h - 10, x1 - 2, y0 + band_h), fill=band)
+    if band_text:
+        c.text(x0 + 10, y0 + band_h // 2 + 1, band_text, style.SMALL, band_ink, bold=True,
+               max_w=x1 - x0 - 20, anchor="lm")
+    return y0 + band_h + 6
+
+
+def ink_on(colour: Colour) -> Colour:
+    """Black or white, whichever reads better on ``colour``."""
+    r, g, b = colour
+    return style.INK if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else (255, 255, 255)
+
+
+def chip(c: Canvas, x: int, y: int, text: str, legal: bool = False, fill: Colour = (255, 255, 255),
+         size: int = style.BODY, max_w: int = 360) -> int:
+    """A choice chip (rounded label); ``legal`` ones get the legal-choice frame. Returns the
+    width used, gaps included."""
+    text = c.fit(text, max_w - 28, size, bold=legal)
+    w = c.width(text, size, bold=legal) + 28
+    box = (x, y, x + w, y + size + 18)
+    c.box(box, fill=fill if legal else (236, 233, 226), outline=style.INK if legal else style.LINE, radius=10)
+    c.text(x + 14, y + 7, text, size, style.INK if legal else style.MUTED, bold=legal)
+    if legal:
+        legal_frame(c, box)
+    return w + 22
+
+
+def name_of(names: Sequence[str], seat: object) -> str:
+    """Display name of ``seat`` (``?`` when unknown)."""
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return names[seat]
+    return "?"

@@ -1,0 +1,264 @@
+"""Gang of Dice pictures: the public table and the private screen, from the view's JSON form
+(``game.view_json(state, seat)``; keys documented at :meth:`engine.gang_of_dice.GangOfDice.view`).
+
+Board: round, the warning card (its colour written out and its rule), the dice on the table
+(carried over, bonus, best score so far), then every seat in playing order with its committed
+dice, its roll drawn as dice with pips (the boss, face 0, drawn as a figure: RULINGS G5 "the boss
+is worth 0"), its score and status; final stocks once the game is over. Rules:
+``docs/rules/gang-of-dice.md``.
+
+Panel: the seat's stock (hidden behind its screen), and when it acts, the commit amounts or its
+roll with the marked dice, each legal choice framed in blue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.i18n import Translator
+from bot.render import style
+from bot.render.draw import Canvas, chip, die, legal_key, name_of, seat_chip
+from bot.render.style import label, plain
+
+KEY = "gang-of-dice"
+_DIE = 48
+_GAP = 14
+#: Beyond this many dice a roll is drawn one die per face with a count.
+_SPELL_OUT = 24
+_QUICK = (1, 2, 3, 5, 8)
+
+
+def _card(c: Canvas, view: dict[str, Any], t: Translator) -> None:
+    card = view["card"]
+    colour = card["colour"]
+    band = style.YELLOW if colour == "yellow" else (30, 30, 34)
+    ink = style.INK if colour == "yellow" else (255, 255, 255)
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    inner = x1 - x0 - 32
+    desc = c.wrap(plain(t(f"god.card.{card['id']}.desc")), inner, style.BODY)
+    rule = c.wrap(plain(t(f"god.colour.{colour}")), inner, style.SMALL)
+    h = 52 + len(desc) * (style.BODY + 6) + len(rule) * (style.SMALL + 4) + 20
+    top = c.y
+    c.d.rounded_rectangle((x0, top, x1, top + h), radius=14, fill=(255, 255, 255), outline=style.INK, width=3)
+    c.d.rounded_rectangle((x0 + 3, top + 3, x1 - 3, top + 48), radius=12, fill=band)
+    c.d.rectangle((x0 + 3, top + 36, x1 - 3, top + 48), fill=band)
+    c.text(x0 + 16, top + 26, plain(t(f"god.card.{card['id']}.name")), style.HEAD, ink, bold=True,
+           max_w=inner, anchor="lm")
+    c.y = top + 56
+    for line in desc:
+        c.text(x0 + 16, c.y, line, style.BODY)
+        c.y += style.BODY + 6
+    for line in rule:
+        c.text(x0 + 16, c.y, line, style.SMALL, style.MUTED)
+        c.y += style.SMALL + 4
+    c.y = top + h + 16
+
+
+def _dice_row(c: Canvas, x: int, faces: Sequence[int], max_w: int, marks: Sequence[int] | None = None) -> None:
+    """Faces (sorted) as dice from ``c.y``, wrapped; grouped per face beyond :data:`_SPELL_OUT`.
+    ``marks[f]`` dice of face ``f`` are drawn marked for reroll."""
+    fs = sorted(int(f) for f in faces)
+    if not fs:
+        return
+    left = list(marks) if marks else [0] * 6
+    cx = x
+    if len(fs) > _SPELL_OUT:
+        for f in sorted(set(fs)):
+            text = f"×{fs.count(f)}"
+            w = _DIE + 6 + c.width(text, style.BODY, True) + 18
+            if cx + w > x + max_w:
+                cx, c.y = x, c.y + _DIE + 12
+            die(c, cx, c.y, _DIE, f, marked=bool(left[f]))
+            c.text(cx + _DIE + 6, c.y + _DIE // 2, text, style.BODY, bold=True, anchor="lm")
+            cx += w
+        c.y += _DIE + 12
+        return
+    for f in fs:
+        if cx + _DIE > x + max_w:
+            cx, c.y = x, c.y + _DIE + 12
+        marked = left[f] > 0
+        if marked:
+            left[f] -= 1
+        die(c, cx, c.y, _DIE, f, marked=marked)
+        cx += _DIE + _GAP
+    c.y += _DIE + 12
+
+
+def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
+    if view["phase"] == "over":
+        winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
+        return plain(t("god.status.over", names=", ".join(name_of(names, s) for s in winners)))
+    cur = view["current"]
+    if view["phase"] == "commit":
+        return plain(t("god.status.commit", name=name_of(names, cur)))
+    return plain(t("god.status.roll", name=name_of(names, cur), roll=view["seats"][cur]["rolls"]))
+
+
+def _seat_status(seat: dict[str, Any], t: Translator) -> str:
+    st = seat["status"]
+    if st == "out":
+        return plain(t("god.status.out"))
+    if st == "waiting" or not seat["rolls"]:
+        return plain(t("god.status.waiting"))
+    if st == "rolling":
+        return plain(t("god.status.rolling", roll=seat["rolls"], score=seat["score"]))
+    if st == "stopped":
+        return plain(t("god.status.stopped", score=seat["score"]))
+    return plain(t("god.status.triggered"))
+
+
+def _table(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+    x = style.MARGIN
+    die(c, x, c.y, 40, 6)
+    c.text(x + 52, c.y + 20, label(t, "table", n=view["table"]), style.HEAD, bold=True, anchor="lm")
+    c.y += 52
+    if view["phase"] != "over":
+        c.text(x, c.y, label(t, "carried", n=view["carried"], b=view["bonus"]), style.SMALL, style.MUTED)
+        c.y += style.SMALL + 8
+        best = view.get("best")
+        if best is not None:
+            c.text(x, c.y, label(t, "best", name=name_of(names, best["seat"]), score=best["score"]),
+                   style.SMALL, style.MUTED, max_w=style.WIDTH - 2 * x)
+            c.y += style.SMALL + 8
+    if view.get("removed"):
+        c.text(x, c.y, plain(t("god.table.removed", dice=view["removed"])), style.SMALL, style.MUTED)
+        c.y += style.SMALL + 8
+    c.y += 8
+
+
+def _players(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+    c.heading(plain(t("god.field.players")))
+    order = list(view["order"])
+    by_seat = {s["seat"]: s for s in view["seats"]}
+    seats = order + [s for s in sorted(by_seat) if s not in order]
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    for s in seats:
+        seat = by_seat[s]
+        top = c.y
+        current = view["phase"] != "over" and view.get("current") == s
+        c.y += 10
+        seat_chip(c, x0 + 12, c.y, s, name_of(names, s), 420, current=current)
+        if seat["committed"]:
+            w = c.text(x1 - 14, c.y + 2, str(seat["committed"]), style.BODY, bold=True, anchor="ra")
+            die(c, x1 - 14 - w - 40, c.y + 2, 32, 6, fill=(236, 233, 226))
+        c.y += style.BODY + 12
+        c.text(x0 + 16, c.y, _seat_status(seat, t), style.SMALL,
+               style.VERMILLION if seat["status"] == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
+        c.y += style.SMALL + 14
+        if seat["faces"]:
+            marks = view.get("marks") if current and view["phase"] == "roll" else None
+            _dice_row(c, x0 + 16, seat["faces"], x1 - x0 - 32, marks)
+        h = c.y - top + 4
+        c.d.rounded_rectangle((x0, top, x1, top + h), radius=12, outline=style.INK if current else style.LINE,
+                              width=4 if current else 2)
+        c.y = top + h + 12
+
+
+def _final(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+    stocks, ranks = view.get("stocks"), view.get("ranks")
+    if view["phase"] != "over" or stocks is None or ranks is None:
+        return
+    c.heading(plain(t("god.field.final")))
+    for s in sorted(range(len(stocks)), key=lambda s: (ranks[s], s)):
+        c.text(style.MARGIN, c.y, f"{ranks[s]}.", style.BODY, bold=True)
+        seat_chip(c, style.MARGIN + 44, c.y, s, name_of(names, s), 480)
+        w = c.text(style.WIDTH - style.MARGIN, c.y, str(stocks[s]), style.BODY, bold=True, anchor="ra")
+        die(c, style.WIDTH - style.MARGIN - w - 40, c.y, 32, 6, fill=(236, 233, 226))
+        c.y += style.BODY + 16
+
+
+def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
+    items = [
+        (lambda cv, x, y, s: die(cv, x, y, s, 0), label(t, "boss")),
+        (lambda cv, x, y, s: die(cv, x, y, s, 4, marked=True), label(t, "marked")),
+        (lambda cv, x, y, s: die(cv, x, y, s, 6, fill=(236, 233, 226)), label(t, "dice_count")),
+    ]
+    if panel:
+        items.append((legal_key, label(t, "legal")))
+    c.legend(label(t, "legend"), items, kind=f"god:{panel}")
+
+
+def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+    """The public table drawn on a :class:`Canvas` (see the module docstring)."""
+    c = Canvas()
+    c.title_bar(plain(t("game.gang-of-dice.name")), label(t, "round", round=view["round"], rounds=view["rounds"]))
+    c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
+    c.space(10)
+    _card(c, view, t)
+    _table(c, view, names, t)
+    _players(c, view, names, t)
+    _final(c, view, names, t)
+    _legend(c, t)
+    return c
+
+
+def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
+    return draw_board(view, names, t).png()
+
+
+def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of a seat's screen from that seat's view and its legal action codes (``c{n}``,
+    ``m{f}``, ``u{f}``, ``r``, ``s``); legal choices are framed. Raises on a malformed view."""
+    legal = tuple(legal)
+    me = view.get("me") or {}
+    seat = me.get("seat")
+    stock = int(me.get("stock", 0))
+    c = Canvas()
+    c.title_bar(plain(t("god.panel.title")), label(t, "round", round=view["round"], rounds=view["rounds"]))
+    x = style.MARGIN
+    die(c, x, c.y, 40, 5)
+    c.text(x + 52, c.y + 20, label(t, "stock", n=stock), style.HEAD, bold=True, anchor="lm")
+    c.y += 56
+    if not legal:
+        text = _status(view, names, t) if view["phase"] == "over" else label(
+            t, "waiting", name=name_of(names, view.get("current")))
+        c.paragraph(x, text, style.WIDTH - 2 * x, style.BODY)
+        c.space(10)
+    elif view["phase"] == "commit":
+        c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.y += style.HEAD + 8
+        c.paragraph(x, plain(t("god.panel.commit", round=view["round"])), style.WIDTH - 2 * x, style.SMALL)
+        c.space(14)
+        cx = x + 6
+        amounts = [n for n in _QUICK if n < stock] + [stock]
+        for n in amounts:
+            code = f"c{n}"
+            text = plain(t("god.btn.all", n=n)) if n == stock else str(n)
+            cx += chip(c, cx, c.y, text, legal=code in legal)
+        c.y += style.BODY + 40
+    else:
+        mine: dict[str, Any] = view["seats"][seat] if isinstance(seat, int) else {"faces": [], "rolls": 0, "score": 0}
+        c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.y += style.HEAD + 8
+        c.text(x, c.y, f"{label(t, 'score', n=mine['score'])} · {label(t, 'rolls_left', n=view['rolls_left'])}",
+               style.BODY, bold=True)
+        c.y += style.BODY + 22
+        _dice_row(c, x + 6, mine["faces"], style.WIDTH - 2 * x, view.get("marks"))
+        faces = sorted(set(int(f) for f in mine["faces"]))
+        cx = x + 6
+        marks = view.get("marks") or [0] * 6
+        for f in faces:
+            count = sum(1 for v in mine["faces"] if v == f)
+            w = _DIE + 2 * 44 + 40
+            if cx + w > style.WIDTH - x:
+                cx, c.y = x + 6, c.y + _DIE + 30
+            die(c, cx, c.y + 6, _DIE - 8, f)
+            c.text(cx + _DIE - 2, c.y + _DIE // 2 + 2, f"{marks[f]}/{count}", style.SMALL, anchor="lm")
+            bx = cx + _DIE + 44
+            chip(c, bx, c.y, "+", legal=f"m{f}" in legal, size=style.SMALL)
+            chip(c, bx + 50, c.y, "−", legal=f"u{f}" in legal, size=style.SMALL)
+            cx += w + 46
+        c.y += _DIE + 30
+        n = sum(marks)
+        cx = x + 6
+        reroll = plain(t("god.btn.reroll", n=n) if n else t("god.btn.reroll_none"))
+        cx += chip(c, cx, c.y, reroll, legal="r" in legal)
+        chip(c, cx, c.y, plain(t("god.btn.stop", score=mine["score"])), legal="s" in legal)
+        c.y += style.BODY + 40
+    c.heading(plain(t("god.field.card")))
+    _card(c, view, t)
+    _table(c, view, names, t)
+    _legend(c, t, panel=True)
+    return c.png()

@@ -1,0 +1,400 @@
+"""Moonshine pictures: the public table and the private panel, from the view's JSON form
+(``game.view_json(state, seat)``; keys documented at :meth:`engine.moonshine.rules.Moonshine.view`)
+and the printed card data (:func:`engine.moonshine.cards.card_set`: names, costs, bonuses).
+
+Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
+dice showing their resource), then every seat: points and Moon tokens, its Speakeasy with its
+Moon-token spaces (filled or empty) and their bonuses, its icons, its Clients in front drawn as
+cards (colour with its shape, points, cost, upper part, lower bonus) and its validated Clients
+by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
+
+Panel: the same seat block for the reader plus the cards offered to it; every Client, Speakeasy
+space and action that is legal now is framed in blue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.i18n import Translator
+from bot.render import style
+from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
+from bot.render.style import Colour, label, plain
+from engine.moonshine.cards import card_set
+
+KEY = "moonshine"
+_ICON = 28
+_CARD_W = 354
+_CARD_H = 150
+_DIE_FILLS: tuple[Colour, ...] = ((255, 255, 255),) * 3 + (style.SKY, style.ORANGE)
+_DIE_TAGS = ("", "", "", "B", "O")
+_RES_COLOURS: dict[str, Colour] = {"food": style.VERMILLION, "music": style.BLUE, "drink": style.ORANGE}
+
+
+# --- icons --------------------------------------------------------------------------------------
+def resource(c: Canvas, res: str, x: int, y: int, s: int) -> None:
+    """A resource icon: food (a drumstick), music (a note), drink (a glass), any (a star);
+    two-way choices (``food_or_music``…) as two halves."""
+    if "_or_" in res:
+        a, b = res.split("_or_")
+        resource(c, a, x, y, s * 2 // 3)
+        c.d.line((x + s * 2 // 3, y + s, x + s * 2 // 3 + 6, y), fill=style.INK, width=2)
+        resource(c, b, x + s * 2 // 3 + 6, y + s // 3, s * 2 // 3)
+        return
+    if res == "food":
+        c.d.ellipse((x + s * 0.3, y, x + s, y + s * 0.7), fill=style.VERMILLION, outline=style.INK, width=2)
+        c.d.line((x + s * 0.45, y + s * 0.55, x + s * 0.1, y + s * 0.9), fill=style.INK, width=max(3, s // 7))
+        c.d.ellipse((x, y + s * 0.78, x + s * 0.25, y + s), fill=(255, 255, 255), outline=style.INK, width=2)
+    elif res == "music":
+        c.d.ellipse((x + s * 0.05, y + s * 0.62, x + s * 0.45, y + s * 0.98), fill=style.BLUE, outline=style.INK)
+        c.d.line((x + s * 0.42, y + s * 0.8, x + s * 0.42, y + s * 0.05), fill=style.INK, width=max(3, s // 8))
+        c.d.polygon([(x + s * 0.42, y + s * 0.05), (x + s * 0.9, y + s * 0.25), (x + s * 0.42, y + s * 0.38)],
+                    fill=style.BLUE, outline=style.INK)
+    elif res == "drink":
+        c.d.polygon([(x + s * 0.1, y + s * 0.05), (x + s * 0.9, y + s * 0.05), (x + s * 0.75, y + s * 0.95),
+                     (x + s * 0.25, y + s * 0.95)], fill=(255, 255, 255), outline=style.INK, width=2)
+        c.d.polygon([(x + s * 0.18, y + s * 0.35), (x + s * 0.82, y + s * 0.35), (x + s * 0.74, y + s * 0.9),
+                     (x + s * 0.26, y + s * 0.9)], fill=style.ORANGE)
+    elif res == "moon":
+        moon(c, x, y, s)
+    else:  # any
+        shape(c, "star", (x, y, x + s, y + s), (255, 255, 255))
+        c.d.ellipse((x + s * 0.4, y + s * 0.42, x + s * 0.6, y + s * 0.62), fill=style.PURPLE)
+
+
+def colour_mark(c: Canvas, colour: str, x: int, y: int, s: int) -> None:
+    """A Client colour: its fill and its own shape (triangle, circle, diamond, square, cross)."""
+    shape(c, style.COLOUR_SHAPES.get(colour, "circle"), (x, y, x + s, y + s),
+          style.CLIENT_COLOURS.get(colour, style.MUTED))
+
+
+def icon(c: Canvas, kind: str, x: int, y: int, s: int, colour: str | None = None, res: str | None = None) -> None:
+    """Any card icon by kind (``resource``, ``reroll``, ``draw``, ``client``, ``blue_die``,
+    ``orange_die``, ``discount``, ``majority``, ``silhouette``)."""
+    if kind == "resource":
+        resource(c, res or "any", x, y, s)
+    elif kind == "reroll":
+        reroll_icon(c, x, y, s)
+    elif kind == "draw":
+        c.d.ellipse((x, y + s * 0.2, x + s, y + s * 0.8), fill=(255, 255, 255), outline=style.INK, width=2)
+        c.d.ellipse((x + s * 0.32, y + s * 0.32, x + s * 0.68, y + s * 0.68), fill=style.INK)
+    elif kind == "client":
+        c.d.rounded_rectangle((x + s * 0.18, y, x + s * 0.82, y + s), radius=4, fill=(255, 255, 255),
+                              outline=style.INK, width=2)
+        c.d.rectangle((x + s * 0.25, y + s * 0.1, x + s * 0.75, y + s * 0.3), fill=style.GREEN)
+    elif kind in ("blue_die", "orange_die"):
+        fill = style.SKY if kind == "blue_die" else style.ORANGE
+        c.d.rounded_rectangle((x, y, x + s, y + s), radius=5, fill=fill, outline=style.INK, width=2)
+        c.text(x + s // 2, y + s // 2, "B" if kind == "blue_die" else "O", style.SMALL, style.INK, bold=True,
+               anchor="mm")
+    elif kind == "discount":
+        c.d.polygon([(x, y + s * 0.5), (x + s * 0.35, y + s * 0.1), (x + s, y + s * 0.1), (x + s, y + s * 0.9),
+                     (x + s * 0.35, y + s * 0.9)], fill=style.YELLOW, outline=style.INK, width=2)
+        c.text(x + s * 2 // 3, y + s // 2, "−", style.SMALL, style.INK, bold=True, anchor="mm")
+    elif kind == "majority":
+        c.d.ellipse((x, y, x + s, y + s), fill=(255, 255, 255), outline=style.INK, width=2)
+        c.text(x + s // 2, y + s // 2, "?", style.SMALL, style.INK, bold=True, anchor="mm")
+    elif kind == "silhouette":
+        fill = style.CLIENT_COLOURS.get(colour or "", style.MUTED)
+        c.d.ellipse((x + s * 0.3, y, x + s * 0.7, y + s * 0.4), fill=fill, outline=style.INK)
+        c.d.pieslice((x + s * 0.08, y + s * 0.42, x + s * 0.92, y + s * 1.3), 180, 360, fill=fill, outline=style.INK)
+        colour_mark(c, colour or "", x + s * 2 // 3, y + s * 2 // 3, s // 3 + 2)
+
+
+def _icons(c: Canvas, icons: Sequence[Any], x: int, y: int, s: int = _ICON) -> int:
+    """Card icons in a row from ``x``; returns the x after them."""
+    for i in icons:
+        icon(c, i.kind, x, y, s, colour=getattr(i, "colour", None), res=getattr(i, "res", None))
+        x += s + (s // 2 if getattr(i, "res", "") and "_or_" in i.res else 0) + 6
+    return x
+
+
+def slot(c: Canvas, spaces: int, tokens: int, bonus: Sequence[Any], x: int, y: int, s: int = _ICON) -> int:
+    """A Moon-token slot: its spaces (filled crescent = covered, white ring = empty), then its
+    bonus icons after a small arrow. Returns the x after it."""
+    x0 = x
+    for i in range(spaces):
+        moon(c, x, y, s, filled=i < tokens)
+        x += s + 4
+    c.d.polygon([(x + 2, y + s * 0.3), (x + 12, y + s * 0.5), (x + 2, y + s * 0.7)], fill=style.MUTED)
+    x = _icons(c, bonus, x + 16, y, s)
+    c.d.rounded_rectangle((x0 - 5, y - 5, x, y + s + 5), radius=8, outline=style.LINE, width=2)
+    return x + 10
+
+
+# --- pieces -------------------------------------------------------------------------------------
+def _card_name(cid: int, t: Translator) -> str:
+    card = card_set().clients[cid]
+    return card.name.fr if t.lang == "fr" else card.name.en
+
+
+def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int = 0, legal: bool = False,
+                w: int = _CARD_W, slot_legal: bool = False) -> None:
+    """A Client card: colour band with its shape and name, points (a star), its cost (resources
+    and Moon tokens), its upper part (slot with tokens or instant effect) and its lower bonus."""
+    card = card_set().clients[cid]
+    h = _CARD_H
+    fill = style.CLIENT_COLOURS.get(card.colour, style.MUTED)
+    c.d.rounded_rectangle((x, y, x + w, y + h), radius=12, fill=(255, 255, 255), outline=style.INK, width=2)
+    c.d.rounded_rectangle((x + 2, y + 2, x + w - 2, y + 40), radius=10, fill=fill)
+    colour_mark(c, card.colour, x + 8, y + 7, 26)
+    ink = style.INK if sum(fill) > 420 else (255, 255, 255)
+    c.text(x + 42, y + 21, _card_name(cid, t), style.SMALL, ink, bold=True, max_w=w - 110, anchor="lm")
+    shape(c, "star", (x + w - 62, y + 6, x + w - 34, y + 34), style.YELLOW)
+    c.text(x + w - 12, y + 21, str(card.points), style.SMALL, ink, bold=True, anchor="rm")
+    # cost
+    cx, cy = x + 10, y + 50
+    for res in ("food", "music", "drink"):
+        for _ in range(getattr(card.cost, res)):
+            resource(c, res, cx, cy, 26)
+            cx += 30
+    if card.cost.moon:
+        moon(c, cx + 4, cy, 26)
+        c.text(cx + 34, cy + 13, f"×{card.cost.moon}", style.SMALL, bold=True, anchor="lm")
+    # upper part
+    uy = y + 96
+    up = card.upper
+    if up.kind == "instant":
+        w0 = c.text(x + 10, uy + 14, "+2" if up.effect == "plus2_moon" else "+1/−1", style.SMALL, bold=True,
+                    anchor="lm")
+        moon(c, x + 18 + w0, uy, 28)
+        c.text(x + 54 + w0, uy + 14, label(t, "instant"), style.SMALL, style.MUTED, anchor="lm",
+               max_w=w - 180)
+    else:
+        end = slot(c, up.spaces, tokens, up.bonus, x + 14, uy)
+        if slot_legal:
+            legal_frame(c, (x + 9, uy - 5, end - 10, uy + _ICON + 5))
+    if card.lower:
+        lx = x + w - 12 - len(card.lower) * (_ICON + 12)
+        c.d.line((lx - 8, uy - 4, lx - 8, uy + _ICON + 4), fill=style.LINE, width=2)
+        _icons(c, card.lower, lx, uy)
+    if legal:
+        legal_frame(c, (x, y, x + w, y + h))
+
+
+def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
+    ph = view["phase"]
+    if ph == "over":
+        winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
+        return plain(t("ms.status.over", names=", ".join(name_of(names, s) for s in winners)))
+    if ph == "roll":
+        return plain(t("ms.status.roll", name=name_of(names, view["active"]), n=view["rerolls"]))
+    return plain(t(f"ms.status.{ph}"))
+
+
+def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, legal_dice: set[int]) -> None:
+    x = style.MARGIN
+    seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
+    c.text(style.WIDTH - style.MARGIN, c.y + 4, label(t, "active"), style.SMALL, style.MUTED, anchor="ra")
+    c.y += style.BODY + 16
+    for i, face in enumerate(view["dice"]):
+        dx = x + i * 78
+        die(c, dx, c.y, 60, None, fill=_DIE_FILLS[i])
+        if face:
+            resource(c, face, dx + 8, c.y + 8, 34 if _DIE_TAGS[i] else 40)
+        if _DIE_TAGS[i]:
+            c.text(dx + 56, c.y + 58, _DIE_TAGS[i], style.SMALL, style.INK, bold=True, anchor="rb")
+        if i in legal_dice:
+            legal_frame(c, (dx, c.y, dx + 60, c.y + 60))
+    c.y += 78
+
+
+def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Translator,
+          legal_cards: set[int] | None = None, legal_slots: set[str] | None = None) -> None:
+    seat = view["seats"][i]
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    top = c.y
+    c.y += 12
+    current = view["phase"] not in ("over",) and i in (view.get("to_act") or [])
+    seat_chip(c, x0 + 12, c.y, i, name_of(names, i), 420, current=current)
+    shape(c, "star", (x1 - 200, c.y, x1 - 170, c.y + 30), style.YELLOW)
+    c.text(x1 - 164, c.y, str(seat["points"]), style.BODY, bold=True)
+    moon(c, x1 - 110, c.y, 30)
+    c.text(x1 - 74, c.y, str(seat["tokens"]), style.BODY, bold=True)
+    c.y += style.BODY + 18
+    # Speakeasy
+    sp = card_set().speakeasies[seat["speakeasy"]]
+    side = sp.side(view["variant"])
+    c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
+           max_w=x1 - x0 - 28)
+    c.y += style.SMALL + (22 if legal_slots else 12)
+    sx = x0 + 20
+    for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
+        start = sx
+        sx = slot(c, sl.spaces, tok, sl.bonus, sx, c.y)
+        if legal_slots and f"s{k}" in legal_slots:
+            legal_frame(c, (start - 5, c.y - 5, sx - 10, c.y + _ICON + 5))
+        sx += 6
+    for colour in side.silhouettes:
+        icon(c, "silhouette", sx, c.y, _ICON, colour=colour)
+        sx += _ICON + 8
+    c.y += _ICON + 16
+    # icons
+    ic = seat["icons"]
+    ix = x0 + 14
+    for kind, n in (("reroll", ic["reroll"]), ("draw", ic["draw"]), ("client", ic["client"])):
+        icon(c, kind, ix, c.y, _ICON)
+        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{n}", style.SMALL, bold=True, anchor="lm")
+        ix += _ICON + 64
+    for kind, on in (("blue_die", ic["blue"]), ("orange_die", ic["orange"])):
+        if on:
+            icon(c, kind, ix, c.y, _ICON)
+            ix += _ICON + 16
+    if ic["discount"]:
+        icon(c, "discount", ix, c.y, _ICON)
+        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic['discount']}", style.SMALL, bold=True, anchor="lm")
+    c.y += _ICON + 14
+    # Clients in front
+    for k, (cid, tok) in enumerate(zip(seat["clients"], seat["cl_tokens"], strict=False)):
+        cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
+        if k % 2 == 0 and k:
+            c.y += _CARD_H + 14
+        client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards),
+                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots))
+    if seat["clients"]:
+        c.y += _CARD_H + 14
+    # validated
+    cards = card_set().clients
+    vx = x0 + 14
+    c.text(vx, c.y, label(t, "validated") + ":", style.SMALL, style.MUTED, bold=True)
+    vx += c.width(label(t, "validated") + ":", style.SMALL, True) + 12
+    if not seat["validated"]:
+        c.text(vx, c.y, label(t, "none"), style.SMALL, style.MUTED)
+    counts: dict[str, int] = {}
+    lower: list[Any] = []
+    for cid in seat["validated"]:
+        counts[cards[cid].colour] = counts.get(cards[cid].colour, 0) + 1
+        lower += list(cards[cid].lower)
+    for colour in style.COLOUR_SHAPES:
+        if counts.get(colour):
+            colour_mark(c, colour, vx, c.y + 2, 26)
+            c.text(vx + 30, c.y, f"×{counts[colour]}", style.SMALL, bold=True)
+            vx += 80
+    if lower and vx < x1 - 100:
+        _icons(c, lower[: max(0, (x1 - vx - 20) // (_ICON + 6))], vx + 10, c.y + 2)
+    c.y += style.SMALL + 14
+    moon_word = label(t, "moon")
+    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_word)) for p in seat["pending"]]
+    if seat.get("lose"):
+        pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_word)))
+    if pending and view["phase"] != "over":
+        c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(pending)), style.SMALL, style.MUTED,
+               max_w=x1 - x0 - 28)
+        c.y += style.SMALL + 12
+    c.d.rounded_rectangle((x0, top, x1, c.y + 4), radius=12, outline=style.INK if current else style.LINE,
+                          width=3 if current else 2)
+    c.y += 20
+
+
+def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
+    def res(name: str) -> Any:
+        return lambda cv, x, y, s: resource(cv, name, x, y, s)
+
+    def kind(name: str) -> Any:
+        return lambda cv, x, y, s: icon(cv, name, x, y, s, colour="green")
+
+    items: list[Any] = [(res("food"), label(t, "food")), (res("music"), label(t, "music")),
+                        (res("drink"), label(t, "drink")), (res("any"), label(t, "any")),
+                        (lambda cv, x, y, s: moon(cv, x, y, s), label(t, "moon")),
+                        (lambda cv, x, y, s: moon(cv, x, y, s, filled=False), label(t, "empty_space")),
+                        (lambda cv, x, y, s: shape(cv, "star", (x, y, x + s, y + s), style.YELLOW),
+                         label(t, "points_icon"))]
+    for k in ("reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority", "silhouette"):
+        items.append((kind(k), label(t, k)))
+    for colour in style.COLOUR_SHAPES:
+        items.append(((lambda col: lambda cv, x, y, s: colour_mark(cv, col, x, y, s))(colour),
+                      label(t, f"colour_{colour}")))
+    if panel:
+        items.append((legal_key, label(t, "legal")))
+    c.legend(label(t, "legend"), items, kind=f"ms:{panel}")
+    c.paragraph(style.MARGIN, label(t, "slot"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
+
+
+def _head(c: Canvas, view: dict[str, Any], t: Translator, title: str) -> None:
+    when = plain(t("ms.board.round", round=view["round"])) if view["round"] >= 1 else plain(t("ms.board.setup"))
+    c.title_bar(title, f"{when} · {label(t, 'goal', n=view['target'])} · "
+                       f"{label(t, 'deck', n=view['deck'], d=view['discard'])}")
+
+
+def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+    """The public table on a :class:`Canvas` (see the module docstring)."""
+    c = Canvas(max_height=1400 + 700 * len(view["seats"]))
+    _head(c, view, t, plain(t("game.moonshine.name")))
+    c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
+    c.space(10)
+    _dice(c, view, names, t, set())
+    for i in range(len(view["seats"])):
+        _seat(c, i, view, names, t)
+    _legend(c, t)
+    return c
+
+
+def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
+    return draw_board(view, names, t).png()
+
+
+_ACTION_KEYS = {"moon": "ms.act.moon", "draw": "ms.act.draw", "stop": "ms.act.stop", "pick.none": "ms.act.pick_none"}
+_DIE_CODES = ("0", "1", "2", "b", "o")
+
+
+def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of a seat's panel from that seat's view and its legal codes (``val.<id>``, ``moon``,
+    ``draw``, ``rr.<dice>``, ``stop``, ``pl.<slot>``, ``lose.<slot>``, ``keep/pick/rep.<id>``,
+    ``draft.<ids>``, ``dis.…``); legal cards, spaces and actions are framed."""
+    legal = tuple(legal)
+    me = view.get("me")
+    c = Canvas(max_height=3000)
+    _head(c, view, t, plain(t("ms.panel.title")))
+    cards: set[int] = set()
+    slots: set[str] = set()
+    dice: set[int] = set()
+    n_other = 0
+    for code in legal:
+        head, _, rest = code.partition(".")
+        if head in ("val", "keep", "pick", "rep", "draft") and rest != "none":
+            cards.update(int(p) for p in rest.split(".") if p.isdigit())
+        elif head in ("pl", "lose"):
+            slots.add(rest)
+        elif head == "rr":
+            dice.update(_DIE_CODES.index(d) for d in rest.split(".") if d in _DIE_CODES)
+        elif head == "dis":
+            n_other += 1
+    if legal:
+        c.text(style.MARGIN, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.y += style.HEAD + 8
+    c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.SMALL)
+    c.space(10)
+    if view["phase"] in ("roll", "action", "resolve", "gain") and any(view["dice"]):
+        _dice(c, view, names, t, dice)
+    chips = [code for code in _ACTION_KEYS if code in legal]
+    if dice:
+        chips.insert(0, "rr")
+    if chips or n_other:
+        x = style.MARGIN + 6
+        for code in chips:
+            text = plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else label(t, "reroll_framed")
+            x += chip(c, x, c.y, text, legal=True, max_w=340)
+        if n_other:
+            chip(c, x, c.y, plain(t("ms.act.dis", n="…")), legal=True, max_w=340)
+        c.y += style.BODY + 44
+    private = view.get("private") or {}
+    queue = private.get("queue") or []
+    offered = [cid for cid in (queue[0].get("cards") or [])] if queue else []
+    own = set(view["seats"][me]["clients"]) if isinstance(me, int) else set()
+    offered = [cid for cid in offered if cid not in own]
+    if offered:
+        c.heading(plain(t("ms.panel.offered", n=len(offered))))
+        for k, cid in enumerate(offered):
+            if k % 2 == 0 and k:
+                c.y += _CARD_H + 18
+            client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards)
+        c.y += _CARD_H + 24
+    if isinstance(me, int):
+        _seat(c, me, view, names, t, legal_cards=cards, legal_slots=slots)
+    _legend(c, t, panel=True)
+    return c.png()
+
+
+__all__ = ["board", "client_card", "draw_board", "icon", "panel", "resource", "slot"]

@@ -1,0 +1,264 @@
+"""Shop Battle pictures: the public table and the private pile, from the view's JSON form
+(``game.view_json(state, seat)``; keys documented at :meth:`engine.shop_battle.ShopBattle.view`).
+
+Board: round (and round cap), who chooses, the announced characteristic and direction, the cards
+revealed this round as shop cards with their four characteristics (year founded, letters in the
+name, street number, games in the shop; the compared one highlighted) and any Collector with its
+power, the last round's result, every pile and the pot. Rules: ``docs/rules/shop-battle.md``.
+
+Panel: the seat's own top card (only in its view) with the eight choices (a characteristic,
+higher or lower wins) or the Collector targets, legal choices framed in blue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.i18n import Translator
+from bot.render import style
+from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
+from bot.render.style import label, plain
+
+KEY = "shop-battle"
+CHARS = ("year", "letters", "street", "games")
+_CARD_W = 240
+_CARD_H = 200
+_SHOP_BAND = (214, 228, 240)
+_COLLECTOR_BAND = style.PURPLE
+
+
+def char_icon(c: Canvas, char: str, x: int, y: int, size: int) -> None:
+    """Icon of a characteristic: a calendar (year), "Aa" (letters), a house (street), a die (games)."""
+    if char == "year":
+        c.d.rounded_rectangle((x, y + 3, x + size, y + size), radius=4, fill=(255, 255, 255), outline=style.INK,
+                              width=2)
+        c.d.rectangle((x + 2, y + 5, x + size - 2, y + size // 3 + 2), fill=style.VERMILLION)
+        for i in range(3):
+            c.d.rectangle((x + 5 + i * (size - 10) // 3, y + size // 2 + 2, x + 9 + i * (size - 10) // 3,
+                           y + size // 2 + 6), fill=style.INK)
+    elif char == "letters":
+        c.d.rounded_rectangle((x, y, x + size, y + size), radius=4, fill=(255, 255, 255), outline=style.INK, width=2)
+        c.text(x + size // 2, y + size // 2 + 1, "Aa", max(style.SMALL, size - 6) if size > 34 else style.SMALL,
+               style.INK, bold=True, anchor="mm")
+    elif char == "street":
+        m = size // 2
+        c.d.polygon([(x + m, y), (x + size, y + m), (x + size - 4, y + m), (x + size - 4, y + size),
+                     (x + 4, y + size), (x + 4, y + m), (x, y + m)], fill=style.SKY, outline=style.INK, width=2)
+        c.d.rectangle((x + m - 4, y + size - 12, x + m + 4, y + size), fill=style.INK)
+    else:
+        die(c, x, y, size, 5)
+
+
+def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: Translator,
+          winner: bool = False, w: int = _CARD_W, h: int = _CARD_H) -> None:
+    """One revealed card: a shop card with its four values (``char`` highlighted) or a Collector
+    with its power."""
+    box = (x, y, x + w, y + h)
+    if card.get("kind") != "shop":
+        band = f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
+        top = card_box(c, box, _COLLECTOR_BAND, band, style.INK)
+        c.text(x + 10, top, card.get("name", "?"), style.SMALL, bold=True, max_w=w - 20)
+        params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
+        lines = c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
+        yy = top + style.SMALL + 6
+        for line in lines[: max(1, (y + h - yy - 6) // (style.SMALL + 2))]:
+            c.text(x + 10, yy, line, style.SMALL)
+            yy += style.SMALL + 2
+        return
+    top = card_box(c, box, _SHOP_BAND, card.get("name", "?"), style.INK)
+    row = (h - (top - y) - 6) // 4
+    for i, ch in enumerate(CHARS):
+        yy = top + i * row
+        hot = ch == char
+        if hot:
+            c.d.rectangle((x + 3, yy - 2, x + w - 3, yy + row - 2), fill=style.YELLOW)
+        char_icon(c, ch, x + 10, yy + (row - 28) // 2, 28)
+        c.text(x + w - 12, yy + row // 2 - 2, str(card.get(ch, "?")), style.SMALL, style.INK, bold=hot, anchor="rm")
+    if winner:
+        c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
+
+
+def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
+    phase = view["phase"]
+    if phase == "over":
+        return plain(t("sb.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", [])) or "—"))
+    pend = view.get("pending")
+    if phase == "target" and pend:
+        return plain(t("sb.status.target", name=name_of(names, pend["owner"]), card=pend["card"]["name"]))
+    return plain(t("sb.status.choose", name=name_of(names, view["chooser"])))
+
+
+def _announce(c: Canvas, announce: dict[str, Any] | None, chooser: int, names: Sequence[str], t: Translator) -> None:
+    if not announce:
+        return
+    x = style.MARGIN
+    w = seat_chip(c, x, c.y, chooser, name_of(names, chooser), 300)
+    char_icon(c, announce["char"], x + w + 16, c.y, 32)
+    text = f"{plain(t('sb.short.' + announce['char']))} {announce['value']} · " \
+           f"{plain(t('sb.dir.hi' if announce['hi'] else 'sb.dir.lo'))}"
+    c.text(x + w + 58, c.y, text, style.BODY, bold=True, max_w=style.WIDTH - x - (x + w + 58))
+    c.y += style.BODY + 18
+
+
+def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | None, names: Sequence[str],
+           t: Translator, winner: int | None = None) -> None:
+    """Each seat's latest revealed card under its name, side by side (earlier cards of the same
+    round, after a bataille or a Collector, are counted above the card)."""
+    per_row = (style.WIDTH - 2 * style.MARGIN + 16) // (_CARD_W + 16)
+    cells = [(seat, seq) for seat, seq in enumerate(plays) if seq]
+    for start in range(0, len(cells), per_row):
+        top = c.y
+        row = cells[start:start + per_row]
+        extra = style.SMALL + 8 if any(len(seq) > 1 for _, seq in row) else 0
+        for i, (seat, seq) in enumerate(row):
+            x = style.MARGIN + i * (_CARD_W + 16)
+            seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
+            y = top + style.SMALL + 14
+            if len(seq) > 1:
+                c.text(x, y, label(t, "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
+            _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat)
+        c.y = top + style.SMALL + 14 + extra + _CARD_H + 22
+
+
+def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+    c.heading(plain(t("sb.field.piles")))
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    for seat, count in enumerate(view["piles"]):
+        out = view["out"][seat] if seat < len(view.get("out") or []) else None
+        chooser = view["phase"] != "over" and seat == view.get("chooser")
+        seat_chip(c, x0, c.y, seat, name_of(names, seat), 420, current=chooser)
+        if out is not None:
+            c.text(x1, c.y, f"{label(t, 'out')} ({out})", style.BODY, style.VERMILLION, bold=True, anchor="ra")
+        else:
+            _pile_icon(c, x1 - 170, c.y, min(count, 4))
+            c.text(x1, c.y, label(t, "pile", n=count), style.BODY, bold=True, anchor="ra")
+        c.y += style.BODY + 18
+    pot = view.get("pot", 0)
+    c.text(x0, c.y, label(t, "pot", n=pot) + (f" ({view['pot_face_down']} ↓)" if view.get("pot_face_down") else ""),
+           style.BODY, bold=True)
+    c.y += style.BODY + 14
+
+
+def _pile_icon(c: Canvas, x: int, y: int, n: int) -> None:
+    for i in range(max(1, n)):
+        c.d.rounded_rectangle((x + i * 5, y + 4 - i * 3, x + 24 + i * 5, y + 34 - i * 3), radius=4,
+                              fill=_SHOP_BAND, outline=style.INK, width=2)
+
+
+def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
+    def drawer(name: str) -> Any:
+        return lambda cv, x, y, s: char_icon(cv, name, x, y, s)
+
+    items = [(drawer(ch), plain(t(f"sb.char.{ch}"))) for ch in CHARS]
+
+    def hot(cv: Canvas, x: int, y: int, s: int) -> None:
+        cv.d.rectangle((x, y + 4, x + s, y + s - 4), fill=style.YELLOW, outline=style.LINE)
+
+    items.append((hot, label(t, "compared")))
+    if panel:
+        items.append((legal_key, label(t, "legal")))
+    c.legend(label(t, "legend"), items, kind=f"sb:{panel}")
+
+
+def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+    """The public table on a :class:`Canvas` (see the module docstring)."""
+    c = Canvas(max_height=3200)
+    cap = view.get("round_cap")
+    rnd = f"{view['round']}/{cap}" if cap else str(view["round"])
+    deck = view.get("deck_name") or ""
+    subtitle = label(t, "round_n", n=rnd) + (f" · {deck}" if deck and deck != plain(t("game.shop-battle.name")) else "")
+    c.title_bar(plain(t("game.shop-battle.name")), subtitle)
+    c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
+    c.space(8)
+    if view["phase"] != "over":
+        c.text(style.MARGIN, c.y, plain(t("sb.status.rotation", rotation=t(f"sb.rotation.{view['direction']}"))),
+               style.SMALL, style.MUTED)
+        c.y += style.SMALL + 12
+    if any(view.get("plays") or []) or view.get("announce"):
+        c.heading(label(t, "revealed"))
+        _announce(c, view.get("announce"), view["chooser"], names, t)
+        char = view["announce"]["char"] if view.get("announce") else None
+        _plays(c, view.get("plays") or [], char, names, t)
+    last = view.get("last")
+    if last:
+        c.heading(plain(t("sb.field.last", round=last["round"])))
+        _announce(c, last.get("announce"), last["chooser"], names, t)
+        if last.get("winner") is not None:
+            c.text(style.MARGIN, c.y, plain(t("sb.winner", name=name_of(names, last["winner"]), cards=last["pot"])),
+                   style.BODY, style.GREEN, bold=True, max_w=style.WIDTH - 2 * style.MARGIN)
+            c.y += style.BODY + 12
+        elif last.get("pot"):
+            c.text(style.MARGIN, c.y, plain(t("sb.carried", cards=last["pot"])), style.BODY, bold=True)
+            c.y += style.BODY + 12
+        _plays(c, last.get("plays") or [], last.get("char"), names, t, winner=last.get("winner"))
+    _piles(c, view, names, t)
+    _legend(c, t)
+    return c
+
+
+def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
+    return draw_board(view, names, t).png()
+
+
+def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+    """PNG of a seat's pile from that seat's view and its legal codes (``c.<char>.<hi|lo>``,
+    ``t.<seat>``); legal choices are framed. Raises on a malformed view."""
+    legal = tuple(legal)
+    c = Canvas()
+    c.title_bar(plain(t("sb.panel.title")), label(t, "round_n", n=view["round"]))
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    seat = view.get("seat")
+    top = view.get("top")
+    if legal:
+        c.text(x0, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.y += style.HEAD + 8
+    if top and any(code.startswith("c.") for code in legal):
+        c.paragraph(x0, plain(t("sb.panel.choose")), x1 - x0, style.SMALL)
+        c.space(10)
+        c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
+        c.y += style.SMALL + 8
+        y0 = c.y
+        _card(c, x0, y0, top, None, t, w=300, h=240)
+        yy = y0 + 44
+        row = (240 - 44 - 6) // 4
+        for ch in CHARS:
+            cx = x0 + 330
+            cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + label(t, "higher"),
+                       legal=f"c.{ch}.hi" in legal, size=style.SMALL)
+            chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▼ " + label(t, "lower"),
+                 legal=f"c.{ch}.lo" in legal, size=style.SMALL)
+            yy += row
+        c.y = y0 + 240 + 20
+    elif any(code.startswith("t.") for code in legal) and view.get("pending"):
+        card = view["pending"]["card"]
+        key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
+        c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
+                    x1 - x0, style.SMALL)
+        c.space(10)
+        _card(c, x0, c.y, card, None, t)
+        cx, cy = x0 + _CARD_W + 30, c.y
+        for code in legal:
+            target = int(code.split(".")[1])
+            text = f"{name_of(names, target)} · {label(t, 'pile', n=view['piles'][target])}"
+            chip(c, cx, cy, text, legal=True, max_w=x1 - cx - 10)
+            cy += style.BODY + 40
+        c.y = max(c.y + _CARD_H, cy) + 16
+    else:
+        if view["phase"] == "over":
+            text = plain(t("sb.panel.over"))
+        elif isinstance(seat, int) and view["out"][seat] is not None:
+            text = plain(t("sb.panel.out"))
+        else:
+            acting = view.get("to_act") or [view["chooser"]]
+            text = plain(t("sb.panel.wait", name=", ".join(name_of(names, s) for s in acting)))
+        c.paragraph(x0, text, x1 - x0, style.BODY)
+        c.space(10)
+    if isinstance(seat, int) and 0 <= seat < len(view["piles"]):
+        _pile_icon(c, x0, c.y, min(view["piles"][seat], 4))
+        c.text(x0 + 50, c.y, plain(t("sb.panel.pile", cards=view["piles"][seat])), style.BODY, bold=True,
+               max_w=x1 - x0 - 50)
+        c.y += style.BODY + 18
+    _legend(c, t, panel=True)
+    return c.png()

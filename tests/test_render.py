@@ -1,0 +1,212 @@
+"""Pictures (bot/render): every game's board and panels render along AI playouts, in every phase,
+publicly and for every seat, within the size limits; they are deterministic; a seat cannot tell
+apart in its picture two states it cannot tell apart in its view; the public picture never
+depends on hidden information; the cache does not redraw; a failing renderer yields None."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import threading
+
+import pytest
+from PIL import Image
+
+import bot.render as render
+from bot.render import MAX_BYTES, MAX_HEIGHT, MAX_WIDTH, PictureCache, style
+from bot.render.cli import main as render_cli
+from engine.registry import GAMES
+
+NAMES = ("Alice", "Bérénice", "Zoé Ærøskøbing-Lefèvre the Third", "Dédé", "Élodie", "François")
+
+#: Phases each game's playouts below must reach (the test fails if a playout misses one).
+PHASES = {
+    "gang-of-dice": {"commit", "roll", "over"},
+    "three-player-moon": {"bid", "discard", "trump", "play", "over"},
+    "shop-battle": {"choose", "target", "over"},
+    "moonshine": {"setup", "roll", "action", "resolve", "over"},
+    "moonshine-regular": {"setup", "draft", "instants", "roll", "action", "resolve", "gain", "over"},
+}
+
+
+def sample(key: str, players: int, seed: int, options: dict | None = None):
+    """States of an AI playout (80 % AI moves, 20 % random legal ones, from a seeded generator):
+    the first state of every phase, the state in the middle, and the final state."""
+    game = GAMES[key]
+    rng = random.Random(seed)
+    state = game.setup(seed, players, options or {})
+    trace = [state]
+    while to_act := game.to_act(state):
+        state = game.apply(state, {s: (game.ai_action(state, s) if rng.random() < 0.8
+                                       else rng.choice(game.legal_actions(state, s))) for s in sorted(to_act)}).state
+        trace.append(state)
+    picked, seen = [], set()
+    for st in trace:
+        phase = game.view_json(st, None)["phase"]
+        if phase not in seen:
+            seen.add(phase)
+            picked.append(st)
+    picked += [trace[len(trace) // 2], trace[-1]]
+    return picked, seen
+
+
+def check_png(png: bytes) -> Image.Image:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png) <= MAX_BYTES
+    image = Image.open(io.BytesIO(png))
+    assert image.width == MAX_WIDTH and 100 <= image.height <= MAX_HEIGHT
+    assert not image.info.get("Creation Time") and "tIME" not in image.info
+    return image
+
+
+def legal_codes(game, state, seat) -> tuple[str, ...]:
+    return tuple(game.encode(a) for a in game.legal_actions(state, seat))
+
+
+CASES = [("gang-of-dice", 3, 4, {}), ("three-player-moon", 3, 3, {}), ("shop-battle", 4, 2, {}),
+         ("shop-battle", 6, 6, {}), ("moonshine", 2, 101, {}), ("moonshine", 4, 3, {"variant": "regular"})]
+
+
+@pytest.mark.parametrize("key,players,seed,options", CASES)
+def test_boards_and_panels_render_in_every_phase_within_limits(key, players, seed, options):
+    game = GAMES[key]
+    states, phases = sample(key, players, seed, options)
+    assert PHASES[key + ("-regular" if options.get("variant") == "regular" else "")] <= phases, phases
+    lang = "fr" if seed % 2 else "en"
+    for state in states:
+        check_png(render.render_board(key, game.view_json(state, None), NAMES[:players], lang, cache=None))
+        for seat in range(players):
+            png = render.render_panel(key, game.view_json(state, seat), legal_codes(game, state, seat),
+                                      NAMES[:players], lang, cache=None)
+            check_png(png)
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_pictures_are_deterministic_and_follow_only_the_view(key):
+    """Two states a seat cannot tell apart (``hidden_variant``) give it byte-identical pictures;
+    the public picture is the same for states that differ only in hidden information; a changed
+    view gives a changed picture."""
+    game = GAMES[key]
+    players = min(max(game.min_players, 3), game.max_players)
+    states, _ = sample(key, players, seed=7)
+    running = [s for s in states if game.to_act(s)][:3]
+    assert running
+    for state in running:
+        other = game.hidden_variant(state, None, salt=99)
+        assert game.view_json(other, None) == game.view_json(state, None)
+        a = render.render_board(key, game.view_json(state, None), NAMES[:players], "en", cache=None)
+        b = render.render_board(key, game.view_json(other, None), NAMES[:players], "en", cache=None)
+        assert a == b
+        for seat in range(players):
+            twin = game.hidden_variant(state, seat, salt=seat + 1)
+            assert game.view_json(twin, seat) == game.view_json(state, seat)
+            legal = legal_codes(game, state, seat)
+            a = render.render_panel(key, game.view_json(state, seat), legal, NAMES[:players], "en", cache=None)
+            b = render.render_panel(key, game.view_json(twin, seat), legal_codes(game, twin, seat),
+                                    NAMES[:players], "en", cache=None)
+            assert a == b
+    first, last = running[0], states[-1]
+    assert render.render_board(key, game.view_json(first, None), NAMES[:players], "en", cache=None) != \
+        render.render_board(key, game.view_json(last, None), NAMES[:players], "en", cache=None)
+
+
+def test_names_and_language_change_the_picture():
+    game = GAMES["gang-of-dice"]
+    view = game.view_json(game.setup(3, 3, {}), None)
+    en = render.render_board("gang-of-dice", view, NAMES[:3], "en", cache=None)
+    assert render.render_board("gang-of-dice", view, NAMES[:3], "fr", cache=None) != en
+    assert render.render_board("gang-of-dice", view, ("X", "Y", "Z"), "en", cache=None) != en
+
+
+def test_the_cache_returns_the_same_bytes_without_redrawing(monkeypatch):
+    game = GAMES["three-player-moon"]
+    view = game.view_json(game.setup(5, 3, {}), None)
+    module = render.RENDERERS["three-player-moon"]
+    calls = []
+    real = module.board
+    monkeypatch.setattr(module, "board", lambda *a: calls.append(1) or real(*a))
+    cache = PictureCache(size=2)
+    first = render.render_board("three-player-moon", view, NAMES[:3], "en", cache=cache)
+    again = render.render_board("three-player-moon", dict(view), list(NAMES[:3]), "en", cache=cache)
+    assert again == first and len(calls) == 1 and (cache.hits, cache.misses) == (1, 1)
+    render.render_board("three-player-moon", view, NAMES[:3], "fr", cache=cache)
+    assert len(calls) == 2
+    # the least recently used picture leaves when the cache is full
+    render.render_board("three-player-moon", view, ("A", "B", "C"), "en", cache=cache)
+    render.render_board("three-player-moon", view, NAMES[:3], "en", cache=cache)
+    assert len(calls) == 4 and len(cache) == 2
+
+
+def test_async_rendering_runs_in_a_worker_thread(monkeypatch):
+    game = GAMES["gang-of-dice"]
+    view = game.view_json(game.setup(3, 3, {}), None)
+    module = render.RENDERERS["gang-of-dice"]
+    threads = []
+    real = module.board
+    monkeypatch.setattr(module, "board", lambda *a: threads.append(threading.get_ident()) or real(*a))
+    png = asyncio.run(render.render_board_png("gang-of-dice", view, NAMES[:3], "en", cache=PictureCache()))
+    assert png is not None and check_png(png)
+    assert threads and threads[0] != threading.get_ident()
+
+
+def test_a_failing_renderer_yields_none_and_logs(monkeypatch, caplog):
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    game = GAMES["moonshine"]
+    state = game.setup(3, 3, {})
+    module = render.RENDERERS["moonshine"]
+    monkeypatch.setattr(module, "board", broken)
+    monkeypatch.setattr(module, "panel", broken)
+    cache = PictureCache()
+    assert asyncio.run(render.render_board_png("moonshine", game.view_json(state, None), NAMES[:3], "en",
+                                               cache=cache)) is None
+    assert asyncio.run(render.render_panel_png("moonshine", game.view_json(state, 0), (), NAMES[:3], "en",
+                                               cache=cache)) is None
+    assert len(cache) == 0
+    assert "rendering the moonshine board failed" in caplog.text
+    # a malformed view or an unknown game too
+    assert asyncio.run(render.render_board_png("gang-of-dice", {"round": 1}, NAMES[:3], "en")) is None
+    assert asyncio.run(render.render_board_png("no-such-game", {}, NAMES[:3], "en")) is None
+
+
+def test_font_renders_french_accents_and_text_is_readable_at_400_px():
+    font = style.font(style.SMALL)
+    missing = font.getmask("\u0378").getbbox()  # an unassigned code point: the "missing glyph" box
+    for ch in "éèêàçôœÉÀ":
+        assert font.getmask(ch).getbbox() != missing, ch
+    assert style.SMALL * 400 / style.WIDTH >= 14
+
+
+def test_render_tool_writes_the_board_and_every_panel(tmp_path, capsys):
+    assert render_cli(["shop-battle", "--players", "3", "--seed", "4", "--steps", "3", "--out", str(tmp_path)]) == 0
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["shop-battle-board.png", "shop-battle-panel-0.png", "shop-battle-panel-1.png",
+                     "shop-battle-panel-2.png"]
+    for name in files:
+        check_png((tmp_path / name).read_bytes())
+    assert render_cli(["shop-battle", "--players", "9", "--out", str(tmp_path)]) == 2
+
+
+async def test_play_images_writes_the_board_after_each_step(tmp_path):
+    from bot.terminal import TerminalGame
+
+    answers = iter(["1", "1", "2", "1", "1", "2", "1", "1"])
+
+    def ask(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=ask, out=lambda s: None,
+                      images=tmp_path / "img")
+    await tg.run()
+    files = sorted((tmp_path / "img").iterdir())
+    assert len(files) >= 2 and files[0].name == "board-0000.png"
+    pictures = [f.read_bytes() for f in files]
+    for png in pictures:
+        check_png(png)
+    # each step (a commit, then marks for reroll, which are public) changed the board
+    assert all(a != b for a, b in zip(pictures, pictures[1:], strict=False))
