@@ -73,7 +73,7 @@ __all__ = [
 
 #: Longest action code allowed; custom_ids (100 chars) also carry the table id and version.
 MAX_CODE_LEN = 40
-_CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,%d}$" % MAX_CODE_LEN)
+_CODE_RE = re.compile(rf"^[A-Za-z0-9._-]{{1,{MAX_CODE_LEN}}}$")
 
 
 class IllegalAction(ValueError):
@@ -119,22 +119,6 @@ class GameOptions(BaseModel):
     Options arrive from outside (lobby menus, the command line, stored rows), so they stay
     pydantic models and are validated.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class PydanticState(BaseModel):
-    """Transitional: the former pydantic state base, for games not yet moved to :class:`State`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    seed: int
-    version: int = 0
-    players: int
-
-
-class PydanticAction(BaseModel):
-    """Transitional: the former pydantic action base, for games not yet moved to :class:`Action`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -210,10 +194,7 @@ def rng_for(state: Any, salt: str = "") -> random.Random:
 
 
 def replace_state(state: S, **changes: Any) -> S:
-    """A copy of ``state`` with ``changes`` (no validation): :func:`dataclasses.replace` for
-    dataclass states, ``model_copy`` for transitional pydantic ones."""
-    if isinstance(state, BaseModel):
-        return state.model_copy(update=changes)
+    """A copy of ``state`` with ``changes`` (no validation), by :func:`dataclasses.replace`."""
     return dataclasses.replace(state, **changes)  # type: ignore[type-var]
 
 
@@ -344,8 +325,6 @@ class Game(ABC, Generic[S, A, V]):
 
     def dump_state(self, state: S) -> dict[str, Any]:
         """JSON-compatible dict of the whole state (private: it holds the seed)."""
-        if isinstance(state, BaseModel):
-            return state.model_dump(mode="json")
         cls: Any = type(state)
         data: dict[str, Any] = _adapter(cls).dump_python(state, mode="json")
         return data
@@ -355,9 +334,6 @@ class Game(ABC, Generic[S, A, V]):
 
         Raises ``pydantic.ValidationError`` on bad data."""
         model: Any = self.state_model
-        if issubclass(model, BaseModel):
-            legacy: S = model.model_validate(data)
-            return legacy
         state: S = _adapter(model).validate_python(dict(data))
         return state
 
