@@ -16,7 +16,6 @@ import asyncio
 import json
 import logging
 import sys
-from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -205,13 +204,6 @@ def run_bot() -> int:
     from bot.client import run
 
     return run(settings, settings.discord_token.get_secret_value())
-
-
-def _database_problem(path: str | Path) -> str | None:
-    """Kept for callers of the old name: :func:`storage.db.database_problem`."""
-    from storage.db import database_problem
-
-    return database_problem(path)
 
 
 if __name__ == "__main__":

@@ -587,33 +587,3 @@ class Database:
     async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
         """Remove a guild's deck; True when something was removed."""
         return bool(await self._exec("DELETE FROM decks WHERE guild_id = ? AND id = ?", (guild_id, deck_id)))
-
-
-# =============================================================================================
-# Start-up check of DATABASE_PATH (used by ``python -m bot`` before connecting to Discord).
-# Kept apart from the Database class: a plain synchronous check, no migration, no connection kept.
-# =============================================================================================
-
-
-def database_problem(path: str | Path) -> str | None:
-    """Why the SQLite file at ``path`` cannot be used (``None`` when it can).
-
-    Creates the parent folders and the file if missing (as :meth:`Database.open` would), then
-    reads the schema version: a folder, an unwritable place or a file that is not a SQLite
-    database gives a one-line reason meant for the person starting the bot.
-    """
-    import sqlite3
-
-    path = Path(path)
-    if path.is_dir():
-        return "this is a folder; give a file name such as speakeasy.db"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path)
-        try:
-            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
-        finally:
-            conn.close()
-    except (OSError, sqlite3.Error) as exc:
-        return f"cannot open the database ({exc})"
-    return None

@@ -6,7 +6,7 @@ Every helper takes ``(game, players, seed)`` (plus optional ``options``, a dict 
 every seat count and every entry of ``Game.conformance_options``; a game's own tests may call
 the single checks too.
 
-What is checked (see ``shared/design/ARCHITECTURE.md``, "The engine contract"):
+What is checked (the contract in ``engine/core.py``; ``docs/ARCHITECTURE.md``, "The engine contract"):
 
 - random playouts (each seat of ``to_act`` picks uniformly among its ``legal_actions`` with a
   local ``random.Random``) end within ``max_steps`` applies; ``to_act`` is empty exactly when
@@ -34,8 +34,9 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from engine.core import MAX_CODE_LEN, Game, IllegalAction, Outcome
 
@@ -72,7 +73,7 @@ MALFORMED_CODES: tuple[str, ...] = (
     "qqq.qqq.qqq.999999",
 )
 
-_CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,%d}$" % MAX_CODE_LEN)
+_CODE_RE = re.compile(rf"^[A-Za-z0-9._-]{{1,{MAX_CODE_LEN}}}$")
 
 
 @dataclass
@@ -185,7 +186,7 @@ def check_outcome(game: Game, state: Any, players: int) -> Outcome:
     assert isinstance(out, Outcome)
     assert len(out.ranks) == players and len(out.scores) == players, "one rank and score per seat"
     assert all(isinstance(r, int) for r in out.ranks) and all(isinstance(s, int) for s in out.scores)
-    for seat, rank in enumerate(out.ranks):
+    for rank in out.ranks:
         better = sum(1 for r in out.ranks if r < rank)
         assert rank == 1 + better, f"not a competition ranking: {out.ranks}"
     assert min(out.ranks) == 1

@@ -44,13 +44,3 @@ def test_bot_without_token_explains_and_exits_2(tmp_path):
     assert proc.returncode == 2
     assert "DISCORD_TOKEN" in proc.stderr and "start.sh play gang-of-dice" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-def test_bot_refuses_a_database_path_that_is_not_a_database(tmp_path):
-    from bot.__main__ import _database_problem
-
-    bad = tmp_path / "notes.txt"
-    bad.write_text("hello, I am not a database " * 100)
-    assert "cannot open" in _database_problem(bad)
-    assert "folder" in _database_problem(tmp_path)
-    assert _database_problem(tmp_path / "new" / "speakeasy.db") is None
