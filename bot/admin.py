@@ -65,13 +65,27 @@ def table_choice_label(table: TableView, t: Translator) -> str:
     return f"#{table.id} {texts.game_title(table.row.game, t)} · {status} · {host}"[:100]
 
 
-def help_card(t: Translator, games: list[str]) -> Card:
+#: The commands ``/help`` lists, in order: ``(command, subcommand or None)``; each is shown
+#: only when the deployment registers it (``/deck`` comes with Shop Battle's cog).
+HELP_COMMANDS: tuple[tuple[str, str | None], ...] = (
+    ("play", None), ("rules", None), ("leaderboard", None), ("stats", None), ("table", "list"),
+    ("table", "abandon"), ("deck", None), ("help", None))
+
+
+def help_card(t: Translator, games: list[str], commands: set[str]) -> Card:
     """``/help``: what Speakeasy does, the games offered here (``games``: registry keys of the
-    loaded game cogs), how to start a table, and the commands."""
+    loaded game cogs), how to start a table, and the commands registered (``commands``: their
+    canonical root names), with their names in ``t``'s language."""
     game_lines = "\n".join(f"• **{texts.game_title(g, t)}**" for g in games) or "—"
+    lines = []
+    for cmd, sub in HELP_COMMANDS:
+        if cmd not in commands:
+            continue
+        name = t(f"cmd.{cmd}.name") + (" " + t(f"cmd.{cmd}.{sub}.name") if sub else "")
+        lines.append(f"`/{name}` — {t(f'help.cmd.{cmd}' + (f'.{sub}' if sub else ''))}")
     fields = (
         Field(t("help.games"), game_lines[:1024]),
-        Field(t("help.start"), t("help.start_text")),
-        Field(t("help.commands"), t("help.commands_text")),
+        Field(t("help.start"), t("help.start_text", play=t("cmd.play.name"))),
+        Field(t("help.commands"), "\n".join(lines)[:1024] or "—"),
     )
     return Card(title=t("help.title"), description=t("help.intro"), fields=fields, color=0x5865F2)

@@ -21,7 +21,7 @@ from discord.ext import commands
 from bot import admin
 from bot.service import ServiceError, TableView
 from bot.ui import Card
-from cogs.base import GameCog, is_admin, reply, user_t
+from cogs.base import GameCog, is_admin, reply, report_error, user_t
 from cogs.components import ROUTER_COG, embed
 from cogs.notifier import DiscordNotifier, message_link
 
@@ -84,15 +84,19 @@ class AdminCog(commands.Cog):
         member with Manage Server). Refusals are ephemeral texts."""
         t = user_t(interaction)
         try:
-            found = await self.bot.service.table(table)
-        except ServiceError:
-            found = None
-        if found is None or found.row.guild_id != interaction.guild_id or found.row.status not in ("lobby", "running"):
-            raise ServiceError("err.no_table")
-        if interaction.user.id != found.row.host_user_id and not is_admin(interaction):
-            raise ServiceError("err.host_or_admin")
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        closed = await self.bot.service.close_table(table, interaction.user.id, is_admin(interaction))
+            try:
+                found = await self.bot.service.table(table)
+            except ServiceError:
+                found = None
+            if found is None or found.row.guild_id != interaction.guild_id or found.row.status not in ("lobby", "running"):
+                raise ServiceError("err.no_table")
+            if interaction.user.id != found.row.host_user_id and not is_admin(interaction):
+                raise ServiceError("err.host_or_admin")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            closed = await self.bot.service.close_table(table, interaction.user.id, is_admin(interaction))
+        except ServiceError as err:  # a refusal is an answer, not an error
+            await report_error(interaction, err)
+            return
         if found.row.status == "lobby":
             await self._redraw_lobby(closed)
         await interaction.followup.send(t("admin.closed", id=table), ephemeral=True)

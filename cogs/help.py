@@ -34,7 +34,8 @@ class HelpCog(commands.Cog):
                           description=_T("What Speakeasy does and how to play", key="cmd.help.desc"))
     async def help(self, interaction: discord.Interaction) -> None:
         """The help card, privately, in the member's language."""
-        await reply(interaction, embed=embed(admin.help_card(user_t(interaction), self.games())))
+        commands = {cmd.name for cmd in self.bot.tree.get_commands()}
+        await reply(interaction, embed=embed(admin.help_card(user_t(interaction), self.games(), commands)))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

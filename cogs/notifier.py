@@ -31,13 +31,10 @@ log = logging.getLogger(__name__)
 Place = discord.TextChannel | discord.Thread | discord.VoiceChannel | discord.StageChannel | discord.PartialMessageable
 
 
-#: Seconds before each new attempt of a post that failed with a Discord server error (5xx), on
-#: top of discord.py's own retries; 429 (rate limits) are waited out by discord.py itself.
-RETRY_DELAYS: tuple[float, ...] = (2.0, 8.0)
-
-#: Discord error codes meaning the channel or thread itself is gone or out of reach (not only one
-#: message): Unknown Channel, Missing Access, Thread archived/locked.
-PLACE_GONE_CODES = frozenset({10003, 50001, 50083})
+#: Discord error code of a message that is gone while its channel is still there (Unknown Message).
+UNKNOWN_MESSAGE = 10008
+#: Discord error code of a post in an archived thread (a 400, not a 403).
+THREAD_ARCHIVED = 50083
 
 
 def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
@@ -55,11 +52,13 @@ def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
 
 
 def place_gone(error: discord.HTTPException) -> bool:
-    """Whether ``error`` says the thread or channel cannot be used any more (404 on the channel,
-    403 missing access, archived thread): the table must move, a retry cannot help."""
+    """Whether ``error`` says the thread or channel itself cannot be used (any 403, a 404 other
+    than Unknown Message, a post in an archived thread): the table must move, no retry helps."""
     if isinstance(error, discord.Forbidden):
         return True
-    return isinstance(error, discord.NotFound) and error.code != 10008  # 10008: Unknown Message only
+    if isinstance(error, discord.NotFound):
+        return error.code != UNKNOWN_MESSAGE
+    return error.code == THREAD_ARCHIVED
 
 
 def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
@@ -108,30 +107,26 @@ class DiscordNotifier(Notifier):
         return self._messageable(table.row.thread_id or table.row.channel_id)
 
     async def _send(self, table: TableView, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
-        """Post in the table's thread (or channel). A Discord server error is retried a few
-        times with back-off (:data:`RETRY_DELAYS`); a thread that is gone or closed to the bot
-        moves the table to its channel (``fallback``), then the post goes there once."""
-        for delay in (*RETRY_DELAYS, None):
-            place = self._place(table)
-            if place is None:
+        """Post in the table's thread (or channel); ``None`` when it failed.
+
+        Retries are discord.py's own, bounded, and only where one can help: rate limits (429)
+        are waited out, server errors (5xx) get a few attempts with growing pauses. Nothing is
+        retried here: a thread that is gone or closed to the bot (404/403) moves the table to
+        its channel (``fallback``, see :meth:`move_to_channel`) and the post goes there once."""
+        place = self._place(table)
+        if place is None:
+            return None
+        try:
+            return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
+                                    **kwargs)
+        except discord.HTTPException as err:
+            if fallback and table.row.thread_id and place_gone(err):
+                moved = await self.move_to_channel(table.id, table.row.thread_id)
+                if moved is not None and moved.row.status == "running":
+                    return await self._send(moved, fallback=False, **kwargs)
                 return None
-            try:
-                return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False,
-                                                                                 everyone=False), **kwargs)
-            except discord.DiscordServerError:
-                if delay is None:
-                    log.warning("could not post in table %s's thread (server errors)", table.id, exc_info=True)
-                    return None
-                await asyncio.sleep(delay)
-            except discord.HTTPException as err:
-                if fallback and table.row.thread_id and place_gone(err):
-                    moved = await self.move_to_channel(table.id, table.row.thread_id)
-                    if moved is not None and moved.row.status == "running":
-                        return await self._send(moved, fallback=False, **kwargs)
-                    return None
-                log.warning("could not post in table %s's thread", table.id, exc_info=True)
-                return None
-        return None  # pragma: no cover - the loop always returns
+            log.warning("could not post in table %s's thread", table.id, exc_info=True)
+            return None
 
     # ---------------------------------------------------------------- board
     def request_board(self, table_id: int) -> None:
