@@ -778,11 +778,12 @@ class TableService:
         if existing is not None:
             raise ServiceError("err.lobby_exists", table=existing.id)
         options = {k: v for k, v in row.options.items() if k != "deck_data"}
-        new_id = await self.db.create_table(
-            guild_id=row.guild_id, channel_id=row.channel_id, game=row.game, host_user_id=row.host_user_id,
-            lang=row.lang, options=options, now=self.clock.now())
-        await self.db.replace_seats(new_id, [SeatRow(i, s.user_id, s.name, s.is_ai) for i, s in enumerate(seats)])
-        return await self.table(new_id)
+        host_name = next((s.name for s in seats if s.user_id == row.host_user_id), "")
+        lobby = await self.open_lobby(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
+                                      host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
+                                      options=options)
+        await self.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai) for i, s in enumerate(seats)])
+        return await self.table(lobby.id)
 
     async def _members_gone(self, live: LiveTable) -> frozenset[int]:
         """Members of a finishing table no longer in its server (asked once each, through the
