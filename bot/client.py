@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
-SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info")
+SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
 
 
 def game_extension(game: str) -> str:

@@ -44,7 +44,16 @@ from bot.scheduler import Clock, Scheduler
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
 from engine.registry import GAMES
-from storage.db import Database, RatingRow, SeatRow, TableRow
+from storage.db import (
+    Database,
+    RatingRow,
+    SeatRow,
+    TableRow,
+    all_events,
+    guild_tables,
+    open_lobby_of,
+    tables_in_place,
+)
 
 __all__ = [
     "Clock",
@@ -351,10 +360,12 @@ class TableService:
                 log.warning("table %s could not start: %s", table_id, exc)
                 raise ServiceError("err.bad_option", detail="") from None
             now = self.clock.now()
+            # a custom deck's cards are stored with the table: it replays after the deck is gone
+            stored = {**row.options, "deck_data": options["deck_data"]} if options.get("deck_data") else row.options
             async with self.db.transaction():
                 await self.db.update_table(table_id, now, status="running", seed=seed,
                                            state=game.dump_state(state), version=state.version,
-                                           rules_version=game.rules_version)
+                                           rules_version=game.rules_version, options=stored)
                 await self.db.record_events(table_id, state.version,
                                             [_event_dict(e) for e in game.opening_events(state)])
             row = await self._row(table_id)
@@ -496,6 +507,7 @@ class TableService:
         codes = {s: game.encode(a) for s, a in actions.items()}
         events = list(step.events)
         outcome = game.outcome(step.state)
+        gone = await self._members_gone(live) if outcome is not None else frozenset()
         async with self.db.transaction():
             await self.db.record_step(
                 live.id, version_before=before, actions=codes, source=source,
@@ -503,7 +515,7 @@ class TableService:
                 events=[_event_dict(e) for e in events], now=now,
             )
             if outcome is not None:
-                await self._finish(live, outcome, now)
+                await self._finish(live, outcome, now, gone)
             else:
                 await self.scheduler.write(live.id, live.seats, game, step.state, now)
         live.state = step.state
@@ -513,8 +525,9 @@ class TableService:
         self.scheduler.wake()
         return events
 
-    async def _finish(self, live: LiveTable, outcome: Outcome, now: float) -> None:
-        """Store the result and update ratings/stats (inside the caller's transaction)."""
+    async def _finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
+        """Store the result and update ratings/stats (inside the caller's transaction); the
+        members in ``gone`` (no longer in the server) are not rated."""
         row, seats = live.row, live.seats
         await self.db.update_table(row.id, now, status="finished")
         await self.scheduler.clear(row.id)
@@ -531,7 +544,7 @@ class TableService:
         ]
         new = rate(rated, list(outcome.ranks))
         for s, (mu, sigma) in zip(seats, new, strict=True):
-            if s.user_id is None:
+            if s.user_id is None or s.user_id in gone:
                 continue
             prev = old.get(s.user_id)
             await self.db.save_rating(row.guild_id, row.game, RatingRow(
@@ -686,6 +699,103 @@ class TableService:
     async def recent_events(self, table_id: int, limit: int = 30) -> list[Event]:
         """The last ``limit`` events of a table (all audiences; filter before showing)."""
         return [_event_from(d) for d in await self.db.recent_events(table_id, limit)]
+
+    # ------------------------------------------------------------------ lifecycle and admin (issue 13)
+    async def all_events(self, table_id: int) -> list[Event]:
+        """Every event of a table, in order (all audiences: filter before showing)."""
+        return [_event_from(d) for d in await all_events(self.db, table_id)]
+
+    async def guild_tables(self, guild_id: int) -> list[TableView]:
+        """A guild's open lobbies and running tables, oldest first (``/table list``)."""
+        return [await self.table(row.id) for row in await guild_tables(self.db, guild_id)]
+
+    async def lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableView | None:
+        """The open lobby a member hosts in a channel (a member hosts at most one per channel)."""
+        row = await open_lobby_of(self.db, guild_id, channel_id, host_user_id)
+        return None if row is None else await self.table(row.id)
+
+    async def tables_in(self, place_id: int) -> list[TableView]:
+        """Open lobbies and running tables whose thread or channel is ``place_id``."""
+        return [await self.table(row.id) for row in await tables_in_place(self.db, place_id)]
+
+    async def close_table(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
+        """``/table abandon``: cancel a lobby or abandon a running table (host or admin).
+
+        Raises ``err.no_table``, ``err.host_or_admin``, ``err.table_not_running`` (finished)."""
+        row = await self._row(table_id)
+        if user_id is not None and user_id != row.host_user_id and not is_admin:
+            raise ServiceError("err.host_or_admin")
+        if row.status == "lobby":
+            return await self.cancel(table_id, user_id or row.host_user_id, True)
+        return await self.abandon(table_id, user_id, is_admin)
+
+    async def close_silently(self, table_id: int) -> bool:
+        """Abandon a lobby or running table without telling anyone (no notifier call, nothing
+        rated, its deadline cleared): the bot left its server, or its channel is gone.
+        Returns False when the table was not open."""
+        async with self.table_lock(table_id):
+            row = await self._row(table_id)
+            if row.status not in ("lobby", "running"):
+                return False
+            async with self.db.transaction():
+                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                await self.scheduler.clear(table_id)
+            self._live.pop(table_id, None)
+        self.scheduler.wake()
+        return True
+
+    async def close_guild(self, guild_id: int) -> list[int]:
+        """The bot was removed from a server: close its lobbies and running tables at once,
+        silently (see :meth:`close_silently`); returns their ids."""
+        closed = []
+        for row in await guild_tables(self.db, guild_id):
+            if await self.close_silently(row.id):
+                closed.append(row.id)
+        return closed
+
+    async def leave_thread(self, table_id: int) -> TableView:
+        """A running table's thread is gone (or cannot be posted in): from now on it plays in
+        its channel (thread and board forgotten, a new board will be posted)."""
+        async with self.table_lock(table_id):
+            await self.db.update_table(table_id, self.clock.now(), thread_id=None, board_message_id=None)
+            live = self._live.get(table_id)
+            if live is not None:
+                live.row = await self._row(table_id)
+            return await self.table(table_id)
+
+    async def rematch(self, table_id: int, user_id: int) -> TableView:
+        """A new lobby after a finished table: same game, channel, host, options (a custom deck
+        by its id) and seats (members may leave it; the host starts it as usual). Any seated
+        member may ask. Raises ``err.not_seated``, ``err.not_finished``, ``err.lobby_exists``
+        (``table``: the host's open lobby in that channel)."""
+        row = await self._row(table_id)
+        seats = await self.db.seats(table_id)
+        if not any(s.user_id == user_id for s in seats):
+            raise ServiceError("err.not_seated")
+        if row.status != "finished":
+            raise ServiceError("err.not_finished")
+        existing = await open_lobby_of(self.db, row.guild_id, row.channel_id, row.host_user_id)
+        if existing is not None:
+            raise ServiceError("err.lobby_exists", table=existing.id)
+        options = {k: v for k, v in row.options.items() if k != "deck_data"}
+        host_name = next((s.name for s in seats if s.user_id == row.host_user_id), "")
+        lobby = await self.open_lobby(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
+                                      host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
+                                      options=options)
+        await self.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai) for i, s in enumerate(seats)])
+        return await self.table(lobby.id)
+
+    async def _members_gone(self, live: LiveTable) -> frozenset[int]:
+        """Members of a finishing table no longer in its server (asked once each, through the
+        notifier); never raises (an error counts nobody as gone)."""
+        users = [s.user_id for s in live.seats if s.user_id is not None]
+        if not users:
+            return frozenset()
+        try:
+            return frozenset(await self.notifier.members_gone(live.row.guild_id, users))
+        except Exception:
+            log.exception("could not check who left the server of table %s", live.id)
+            return frozenset()
 
 
 def _event_dict(e: Event) -> dict[str, Any]:

@@ -154,6 +154,11 @@ class Notifier:
     async def table_abandoned(self, table: TableView) -> None:
         """The table was abandoned (host, admin or an unrecoverable error)."""
 
+    async def members_gone(self, guild_id: int, user_ids: list[int]) -> set[int]:
+        """Which of ``user_ids`` are no longer members of the server (asked when a game ends:
+        they are not rated). Nobody by default."""
+        return set()
+
 
 async def notify(method: Callable[P, Awaitable[None]], *args: P.args, **kwargs: P.kwargs) -> None:
     """Await one bound :class:`Notifier` method, e.g. ``notify(notifier.reminder, view, seats)``.

@@ -27,6 +27,7 @@ from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView
 from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.components import STYLES, LobbyButton, NumberModal, NumberModalId, embed, lobby_option_select, panel_view
+from cogs.notifier import message_link
 from engine.core import Event
 
 if TYPE_CHECKING:
@@ -102,7 +103,14 @@ class GameCog(commands.Cog):
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction) -> None:
-        """``/play`` of this game: a lobby message in this channel, the host in seat 0."""
+        """``/play`` of this game: a lobby message in this channel, the host in seat 0. A member
+        hosts at most one open lobby per channel: a second ``/play`` points to the first."""
+        existing = await self.service.lobby_of(interaction.guild_id or 0, interaction.channel_id or 0,
+                                               interaction.user.id)
+        if existing is not None:
+            link = message_link(existing.row.guild_id, existing.row.channel_id, existing.row.lobby_message_id)
+            await reply(interaction, user_t(interaction)("err.lobby_exists", link=link))
+            return
         lang = guild_lang(interaction)
         table = await self.service.open_lobby(
             guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
@@ -192,8 +200,37 @@ class GameCog(commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.service.abandon(table_id, interaction.user.id, is_admin(interaction))
             await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
+        elif op == "rematch":
+            await self.rematch(interaction, table_id)
         else:
             raise ServiceError("err.bad_button")
+
+    async def rematch(self, interaction: discord.Interaction, table_id: int) -> None:
+        """The finished board's Rematch button: a new lobby in the table's channel with the same
+        game, options and seats (see :meth:`bot.service.TableService.rematch`); the clicker
+        gets a link to it (or to the host's lobby already open there)."""
+        t = user_t(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            table = await self.service.rematch(table_id, interaction.user.id)
+        except ServiceError as err:
+            if err.key != "err.lobby_exists":
+                raise
+            other = await self.service.table(int(err.params["table"]))
+            link = message_link(other.row.guild_id, other.row.channel_id, other.row.lobby_message_id)
+            await interaction.followup.send(t("err.lobby_exists", link=link), ephemeral=True)
+            return
+        channel = self.bot.get_partial_messageable(table.row.channel_id, guild_id=table.row.guild_id)
+        try:
+            msg = await channel.send(**await self.lobby_message(table))
+        except discord.HTTPException:
+            log.warning("could not post the rematch lobby of table %s", table_id, exc_info=True)
+            await self.service.cancel(table.id, table.row.host_user_id)
+            await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
+            return
+        await self.service.set_messages(table.id, lobby_message_id=msg.id)
+        link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
+        await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
 
     def _render_panel(self, table: TableView, seat: int, t: Translator, notice: str = "") -> dict[str, Any]:
         panel = texts.panel(table, seat, t, notice)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import texts
+from bot import admin, texts
 from bot.i18n import Translator
 from bot.service import Notifier, TableView
 from cogs.components import board_view, embed
@@ -30,14 +31,40 @@ log = logging.getLogger(__name__)
 Place = discord.TextChannel | discord.Thread | discord.VoiceChannel | discord.StageChannel | discord.PartialMessageable
 
 
+#: Discord error code of a message that is gone while its channel is still there (Unknown Message).
+UNKNOWN_MESSAGE = 10008
+#: Discord error code of a post in an archived thread (a 400, not a 403).
+THREAD_ARCHIVED = 50083
+
+
 def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
-    """The board's buttons: open my panel; abandon (host/admin) while running."""
+    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
+    the game is finished."""
     running = table.row.status == "running"
-    return board_view(table.id, [
+    buttons = [
         ("panel", t("board.my_panel"), "primary", not running),
         ("rules", t("board.rules"), "secondary", False),
         ("abandon", t("board.abandon"), "danger", not running),
-    ])
+    ]
+    if table.row.status == "finished":
+        buttons.append(("rematch", t("board.rematch"), "success", False))
+    return board_view(table.id, buttons)
+
+
+def place_gone(error: discord.HTTPException) -> bool:
+    """Whether ``error`` says the thread or channel itself cannot be used (any 403, a 404 other
+    than Unknown Message, a post in an archived thread): the table must move, no retry helps."""
+    if isinstance(error, discord.Forbidden):
+        return True
+    if isinstance(error, discord.NotFound):
+        return error.code != UNKNOWN_MESSAGE
+    return error.code == THREAD_ARCHIVED
+
+
+def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
+    """A jump link to a message (or to the channel when ``message_id`` is None)."""
+    tail = f"/{message_id}" if message_id else ""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
 
 
 class DiscordNotifier(Notifier):
@@ -49,6 +76,8 @@ class DiscordNotifier(Notifier):
         self._updaters: dict[int, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pinged: dict[int, tuple[frozenset[int], int | None]] = {}
+        self._gone_guilds: set[int] = set()
+        self._moving: set[int] = set()
 
     # ---------------------------------------------------------------- plumbing
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
@@ -73,16 +102,29 @@ class DiscordNotifier(Notifier):
         return self.bot.get_partial_messageable(channel_id)
 
     def _place(self, table: TableView) -> Place | None:
+        if table.row.guild_id in self._gone_guilds:
+            return None  # the bot left that server: no REST call for its tables
         return self._messageable(table.row.thread_id or table.row.channel_id)
 
-    async def _send(self, table: TableView, **kwargs: Any) -> discord.Message | None:
+    async def _send(self, table: TableView, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
+        """Post in the table's thread (or channel); ``None`` when it failed.
+
+        Retries are discord.py's own, bounded, and only where one can help: rate limits (429)
+        are waited out, server errors (5xx) get a few attempts with growing pauses. Nothing is
+        retried here: a thread that is gone or closed to the bot (404/403) moves the table to
+        its channel (``fallback``, see :meth:`move_to_channel`) and the post goes there once."""
         place = self._place(table)
         if place is None:
             return None
         try:
             return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
                                     **kwargs)
-        except discord.HTTPException:
+        except discord.HTTPException as err:
+            if fallback and table.row.thread_id and place_gone(err):
+                moved = await self.move_to_channel(table.id, table.row.thread_id)
+                if moved is not None and moved.row.status == "running":
+                    return await self._send(moved, fallback=False, **kwargs)
+                return None
             log.warning("could not post in table %s's thread", table.id, exc_info=True)
             return None
 
@@ -109,8 +151,19 @@ class DiscordNotifier(Notifier):
             except Exception:
                 log.exception("board update of table %s failed", table_id)
 
-    async def draw_board(self, table: TableView) -> bool:
-        """Edit (or post, the first time) the board message of a table; False when it could not."""
+    async def _log_file(self, table: TableView, t: Translator) -> discord.File | None:
+        """The public game log of a finished table, as a text file (see :func:`bot.admin.game_log`)."""
+        if table.row.status != "finished" or table.state is None:
+            return None
+        events = await self.bot.service.all_events(table.id)
+        text = admin.game_log(table, events, table.game.outcome(table.state), t)
+        return discord.File(io.BytesIO(text.encode("utf-8")), filename=admin.game_log_filename(table.id))
+
+    async def draw_board(self, table: TableView, *, fallback: bool = True) -> bool:
+        """Edit (or post, the first time) the board message of a table; False when it could not.
+
+        A finished board carries the game log as a text file. When the thread is gone or closed
+        to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
         events = await self.bot.service.recent_events(table.id, 60)
         board = texts.board(table, events, t)
@@ -118,16 +171,26 @@ class DiscordNotifier(Notifier):
         place = self._place(table)
         if place is None:
             return False
+        log_file = await self._log_file(table, t)
+        files: dict[str, Any] = {} if log_file is None else {"attachments": [log_file]}
         if table.row.board_message_id:
             try:
-                await place.get_partial_message(table.row.board_message_id).edit(embed=embed(board.card), view=view)
+                await place.get_partial_message(table.row.board_message_id).edit(embed=embed(board.card), view=view,
+                                                                                 **files)
                 return True
-            except discord.NotFound:
+            except discord.HTTPException as err:
+                if fallback and table.row.thread_id and place_gone(err):
+                    moved = await self.move_to_channel(table.id, table.row.thread_id)
+                    if moved is None:  # moved meanwhile by another path: draw where it is now
+                        self.request_board(table.id)
+                    return moved is not None
+                if not isinstance(err, discord.NotFound):
+                    log.warning("board edit of table %s failed", table.id, exc_info=True)
+                    return False
                 log.info("board of table %s was deleted; posting a new one", table.id)
-            except discord.HTTPException:
-                log.warning("board edit of table %s failed", table.id, exc_info=True)
-                return False
-        msg = await self._send(table, embed=embed(board.card), view=view)
+            log_file = await self._log_file(table, t)  # a File is consumed by one request
+        msg = await self._send(table, fallback=fallback, embed=embed(board.card), view=view,
+                               **({} if log_file is None else {"file": log_file}))
         if msg is None:
             return False
         await self.bot.service.set_messages(table.id, board_message_id=msg.id)
@@ -158,13 +221,13 @@ class DiscordNotifier(Notifier):
         if thread_id:
             await self.bot.service.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.service.table(table.id)
-        posted = await self.draw_board(table)
+        posted = await self.draw_board(table, fallback=False)
         if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
             await self.bot.service.set_messages(table.id, thread_id=None)
             table = await self.bot.service.table(table.id)
-            posted = await self.draw_board(table)
+            posted = await self.draw_board(table, fallback=False)
         if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)
@@ -233,3 +296,88 @@ class DiscordNotifier(Notifier):
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
         self._spawn(self._send(table, content=t("table.abandoned")))
+
+    # ---------------------------------------------------------------- Discord's lifecycle (issue 13)
+    async def members_gone(self, guild_id: int, user_ids: list[int]) -> set[int]:
+        """Members no longer in the server, asked once each (``GET /guilds/…/members/…``, no
+        privileged intent needed): a 404 means gone; any other error counts as present."""
+        if guild_id in self._gone_guilds:
+            return set()
+        gone = set()
+        for user_id in user_ids:
+            try:
+                await self.bot.http.get_member(guild_id, user_id)
+            except discord.NotFound:
+                gone.add(user_id)
+            except discord.HTTPException:
+                log.warning("could not check whether member %s is still in guild %s", user_id, guild_id,
+                            exc_info=True)
+        return gone
+
+    async def move_to_channel(self, table_id: int, thread_id: int) -> TableView | None:
+        """The running table of ``thread_id`` lost its thread: play on in the parent channel
+        with a notice and a new board. When the channel cannot be posted in either, the table
+        is abandoned silently (unrated). Returns the moved table, or ``None`` when it was not
+        in that thread any more (already moved, or finished)."""
+        if table_id in self._moving:
+            return None
+        self._moving.add(table_id)
+        try:
+            table = await self.bot.service.table(table_id)
+            if table.row.status != "running" or table.row.thread_id != thread_id:
+                return None
+            log.info("table %s lost its thread %s; moving it to channel %s", table_id, thread_id,
+                     table.row.channel_id)
+            table = await self.bot.service.leave_thread(table_id)
+            t = Translator(table.row.lang)
+            mentions = " ".join(f"<@{s.user_id}>" for s in table.seats if s.user_id)
+            notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=mentions))
+            if notice is None or not await self.draw_board(table, fallback=False):
+                log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
+                await self.bot.service.close_silently(table_id)
+                return await self.bot.service.table(table_id)
+            self._pinged.pop(table_id, None)
+            await self._ping_turn(table)
+            return table
+        finally:
+            self._moving.discard(table_id)
+
+    async def thread_closed(self, thread: discord.Thread | None, thread_id: int, locked: bool) -> None:
+        """A table's thread was archived or locked: reopen it when the bot may, otherwise move
+        the table to its channel."""
+        tables = [tb for tb in await self.bot.service.tables_in(thread_id)
+                  if tb.row.status == "running" and tb.row.thread_id == thread_id]
+        if not tables:
+            return
+        try:
+            changes: dict[str, Any] = {"archived": False}
+            if locked:
+                changes["locked"] = False
+            if thread is not None:
+                await thread.edit(**changes)
+            else:
+                await self.bot.http.edit_channel(thread_id, **changes)
+            return
+        except discord.HTTPException:
+            log.info("cannot reopen thread %s; moving its table to the channel", thread_id, exc_info=True)
+        for tb in tables:
+            await self.move_to_channel(tb.id, thread_id)
+
+    async def place_deleted(self, place_id: int) -> None:
+        """A thread or channel was deleted: tables playing in a deleted thread move to their
+        channel; lobbies and tables whose channel is gone are closed silently (unrated)."""
+        for tb in await self.bot.service.tables_in(place_id):
+            if tb.row.status == "running" and tb.row.thread_id == place_id and tb.row.channel_id != place_id:
+                await self.move_to_channel(tb.id, place_id)
+            else:
+                await self.bot.service.close_silently(tb.id)
+
+    async def guild_left(self, guild_id: int) -> list[int]:
+        """The bot was removed from a server: no further REST call for its tables, which are
+        closed at once (deadlines cleared, nothing rated). Returns their ids."""
+        self._gone_guilds.add(guild_id)
+        return await self.bot.service.close_guild(guild_id)
+
+    def guild_joined(self, guild_id: int) -> None:
+        """The bot is in ``guild_id`` (again): its new tables may post."""
+        self._gone_guilds.discard(guild_id)

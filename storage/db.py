@@ -587,3 +587,38 @@ class Database:
     async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
         """Remove a guild's deck; True when something was removed."""
         return bool(await self._exec("DELETE FROM decks WHERE guild_id = ? AND id = ?", (guild_id, deck_id)))
+
+
+# =============================================================================================
+# Lifecycle and table admin queries (issue 13): module functions over an open Database, kept in
+# one block so they merge apart from the Database class.
+# =============================================================================================
+
+
+async def guild_tables(db: Database, guild_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+    """A guild's tables whose status is in ``statuses``, oldest first."""
+    marks = ", ".join("?" for _ in statuses)
+    rows = await db._all(f"SELECT * FROM game_tables WHERE guild_id = ? AND status IN ({marks}) ORDER BY id",
+                         (guild_id, *statuses))
+    return [_table(r) for r in rows]
+
+
+async def tables_in_place(db: Database, place_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+    """Tables whose thread or channel is ``place_id`` and whose status is in ``statuses``."""
+    marks = ", ".join("?" for _ in statuses)
+    rows = await db._all(f"SELECT * FROM game_tables WHERE (thread_id = ? OR channel_id = ?) AND status IN ({marks})"
+                         " ORDER BY id", (place_id, place_id, *statuses))
+    return [_table(r) for r in rows]
+
+
+async def open_lobby_of(db: Database, guild_id: int, channel_id: int, host_user_id: int) -> TableRow | None:
+    """The open lobby ``host_user_id`` hosts in a channel (the oldest), or ``None``."""
+    row = await db._one("SELECT * FROM game_tables WHERE guild_id = ? AND channel_id = ? AND host_user_id = ?"
+                        " AND status = 'lobby' ORDER BY id LIMIT 1", (guild_id, channel_id, host_user_id))
+    return _table(row) if row else None
+
+
+async def all_events(db: Database, table_id: int) -> list[dict[str, Any]]:
+    """Every event of a table in order (all audiences: filter before showing)."""
+    rows = await db._all("SELECT event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
+    return [json.loads(r["event"]) for r in rows]

@@ -47,7 +47,8 @@ async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
 
 async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
     world = await e2e(enabled_games="moonshine, gang-of-dice")
-    assert set(world.bot.extensions) == {"cogs.gang_of_dice", "cogs.moonshine", "cogs.lobby", "cogs.info"}
+    assert set(world.bot.extensions) == {"cogs.gang_of_dice", "cogs.moonshine", "cogs.lobby", "cogs.info",
+                                         "cogs.admin", "cogs.help"}
     assert play_choices(world) == ["gang-of-dice", "moonshine"]
     names = [c["name"] for c in world.synced_commands()]
     assert "deck" not in names  # Shop Battle's own command comes with its cog

@@ -558,6 +558,71 @@ class DiscordWorld:
         """An attachment value for a slash option: ``world.file("setup.json", json.dumps(x))``."""
         return filename, data.encode() if isinstance(data, str) else bytes(data)
 
+    async def autocomplete(
+        self, member: Member, command: str, option: str, value: str, *, channel: Channel | None = None,
+        **filled: Any,
+    ) -> list[dict[str, Any]]:
+        """Type ``value`` into the autocomplete option ``option`` of ``command`` (canonical or
+        localised name, subcommands space-separated) as ``member``; returns the choices the bot
+        offered (dicts with ``name`` and ``value``)."""
+        self._require_open()
+        if self._bot is None:
+            raise HarnessError("no bot is running; call world.start_bot(factory) first")
+        where = channel or self.channel
+        path = self._canonical_path(command, member)
+        try:
+            choices = await member._actor.autocomplete(where._handle, path, option, value,
+                                                       **{k: self._to_sim(v) for k, v in filled.items()})
+        except SetupError as error:
+            raise ImpossibleAction(str(error)) from error
+        finally:
+            self._harvest_errors()
+        return list(choices)
+
+    # ----------------------------------------------------------- Discord's lifecycle
+
+    async def delete_thread(self, thread: Channel) -> None:
+        """A moderator deletes a thread (or a channel): THREAD_DELETE (CHANNEL_DELETE) is sent;
+        its messages are marked deleted in the journal. Settles."""
+        self._require_open()
+        self._env.backend.delete_channel(thread.id)
+        await self.settle()
+
+    async def archive_thread(self, thread: Channel, *, locked: bool = False) -> None:
+        """A moderator archives (``locked=True``: also locks) a thread: THREAD_UPDATE. Settles."""
+        self._require_open()
+        meta = {"archived": True, "locked": locked} if locked else {"archived": True}
+        self._env.backend.edit_channel(thread.id, {}, thread_metadata=meta)
+        await self.settle()
+
+    def thread_state(self, thread: Channel) -> dict[str, bool]:
+        """``{"archived": …, "locked": …}`` of a thread as Discord holds it now."""
+        meta = self._env.backend.get_channel(thread.id).thread_metadata
+        return {"archived": bool(meta.archived), "locked": bool(meta.locked)}
+
+    async def remove_member(self, member: Member) -> None:
+        """``member`` leaves the server (GUILD_MEMBER_REMOVE; REST calls about them now 404). Settles."""
+        self._require_open()
+        self._guild.remove_member(member._actor)
+        await self.settle()
+
+    async def remove_bot(self) -> None:
+        """The bot is removed from the server (kicked): GUILD_DELETE; the guild, its channels and
+        threads are gone for it (REST calls about them fail). Settles."""
+        self._require_open()
+        self._env.backend.remove_guild(self._guild.id)
+        await self.settle()
+
+    def attachments(self, message: Msg) -> dict[str, bytes]:
+        """The files attached to ``message`` now: ``{filename: bytes}`` (from the fake CDN)."""
+        stored = self._env.backend.get_message(message.channel_id, message.id)
+        return {a["filename"]: self._env.backend.cdn.get(a["url"]) for a in stored.attachments or []}
+
+    def fail_requests(self, method: str, path: str, *, status: int = 500, code: int = 0, times: int | None = 1) -> None:
+        """Make the bot's next ``times`` REST calls matching ``method`` and the fnmatch ``path``
+        (e.g. ``"/channels/*/messages"``) fail with ``status``/``code`` (``times=None``: always)."""
+        self._env.inject_error(method, path, status=status, code=code, times=times)
+
     # ----------------------------------------------------------- time
 
     async def settle(self, timeout: float | None = None) -> None:
