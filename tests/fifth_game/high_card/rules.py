@@ -13,8 +13,8 @@ Each seat is dealt ``rounds`` cards (values 1–15, one of each, shuffled). A ro
    (:class:`Keep`) or swaps it for the top card of the deck (:class:`Redraw`, while the deck has
    cards).
 
-The highest revealed card wins the round (tied seats all win it): one point each. After the
-last round the most points win; ties share the place.
+The highest revealed card wins the round: one point (the cards are distinct, so one seat wins
+it). After the last round the most points win; ties share the place.
 
 Events (public unless noted; seats are ints)
 --------------------------------------------
@@ -40,7 +40,7 @@ from pydantic import Field
 
 from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step
 from tests.fifth_game.high_card import ai
-from tests.fifth_game.high_card.actions import KEEP, REDRAW, HighCardAction, Keep, Play, Redraw, decode, encode
+from tests.fifth_game.high_card.actions import KEEP, REDRAW, HighCardAction, Play, Redraw, decode, encode
 from tests.fifth_game.high_card.state import CARDS, MAX_ROUNDS, HighCardState, decide_order
 from tests.fifth_game.high_card.view import HighCardView, outcome_of, view_of
 
@@ -139,7 +139,7 @@ class HighCard(Game[HighCardState, HighCardAction, HighCardView]):
         return Step(self._score(new, events), tuple(events))
 
     def _score(self, state: HighCardState, events: list[Event]) -> HighCardState:
-        """End of the round: the highest revealed card scores (ties: every tied seat)."""
+        """End of the round: the seat of the highest revealed card scores a point."""
         best = max(state.shown)
         winners = [s for s, c in enumerate(state.shown) if c == best]
         points = tuple(p + (1 if s in winners else 0) for s, p in enumerate(state.points))
