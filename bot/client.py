@@ -30,7 +30,11 @@ SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "
 
 
 def game_extension(game: str) -> str:
-    """The extension (module) of a game's cog: ``"shop-battle"`` -> ``"cogs.shop_battle"``."""
+    """The extension (module) of a game's cog, by naming convention.
+
+    >>> game_extension("shop-battle")
+    'cogs.shop_battle'
+    """
     return "cogs." + game.replace("-", "_")
 
 #: Permissions the bot needs in the channels where tables are played (see README).

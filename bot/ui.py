@@ -83,7 +83,13 @@ class Select:
     prefix: str = ""
 
     def code_for(self, values: list[str] | tuple[str, ...]) -> str:
-        """The action code for the chosen ``values``."""
+        """The action code for the chosen ``values``.
+
+        >>> Select("Discard", (), max_values=3, prefix="d").code_for(["7", "12", "3"])
+        'd12.3.7'
+        >>> Select("Trumps", ()).code_for(["t6"])
+        't6'
+        """
         if self.max_values == 1 and not self.prefix:
             return values[0]
         return self.prefix + ".".join(sorted(values))

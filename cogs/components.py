@@ -220,7 +220,13 @@ class NumberModalId:
 
     @classmethod
     def parse(cls, custom_id: str) -> NumberModalId | None:
-        """The parsed id, or ``None`` when ``custom_id`` is not a number modal's."""
+        """The parsed id, or ``None`` when ``custom_id`` is not a number modal's.
+
+        >>> NumberModalId.parse("se:m:12:40:1.0")
+        NumberModalId(table_id=12, version=40, at=(1, 0))
+        >>> NumberModalId.parse("se:a:12:40:c3") is None
+        True
+        """
         m = cls.TEMPLATE.fullmatch(custom_id)
         if m is None:
             return None

@@ -190,7 +190,11 @@ class RatingRow:
 
     @property
     def ordinal(self) -> float:
-        """Conservative skill estimate ``mu - 3 sigma`` (openskill's ordinal)."""
+        """Conservative skill estimate ``mu - 3 sigma`` (openskill's ordinal).
+
+        >>> RatingRow(user_id=1, mu=25.0, sigma=8.0, played=0, won=0).ordinal
+        1.0
+        """
         return self.mu - 3 * self.sigma
 
 

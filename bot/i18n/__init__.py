@@ -33,12 +33,20 @@ def catalog(lang: str) -> dict[str, str]:
 
 
 def placeholders(template: str) -> set[str]:
-    """Names of the ``{placeholders}`` in ``template``."""
+    """Names of the ``{placeholders}`` in ``template``.
+
+    >>> sorted(placeholders("{name} rolled {dice} dice ({name})"))
+    ['dice', 'name']
+    """
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 def pick_lang(*locales: str | None) -> str:
-    """First supported language among Discord locale strings (``"fr"``, ``"en-US"``…), else English."""
+    """First supported language among Discord locale strings (``"fr"``, ``"en-US"``…), else English.
+
+    >>> pick_lang("de", "fr", "en-US"), pick_lang("en-GB"), pick_lang(None, "")
+    ('fr', 'en', 'en')
+    """
     for loc in locales:
         if loc:
             base = str(loc).split("-")[0].lower()

@@ -45,7 +45,11 @@ Phase = Literal["commit", "roll", "over"]
 
 
 def starting_stock(players: int) -> int:
-    """Dice per player at set-up: 48 for 2–3 players, 36 for 4 (G1)."""
+    """Dice per player at set-up: 48 for 2–3 players, 36 for 4 (G1).
+
+    >>> starting_stock(3), starting_stock(4)
+    (48, 36)
+    """
     return 48 if players <= 3 else 36
 
 
