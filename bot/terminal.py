@@ -213,6 +213,8 @@ class TerminalNotifier(Notifier):
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
         self.table_id: int | None = None  # the table followed (None: every table)
+        #: called after each printed event with it and the step's events; may return a line to add
+        self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
         self.public_news = True  # something public happened since the board was last printed
 
     def _mine(self, table: TableView) -> bool:
@@ -237,6 +239,9 @@ class TerminalNotifier(Notifier):
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
                 self.public_news = True
+                extra = self.follow(event, events)
+                if extra:
+                    self.out(extra)
             else:
                 for line in texts.private_log([event], table, self.t, 0):
                     self.out(f"  🔒 {plain(line)}")
@@ -274,6 +279,7 @@ class TerminalGame:
         self.resume = resume
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
+        self.notifier.follow = self._roll_line
         self.board: Card | None = None  # the board printed last
         self.on_screen: set[tuple[str, str]] = set()  # its blocks (name, value)
         self.panel_seen: set[tuple[str, str]] = set()  # the blocks of the panel printed last
@@ -386,17 +392,14 @@ class TerminalGame:
     async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
         """Submit ``codes`` in order (each at the table's current version); on an error, say it
         (the loop shows the panel again)."""
-        events: list[Event] = []
         for code in codes:
             table = await service.table(table_id)
             try:
-                done = await service.submit(table_id, HUMAN_ID, table.version, code)
+                await service.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
                 self.out(self.t(exc.key, **exc.params))
-                self.rerolling = None
-                return
-            events.extend(done.events)
-        self._after_roll(events)
+                break
+        self.rerolling = None
 
     def _label(self, table: TableView, code: str) -> str:
         from bot.presenters import PRESENTERS
@@ -577,24 +580,25 @@ class TerminalGame:
             self.rerolling = picks
             return unmark + [f"m{dice[i]}" for i in picks] + ["r"]
 
-    def _after_roll(self, events: list[Event]) -> None:
-        """After my Gang of Dice reroll: place the new faces where the rerolled dice were; when
-        that roll ended my turn (a trigger, a stop after the third roll) show my dice now."""
+    def _roll_line(self, event: Event, events: list[Event]) -> str | None:
+        """Right after the log line of my Gang of Dice reroll: place the new faces where the
+        rerolled dice were; when that roll ended my turn (a trigger, the third roll) show my dice
+        in place at once (otherwise the next panel shows them, numbered)."""
         from bot.presenters.gang_of_dice import FACE_EMOJI
 
-        picks, self.rerolling = self.rerolling, None
-        if picks is None or self.dice is None:
-            return
-        rolls = [e for e in events if e.key == "god.roll" and e.params.get("seat") == 0]
-        if not rolls:
-            return
-        placed = place_dice(self.dice, picks, rolls[-1].params["faces"])
+        picks = self.rerolling
+        if event.key != "god.roll" or event.params.get("seat") != 0 or picks is None or self.dice is None:
+            return None
+        self.rerolling = None
+        placed = place_dice(self.dice, picks, event.params["faces"])
         self.dice, self.changed = (placed, set(picks)) if placed is not None else (None, set())
         ended = any(e.key in ("god.trigger", "god.stop") and e.params.get("seat") == 0 for e in events)
-        if ended and placed is not None:
-            self.out(self.t("term.god.final") + "  " + "  ".join(
-                f"{FACE_EMOJI[f]}{'*' if i in self.changed else ''}" for i, f in enumerate(placed)))
-            self.dice, self.changed = None, set()
+        if not ended or placed is None:
+            return None
+        line = "    " + self.t("term.god.final") + "  " + "  ".join(
+            f"{FACE_EMOJI[f]}{'*' if i in self.changed else ''}" for i, f in enumerate(placed))
+        self.dice, self.changed = None, set()
+        return line
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",

@@ -207,7 +207,7 @@ async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place
     # 15 ≥ 13 triggers the black card: stopping asks first ("n"); then die 1 is rerolled to 🕴️,
     # the third roll, which ends the turn: the dice are shown in place once more
     assert "Stop anyway? (y/n)" in s.prompts[3]
-    assert "Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣" in s.text
+    assert "(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣" in s.text
     assert "Player 1 (you) stops with" in s.text
 
 
