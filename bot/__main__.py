@@ -2,7 +2,8 @@
 
 - ``python -m bot``: start the Discord bot (needs ``DISCORD_TOKEN`` in the environment or ``.env``;
   without it, prints what to set and how to play locally, and exits with status 2).
-- ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr]``: play in the terminal.
+- ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--pace S | --fast] [--db FILE]``:
+  play in the terminal (saved as you go); ``python -m bot play --resume`` continues the last game.
 - ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
@@ -95,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
     play = sub.add_parser("play", help="play a game in the terminal against AI players")
-    play.add_argument("game", choices=games)
+    play.add_argument("game", choices=games, nargs="?", help="the game (optional with --resume)")
     play.add_argument("--players", type=int, default=None, help="number of seats (you + AI players)")
     play.add_argument("--seed", type=_seed, default=None, help="seed for a reproducible game")
     play.add_argument("--lang", choices=["en", "fr"], default="en")
@@ -103,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
     play.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
     play.add_argument("--images", metavar="DIR", help="write the board as a PNG picture after each step")
+    play.add_argument("--resume", action="store_true", help="continue the last unfinished terminal game")
+    play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
+                      "~/.local/share/speakeasy/terminal.db)")
+    play.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between AI moves (0.6)")
+    play.add_argument("--fast", action="store_true", help="no pause between AI moves")
     sim = sub.add_parser("simulate", help="play AI-only games and print a summary")
     sim.add_argument("game", choices=games)
     sim.add_argument("--games", type=int, default=100)
@@ -139,15 +145,21 @@ def main(argv: list[str] | None = None) -> int:
         return render_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "play":
-        from bot.terminal import TerminalGame
+        from bot.terminal import DEFAULT_PACE, TerminalGame
 
-        options = _options(args.game, args.option, args.deck)
-        game = TerminalGame(args.game, _players(args.game, args.players), args.seed, args.lang, options=options,
-                            images=args.images)
+        if args.game is None and not args.resume:
+            raise SystemExit(f"play needs a game ({', '.join(sorted(GAMES))}) or --resume")
+        pace = 0.0 if args.fast else DEFAULT_PACE if args.pace is None else args.pace
+        if not 0 <= pace <= 10:
+            raise SystemExit("--pace is from 0 to 10 seconds")
+        options = {} if args.game is None else _options(args.game, args.option, args.deck)
+        players = 0 if args.game is None else _players(args.game, args.players)
+        game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
+                            resume=args.resume, pace=pace, db_path=Path(args.db) if args.db else None)
         try:
             return asyncio.run(game.run())
-        except KeyboardInterrupt:
-            print("\nBye!")
+        except KeyboardInterrupt:  # Ctrl-C while the AI plays: every step is already saved
+            print("\nBye! Your game is saved: ./scripts/start.sh play --resume continues it.")
             return 130
     if args.command == "simulate":
         from bot.simulate import simulate
@@ -166,11 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speed (varies by machine): {summary.speed()}", file=sys.stderr)
         return 0
     if args.command == "rules":
-        from bot.i18n import Translator
         from bot.presenters import PRESENTERS
-        from bot.terminal import card_text
+        from bot.terminal import TerminalTranslator, card_text
 
-        print(card_text(PRESENTERS[args.game].rules(Translator(args.lang))))
+        print(card_text(PRESENTERS[args.game].rules(TerminalTranslator(args.lang))))
         return 0
     if args.command == "invite":
         from bot.client import invite_url

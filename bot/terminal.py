@@ -1,33 +1,63 @@
 """Local terminal mode: play any game against AI players through the same TableService.
 
-``python -m bot play GAME [--players N] [--seed S] [--lang en|fr]``. The table lives in a SQLite
-file in a temporary folder (or ``--db``). The human sits in seat 0; every other seat is an AI
-player. Public events print as they happen; on the human's turn the board and the private panel
-print, with numbered choices built from the very same panel as in Discord. Every input is
-validated and asked again on error; end of input (Ctrl-D) or Ctrl-C leaves cleanly.
+``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--db FILE] [--pace S | --fast]``
+and ``python -m bot play --resume``. The human sits in seat 0; every other seat is an AI player.
+
+What the terminal does for a person at a keyboard (issue 13, part 8):
+
+- The table lives in a SQLite file in a known place (:func:`default_db_path`, or ``--db``); every
+  step is saved as it happens, so ``play --resume`` continues the last unfinished terminal table.
+- ``q``, Ctrl-C and Ctrl-D never leave at once: the terminal asks first and says how to resume.
+- Menus are numbered choices built from the very same panel as in Discord; a count (how many
+  dice) is never a menu entry but a typed number, and number-valued choices (Three-Player Moon
+  bids, trump suits) are typed as their own value, so a typed number always means what it says.
+- Gang of Dice rerolls take one answer (``1 3 5``), the dice stay in place from roll to roll and
+  the rerolled ones are marked; committing every die of the stock asks for a confirmation.
+- A choice with only one legal action is applied with a line instead of a prompt.
+- AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
+- The board prints once per change, without the blocks that did not change since it was last
+  printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and
+  those it showed last time.
+- Texts come from the catalogs, preferring a terminal variant ``term.alt.<key>`` where the
+  Discord text speaks of buttons or bold tiles (:class:`TerminalTranslator`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import signal
-import tempfile
 import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bot import texts
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableService, TableView
-from bot.ui import Button, Card, Panel, Select
+from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import Database
+from storage.db import Database, TableRow
 
 HUMAN_ID = 1
+#: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
+DEFAULT_PACE = 0.6
 _MARKDOWN = re.compile(r"\*\*|__|~~|`|(?<!\\)\*|\\(?=[\\*_`~|>#\[\]()])")
 _INT = re.compile(r"[0-9]{1,9}")
+_QUIT = ("q", "quit", "exit")
+_YES = ("y", "yes", "o", "oui")
 BACK = object()
+#: Dice per line in the Gang of Dice dice line.
+_DICE_PER_LINE = 12
+
+
+def default_db_path() -> Path:
+    """Where the terminal keeps its tables: ``$XDG_DATA_HOME/speakeasy/terminal.db`` (by default
+    ``~/.local/share/speakeasy/terminal.db``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "speakeasy" / "terminal.db"
 
 
 def plain(text: str) -> str:
@@ -40,8 +70,39 @@ def parse_int(raw: str) -> int | None:
     return int(raw) if _INT.fullmatch(raw) else None
 
 
+def parse_positions(raw: str, count: int) -> list[int] | None:
+    """Die positions typed as ``"1 3 5"`` (commas allowed, ``all`` = every die) → sorted 0-based
+    positions; ``None`` when empty, out of ``1..count`` or repeated."""
+    if raw.strip().lower() in ("all", "tout", "tous"):
+        return list(range(count))
+    parts = [parse_int(p) for p in raw.replace(",", " ").split()]
+    if not parts or None in parts:
+        return None
+    picks = [p for p in parts if p is not None]
+    if len(set(picks)) != len(picks) or not all(1 <= p <= count for p in picks):
+        return None
+    return sorted(p - 1 for p in picks)
+
+
+def place_dice(before: Sequence[int], rerolled: Iterable[int], faces: Sequence[int]) -> list[int] | None:
+    """The dice after a reroll, kept in place: ``before`` (faces by position) with the
+    ``rerolled`` positions replaced by the new faces (``faces`` = the whole roll, any order,
+    as the engine reports it). ``None`` when ``faces`` does not contain the kept dice."""
+    moved = set(rerolled)
+    kept = Counter(f for i, f in enumerate(before) if i not in moved)
+    new = Counter(faces)
+    new.subtract(kept)
+    if any(c < 0 for c in new.values()) or sum(new.values()) != len(moved):
+        return None
+    fresh = sorted(new.elements())
+    out = list(before)
+    for i in sorted(moved):
+        out[i] = fresh.pop(0)
+    return out
+
+
 def card_text(card: Card) -> str:
-    """Plain text of a card."""
+    """Plain text of a card (the ``rules`` command)."""
     parts = [f"== {plain(card.title)} =="]
     if card.description:
         parts.append(plain(card.description))
@@ -52,20 +113,52 @@ def card_text(card: Card) -> str:
     return "\n".join(parts)
 
 
-class Choice:
-    """One numbered menu entry: either an action code or a way to build one."""
+def compact_card(card: Card, skip: set[tuple[str, str]] | None = None) -> str:
+    """Plain text of a card for the play loop: a field whose value fits one line prints as
+    ``Name: value``; fields in ``skip`` (``(name, value)`` pairs already on screen) are left out."""
+    parts = [f"== {plain(card.title)} =="]
+    if card.description:
+        parts.append(plain(card.description))
+    for f in card.fields:
+        if skip and (f.name, f.value) in skip:
+            continue
+        value = plain(f.value)
+        if "\n" in value:
+            parts.append(f"{plain(f.name)}:\n" + "\n".join(f"  {line}" for line in value.splitlines()))
+        else:
+            parts.append(f"{plain(f.name)}: {value}")
+    if card.footer:
+        parts.append(f"({plain(card.footer)})")
+    return "\n".join(parts)
 
-    def __init__(self, label: str, code: str | None = None, component: Any = None, disabled: bool = False) -> None:
+
+class TerminalTranslator(Translator):
+    """A translator that prefers the terminal variant ``term.alt.<key>`` of a text when the
+    catalogs have one (texts that speak of Discord's buttons or bold tiles)."""
+
+    def __call__(self, key: str, /, **params: Any) -> str:
+        alt = f"term.alt.{key}"
+        return super().__call__(alt if self.has(alt) else key, **params)
+
+
+class Choice:
+    """One menu entry: the ``key`` typed to pick it, a label, and an action code or a way to
+    build one (a multi-select or a number prompt). ``group`` is the heading it is listed under."""
+
+    def __init__(self, label: str, code: str | None = None, component: Any = None, disabled: bool = False,
+                 group: str | None = None, key: str = "") -> None:
         self.label = label
         self.code = code
         self.component = component
         self.disabled = disabled
+        self.group = group
+        self.key = key
 
 
 def menu(panel: Panel) -> list[Choice]:
     """Numbered choices of a panel, in panel order: buttons (disabled ones keep their number, so
-    numbers do not shift from one screen to the next), the options of single selects, and
-    multi-selects and number prompts as one entry each."""
+    numbers do not shift from one screen to the next), the options of single selects (under the
+    select's placeholder), and multi-selects and number prompts as one entry each."""
     out: list[Choice] = []
     for row in panel.rows:
         for comp in row:
@@ -80,25 +173,59 @@ def menu(panel: Panel) -> list[Choice]:
                 if comp.max_values == 1 and not comp.prefix:
                     for o in comp.options:
                         desc = f" — {o.description}" if o.description else ""
-                        out.append(Choice(f"{comp.placeholder}: {o.label}{desc}", o.value))
+                        out.append(Choice(f"{o.label}{desc}", o.value, group=comp.placeholder))
                 else:
                     out.append(Choice(comp.placeholder, None, comp))
+    for i, c in enumerate(out, start=1):
+        c.key = str(i)
     return out
 
 
+def value_key(game: str, code: str) -> str | None:
+    """The key of a number-valued choice, typed as its own value: Three-Player Moon bids
+    (``b6`` → ``6``, pass ``b0`` → ``0``) and trumps (``t6`` → ``6``, doubles ``d``, no trump
+    ``n``). ``None`` for any other choice (it keeps its menu number)."""
+    if game == "three-player-moon":
+        if re.fullmatch(r"b[0-9]+", code):
+            return code[1:]
+        if re.fullmatch(r"t[0-6DN]", code):
+            return code[1:].lower()
+    return None
+
+
+def keyed(game: str, choices: list[Choice]) -> list[Choice]:
+    """``choices`` keyed by :func:`value_key` when every enabled choice has a value key (a bid
+    menu, a trump menu); otherwise unchanged (numbered)."""
+    live = [c for c in choices if not c.disabled]
+    keys = [value_key(game, c.code) if c.code else None for c in live]
+    if live and all(keys) and len(set(keys)) == len(keys):
+        for c, k in zip(live, keys, strict=True):
+            c.key = str(k)
+        return live
+    return choices
+
+
 class TerminalNotifier(Notifier):
-    """Prints public events (and the human's private ones) as they happen."""
+    """Prints the events of one table (public ones, and the human's private ones) as they happen."""
 
     def __init__(self, t: Translator, out: Callable[[str], None], images: Path | None = None) -> None:
         self.t = t
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
+        self.table_id: int | None = None  # the table followed (None: every table)
+        #: called after each printed event with it and the step's events; may return a line to add
+        self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
         self.public_news = True  # something public happened since the board was last printed
+
+    def _mine(self, table: TableView) -> bool:
+        return self.table_id is None or table.id == self.table_id
 
     async def table_started(self, table: TableView) -> None:
         await self.step_applied(table, list(table.game.opening_events(table.state)))
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
+        if not self._mine(table):
+            return
         if self.images is not None:
             from bot.render import render_board_png
 
@@ -112,62 +239,123 @@ class TerminalNotifier(Notifier):
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
                 self.public_news = True
+                extra = self.follow(event, events)
+                if extra:
+                    self.out(extra)
             else:
                 for line in texts.private_log([event], table, self.t, 0):
                     self.out(f"  🔒 {plain(line)}")
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+        if not self._mine(table):
+            return
         self.out("")
         card = texts.results_card(table, outcome, self.t)
         self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
 
 
-class TerminalGame:
-    """One game in the terminal. ``ask`` reads a line (raises ``EOFError`` at end of input)."""
+class Leave(Exception):
+    """The player asked to leave (``q``, Ctrl-C or Ctrl-D) and confirmed."""
 
-    def __init__(self, game: str, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
+
+class TerminalGame:
+    """One game in the terminal. ``ask`` reads a line (raises ``EOFError`` at end of input,
+    ``KeyboardInterrupt`` on Ctrl-C); ``out`` prints a line.
+
+    ``db_path``: the SQLite file (default :func:`default_db_path`); ``resume``: continue the last
+    unfinished terminal table of that file (``game`` may then be ``None`` = any game);
+    ``pace``: seconds between AI steps (0 = no pause).
+    """
+
+    def __init__(self, game: str | None, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
                  ask: Callable[[str], str] = input, out: Callable[[str], None] = print,
-                 options: dict[str, Any] | None = None, images: str | Path | None = None) -> None:
+                 options: dict[str, Any] | None = None, images: str | Path | None = None,
+                 resume: bool = False, pace: float = DEFAULT_PACE) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
         self.images = Path(images) if images is not None else None
-        self.t = Translator(lang)
+        self.t: Translator = TerminalTranslator(lang)
         self.db_path = db_path
         self.ask, self.out = ask, out
+        self.resume = resume
+        self.pace = max(0.0, pace)
+        self.notifier = TerminalNotifier(self.t, self.out, self.images)
+        self.notifier.follow = self._roll_line
+        self.board: Card | None = None  # the board printed last
+        self.on_screen: set[tuple[str, str]] = set()  # its blocks (name, value)
+        self.panel_seen: set[tuple[str, str]] = set()  # the blocks of the panel printed last
+        self.dice: list[int] | None = None  # Gang of Dice: my dice by position
+        self.changed: set[int] = set()  # positions rerolled by the last roll
+        self.rerolling: list[int] | None = None  # positions of the reroll just asked
 
     async def run(self) -> int:
-        """Play to the end; returns a process exit code (0 = finished, 1 = left early)."""
-        with tempfile.TemporaryDirectory(prefix="speakeasy-") as tmp:
-            db = await Database.open(self.db_path or Path(tmp) / "terminal.db")
-            seed = self.seed
-            self.notifier = TerminalNotifier(self.t, self.out, self.images)
-            service = TableService(db, notifier=self.notifier, ai_delay=0,
-                                   seed_source=(lambda: seed) if seed is not None else None)
-            if threading.current_thread() is threading.main_thread():
-                # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
-                signal.signal(signal.SIGINT, signal.default_int_handler)
-            try:
-                return await self._play(service)
-            except ServiceError as err:
-                self.out(self.t(err.key, **err.params))
+        """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
+        2 = nothing to resume or the table could not start)."""
+        path = self.db_path or default_db_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = await Database.open(path)
+        seed = self.seed
+        service = TableService(db, notifier=self.notifier, ai_delay=self.pace,
+                               seed_source=(lambda: seed) if seed is not None else None)
+        if threading.current_thread() is threading.main_thread():
+            # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            table = await (self._resume(service) if self.resume else self._new(service))
+            if table is None:
                 return 2
-            finally:
-                await service.close()
-                await db.close()
+            return await self._play(service, table)
+        except Leave:
+            self.out(self.t("term.bye"))
+            return 1
+        except ServiceError as err:
+            self.out(self.t(err.key, **err.params))
+            return 2
+        finally:
+            await service.close()
+            await db.close()
 
-    async def _play(self, service: TableService) -> int:
+    async def _saved(self, db: Database) -> TableRow | None:
+        """The last unfinished terminal table of the file (of ``self.game`` when set)."""
+        rows = [r for r in await db.tables_with_status("running")
+                if r.guild_id == 0 and r.host_user_id == HUMAN_ID and (self.game is None or r.game == self.game)]
+        return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
+
+    async def _new(self, service: TableService) -> TableView:
         t = self.t
+        assert self.game is not None
+        saved = await self._saved(service.db)
         table = await service.open_lobby(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
                                          host_name=t("term.you"), lang=t.lang, options=self.options)
         for _ in range(self.players - 1):
             await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"))
         self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players, key=self.game))
-        table = await service.start(table.id, HUMAN_ID)
+        if saved is not None:
+            self.out(t("term.saved_other", game=texts.game_title(saved.game, t), id=saved.id))
+        self.notifier.table_id = table.id
+        return await service.start(table.id, HUMAN_ID)
+
+    async def _resume(self, service: TableService) -> TableView | None:
+        t = self.t
+        saved = await self._saved(service.db)
+        if saved is None:
+            self.out(t("term.nothing_saved"))
+            return None
+        self.notifier.table_id = saved.id
+        self.game = saved.game
+        await service.resume()
+        table = await service.table(saved.id)
+        self.players = len(table.seats)
+        self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id, version=table.version))
+        return table
+
+    async def _play(self, service: TableService, table: TableView) -> int:
+        t = self.t
         stuck = 0
         while True:
             await service.idle()
             table = await service.table(table.id)
             if table.row.status != "running":
-                return 0
+                return 0 if table.row.status == "finished" else 1
             if 0 not in table.to_act() or 0 in table.pending:
                 # AI seats must act: make sure their driver runs (bounded: never hang)
                 stuck += 1
@@ -178,40 +366,104 @@ class TerminalGame:
                 await asyncio.sleep(0)
                 continue
             stuck = 0
+            game = table.game
+            legal = [game.encode(a) for a in game.legal_actions(table.state, 0)]
+            if len(legal) == 1:  # a forced choice: say it, do not ask
+                self.out(t("term.forced", choice=plain(self._label(table, legal[0]))))
+                await self._submit(service, table.id, legal)
+                continue
             self.out("")
-            if self.notifier.public_news:
-                self.out(card_text(texts.board(table, [], t).card))
+            if self.notifier.public_news:  # the board once per change, without the unchanged blocks
+                self.board = texts.board(table, [], t).card
+                self.out(compact_card(self.board, self.on_screen))
+                self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
-            panel = texts.panel(table, 0, t)
-            self.out(card_text(panel.card))
-            code = self._choose(panel)
-            if code is None:
-                self.out(t("term.bye"))
-                return 1
+            if table.row.game == "gang-of-dice":
+                codes = self._god_turn(table, legal)
+            else:
+                code = self._choose(table)
+                codes = None if code is None else [code]
+            if codes is None:
+                if self._confirm_leave():
+                    raise Leave
+                continue
+            await self._submit(service, table.id, codes)
+
+    async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
+        """Submit ``codes`` in order (each at the table's current version); on an error, say it
+        (the loop shows the panel again)."""
+        for code in codes:
+            table = await service.table(table_id)
             try:
-                await service.submit(table.id, HUMAN_ID, table.version, code)
-            except Exception as exc:  # a ServiceError: say it and ask again
-                self.out(t(getattr(exc, "key", "err.internal"), **getattr(exc, "params", {})))
+                await service.submit(table_id, HUMAN_ID, table.version, code)
+            except ServiceError as exc:
+                self.out(self.t(exc.key, **exc.params))
+                break
+        self.rerolling = None
 
+    def _label(self, table: TableView, code: str) -> str:
+        from bot.presenters import PRESENTERS
+
+        ctx = texts.context(table, self.t, 0)
+        return PRESENTERS[table.row.game].action_label(code, table.game.view(table.state, 0), ctx)
+
+    # ------------------------------------------------------------------ input
     def _read(self, prompt: str) -> str | None:
-        try:
-            return self.ask(prompt).strip()
-        except (EOFError, KeyboardInterrupt):
-            return None
+        """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board and asks again."""
+        while True:
+            try:
+                raw = self.ask(prompt).strip()
+            except (EOFError, KeyboardInterrupt):
+                self.out("")
+                return None
+            if raw.lower() in ("b", "board", "plateau") and self.board is not None:
+                self.out(compact_card(self.board))
+                continue
+            return raw
 
-    def _choose(self, panel: Panel) -> str | None:
-        """Ask until a valid choice; ``None`` when the player leaves."""
+    def _yes(self, prompt: str) -> bool:
+        """A yes/no question: yes only for ``y``/``yes`` (``o``/``oui``); Ctrl-C/Ctrl-D = no."""
+        raw = self._read(prompt)
+        return raw is not None and raw.lower() in _YES
+
+    def _confirm_leave(self) -> bool:
+        """Ask before leaving. Yes, or end of input / Ctrl-C again, leaves (the game is saved)."""
+        raw = self._read(self.t("term.leave"))
+        return raw is None or raw.lower() in _YES or raw.lower() in _QUIT
+
+    def _count(self, prompt: str, lo: int, hi: int) -> int | None:
+        """A typed count in ``[lo, hi]``, asked until valid; ``None`` when the player wants to leave."""
+        while True:
+            raw = self._read(prompt)
+            if raw is None or raw.lower() in _QUIT:
+                return None
+            n = parse_int(raw)
+            if n is not None and lo <= n <= hi:
+                return n
+            self.out(self.t("err.bad_number", min=lo, max=hi))
+
+    def _choose(self, table: TableView) -> str | None:
+        """Show the panel (without the blocks the board shows) and ask until a valid choice;
+        ``None`` when the player wants to leave."""
         t = self.t
-        choices = menu(panel)
+        panel = texts.panel(table, 0, t)
+        self.out(compact_card(panel.card, self.on_screen | self.panel_seen))
+        self.panel_seen = {(f.name, f.value) for f in panel.card.fields}
+        choices = keyed(table.row.game, menu(panel))
+        by_key = {c.key.lower(): c for c in choices}
+        numbered = all(c.key == str(i) for i, c in enumerate(choices, start=1))
+        prompt = (t("term.prompt", n=len(choices)) if numbered
+                  else t("term.prompt_keys", keys=", ".join(c.key for c in choices)))
         self._show(choices)
         while True:
-            raw = self._read(t("term.prompt", n=len(choices)))
-            if raw is None or raw.lower() in ("q", "quit", "exit"):
+            raw = self._read(prompt)
+            if raw is None or raw.lower() in _QUIT:
                 return None
-            if parse_int(raw) is None or not 1 <= int(raw) <= len(choices):
-                self.out(t("term.bad_choice", n=len(choices)))
+            choice = by_key.get(raw.lower())
+            if choice is None:
+                self.out(t("term.bad_choice", n=len(choices)) if numbered
+                         else t("term.bad_key", keys=", ".join(c.key for c in choices)))
                 continue
-            choice = choices[int(raw) - 1]
             if choice.disabled:
                 self.out(t("term.disabled"))
                 continue
@@ -221,44 +473,134 @@ class TerminalGame:
             if code is None:
                 return None
             if code is not BACK:
-                return code
+                return str(code)
             self._show(choices)
 
     def _show(self, choices: list[Choice]) -> None:
-        for i, c in enumerate(choices, start=1):
-            self.out(f"  {i}) {c.label}" + (f"  ({self.t('term.not_now')})" if c.disabled else ""))
+        group = None
+        width = max((len(c.key) for c in choices), default=1)
+        for c in choices:
+            if c.group != group:
+                group = c.group
+                if group:
+                    self.out(f"  {plain(group)}")
+            indent = "    " if c.group else "  "
+            self.out(f"{indent}{c.key.rjust(width)}) {plain(c.label)}" + (f"  ({self.t('term.not_now')})" if c.disabled else ""))
 
     def _detail(self, comp: Any) -> Any:
         """Ask the details of a multi-select or a number prompt: a code, ``BACK`` (``q``) or
-        ``None`` (end of input)."""
+        ``None`` (Ctrl-C / Ctrl-D: the player wants to leave)."""
         t = self.t
         if isinstance(comp, Select):
             for i, o in enumerate(comp.options, start=1):
-                self.out(f"    {i}) {o.label}")
+                self.out(f"    {i}) {plain(o.label)}")
             ask = (t("term.multi_n", n=comp.min_values) if comp.min_values == comp.max_values
                    else t("term.multi", min=comp.min_values, max=comp.max_values))
             while True:
                 raw = self._read(ask)
                 if raw is None:
                     return None
-                if raw.lower() in ("q", "quit"):
+                if raw.lower() in _QUIT:
                     return BACK
-                typed = [parse_int(p) for p in raw.replace(",", " ").split()]
-                picks = set(typed)
-                if (None not in picks and len(picks) == len(typed) and all(1 <= p <= len(comp.options) for p in picks)
-                        and comp.min_values <= len(picks) <= comp.max_values):
-                    return comp.code_for([comp.options[p - 1].value for p in picks])
+                picks = parse_positions(raw, len(comp.options))
+                if picks is not None and comp.min_values <= len(picks) <= comp.max_values:
+                    return comp.code_for([comp.options[p].value for p in picks])
                 self.out(t("term.bad_multi_n", n=comp.min_values, options=len(comp.options))
                          if comp.min_values == comp.max_values
                          else t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
-        prompt = comp
+        prompt: NumberPrompt = comp
         while True:
             raw = self._read(t("term.number", label=prompt.label))
             if raw is None:
                 return None
-            if raw.lower() in ("q", "quit"):
+            if raw.lower() in _QUIT:
                 return BACK
             n = parse_int(raw)
             if n is not None and prompt.minimum <= n <= prompt.maximum:
                 return prompt.template.format(n=n)
             self.out(t("err.bad_number", min=prompt.minimum, max=prompt.maximum))
+
+    # ------------------------------------------------------------------ Gang of Dice
+    def _god_turn(self, table: TableView, legal: list[str]) -> list[str] | None:
+        """Gang of Dice: the count of dice to commit is typed (``c{n}``; every die of the stock
+        asks for a confirmation), and a reroll is one answer (``1 3 5`` → ``m{f}``… then ``r``)
+        on dice kept in place. Returns the codes to submit, ``None`` to leave."""
+        from bot.presenters.gang_of_dice import FACE_EMOJI
+        from engine.gang_of_dice import GangOfDiceSeatView, card_triggers
+
+        t = self.t
+        view = table.game.view(table.state, 0)
+        assert isinstance(view, GangOfDiceSeatView)
+        stock = view.me.stock
+        head = [f"== {plain(t('god.panel.title'))} ==", plain(t("god.panel.stock", stock=stock))]
+        if view.phase == "commit":
+            self.dice, self.changed = None, set()
+            commits = sorted(int(c[1:]) for c in legal if c.startswith("c"))
+            lo, hi = commits[0], commits[-1]
+            self.out("\n".join(head))
+            while True:
+                n = self._count(t("term.god.commit", min=lo, max=hi), lo, hi)
+                if n is None:
+                    return None
+                if n == stock and not self._yes(t("term.god.all", n=n)):
+                    continue
+                return [f"c{n}"]
+        mine = view.seats[0]
+        faces = list(mine.faces)
+        if self.dice is None or sorted(self.dice) != sorted(faces):
+            self.dice, self.changed = faces, set()
+        dice = self.dice
+        bust = card_triggers(view.card.id, faces)
+        lines = head + [t("term.god.roll", roll=mine.rolls, score=mine.score, n=view.rolls_left)]
+        for start in range(0, len(dice), _DICE_PER_LINE):
+            lines.append("  " + "  ".join(
+                f"{i + 1}:{FACE_EMOJI[dice[i]]}{'*' if i in self.changed else ''}"
+                for i in range(start, min(start + _DICE_PER_LINE, len(dice)))))
+        if self.changed:
+            lines.append(t("term.god.changed"))
+        if bust:
+            lines.append(plain(t("god.panel.bust")))
+        self.out("\n".join(lines))
+        can_reroll = view.rolls_left > 0 and any(c.startswith("m") for c in legal)
+        prompt = (t("term.god.ask_bust" if bust else "term.god.ask", n=len(dice), score=mine.score) if can_reroll
+                  else t("term.god.ask_stop", score=mine.score))
+        while True:
+            raw = self._read(prompt)
+            if raw is None or raw.lower() in _QUIT:
+                return None
+            if raw.lower() in ("s", "stop"):
+                if bust and not self._yes(t("term.god.stop_bust")):
+                    continue
+                return ["s"]
+            picks = parse_positions(raw, len(dice)) if can_reroll else None
+            if picks is None:
+                self.out(t("term.god.bad", n=len(dice)) if can_reroll else t("term.god.bad_stop"))
+                continue
+            unmark = [f"u{f}" for f in range(6) for _ in range(view.marks[f])]
+            self.rerolling = picks
+            return unmark + [f"m{dice[i]}" for i in picks] + ["r"]
+
+    def _roll_line(self, event: Event, events: list[Event]) -> str | None:
+        """Right after the log line of my Gang of Dice reroll: place the new faces where the
+        rerolled dice were; when that roll ended my turn (a trigger, the third roll) show my dice
+        in place at once (otherwise the next panel shows them, numbered)."""
+        from bot.presenters.gang_of_dice import FACE_EMOJI
+
+        picks = self.rerolling
+        if event.key != "god.roll" or event.params.get("seat") != 0 or picks is None or self.dice is None:
+            return None
+        self.rerolling = None
+        placed = place_dice(self.dice, picks, event.params["faces"])
+        self.dice, self.changed = (placed, set(picks)) if placed is not None else (None, set())
+        ended = any(e.key in ("god.trigger", "god.stop") and e.params.get("seat") == 0 for e in events)
+        if not ended or placed is None:
+            return None
+        line = "    " + self.t("term.god.final") + "  " + "  ".join(
+            f"{FACE_EMOJI[f]}{'*' if i in self.changed else ''}" for i, f in enumerate(placed))
+        self.dice, self.changed = None, set()
+        return line
+
+
+__all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
+           "compact_card", "default_db_path", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "plain", "value_key"]

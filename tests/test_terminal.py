@@ -1,14 +1,24 @@
-"""The terminal mode plays every game to the end through the TableService, validating input."""
+"""The terminal mode (bot/terminal.py): every game plays to the end through the TableService, and
+each habit of issue 13 part 8 has its test (typed counts, one-answer rerolls, dice kept in
+place, confirmation before leaving and ``play --resume``, forced moves, AI pacing, terminal
+wording, no block printed twice). Input is scripted; pacing is 0 (no timing)."""
 
 from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
-from bot.terminal import TerminalGame
+import engine.gang_of_dice.rules as god_rules
+from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, place_dice, value_key
+from bot.ui import Button, Card, Panel
+from engine.gang_of_dice import scripted_setup
 from engine.registry import GAMES
+from storage.db import Database
+
+DISCORD_WORDS = re.compile(r"button|bouton|\bbold\b|\bgras\b|ephemeral|éphémère|\*\*|＋|－|click|cliqu", re.I)
 
 
 class Player:
@@ -30,72 +40,335 @@ class Player:
         if m:
             lo, hi = int(m.group(1)), int(m.group(2))
             return str(self.rng.randint(lo, min(hi, lo + 5)))
+        m = re.search(r"\(([0-9a-z]+(?:, [0-9a-z]+)+);", prompt)
+        if m:
+            return self.rng.choice(m.group(1).split(", "))
         if "spaces" in prompt or "espaces" in prompt:
             return " ".join(str(self.rng.randint(1, 4)) for _ in range(self.rng.randint(1, 3)))
         return str(self.rng.randint(1, 12))
 
 
+class Script:
+    """Answers from a list, recording every prompt and line; then ``q`` and ``y`` (leave)."""
+
+    def __init__(self, answers: list[str | type[BaseException]]) -> None:
+        self.answers = list(answers)
+        self.lines: list[str] = []
+        self.prompts: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        self.lines.append(f"? {prompt}")
+        if len(self.prompts) > 500:
+            raise AssertionError("too many prompts")
+        answer = self.answers.pop(0) if self.answers else ("y" if "(y/n)" in prompt else "q")
+        if isinstance(answer, type):
+            raise answer()
+        self.lines.append(f"> {answer}")
+        return answer
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def game(key: str, players: int, tmp_path: Path, script: Script, **kw: object) -> TerminalGame:
+    return TerminalGame(key, players, seed=11, db_path=tmp_path / "t.db", ask=script.ask,
+                        out=script.lines.append, pace=0, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def god_script(monkeypatch):
+    """Gang of Dice with card sum13 (black) first, the human first, and the human's rolls scripted
+    through the engine's chance helper (other seats roll as usual)."""
+    rolls: list[tuple[int, ...]] = []
+    g = GAMES["gang-of-dice"]
+    stocks: list[tuple[int, ...] | None] = [None]
+
+    def setup(seed, players, options=None):
+        return scripted_setup(players, cards=["sum13"], first=0, stocks=stocks[0], seed=seed)
+
+    real = god_rules.roll_faces
+
+    def roll(state, n):
+        if state.current == 0 and rolls:
+            faces = rolls.pop(0)
+            assert len(faces) == n
+            return faces
+        return real(state, n)
+
+    monkeypatch.setattr(g, "setup", setup)
+    monkeypatch.setattr(god_rules, "roll_faces", roll)
+    return rolls, stocks
+
+
+async def action_log(path: Path, table_id: int = 1) -> list[str]:
+    db = await Database.open(path)
+    try:
+        return [codes[0] for _, codes, _ in await db.action_log(table_id) if 0 in codes]
+    finally:
+        await db.close()
+
+
+# --- every game, to the end -------------------------------------------------------------------------
 @pytest.mark.parametrize("key", sorted(GAMES))
 async def test_terminal_game_plays_to_the_end(key, tmp_path):
-    game = GAMES[key]
-    players = min(max(game.min_players, 3), game.max_players)
+    g = GAMES[key]
+    players = min(max(g.min_players, 3), g.max_players)
     lines: list[str] = []
+    prompts: list[str] = []
     player = Player(seed=3)
-    tg = TerminalGame(key, players, seed=11, lang="en", db_path=tmp_path / "t.db", ask=player, out=lines.append)
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        lines.append("\0")  # a prompt: the screen between two of them is one chunk
+        return player(prompt)
+
+    tg = TerminalGame(key, players, seed=11, lang="en", db_path=tmp_path / "t.db", ask=ask, out=lines.append, pace=0)
     assert await tg.run() == 0
     text = "\n".join(lines)
     assert "final standings" in text
-    assert "Please type a number from 1 to" in text  # garbage input was refused and asked again
+    assert re.search(r"Please (type a number from 1 to|enter a whole number from|type one of)", text)
+    # 7. no Discord wording anywhere in a whole game
+    assert not DISCORD_WORDS.search(text + "\n".join(prompts)), DISCORD_WORDS.findall(text)
+    # 8. no block printed twice between two prompts
+    for chunk in text.split("\0"):
+        heads = [line for line in chunk.splitlines() if re.fullmatch(r"[^ •🔒].*:", line)]
+        assert len(heads) == len(set(heads)), heads
 
 
-async def test_terminal_quit_leaves_cleanly(tmp_path):
+# --- 1. counts are typed numbers ------------------------------------------------------------------------
+async def test_a_count_is_a_typed_number_not_a_menu_entry(tmp_path, god_script):
+    rolls, _ = god_script
+    rolls.append((0, 1))
+    s = Script(["48", "n", "2"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 1
+    assert s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "
+    assert "Commit all 48? (y/n)" in s.prompts[1]  # every die of the stock asks first
+    assert s.prompts[2] == s.prompts[0]
+    assert "Player 1 (you) puts 2 🎲 on the table." in s.text
+    assert (await action_log(tmp_path / "t.db"))[0] == "c2"
+    assert not re.search(r"^\s+\d+\) ", s.text.split("puts 2")[0], re.M)  # no numbered menu before
+
+
+async def test_number_valued_choices_are_typed_as_their_value(tmp_path):
+    # Three-Player Moon bids: the menu keys are the bids themselves (menu numbers 2, 3 are refused)
+    asked: list[str] = []
     lines: list[str] = []
-    answers = iter(["q"])
-    tg = TerminalGame("gang-of-dice", 2, seed=1, lang="fr", db_path=tmp_path / "t.db",
-                      ask=lambda p: next(answers), out=lines.append)
+    bid: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        m = re.search(r"\((0(?:, \d+)+);", prompt)
+        if m and not bid:
+            keys = m.group(1).split(", ")
+            if not any("Please type one of" in line for line in lines):
+                return "3"
+            bid.append(keys[1])
+            return keys[1]
+        return "y" if "(y/n)" in prompt else "q"
+
+    tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=ask, out=lines.append, pace=0)
     assert await tg.run() == 1
-    assert "À bientôt" in "\n".join(lines)
+    text = "\n".join(lines)
+    assert "Please type one of: 0, " in text
+    assert f"Player 1 (you) bids {bid[0]}." in text
+    assert re.search(rf"^\s+{bid[0]}\) Bid {bid[0]}$", text, re.M)
 
 
-async def test_terminal_end_of_input_leaves_cleanly(tmp_path):
-    def eof(prompt: str) -> str:
-        raise EOFError
+def test_value_keys():
+    assert [value_key("three-player-moon", c) for c in ("b0", "b6", "b21", "t6", "tD", "tN", "p64", "d64")] == [
+        "0", "6", "21", "6", "d", "n", None, None]
+    assert value_key("shop-battle", "b6") is None
+    from bot.terminal import menu
 
-    tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=eof, out=lambda s: None)
+    panel = Panel(Card("x"), ((Button("Pass", "b0"), Button("Bid 6", "b6"), Button("Moon", "b21")),))
+    assert [c.key for c in keyed("three-player-moon", menu(panel))] == ["0", "6", "21"]
+    mixed = Panel(Card("x"), ((Button("Pass", "b0"), Button("[6|4]", "p64")),))
+    assert [c.key for c in keyed("three-player-moon", menu(mixed))] == ["1", "2"]
+
+
+# --- 2. several dice in one reroll answer, 3. dice kept in place --------------------------------------
+async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place(tmp_path, god_script):
+    rolls, _ = god_script
+    rolls += [(2, 0, 1, 0, 1, 0), (5, 4, 3), (0,)]
+    s = Script(["6", "1 3 5", "s", "n", "1"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 1
+    # first roll: sorted once, numbered by position
+    assert "  1:🕴️  2:🕴️  3:🕴️  4:1️⃣  5:1️⃣  6:2️⃣" in s.text
+    # 6 marks would have taken 4 prompts (3 marks, reroll): one answer did it
+    assert (await action_log(tmp_path / "t.db"))[:5] == ["c6", "m0", "m0", "m1", "r"]
+    assert s.prompts[1].startswith("Dice to reroll") and s.prompts[2].startswith("Dice to reroll (1-6")
+    # the kept dice did not move; the new faces (3, 4, 5) took the rerolled places, marked
+    assert "  1:3️⃣*  2:🕴️  3:4️⃣*  4:1️⃣  5:5️⃣*  6:2️⃣" in s.text
+    assert "(* = rerolled just now)" in s.text
+    # 15 ≥ 13 triggers the black card: stopping asks first ("n"); then die 1 is rerolled to 🕴️,
+    # the third roll, which ends the turn: the dice are shown in place once more
+    assert "Stop anyway? (y/n)" in s.prompts[3]
+    assert "(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣" in s.text
+    assert "Player 1 (you) stops with" in s.text
 
 
-def test_terminal_refuses_odd_digits_and_goes_back_from_sub_questions():
-    from bot.terminal import parse_int
-
+def test_positions_and_placing():
+    assert parse_positions("1 3 5", 6) == [0, 2, 4]
+    assert parse_positions("5,1", 6) == [0, 4]
+    assert parse_positions("all", 3) == [0, 1, 2]
+    for bad in ("", "0", "7", "1 1", "x", "-1", "²"):
+        assert parse_positions(bad, 6) is None
+    assert place_dice([3, 0, 4], [1], [0, 3, 4]) == [3, 0, 4]  # rerolled to the same face
+    assert place_dice([3, 0, 4], [0, 2], [0, 1, 5]) == [1, 0, 5]
+    assert place_dice([3, 0, 4], [0], [1, 1, 1]) is None  # the kept dice are not in the roll
     assert parse_int("12") == 12
     assert parse_int("²") is None and parse_int("1" * 5000) is None and parse_int("-3") is None
 
 
-async def test_q_in_a_number_prompt_goes_back_to_the_menu(tmp_path):
-    # Gang of Dice, first turn: 1) Commit… (a number prompt). "q" there goes back to the menu.
-    answers = iter(["1", "q", "1", "2", "q"])
-    lines: list[str] = []
+# --- 4. confirmation before leaving, play --resume ------------------------------------------------------
+@pytest.mark.parametrize("leave", ["q", EOFError, KeyboardInterrupt])
+async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, god_script, leave):
+    rolls, _ = god_script
+    s = Script([leave, "n", leave, "y"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 1
+    assert s.prompts[1].startswith("Leave the table? Your game is saved")
+    assert s.prompts[2] == s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "  # "n": still playing
+    assert "play --resume continues it" in s.text
+    rolls.append((2, 2))
+    again = Script(["2", "s"])
+    resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                           pace=0, resume=True)
+    assert await resumed.run() == 1
+    assert "Resuming Gang of Dice, table #1, at move 0." in again.text
+    assert (await action_log(tmp_path / "t.db"))[:2] == ["c2", "s"]
 
-    def ask(prompt: str) -> str:
-        lines.append(prompt)
-        return next(answers)
 
-    tg = TerminalGame("gang-of-dice", 2, seed=2, db_path=tmp_path / "t.db", ask=ask, out=lines.append)
+async def test_end_of_input_leaves_without_hanging(tmp_path):
+    def eof(prompt: str) -> str:
+        raise EOFError
+
+    tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=eof, out=lambda s: None, pace=0)
+    assert await tg.run() == 1
+
+
+async def test_resume_with_nothing_saved(tmp_path):
+    s = Script([])
+    tg = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0, resume=True)
+    assert await tg.run() == 2
+    assert "No unfinished terminal game to resume" in s.text and not s.prompts
+
+
+async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
+    # Moonshine's multi-selects (dice to reroll, tokens to discard) are sub-questions: q goes back
+    from bot.terminal import BACK
+    from bot.ui import Select, SelectOption
+
+    s = Script(["q"])
+    tg = game("moonshine", 3, tmp_path, s)
+    sel = Select("Dice", (SelectOption("a", "a"), SelectOption("b", "b")), max_values=2, prefix="rr.")
+    assert tg._detail(sel) is BACK
+    s.answers = ["2 1"]
+    assert tg._detail(sel) == "rr.a.b"
+
+
+# --- 5. forced choices ------------------------------------------------------------------------------
+async def test_a_forced_choice_is_applied_with_a_line(tmp_path, god_script):
+    rolls, stocks = god_script
+    stocks[0] = (1, 48, 48)
+    rolls.append((2,))
+    s = Script(["s"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() in (0, 1)  # 0 when the human is then eliminated and the AIs finish
+    assert "→ Commit 1" in s.text
+    assert s.text.index("→ Commit 1") < s.text.index("?")  # applied before any question
+    assert (await action_log(tmp_path / "t.db"))[:2] == ["c1", "s"]
+
+
+# --- 6. AI pacing -------------------------------------------------------------------------------------
+def test_ai_steps_are_paced_by_the_setting(tmp_path, monkeypatch):
+    from bot.__main__ import main
+    from bot.terminal import DEFAULT_PACE
+
+    seen: dict[str, object] = {}
+
+    async def fake_run(self):
+        seen.update(pace=self.pace, resume=self.resume, db=self.db_path, game=self.game)
+        return 0
+
+    monkeypatch.setattr(TerminalGame, "run", fake_run)
+    assert main(["play", "gang-of-dice"]) == 0 and seen["pace"] == DEFAULT_PACE == 0.6
+    assert main(["play", "gang-of-dice", "--fast"]) == 0 and seen["pace"] == 0
+    assert main(["play", "gang-of-dice", "--pace", "1.5", "--db", str(tmp_path / "x.db")]) == 0
+    assert seen["pace"] == 1.5 and seen["db"] == tmp_path / "x.db"
+    assert main(["play", "--resume"]) == 0 and seen["resume"] is True and seen["game"] is None
+    with pytest.raises(SystemExit):
+        main(["play"])
+    with pytest.raises(SystemExit):
+        main(["play", "gang-of-dice", "--pace", "-1"])
+
+
+async def test_the_pace_is_the_services_ai_delay(tmp_path, monkeypatch):
+    import bot.terminal as terminal
+
+    delays: list[float] = []
+    real = terminal.TableService
+
+    def service(*args, **kw):
+        delays.append(kw["ai_delay"])
+        return real(*args, **{**kw, "ai_delay": 0})  # record it; the test itself never waits
+
+    monkeypatch.setattr(terminal, "TableService", service)
+    s = Script(["q", "y"])
+    tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0.6)
     await tg.run()
-    text = "\n".join(lines)
-    assert "(q to go back)" in text
-    assert text.count("1) Commit") >= 2  # the menu was shown again after "q"
+    assert delays == [0.6]
 
 
-def test_cli_options_are_named_and_checked():
+def test_default_db_path_is_known(monkeypatch, tmp_path):
+    from bot.terminal import default_db_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / "speakeasy" / "terminal.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_db_path() == Path.home() / ".local" / "share" / "speakeasy" / "terminal.db"
+
+
+# --- 7. no Discord wording ------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_terminal_variants_replace_discord_wording(lang):
+    from bot.i18n import Translator
+
+    t, term = Translator(lang), TerminalTranslator(lang)
+    for key in ("tpm.panel.trump", "tpm.panel.play", "game.gang-of-dice.rules"):
+        assert DISCORD_WORDS.search(t(key)), key  # the Discord text speaks of buttons / bold
+        assert not DISCORD_WORDS.search(term(key).replace("**", "")), key
+    # the terminal rules text is the Discord one but for its last paragraph (no drift)
+    assert term("game.gang-of-dice.rules").rsplit("\n", 1)[0] == t("game.gang-of-dice.rules").rsplit("\n", 1)[0]
+
+
+def test_rules_command_uses_terminal_wording(capsys):
     from bot.__main__ import main
 
-    with pytest.raises(SystemExit) as e:
-        main(["play", "gang-of-dice", "--option", "foo=1"])
-    assert "no option 'foo'" in str(e.value)
-    with pytest.raises(SystemExit) as e:
-        main(["simulate", "moonshine", "--option", "variant=bogus"])
-    assert "variant" in str(e.value)
-    with pytest.raises(SystemExit):
-        main(["play", "gang-of-dice", "--seed", str(2**70)])
+    assert main(["rules", "gang-of-dice"]) == 0
+    out = capsys.readouterr().out
+    assert "positions of the dice" in out and "＋" not in out
+
+
+# --- 8. no block printed twice ----------------------------------------------------------------------------
+async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_path, god_script):
+    rolls, _ = god_script
+    rolls += [(2, 2, 2), (3,)]
+    s = Script(["3", "b", "1", "s"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 1
+    before_b, after_b = s.text.split("> b")
+    # round 1's warning card is printed once although the board printed twice (commit, roll)
+    assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
+    assert before_b.count("Warning card:") == 1
+    assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
+    # the panel never repeats what the board shows
+    for panel in before_b.split("== Behind your screen ==")[1:]:
+        assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
+    # "b" prints the whole board again, warning card included, and asks the same question again
+    assert after_b.split("\n? ")[0].count("Warning card:") == 1
+    assert s.prompts[1] == s.prompts[2]
