@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
