@@ -189,7 +189,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         ph = view.phase
         if ph == "over":
             winners = [s for s, r in enumerate(view.ranks or []) if r == 1]
-            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners))
+            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
         if ph == "roll":
             return t("ms.status.roll", name=ctx.name(view.active), n=view.rerolls)
         if ph == "action":
@@ -363,6 +363,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             params["slot"] = (t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1) if slot[:1] == "s"
                               else card_name(int(slot[1:]), t))
         if "winners" in params:
+            params["n"] = len(params["winners"])
             params["winners"] = ", ".join(ctx.name(s) for s in params["winners"])
         if "scores" in params:
             params["scores"] = ", ".join(f"{ctx.name(s)} {n}" for s, n in enumerate(params["scores"]))
