@@ -128,7 +128,7 @@ def test_elision_ignores_markdown_and_case():
 
 def test_no_french_de_before_a_name_without_an_elision_object():
     """A French text with ``de {name}`` must be an elision object (or ``d'`` would be missing)."""
-    names = {"name", "names", "seat", "player", "target", "winner", "chooser", "bidder", "slot"}
+    names = {"name", "names", "seat", "player", "target", "winner", "chooser", "bidder", "slot", "card", "old"}
     for key, msg in catalog("fr").items():
         for text in leaves(msg, skip_elisions=True):
             for name in names:
