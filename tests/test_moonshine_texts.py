@@ -38,8 +38,8 @@ def field(panel, name: str) -> str:
 def test_rules_explain_the_card_line_notation():
     for lang in LANGS:
         card = P.rules(Translator(lang))
-        legend = field_value = next(f.value for f in card.fields if f.name == Translator(lang)("ms.rules.cards"))
-        assert "★" in field_value and "🌙1" in legend and "→" in legend and "[●○ 🔵]" in legend
+        legend = next(f.value for f in card.fields if f.name == Translator(lang)("ms.rules.cards"))
+        assert "★" in legend and "🌙1" in legend and "→" in legend and "[●○ 🔵]" in legend
     en = next(f.value for f in P.rules(Translator("en")).fields if f.name == "Reading a Client card")
     assert "the Moon tokens to discard when you validate it" in en
     assert "the points it scores" in en and "lower bonus" in en
