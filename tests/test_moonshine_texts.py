@@ -143,3 +143,12 @@ def test_log_lines_without_token_names_keep_a_correct_plural():
     assert P.event(Event("ms.ev.discarded", {"seat": 0, "n": 1}), en) == "🌙 Ann discards 1 Moon token."
     line = P.event(Event("ms.ev.validate", {"seat": 0, "card": C["The Baker"], "points": 1, "tokens": 0}), en)
     assert line == "✅ Ann validates The Baker (no 🌙 to discard) and now has 1 point."
+
+
+def test_the_active_player_sees_what_the_rerolls_should_find():
+    s = seat(BLIND_PIG, clients=("The Doorman", "The Baker"))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], phase="roll", dice=("music", "drink", "food", "", ""),
+                 rerolls=1)
+    panel = panel_of(state, 0)
+    text = field(panel, "Not validable yet")
+    assert "The Doorman: missing 🥃" in text and "The Baker: missing 🍗🍗" in text

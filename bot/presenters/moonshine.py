@@ -272,6 +272,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         elif view.phase == "roll":
             lines.insert(0, t("ms.panel.roll", n=view.rerolls, dice=_dice_text(view.dice)))
             rows = self._roll_rows(view, legal, t)
+            blocked = self._missing_lines(view, me, legal, src, t)  # what the rerolls should find
+            if blocked:
+                fields.append(Field(t("ms.panel.missing_title"), "\n".join(blocked)[:1024]))
         elif view.phase == "action":
             lines.insert(0, t("ms.panel.action", dice=_dice_text(view.dice)))
             rows = self._action_rows(me, legal, t)
