@@ -137,7 +137,8 @@ def test_no_french_de_before_a_name_without_an_elision_object():
 
 def test_lobby_says_exactly_when_min_equals_max():
     t = Translator("en")
-    assert t("lobby.seats_exact", n=2, min=3, max=3) == "Seats (2, exactly 3 players)"
+    assert t("lobby.seats_exact", n=2, min=3, max=3) == "Seats: 2 taken (exactly 3 players)"
+    assert Translator("fr")("lobby.seats", n=1, min=2, max=5) == "Places : 1 prise (2 à 5 joueurs)"
 
 
 def test_peek_and_scout_lines_label_every_value():
