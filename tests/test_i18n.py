@@ -197,3 +197,45 @@ def test_french_command_names_are_valid_discord_names():
         if key.startswith("cmd.") and key.endswith(".name") or key.startswith("cmd.arg."):
             assert isinstance(value, str)
             assert re.fullmatch(r"[-_\w]{1,32}", value) and value == value.lower(), key
+
+
+@pytest.mark.parametrize("key", ["gang-of-dice", "moonshine", "shop-battle", "three-player-moon"])
+def test_no_rendered_text_shows_a_placeholder_or_a_selector(key):
+    """Over an AI game, every board, panel and log line in both languages is fully formatted:
+    no ``{param}`` left visible (a parameter a message needs but its caller does not give)."""
+    from bot.presenters import PRESENTERS
+    from bot.presenters.base import RenderContext
+    from bot.ui import Button, Select
+    from engine.registry import GAMES
+
+    game, presenter = GAMES[key], PRESENTERS[key]
+    state = game.setup(7, game.min_players, {})
+    left = re.compile(r"\{[a-z_]+(:[^}]*)?\}|\$plural|\$elide")
+    texts: list[str] = []
+    for _ in range(60):
+        acting = sorted(game.to_act(state))
+        if not acting:
+            break
+        for lang in LANGS:
+            ctx = RenderContext(Translator(lang), tuple(f"IA {i}" for i in range(game.min_players)), None)
+            card = presenter.board(game.view(state, None), ctx)
+            texts += [card.title, card.description, card.footer or "", *(f.name + f.value for f in card.fields)]
+            for seat in acting:
+                sctx = RenderContext(ctx.t, ctx.names, seat)
+                legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+                panel = presenter.panel(game.view(state, seat), legal, sctx)
+                texts += [panel.card.description, panel.card.footer or "", *(f.name + f.value for f in panel.card.fields)]
+                for row in panel.rows:
+                    for comp in row:
+                        texts.append(comp.label if isinstance(comp, Button) else comp.placeholder)
+                        if isinstance(comp, Select):
+                            texts += [o.label + (o.description or "") for o in comp.options]
+                texts += [presenter.action_label(c, game.view(state, seat), sctx) for c in legal]
+        step = game.apply(state, {s: game.ai_action(state, s) for s in acting})
+        for lang in LANGS:
+            ctx = RenderContext(Translator(lang), tuple(f"IA {i}" for i in range(game.min_players)), 0)
+            texts += [presenter.event(e, ctx) for e in step.events]
+        state = step.state
+    bad = [x for x in texts if left.search(x)]
+    assert not bad, bad[:5]
+    assert len(texts) > 100
