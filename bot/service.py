@@ -351,7 +351,8 @@ class TableService:
                     seats.append(SeatRow(len(seats), None, f"{ai_name} {n}", True))
                 await self.db.replace_seats(table_id, seats)
             if not game.min_players <= len(seats) <= game.max_players:
-                raise ServiceError("err.not_enough_players", min=game.min_players, max=game.max_players)
+                raise ServiceError("err.players_exact" if game.min_players == game.max_players else "err.not_enough_players",
+                                   min=game.min_players, max=game.max_players)
             options = await self._setup_options(row)
             seed = self.seed_source()
             try:

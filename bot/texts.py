@@ -65,7 +65,8 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
         f"{i + 1}. " + (f"🤖 {escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>")
         for i, s in enumerate(table.seats)
     ) or "—"
-    fields = [Field(t("lobby.seats", n=len(table.seats), min=game.min_players, max=game.max_players), seats)]
+    seats_key = "lobby.seats_exact" if game.min_players == game.max_players else "lobby.seats"
+    fields = [Field(t(seats_key, n=len(table.seats), min=game.min_players, max=game.max_players), seats)]
     chosen = [f"{sel.placeholder}: **{o.label}**" for sel in selects for o in sel.options if o.default]
     if chosen:
         fields.append(Field(t("lobby.options"), "\n".join(chosen)[:1024]))
@@ -152,8 +153,11 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
     ctx = context(table, t, None)
     order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    lines = [
-        f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {outcome.scores[s]}" for s in order
-    ]
+    score_key = f"game.{table.row.game}.score"  # the score with its unit ("12 dice", "1 point")
+
+    def score(s: int) -> str:
+        return t(score_key, score=outcome.scores[s]) if t.has(score_key) else str(outcome.scores[s])
+
+    lines = [f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {score(s)}" for s in order]
     return Card(title=t("result.title", game=game_title(table.row.game, t)), description="\n".join(lines),
                 color=0xF1C40F, footer=t("result.footer"))

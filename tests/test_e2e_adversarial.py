@@ -106,7 +106,8 @@ async def test_start_with_too_few_players_is_refused(e2e):
     msg, tid = await lobby(world, alice, "three-player-moon")
     await world.click(bob, msg, f"se:l:{tid}:join")
     res = await world.click(alice, msg, f"se:l:{tid}:start")
-    assert "needs 3 to 3 players" in private_text(res)
+    assert "needs exactly 3 players" in private_text(res)
+    assert "Seats: 2 taken (exactly 3 players)" in msg.text()
     assert (await world.bot.service.table(tid)).row.status == "lobby"
     assert not world.threads
     # the lobby still works

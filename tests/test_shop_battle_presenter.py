@@ -144,7 +144,7 @@ def test_collector_target_panel_names_the_players():
     step = G.apply(st, {0: G.decode("t.2")})
     private = next(e for e in step.events if e.key == "sb.ev.peek_result")
     line = P.event(private, ctx("en", 0, 3))
-    assert "Chloé" in line and "C1 (1990 · 1 · 10 · 10)" in line and line.index("C1") < line.index("C3")
+    assert "Chloé" in line and "C1 (founded 1990 · 1 letter · street no. 10 · 10 games in the shop)" in line and line.index("C1") < line.index("C3")
     assert "10 s" in line
 
 

@@ -139,7 +139,7 @@ def test_discard_and_trump_buttons(lang):
     assert [len(r) for r in panel.rows] == [5, 4]
     labels = {b.code: b.label for row in panel.rows for b in row}
     assert set(labels) == {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "tD", "tN"}
-    assert labels["t6"].endswith("· 6")  # six of the seven tiles would be trumps
+    assert labels["t6"].endswith("· 6 " + ("tiles" if lang == "en" else "tuiles"))  # 6 of the 7 tiles would be trumps
     assert labels["tN"] == Translator(lang)("tpm.trump.none")
     # The bidder's panel remembers the widow and the discard; the others' do not.
     assert "[0|0]" in card_text(panel.card)

@@ -123,7 +123,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         cur = view.current
         if view.phase == "over" or cur is None:
             winners = [s for s, r in enumerate(view.ranks or ()) if r == 1]
-            return t("god.status.over", names=", ".join(ctx.name(s) for s in winners))
+            return t("god.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
         if view.phase == "commit":
             return t("god.status.commit", name=ctx.name(cur))
         return t("god.status.roll", name=ctx.name(cur), roll=view.seats[cur].rolls)
@@ -227,6 +227,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         if "card" in params:
             params["card"] = card_name(t, params["card"])
         if "winners" in params:
+            params["n"] = len(params["winners"])
             params["winners"] = ", ".join(ctx.name(s) for s in params["winners"])
         if "stocks" in params:
             params["stocks"] = ", ".join(f"{ctx.name(s)} {n}" for s, n in enumerate(params["stocks"]))

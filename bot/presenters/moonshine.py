@@ -24,6 +24,12 @@ Panels (at most 5 rows; selects alone in their row, 25 options at most):
   ``min = max = n`` if there were more than 25 ways);
 - keep / pick / replace: a select of cards (plus "Keep none" for pick);
 - draft: a multi-select of the offered cards with ``min = max = n`` (prefix ``draft.``).
+
+Comprehension (issue 13): every panel's footer is the legend of a Client line (★ points, the
+🌙 after a cost = Moon tokens to discard, ``[●○ …]`` upper bonus, ``→`` lower bonus), also a
+field of ``/rules moonshine``; the action panel lists each Client the seat cannot validate with
+what it misses (resources, Moon tokens, dice it has no access to); replacing a Client warns
+that the Moon tokens on it are discarded (``docs/rules/moonshine.md``, RULINGS M4).
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
 from engine.core import Event
 from engine.moonshine.cards import card_set
+from engine.moonshine.dice import shortfall
+from engine.moonshine.icons import client_info
 from engine.moonshine.view import MoonshineView, Offer, PlayerView, PrivateView, SeatBoard
 
 RES_EMOJI = {
@@ -117,6 +125,33 @@ def card_option(cid: int, t: Translator, value: str) -> SelectOption:
     return SelectOption(label[:100], value, desc[:100])
 
 
+def missing(cid: int, sources: Sequence[int], tokens: int, discount: int) -> tuple[tuple[int, int, int], int]:
+    """What Client ``cid`` misses to be validated (RULINGS M4): ``((food, music, drink), moon)``.
+
+    ``sources`` are the seat's 7 resource sources by mask 1..7 (``PrivateView.sources``),
+    ``tokens`` its Moon tokens, ``discount`` its discount icons. The resources are one smallest
+    set whose addition makes the exact matching succeed (the matching's deficiency is lowered one
+    unit at a time); ``moon`` is ``max(0, moon cost - discount - tokens)``."""
+    ci = client_info(cid)
+    src = [0, *sources[:7]]
+    cost = list(ci.cost)
+    short = shortfall(cost, src)
+    miss = [0, 0, 0]
+    while short > 0:
+        for r in range(3):
+            if cost[r]:
+                cost[r] -= 1
+                now = shortfall(cost, src)
+                if now < short:
+                    miss[r] += 1
+                    short = now
+                    break
+                cost[r] += 1
+        else:  # pragma: no cover - the deficiency always drops for some resource
+            break
+    return (miss[0], miss[1], miss[2]), max(0, ci.moon - discount - tokens)
+
+
 def _dice_text(dice: Sequence[str]) -> str:
     parts = [f"{DIE_EMOJI[i]}{RES_EMOJI[f]}" for i, f in enumerate(dice) if f]
     return " ".join(parts) if parts else "—"
@@ -189,7 +224,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         ph = view.phase
         if ph == "over":
             winners = [s for s, r in enumerate(view.ranks or []) if r == 1]
-            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners))
+            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
         if ph == "roll":
             return t("ms.status.roll", name=ctx.name(view.active), n=view.rerolls)
         if ph == "action":
@@ -237,9 +272,17 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         elif view.phase == "roll":
             lines.insert(0, t("ms.panel.roll", n=view.rerolls, dice=_dice_text(view.dice)))
             rows = self._roll_rows(view, legal, t)
+            blocked = self._missing_lines(view, me, legal, src, t)  # what the rerolls should find
+            if blocked:
+                fields.append(Field(t("ms.panel.missing_title"), "\n".join(blocked)[:1024]))
         elif view.phase == "action":
             lines.insert(0, t("ms.panel.action", dice=_dice_text(view.dice)))
             rows = self._action_rows(me, legal, t)
+            blocked = self._missing_lines(view, me, legal, src, t)
+            if blocked:
+                if not any(c.startswith("val.") for c in legal):
+                    lines.append(t("ms.panel.none_validable"))
+                fields.append(Field(t("ms.panel.missing_title"), "\n".join(blocked)[:1024]))
         else:
             queue = priv.queue
             front = queue[0] if queue and head != "lose" else None
@@ -249,8 +292,34 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 offered = "\n".join(card_line(c, t) for c in front.cards)
                 fields.append(Field(t("ms.panel.offered", n=len(front.cards)), offered[:1024]))
         fields.insert(0, self._seat_field(seat, view, ctx))
-        card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
+        card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR,
+                    footer=t("ms.legend.short"))
         return Panel(card=card, rows=tuple(rows))
+
+    def _missing_lines(self, view: MoonshineView, me: SeatBoard, legal: Sequence[str], src: Sequence[int],
+                       t: Translator) -> list[str]:
+        """One line per Client in front of the seat that it cannot validate: what it misses."""
+        out = []
+        locked = [(DIE_EMOJI[i], view.dice[i]) for i, ok in ((3, me.icons.blue), (4, me.icons.orange))
+                  if not ok and view.dice[i]]
+        for cid in me.clients:
+            if f"val.{cid}" in legal:
+                continue
+            (food, music, drink), moon = missing(cid, src, me.tokens, me.icons.discount)
+            parts = []
+            res = "🍗" * food + "🎵" * music + "🥃" * drink
+            if res:
+                parts.append(res)
+            if moon:
+                parts.append(t("ms.panel.missing_moon", n=moon))
+            if not parts:
+                continue
+            line = t("ms.panel.missing", card=card_name(cid, t), what=" + ".join(parts))
+            needed = {"food": food, "music": music, "drink": drink}
+            hints = [t("ms.panel.locked_die", die=die, face=RES_EMOJI[face]) for die, face in locked
+                     if face == "any" or any(needed.get(r) for r in face.split("_or_"))]
+            out.append(" ".join([line, *hints]))
+        return out
 
     def _roll_rows(self, view: MoonshineView, legal: Sequence[str], t: Translator) -> list[tuple[Any, ...]]:
         dice = view.dice
@@ -326,12 +395,25 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             opts = tuple(card_option(int(c[5:]), t, c) for c in picks)
             rows: list[tuple[Any, ...]] = [(Select(t("ms.ph.pick"), opts),)]
             rows.append((Button(t("ms.btn.pick_none"), "pick.none", "secondary"),))
-            return rows, t("ms.panel.pick")
+            text = t("ms.panel.pick")
+            if me.clients and len(me.clients) >= me.icons.client and any(me.cl_tokens):
+                text += "\n" + t("ms.panel.pick_warn")
+            return rows, text
         if head == "rep":
             picked = front.cards[0] if front and front.cards else None
-            opts = tuple(card_option(int(c[4:]), t, c) for c in legal[:25])
-            text = t("ms.panel.replace", card=card_name(picked, t) if picked is not None else "?")
-            return [(Select(t("ms.ph.replace"), opts),)], text
+            rep_opts: list[SelectOption] = []
+            warn = []
+            for c in legal[:25]:
+                cid = int(c[4:])
+                opt = card_option(cid, t, c)
+                tok = me.cl_tokens[me.clients.index(cid)] if cid in me.clients else 0
+                if tok:
+                    warn.append(t("ms.panel.replace_warn", card=card_name(cid, t), n=tok))
+                    desc = t("ms.opt.discards", n=tok) + " · " + (opt.description or "")
+                    opt = SelectOption(opt.label, opt.value, desc[:100])
+                rep_opts.append(opt)
+            text = "\n".join([t("ms.panel.replace", card=card_name(picked, t) if picked is not None else "?"), *warn])
+            return [(Select(t("ms.ph.replace"), tuple(rep_opts)),)], text
         if head == "draft":
             n = front.n if front else 2
             offered = front.cards if front else ()
@@ -359,16 +441,29 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if "dice" in params:
             params["dice"] = _dice_text(params["dice"])
         if "slot" in params:
-            slot = str(params["slot"])
-            params["slot"] = (t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1) if slot[:1] == "s"
-                              else card_name(int(slot[1:]), t))
+            params["slot"] = self._slot_name(str(params["slot"]), t)
         if "winners" in params:
+            params["n"] = len(params["winners"])
             params["winners"] = ", ".join(ctx.name(s) for s in params["winners"])
         if "scores" in params:
             params["scores"] = ", ".join(f"{ctx.name(s)} {n}" for s, n in enumerate(params["scores"]))
         if isinstance(params.get("seat"), int):
             params["seat"] = ctx.name(params["seat"])
-        return t(event.key, **params)
+        key = event.key
+        if key == "ms.ev.validate" and isinstance(params.get("on_card"), int):
+            key = "ms.ev.validate_on_card"
+        elif key == "ms.ev.discarded" and isinstance(params.get("slots"), dict):
+            params["tokens"] = ", ".join(t("ms.token_from", n=c, slot=self._slot_name(k, t))
+                                         for k, c in params["slots"].items())
+            key = "ms.ev.discarded_from"
+        elif key == "ms.ev.replace" and isinstance(params.get("tokens"), int) and params["tokens"]:
+            key = "ms.ev.replace_tokens"
+        return t(key, **params)
+
+    @staticmethod
+    def _slot_name(slot: str, t: Translator) -> str:
+        """A slot key of an event (``s1``, ``c12``) as a name."""
+        return t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1) if slot[:1] == "s" else card_name(int(slot[1:]), t)
 
     def action_label(self, code: str, view: MoonshineView, ctx: RenderContext) -> str:
         """Human label of a code (``val.12`` → "Validate The Baker", ``moon``, ``draw``…)."""
@@ -404,6 +499,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         )),)
 
     def rules(self, t: Translator) -> Card:
-        """Rules summary plus an icon legend."""
+        """Rules summary plus the legend of a Client line (★, the 🌙 after a cost, ``→``) and of the icons."""
         return Card(title=self.title(t), description=t("game.moonshine.rules"),
-                    fields=(Field(t("ms.rules.icons"), t("ms.rules.legend")),), color=_COLOR)
+                    fields=(Field(t("ms.rules.cards"), t("ms.legend.card")),
+                            Field(t("ms.rules.icons"), t("ms.rules.legend"))), color=_COLOR)

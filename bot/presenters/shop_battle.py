@@ -104,7 +104,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         t = ctx.t
         if view.phase == "over":
             names = ", ".join(ctx.name(s) for s in view.winners)
-            return t("sb.status.over", names=names or "—")
+            return t("sb.status.over", names=names or "—", n=len(view.winners))
         if view.phase == "target" and view.pending:
             pend = view.pending
             return t("sb.status.target", name=ctx.name(pend.owner), card=pend.card.name)
@@ -235,13 +235,14 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
 
     def event(self, event: Event, ctx: RenderContext) -> str:
         """One log line: seats become names, characteristic/direction codes become words, card
-        lists (HYPER U peek, scout) become ``Name (year, letters, street, games)`` lists."""
+        lists (HYPER U peek, scout) become ``Name (founded …, … letters, street no. …, … games)`` lists."""
         t = ctx.t
         params = dict(event.params)
         for key in ("seat", "winner", "target", "loser", "bidder", "chooser", "player"):
             if key in params and isinstance(params[key], int):
                 params[key] = ctx.name(params[key])
         if isinstance(params.get("players"), list):
+            params["n"] = len(params["players"])
             params["players"] = ", ".join(ctx.name(s) for s in params["players"])
         if params.get("char") in CHARACTERISTICS:
             params["char"] = t(f"sb.char.{params['char']}")
@@ -252,18 +253,21 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         if event.key == "sb.ev.collector" and params.get("power") in POWER_KINDS:
             params["power"] = power_text(t, params["power"], params.get("params"))
         if isinstance(params.get("cards"), list):
-            params["cards"] = "; ".join(self._card_brief(c) for c in params["cards"]) or "—"
+            params["cards"] = "; ".join(self._card_brief(c, t) for c in params["cards"]) or "—"
         if isinstance(params.get("tops"), list):
             params["tops"] = "; ".join(
-                f"{ctx.name(x['seat'])}: {self._card_brief(x['card'])}" for x in params["tops"]
+                f"{ctx.name(x['seat'])}: {self._card_brief(x['card'], t)}" for x in params["tops"]
             ) or "—"
         return t(event.key, **params)
 
     @staticmethod
-    def _card_brief(card: dict[str, Any]) -> str:
+    def _card_brief(card: dict[str, Any], t: Translator) -> str:
+        """A card of a peek or scout list with its labelled values: ``Name (founded 2001 ·
+        16 letters · street no. 9 · 0 games in the shop)``; a Collector as ``✨ Name``."""
         if card.get("kind") != "shop":
             return f"✨ {card['name']}"
-        return f"{card['name']} ({card['year']} · {card['letters']} · {card['street']} · {card['games']})"
+        return t("sb.brief", name=card["name"], year=card["year"], letters=card["letters"], street=card["street"],
+                 games=card["games"])
 
     def action_label(self, code: str, view: ShopBattleView, ctx: RenderContext) -> str:
         """``c.year.hi`` → "Year founded, higher wins"; ``t.2`` → "Target: <name>"."""

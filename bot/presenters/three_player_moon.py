@@ -95,7 +95,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         phase = view.phase
         if phase == "over":
             names = ", ".join(ctx.name(s) for s in view.winners)
-            return t("tpm.status.over", names=names)
+            return t("tpm.status.over", names=names, n=len(view.winners))
         name = ctx.name(view.turn)
         if phase == "bid":
             return t("tpm.status.bid", name=name)

@@ -88,7 +88,7 @@ def _dice_row(c: Canvas, x: int, faces: Sequence[int], max_w: int, marks: Sequen
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     if view["phase"] == "over":
         winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
-        return plain(t("god.status.over", names=", ".join(name_of(names, s) for s in winners)))
+        return plain(t("god.status.over", names=", ".join(name_of(names, s) for s in winners), n=len(winners)))
     cur = view["current"]
     if view["phase"] == "commit":
         return plain(t("god.status.commit", name=name_of(names, cur)))

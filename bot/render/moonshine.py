@@ -177,7 +177,7 @@ def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     ph = view["phase"]
     if ph == "over":
         winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
-        return plain(t("ms.status.over", names=", ".join(name_of(names, s) for s in winners)))
+        return plain(t("ms.status.over", names=", ".join(name_of(names, s) for s in winners), n=len(winners)))
     if ph == "roll":
         return plain(t("ms.status.roll", name=name_of(names, view["active"]), n=view["rerolls"]))
     return plain(t(f"ms.status.{ph}"))

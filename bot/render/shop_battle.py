@@ -82,7 +82,8 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     phase = view["phase"]
     if phase == "over":
-        return plain(t("sb.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", [])) or "—"))
+        return plain(t("sb.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", [])) or "—",
+                       n=len(view.get("winners", []))))
     pend = view.get("pending")
     if phase == "target" and pend:
         return plain(t("sb.status.target", name=name_of(names, pend["owner"]), card=pend["card"]["name"]))

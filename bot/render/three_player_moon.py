@@ -83,7 +83,8 @@ def group_hand(hand: Sequence[Sequence[int]], trump: str | None) -> list[tuple[i
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     phase = view["phase"]
     if phase == "over":
-        return plain(t("tpm.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", []))))
+        return plain(t("tpm.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", [])),
+                       n=len(view.get("winners", []))))
     return plain(t(f"tpm.status.{phase}", name=name_of(names, view.get("turn"))))
 
 
