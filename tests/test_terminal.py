@@ -147,7 +147,7 @@ async def test_a_count_is_a_typed_number_not_a_menu_entry(tmp_path, god_script):
     assert s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "
     assert "Commit all 48? (y/n)" in s.prompts[1]  # every die of the stock asks first
     assert s.prompts[2] == s.prompts[0]
-    assert "Player 1 (you) puts 2 🎲 on the table." in s.text
+    assert "Player 1 (you) puts 2 dice 🎲 on the table." in s.text
     assert (await action_log(tmp_path / "t.db"))[0] == "c2"
     assert not re.search(r"^\s+\d+\) ", s.text.split("puts 2")[0], re.M)  # no numbered menu before
 
