@@ -81,15 +81,27 @@ def raw_names(table: TableView) -> tuple[str, ...]:
     return tuple(s.name or "?" for s in table.seats)
 
 
+#: (table id, "board" or "panel") whose drawing failure was already logged as an error
+_FAILED: set[tuple[int, str]] = set()
+
+
 async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | None:
-    """``draw(*args)`` in a worker thread; ``None`` (logged without the message) on failure."""
+    """``draw(*args)`` in a worker thread; ``None`` on failure (an exception, or no bytes),
+    logged as an error once per table and kind (then at debug level), without the exception's
+    message: it could quote a private view."""
     try:
-        png: bytes = await asyncio.to_thread(draw, *args)
-        return png
+        png: bytes | None = await asyncio.to_thread(draw, *args)
+        problem = "" if png else "no picture"
     except Exception as exc:
-        log.error("drawing the %s of table %s (%s) failed: %s; showing the text instead",
-                  what, table.id, table.row.game, type(exc).__name__)
+        png, problem = None, type(exc).__name__
+    if problem:
+        first = (table.id, what) not in _FAILED
+        _FAILED.add((table.id, what))
+        log.log(logging.ERROR if first else logging.DEBUG,
+                "drawing the %s of table %s (%s) failed: %s; showing the text instead",
+                what, table.id, table.row.game, problem)
         return None
+    return png
 
 
 async def board_picture(table: TableView, known_key: str | None = None) -> Picture | None:
