@@ -140,6 +140,9 @@ class DiscordNotifier(Notifier):
             except discord.HTTPException:
                 log.warning("board edit of table %s failed", table.id, exc_info=True)
                 return False
+        if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
+            self._pictures.pop(table.id, None)
+            picture = await self._board_picture(table, place)
         msg = await self._send(table, view=view, **self._board_content(table.id, board, t, picture, new=True))
         if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
             picture = None

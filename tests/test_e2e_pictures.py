@@ -168,3 +168,21 @@ async def test_rest_calls_per_applied_step_of_a_full_game(e2e, game):
     assert count.steps > 10
     assert count.own_per_step <= 3, count
     assert count.uploads > 0
+
+
+async def test_a_deleted_board_comes_back_with_its_picture(e2e):
+    """A moderator deletes the board (harness internals: the facade has no delete action); the
+    next redraw posts a new board that carries the picture again (drawn anew, not a dangling
+    reference to the deleted message's attachment)."""
+    world = await e2e(seeds=[7], pictures=True)
+    alice, root = world.member("alice"), world.member("root", admin=True)
+    tid = await open_table(world, alice, "gang-of-dice", ai=1)
+    board = board_of(world, tid)
+    await root._actor.delete(world._sim_message(board))
+    await world.settle()
+    # a redraw with the same picture (e.g. a member coming back), awaited here directly
+    assert await world.bot.notifier.draw_board(await world.bot.service.table(tid))
+    await world.settle()
+    new_board = board_of(world, tid)
+    assert new_board.id != board.id
+    assert board_png(world, new_board) == await expected_board(world, tid)
