@@ -1,6 +1,8 @@
 """Benchmarks (not tests): engine random playouts per second per game, full games per second
 through the TableService with SQLite in a temporary folder, and board pictures (median and p95
-render time, median and largest PNG size; budget 30 ms and 300 KB, see bot/render).
+render time, median and largest PNG size; budget 30 ms and 300 KB, see bot/render), and Discord
+calls per applied step over a full game through the offline harness (bench/discord_calls.py;
+needs the test extras; budget 3 REST calls per step).
 
     .venv/bin/python -m bench.run [--seconds 3] [--games 5] [--only GAME]
 
@@ -114,6 +116,14 @@ def main() -> None:
         med, p95, size, biggest = render_boards(key)
         print(f"render  {key:18} board median {med:5.1f} ms  p95 {p95:5.1f} ms  "
               f"PNG median {size / 1000:5.1f} KB  max {biggest / 1000:5.1f} KB")
+    try:
+        import tests.harness  # noqa: F401  (the test extras)
+        from bench import discord_calls
+    except ImportError:
+        print("discord (skipped: install the test extras for the offline Discord harness)")
+        return
+    for key in keys:
+        print(discord_calls.line(asyncio.run(discord_calls.count_game(key))))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,10 @@ class Settings(BaseSettings):
             (``"gang-of-dice,moonshine"``), or ``"all"`` (the default; blank means all too).
             Stored normalised (registry order, no repeats); read it as :attr:`games`. Running
             tables of a game disabled later still finish; only new lobbies are refused.
+        pictures: ``PICTURES=on|off`` (also true/false, 1/0, yes/no; default on): the board
+            and the private panels carry a picture (``bot/render``) beside a short text; off
+            shows the text boards only. Without the Attach Files permission, or when a picture
+            cannot be drawn, the text board is shown anyway.
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
@@ -44,6 +48,7 @@ class Settings(BaseSettings):
     leaderboard_min_games: int = Field(default=3, ge=1, le=1000)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     enabled_games: str = "all"
+    pictures: bool = True
 
     @property
     def games(self) -> tuple[str, ...]:

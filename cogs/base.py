@@ -26,6 +26,7 @@ from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView
 from bot.ui import Button, NumberPrompt, Panel, Select
+from cogs import pictures
 from cogs.components import STYLES, LobbyButton, NumberModal, NumberModalId, embed, lobby_option_select, panel_view
 from cogs.notifier import message_link
 from engine.core import Event
@@ -240,11 +241,46 @@ class GameCog(commands.Cog):
             kwargs["view"] = view
         return kwargs
 
+    async def _panel_picture(self, interaction: discord.Interaction, table: TableView, seat: int,
+                             kwargs: dict[str, Any], *, edit: bool) -> dict[str, Any]:
+        """``kwargs`` of :meth:`_render_panel` with the panel's picture (its short text: the
+        title and description, the picture shows the rest). ``edit``: for an edit of the clicked
+        panel, whose attachment is kept when the picture did not change. Unchanged ``kwargs``
+        (but no attachment left on an edit) when pictures are off, the bot may not attach
+        files here, or rendering failed."""
+        if not self.bot.settings.pictures:
+            return kwargs
+        perms = getattr(interaction, "app_permissions", None)
+        picture = None
+        current = [a for a in (interaction.message.attachments if edit and interaction.message else [])
+                   if a.filename.startswith("panel-")]
+        if perms is None or perms.attach_files:
+            game = table.game
+            legal: tuple[str, ...] = ()
+            if table.row.status == "running" and seat in table.to_act():
+                legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+            picture = await pictures.panel_picture(table, seat, legal, current[0].filename if current else None)
+        else:
+            log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
+        if picture is None:
+            return {**kwargs, "attachments": []} if edit else kwargs
+        card = texts.panel(table, seat, user_t(interaction)).card
+        e = pictures.with_image(embed(pictures.short_card(card, set(), headline_only=False)), picture)
+        if picture.png is None:
+            return {**kwargs, "embed": e, "attachments": current[:1]}
+        return {**kwargs, "embed": e, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
+
     async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
-        """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…)."""
+        """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
+        and its picture (the text panel if the upload is refused)."""
         events = await self.service.recent_events(table.id, 40)
         notes = texts.private_notes(events, table, t, seat)
-        await reply(interaction, **self._render_panel(table, seat, t, "\n".join(notes)[:1900]))
+        kwargs = self._render_panel(table, seat, t, "\n".join(notes)[:1900])
+        try:
+            await reply(interaction, **await self._panel_picture(interaction, table, seat, kwargs, edit=False))
+        except discord.Forbidden:
+            log.warning("panel picture of table %s refused; sending the text panel", table.id)
+            await reply(interaction, **kwargs)
 
     async def panel_for(self, interaction: discord.Interaction, table_id: int, version: int) -> Panel:
         """The panel the clicker saw at ``version`` (recomputed); refuses stale and foreign clicks."""
@@ -303,9 +339,20 @@ class GameCog(commands.Cog):
         kwargs = self._render_panel(table, seat, t, notice)
         if in_panel:
             kwargs.setdefault("view", None)
-            await interaction.edit_original_response(**kwargs)
-        else:  # a click on a public message: answer privately
-            await interaction.followup.send(ephemeral=True, **kwargs)
+        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel)
+        try:
+            if in_panel:
+                await interaction.edit_original_response(**shown)
+            else:  # a click on a public message: answer privately
+                await interaction.followup.send(ephemeral=True, **shown)
+        except discord.Forbidden:
+            if shown is kwargs:
+                raise
+            log.warning("panel picture of table %s refused; showing the text panel", table_id)
+            if in_panel:
+                await interaction.edit_original_response(**kwargs, attachments=[])
+            else:
+                await interaction.followup.send(ephemeral=True, **kwargs)
         for event, secs in flashes:
             if secs:
                 text = texts.private_log([event], table, t, seat)[0]

@@ -10,7 +10,11 @@ Installed while at least one ``DiscordWorld`` is open, removed when the last clo
 2. **Locales.** simcord hard-codes ``locale`` and ``guild_locale`` = "en-US" in every
    INTERACTION_CREATE. We rewrite them: ``locale`` = the member's locale
    (``world.member(..., locale="fr")``), ``guild_locale`` = the guild's preferred locale.
-3. **Network tripwire.** The real discord.py transports (``HTTPClient.request``,
+3. **Attach Files, and a record of uploads.** simcord stores uploaded files but never checks
+   the Attach Files permission when the bot posts or edits a channel message with files;
+   Discord answers 403 (50013 Missing Permissions). We check it, and record every uploaded
+   file (``world.uploads``: method, path, filename) so tests can count uploads.
+4. **Network tripwire.** The real discord.py transports (``HTTPClient.request``,
    ``AsyncWebhookAdapter.request``, ``HTTPClient.get_from_cdn``) and aiohttp's
    ``ClientSession._request`` raise if anything reaches them. simcord's fakes override
    those methods in subclasses, so only a leak to the real network trips the wire.
@@ -19,13 +23,18 @@ Installed while at least one ``DiscordWorld`` is open, removed when the last clo
 from __future__ import annotations
 
 import asyncio
+import re
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import discord.http
 import discord.webhook.async_
+import simcord.http.router as sc_router
 import simcord.interactions as sc_interactions
+from simcord.backend import errors as sc_errors
+from simcord.backend import permissions as sc_permissions
 from simcord.http.client import FakeHTTPClient, FakeWebhookAdapter
 
 
@@ -37,6 +46,18 @@ class NetworkAccessAttempted(RuntimeError):
 _WORLDS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _installed = 0
 _saved: list[tuple[Any, str, Any]] = []
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file the bot uploaded: the request (``method``, ``path``) and the file's name."""
+
+    method: str
+    path: str
+    filename: str
+
+
+_CHANNEL_MESSAGE = re.compile(r"/channels/(?P<channel>[0-9]+)/messages(/[0-9]+)?")
 
 
 def register_world(backend: Any, world: Any) -> None:
@@ -101,7 +122,30 @@ def install() -> None:
     _saved.append((sc_interactions, "base_payload", base_payload))
     sc_interactions.base_payload = localized_base_payload
 
-    # 3. network tripwire on the *real* transports
+    # 3. Attach Files on channel messages with files; a record of every upload
+    dispatch = sc_router.dispatch
+
+    def checked_dispatch(backend: Any, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        files = list(kwargs.get("files") or [])
+        world = _WORLDS.get(id(backend))
+        if files:
+            m = _CHANNEL_MESSAGE.fullmatch(path)
+            if m and method in ("POST", "PATCH"):
+                channel = backend.channels.get(int(m["channel"]))
+                if channel is not None and channel.guild_id is not None:
+                    perms = backend.compute_permissions(channel.guild_id, backend.bot_user.id, channel.id)
+                    if not perms & sc_permissions.flag("attach_files"):
+                        backend.http_requests.append(sc_router.HttpLogEntry(method, path, {}, None, None))
+                        raise sc_errors.missing_permissions()
+        result = dispatch(backend, method, path, *args, **kwargs)
+        if world is not None:
+            world._uploads.extend(Upload(method, path, str(getattr(f, "filename", "?"))) for f in files)
+        return result
+
+    _saved.append((sc_router, "dispatch", dispatch))
+    sc_router.dispatch = checked_dispatch
+
+    # 4. network tripwire on the *real* transports
     def tripwire(what: str) -> Any:
         async def refuse(*_args: Any, **_kwargs: Any) -> Any:
             raise NetworkAccessAttempted(

@@ -135,10 +135,27 @@ class Version:
     embeds: tuple[dict[str, Any], ...]
     raw_components: tuple[dict[str, Any], ...]
     flags: int
+    attachments: tuple[dict[str, Any], ...] = ()
 
     @property
     def components(self) -> list[Comp]:
         return flatten_components(self.raw_components)
+
+    @property
+    def attachment_ids(self) -> tuple[str, ...]:
+        """The ids of this version's attachments (a kept attachment keeps its id; a new upload
+        gets a new one)."""
+        return tuple(str(a.get("id")) for a in self.attachments)
+
+    def attachment(self, filename: str) -> dict[str, Any] | None:
+        """The attachment called ``filename`` (``id``, ``filename``, ``description``, ``size``,
+        ``url``, ``content_type``), or ``None``."""
+        return next((copy.deepcopy(a) for a in self.attachments if a.get("filename") == filename), None)
+
+    @property
+    def image_urls(self) -> list[str]:
+        """The image URLs of the embeds (``attachment://name`` for an uploaded picture)."""
+        return [(e.get("image") or {}).get("url") for e in self.embeds if (e.get("image") or {}).get("url")]
 
     def text(self) -> str:
         """Content + embed texts + component labels/placeholders/option labels, one per line."""
@@ -209,6 +226,21 @@ class Msg:
             if c.custom_id == custom_id:
                 return c
         raise KeyError(f"message {self.id} has no component {custom_id!r}; has {self.custom_ids}")
+
+    @property
+    def attachments(self) -> list[dict[str, Any]]:
+        """The current attachments as Discord wire dicts (``id``, ``filename``, ``description``,
+        ``size``, ``url``, ``content_type``); read the bytes with ``world.attachment_bytes``."""
+        return [copy.deepcopy(a) for a in self.current.attachments]
+
+    def attachment(self, filename: str) -> dict[str, Any] | None:
+        """The current attachment called ``filename``, or ``None``."""
+        return self.current.attachment(filename)
+
+    @property
+    def image_urls(self) -> list[str]:
+        """The current embeds' image URLs (``attachment://board.png`` for an uploaded picture)."""
+        return self.current.image_urls
 
     @property
     def flags(self) -> int:
@@ -331,6 +363,7 @@ class Journal:
             embeds=tuple(copy.deepcopy(message.embeds or [])),
             raw_components=tuple(copy.deepcopy(message.components or [])),
             flags=int(message.flags or 0),
+            attachments=tuple(copy.deepcopy(list(message.attachments or []))),
         )
 
     def _created(self, message: Any) -> None:

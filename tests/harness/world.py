@@ -275,6 +275,7 @@ class DiscordWorld:
         self._factory: BotFactory | discord.Client | None = None
         self._seen_versions: dict[tuple[int | None, int], int] = {}
         self._seen_threads: set[int] = set()
+        self._uploads: list[_patches.Upload] = []
 
     # ----------------------------------------------------------- lifecycle
 
@@ -764,6 +765,28 @@ class DiscordWorld:
     def http_log(self) -> list[Any]:
         """Every REST/webhook request the bot made (entries with method, path, json)."""
         return list(self._env.http_requests)
+
+    def bot_rest_calls(self, since: int = 0) -> list[Any]:
+        """The REST requests the bot made on its own, from ``http_log[since:]``: everything but
+        the answers to interactions (``/interactions/...`` callbacks and the interaction
+        webhook's ``/webhooks/<app>/<token>...`` edits and follow-ups). Posting, editing and
+        deleting channel messages, creating threads... are counted."""
+        return [e for e in self.http_log[since:]
+                if not e.path.startswith("/interactions/") and not e.path.startswith("/webhooks/")]
+
+    @property
+    def uploads(self) -> list[_patches.Upload]:
+        """Every file the bot uploaded (messages, edits, interaction answers), oldest first."""
+        return list(self._uploads)
+
+    def attachment_bytes(self, attachment: dict[str, Any] | str) -> bytes:
+        """The bytes of an attachment (a wire dict from ``Msg.attachments``, or its URL), from
+        the simulated CDN. ``KeyError`` when nothing is stored there."""
+        url = attachment if isinstance(attachment, str) else attachment["url"]
+        data = self._env.backend.cdn.get(url)
+        if data is None:
+            raise KeyError(url)
+        return bytes(data)
 
     def transcript(self) -> str:
         """Human-readable log of gateway events and HTTP calls, in order (for debugging)."""

@@ -1,0 +1,149 @@
+"""Pictures on Discord messages: the board's and the panels' PNG files (:mod:`bot.render`), with
+the text fallback.
+
+- :func:`board_picture` / :func:`panel_picture` draw (off the event loop, cached) the picture of
+  a table's public view / of one seat's view and legal codes, and return a :class:`Picture`, or
+  ``None`` when pictures are off (``PICTURES=off``), the bot may not attach files where the
+  message goes, or rendering failed: the caller then shows the text board. A failure is logged
+  with the table id and the exception's type only (a message could quote a private view).
+- The :attr:`Picture.key` (:func:`bot.render.picture_key`, a hash of the view, names, language
+  and legal codes) decides whether a new file is uploaded: a message whose picture has the same
+  key keeps its attachment and only its text is edited.
+- Display names reach the renderers raw (unescaped): a picture has no markdown.
+
+The public board picture is drawn from ``game.view_json(state, None)`` only, so it cannot show
+hidden information; a panel picture from that seat's own view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import discord
+
+from bot import render
+from bot.service import TableView
+from bot.ui import Card
+
+log = logging.getLogger(__name__)
+
+BOARD_FILE = "board.png"
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A drawn picture: its PNG bytes, its key, the file name to upload it under and a short
+    description (the attachment's alt text, for screen readers)."""
+
+    png: bytes | None
+    key: str
+    filename: str
+    alt: str = ""
+
+    def file(self) -> discord.File:
+        """A new upload of the picture (``ValueError`` when its bytes were not drawn)."""
+        if self.png is None:
+            raise ValueError("picture not drawn")
+        return discord.File(io.BytesIO(self.png), filename=self.filename, description=self.alt[:1000] or None)
+
+    @property
+    def url(self) -> str:
+        """What an embed's image points at: ``attachment://<filename>``."""
+        return f"attachment://{self.filename}"
+
+
+def panel_filename(key: str) -> str:
+    """A panel picture's file name: it carries the key, so an ephemeral panel edited in place
+    knows from its own attachment whether its picture changed."""
+    return f"panel-{key[:20]}.png"
+
+
+def can_attach(place: Any, me: Any = None) -> bool:
+    """Whether the bot may attach files in ``place`` (a channel or thread) as far as the cache
+    knows; ``True`` when it cannot tell (a partial channel: Discord's answer decides)."""
+    perms_for = getattr(place, "permissions_for", None)
+    guild = getattr(place, "guild", None)
+    member = me if me is not None else getattr(guild, "me", None)
+    if perms_for is None or member is None:
+        return True
+    try:
+        return bool(perms_for(member).attach_files)
+    except Exception:  # an incomplete cache: let Discord decide
+        return True
+
+
+def raw_names(table: TableView) -> tuple[str, ...]:
+    """Display names in seat order, unescaped (pictures have no markdown)."""
+    return tuple(s.name or "?" for s in table.seats)
+
+
+#: (table id, "board" or "panel") whose drawing failure was already logged as an error
+_FAILED: set[tuple[int, str]] = set()
+
+
+async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | None:
+    """``draw(*args)`` in a worker thread; ``None`` on failure (an exception, or no bytes),
+    logged as an error once per table and kind (then at debug level), without the exception's
+    message: it could quote a private view."""
+    try:
+        png: bytes | None = await asyncio.to_thread(draw, *args)
+        problem = "" if png else "no picture"
+    except Exception as exc:
+        png, problem = None, type(exc).__name__
+    if problem:
+        first = (table.id, what) not in _FAILED
+        _FAILED.add((table.id, what))
+        log.log(logging.ERROR if first else logging.DEBUG,
+                "drawing the %s of table %s (%s) failed: %s; showing the text instead",
+                what, table.id, table.row.game, problem)
+        return None
+    return png
+
+
+async def board_picture(table: TableView, known_key: str | None = None) -> Picture | None:
+    """The public board picture of ``table`` (``None`` when it cannot be drawn). When its key
+    equals ``known_key`` (the picture the message already carries), nothing is drawn and the
+    picture has no bytes: the caller keeps the attachment it has."""
+    if table.state is None:
+        return None
+    game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
+    view = table.game.view_json(table.state, None)
+    key = render.picture_key(game_key, "board", view, names, lang)
+    if key == known_key:
+        return Picture(None, key, BOARD_FILE)
+    png = await _draw("board", table, render.render_board, game_key, view, names, lang)
+    return Picture(png, key, BOARD_FILE) if png else None
+
+
+async def panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
+                        known_filename: str | None = None) -> Picture | None:
+    """The picture of ``seat``'s panel from its own view and ``legal`` codes (``None`` when it
+    cannot be drawn); no bytes when ``known_filename`` is already this picture's file."""
+    if table.state is None:
+        return None
+    game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
+    view = table.game.view_json(table.state, seat)
+    key = render.picture_key(game_key, "panel", view, names, lang, legal)
+    filename = panel_filename(key)
+    if filename == known_filename:
+        return Picture(None, key, filename)
+    png = await _draw("panel", table, render.render_panel, game_key, view, legal, names, lang)
+    return Picture(png, key, filename) if png else None
+
+
+def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:
+    """``e`` showing ``picture`` as its image."""
+    return e.set_image(url=picture.url)
+
+
+def short_card(card: Card, keep_fields: set[str], headline_only: bool) -> Card:
+    """The text that stays beside a picture: the card's title, its headline (the first line of
+    its description, or all of it), the fields named in ``keep_fields``, the footer."""
+    desc = card.description or ""
+    if headline_only:
+        desc = desc.split("\n", 1)[0]
+    return replace(card, description=desc, fields=tuple(f for f in card.fields if f.name in keep_fields))
