@@ -124,7 +124,7 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
     assert "no ink" not in logged  # the exception's message is not logged (it could be private)
     assert (await world.bot.service.table(tid)).row.status == "finished"
     board = board_of(world, tid)
-    assert not board.image_urls and not board.attachments
+    assert not board.image_urls and [a["filename"] for a in board.attachments] == [f"speakeasy-table-{tid}.txt"]  # the game log only
     assert "Final stocks" in board.text()  # the whole text board
     assert not any(m.attachments for m in world.messages)
     assert world.uploads == []
