@@ -213,7 +213,7 @@ async def test_ai_seats_play_and_game_finishes_with_ratings(env):
     assert "finished" in rec.names()
     stats = await svc.stats(1, 100)
     assert stats["test-pick"].played == 1 and stats["test-pick"].won == 1  # tie 0-0 shares first place
-    assert await db.deadlines() == []
+    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
 
 
 async def test_ratings_move_winner_up(env):
@@ -288,7 +288,7 @@ async def test_abandon_by_host_or_admin_only(env):
     with pytest.raises(ServiceError) as e:
         await svc.submit(tid, 100, 0, "p1")
     assert e.value.key == "err.table_not_running"
-    assert await db.deadlines() == []
+    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
 
 
 async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
@@ -297,8 +297,13 @@ async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
     await svc.start(tid, 100)
     await db.update_table(tid, clock.now(), state={"garbage": True})
     svc2 = TableService(db, clock=clock, turn_timeout=100)
-    assert await svc2.resume() == []
+    assert await svc2.resume() == [tid]  # indexed at once; decoded on first touch
+    await svc2.idle()  # the warm-up touched it: abandoned, and its deadline removed
     assert (await db.get_table(tid)).status == "abandoned"
+    assert await db.timers() == []
+    with pytest.raises(ServiceError) as e:
+        await svc2.submit(tid, 100, 0, "p1")
+    assert e.value.key == "err.table_not_running"
     await svc2.close()
 
 
@@ -377,7 +382,7 @@ async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkey
     await svc.process_deadlines()
     assert (await svc.table(second)).version == 1  # the healthy table timed out normally
     assert (await svc.table(first)).row.status == "abandoned"  # the broken one was given up
-    assert [d[0] for d in await db.deadlines()] == [second]  # only the healthy table's next step
+    assert [t.key for t in await db.timers()] == [f"turn:{second}"]  # only the healthy table's next step
 
 
 async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
@@ -394,7 +399,7 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     assert view.seats[0].away and not view.seats[1].away
     # round 2 (simultaneous): the AI chose for the away member at once; only seat 1 is waited for
     assert view.version == 2 and 0 in view.pending and view.waiting_for() == [1]
-    assert [d[1] for d in await db.deadlines()] == [2]
+    assert [t.payload["version"] for t in await db.timers()] == [2]
     assert (await db.seats(tid))[0].away  # persisted: a restart keeps it
     # the member comes back (opens their panel): their turns wait for them again
     assert await svc.back(tid, 100) is True
@@ -403,7 +408,7 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     await svc.submit(tid, 200, 2, "p1")
     view = await svc.table(tid)
     assert view.version == 3 and view.to_act() == {0}  # seat 0 confirms: a member's turn again
-    assert [d[1] for d in await db.deadlines()] == [3]
+    assert [t.payload["version"] for t in await db.timers()] == [3]
     assert rec_calls.count(("timeout", (0, 1))) == 1
 
 
@@ -500,6 +505,9 @@ class FakeHost:
     def live_table(self, table_id):
         return self.tables.get(table_id)
 
+    async def touch(self, table_id):
+        return self.tables.get(table_id)
+
     async def choose(self, live, seat, code, source):
         if self.fail:
             raise RuntimeError("engine bug")
@@ -543,6 +551,12 @@ async def host_env(tmp_path, pick_game):
     await db.close()
 
 
+def turn(table_id, version, remind_at, act_at, reminded=False):
+    """The stored turn-deadline timer of a table."""
+    return (f"turn:{table_id}", act_at if reminded else remind_at,
+            {"version": version, "remind_at": remind_at, "act_at": act_at, "reminded": reminded})
+
+
 async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
     from bot.scheduler import Scheduler
 
@@ -552,24 +566,25 @@ async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
     host.scheduler = sched
     live.pending[2] = "p1"  # the AI seat already chose
     await sched.arm(live)
-    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 25, clock.now() + 100, False)
-    assert await sched.process() == clock.now() + 25 and host.notifier.calls == []
+    t0 = clock.now()
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100)
+    assert await sched.process() == t0 + 25 and host.notifier.calls == []
     clock.advance(25)
-    assert await sched.process() == clock.now() + 75
+    assert await sched.process() == t0 + 100
     assert host.notifier.calls == [("reminder", (0, 1))]
-    assert (await db.deadline(live.id)).reminded
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100, reminded=True)
     await sched.process()
     assert host.notifier.calls == [("reminder", (0, 1))]  # once per step
     game, state = live.game, live.state
     clock.advance(75)
-    # the due deadline is handled; the next step's deadline is picked up by the woken timer
-    assert await sched.process() is None
+    # the due deadline is handled; the next step's deadline is already in the queue
+    assert await sched.process() == clock.now() + 25
     expected = [(seat, game.encode(game.timeout_action(state, seat)), "timeout") for seat in (0, 1)]
     assert host.chosen == expected  # members only: the AI seat had chosen
     assert host.notifier.calls[-1] == ("timeout", (0, 1))
     assert host.changes == [("applied", None)]
     assert live.state.version == 1
-    assert await db.deadline(live.id) == (live.id, 1, clock.now() + 25, clock.now() + 100, False)
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 1, clock.now() + 25, clock.now() + 100)
 
 
 async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_present_resets(host_env):
@@ -585,7 +600,9 @@ async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_presen
     clock.advance(100)
     await sched.process()  # round 1: seats 0 and 1 time out (1 in a row each)
     assert not any(s.away for s in live.seats)
+    assert [s.timeouts for s in await db.seats(live.id)] == [1, 1, 0]  # stored: a restart keeps them
     assert await sched.present(live, 1) is False  # seat 1 shows up: its count starts again
+    assert [s.timeouts for s in await db.seats(live.id)] == [1, 0, 0]
     clock.advance(100)
     await sched.process()  # seat 0 must confirm and times out again: away
     assert live.seats[0].away and (await db.seats(live.id))[0].away
@@ -593,6 +610,7 @@ async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_presen
     assert host.notifier.calls[-1] == ("timeout", (0,))
     assert await sched.present(live, 0) is True
     assert not live.seats[0].away and not (await db.seats(live.id))[0].away
+    assert (await db.seats(live.id))[0].timeouts == 0
 
 
 async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_table(host_env):
@@ -601,41 +619,101 @@ async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_ta
     db, host, live = host_env
     clock = FakeClock()
     sched = Scheduler(db, clock, host, turn_timeout=100)
-    await db.set_deadline(live.id, 7, clock.now() - 10, clock.now() - 5)  # left by an interrupted step
-    assert await sched.process() is None  # re-armed for the current step, nothing played
-    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 50, clock.now() + 100, False)
+    # a deadline left by an interrupted step (version 7), due now: re-armed for the current step
+    await sched.timers.schedule(f"turn:{live.id}", clock.now() - 5,
+                                {"version": 7, "remind_at": clock.now() - 10, "act_at": clock.now() - 5})
+    assert await sched.process() == clock.now() + 50  # nothing played
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
     assert host.chosen == []
     clock.advance(100)
     host.fail = True
     assert await sched.process() is None
     assert host.given_up == [live.id]
-    await sched.process()  # the table is gone from the host: its deadline is cleared
-    assert await db.deadline(live.id) is None
+    assert await db.timer(f"turn:{live.id}") is None  # a fired deadline nobody renewed is removed
 
 
-async def test_scheduler_timer_sleeps_wakes_and_shuts_down(host_env):
+async def test_scheduler_gives_time_back_after_downtime_instead_of_auto_playing(host_env):
     from bot.scheduler import Scheduler
 
     db, host, live = host_env
-    sched = Scheduler(db, FakeClock(), host, turn_timeout=100)
-    sched.wake()
-    assert sched._timer is None  # off until started
-    await sched.arm(live)
-    sched.start()
-    first = sched._timer
+    clock = FakeClock()
+    first = Scheduler(db, clock, host, turn_timeout=100)
+    await first.arm(live)  # then the bot goes down for an hour
+    clock.advance(3600)
+    sched = Scheduler(db, clock, host, turn_timeout=100)
+    host.scheduler = sched
+    assert await sched.load() == 1
+    # the overdue deadline restarts from now, stored so: a member has the whole turn again
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
+    assert await sched.process() == clock.now() + 50
+    assert host.chosen == [] and host.notifier.calls == []
+    clock.advance(50)
+    await sched.process()
+    assert host.notifier.calls == [("reminder", (0, 1))] and host.chosen == []  # members only
 
-    async def asleep() -> None:
-        while sched._sleeping is not first:  # the timer reads the database in another thread
-            await asyncio.sleep(0.001)
 
-    await asyncio.wait_for(asleep(), timeout=10)  # asleep until the reminder is due (50 s away)
-    sched.wake()  # a deadline changed: the sleeping timer is replaced
-    assert sched._timer is not first
-    tasks = sched.shutdown()
+async def test_general_timers_fire_once_persist_and_cancel(host_env):
+    from bot.scheduler import Timers
+
+    db, host, live = host_env
+    clock = FakeClock()
+    timers = Timers(db, clock)
+    fired = []
+
+    async def expire(row):
+        fired.append((row.key, row.payload))
+
+    timers.handle("lobby", expire)
+    await timers.schedule("lobby:5", clock.now() + 10, {"table": 5})
+    await timers.schedule("lobby:6", clock.now() + 20, {"table": 6})
+    await timers.cancel("lobby:6")
+    assert [t.key for t in await db.timers()] == ["lobby:5"]
+    again = Timers(db, clock)  # a restart: loaded from the store
+    again.handle("lobby", expire)
+    assert await again.load() == 1 and again.get("lobby:5").payload == {"table": 5}
+    assert await again.process() == clock.now() + 10 and fired == []
+    clock.advance(10)
+    assert await again.process() is None
+    assert fired == [("lobby:5", {"table": 5})]
+    assert await db.timers() == []  # one-shot: removed once fired
+
+
+async def test_timer_task_is_one_sleeping_task_woken_only_by_an_earlier_timer(host_env):
+    from bot.scheduler import Timers
+
+    db, host, live = host_env
+    clock = FakeClock()
+    timers = Timers(db, clock)
+    fired = []
+
+    async def note(row):
+        fired.append(row.key)
+
+    timers.handle("x", note)
+    await timers.schedule("x:far", clock.now() + 300)
+    timers.start()
+    task = timers.task
+    for _ in range(100):  # wait (bounded) until the task sleeps: it reads nothing, only the heap
+        if timers.sleeping:
+            break
+        await asyncio.sleep(0)
+    assert timers.sleeping
+    tasks_before = len(asyncio.all_tasks())
+    for i in range(50):  # later timers (as every step moves a deadline later): nobody is woken
+        await timers.schedule(f"x:{i}", clock.now() + 400 + i)
+    assert timers.wakeups == 0 and timers.task is task and len(asyncio.all_tasks()) == tasks_before
+    await timers.schedule("x:soon", clock.now())  # an earlier one (due now): the one task wakes
+    assert timers.wakeups == 1
+    for _ in range(100):
+        if "x:soon" in fired and timers.sleeping:
+            break
+        await asyncio.sleep(0)
+    assert "x:soon" in fired and timers.task is task and timers.loads == 0
+    tasks = timers.shutdown()
     await asyncio.gather(*tasks, return_exceptions=True)
-    assert all(t.cancelled() for t in tasks) and first.done()
-    sched.wake()
-    assert sched._timer.done()  # closed: no new timer
+    assert task.done()
+    timers.start()
+    assert timers.task is task  # closed: no new task
 
 
 async def test_driver_alone_plays_the_ai_seat_and_stops_for_members(host_env):
