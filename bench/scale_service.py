@@ -188,7 +188,8 @@ def engine_step_ms(game: Any, state: Any, seat: int, code: str) -> tuple[float, 
     return best * 1e3, best_apply * 1e3
 
 
-async def _background(svc: TableService, tables: int, stop: asyncio.Event, figures: StepFigures) -> None:
+async def _background(svc: TableService, tables: int, stop: asyncio.Event, figures: StepFigures,
+                      ready: asyncio.Event) -> None:
     """Keep ``tables`` tables playing: AI seats moved by the driver (``ai_delay`` of the service),
     the host seat by this loop (its AI move, twice a second); finished tables are replaced."""
     keys = sorted(GAMES)
@@ -207,6 +208,7 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
     for _ in range(tables):
         running.append(await new_table(made))
         made += 1
+    ready.set()
     while not stop.is_set():
         for j, tid in enumerate(running):
             view = await svc.table(tid)
@@ -235,7 +237,9 @@ async def step_figures(svc: TableService, ids: list[int], *, steps: int = 300, b
     figures = StepFigures()
     svc.ai_delay = ai_delay
     stop = asyncio.Event()
-    bg = asyncio.create_task(_background(svc, background, stop, figures))
+    ready = asyncio.Event()
+    bg = asyncio.create_task(_background(svc, background, stop, figures, ready))
+    await ready.wait()
     await asyncio.sleep(1.0)  # let the background tables get going
     rng = random.Random(seed)
     chosen = rng.sample(ids, min(steps, len(ids)))

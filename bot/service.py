@@ -531,12 +531,13 @@ class TableService:
         if len(to_act) == 1:
             events = await self._apply(live, {seat: action}, source)
             return "applied", live.view(), events
-        await self.db.set_pending(live.id, seat, live.state.version, code)
-        live.pending[seat] = code
-        if set(live.pending) >= to_act:
-            actions = {s: game.decode(c) for s, c in live.pending.items() if s in to_act}
+        chosen = {**live.pending, seat: code}
+        if set(chosen) >= to_act:  # the last choice: stored with the step (no pending row)
+            actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
             events = await self._apply(live, actions, source)
             return "applied", live.view(), events
+        await self.db.set_pending(live.id, seat, live.state.version, code)
+        live.pending[seat] = code
         return "buffered", live.view(), []
 
     async def _apply(self, live: LiveTable, actions: dict[int, Any], source: str) -> list[Event]:

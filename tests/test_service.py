@@ -746,3 +746,226 @@ async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monke
     driver.kick(live.id)
     await driver.idle()
     assert host.given_up == [live.id] and host.chosen == []
+
+
+# ---------------------------------------------------------------------- scale: restart, steps, memory
+class CountingDb:
+    """Wraps a Database and counts the calls of each method (storage round trips by name)."""
+
+    def __init__(self, db) -> None:
+        self._db = db
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name):
+        attr = getattr(self._db, name)
+        if not callable(attr) or name == "transaction":
+            return attr
+
+        def counted(*args, **kwargs):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return attr(*args, **kwargs)
+        return counted
+
+
+async def test_steps_never_rescan_deadlines_and_write_one_step_each(tmp_path, pick_game):
+    db = await Database.open(tmp_path / "c.db")
+    counting = CountingDb(db)
+    clock = FakeClock()
+    svc = TableService(counting, clock=clock, turn_timeout=100, seed_source=lambda: 42)
+    tids = []
+    for _ in range(3):
+        tids.append(await open_two(svc, options={"rounds": 5}))
+        await svc.start(tids[-1], 100)
+    assert await svc.resume() == tids  # (a no-op here: they are live) one bulk read of the timers
+    svc.start_timers()
+    task = svc.scheduler.timers.task
+    before = dict(counting.calls)
+    for tid in tids:  # a simultaneous pick (buffered, then applied), then a confirm
+        assert (await svc.submit(tid, 100, 0, "p1")).status == "buffered"
+        assert (await svc.submit(tid, 200, 0, "p2")).status == "applied"
+        assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+    calls = {k: n - before.get(k, 0) for k, n in counting.calls.items() if n - before.get(k, 0)}
+    assert calls.get("timers", 0) == 0 and counting.calls["timers"] == 1  # loaded once, never rescanned
+    assert calls["commit_step"] == 2 * len(tids)  # one write per applied step
+    assert calls["set_pending"] == len(tids)  # only the buffered choice; the completing one is in the step
+    assert set(calls) == {"commit_step", "set_pending"}  # nothing else on the way of a click
+    assert svc.scheduler.timers.task is task  # still the one timer task
+    assert [t.payload["version"] for t in await db.timers()] == [2, 2, 2]
+    await svc.close()
+    await db.close()
+
+
+async def test_downtime_gives_members_their_time_back(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    await svc.close()
+    clock.advance(10 * 3600)  # the bot was down for ten hours
+    rec2 = Recorder()
+    svc2 = TableService(db, clock=clock, notifier=rec2, turn_timeout=100)
+    await svc2.resume()
+    await svc2.idle()
+    assert await svc2.process_deadlines() == clock.now() + 50  # not auto-played at once
+    assert (await svc2.table(tid)).version == 0 and rec2.calls == []
+    clock.advance(100)
+    await svc2.process_deadlines()
+    assert ("timeout", (0, 1)) in rec2.calls and (await svc2.table(tid)).version == 1
+    await svc2.close()
+
+
+async def test_timeouts_in_a_row_survive_a_restart(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc, options={"rounds": 3})
+    await svc.start(tid, 100)
+    clock.advance(101)
+    await svc.process_deadlines()  # round 1: both members time out once
+    await svc.close()
+    svc2 = TableService(db, clock=clock, turn_timeout=100)
+    await svc2.resume()
+    await svc2.idle()
+    clock.advance(101)
+    await svc2.process_deadlines()  # seat 0 times out a second time in a row, across the restart: away
+    assert (await svc2.table(tid)).seats[0].away
+    await svc2.close()
+
+
+async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reloaded(env):
+    from storage.db import StepWrite
+
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    await svc.submit(tid, 100, 0, "p1")
+    game = registry.GAMES["test-pick"]
+    view = await svc.table(tid)
+    other = game.apply(view.state, {0: game.decode("p3"), 1: game.decode("p3")}).state
+    row = await db.get_table(tid)
+    # another process applies the step first (through the same store interface)
+    await db.commit_step(StepWrite(table_id=tid, version_before=0, version=1, state=game.dump_state(other),
+                                   actions={0: "p3", 1: "p3"}, source="user", events=[],
+                                   action_seq=row.action_seq + 1, event_seq=row.event_seq + 1, now=clock.now()))
+    with pytest.raises(ServiceError) as e:
+        await svc.submit(tid, 200, 0, "p2")  # this process's cache is still at version 0
+    assert e.value.key == "err.stale"
+    assert await db.action_log(tid) == [(0, {0: "p3", 1: "p3"}, "user")]  # nothing applied over it
+    view = await svc.table(tid)  # reloaded from the store
+    assert view.version == 1 and view.state.scores == (0, 0)
+    assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+
+
+async def test_per_table_memory_is_dropped_when_a_table_ends(env):
+    svc, db, clock, rec = env
+    done = await open_two(svc, options={"rounds": 1})
+    gone = await open_two(svc)
+    lobby = await open_two(svc)
+    await svc.start(done, 100)
+    await svc.start(gone, 100)
+    await svc.submit(done, 100, 0, "p1")
+    await svc.submit(done, 200, 0, "p2")
+    await svc.submit(done, 100, 1, "ok")
+    await svc.abandon(gone, 100)
+    await svc.cancel(lobby, 100)
+    assert (await svc.table(done)).row.status == "finished"
+    for tid in (done, gone, lobby):
+        assert tid not in svc._locks and tid not in svc._live and tid not in svc._index
+        assert svc.scheduler.timers.get(f"turn:{tid}") is None
+    assert not svc.driver._tasks
+
+
+async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
+    svc, db, clock, rec = env
+    tids = []
+    for _ in range(3):
+        tids.append(await open_two(svc))
+        await svc.start(tids[-1], 100)
+    await svc.submit(tids[1], 100, 0, "p2")
+    counting = CountingDb(db)
+    svc2 = TableService(counting, clock=clock, turn_timeout=100)
+    assert await svc2.resume(warm=False) == tids
+    assert counting.calls == {"timers": 1, "running_tables": 1}  # no per-table query
+    assert svc2._live == {} and sorted(svc2._index) == tids  # nothing decoded yet
+    assert (await svc2.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
+    assert list(svc2._live) == [tids[1]]  # only the touched table was decoded
+    assert (await svc2.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
+    assert counting.calls == {"timers": 1, "running_tables": 1, "commit_step": 1}
+    await svc2.close()
+
+
+# ---------------------------------------------------------------------- crash safety (kill -9)
+_CHILD = r'''
+import asyncio, sys
+from engine import registry
+from tests.simgame import PickGame
+from bot.service import TableService
+from storage.db import Database
+
+async def main(path):
+    game = PickGame()
+    registry.GAMES[game.key] = game
+    db = await Database.open(path)
+    svc = TableService(db, turn_timeout=3600, seed_source=lambda: 42)
+    await svc.resume()
+    t = await svc.open_lobby(guild_id=1, channel_id=1, game=game.key, host_user_id=100, host_name="A",
+                             options={"rounds": 90})
+    await svc.join(t.id, 200, "B")
+    await svc.start(t.id, 100)
+    print("table", t.id, flush=True)
+    while True:
+        view = await svc.table(t.id)
+        if view.row.status != "running":
+            print("over", flush=True)
+            await asyncio.sleep(60)
+        for seat in view.waiting_for():
+            code = "ok" if view.version % 2 else f"p{1 + (view.version // 2 + seat) % 3}"
+            result = await svc.submit(t.id, view.seats[seat].user_id, view.version, code)
+            print("ack", view.version, seat, code, result.status, flush=True)  # acknowledged to the member
+
+asyncio.run(main(sys.argv[1]))
+'''
+
+
+async def test_kill_9_during_play_loses_no_acknowledged_action(tmp_path, pick_game):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "crash.db"
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)], cwd=root, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    acked: list[tuple[int, int, str, str]] = []
+    try:
+        assert proc.stdout is not None
+        tid = int(proc.stdout.readline().split()[1])
+        while len(acked) < 60:  # kill it in the middle of play, at whatever point it has reached
+            words = proc.stdout.readline().split()
+            assert words and words[0] == "ack", words
+            acked.append((int(words[1]), int(words[2]), words[3], words[4]))
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    db = await Database.open(path)
+    try:
+        log = await db.action_log(tid)
+        stored = {(v, seat): code for v, codes, _ in log for seat, code in codes.items()}
+        row = await db.get_table(tid)
+        for version, seat, code, status in acked:
+            if status == "applied" or version < row.version:
+                assert stored.get((version, seat)) == code, f"acknowledged step {version} of seat {seat} lost"
+            else:  # buffered at the current step: the pending choice survived
+                assert (await db.pending(tid, version)).get(seat) == code
+        # what is stored is whole: the log replays to the snapshot, and a restart carries on
+        svc = TableService(db, turn_timeout=3600)
+        await svc.resume()
+        state = await svc.replay(tid)
+        assert pick_game.dump_state(state) == row.state and row.version == len(log) == row.action_seq
+        view = await svc.table(tid)
+        seat = view.waiting_for()[0]
+        code = "ok" if view.version % 2 else "p1"
+        await svc.submit(tid, view.seats[seat].user_id, view.version, code)
+        await svc.close()
+    finally:
+        await db.close()
