@@ -225,7 +225,7 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
                     pass
         try:
             await asyncio.wait_for(stop.wait(), timeout=0.5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -337,4 +337,4 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:
-        raise SystemExit(130)
+        raise SystemExit(130) from None
