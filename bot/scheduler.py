@@ -22,6 +22,7 @@ from the moment the bot is up (a full turn), it is not auto-played at once.
 from __future__ import annotations
 
 import asyncio
+import asyncio.futures
 import heapq
 import itertools
 import logging
@@ -59,6 +60,8 @@ class Clock(Protocol):
     def now(self) -> float: ...
 
 
+_set_result_unless_cancelled = asyncio.futures._set_result_unless_cancelled  # type: ignore[attr-defined]  # as asyncio.sleep
+
 Handler = Callable[[TimerRow], Awaitable[None]]
 Overdue = Callable[[TimerRow, float], TimerRow | None]
 
@@ -89,6 +92,7 @@ class Timers:
         self._alarm: asyncio.Future[None] | None = None
         self._alarm_at: float | None = None
         self._closed = False
+        self._started = False
         self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
         self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
 
@@ -150,6 +154,8 @@ class Timers:
         if alarm is not None and not alarm.done() and (self._alarm_at is None or row.due < self._alarm_at):
             self.wakeups += 1
             alarm.set_result(None)
+        elif self._started and not self._closed and (self._task is None or self._task.done()):
+            self._spawn()  # the task ended when no timer was left: the first new one restarts it
 
     def forget(self, key: str) -> None:
         """Drop ``key`` from memory (the caller removed it from the store)."""
@@ -191,9 +197,14 @@ class Timers:
         return self.next_due()
 
     def start(self) -> None:
-        """Start the one timer task (call once the event loop runs; again is a no-op)."""
+        """Start the one timer task (call once the event loop runs; again is a no-op). The task
+        ends while no timer is left and is started again by the next one."""
+        self._started = True
         if self._closed or (self._task is not None and not self._task.done()):
             return
+        self._spawn()
+
+    def _spawn(self) -> None:
         self._task = asyncio.create_task(self._run(), name="timers")
 
     @property
@@ -214,17 +225,17 @@ class Timers:
             except Exception:
                 log.exception("timer processing failed")
                 next_due = self.clock.now() + RETRY_SECONDS
+            if next_due is None:
+                return  # nothing to wait for: the next timer starts a new task
             alarm: asyncio.Future[None] = loop.create_future()
-            handle = None
-            if next_due is not None:
-                handle = loop.call_later(max(0.0, next_due - self.clock.now()), _ring, alarm)
+            # the same wake-up as asyncio.sleep (tools that drive virtual time recognise it)
+            handle = loop.call_later(max(0.0, next_due - self.clock.now()), _set_result_unless_cancelled, alarm, None)
             self._alarm, self._alarm_at = alarm, next_due
             try:
                 await alarm
             finally:
                 self._alarm = self._alarm_at = None
-                if handle is not None:
-                    handle.cancel()
+                handle.cancel()
 
     def shutdown(self) -> list[asyncio.Task[Any]]:
         """Stop for good: the task is cancelled and returned (await it)."""
@@ -236,9 +247,6 @@ class Timers:
         return [task]
 
 
-def _ring(alarm: asyncio.Future[None]) -> None:
-    if not alarm.done():
-        alarm.set_result(None)
 
 
 class Scheduler:
