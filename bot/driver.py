@@ -1,6 +1,6 @@
 """AI moves: one driver task per table plays its AI seats (and away members' seats).
 
-A driver runs while a seat played by the AI (:attr:`storage.db.SeatRow.autoplay`) must act and
+A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
 has not chosen yet; it makes one move at a time under the table's lock, through the same path as
 a member's click (:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is
 told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine
@@ -81,7 +81,7 @@ class Driver:
             await asyncio.sleep(self.ai_delay if pause else 0)
             try:
                 async with host.table_lock(table_id):
-                    live = host.live_table(table_id)
+                    live = await host.touch(table_id)
                     if live is None or live.row.status != "running":
                         return
                     game = live.game

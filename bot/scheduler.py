@@ -1,29 +1,40 @@
-"""Turn deadlines: the reminder, the timeout, and members who went away.
+"""Timers and turn deadlines: general persisted timers, the reminder, the timeout, and members
+who went away.
 
-When a member must act in a step, the step gets a deadline: a reminder at
-``reminder_fraction * turn_timeout`` seconds, then at ``turn_timeout`` the game's
-``timeout_action`` for every member who has not acted. A member who times out
-:data:`AWAY_AFTER_TIMEOUTS` times in a row is *away*: the AI plays their seat at once (the driver
-sees :attr:`storage.db.SeatRow.autoplay`) until they come back (any click of theirs at the table).
+:class:`Timers` is the general timer API (``schedule(key, at, payload)`` / ``cancel(key)``,
+persisted through the store's ``timers`` rows): an in-memory priority queue (``heapq``) loaded
+once at start and kept in step with the database, and ONE sleeping task that wakes for the
+nearest timer. Nothing rescans the stored timers after start-up; a step that moves a timer later
+does not even wake the task. Other features (lobby expiry, later) register a handler for their
+own kind of key (the part before ``:``).
 
-Deadlines live in the database (they survive a restart); one timer task sleeps until the next
-one is due. :class:`Scheduler` is the only owner of both: the service calls the methods listed in
-its docstring and nothing else, so the way due deadlines are found (today: the database rows and
-one sleeping task) can change inside this module alone.
+:class:`Scheduler` is the turn deadlines' user of it: when a member must act in a step, the
+step gets the timer ``turn:<table id>``: a reminder at ``reminder_fraction * turn_timeout``
+seconds, then at ``turn_timeout`` the game's ``timeout_action`` for every member who has not
+acted. A member who times out :data:`AWAY_AFTER_TIMEOUTS` times in a row (the count is stored
+with the seat, so it survives a restart) is *away*: the AI plays their seat at once (the driver
+sees :attr:`storage.base.SeatRow.autoplay`) until they come back (any click of theirs).
+
+After downtime members get their time back: a turn deadline found overdue at start-up restarts
+from the moment the bot is up (a full turn), it is not auto-played at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import asyncio.futures
+import heapq
+import itertools
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
 from bot.table import LiveTable, TableHost, TableView, notify
 from engine.core import Event, Game
-from storage.db import Database, SeatRow
+from storage.base import SeatRow, Store, TimerRow, VersionConflict
 
-__all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "Clock", "Scheduler"]
+__all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "TURN", "Clock", "Scheduler", "Timers", "turn_key"]
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +43,15 @@ MAX_AUTO_STEPS = 1000
 #: After this many timeouts in a row, a member is "away": the AI plays their seat at once,
 #: without waiting for the timeout, until they come back (any click of theirs at the table).
 AWAY_AFTER_TIMEOUTS = 2
-#: Seconds before the timer looks again after processing the deadlines itself failed.
+#: Seconds before the timer looks again after processing itself failed.
 RETRY_SECONDS = 5.0
+#: The kind of the turn-deadline timers (key ``turn:<table id>``).
+TURN = "turn"
+
+
+def turn_key(table_id: int) -> str:
+    """The timer key of a table's turn deadline."""
+    return f"{TURN}:{table_id}"
 
 
 class Clock(Protocol):
@@ -42,114 +60,343 @@ class Clock(Protocol):
     def now(self) -> float: ...
 
 
+_set_result_unless_cancelled = asyncio.futures._set_result_unless_cancelled  # type: ignore[attr-defined]  # as asyncio.sleep
+
+Handler = Callable[[TimerRow], Awaitable[None]]
+Overdue = Callable[[TimerRow, float], TimerRow | None]
+
+
+class Timers:
+    """General persisted timers of the process: a heap in memory, the store's rows on disk.
+
+    - :meth:`load` once at start (one bulk read; overdue timers of a kind registered with
+      ``on_overdue`` are replaced, e.g. restarted from now);
+    - :meth:`schedule` / :meth:`cancel` store and remember a timer; :meth:`remember` /
+      :meth:`forget` only remember what the caller already stored in its own transaction (a
+      step writes its turn deadline with the step);
+    - :meth:`process` runs the handlers of the due timers (tests call it with a fake clock);
+      :meth:`start` runs it from one task that sleeps until the nearest due time.
+
+    A fired timer that its handler neither rescheduled nor cancelled is removed (one-shot). A
+    handler that raises is logged and its timer removed.
+    """
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+        self._handlers: dict[str, tuple[Handler, Overdue | None]] = {}
+        self._rows: dict[str, tuple[int, TimerRow]] = {}  # key -> (entry id, row)
+        self._heap: list[tuple[float, int, str]] = []  # (due, entry id, key); stale entries skipped
+        self._ids = itertools.count()
+        self._task: asyncio.Task[None] | None = None
+        self._alarm: asyncio.Future[None] | None = None
+        self._alarm_at: float | None = None
+        self._closed = False
+        self._started = False
+        self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
+        self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
+
+    # ------------------------------------------------------------------ registration, loading
+    def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
+        """Run ``handler(row)`` when a timer of ``kind`` is due. ``on_overdue(row, now)`` is
+        asked at :meth:`load` for each timer of the kind already due: it returns a replacement
+        row (stored, e.g. the same timer restarted from now) or ``None`` (fire it as it is)."""
+        self._handlers[kind] = (handler, on_overdue)
+
+    async def load(self) -> int:
+        """Read every stored timer (once, at start) into memory; returns how many."""
+        self.loads += 1
+        now = self.clock.now()
+        replaced: list[TimerRow] = []
+        for row in await self.store.timers():
+            entry = self._handlers.get(row.kind)
+            if row.due <= now and entry is not None and entry[1] is not None:
+                new = entry[1](row, now)
+                if new is not None:
+                    replaced.append(new)
+                    row = new
+            self.remember(row)
+        if replaced:
+            await self.store.set_timers(replaced)
+        return len(self._rows)
+
+    # ------------------------------------------------------------------ the API
+    def get(self, key: str) -> TimerRow | None:
+        """The timer of ``key`` as remembered, or ``None``."""
+        entry = self._rows.get(key)
+        return entry[1] if entry is not None else None
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    async def schedule(self, key: str, at: float, payload: dict[str, Any] | None = None) -> TimerRow:
+        """Store and remember the timer ``key`` due at ``at`` (replaces one of the same key).
+        Joins the caller's transaction."""
+        row = TimerRow(key, at, dict(payload or {}))
+        await self.store.set_timer(row)
+        self.remember(row)
+        return row
+
+    async def cancel(self, key: str) -> None:
+        """Remove the timer ``key`` (stored and remembered); no error when there is none."""
+        await self.store.cancel_timer(key)
+        self.forget(key)
+
+    def remember(self, row: TimerRow) -> None:
+        """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the
+        nearest timer."""
+        entry = next(self._ids)
+        self._rows[row.key] = (entry, row)
+        heapq.heappush(self._heap, (row.due, entry, row.key))
+        if len(self._heap) > 2 * len(self._rows) + 64:
+            self._compact()
+        alarm = self._alarm
+        if alarm is not None and not alarm.done() and (self._alarm_at is None or row.due < self._alarm_at):
+            self.wakeups += 1
+            alarm.set_result(None)
+        elif self._started and not self._closed and (self._task is None or self._task.done()):
+            self._spawn()  # the task ended when no timer was left: the first new one restarts it
+
+    def forget(self, key: str) -> None:
+        """Drop ``key`` from memory (the caller removed it from the store)."""
+        self._rows.pop(key, None)
+
+    def _compact(self) -> None:
+        self._heap = [(row.due, entry, key) for key, (entry, row) in self._rows.items()]
+        heapq.heapify(self._heap)
+
+    def next_due(self) -> float | None:
+        """The nearest due time, or ``None`` when there is no timer."""
+        heap = self._heap
+        while heap:
+            due, entry, key = heap[0]
+            current = self._rows.get(key)
+            if current is not None and current[0] == entry:
+                return due
+            heapq.heappop(heap)
+        return None
+
+    # ------------------------------------------------------------------ firing
+    async def process(self) -> float | None:
+        """Run the handlers of every timer due now (in due order); returns the next due time."""
+        now = self.clock.now()
+        while (due := self.next_due()) is not None and due <= now:
+            _, entry, key = heapq.heappop(self._heap)
+            row = self._rows[key][1]
+            handler = self._handlers.get(row.kind)
+            try:
+                if handler is None:
+                    log.warning("no handler for timer %s; removing it", key)
+                else:
+                    await handler[0](row)
+            except Exception:
+                log.exception("timer %s failed; removing it", key)
+            current = self._rows.get(key)
+            if current is not None and current[0] == entry:  # neither rescheduled nor cancelled
+                await self.cancel(key)
+        return self.next_due()
+
+    def start(self) -> None:
+        """Start the one timer task (call once the event loop runs; again is a no-op). The task
+        ends while no timer is left and is started again by the next one."""
+        self._started = True
+        if self._closed or (self._task is not None and not self._task.done()):
+            return
+        self._spawn()
+
+    def _spawn(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="timers")
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The one timer task (``None`` before :meth:`start`)."""
+        return self._task
+
+    @property
+    def sleeping(self) -> bool:
+        """True while the timer task waits for the nearest due time."""
+        return self._alarm is not None and not self._alarm.done()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            try:
+                next_due = await self.process()
+            except Exception:
+                log.exception("timer processing failed")
+                next_due = self.clock.now() + RETRY_SECONDS
+            if next_due is None:
+                return  # nothing to wait for: the next timer starts a new task
+            alarm: asyncio.Future[None] = loop.create_future()
+            # the same wake-up as asyncio.sleep (tools that drive virtual time recognise it)
+            handle = loop.call_later(max(0.0, next_due - self.clock.now()), _set_result_unless_cancelled, alarm, None)
+            self._alarm, self._alarm_at = alarm, next_due
+            try:
+                await alarm
+            finally:
+                self._alarm = self._alarm_at = None
+                handle.cancel()
+
+    def shutdown(self) -> list[asyncio.Task[Any]]:
+        """Stop for good: the task is cancelled and returned (await it)."""
+        self._closed = True
+        task = self._task
+        if task is None or task.done():
+            return []
+        task.cancel()
+        return [task]
+
+
+
+
 class Scheduler:
-    """The turn deadlines of every running table of the process.
+    """The turn deadlines of every running table of the process, one user of :class:`Timers`.
 
     Interface used by the service (everything else is internal):
 
-    - :meth:`write` inside the transaction that stores a step (or a start): the deadline of the
-      step of ``state``, or none when no member must act in it;
-    - :meth:`arm` for the current step of a cached table, :meth:`restore` after a restart,
-      :meth:`clear` when a table stops running;
+    - :meth:`step_timer` gives the timer change a stored step carries (its transaction writes
+      it), :meth:`stepped` remembers it once stored; :meth:`write` stores one directly (joins a
+      transaction); :meth:`arm` for the current step of a cached table, :meth:`restore` after a
+      restart, :meth:`clear` when a table stops running;
     - :meth:`present` when a member shows up (resets their timeouts; True if they were away);
-    - :meth:`process` to handle what is due now; :meth:`start`, :meth:`wake`, :meth:`shutdown`
-      for the timer task.
+    - :meth:`load` once at start, :meth:`process` to handle what is due now; :meth:`start`,
+      :meth:`shutdown` for the timer task.
 
     Args:
-        db: the open database (the ``deadlines`` table and seats' ``away`` flags).
+        db: the store (timers, seats' ``away`` flags and timeout counters).
         clock: time source (a fake one in tests).
         host: the owner of the tables (locks, cache, choices, the notifier).
         turn_timeout: seconds a member has to act before the AI acts for them.
         reminder_fraction: when the reminder is sent, as a fraction of ``turn_timeout``.
     """
 
-    def __init__(self, db: Database, clock: Clock, host: TableHost, *, turn_timeout: float = 300,
+    def __init__(self, db: Store, clock: Clock, host: TableHost, *, turn_timeout: float = 300,
                  reminder_fraction: float = 0.5) -> None:
         self.db = db
-        self.clock = clock
+        self.timers = Timers(db, clock)
         self.host = host
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
-        self._timeouts: dict[tuple[int, int], int] = {}  # (table, seat) -> timeouts in a row
-        self._timer: asyncio.Task[None] | None = None
-        self._on = False
-        self._sleeping: asyncio.Task[Any] | None = None
-        self._recheck = False
-        self._closed = False
+        self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
 
-    # ------------------------------------------------------------------ writing deadlines
-    async def write(self, table_id: int, seats: list[SeatRow], game: Game, state: Any, now: float) -> None:
-        """Store the deadline for the step of ``state`` when a member (a seat not played by the
-        AI) must act in it; remove the table's deadline otherwise. Joins the caller's transaction."""
+    @property
+    def clock(self) -> Clock:
+        """The time source (shared with the timers)."""
+        return self.timers.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        self.timers.clock = clock
+
+    # ------------------------------------------------------------------ turn deadlines
+    def deadline(self, table_id: int, version: int, now: float) -> TimerRow:
+        """The turn timer of the step at ``version`` starting at ``now`` (reminder first)."""
+        remind_at, act_at = now + self.turn_timeout * self.reminder_fraction, now + self.turn_timeout
+        return TimerRow(turn_key(table_id), min(remind_at, act_at),
+                        {"version": version, "remind_at": remind_at, "act_at": act_at, "reminded": False})
+
+    def step_timer(self, table_id: int, seats: list[SeatRow], game: Game[Any, Any, Any], state: Any,
+                   now: float) -> tuple[TimerRow | None, str | None]:
+        """The timer change for the step of ``state``: ``(timer to set, None)`` when a member (a
+        seat not played by the AI) must act in it, else ``(None, key to cancel)``."""
         humans = {s.seat for s in seats if not s.autoplay}
         if game.to_act(state) & humans:
-            await self.db.set_deadline(table_id, state.version, now + self.turn_timeout * self.reminder_fraction,
-                                       now + self.turn_timeout)
-        else:
-            await self.db.clear_deadline(table_id)
+            return self.deadline(table_id, state.version, now), None
+        return None, turn_key(table_id)
+
+    def stepped(self, timer: TimerRow | None, cancel: str | None) -> None:
+        """Remember the timer change a step stored (see :meth:`step_timer`)."""
+        if cancel is not None:
+            self.timers.forget(cancel)
+        if timer is not None:
+            self.timers.remember(timer)
+
+    async def write(self, table_id: int, seats: list[SeatRow], game: Game[Any, Any, Any], state: Any,
+                    now: float) -> None:
+        """Store (and remember) the deadline for the step of ``state``, or remove the table's
+        (see :meth:`step_timer`). Joins the caller's transaction."""
+        timer, cancel = self.step_timer(table_id, seats, game, state, now)
+        if timer is not None:
+            await self.timers.schedule(timer.key, timer.due, timer.payload)
+        elif cancel is not None and self.timers.get(cancel) is not None:
+            await self.timers.cancel(cancel)
 
     async def arm(self, live: LiveTable) -> None:
         """Deadline for the current step of a cached table, from now (see :meth:`write`)."""
         await self.write(live.id, live.seats, live.game, live.state, self.clock.now())
-        self.wake()
 
     async def restore(self, live: LiveTable) -> None:
-        """After a restart: keep the stored deadline of the current step, or arm a new one."""
-        existing = await self.db.deadline(live.id)
-        if existing is None or existing.version != live.state.version:
+        """After a restart (the table is decoded): keep the remembered deadline of the current
+        step, arm one when a member must act and there is none (or one of another step), drop
+        one nobody needs. No store access when nothing changes."""
+        timer = self.timers.get(turn_key(live.id))
+        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.clock.now())
+        if wanted is None:
+            if timer is not None:
+                await self.timers.cancel(turn_key(live.id))
+        elif timer is None or timer.payload.get("version") != live.state.version:
             await self.arm(live)
 
     async def clear(self, table_id: int) -> None:
         """The table stopped running (finished, abandoned): no deadline. Joins a transaction."""
-        await self.db.clear_deadline(table_id)
+        await self.timers.cancel(turn_key(table_id))
+
+    def _give_time_back(self, row: TimerRow, now: float) -> TimerRow:
+        """At start-up, a turn deadline already due restarts from ``now`` (the bot was down)."""
+        return self.deadline(int(row.key.partition(":")[2]), int(row.payload.get("version", -1)), now)
+
+    def due_version(self, table_id: int) -> int | None:
+        """The step version of the table's remembered deadline, or ``None`` (tests, the terminal)."""
+        timer = self.timers.get(turn_key(table_id))
+        return int(timer.payload["version"]) if timer is not None else None
 
     # ------------------------------------------------------------------ away members
     async def present(self, live: LiveTable, seat: int) -> bool:
-        """The member of ``seat`` is here (under the lock): reset their timeouts in a row; if
-        they were away, their turns wait for them again and True is returned."""
-        self._timeouts.pop((live.id, seat), None)
-        if not live.seats[seat].away:
+        """The member of ``seat`` is here (under the lock): reset their timeouts in a row
+        (stored); if they were away, their turns wait for them again and True is returned."""
+        s = live.seats[seat]
+        if not s.away and not s.timeouts:
             return False
-        await self._set_away(live, seat, False)
-        return True
+        await self._set_seat(live, seat, away=False, timeouts=0)
+        return s.away
 
-    async def _set_away(self, live: LiveTable, seat: int, away: bool) -> None:
-        await self.db.set_away(live.id, seat, away)
-        live.seats[seat] = replace(live.seats[seat], away=away)
+    async def _set_seat(self, live: LiveTable, seat: int, *, away: bool, timeouts: int) -> None:
+        await self.db.set_seat_state(live.id, seat, away=away, timeouts=timeouts)
+        live.seats[seat] = replace(live.seats[seat], away=away, timeouts=timeouts)
 
     # ------------------------------------------------------------------ due deadlines
+    async def load(self) -> int:
+        """Read every stored timer once (start-up); overdue turn deadlines restart from now."""
+        return await self.timers.load()
+
     async def process(self) -> float | None:
-        """Send due reminders and apply due timeouts; returns the next due time (or ``None``).
+        """Send due reminders and apply due timeouts (every due timer, in fact); returns the next
+        due time (or ``None``). Called by the timer task, and by tests with a fake clock."""
+        return await self.timers.process()
 
-        A table whose deadline fails (an engine or storage error) is given up (abandoned) and
-        the others' deadlines still run. Called by the timer task, and directly by tests with a
-        fake clock.
-        """
-        now = self.clock.now()
-        next_due: float | None = None
-        for table_id, version, remind_at, act_at, reminded in await self.db.deadlines():
-            try:
-                if act_at <= now:
-                    await self._timeout(table_id, version)
-                    continue
-                if not reminded and remind_at <= now:
-                    await self._remind(table_id, version)
-                    reminded = True
-            except Exception:  # one broken table must not stop the others' deadlines
-                log.exception("deadline of table %s failed", table_id)
-                await self.host.give_up(table_id)
-                continue
-            due = act_at if reminded else remind_at
-            next_due = due if next_due is None else min(next_due, due)
-        return next_due
+    async def _fire(self, row: TimerRow) -> None:
+        """A turn timer is due: the reminder, or the timeout. A table whose deadline fails (an
+        engine or storage error) is given up (abandoned); the others' deadlines still run."""
+        table_id = int(row.key.partition(":")[2])
+        version = int(row.payload["version"])
+        try:
+            if float(row.payload["act_at"]) <= self.clock.now():
+                await self._timeout(table_id, version)
+            elif not row.payload.get("reminded"):
+                await self._remind(table_id, version, row)
+        except VersionConflict:
+            log.warning("table %s moved in another writer; reloaded", table_id)
+        except Exception:  # one broken table must not stop the others' deadlines
+            log.exception("deadline of table %s failed", table_id)
+            await self.host.give_up(table_id)
 
-    async def _remind(self, table_id: int, version: int) -> None:
+    async def _remind(self, table_id: int, version: int, row: TimerRow) -> None:
         """Tell the members who have not acted in the step at ``version`` that time runs out."""
         async with self.host.table_lock(table_id):
-            live = self.host.live_table(table_id)
+            live = await self.host.touch(table_id)
             if live is None or live.state.version != version:
                 return
-            await self.db.mark_reminded(table_id)
+            await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
             view = live.view()
         seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
         if seats:
@@ -159,7 +406,7 @@ class Scheduler:
         """The AI acts for every member who has not acted in the step at ``version``."""
         host = self.host
         async with host.table_lock(table_id):
-            live = host.live_table(table_id)
+            live = await host.touch(table_id)
             if live is None:
                 await self.clear(table_id)
                 return
@@ -171,10 +418,10 @@ class Scheduler:
                     and not live.seats[s].autoplay]
             gone = []
             for seat in late:
-                count = self._timeouts.get((table_id, seat), 0) + 1
-                self._timeouts[(table_id, seat)] = count
-                if count >= AWAY_AFTER_TIMEOUTS:
-                    await self._set_away(live, seat, True)
+                count = live.seats[seat].timeouts + 1
+                away = count >= AWAY_AFTER_TIMEOUTS
+                await self._set_seat(live, seat, away=away, timeouts=count)
+                if away:
                     gone.append(seat)
             all_events: list[Event] = []
             result: str = "buffered"
@@ -201,54 +448,15 @@ class Scheduler:
     # ------------------------------------------------------------------ the timer task
     def start(self) -> None:
         """Turn deadline processing on (call once the event loop runs)."""
-        self._on = True
-        self.wake()
+        self.timers.start()
 
     def wake(self) -> None:
-        """A deadline may have changed: make the timer task look again (RoboDanny's pattern:
-        a sleeping timer is cancelled and restarted; a busy one re-checks when done)."""
-        if not self._on or self._closed:
-            return
-        task = self._timer
-        if task is not None and not task.done():
-            sleeping = self._sleeping is task
-            if sleeping:
-                task.cancel()
-            else:
-                self._recheck = True
-                return
-        self._timer = asyncio.create_task(self.run(), name="table-deadlines")
-
-    async def run(self) -> None:
-        """Timer task: process due deadlines, then sleep until the next one; ends when there is
-        none (a new deadline restarts it)."""
-        me = asyncio.current_task()
-        while not self._closed:
-            self._recheck = False
-            try:
-                next_due = await self.process()
-            except Exception:
-                log.exception("deadline processing failed")
-                next_due = self.clock.now() + RETRY_SECONDS
-            if self._recheck:
-                continue
-            if next_due is None:
-                return
-            self._sleeping = me
-            try:
-                await asyncio.sleep(max(0.0, next_due - self.clock.now()))
-            finally:
-                if self._sleeping is me:
-                    self._sleeping = None
+        """Kept for callers of the previous scheduler: nothing to do (the timers wake their one
+        task themselves when an earlier timer appears)."""
 
     def shutdown(self) -> list[asyncio.Task[Any]]:
-        """Stop for good: no new timer; the running one is cancelled and returned (await it)."""
-        self._closed = True
-        task = self._timer
-        if task is None or task.done():
-            return []
-        task.cancel()
-        return [task]
+        """Stop for good: the timer task is cancelled and returned (await it)."""
+        return self.timers.shutdown()
 
     async def close(self) -> None:
         """:meth:`shutdown` and wait for the timer task to end."""

@@ -18,10 +18,17 @@ Guarantees:
   so a double click or a click on an old board is never applied twice.
 - Simultaneous steps (several seats in ``to_act``) buffer each seat's choice (persisted) until all
   have chosen; a seat may change its choice until then. Then they are applied at once.
-- Every applied step is persisted (snapshot + append-only action log + events) before the
-  notifier hears of it; ``resume()`` reloads every running table after a restart.
-- Deadlines live in the database: a reminder at ``reminder_fraction`` of the timeout, then the
-  game's ``timeout_action`` for every seat that has not acted.
+- Every applied step is persisted before the notifier hears of it, in one short transaction
+  (:meth:`storage.base.Store.commit_step`: snapshot, action log, events, next deadline, pending
+  choices cleared), as a compare-and-set on the table's version: a second writer can never
+  apply over it (a conflict reloads the table and refuses the click as stale).
+- ``resume()`` indexes every running table after a restart in a few bulk reads (O(tables));
+  clicks are accepted at once; each table's snapshot is decoded on first touch (a background
+  task touches them all, restores deadlines and restarts AI drivers).
+- Deadlines live in the database and in the scheduler's in-memory queue: a reminder at
+  ``reminder_fraction`` of the timeout, then the game's ``timeout_action`` for every seat that
+  has not acted. A deadline found overdue at start-up restarts from then (time given back).
+- Per-table memory (locks, caches, timers, drivers) is dropped when a table ends.
 - Each table records the game's ``rules_version`` it started under; :meth:`TableService.replay`
   rebuilds its state from seed and action log only under that same version.
 """
@@ -29,6 +36,7 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -40,20 +48,11 @@ from pydantic import ValidationError
 
 from bot.driver import Driver
 from bot.ratings import Rated, rate
-from bot.scheduler import Clock, Scheduler
+from bot.scheduler import Clock, Scheduler, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
 from engine.registry import GAMES
-from storage.db import (
-    Database,
-    RatingRow,
-    SeatRow,
-    TableRow,
-    all_events,
-    guild_tables,
-    open_lobby_of,
-    tables_in_place,
-)
+from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TableRow, VersionConflict
 
 __all__ = [
     "Clock",
@@ -109,7 +108,7 @@ class TableService:
     """Runs every table of the process. See the module docstring for the guarantees.
 
     Args:
-        db: an open :class:`storage.db.Database`.
+        db: an open store (:class:`storage.base.Store`; :class:`storage.db.Database` for SQLite).
         clock: time source (a fake one in tests).
         notifier: UI callbacks (may be replaced later by assigning :attr:`notifier`).
         turn_timeout: seconds a member has to act before the AI acts for them.
@@ -121,7 +120,7 @@ class TableService:
 
     def __init__(
         self,
-        db: Database,
+        db: Store,
         *,
         clock: Clock | None = None,
         notifier: Notifier | None = None,
@@ -139,7 +138,9 @@ class TableService:
                                    reminder_fraction=reminder_fraction)
         self.driver = Driver(self, ai_delay=ai_delay)
         self._locks: dict[int, asyncio.Lock] = {}
-        self._live: dict[int, LiveTable] = {}
+        self._live: dict[int, LiveTable] = {}  # running tables, decoded
+        self._index: dict[int, RunningTable] = {}  # running tables resumed but not decoded yet
+        self._warm: asyncio.Task[None] | None = None
 
     @property
     def clock(self) -> Clock:
@@ -186,6 +187,50 @@ class TableService:
         """The cache of a running table, or ``None`` (for the scheduler and the driver)."""
         return self._live.get(table_id)
 
+    async def touch(self, table_id: int) -> LiveTable | None:
+        """The cache of a running table, decoded on first touch after a restart, or reloaded
+        from the store when not cached (after a version conflict, or started elsewhere).
+
+        ``None`` when the table is not running; a table whose snapshot no longer loads is
+        abandoned (logged), never crashes the bot. Call under the table's lock."""
+        live = self._live.get(table_id)
+        if live is not None:
+            return live
+        entry = self._index.pop(table_id, None)
+        if entry is None:
+            row = await self.db.get_table(table_id)
+            if row is None or row.status != "running":
+                return None
+            entry = RunningTable(replace(row, state=None), None, await self.db.seats(table_id),
+                                 await self.db.pending(table_id, row.version))
+            state_data: Any = row.state
+        else:
+            state_data = json.loads(entry.state_json) if entry.state_json else None
+        try:
+            if entry.row.game not in GAMES:
+                raise ValueError(f"unknown game {entry.row.game}")
+            if state_data is None:
+                raise ValueError(f"table {table_id} is running without a snapshot")
+            state = GAMES[entry.row.game].load_state(state_data)
+        except Exception:
+            log.exception("table %s could not be resumed; abandoning it", table_id)
+            async with self.db.transaction():
+                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                await self.scheduler.clear(table_id)
+            self._forget(table_id)
+            return None
+        pending = entry.pending if entry.row.version == state.version else {}
+        live = self._live[table_id] = LiveTable(entry.row, list(entry.seats), state, dict(pending))
+        return live
+
+    def _forget(self, table_id: int) -> None:
+        """Drop the per-table memory of a table that stopped running (its lock when free)."""
+        self._live.pop(table_id, None)
+        self._index.pop(table_id, None)
+        lock = self._locks.get(table_id)
+        if lock is not None and not lock.locked():
+            del self._locks[table_id]
+
     def nudge(self, table_id: int) -> None:
         """Start the AI driver of a table if an AI seat must act and none is running."""
         self.driver.kick(table_id)
@@ -214,6 +259,9 @@ class TableService:
     async def table(self, table_id: int) -> TableView:
         """The current view of a table. Raises :class:`ServiceError` ``err.no_table``."""
         live = self._live.get(table_id)
+        if live is None and table_id in self._index:
+            async with self.table_lock(table_id):
+                live = await self.touch(table_id)
         if live is not None:
             return live.view()
         row = await self._row(table_id)
@@ -327,10 +375,12 @@ class TableService:
     async def set_messages(self, table_id: int, **ids: int | None) -> None:
         """Remember Discord message/thread ids (``lobby_message_id``, ``thread_id``, ``board_message_id``)."""
         async with self.table_lock(table_id):
-            await self.db.update_table(table_id, self.clock.now(), **ids)
+            now = self.clock.now()
+            await self.db.update_table(table_id, now, **ids)
             live = self._live.get(table_id)
             if live is not None:
-                live.row = await self._row(table_id)
+                changes: dict[str, Any] = dict(ids)
+                live.row = replace(live.row, updated_at=now, **changes)
 
     async def start(self, table_id: int, user_id: int, *, fill_with_ai: bool = False, ai_name: str = "AI") -> TableView:
         """The host starts the game. Raises ``err.host_only``, ``err.not_enough_players``.
@@ -369,10 +419,10 @@ class TableService:
                                            rules_version=game.rules_version, options=stored)
                 await self.db.record_events(table_id, state.version,
                                             [_event_dict(e) for e in game.opening_events(state)])
+                await self.scheduler.write(table_id, seats, game, state, now)
             row = await self._row(table_id)
-            live = self._live[table_id] = LiveTable(row, seats, state, {})
-            await self.scheduler.arm(live)
-            view = await self.table(table_id)
+            live = self._live[table_id] = LiveTable(replace(row, state=None), seats, state, {})
+            view = live.view()
         await notify(self.notifier.table_started, view)
         self.driver.kick(table_id)
         return view
@@ -394,6 +444,7 @@ class TableService:
                 raise ServiceError("err.host_only")
             await self.db.update_table(table_id, self.clock.now(), status="abandoned")
             view = await self.table(table_id)
+        self._forget(table_id)
         await notify(self.notifier.lobby_changed, view)
         return view
 
@@ -410,8 +461,9 @@ class TableService:
                 await self.db.update_table(table_id, self.clock.now(), status="abandoned")
                 await self.scheduler.clear(table_id)
             self._live.pop(table_id, None)
+            self._index.pop(table_id, None)
             view = await self.table(table_id)  # read back from the database
-        self.scheduler.wake()
+        self._forget(table_id)
         await notify(self.notifier.table_abandoned, view)
         return view
 
@@ -431,7 +483,11 @@ class TableService:
             back = await self.scheduler.present(live, seat)
             if version != live.state.version:
                 raise ServiceError("err.stale")
-            result, view, events = await self.choose(live, seat, code, source="user")
+            try:
+                result, view, events = await self.choose(live, seat, code, source="user")
+            except VersionConflict:
+                log.warning("table %s was moved by another writer; reloaded", table_id)
+                raise ServiceError("err.stale") from None
         if back:
             await notify(self.notifier.came_back, view, seat)
         await self.after_change(table_id, view, events, result, seat)
@@ -441,7 +497,7 @@ class TableService:
         """A member shows up at a running table (opens their panel): if the AI was playing their
         seat because they were away, their turns wait for them again. Returns True if they were away."""
         async with self.table_lock(table_id):
-            live = self._live.get(table_id)
+            live = await self.touch(table_id)
             seat = None if live is None else live.seat_of(user_id)
             if live is None or seat is None or not await self.scheduler.present(live, seat):
                 return False
@@ -451,23 +507,11 @@ class TableService:
         return True
 
     async def _get_live(self, table_id: int) -> LiveTable:
-        live = self._live.get(table_id)
+        live = await self.touch(table_id)
         if live is None:
             row = await self._row(table_id)
             self._check_status(row, "running")
-            # running but not cached (e.g. another process started it): load it
-            live = await self._load(row)
-        return live
-
-    async def _load(self, row: TableRow) -> LiveTable:
-        """Cache a running table from its stored row (raises when the snapshot does not load)."""
-        if row.state is None:
-            raise ValueError(f"table {row.id} is running without a snapshot")
-        game = GAMES[row.game]
-        state = game.load_state(row.state)
-        seats = await self.db.seats(row.id)
-        pending = await self.db.pending(row.id, state.version)
-        live = self._live[row.id] = LiveTable(row, seats, state, pending)
+            raise ServiceError("err.table_not_running")  # its snapshot did not load: abandoned
         return live
 
     async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:
@@ -490,48 +534,64 @@ class TableService:
         if len(to_act) == 1:
             events = await self._apply(live, {seat: action}, source)
             return "applied", live.view(), events
-        await self.db.set_pending(live.id, seat, live.state.version, code)
-        live.pending[seat] = code
-        if set(live.pending) >= to_act:
-            actions = {s: game.decode(c) for s, c in live.pending.items() if s in to_act}
+        chosen = {**live.pending, seat: code}
+        if set(chosen) >= to_act:  # the last choice: stored with the step (no pending row)
+            actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
             events = await self._apply(live, actions, source)
             return "applied", live.view(), events
+        await self.db.set_pending(live.id, seat, live.state.version, code)
+        live.pending[seat] = code
         return "buffered", live.view(), []
 
     async def _apply(self, live: LiveTable, actions: dict[int, Any], source: str) -> list[Event]:
-        """Apply and persist in one transaction (the step, its events, the result or the next
-        deadline), before anyone is told; only then update the cache (nothing there can fail)."""
+        """Apply and persist in one short transaction (:meth:`storage.base.Store.commit_step`:
+        the snapshot by compare-and-set on the version, the action, the events, the next
+        deadline or none, the pending choices cleared; the result and ratings too when the game
+        ends), before anyone is told; only then update the cache (nothing there can fail).
+
+        Raises :class:`storage.base.VersionConflict` when the stored table moved (another
+        writer): nothing is stored and the cached table is dropped (reloaded on next touch)."""
         game = live.game
-        before = live.state.version
+        row = live.row
         step = game.apply(live.state, actions)
         now = self.clock.now()
-        codes = {s: game.encode(a) for s, a in actions.items()}
         events = list(step.events)
         outcome = game.outcome(step.state)
         gone = await self._members_gone(live) if outcome is not None else frozenset()
-        async with self.db.transaction():
-            await self.db.record_step(
-                live.id, version_before=before, actions=codes, source=source,
-                state=game.dump_state(step.state), version=step.state.version,
-                events=[_event_dict(e) for e in events], now=now,
-            )
-            if outcome is not None:
-                await self._finish(live, outcome, now, gone)
+        if outcome is None:
+            timer, cancel = self.scheduler.step_timer(live.id, live.seats, game, step.state, now)
+        else:
+            timer, cancel = None, turn_key(live.id)
+        write = StepWrite(
+            table_id=live.id, version_before=row.version, version=step.state.version,
+            state=game.dump_state(step.state), actions={s: game.encode(a) for s, a in actions.items()},
+            source=source, events=[_event_dict(e) for e in events], action_seq=row.action_seq + 1,
+            event_seq=row.event_seq + 1, now=now, status="finished" if outcome is not None else None,
+            timer=timer, cancel_timer=cancel, clear_pending=bool(live.pending),
+        )
+        try:
+            if outcome is None:
+                await self.db.commit_step(write)
             else:
-                await self.scheduler.write(live.id, live.seats, game, step.state, now)
+                async with self.db.transaction():
+                    await self.db.commit_step(write)
+                    await self._finish(live, outcome, now, gone)
+        except VersionConflict:
+            self._live.pop(live.id, None)
+            raise
         live.state = step.state
         live.pending = {}
-        live.row = replace(live.row, version=step.state.version, state=None, updated_at=now,
-                           status="finished" if outcome is not None else live.row.status)
-        self.scheduler.wake()
+        live.row = replace(row, version=step.state.version, updated_at=now, action_seq=write.action_seq,
+                           event_seq=write.event_seq + len(events) - 1,
+                           status="finished" if outcome is not None else row.status)
+        self.scheduler.stepped(timer, cancel)
         return events
 
     async def _finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
-        """Store the result and update ratings/stats (inside the caller's transaction); the
-        members in ``gone`` (no longer in the server) are not rated."""
+        """Store the result and update ratings/stats (inside the caller's transaction, which
+        also stored the status and removed the deadline); the members in ``gone`` (no longer in
+        the server) are not rated."""
         row, seats = live.row, live.seats
-        await self.db.update_table(row.id, now, status="finished")
-        await self.scheduler.clear(row.id)
         await self.db.record_result(
             row.id, guild_id=row.guild_id, game=row.game,
             outcome={"ranks": list(outcome.ranks), "scores": list(outcome.scores)},
@@ -562,15 +622,18 @@ class TableService:
         else:
             await notify(self.notifier.step_applied, view, events)
             if view.row.status == "finished":
-                self._live.pop(table_id, None)
+                self._forget(table_id)
                 outcome = view.game.outcome(view.state)
                 if outcome is not None:
                     await notify(self.notifier.table_finished, view, outcome)
-        self.scheduler.wake()
+                return
         self.driver.kick(table_id)
 
     async def idle(self) -> None:
-        """Wait until no AI driver is running (tests and the terminal use it)."""
+        """Wait until every resumed table is decoded and no AI driver is running (tests and the
+        terminal use it)."""
+        if self._warm is not None:
+            await asyncio.gather(self._warm, return_exceptions=True)
         await self.driver.idle()
 
     # ------------------------------------------------------------------ deadlines
@@ -582,8 +645,11 @@ class TableService:
         return await self.scheduler.process()
 
     async def run_timers(self) -> None:
-        """The deadline timer task (see :meth:`bot.scheduler.Scheduler.run`)."""
-        await self.scheduler.run()
+        """Start the one timer task if needed and wait for it to end (at :meth:`close`)."""
+        self.scheduler.start()
+        task = self.scheduler.timers.task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
 
     # ------------------------------------------------------------------ replay
     async def replay(self, table_id: int) -> Any:
@@ -618,34 +684,51 @@ class TableService:
         return state
 
     # ------------------------------------------------------------------ start-up / shutdown
-    async def resume(self) -> list[int]:
-        """Reload every running table (after a restart), restart AI drivers; returns their ids.
+    async def resume(self, *, warm: bool = True) -> list[int]:
+        """Index every running table after a restart; returns their ids. O(tables): a few bulk
+        reads (tables, seats, pending choices; the timers), no per-table query, no decoding.
+        Clicks are accepted as soon as this returns.
 
-        A table whose stored state no longer loads is abandoned (and logged), never crashes the bot.
+        With ``warm`` (the default), a background task then touches every table (decodes its
+        snapshot, restores its deadline, restarts its AI driver), yielding to clicks between
+        tables; :meth:`idle` waits for it. A table whose stored state no longer loads is
+        abandoned (and logged) when touched, never crashes the bot.
         """
+        await self.scheduler.load()
         ids = []
-        for row in await self.db.tables_with_status("running"):
-            try:
-                if row.game not in GAMES:
-                    raise ValueError(f"unknown game {row.game}")
-                live = await self._load(row)
-            except Exception:
-                log.exception("table %s could not be resumed; abandoning it", row.id)
-                await self.db.update_table(row.id, self.clock.now(), status="abandoned")
-                await self.scheduler.clear(row.id)
-                continue
-            ids.append(row.id)
-            await self.scheduler.restore(live)
-            self.driver.kick(row.id)
+        for entry in await self.db.running_tables():
+            if entry.row.id not in self._live:
+                self._index[entry.row.id] = entry
+            ids.append(entry.row.id)
+        if warm and ids:
+            self._warm = asyncio.create_task(self._warm_up(ids), name="resume-warm-up")
         return ids
+
+    async def _warm_up(self, ids: list[int]) -> None:
+        """Touch every resumed table once: decode it, restore its deadline, kick its driver."""
+        for n, table_id in enumerate(ids):
+            if table_id in self._index:
+                try:
+                    async with self.table_lock(table_id):
+                        live = await self.touch(table_id)
+                        if live is not None:
+                            await self.scheduler.restore(live)
+                except Exception:
+                    log.exception("table %s could not be restored", table_id)
+                self.driver.kick(table_id)
+            if n % 64 == 63:
+                await asyncio.sleep(0)  # let clicks in
 
     def start_timers(self) -> None:
         """Turn deadline processing on (call once the event loop runs)."""
         self.scheduler.start()
 
     async def close(self) -> None:
-        """Stop timers and AI drivers (state is already persisted)."""
+        """Stop timers, the warm-up and AI drivers (state is already persisted)."""
         tasks = self.scheduler.shutdown() + self.driver.shutdown()
+        if self._warm is not None and not self._warm.done():
+            self._warm.cancel()
+            tasks.append(self._warm)
         await asyncio.gather(*tasks, return_exceptions=True)
 
     # ------------------------------------------------------------------ custom decks
@@ -704,20 +787,20 @@ class TableService:
     # ------------------------------------------------------------------ lifecycle and admin (issue 13)
     async def all_events(self, table_id: int) -> list[Event]:
         """Every event of a table, in order (all audiences: filter before showing)."""
-        return [_event_from(d) for d in await all_events(self.db, table_id)]
+        return [_event_from(d) for d in await self.db.all_events(table_id)]
 
     async def guild_tables(self, guild_id: int) -> list[TableView]:
         """A guild's open lobbies and running tables, oldest first (``/table list``)."""
-        return [await self.table(row.id) for row in await guild_tables(self.db, guild_id)]
+        return [await self.table(row.id) for row in await self.db.guild_tables(guild_id)]
 
     async def lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableView | None:
         """The open lobby a member hosts in a channel (a member hosts at most one per channel)."""
-        row = await open_lobby_of(self.db, guild_id, channel_id, host_user_id)
+        row = await self.db.open_lobby_of(guild_id, channel_id, host_user_id)
         return None if row is None else await self.table(row.id)
 
     async def tables_in(self, place_id: int) -> list[TableView]:
         """Open lobbies and running tables whose thread or channel is ``place_id``."""
-        return [await self.table(row.id) for row in await tables_in_place(self.db, place_id)]
+        return [await self.table(row.id) for row in await self.db.tables_in_place(place_id)]
 
     async def close_table(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
         """``/table abandon``: cancel a lobby or abandon a running table (host or admin).
@@ -742,14 +825,15 @@ class TableService:
                 await self.db.update_table(table_id, self.clock.now(), status="abandoned")
                 await self.scheduler.clear(table_id)
             self._live.pop(table_id, None)
-        self.scheduler.wake()
+            self._index.pop(table_id, None)
+        self._forget(table_id)
         return True
 
     async def close_guild(self, guild_id: int) -> list[int]:
         """The bot was removed from a server: close its lobbies and running tables at once,
         silently (see :meth:`close_silently`); returns their ids."""
         closed = []
-        for row in await guild_tables(self.db, guild_id):
+        for row in await self.db.guild_tables(guild_id):
             if await self.close_silently(row.id):
                 closed.append(row.id)
         return closed
@@ -775,7 +859,7 @@ class TableService:
             raise ServiceError("err.not_seated")
         if row.status != "finished":
             raise ServiceError("err.not_finished")
-        existing = await open_lobby_of(self.db, row.guild_id, row.channel_id, row.host_user_id)
+        existing = await self.db.open_lobby_of(row.guild_id, row.channel_id, row.host_user_id)
         if existing is not None:
             raise ServiceError("err.lobby_exists", table=existing.id)
         options = {k: v for k, v in row.options.items() if k != "deck_data"}

@@ -24,7 +24,7 @@ from typing import Any, ParamSpec, Protocol
 
 from engine.core import Event, Game, Outcome
 from engine.registry import GAMES
-from storage.db import SeatRow, TableRow
+from storage.base import SeatRow, TableRow
 
 __all__ = ["LiveTable", "Notifier", "TableHost", "TableView", "notify"]
 
@@ -84,13 +84,14 @@ class TableView:
         return sorted(s for s in self.to_act() if s not in self.pending)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveTable:
     """The in-memory cache of a running table (always equal to what is stored).
 
     Mutable and owned by the service: change it only under the table's lock and only after the
     change is stored. ``state`` is the engine state; ``pending`` the buffered choice codes of the
-    current simultaneous step, by seat.
+    current simultaneous step, by seat. ``row.state`` is ``None`` (the decoded ``state`` is the
+    only copy); ``row.version``, ``row.action_seq`` and ``row.event_seq`` follow every step.
     """
 
     row: TableRow
@@ -185,7 +186,13 @@ class TableHost(Protocol):
         ...
 
     def live_table(self, table_id: int) -> LiveTable | None:
-        """The cache of a running table, or ``None`` (not running, or not loaded)."""
+        """The cache of a running table, or ``None`` (not running, or not decoded yet)."""
+        ...
+
+    async def touch(self, table_id: int) -> LiveTable | None:
+        """The cache of a running table, decoding or reloading it first if needed (call under
+        the table's lock); ``None`` when it is not running (or could not be decoded: then it
+        was abandoned)."""
         ...
 
     async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:

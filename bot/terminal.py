@@ -39,7 +39,7 @@ from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import Database, TableRow
+from storage.db import Database, Store, TableRow
 
 HUMAN_ID = 1
 #: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
@@ -314,7 +314,7 @@ class TerminalGame:
             await service.close()
             await db.close()
 
-    async def _saved(self, db: Database) -> TableRow | None:
+    async def _saved(self, db: Store) -> TableRow | None:
         """The last unfinished terminal table of the file (of ``self.game`` when set)."""
         rows = [r for r in await db.tables_with_status("running")
                 if r.guild_id == 0 and r.host_user_id == HUMAN_ID and (self.game is None or r.game == self.game)]

@@ -213,7 +213,7 @@ async def test_ai_seats_play_and_game_finishes_with_ratings(env):
     assert "finished" in rec.names()
     stats = await svc.stats(1, 100)
     assert stats["test-pick"].played == 1 and stats["test-pick"].won == 1  # tie 0-0 shares first place
-    assert await db.deadlines() == []
+    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
 
 
 async def test_ratings_move_winner_up(env):
@@ -288,7 +288,7 @@ async def test_abandon_by_host_or_admin_only(env):
     with pytest.raises(ServiceError) as e:
         await svc.submit(tid, 100, 0, "p1")
     assert e.value.key == "err.table_not_running"
-    assert await db.deadlines() == []
+    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
 
 
 async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
@@ -297,8 +297,13 @@ async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
     await svc.start(tid, 100)
     await db.update_table(tid, clock.now(), state={"garbage": True})
     svc2 = TableService(db, clock=clock, turn_timeout=100)
-    assert await svc2.resume() == []
+    assert await svc2.resume() == [tid]  # indexed at once; decoded on first touch
+    await svc2.idle()  # the warm-up touched it: abandoned, and its deadline removed
     assert (await db.get_table(tid)).status == "abandoned"
+    assert await db.timers() == []
+    with pytest.raises(ServiceError) as e:
+        await svc2.submit(tid, 100, 0, "p1")
+    assert e.value.key == "err.table_not_running"
     await svc2.close()
 
 
@@ -377,7 +382,7 @@ async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkey
     await svc.process_deadlines()
     assert (await svc.table(second)).version == 1  # the healthy table timed out normally
     assert (await svc.table(first)).row.status == "abandoned"  # the broken one was given up
-    assert [d[0] for d in await db.deadlines()] == [second]  # only the healthy table's next step
+    assert [t.key for t in await db.timers()] == [f"turn:{second}"]  # only the healthy table's next step
 
 
 async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
@@ -394,7 +399,7 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     assert view.seats[0].away and not view.seats[1].away
     # round 2 (simultaneous): the AI chose for the away member at once; only seat 1 is waited for
     assert view.version == 2 and 0 in view.pending and view.waiting_for() == [1]
-    assert [d[1] for d in await db.deadlines()] == [2]
+    assert [t.payload["version"] for t in await db.timers()] == [2]
     assert (await db.seats(tid))[0].away  # persisted: a restart keeps it
     # the member comes back (opens their panel): their turns wait for them again
     assert await svc.back(tid, 100) is True
@@ -403,7 +408,7 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     await svc.submit(tid, 200, 2, "p1")
     view = await svc.table(tid)
     assert view.version == 3 and view.to_act() == {0}  # seat 0 confirms: a member's turn again
-    assert [d[1] for d in await db.deadlines()] == [3]
+    assert [t.payload["version"] for t in await db.timers()] == [3]
     assert rec_calls.count(("timeout", (0, 1))) == 1
 
 
@@ -500,6 +505,9 @@ class FakeHost:
     def live_table(self, table_id):
         return self.tables.get(table_id)
 
+    async def touch(self, table_id):
+        return self.tables.get(table_id)
+
     async def choose(self, live, seat, code, source):
         if self.fail:
             raise RuntimeError("engine bug")
@@ -543,6 +551,12 @@ async def host_env(tmp_path, pick_game):
     await db.close()
 
 
+def turn(table_id, version, remind_at, act_at, reminded=False):
+    """The stored turn-deadline timer of a table."""
+    return (f"turn:{table_id}", act_at if reminded else remind_at,
+            {"version": version, "remind_at": remind_at, "act_at": act_at, "reminded": reminded})
+
+
 async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
     from bot.scheduler import Scheduler
 
@@ -552,24 +566,25 @@ async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
     host.scheduler = sched
     live.pending[2] = "p1"  # the AI seat already chose
     await sched.arm(live)
-    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 25, clock.now() + 100, False)
-    assert await sched.process() == clock.now() + 25 and host.notifier.calls == []
+    t0 = clock.now()
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100)
+    assert await sched.process() == t0 + 25 and host.notifier.calls == []
     clock.advance(25)
-    assert await sched.process() == clock.now() + 75
+    assert await sched.process() == t0 + 100
     assert host.notifier.calls == [("reminder", (0, 1))]
-    assert (await db.deadline(live.id)).reminded
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100, reminded=True)
     await sched.process()
     assert host.notifier.calls == [("reminder", (0, 1))]  # once per step
     game, state = live.game, live.state
     clock.advance(75)
-    # the due deadline is handled; the next step's deadline is picked up by the woken timer
-    assert await sched.process() is None
+    # the due deadline is handled; the next step's deadline is already in the queue
+    assert await sched.process() == clock.now() + 25
     expected = [(seat, game.encode(game.timeout_action(state, seat)), "timeout") for seat in (0, 1)]
     assert host.chosen == expected  # members only: the AI seat had chosen
     assert host.notifier.calls[-1] == ("timeout", (0, 1))
     assert host.changes == [("applied", None)]
     assert live.state.version == 1
-    assert await db.deadline(live.id) == (live.id, 1, clock.now() + 25, clock.now() + 100, False)
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 1, clock.now() + 25, clock.now() + 100)
 
 
 async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_present_resets(host_env):
@@ -585,7 +600,9 @@ async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_presen
     clock.advance(100)
     await sched.process()  # round 1: seats 0 and 1 time out (1 in a row each)
     assert not any(s.away for s in live.seats)
+    assert [s.timeouts for s in await db.seats(live.id)] == [1, 1, 0]  # stored: a restart keeps them
     assert await sched.present(live, 1) is False  # seat 1 shows up: its count starts again
+    assert [s.timeouts for s in await db.seats(live.id)] == [1, 0, 0]
     clock.advance(100)
     await sched.process()  # seat 0 must confirm and times out again: away
     assert live.seats[0].away and (await db.seats(live.id))[0].away
@@ -593,6 +610,7 @@ async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_presen
     assert host.notifier.calls[-1] == ("timeout", (0,))
     assert await sched.present(live, 0) is True
     assert not live.seats[0].away and not (await db.seats(live.id))[0].away
+    assert (await db.seats(live.id))[0].timeouts == 0
 
 
 async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_table(host_env):
@@ -601,41 +619,101 @@ async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_ta
     db, host, live = host_env
     clock = FakeClock()
     sched = Scheduler(db, clock, host, turn_timeout=100)
-    await db.set_deadline(live.id, 7, clock.now() - 10, clock.now() - 5)  # left by an interrupted step
-    assert await sched.process() is None  # re-armed for the current step, nothing played
-    assert await db.deadline(live.id) == (live.id, 0, clock.now() + 50, clock.now() + 100, False)
+    # a deadline left by an interrupted step (version 7), due now: re-armed for the current step
+    await sched.timers.schedule(f"turn:{live.id}", clock.now() - 5,
+                                {"version": 7, "remind_at": clock.now() - 10, "act_at": clock.now() - 5})
+    assert await sched.process() == clock.now() + 50  # nothing played
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
     assert host.chosen == []
     clock.advance(100)
     host.fail = True
     assert await sched.process() is None
     assert host.given_up == [live.id]
-    await sched.process()  # the table is gone from the host: its deadline is cleared
-    assert await db.deadline(live.id) is None
+    assert await db.timer(f"turn:{live.id}") is None  # a fired deadline nobody renewed is removed
 
 
-async def test_scheduler_timer_sleeps_wakes_and_shuts_down(host_env):
+async def test_scheduler_gives_time_back_after_downtime_instead_of_auto_playing(host_env):
     from bot.scheduler import Scheduler
 
     db, host, live = host_env
-    sched = Scheduler(db, FakeClock(), host, turn_timeout=100)
-    sched.wake()
-    assert sched._timer is None  # off until started
-    await sched.arm(live)
-    sched.start()
-    first = sched._timer
+    clock = FakeClock()
+    first = Scheduler(db, clock, host, turn_timeout=100)
+    await first.arm(live)  # then the bot goes down for an hour
+    clock.advance(3600)
+    sched = Scheduler(db, clock, host, turn_timeout=100)
+    host.scheduler = sched
+    assert await sched.load() == 1
+    # the overdue deadline restarts from now, stored so: a member has the whole turn again
+    assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
+    assert await sched.process() == clock.now() + 50
+    assert host.chosen == [] and host.notifier.calls == []
+    clock.advance(50)
+    await sched.process()
+    assert host.notifier.calls == [("reminder", (0, 1))] and host.chosen == []  # members only
 
-    async def asleep() -> None:
-        while sched._sleeping is not first:  # the timer reads the database in another thread
-            await asyncio.sleep(0.001)
 
-    await asyncio.wait_for(asleep(), timeout=10)  # asleep until the reminder is due (50 s away)
-    sched.wake()  # a deadline changed: the sleeping timer is replaced
-    assert sched._timer is not first
-    tasks = sched.shutdown()
+async def test_general_timers_fire_once_persist_and_cancel(host_env):
+    from bot.scheduler import Timers
+
+    db, host, live = host_env
+    clock = FakeClock()
+    timers = Timers(db, clock)
+    fired = []
+
+    async def expire(row):
+        fired.append((row.key, row.payload))
+
+    timers.handle("lobby", expire)
+    await timers.schedule("lobby:5", clock.now() + 10, {"table": 5})
+    await timers.schedule("lobby:6", clock.now() + 20, {"table": 6})
+    await timers.cancel("lobby:6")
+    assert [t.key for t in await db.timers()] == ["lobby:5"]
+    again = Timers(db, clock)  # a restart: loaded from the store
+    again.handle("lobby", expire)
+    assert await again.load() == 1 and again.get("lobby:5").payload == {"table": 5}
+    assert await again.process() == clock.now() + 10 and fired == []
+    clock.advance(10)
+    assert await again.process() is None
+    assert fired == [("lobby:5", {"table": 5})]
+    assert await db.timers() == []  # one-shot: removed once fired
+
+
+async def test_timer_task_is_one_sleeping_task_woken_only_by_an_earlier_timer(host_env):
+    from bot.scheduler import Timers
+
+    db, host, live = host_env
+    clock = FakeClock()
+    timers = Timers(db, clock)
+    fired = []
+
+    async def note(row):
+        fired.append(row.key)
+
+    timers.handle("x", note)
+    await timers.schedule("x:far", clock.now() + 300)
+    timers.start()
+    task = timers.task
+    for _ in range(100):  # wait (bounded) until the task sleeps: it reads nothing, only the heap
+        if timers.sleeping:
+            break
+        await asyncio.sleep(0)
+    assert timers.sleeping
+    tasks_before = len(asyncio.all_tasks())
+    for i in range(50):  # later timers (as every step moves a deadline later): nobody is woken
+        await timers.schedule(f"x:{i}", clock.now() + 400 + i)
+    assert timers.wakeups == 0 and timers.task is task and len(asyncio.all_tasks()) == tasks_before
+    await timers.schedule("x:soon", clock.now())  # an earlier one (due now): the one task wakes
+    assert timers.wakeups == 1
+    for _ in range(100):
+        if "x:soon" in fired and timers.sleeping:
+            break
+        await asyncio.sleep(0)
+    assert "x:soon" in fired and timers.task is task and timers.loads == 0
+    tasks = timers.shutdown()
     await asyncio.gather(*tasks, return_exceptions=True)
-    assert all(t.cancelled() for t in tasks) and first.done()
-    sched.wake()
-    assert sched._timer.done()  # closed: no new timer
+    assert task.done()
+    timers.start()
+    assert timers.task is task  # closed: no new task
 
 
 async def test_driver_alone_plays_the_ai_seat_and_stops_for_members(host_env):
@@ -668,3 +746,226 @@ async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monke
     driver.kick(live.id)
     await driver.idle()
     assert host.given_up == [live.id] and host.chosen == []
+
+
+# ---------------------------------------------------------------------- scale: restart, steps, memory
+class CountingDb:
+    """Wraps a Database and counts the calls of each method (storage round trips by name)."""
+
+    def __init__(self, db) -> None:
+        self._db = db
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name):
+        attr = getattr(self._db, name)
+        if not callable(attr) or name == "transaction":
+            return attr
+
+        def counted(*args, **kwargs):
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return attr(*args, **kwargs)
+        return counted
+
+
+async def test_steps_never_rescan_deadlines_and_write_one_step_each(tmp_path, pick_game):
+    db = await Database.open(tmp_path / "c.db")
+    counting = CountingDb(db)
+    clock = FakeClock()
+    svc = TableService(counting, clock=clock, turn_timeout=100, seed_source=lambda: 42)
+    tids = []
+    for _ in range(3):
+        tids.append(await open_two(svc, options={"rounds": 5}))
+        await svc.start(tids[-1], 100)
+    assert await svc.resume() == tids  # (a no-op here: they are live) one bulk read of the timers
+    svc.start_timers()
+    task = svc.scheduler.timers.task
+    before = dict(counting.calls)
+    for tid in tids:  # a simultaneous pick (buffered, then applied), then a confirm
+        assert (await svc.submit(tid, 100, 0, "p1")).status == "buffered"
+        assert (await svc.submit(tid, 200, 0, "p2")).status == "applied"
+        assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+    calls = {k: n - before.get(k, 0) for k, n in counting.calls.items() if n - before.get(k, 0)}
+    assert calls.get("timers", 0) == 0 and counting.calls["timers"] == 1  # loaded once, never rescanned
+    assert calls["commit_step"] == 2 * len(tids)  # one write per applied step
+    assert calls["set_pending"] == len(tids)  # only the buffered choice; the completing one is in the step
+    assert set(calls) == {"commit_step", "set_pending"}  # nothing else on the way of a click
+    assert svc.scheduler.timers.task is task  # still the one timer task
+    assert [t.payload["version"] for t in await db.timers()] == [2, 2, 2]
+    await svc.close()
+    await db.close()
+
+
+async def test_downtime_gives_members_their_time_back(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    await svc.close()
+    clock.advance(10 * 3600)  # the bot was down for ten hours
+    rec2 = Recorder()
+    svc2 = TableService(db, clock=clock, notifier=rec2, turn_timeout=100)
+    await svc2.resume()
+    await svc2.idle()
+    assert await svc2.process_deadlines() == clock.now() + 50  # not auto-played at once
+    assert (await svc2.table(tid)).version == 0 and rec2.calls == []
+    clock.advance(100)
+    await svc2.process_deadlines()
+    assert ("timeout", (0, 1)) in rec2.calls and (await svc2.table(tid)).version == 1
+    await svc2.close()
+
+
+async def test_timeouts_in_a_row_survive_a_restart(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc, options={"rounds": 3})
+    await svc.start(tid, 100)
+    clock.advance(101)
+    await svc.process_deadlines()  # round 1: both members time out once
+    await svc.close()
+    svc2 = TableService(db, clock=clock, turn_timeout=100)
+    await svc2.resume()
+    await svc2.idle()
+    clock.advance(101)
+    await svc2.process_deadlines()  # seat 0 times out a second time in a row, across the restart: away
+    assert (await svc2.table(tid)).seats[0].away
+    await svc2.close()
+
+
+async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reloaded(env):
+    from storage.db import StepWrite
+
+    svc, db, clock, rec = env
+    tid = await open_two(svc)
+    await svc.start(tid, 100)
+    await svc.submit(tid, 100, 0, "p1")
+    game = registry.GAMES["test-pick"]
+    view = await svc.table(tid)
+    other = game.apply(view.state, {0: game.decode("p3"), 1: game.decode("p3")}).state
+    row = await db.get_table(tid)
+    # another process applies the step first (through the same store interface)
+    await db.commit_step(StepWrite(table_id=tid, version_before=0, version=1, state=game.dump_state(other),
+                                   actions={0: "p3", 1: "p3"}, source="user", events=[],
+                                   action_seq=row.action_seq + 1, event_seq=row.event_seq + 1, now=clock.now()))
+    with pytest.raises(ServiceError) as e:
+        await svc.submit(tid, 200, 0, "p2")  # this process's cache is still at version 0
+    assert e.value.key == "err.stale"
+    assert await db.action_log(tid) == [(0, {0: "p3", 1: "p3"}, "user")]  # nothing applied over it
+    view = await svc.table(tid)  # reloaded from the store
+    assert view.version == 1 and view.state.scores == (0, 0)
+    assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+
+
+async def test_per_table_memory_is_dropped_when_a_table_ends(env):
+    svc, db, clock, rec = env
+    done = await open_two(svc, options={"rounds": 1})
+    gone = await open_two(svc)
+    lobby = await open_two(svc)
+    await svc.start(done, 100)
+    await svc.start(gone, 100)
+    await svc.submit(done, 100, 0, "p1")
+    await svc.submit(done, 200, 0, "p2")
+    await svc.submit(done, 100, 1, "ok")
+    await svc.abandon(gone, 100)
+    await svc.cancel(lobby, 100)
+    assert (await svc.table(done)).row.status == "finished"
+    for tid in (done, gone, lobby):
+        assert tid not in svc._locks and tid not in svc._live and tid not in svc._index
+        assert svc.scheduler.timers.get(f"turn:{tid}") is None
+    assert not svc.driver._tasks
+
+
+async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
+    svc, db, clock, rec = env
+    tids = []
+    for _ in range(3):
+        tids.append(await open_two(svc))
+        await svc.start(tids[-1], 100)
+    await svc.submit(tids[1], 100, 0, "p2")
+    counting = CountingDb(db)
+    svc2 = TableService(counting, clock=clock, turn_timeout=100)
+    assert await svc2.resume(warm=False) == tids
+    assert counting.calls == {"timers": 1, "running_tables": 1}  # no per-table query
+    assert svc2._live == {} and sorted(svc2._index) == tids  # nothing decoded yet
+    assert (await svc2.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
+    assert list(svc2._live) == [tids[1]]  # only the touched table was decoded
+    assert (await svc2.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
+    assert counting.calls == {"timers": 1, "running_tables": 1, "commit_step": 1}
+    await svc2.close()
+
+
+# ---------------------------------------------------------------------- crash safety (kill -9)
+_CHILD = r'''
+import asyncio, sys
+from engine import registry
+from tests.simgame import PickGame
+from bot.service import TableService
+from storage.db import Database
+
+async def main(path):
+    game = PickGame()
+    registry.GAMES[game.key] = game
+    db = await Database.open(path)
+    svc = TableService(db, turn_timeout=3600, seed_source=lambda: 42)
+    await svc.resume()
+    t = await svc.open_lobby(guild_id=1, channel_id=1, game=game.key, host_user_id=100, host_name="A",
+                             options={"rounds": 90})
+    await svc.join(t.id, 200, "B")
+    await svc.start(t.id, 100)
+    print("table", t.id, flush=True)
+    while True:
+        view = await svc.table(t.id)
+        if view.row.status != "running":
+            print("over", flush=True)
+            await asyncio.sleep(60)
+        for seat in view.waiting_for():
+            code = "ok" if view.version % 2 else f"p{1 + (view.version // 2 + seat) % 3}"
+            result = await svc.submit(t.id, view.seats[seat].user_id, view.version, code)
+            print("ack", view.version, seat, code, result.status, flush=True)  # acknowledged to the member
+
+asyncio.run(main(sys.argv[1]))
+'''
+
+
+async def test_kill_9_during_play_loses_no_acknowledged_action(tmp_path, pick_game):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "crash.db"
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)], cwd=root, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    acked: list[tuple[int, int, str, str]] = []
+    try:
+        assert proc.stdout is not None
+        tid = int(proc.stdout.readline().split()[1])
+        while len(acked) < 60:  # kill it in the middle of play, at whatever point it has reached
+            words = proc.stdout.readline().split()
+            assert words and words[0] == "ack", words
+            acked.append((int(words[1]), int(words[2]), words[3], words[4]))
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    db = await Database.open(path)
+    try:
+        log = await db.action_log(tid)
+        stored = {(v, seat): code for v, codes, _ in log for seat, code in codes.items()}
+        row = await db.get_table(tid)
+        for version, seat, code, status in acked:
+            if status == "applied" or version < row.version:
+                assert stored.get((version, seat)) == code, f"acknowledged step {version} of seat {seat} lost"
+            else:  # buffered at the current step: the pending choice survived
+                assert (await db.pending(tid, version)).get(seat) == code
+        # what is stored is whole: the log replays to the snapshot, and a restart carries on
+        svc = TableService(db, turn_timeout=3600)
+        await svc.resume()
+        state = await svc.replay(tid)
+        assert pick_game.dump_state(state) == row.state and row.version == len(log) == row.action_seq
+        view = await svc.table(tid)
+        seat = view.waiting_for()[0]
+        code = "ok" if view.version % 2 else "p1"
+        await svc.submit(tid, view.seats[seat].user_id, view.version, code)
+        await svc.close()
+    finally:
+        await db.close()

@@ -1,12 +1,14 @@
-"""Storage: transactions on the one shared connection are isolated from other tasks."""
+"""Storage: transactions on the one shared connection are isolated from other tasks; migrations;
+the step write (one compare-and-set transaction); bulk reads at start-up; persisted timers."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
-from storage.db import Database, SeatRow
+from storage.db import Database, SeatRow, StepWrite, TimerRow, VersionConflict
 
 
 async def test_another_tasks_write_never_joins_a_rolled_back_transaction(tmp_path):
@@ -48,10 +50,10 @@ async def test_nested_transactions_join_and_seats_are_unique_per_user(tmp_path):
 
 
 async def test_migration_4_gives_old_tables_rules_version_1(tmp_path, monkeypatch):
-    import storage.db as storage_db
+    import storage.sqlite as storage_sqlite
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(storage_db, "MIGRATIONS", storage_db.MIGRATIONS[:3])  # the schema before versions
+    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:3])  # the schema before versions
     db = await Database.open(path)
     assert await db.schema_version() == 3
     t = await db._insert(  # a row as the previous version wrote it (no rules_version column)
@@ -60,7 +62,7 @@ async def test_migration_4_gives_old_tables_rules_version_1(tmp_path, monkeypatc
     await db.close()
     monkeypatch.undo()
     db = await Database.open(path)
-    assert await db.schema_version() == len(storage_db.MIGRATIONS) == 4
+    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 5
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
     assert (await db.get_table(t)).rules_version == 2
@@ -69,27 +71,60 @@ async def test_migration_4_gives_old_tables_rules_version_1(tmp_path, monkeypatc
     await db.close()
 
 
-async def test_deadlines_are_typed_rows_earliest_first(tmp_path):
-    db = await Database.open(tmp_path / "d.db")
+async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(tmp_path, monkeypatch):
+    import storage.sqlite as storage_sqlite
+
+    path = tmp_path / "v4.db"
+    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:4])  # the previous version
+    db = await Database.open(path)
     a = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     b = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=2, lang="en", options={}, now=0)
-    await db.set_deadline(a, 3, 50.0, 100.0)
-    await db.set_deadline(b, 1, 20.0, 40.0)
-    await db.mark_reminded(b)
-    rows = await db.deadlines()
-    assert [(d.table_id, d.version, d.remind_at, d.act_at, d.reminded) for d in rows] == [
-        (b, 1, 20.0, 40.0, True), (a, 3, 50.0, 100.0, False)]
-    assert await db.deadline(a) == rows[1]
-    await db.set_deadline(b, 2, 60.0, 70.0)  # a new step: the reminder is due again
-    assert await db.deadline(b) == (b, 2, 60.0, 70.0, False)
-    await db.clear_deadline(a)
-    assert await db.deadline(a) is None and [d.table_id for d in await db.deadlines()] == [b]
+    await db._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, 1, 'a', 0)", (a,))
+    for seq in (1, 2, 3):  # rows as the previous version wrote them
+        await db._exec("INSERT INTO actions VALUES (?, ?, ?, '{}', 'user', 0)", (a, seq, seq - 1))
+    await db._exec("INSERT INTO events VALUES (?, 1, 0, '{}')", (a,))
+    await db._exec("INSERT INTO deadlines VALUES (?, 3, 50.0, 100.0, 0)", (a,))
+    await db._exec("INSERT INTO deadlines VALUES (?, 1, 20.0, 40.0, 1)", (b,))
     await db.close()
+    monkeypatch.undo()
+    db = await Database.open(path)
+    assert await db.timers() == [
+        TimerRow(f"turn:{b}", 40.0, {"version": 1, "remind_at": 20.0, "act_at": 40.0, "reminded": True}),
+        TimerRow(f"turn:{a}", 50.0, {"version": 3, "remind_at": 50.0, "act_at": 100.0, "reminded": False}),
+    ]
+    row = await db.get_table(a)
+    assert (row.action_seq, row.event_seq) == (3, 1)
+    assert (await db.get_table(b)).action_seq == 0
+    assert (await db.seats(a))[0].timeouts == 0
+    await db.close()
+
+
+async def test_timers_are_typed_rows_earliest_first(tmp_path):
+    db = await Database.open(tmp_path / "d.db")
+    await db.set_timer(TimerRow("turn:1", 50.0, {"version": 3}))
+    await db.set_timer(TimerRow("lobby:7", 20.0, {}))
+    rows = await db.timers()
+    assert rows == [("lobby:7", 20.0, {}), ("turn:1", 50.0, {"version": 3})]
+    assert rows[1].kind == "turn" and await db.timer("turn:1") == rows[1]
+    await db.set_timer(TimerRow("turn:1", 60.0, {"version": 4}))  # replaced by key
+    assert await db.timer("turn:1") == ("turn:1", 60.0, {"version": 4})
+    await db.set_timers([TimerRow("a:1", 1.0, {}), TimerRow("a:2", 2.0, {"x": 1})])
+    await db.cancel_timer("lobby:7")
+    await db.cancel_timer("nothing")  # no error
+    assert [t.key for t in await db.timers()] == ["a:1", "a:2", "turn:1"]
+    await db.close()
+
+
+async def _running(db, *, seats=2):
+    t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+    await db.replace_seats(t, [SeatRow(i, i + 1, f"p{i}", False) for i in range(seats)])
+    await db.update_table(t, 0.0, status="running", state={"v": 0}, version=0)
+    return t
 
 
 async def test_action_and_event_logs_append_in_order(tmp_path):
     db = await Database.open(tmp_path / "l.db")
-    t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+    t = await _running(db)
     await db.record_events(t, 0, [{"key": "opening"}])
     await db.set_pending(t, 1, 0, "x")
     await db.record_step(t, version_before=0, actions={0: "a", 1: "x"}, source="user", state={"v": 1},
@@ -102,6 +137,83 @@ async def test_action_and_event_logs_append_in_order(tmp_path):
     assert await db.pending(t, 0) == {}  # a stored step clears the buffered choices
     row = await db.get_table(t)
     assert row.state == {"v": 2} and row.version == 2
+    assert (row.action_seq, row.event_seq) == (2, 4)
+    await db.close()
+
+
+async def test_commit_step_is_one_compare_and_set_transaction(tmp_path):
+    db = await Database.open(tmp_path / "c.db")
+    t = await _running(db)
+    await db.set_pending(t, 1, 0, "x")
+    await db.set_timer(TimerRow(f"turn:{t}", 5.0, {"version": 0}))
+    step = StepWrite(table_id=t, version_before=0, version=1, state={"v": 1, "s": [1, 2]}, actions={0: "a", 1: "x"},
+                     source="user", events=[{"key": "e1"}, {"key": "e2"}], action_seq=1, event_seq=1, now=3.0,
+                     timer=TimerRow(f"turn:{t}", 9.0, {"version": 1}))
+    await db.commit_step(step)
+    row = await db.get_table(t)
+    assert (row.version, row.state, row.action_seq, row.event_seq, row.updated_at) == (1, {"v": 1, "s": [1, 2]}, 1, 2, 3.0)
+    raw = await db._one("SELECT state FROM game_tables WHERE id = ?", (t,))
+    assert raw["state"] == '{"v":1,"s":[1,2]}'  # compact JSON
+    assert await db.pending(t, 0) == {} and await db.timer(f"turn:{t}") == (f"turn:{t}", 9.0, {"version": 1})
+    # a second writer still at version 0: refused, nothing of it stored
+    late = StepWrite(table_id=t, version_before=0, version=1, state={"v": "other"}, actions={0: "b"},
+                     source="user", events=[{"key": "other"}], action_seq=1, event_seq=1, now=4.0,
+                     cancel_timer=f"turn:{t}")
+    with pytest.raises(VersionConflict, match="no longer at version 0"):
+        await db.commit_step(late)
+    assert (await db.get_table(t)).state == {"v": 1, "s": [1, 2]}
+    assert await db.action_log(t) == [(0, {0: "a", 1: "x"}, "user")]
+    assert [e["key"] for e in await db.recent_events(t, 10)] == ["e1", "e2"]
+    assert await db.timer(f"turn:{t}") is not None
+    # the last step finishes the table and removes its deadline; a finished table takes no step
+    await db.commit_step(StepWrite(table_id=t, version_before=1, version=2, state={"v": 2}, actions={0: "c"},
+                                   source="ai", events=[], action_seq=2, event_seq=3, now=5.0, status="finished",
+                                   cancel_timer=f"turn:{t}"))
+    row = await db.get_table(t)
+    assert (row.status, row.version, row.event_seq) == ("finished", 2, 2)
+    assert await db.timer(f"turn:{t}") is None
+    with pytest.raises(VersionConflict):
+        await db.commit_step(replace(late, version_before=2, action_seq=3))
+    await db.close()
+
+
+async def test_commit_step_joins_an_outer_transaction_and_rolls_back_with_it(tmp_path):
+    db = await Database.open(tmp_path / "j.db")
+    t = await _running(db)
+    step = StepWrite(table_id=t, version_before=0, version=1, state={"v": 1}, actions={0: "a"}, source="user",
+                     events=[{"key": "e"}], action_seq=1, event_seq=1, now=1.0)
+    with pytest.raises(RuntimeError):
+        async with db.transaction():
+            await db.commit_step(step)
+            raise RuntimeError("the result could not be stored")
+    assert (await db.get_table(t)).version == 0 and await db.action_log(t) == []
+    await db.commit_step(step)  # the connection is usable again
+    assert (await db.get_table(t)).version == 1
+    await db.close()
+
+
+async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapshots(tmp_path):
+    db = await Database.open(tmp_path / "r.db")
+    a = await _running(db, seats=3)
+    b = await _running(db)
+    lobby = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+    await db.set_pending(a, 2, 0, "x")
+    await db.set_pending(b, 0, 7, "old")  # an older step's choice: not the current one
+    await db.set_seat_state(a, 1, away=True, timeouts=2)
+    calls = []
+    real = db._worker
+
+    async def counting(fn):
+        calls.append(fn)
+        return await real(fn)
+
+    db._worker = counting
+    got = await db.running_tables()
+    assert len(calls) == 1  # one round trip for every table
+    assert [r.row.id for r in got] == [a, b] and lobby not in [r.row.id for r in got]
+    assert got[0].state_json == '{"v":0}' and got[0].row.state is None
+    assert [(s.seat, s.away, s.timeouts) for s in got[0].seats] == [(0, False, 0), (1, True, 2), (2, False, 0)]
+    assert got[0].pending == {2: "x"} and got[1].pending == {}
     await db.close()
 
 

@@ -1,0 +1,319 @@
+"""The storage interface: the one typed :class:`Store` protocol the service talks to, and the
+rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation (a second
+backend, e.g. PostgreSQL, implements the same protocol).
+
+Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
+JSON-like values (``options``, ``state``, events, timer payloads) cross the interface decoded,
+except the snapshots of :meth:`Store.running_tables`, which stay JSON text until the service
+decodes a table on first touch (restart in O(tables)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+__all__ = [
+    "RatingRow",
+    "RunningTable",
+    "SeatRow",
+    "StepWrite",
+    "Store",
+    "TableRow",
+    "TimerRow",
+    "VersionConflict",
+]
+
+
+class VersionConflict(RuntimeError):
+    """A step's compare-and-set failed: the stored table ``table_id`` is no longer at
+    ``expected`` (another writer applied a step first, or the table stopped running).
+    Nothing of the step was stored; the writer must reload the table before trying again."""
+
+    def __init__(self, table_id: int, expected: int) -> None:
+        super().__init__(f"table {table_id} is no longer at version {expected}: another writer moved it; "
+                         "reload the table")
+        self.table_id = table_id
+        self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One row of ``game_tables`` (``state`` and ``options`` already JSON-decoded).
+
+    ``rules_version`` is the game's ``rules_version`` when the table started (1 for a lobby, and
+    for every table stored before versions were recorded); replay from ``seed`` and the action
+    log is only claimed under that version. ``action_seq`` / ``event_seq`` are the last sequence
+    numbers used in the table's action and event logs (the next row gets ``seq + 1``).
+    """
+
+    id: int
+    guild_id: int
+    channel_id: int
+    thread_id: int | None
+    lobby_message_id: int | None
+    board_message_id: int | None
+    game: str
+    options: dict[str, Any]
+    status: str
+    host_user_id: int
+    lang: str
+    seed: int | None
+    version: int
+    state: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+    rules_version: int = 1
+    action_seq: int = 0
+    event_seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """One seat: ``user_id`` is ``None`` for an AI player; ``away`` marks a member who went quiet
+    (the AI plays for them until they come back); ``timeouts`` counts their timeouts in a row
+    (kept across restarts)."""
+
+    seat: int
+    user_id: int | None
+    name: str
+    is_ai: bool
+    away: bool = False
+    timeouts: int = 0
+
+    @property
+    def autoplay(self) -> bool:
+        """True when the AI plays this seat now (an AI player, or a member who is away)."""
+        return self.is_ai or self.away
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A member's rating and stats for one game in one guild."""
+
+    user_id: int
+    mu: float
+    sigma: float
+    played: int
+    won: int
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative skill estimate ``mu - 3 sigma`` (openskill's ordinal).
+
+        >>> RatingRow(user_id=1, mu=25.0, sigma=8.0, played=0, won=0).ordinal
+        1.0
+        """
+        return self.mu - 3 * self.sigma
+
+
+class TimerRow(NamedTuple):
+    """A persisted timer: ``key`` (unique; its kind before the first ``:``, e.g. ``turn:12``) is
+    due at ``due`` (UNIX seconds); ``payload`` is the owner's JSON object."""
+
+    key: str
+    due: float
+    payload: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        """The part of ``key`` before the first ``:`` (the whole key when there is none)."""
+        return self.key.partition(":")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class RunningTable:
+    """A running table as :meth:`Store.running_tables` reads it in bulk at start-up: its row
+    (``state`` left ``None``), its snapshot as stored JSON text (decoded on first touch), its
+    seats and the buffered choices of its current step."""
+
+    row: TableRow
+    state_json: str | None
+    seats: list[SeatRow]
+    pending: dict[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class StepWrite:
+    """Everything one applied step stores, in one transaction (:meth:`Store.commit_step`).
+
+    The write is a compare-and-set: it applies only while the stored table is still at
+    ``version_before`` and running. ``action_seq`` is the seq of the new action-log row,
+    ``event_seq`` the seq of the first event (the caller keeps both counters in memory).
+    ``status`` sets a new table status (``finished``); ``timer`` is set or replaced and
+    ``cancel_timer`` removed in the same transaction; ``clear_pending`` drops buffered choices.
+    """
+
+    table_id: int
+    version_before: int
+    version: int
+    state: dict[str, Any]
+    actions: dict[int, str]
+    source: str
+    events: list[dict[str, Any]]
+    action_seq: int
+    event_seq: int
+    now: float
+    status: str | None = None
+    timer: TimerRow | None = None
+    cancel_timer: str | None = None
+    clear_pending: bool = True
+
+
+class Store(Protocol):
+    """What the service needs from storage. Every method is a coroutine except :meth:`transaction`.
+
+    Errors: backend I/O errors propagate (``aiosqlite.Error`` / ``sqlite3.Error`` subclasses for
+    SQLite); a broken constraint (a user seated twice at a table) raises the backend's integrity
+    error; :meth:`commit_step` raises :class:`VersionConflict`.
+    """
+
+    path: str
+
+    async def close(self) -> None:
+        """Close the store."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        """``async with store.transaction():`` everything inside commits together or not at all;
+        other tasks' statements never land inside it; nested use by the same task joins it."""
+        ...
+
+    # --- tables
+    async def create_table(self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
+                           options: dict[str, Any], now: float) -> int:
+        """Insert a table in the ``lobby`` status; returns its id."""
+        ...
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        """The table with ``table_id`` or ``None``."""
+        ...
+
+    async def tables_with_status(self, status: str) -> list[TableRow]:
+        """Every table with ``status``, by id."""
+        ...
+
+    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
+        """Set columns of a table; raises ``ValueError`` for no field or one that may not be set."""
+        ...
+
+    async def running_tables(self) -> list[RunningTable]:
+        """Every running table with its seats and current buffered choices, in a few bulk reads."""
+        ...
+
+    # --- seats
+    async def seats(self, table_id: int) -> list[SeatRow]:
+        """Seats of a table ordered by seat number."""
+        ...
+
+    async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
+        """Replace every seat of a table."""
+        ...
+
+    async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
+        """Store a seat's ``away`` flag and timeouts-in-a-row counter."""
+        ...
+
+    # --- play
+    async def commit_step(self, step: StepWrite) -> None:
+        """Store an applied step atomically (see :class:`StepWrite`); raises :class:`VersionConflict`."""
+        ...
+
+    async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
+        """Append events to a table's event log at state ``version`` (advances ``event_seq``)."""
+        ...
+
+    async def action_log(self, table_id: int) -> list[tuple[int, dict[int, str], str]]:
+        """The append-only log: ``(version_before, {seat: code}, source)`` in order."""
+        ...
+
+    async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` events of a table, oldest first."""
+        ...
+
+    async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
+        """Buffer (or change) a seat's choice in a simultaneous step."""
+        ...
+
+    async def pending(self, table_id: int, version: int) -> dict[int, str]:
+        """Buffered choices for the step at ``version``."""
+        ...
+
+    # --- timers
+    async def set_timer(self, timer: TimerRow) -> None:
+        """Set (or replace, by key) a persisted timer."""
+        ...
+
+    async def set_timers(self, timers: Iterable[TimerRow]) -> None:
+        """Set (or replace) many timers at once."""
+        ...
+
+    async def cancel_timer(self, key: str) -> None:
+        """Remove a timer (no error when there is none)."""
+        ...
+
+    async def timers(self) -> list[TimerRow]:
+        """Every persisted timer, the earliest due first."""
+        ...
+
+    async def timer(self, key: str) -> TimerRow | None:
+        """One timer, or ``None``."""
+        ...
+
+    # --- results, ratings
+    async def record_result(self, table_id: int, *, guild_id: int, game: str, outcome: dict[str, Any],
+                            seats: list[tuple[int, int | None, int, int]], now: float) -> None:
+        """Store a finished game's result: ``seats`` = ``(seat, user_id, rank, score)``."""
+        ...
+
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids``."""
+        ...
+
+    async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
+        """Insert or replace one member's rating and stats."""
+        ...
+
+    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
+        """Top members by ordinal with ``min_games`` played."""
+        ...
+
+    async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
+        """A member's rating and stats per game: ``{game: RatingRow}``."""
+        ...
+
+    # --- decks
+    async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
+                        now: float) -> int:
+        """Store (or replace, by name) a guild's custom deck; returns its id."""
+        ...
+
+    async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
+        """A guild's decks for a game: ``(deck_id, name)``."""
+        ...
+
+    async def deck(self, guild_id: int, deck_id: int) -> dict[str, Any] | None:
+        """A stored deck's data (only if it belongs to ``guild_id``)."""
+        ...
+
+    async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
+        """Remove a guild's deck; True when something was removed."""
+        ...
+
+    async def guild_tables(self, guild_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """A guild's tables whose status is in ``statuses``, oldest first."""
+        ...
+
+    async def tables_in_place(self, place_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """Tables whose thread or channel is ``place_id`` and whose status is in ``statuses``."""
+        ...
+
+    async def open_lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableRow | None:
+        """The open lobby ``host_user_id`` hosts in a channel (the oldest), or ``None``."""
+        ...
+
+    async def all_events(self, table_id: int) -> list[dict[str, Any]]:
+        """Every event of a table in order (all audiences: filter before showing)."""
+        ...

@@ -1,0 +1,702 @@
+"""SQLite implementation of :class:`storage.base.Store`: connection, migrations, repositories.
+With :mod:`storage.base`, the only place with SQL.
+
+One :class:`Database` per process wraps one aiosqlite connection (WAL journal, foreign keys on,
+``PRAGMA user_version`` tracks the schema). Every method is a small, named query; methods that
+must be atomic together take place inside :meth:`Database.transaction`. The hot paths
+(:meth:`Database.commit_step`, :meth:`Database.running_tables`) run as one function in the
+connection's worker thread: one round trip each, however many statements.
+
+Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from storage.base import (
+    RatingRow,
+    RunningTable,
+    SeatRow,
+    StepWrite,
+    Store,
+    TableRow,
+    TimerRow,
+    VersionConflict,
+)
+
+__all__ = ["MIGRATIONS", "Database", "database_problem", "dumps"]
+
+T = TypeVar("T")
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text (no spaces) as stored in every JSON column."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: tables, seats, action log, events, pending simultaneous choices, deadlines, results, ratings
+    """
+    CREATE TABLE game_tables (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        thread_id INTEGER,
+        lobby_message_id INTEGER,
+        board_message_id INTEGER,
+        game TEXT NOT NULL,
+        options TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL CHECK (status IN ('lobby', 'running', 'finished', 'abandoned')),
+        host_user_id INTEGER NOT NULL,
+        lang TEXT NOT NULL DEFAULT 'en',
+        seed INTEGER,
+        version INTEGER NOT NULL DEFAULT 0,
+        state TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX game_tables_guild_status ON game_tables (guild_id, status);
+    CREATE INDEX game_tables_thread ON game_tables (thread_id);
+    CREATE TABLE seats (
+        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        user_id INTEGER,
+        name TEXT NOT NULL,
+        is_ai INTEGER NOT NULL CHECK (is_ai IN (0, 1)),
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE UNIQUE INDEX seats_user ON seats (table_id, user_id) WHERE user_id IS NOT NULL;
+    CREATE TABLE actions (
+        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        actions TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (table_id, seq)
+    );
+    CREATE TABLE events (
+        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (table_id, seq)
+    );
+    CREATE TABLE pending (
+        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE TABLE deadlines (
+        table_id INTEGER PRIMARY KEY REFERENCES game_tables (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        remind_at REAL NOT NULL,
+        act_at REAL NOT NULL,
+        reminded INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE results (
+        table_id INTEGER PRIMARY KEY REFERENCES game_tables (id) ON DELETE CASCADE,
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        finished_at REAL NOT NULL,
+        outcome TEXT NOT NULL
+    );
+    CREATE TABLE result_seats (
+        table_id INTEGER NOT NULL REFERENCES results (table_id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        user_id INTEGER,
+        rank INTEGER NOT NULL,
+        score INTEGER NOT NULL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        user_id INTEGER NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        played INTEGER NOT NULL DEFAULT 0,
+        won INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, game, user_id)
+    );
+    """,
+    # 2: per-guild custom decks (Shop Battle)
+    """
+    CREATE TABLE decks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_by INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (guild_id, game, name)
+    );
+    """,
+    # 3: a member who went quiet: the AI plays their seat until they come back
+    """
+    ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1));
+    """,
+    # 4: the rules version a table was set up under (Game.rules_version); tables older than
+    # versions were all set up under rules 1
+    """
+    ALTER TABLE game_tables ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;
+    """,
+    # 5: scale. General persisted timers (a turn deadline is the timer 'turn:<table id>', its
+    # payload the step version, both times and whether the reminder went out); the per-table
+    # deadlines move there. Sequence counters of the action and event logs kept on the table
+    # (no MAX(seq) per step). A seat's timeouts in a row survive a restart. Running tables are
+    # found by status.
+    """
+    CREATE TABLE timers (
+        key TEXT PRIMARY KEY,
+        due REAL NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}'
+    );
+    INSERT INTO timers (key, due, payload)
+        SELECT 'turn:' || table_id, CASE WHEN reminded THEN act_at ELSE MIN(remind_at, act_at) END,
+               json_object('version', version, 'remind_at', remind_at, 'act_at', act_at,
+                           'reminded', json(CASE WHEN reminded THEN 'true' ELSE 'false' END))
+        FROM deadlines;
+    DROP TABLE deadlines;
+    ALTER TABLE game_tables ADD COLUMN action_seq INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE game_tables ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE game_tables SET
+        action_seq = (SELECT COALESCE(MAX(seq), 0) FROM actions WHERE actions.table_id = game_tables.id),
+        event_seq = (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.table_id = game_tables.id);
+    ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX game_tables_status ON game_tables (status);
+    """,
+)
+
+
+def _timer(row: sqlite3.Row) -> TimerRow:
+    return TimerRow(row["key"], row["due"], json.loads(row["payload"]))
+
+
+def _seat(r: sqlite3.Row) -> SeatRow:
+    return SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"]), bool(r["away"]), r["timeouts"])
+
+
+def _rating(row: aiosqlite.Row) -> RatingRow:
+    return RatingRow(row["user_id"], row["mu"], row["sigma"], row["played"], row["won"])
+
+
+def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
+    return TableRow(
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        thread_id=row["thread_id"],
+        lobby_message_id=row["lobby_message_id"],
+        board_message_id=row["board_message_id"],
+        game=row["game"],
+        options=json.loads(row["options"]),
+        status=row["status"],
+        host_user_id=row["host_user_id"],
+        lang=row["lang"],
+        seed=row["seed"],
+        version=row["version"],
+        state=json.loads(row["state"]) if decode_state and row["state"] else None,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        rules_version=row["rules_version"],
+        action_seq=row["action_seq"],
+        event_seq=row["event_seq"],
+    )
+
+
+_SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
+              " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
+
+
+def database_problem(path: str | Path) -> str | None:
+    """Why the SQLite file at ``path`` cannot be used (``None`` when it can), checked without
+    running migrations: a folder, a file that is not a database, or an unwritable place.
+
+    Synchronous, for start-up checks before the event loop runs; creates missing parent folders.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "this is a folder; give a file name such as speakeasy.db"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot open the database ({exc})"
+    return None
+
+
+class Database:
+    """An open Speakeasy database (the SQLite :class:`storage.base.Store`). Use :meth:`open`
+    (async) and :meth:`close`.
+
+    Raises ``aiosqlite.Error`` subclasses on I/O failure; ``sqlite3.IntegrityError`` on a
+    broken constraint (for example a user seated twice at a table).
+    """
+
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        self._conn = conn
+        self.path = path
+        # One connection is shared by every task: a transaction must not take in statements of
+        # another task. The lock serialises access; the task that holds a transaction owns it.
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    async def open(cls, path: str | Path) -> Database:
+        """Open (creating if needed) the database at ``path`` and run pending migrations."""
+        path = str(path)
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        conn.row_factory = aiosqlite.Row
+        db = cls(conn, path)
+        try:
+            # WAL + synchronous=NORMAL: durable across application crashes, fast commits
+            for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                           "PRAGMA busy_timeout=5000"):
+                async with conn.execute(pragma) as cur:
+                    await cur.fetchall()
+            await db.migrate()
+        except BaseException:
+            await conn.close()  # its worker thread would keep the process alive
+            raise
+        return db
+
+    async def close(self) -> None:
+        """Close the connection."""
+        await self._conn.close()
+
+    async def schema_version(self) -> int:
+        """Current ``PRAGMA user_version``."""
+        async with self._conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row is not None else 0
+
+    async def migrate(self) -> int:
+        """Apply every migration newer than ``user_version``, each in its own transaction."""
+        current = await self.schema_version()
+        for number, script in enumerate(MIGRATIONS, start=1):
+            if number <= current:
+                continue
+            await self._conn.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+        return await self.schema_version()
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """``async with db.transaction():`` — everything inside commits together or not at all.
+
+        Other tasks wait until it ends (their statements never land inside it); nested use by
+        the same task joins the outer transaction.
+        """
+        me = asyncio.current_task()
+        if self._owner is me:
+            yield
+            return
+        async with self._lock:
+            self._owner = me
+            try:
+                await self._heal()
+                await self._raw("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    await asyncio.shield(self._raw("ROLLBACK"))
+                    raise
+                else:
+                    await self._raw("COMMIT")
+            finally:
+                self._owner = None
+
+    async def _heal(self) -> None:
+        """Roll back a transaction nobody owns (left by a task cancelled mid-BEGIN/COMMIT).
+
+        Called with the lock held and no owner: any open transaction is an orphan."""
+        if self._conn.in_transaction:
+            await self._raw("ROLLBACK")
+
+    @contextlib.asynccontextmanager
+    async def _access(self) -> AsyncIterator[None]:
+        """Exclusive use of the connection for one statement (joined when inside our transaction)."""
+        if self._owner is asyncio.current_task():
+            yield
+        else:
+            async with self._lock:
+                await self._heal()
+                yield
+
+    async def _raw(self, sql: str) -> None:
+        async with self._conn.execute(sql) as cur:
+            await cur.fetchall()
+
+    async def _one(self, sql: str, args: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
+            return await cur.fetchone()
+
+    async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
+            return list(await cur.fetchall())
+
+    async def _exec(self, sql: str, args: Iterable[Any] = ()) -> int:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
+            return cur.rowcount
+
+    async def _insert(self, sql: str, args: Iterable[Any] = ()) -> int:
+        async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
+            if cur.lastrowid is None:
+                raise RuntimeError(f"no row inserted by {sql!r}")
+            return cur.lastrowid
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(connection)`` in the connection's worker thread: one round trip for any
+        number of statements (exclusive use of the connection, joined inside our transaction)."""
+        async with self._access():
+            return await self._worker(fn)
+
+    async def _atomic(self, fn: Callable[[sqlite3.Connection], None]) -> None:
+        """Run ``fn(connection)`` in the worker thread inside one transaction (BEGIN IMMEDIATE …
+        COMMIT, rolled back if ``fn`` raises), or inside the caller's transaction when the
+        current task holds one. One round trip."""
+        nested = self._owner is asyncio.current_task()
+
+        def run(conn: sqlite3.Connection) -> None:
+            if nested:
+                fn(conn)
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+        await self._call(run)
+
+    async def _worker(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        # aiosqlite runs every call as a function queued to its thread; this queues ours.
+        raw: sqlite3.Connection = self._conn._conn
+        result: T = await self._conn._execute(fn, raw)  # type: ignore[no-untyped-call]
+        return result
+
+    # --- tables ----------------------------------------------------------------------------
+    async def create_table(
+        self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
+        options: dict[str, Any], now: float,
+    ) -> int:
+        """Insert a table in the ``lobby`` status; returns its id."""
+        return await self._insert(
+            "INSERT INTO game_tables (guild_id, channel_id, game, options, status, host_user_id, lang,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, 'lobby', ?, ?, ?, ?)",
+            (guild_id, channel_id, game, dumps(options), host_user_id, lang, now, now),
+        )
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        """The table with ``table_id`` or ``None``."""
+        row = await self._one("SELECT * FROM game_tables WHERE id = ?", (table_id,))
+        return _table(row) if row else None
+
+    async def tables_with_status(self, status: str) -> list[TableRow]:
+        """Every table with ``status`` (``lobby``, ``running``, ``finished``, ``abandoned``)."""
+        return [_table(r) for r in await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))]
+
+    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
+        """Set columns of a table (``options``/``state`` are JSON-encoded here).
+
+        Raises ``ValueError`` for no field or a column that may not be set.
+        """
+        allowed = {"thread_id", "lobby_message_id", "board_message_id", "options", "status", "seed",
+                   "version", "state", "lang", "rules_version"}
+        if not fields or set(fields) - allowed:
+            raise ValueError(f"bad fields {sorted(set(fields) - allowed)}")
+        values = [dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?", (*values, now, table_id))
+
+    # --- seats -----------------------------------------------------------------------------
+    async def seats(self, table_id: int) -> list[SeatRow]:
+        """Seats of a table ordered by seat number."""
+        rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
+        return [_seat(r) for r in rows]
+
+    async def running_tables(self) -> list[RunningTable]:
+        """Every running table with its seats and the buffered choices of its current step, by
+        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``)."""
+        def read(conn: sqlite3.Connection) -> list[RunningTable]:
+            tables = conn.execute("SELECT * FROM game_tables WHERE status = 'running' ORDER BY id").fetchall()
+            seats: dict[int, list[SeatRow]] = {}
+            for r in conn.execute(
+                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
+                    " WHERE t.status = 'running' ORDER BY s.table_id, s.seat"):
+                seats.setdefault(r["table_id"], []).append(_seat(r))
+            pending: dict[int, dict[int, str]] = {}
+            for r in conn.execute(
+                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
+                    " WHERE t.status = 'running' AND p.version = t.version"):
+                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
+            return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
+                                 pending.get(r["id"], {})) for r in tables]
+        return await self._call(read)
+
+    async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
+        """Replace every seat of a table (lobby edits and the final seat order at start)."""
+        async with self.transaction():
+            await self._exec("DELETE FROM seats WHERE table_id = ?", (table_id,))
+            for s in seats:
+                await self._exec(
+                    "INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts),
+                )
+
+    async def set_away(self, table_id: int, seat: int, away: bool) -> None:
+        """Mark a member's seat as away (the AI plays it) or back."""
+        await self._exec("UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?", (int(away), table_id, seat))
+
+    async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
+        """Store a seat's ``away`` flag and its timeouts-in-a-row counter."""
+        await self._exec("UPDATE seats SET away = ?, timeouts = ? WHERE table_id = ? AND seat = ?",
+                         (int(away), timeouts, table_id, seat))
+
+    # --- play ------------------------------------------------------------------------------
+    async def commit_step(self, step: StepWrite) -> None:
+        """Store an applied step in one transaction and one round trip: the snapshot (compact
+        JSON) and version by compare-and-set (``UPDATE ... WHERE id = ? AND version = ?`` on a
+        running table), the action-log row, the events (one ``executemany``), the sequence
+        counters, the buffered choices cleared, the timer set or cancelled.
+
+        Raises :class:`storage.base.VersionConflict` (nothing stored) when the table is no
+        longer running at ``step.version_before``. Joins the caller's transaction if any.
+        """
+        last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
+        table_args = (dumps(step.state), step.version, step.now, step.action_seq, last_event, step.status,
+                      step.table_id, step.version_before)
+        action_args = (step.table_id, step.action_seq, step.version_before,
+                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now)
+        event_rows = [(step.table_id, seq, step.version, dumps(ev))
+                      for seq, ev in enumerate(step.events, start=step.event_seq)]
+        timer = step.timer
+        timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
+
+        def write(conn: sqlite3.Connection) -> None:
+            cur = conn.execute(
+                "UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
+                " status = COALESCE(?, status) WHERE id = ? AND version = ? AND status = 'running'", table_args)
+            if cur.rowcount != 1:
+                raise VersionConflict(step.table_id, step.version_before)
+            conn.execute("INSERT INTO actions (table_id, seq, version, actions, source, created_at)"
+                         " VALUES (?, ?, ?, ?, ?, ?)", action_args)
+            if event_rows:
+                conn.executemany("INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
+                                 event_rows)
+            if step.clear_pending:
+                conn.execute("DELETE FROM pending WHERE table_id = ?", (step.table_id,))
+            if step.cancel_timer is not None:
+                conn.execute("DELETE FROM timers WHERE key = ?", (step.cancel_timer,))
+            if timer_args is not None:
+                conn.execute(_SET_TIMER, timer_args)
+
+        await self._atomic(write)
+
+    async def record_step(
+        self, table_id: int, *, version_before: int, actions: dict[int, str], source: str,
+        state: dict[str, Any], version: int, events: list[dict[str, Any]], now: float,
+    ) -> None:
+        """Append an applied step (sequence numbers read from the table), see :meth:`commit_step`;
+        for callers that keep no counters. Atomic (joins an outer transaction if any)."""
+        async with self.transaction():
+            row = await self._one("SELECT action_seq, event_seq FROM game_tables WHERE id = ?", (table_id,))
+            if row is None:
+                raise VersionConflict(table_id, version_before)
+            await self.commit_step(StepWrite(
+                table_id=table_id, version_before=version_before, version=version, state=state, actions=actions,
+                source=source, events=events, action_seq=row["action_seq"] + 1, event_seq=row["event_seq"] + 1,
+                now=now))
+
+    async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
+        """Append events (JSON dicts) to a table's event log, at state ``version`` (one
+        ``executemany``; advances the table's ``event_seq``). Joins an outer transaction."""
+        if not events:
+            return
+        def write(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT event_seq FROM game_tables WHERE id = ?", (table_id,)).fetchone()
+            first = (row[0] if row is not None else 0) + 1
+            conn.executemany("INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
+                             [(table_id, seq, version, dumps(ev)) for seq, ev in enumerate(events, start=first)])
+            conn.execute("UPDATE game_tables SET event_seq = ? WHERE id = ?", (first + len(events) - 1, table_id))
+
+        await self._atomic(write)
+
+    async def action_log(self, table_id: int) -> list[tuple[int, dict[int, str], str]]:
+        """The append-only log: ``(version_before, {seat: code}, source)`` in order."""
+        rows = await self._all("SELECT * FROM actions WHERE table_id = ? ORDER BY seq", (table_id,))
+        return [(r["version"], {int(k): v for k, v in json.loads(r["actions"]).items()}, r["source"]) for r in rows]
+
+    async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` events of a table, oldest first."""
+        rows = await self._all(
+            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?)"
+            " ORDER BY seq", (table_id, limit))
+        return [json.loads(r["event"]) for r in rows]
+
+    async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
+        """Buffer (or change) a seat's choice in a simultaneous step."""
+        await self._exec(
+            "INSERT INTO pending (table_id, seat, version, code) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code",
+            (table_id, seat, version, code),
+        )
+
+    async def pending(self, table_id: int, version: int) -> dict[int, str]:
+        """Buffered choices for the step at ``version`` (older ones are ignored)."""
+        rows = await self._all("SELECT seat, code FROM pending WHERE table_id = ? AND version = ?", (table_id, version))
+        return {r["seat"]: r["code"] for r in rows}
+
+    # --- timers ----------------------------------------------------------------------------
+    async def set_timer(self, timer: TimerRow) -> None:
+        """Set (or replace, by key) a persisted timer."""
+        await self._exec(_SET_TIMER, (timer.key, timer.due, dumps(timer.payload)))
+
+    async def set_timers(self, timers: Iterable[TimerRow]) -> None:
+        """Set (or replace) many timers at once (one ``executemany``)."""
+        rows = [(t.key, t.due, dumps(t.payload)) for t in timers]
+        def write(conn: sqlite3.Connection) -> None:
+            conn.executemany(_SET_TIMER, rows)
+
+        if rows:
+            await self._atomic(write)
+
+    async def cancel_timer(self, key: str) -> None:
+        """Remove a timer (no error when there is none)."""
+        await self._exec("DELETE FROM timers WHERE key = ?", (key,))
+
+    async def timers(self) -> list[TimerRow]:
+        """Every persisted timer, the earliest due first (one bulk read)."""
+        return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+
+    async def timer(self, key: str) -> TimerRow | None:
+        """One timer, or ``None``."""
+        row = await self._one("SELECT * FROM timers WHERE key = ?", (key,))
+        return _timer(row) if row is not None else None
+
+    # --- results and ratings ---------------------------------------------------------------
+    async def record_result(
+        self, table_id: int, *, guild_id: int, game: str, outcome: dict[str, Any],
+        seats: list[tuple[int, int | None, int, int]], now: float,
+    ) -> None:
+        """Store a finished game's result: ``seats`` = ``(seat, user_id, rank, score)``."""
+        await self._exec(
+            "INSERT INTO results (table_id, guild_id, game, finished_at, outcome) VALUES (?, ?, ?, ?, ?)",
+            (table_id, guild_id, game, now, dumps(outcome)),
+        )
+        for seat, user_id, rank, score in seats:
+            await self._exec(
+                "INSERT INTO result_seats (table_id, seat, user_id, rank, score) VALUES (?, ?, ?, ?, ?)",
+                (table_id, seat, user_id, rank, score),
+            )
+
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids`` (missing users are absent from the result)."""
+        ids = list(user_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._all(
+            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})", (guild_id, game, *ids))
+        return {r["user_id"]: _rating(r) for r in rows}
+
+    async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
+        """Insert or replace one member's rating and stats."""
+        await self._exec(
+            "INSERT INTO ratings (guild_id, game, user_id, mu, sigma, played, won) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (guild_id, game, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+            " played = excluded.played, won = excluded.won",
+            (guild_id, game, row.user_id, row.mu, row.sigma, row.played, row.won),
+        )
+
+    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
+        """Top members of a guild for a game by ordinal (``mu - 3 sigma``), with ``min_games`` played."""
+        rows = await self._all(
+            "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND played >= ?"
+            " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ?",
+            (guild_id, game, min_games, limit),
+        )
+        return [_rating(r) for r in rows]
+
+    async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
+        """A member's rating and stats per game in a guild: ``{game: RatingRow}``."""
+        rows = await self._all("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ? ORDER BY game", (guild_id, user_id))
+        return {r["game"]: _rating(r) for r in rows}
+
+    # --- decks -----------------------------------------------------------------------------
+    async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int, now: float) -> int:
+        """Store (or replace, by name) a guild's custom deck; returns its id."""
+        async with self.transaction():
+            await self._exec("DELETE FROM decks WHERE guild_id = ? AND game = ? AND name = ?", (guild_id, game, name))
+            return await self._insert(
+                "INSERT INTO decks (guild_id, game, name, data, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (guild_id, game, name, dumps(data), created_by, now),
+            )
+
+    async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
+        """A guild's decks for a game: ``(deck_id, name)``."""
+        rows = await self._all("SELECT id, name FROM decks WHERE guild_id = ? AND game = ? ORDER BY name", (guild_id, game))
+        return [(r["id"], r["name"]) for r in rows]
+
+    async def deck(self, guild_id: int, deck_id: int) -> dict[str, Any] | None:
+        """A stored deck's data (only if it belongs to ``guild_id``)."""
+        row = await self._one("SELECT data FROM decks WHERE guild_id = ? AND id = ?", (guild_id, deck_id))
+        return json.loads(row["data"]) if row else None
+
+    async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
+        """Remove a guild's deck; True when something was removed."""
+        return bool(await self._exec("DELETE FROM decks WHERE guild_id = ? AND id = ?", (guild_id, deck_id)))
+
+    # ---------------------------------------------------------------- lifecycle and table admin
+    async def guild_tables(self, guild_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """A guild's tables whose status is in ``statuses``, oldest first."""
+        marks = ", ".join("?" for _ in statuses)
+        rows = await self._all(f"SELECT * FROM game_tables WHERE guild_id = ? AND status IN ({marks}) ORDER BY id",
+                               (guild_id, *statuses))
+        return [_table(r) for r in rows]
+
+    async def tables_in_place(self, place_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """Tables whose thread or channel is ``place_id`` and whose status is in ``statuses``."""
+        marks = ", ".join("?" for _ in statuses)
+        rows = await self._all(f"SELECT * FROM game_tables WHERE (thread_id = ? OR channel_id = ?)"
+                               f" AND status IN ({marks}) ORDER BY id", (place_id, place_id, *statuses))
+        return [_table(r) for r in rows]
+
+    async def open_lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableRow | None:
+        """The open lobby ``host_user_id`` hosts in a channel (the oldest), or ``None``."""
+        row = await self._one("SELECT * FROM game_tables WHERE guild_id = ? AND channel_id = ? AND host_user_id = ?"
+                              " AND status = 'lobby' ORDER BY id LIMIT 1", (guild_id, channel_id, host_user_id))
+        return _table(row) if row else None
+
+    async def all_events(self, table_id: int) -> list[dict[str, Any]]:
+        """Every event of a table in order (all audiences: filter before showing)."""
+        rows = await self._all("SELECT event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
+        return [json.loads(r["event"]) for r in rows]
+
+
+def _is_a_store(db: Database) -> Store:
+    """Never called: mypy checks here that :class:`Database` implements :class:`Store`."""
+    return db
