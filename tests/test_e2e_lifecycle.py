@@ -12,9 +12,9 @@ import pytest
 
 from bot import texts
 from bot.i18n import Translator
+from bot.scheduler import turn_key
 from bot.service import ReplayError
 from engine.registry import GAMES
-from storage.db import guild_tables
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json"
@@ -124,7 +124,7 @@ async def test_deleting_the_channel_too_abandons_the_table_unrated(e2e):
     await world.delete_thread(world.channel)  # the channel, and its thread with it
     assert (await world.bot.service.table(tid)).row.status == "abandoned"
     assert (await world.bot.service.table(lobby_id(lobby))).row.status == "abandoned"
-    assert await world.bot.db.deadline(tid) is None
+    assert await world.bot.db.timer(turn_key(tid)) is None
     assert await ratings(world, "shop-battle") == {}
 
 
@@ -134,7 +134,7 @@ async def test_bot_removed_from_the_guild_closes_everything_with_no_rest_call_af
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
     lobby = (await world.slash(bob, "play", game="moonshine")).response
     service = world.bot.service
-    assert await world.bot.db.deadline(tid) is not None
+    assert await world.bot.db.timer(turn_key(tid)) is not None
 
     await world.remove_bot()
     mark = len(world.http_log)
@@ -142,8 +142,8 @@ async def test_bot_removed_from_the_guild_closes_everything_with_no_rest_call_af
     assert world.http_log[mark:] == []
     assert (await service.table(tid)).row.status == "abandoned"
     assert (await service.table(lobby_id(lobby))).row.status == "abandoned"
-    assert await world.bot.db.deadline(tid) is None
-    assert await guild_tables(world.bot.db, world.guild_id) == []
+    assert await world.bot.db.timer(turn_key(tid)) is None
+    assert await world.bot.db.guild_tables(world.guild_id) == []
     assert await ratings(world, "gang-of-dice") == {}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.scheduler import turn_key
 from bot.service import Notifier, ServiceError, TableService
 from engine import registry
 from storage.db import Database
@@ -94,13 +95,13 @@ async def test_close_guild_is_silent_clears_deadlines_and_rates_nobody(make):
     tid = await running_table(svc)
     lobby = await svc.open_lobby(guild_id=1, channel_id=11, game="test-pick", host_user_id=300, host_name="L")
     other = await svc.open_lobby(guild_id=2, channel_id=20, game="test-pick", host_user_id=300, host_name="L")
-    assert await svc.db.deadline(tid) is not None
+    assert await svc.db.timer(turn_key(tid)) is not None
     notifier.heard.clear()
     assert await svc.close_guild(1) == [tid, lobby.id]
     assert notifier.heard == []
     assert (await svc.table(tid)).row.status == "abandoned" and (await svc.table(lobby.id)).row.status == "abandoned"
     assert (await svc.table(other.id)).row.status == "lobby"
-    assert await svc.db.deadline(tid) is None
+    assert await svc.db.timer(turn_key(tid)) is None
     assert svc.live_table(tid) is None
     assert await svc.db.ratings(1, "test-pick", [100, 200]) == {}
 
