@@ -281,7 +281,7 @@ def panel_click(table: Table, p: Point) -> Click:
     from cogs.components import embed, panel_view
 
     return Click(f"se:a:{table.id}:{p.version}:{p.code}", panel_view(p.panel, table.id, p.version).to_components(),
-                 [embed(p.panel.card).to_dict()])
+                 [dict(embed(p.panel.card).to_dict())])
 
 
 def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
@@ -703,7 +703,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--child-spec", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.tables, args.background, args.clicks, args.warmup = "40,80", 6, 12, 2
+        args.tables, args.background, args.clicks, args.warmup = "24,48", 4, 10, 2
         args.engine_seconds, args.points, args.ai_delay = 0.05, 4, 0.2
     return args
 

@@ -190,7 +190,7 @@ class FakeDiscord:
         context (tasks created from it inherit it) to this fake. Call before ``login``."""
         http = client.http
         http.request = self._http_request  # type: ignore[method-assign]
-        http.static_login = self._static_login  # type: ignore[method-assign]
+        http.static_login = self._static_login  # type: ignore[method-assign,assignment]
         http.get_from_cdn = self._cdn  # type: ignore[method-assign]
         http._HTTPClient__session = None  # type: ignore[attr-defined]  # what interactions hand the adapter
         async_context.set(self._adapter)  # type: ignore[arg-type]
@@ -274,7 +274,7 @@ class FakeDiscord:
         waiters = self._waiters.get(key)
         if not waiters:
             return
-        keep = []
+        keep: list[tuple[Callable[[Sent], bool] | None, asyncio.Future[Sent]]] = []
         for until, fut in waiters:
             if fut.done():
                 continue
