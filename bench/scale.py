@@ -199,7 +199,9 @@ async def build_database(path: Path, n: int, background: int, points: dict[str, 
     db = await Database.open(path)
     games = list(points)
     guilds = max(1, min(50, n // 200))
-    bg_at = {round(j * n / background) for j in range(background)} if background else set()
+    step = n // background if background else 0
+    # spread over the run, the four games mixed (not every ``step``-th table: one game only)
+    bg_at = {j * step + (j % len(games) if step >= len(games) else 0) for j in range(background)}
     now = time.time()
     tables: list[Table] = []
     try:
@@ -342,40 +344,52 @@ async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> floa
 # ============================================================================ background play
 @dataclass
 class Background:
-    """Keeps ``target`` all-AI tables playing: a finished one is replaced by a new one."""
+    """Keeps the all-AI tables playing: every half second, each finished one is replaced by a
+    new all-AI table started through the service (replacements run concurrently, as lobbies
+    opened by many members would). :meth:`steps` counts the steps they played meanwhile."""
 
     svc: TableService
     ids: set[int]
     guild: int
     channel: int
     started: int = 0
-    steps: int = 0
-    _versions: dict[int, int] = field(default_factory=dict)
+    _first: dict[int, int] = field(default_factory=dict)
 
     async def run(self, stop: asyncio.Event) -> None:
-        games = list(GAMES)
+        for tid in self.ids:
+            self._first[tid] = (await self.svc.table(tid)).version
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.5)
-            for tid in list(self.ids):
-                view = await self.svc.table(tid)
-                before = self._versions.get(tid)
-                if before is not None:
-                    self.steps += max(0, view.version - before)
-                self._versions[tid] = view.version
-                if view.row.status == "running":
-                    continue
-                self.ids.discard(tid)
-                if stop.is_set():
-                    continue
-                key = games[(tid + self.started) % len(games)]
-                new = await self.svc.open_lobby(guild_id=self.guild, channel_id=self.channel, game=key,
-                                                host_user_id=BACKGROUND_HOST, host_name="Host")
-                await self.svc.db.replace_seats(new.id, [SeatRow(s, None, f"AI {s + 1}", True)
-                                                         for s in range(players_for(key))])
-                await self.svc.start(new.id, BACKGROUND_HOST)
-                self.ids.add(new.id)
-                self.started += 1
+            if stop.is_set():
+                return
+            ended = [tid for tid in list(self.ids) if (await self.svc.table(tid)).row.status != "running"]
+            self.ids.difference_update(ended)
+            await asyncio.gather(*(self._replace(tid) for tid in ended))
+
+    async def _replace(self, old: int) -> None:
+        try:
+            await self._start_one(old)
+        except Exception:  # a benchmark helper: say it, keep the others playing
+            log.exception("could not start a background table")
+
+    async def _start_one(self, old: int) -> None:
+        games = list(GAMES)
+        key = games[(old + self.started) % len(games)]
+        self.started += 1
+        new = await self.svc.open_lobby(guild_id=self.guild, channel_id=self.channel, game=key,
+                                        host_user_id=BACKGROUND_HOST, host_name="Host")
+        await self.svc.db.replace_seats(new.id, [SeatRow(s, None, f"AI {s + 1}", True) for s in range(players_for(key))])
+        self._first[new.id] = 0
+        await self.svc.start(new.id, BACKGROUND_HOST)
+        self.ids.add(new.id)
+
+    async def steps(self) -> int:
+        """Steps played by every background table since :meth:`run` began."""
+        total = 0
+        for tid, first in self._first.items():
+            total += (await self.svc.table(tid)).version - first
+        return total
 
 
 # ============================================================================ measurements
@@ -406,7 +420,8 @@ def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
 
 
 async def measure_in_process(path: Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
-                             warmup: int, ai_delay: float, turn_timeout: float, seed: int) -> dict[str, Any]:
+                             warmup: int, ai_delay: float, turn_timeout: float, seed: int,
+                             max_seconds: float = 300.0) -> dict[str, Any]:
     """Clicks, bare replies and service submits, interleaved, while the background plays."""
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout), tables)
@@ -426,9 +441,13 @@ async def measure_in_process(path: Path, tables: list[Table], points: dict[str, 
     bares: list[float] = []
     submits: list[float] = []
     lost = not_redrawn = 0
+    clicked: list[Table] = []
     t_start = time.perf_counter()
     try:
         for i in range(per):
+            if i >= warmup and time.perf_counter() - t_start > max_seconds:
+                log.warning("--max-seconds reached: %d clicks timed", len(replies))
+                break
             ct, st = click_tables[i], submit_tables[i]
             cp, sp = points[ct.game][ct.point], points[st.game][st.point]
             order = [0, 1, 2]
@@ -436,6 +455,7 @@ async def measure_in_process(path: Path, tables: list[Table], points: dict[str, 
             for what in order:
                 if what == 0:
                     reply_ms, board_ms, redrawn = await click(fake, bot, ct, panel_click(ct, cp))
+                    clicked.append(ct)
                     if i >= warmup:
                         replies.append(reply_ms)
                         if board_ms is None:
@@ -458,9 +478,12 @@ async def measure_in_process(path: Path, tables: list[Table], points: dict[str, 
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
+        stop.set()
+        await bg_task
+        bg_steps = await bg.steps()
         # every clicked table must have moved on: a click that was refused is not a click
         refused = 0
-        for ct in click_tables:
+        for ct in clicked:
             view = await svc.table(ct.id)
             if view.version == points[ct.game][ct.point].version and 0 not in view.pending:
                 refused += 1
@@ -474,7 +497,7 @@ async def measure_in_process(path: Path, tables: list[Table], points: dict[str, 
         "bare_median_ms": quantile(bares, 0.5), "bare_p99_ms": quantile(bares, 0.99),
         "submit_median_ms": quantile(submits, 0.5), "submit_p99_ms": quantile(submits, 0.99),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
-        "background_steps_per_s": bg.steps / elapsed if elapsed else 0.0, "background_started": bg.started,
+        "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
         "http_calls": sum(fake.calls.values()),
     }
 
@@ -609,7 +632,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
     memory, _ = run_child("memory", {**spec, "versions": [points[t.game][t.point].version for t in tables]},
                           args.restart_timeout + 60 + n / 100)
     result = asyncio.run(measure_in_process(path, tables, points, clicks=args.clicks, warmup=args.warmup,
-                                            ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed))
+                                            ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
+                                            max_seconds=args.max_seconds))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
@@ -695,6 +719,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ai-delay", type=float, default=1.0, help="seconds between visible AI moves")
     parser.add_argument("--turn-timeout", type=float, default=86400, help="members' turn timeout, seconds")
     parser.add_argument("--restart-timeout", type=float, default=600, help="give up a restart after S seconds")
+    parser.add_argument("--max-seconds", type=float, default=300, help="stop timing clicks after S seconds")
     parser.add_argument("--engine-seconds", type=float, default=0.5, help="engine playouts per game, seconds")
     parser.add_argument("--points", type=int, default=12, help="distinct game moments per game copied")
     parser.add_argument("--seed", type=int, default=1)
