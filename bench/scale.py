@@ -38,6 +38,14 @@ bot's AI driver plays them, with the production pause between visible moves
 service, so that many tables keep playing while clicks are timed. The other tables wait for
 their member (turn timeout ``--turn-timeout``, long enough that no deadline fires in a run).
 
+The JSON keys ending in ``_1k`` are those of the smallest N of ``--tables``, those ending in
+``_10k`` (and the unsuffixed ones: ratio, memory, steps) those of the largest; ``tables_1k`` and
+``tables_10k`` say which N they were. Bounds: the click loop stops after ``--max-seconds``
+(the clicks actually timed are printed); a restart child still running after
+``--restart-timeout`` is killed and reported as ``>`` that time (``restart_timed_out_10k``).
+Board pictures are not part of the board edit yet (the notifier sends embeds only); once they
+are, the board figure includes them as the bot sends them.
+
 Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
 """
