@@ -1,0 +1,769 @@
+"""Scale benchmark (issue 9 part 6): N live tables on one process, clicks through discord.py.
+
+    .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
+                                    [--database-url sqlite:///path] [--quick] [--restart-timeout S]
+
+For each N it prints, then ends with one JSON line (the last line of the output):
+
+- **click**: a member's button click on their private panel at a running table, fed as a real
+  INTERACTION_CREATE payload into discord.py's own dispatch (``bench/transport.py`` answers the
+  HTTP and webhook calls in memory), timed from the feed until the member's redrawn panel is
+  sent (``PATCH .../messages/@original``) and, separately, until the table's board edit is sent
+  (``PATCH /channels/<thread>/messages/<board>``); median and p99;
+- **bare**: beside it, in the same run and the same process, through the same transport, a
+  bare discord.py slash command that answers ephemerally (``send_message(ephemeral=True)``),
+  timed until its answer is sent; ``click_median_ratio`` = click median / bare median;
+- **service step**: ``TableService.submit`` awaited directly on other running tables;
+- **engine step**: ``Game.apply`` alone on random legal playouts (no I/O);
+- **restart**: from spawning a NEW PROCESS (``python -m bench.scale --child restart``: imports,
+  building the bot, opening the database, ``setup_hook`` with ``resume``, READY) until its
+  first click is accepted (the member's panel redrawn); Discord's network login is not part of
+  it (the fake answers ``static_login``/``application_info`` at once);
+- **memory per live table**: in another new process, Python heap (``tracemalloc``) after every
+  table was touched once (``TableService.table`` and, for member tables, a stale ``submit``,
+  which loads the table in any implementation), minus the heap before the bot was built, over N.
+  One-time costs (cogs, catalogs, pydantic adapters) are included, so it is an upper bound.
+
+How the N tables are made (fast, and real): one table per game is played through the
+TableService (host in seat 0, AI players elsewhere, the host playing the AI's move) in an
+in-memory database, recording every point where the host must act and their panel offers an
+action button (its snapshot, pending simultaneous choices, last events and panel). Then N tables
+are written through the storage functions (``create_table``, ``replace_seats``,
+``update_table``, ``record_events``, ``set_pending``, ``set_deadline``) as copies of those
+points with new ids, the four games mixed round robin, each with its own member in seat 0, its
+own thread and board message ids, spread over a few guilds (no action log is copied: replay is
+not exercised). ``--background`` of them (100 by default) have every seat played by the AI: the
+bot's AI driver plays them, with the production pause between visible moves
+(``--ai-delay``, 1 s), and a finished one is replaced by a new AI table started through the
+service, so that many tables keep playing while clicks are timed. The other tables wait for
+their member (turn timeout ``--turn-timeout``, long enough that no deadline fires in a run).
+
+The JSON keys ending in ``_1k`` are those of the smallest N of ``--tables``, those ending in
+``_10k`` (and the unsuffixed ones: ratio, memory, steps) those of the largest; ``tables_1k`` and
+``tables_10k`` say which N they were. Bounds: the click loop stops after ``--max-seconds``
+(the clicks actually timed are printed); a restart child still running after
+``--restart-timeout`` is killed and reported as ``>`` that time (``restart_timed_out_10k``).
+Board pictures are not part of the board edit yet (the notifier sends embeds only); once they
+are, the board figure includes them as the bot sends them.
+
+Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
+Numbers depend on the machine and its load: quote them with that context.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import logging
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bench.transport import FakeDiscord, Sent
+from bot import texts
+from bot.client import SpeakeasyBot
+from bot.i18n import Translator
+from bot.service import ServiceError, TableService
+from bot.settings import Settings
+from bot.ui import Button, Panel
+from engine.registry import GAMES
+from storage.db import Database, SeatRow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Issue 9's targets, shown beside the figures (never asserted).
+TARGETS = {
+    "click_median_ratio": "<= 5x",
+    "click_p99_ms": "< 10 ms",
+    "board_p99_ms": "< 100 ms",
+    "restart_s": "< 2 s",
+    "service_overhead_ms": "<= 0.5 ms",
+    "kb_per_table": "< 50 KB",
+}
+
+GUILD_BASE = 700_000_000_000_000_000
+THREAD_BASE = 800_000_000_000_000_000
+BOARD_BASE = 900_000_000_000_000_000
+MEMBER_BASE = 500_000_000_000_000_000
+BACKGROUND_HOST = 400_000_000_000_000_001
+BARE_COMMAND = "bench-ping"
+#: How long one click may wait for its reply or its board edit before it counts as lost.
+WAIT_S = 10.0
+EVENTS_PER_TABLE = 10
+BATCH = 250
+
+log = logging.getLogger("bench.scale")
+
+
+# ============================================================================ building tables
+@dataclass
+class Point:
+    """A moment of a real game where the member in seat 0 must act: what a copy is made of."""
+
+    game: str
+    seed: int
+    options: dict[str, Any]
+    rules_version: int
+    state: dict[str, Any]
+    version: int
+    seats: list[SeatRow]
+    pending: dict[int, str]
+    events: list[dict[str, Any]]
+    panel: Panel
+    code: str  # the action button the member clicks (the AI's choice when it is a button)
+
+
+@dataclass
+class Table:
+    """One table of the benchmark database."""
+
+    id: int
+    game: str
+    point: int
+    user: int | None  # the member in seat 0 (None: every seat is the AI's)
+    guild: int
+    channel: int
+    thread: int
+    board: int
+
+    @property
+    def background(self) -> bool:
+        return self.user is None
+
+
+def players_for(key: str) -> int:
+    game = GAMES[key]
+    return min(max(game.min_players, 3), game.max_players)
+
+
+def click_code(panel: Panel, preferred: str) -> str | None:
+    """The code of the panel's enabled action button for ``preferred``, else the first one."""
+    codes = [c.code for row in panel.rows for c in row
+             if isinstance(c, Button) and c.prompt is None and not c.disabled and c.code]
+    if not codes:
+        return None
+    return preferred if preferred in codes else codes[0]
+
+
+async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
+    """Play one table per game through the TableService (in memory; host in seat 0 playing the
+    AI's move) and keep up to ``per_game`` points spread along each game (see :class:`Point`)."""
+    db = await Database.open(":memory:")
+    seeds = iter(range(seed, seed + 10**6))
+    svc = TableService(db, ai_delay=0, turn_timeout=10**6, seed_source=lambda: next(seeds))
+    t = Translator("en")
+    out: dict[str, list[Point]] = {}
+    try:
+        for key, game in GAMES.items():
+            found: list[Point] = []
+            for _attempt in range(3):  # another game if the first offered too few points
+                table = await svc.open_lobby(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="Host")
+                for _ in range(players_for(key) - 1):
+                    await svc.add_ai(table.id, 1)
+                await svc.start(table.id, 1)
+                while True:
+                    await svc.idle()
+                    view = await svc.table(table.id)
+                    if view.row.status != "running" or 0 not in view.waiting_for():
+                        break
+                    move = game.encode(game.ai_action(view.state, 0))
+                    panel = texts.panel(view, 0, t)
+                    code = click_code(panel, move)
+                    if code is not None:
+                        events = await db.recent_events(table.id, EVENTS_PER_TABLE)
+                        found.append(Point(key, view.row.seed or 0, dict(view.row.options), view.row.rules_version,
+                                           game.dump_state(view.state), view.version, list(view.seats),
+                                           dict(view.pending), events, panel, code))
+                    await svc.submit(table.id, 1, view.version, move)
+                if len(found) >= per_game:
+                    break
+            if not found:
+                raise RuntimeError(f"no clickable point in a game of {key}")
+            step = max(1, len(found) // per_game)
+            out[key] = found[::step][:per_game]
+    finally:
+        await svc.close()
+        await db.close()
+    return out
+
+
+async def build_database(path: Path, n: int, background: int, points: dict[str, list[Point]],
+                         turn_timeout: float, reminder_fraction: float = 0.5) -> list[Table]:
+    """Write ``n`` running tables (``background`` of them all-AI) as copies of ``points``
+    through the storage functions, in transactions of :data:`BATCH` tables."""
+    db = await Database.open(path)
+    games = list(points)
+    guilds = max(1, min(50, n // 200))
+    step = n // background if background else 0
+    # spread over the run, the four games mixed (not every ``step``-th table: one game only)
+    bg_at = {j * step + (j % len(games) if step >= len(games) else 0) for j in range(background)}
+    now = time.time()
+    tables: list[Table] = []
+    try:
+        for start in range(0, n, BATCH):
+            async with db.transaction():
+                for i in range(start, min(n, start + BATCH)):
+                    key = games[i % len(games)]
+                    pi = (i // len(games)) % len(points[key])
+                    p = points[key][pi]
+                    g = i % guilds
+                    guild, channel = GUILD_BASE + 2 * g, GUILD_BASE + 2 * g + 1
+                    user = None if i in bg_at else MEMBER_BASE + i
+                    tid = await db.create_table(guild_id=guild, channel_id=channel, game=key,
+                                                host_user_id=user or BACKGROUND_HOST, lang="en",
+                                                options=p.options, now=now)
+                    seats = [SeatRow(s.seat, user if s.seat == 0 else None,
+                                     f"Member {i}" if s.seat == 0 and user else s.name,
+                                     user is None or s.seat != 0) for s in p.seats]
+                    await db.replace_seats(tid, seats)
+                    await db.update_table(tid, now, status="running", seed=p.seed, state=p.state, version=p.version,
+                                          rules_version=p.rules_version, thread_id=THREAD_BASE + tid,
+                                          board_message_id=BOARD_BASE + tid, lobby_message_id=BOARD_BASE - tid)
+                    await db.record_events(tid, p.version, p.events)
+                    for seat, code in p.pending.items():
+                        await db.set_pending(tid, seat, p.version, code)
+                    if user is not None:
+                        await db.set_deadline(tid, p.version, now + turn_timeout * reminder_fraction, now + turn_timeout)
+                    tables.append(Table(tid, key, pi, user, guild, channel, THREAD_BASE + tid, BOARD_BASE + tid))
+    finally:
+        await db.close()
+    return tables
+
+
+# ============================================================================ the bot under test
+def bench_settings(path: Path, ai_delay: float, turn_timeout: float) -> Settings:
+    return Settings(_env_file=None, database_path=path, ai_delay_seconds=ai_delay,  # type: ignore[call-arg]
+                    turn_timeout_seconds=int(turn_timeout), enabled_games="all", discord_token=None)
+
+
+def make_bot(settings: Settings) -> SpeakeasyBot:
+    """The real bot (``bot.client``), plus the bare slash command timed beside the clicks."""
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice: no warning
+    bot = SpeakeasyBot(settings, sync_commands=False)
+
+    @bot.tree.command(name=BARE_COMMAND, description="Bare discord.py reply (benchmark)")
+    async def bare(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("pong", ephemeral=True)
+
+    return bot
+
+
+def guild_payloads(fake: FakeDiscord, tables: Sequence[Table]) -> list[dict[str, Any]]:
+    chans: dict[int, set[int]] = {}
+    for t in tables:
+        chans.setdefault(t.guild, set()).add(t.channel)
+    return [fake.guild(g, sorted(c)) for g, c in sorted(chans.items())]
+
+
+async def start_bot(fake: FakeDiscord, settings: Settings, tables: Sequence[Table]) -> SpeakeasyBot:
+    """Build, log in (fake), run ``setup_hook`` (database, cogs, resume), feed READY."""
+    bot = make_bot(settings)
+    fake.install(bot)
+    await bot.login("bench-token")
+    fake.connect(bot, guild_payloads(fake, tables))
+    return bot
+
+
+@dataclass(frozen=True)
+class Click:
+    """What a member clicks: the button's custom_id on their panel as the bot drew it."""
+
+    custom_id: str
+    components: list[dict[str, Any]]
+    embeds: list[dict[str, Any]]
+
+
+def panel_click(table: Table, p: Point) -> Click:
+    """The member's click on the action button ``p.code`` of their panel at ``table``."""
+    from cogs.components import embed, panel_view
+
+    return Click(f"se:a:{table.id}:{p.version}:{p.code}", panel_view(p.panel, table.id, p.version).to_components(),
+                 [dict(embed(p.panel.card).to_dict())])
+
+
+def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
+    """The INTERACTION_CREATE payload of click ``c`` by the member of ``table``."""
+    message = fake.ephemeral_message(table.thread, c.components, embeds=c.embeds)
+    channel = fake.thread(table.thread, table.guild, table.channel)
+    assert table.user is not None
+    return fake.button_click(c.custom_id, user_id=table.user, guild_id=table.guild, channel=channel, message=message)
+
+
+def _is_answer(sent: Sent) -> bool:
+    """The member's answer to a click: the panel redrawn in place, or a separate message."""
+    return (sent.method == "PATCH" and sent.route.endswith("/messages/@original")) or (
+        sent.method == "POST" and sent.route == "/webhooks/{webhook_id}/{webhook_token}")
+
+
+def _is_redrawn(sent: Sent) -> bool:
+    return sent.method == "PATCH" and sent.route.endswith("/messages/@original")
+
+
+async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
+                wait_board: bool = True) -> tuple[float, float | None, bool]:
+    """One timed click: ``(reply ms, board ms or None, redrawn)``; the payload is built first,
+    untimed."""
+    payload = click_payload(fake, table, c)
+    token = payload["token"]
+    reply = fake.expect_webhook(token, _is_answer)
+    board = fake.expect(("message", table.thread, table.board)) if wait_board else None
+    t0 = time.perf_counter()
+    fake.feed(bot, "INTERACTION_CREATE", payload)
+    try:
+        sent = await asyncio.wait_for(reply, WAIT_S)
+    except TimeoutError:
+        fake.forget(("webhook", token))
+        if board is not None:
+            fake.forget(("message", table.thread, table.board))
+        return WAIT_S * 1000, None, False
+    reply_ms = (sent.at - t0) * 1000
+    board_ms = None
+    if board is not None:
+        try:
+            board_ms = ((await asyncio.wait_for(board, WAIT_S)).at - t0) * 1000
+        except TimeoutError:
+            fake.forget(("message", table.thread, table.board))
+    return reply_ms, board_ms, _is_redrawn(sent)
+
+
+async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> float:
+    """One timed bare slash command (ms until its ephemeral answer is sent)."""
+    channel = fake.thread(table.thread, table.guild, table.channel)
+    payload = fake.slash(BARE_COMMAND, user_id=table.user or 1, guild_id=table.guild, channel=channel)
+    fut = fake.expect_webhook(payload["token"])
+    t0 = time.perf_counter()
+    fake.feed(bot, "INTERACTION_CREATE", payload)
+    return ((await asyncio.wait_for(fut, WAIT_S)).at - t0) * 1000
+
+
+# ============================================================================ background play
+@dataclass
+class Background:
+    """Keeps the all-AI tables playing: every half second, each finished one is replaced by a
+    new all-AI table started through the service (replacements run concurrently, as lobbies
+    opened by many members would). :meth:`steps` counts the steps they played meanwhile."""
+
+    svc: TableService
+    ids: set[int]
+    guild: int
+    channel: int
+    started: int = 0
+    _first: dict[int, int] = field(default_factory=dict)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        for tid in self.ids:
+            self._first[tid] = (await self.svc.table(tid)).version
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.5)
+            if stop.is_set():
+                return
+            ended = [tid for tid in list(self.ids) if (await self.svc.table(tid)).row.status != "running"]
+            self.ids.difference_update(ended)
+            await asyncio.gather(*(self._replace(tid) for tid in ended))
+
+    async def _replace(self, old: int) -> None:
+        try:
+            await self._start_one(old)
+        except Exception:  # a benchmark helper: say it, keep the others playing
+            log.exception("could not start a background table")
+
+    async def _start_one(self, old: int) -> None:
+        games = list(GAMES)
+        key = games[(old + self.started) % len(games)]
+        self.started += 1
+        new = await self.svc.open_lobby(guild_id=self.guild, channel_id=self.channel, game=key,
+                                        host_user_id=BACKGROUND_HOST, host_name="Host")
+        await self.svc.db.replace_seats(new.id, [SeatRow(s, None, f"AI {s + 1}", True) for s in range(players_for(key))])
+        self._first[new.id] = 0
+        await self.svc.start(new.id, BACKGROUND_HOST)
+        self.ids.add(new.id)
+
+    async def steps(self) -> int:
+        """Steps played by every background table since :meth:`run` began."""
+        total = 0
+        for tid, first in self._first.items():
+            total += (await self.svc.table(tid)).version - first
+        return total
+
+
+# ============================================================================ measurements
+def quantile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (nearest rank) of ``values``; 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
+    """Median ``Game.apply`` time (ms) per game over random legal playouts (``seconds`` each)."""
+    rng = random.Random(seed)
+    out = {}
+    for key, game in GAMES.items():
+        times: list[float] = []
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end or not times:
+            state = game.setup(rng.getrandbits(62), players_for(key), {})
+            while to_act := game.to_act(state):
+                actions = {s: rng.choice(game.legal_actions(state, s)) for s in sorted(to_act)}
+                t0 = time.perf_counter()
+                state = game.apply(state, actions).state
+                times.append((time.perf_counter() - t0) * 1000)
+        out[key] = statistics.median(times)
+    return out
+
+
+async def measure_in_process(path: Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
+                             warmup: int, ai_delay: float, turn_timeout: float, seed: int,
+                             max_seconds: float = 300.0) -> dict[str, Any]:
+    """Clicks, bare replies and service submits, interleaved, while the background plays."""
+    fake = FakeDiscord()
+    bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout), tables)
+    svc = bot.service
+    members = [t for t in tables if not t.background]
+    members = members[1:]  # the first member table is the restart child's
+    rng = random.Random(seed)
+    rng.shuffle(members)
+    per = min(clicks + warmup, len(members) // 2)
+    click_tables, submit_tables = members[:per], members[per:2 * per]
+    first = tables[0]
+    bg = Background(svc, {t.id for t in tables if t.background}, first.guild, first.channel)
+    stop = asyncio.Event()
+    bg_task = asyncio.create_task(bg.run(stop))
+    replies: list[float] = []
+    boards: list[float] = []
+    bares: list[float] = []
+    submits: list[float] = []
+    lost = not_redrawn = 0
+    clicked: list[Table] = []
+    t_start = time.perf_counter()
+    try:
+        for i in range(per):
+            if i >= warmup and time.perf_counter() - t_start > max_seconds:
+                log.warning("--max-seconds reached: %d clicks timed", len(replies))
+                break
+            ct, st = click_tables[i], submit_tables[i]
+            cp, sp = points[ct.game][ct.point], points[st.game][st.point]
+            order = [0, 1, 2]
+            rng.shuffle(order)
+            for what in order:
+                if what == 0:
+                    reply_ms, board_ms, redrawn = await click(fake, bot, ct, panel_click(ct, cp))
+                    clicked.append(ct)
+                    if i >= warmup:
+                        replies.append(reply_ms)
+                        if board_ms is None:
+                            lost += 1
+                        else:
+                            boards.append(board_ms)
+                        not_redrawn += 0 if redrawn else 1
+                elif what == 1:
+                    ms = await bare_reply(fake, bot, ct)
+                    if i >= warmup:
+                        bares.append(ms)
+                else:
+                    assert st.user is not None
+                    t0 = time.perf_counter()
+                    try:
+                        await svc.submit(st.id, st.user, sp.version, sp.code)
+                        if i >= warmup:
+                            submits.append((time.perf_counter() - t0) * 1000)
+                    except ServiceError as err:
+                        log.warning("submit at table %s refused: %s", st.id, err.key)
+                await asyncio.sleep(rng.uniform(0.002, 0.02))
+        elapsed = time.perf_counter() - t_start
+        stop.set()
+        await bg_task
+        bg_steps = await bg.steps()
+        # every clicked table must have moved on: a click that was refused is not a click
+        refused = 0
+        for ct in clicked:
+            view = await svc.table(ct.id)
+            if view.version == points[ct.game][ct.point].version and 0 not in view.pending:
+                refused += 1
+    finally:
+        stop.set()
+        await bg_task
+        await bot.close()
+    return {
+        "clicks": len(replies), "reply_median_ms": quantile(replies, 0.5), "reply_p99_ms": quantile(replies, 0.99),
+        "board_median_ms": quantile(boards, 0.5), "board_p99_ms": quantile(boards, 0.99),
+        "bare_median_ms": quantile(bares, 0.5), "bare_p99_ms": quantile(bares, 0.99),
+        "submit_median_ms": quantile(submits, 0.5), "submit_p99_ms": quantile(submits, 0.99),
+        "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
+        "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
+        "http_calls": sum(fake.calls.values()),
+    }
+
+
+# ============================================================================ child processes
+def _child_command(kind: str, spec: Path) -> list[str]:
+    return [sys.executable, "-m", "bench.scale", "--child", kind, "--child-spec", str(spec)]
+
+
+def run_child(kind: str, spec: dict[str, Any], timeout: float) -> tuple[dict[str, Any] | None, float]:
+    """Run ``--child kind`` in a new process; ``(its JSON, monotonic spawn time)``, or
+    ``(None, spawn)`` when it did not finish within ``timeout`` seconds (it is killed)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+        spec_path = Path(f.name)
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        spawned = time.monotonic()
+        proc = subprocess.Popen(_child_command(kind, spec_path), cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None, spawned
+        if proc.returncode != 0:
+            raise RuntimeError(f"the {kind} child failed (exit {proc.returncode})")
+        return json.loads(out.strip().splitlines()[-1]), spawned
+    finally:
+        spec_path.unlink(missing_ok=True)
+
+
+def _spec(path: Path, tables: list[Table], ai_delay: float, turn_timeout: float) -> dict[str, Any]:
+    return {"path": str(path), "ai_delay": ai_delay, "turn_timeout": turn_timeout,
+            "tables": [[t.id, t.user, t.guild, t.channel, t.thread, t.board, t.game, t.point] for t in tables]}
+
+
+def _tables(spec: dict[str, Any]) -> list[Table]:
+    return [Table(i, g, p, u, gu, c, th, b) for i, u, gu, c, th, b, g, p in spec["tables"]]
+
+
+async def child_restart(spec: dict[str, Any]) -> dict[str, Any]:
+    """New process: build the bot on the database, then click until a click is accepted."""
+    imported = time.monotonic()
+    tables = _tables(spec)
+    click_spec = spec["click"]
+    fake = FakeDiscord()
+    bot = await start_bot(fake, bench_settings(Path(spec["path"]), spec["ai_delay"], spec["turn_timeout"]), tables)
+    ready = time.monotonic()
+    table = next(t for t in tables if t.id == click_spec["table"])
+    c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"])
+    attempts = 0
+    try:
+        while True:
+            attempts += 1
+            _, _, redrawn = await click(fake, bot, table, c, wait_board=False)
+            if redrawn:
+                accepted = time.monotonic()
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await bot.close()
+    return {"imported": imported, "ready": ready, "accepted": accepted, "attempts": attempts,
+            "live": len(tables)}
+
+
+async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
+    """New process: heap before the bot, and after every table was touched once."""
+    import tracemalloc
+
+    tables = _tables(spec)
+    points_version = {t.id: v for t, v in zip(tables, spec["versions"], strict=True)}
+    tracemalloc.start()
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    fake = FakeDiscord()
+    bot = await start_bot(fake, bench_settings(Path(spec["path"]), spec["ai_delay"], spec["turn_timeout"]), tables)
+    svc = bot.service
+    for t in tables:
+        await svc.table(t.id)
+        if t.user is not None:
+            with contextlib.suppress(ServiceError):
+                await svc.submit(t.id, t.user, points_version[t.id] - 10**6, "-")
+    gc.collect()
+    touched = tracemalloc.get_traced_memory()[0]
+    await bot.close()
+    del bot, svc
+    gc.collect()
+    closed = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return {"before": before, "touched": touched, "closed": closed, "live": len(tables)}
+
+
+# ============================================================================ one N, all figures
+def _database_path(url: str | None, tmp: Path, n: int) -> Path:
+    if not url:
+        return tmp / f"scale-{n}.db"
+    if url.startswith("sqlite:///"):
+        base = Path(url.removeprefix("sqlite:///"))
+    elif "://" in url:
+        raise SystemExit(f"only SQLite databases today (sqlite:///path), not {url.split('://')[0]}")
+    else:
+        base = Path(url)
+    path = base.with_name(f"{base.stem}-{n}{base.suffix or '.db'}")
+    if path.exists():
+        raise SystemExit(f"{path} exists: the benchmark writes a new database")
+    return path
+
+
+async def _build(path: Path, n: int, background: int, points: dict[str, list[Point]],
+                 turn_timeout: float) -> tuple[list[Table], float]:
+    t0 = time.perf_counter()
+    tables = await build_database(path, n, background, points, turn_timeout)
+    return tables, time.perf_counter() - t0
+
+
+def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tmp: Path) -> dict[str, Any]:
+    """Every figure for ``n`` live tables (a fresh database)."""
+    path = _database_path(args.database_url, tmp, n)
+    background = min(args.background, n // 2)
+    tables, build_s = asyncio.run(_build(path, n, background, points, args.turn_timeout))
+    print(f"  {n} tables written in {build_s:.1f} s ({background} playing in the background)", file=sys.stderr)
+    spec = _spec(path, tables, args.ai_delay, args.turn_timeout)
+    member = next(t for t in tables if not t.background)
+    mp = points[member.game][member.point]
+    c = panel_click(member, mp)
+    restart, spawned = run_child("restart", {**spec, "click": {"table": member.id, "custom_id": c.custom_id,
+                                                                "components": c.components, "embeds": c.embeds}},
+                                 args.restart_timeout)
+    if restart is None:
+        print(f"  restart did not finish within {args.restart_timeout:.0f} s (--restart-timeout)", file=sys.stderr)
+    memory, _ = run_child("memory", {**spec, "versions": [points[t.game][t.point].version for t in tables]},
+                          args.restart_timeout + 60 + n / 100)
+    result = asyncio.run(measure_in_process(path, tables, points, clicks=args.clicks, warmup=args.warmup,
+                                            ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
+                                            max_seconds=args.max_seconds))
+    result.update(tables=n, background=background, build_s=build_s)
+    if restart is not None:
+        result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
+                      restart_ready_s=restart["ready"] - spawned, restart_attempts=restart["attempts"],
+                      restart_timed_out=False)
+    else:
+        result.update(restart_s=float(args.restart_timeout), restart_timed_out=True)
+    if memory is not None:
+        result.update(kb_per_table=(memory["touched"] - memory["before"]) / 1024 / n,
+                      kb_per_table_after_close=(memory["touched"] - memory["closed"]) / 1024 / n,
+                      heap_mb=memory["touched"] / 2**20)
+    if not args.database_url:
+        path.unlink(missing_ok=True)
+    return result
+
+
+# ============================================================================ output
+def _row(name: str, values: list[str], target: str = "") -> str:
+    return f"{name:<34}" + "".join(f"{v:>14}" for v in values) + (f"   target {target}" if target else "")
+
+
+def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, Any]:
+    """Print the readable table; return the summary JSON object."""
+    engine_ms = statistics.median(engine.values())
+    small, large = runs[0], runs[-1]
+    print()
+    print(_row("live tables", [f"{r['tables']:,}" for r in runs]))
+    print(_row("  of which playing (AI, background)", [str(r["background"]) for r in runs]))
+    print(_row("  background AI steps/s", [f"{r['background_steps_per_s']:.0f}" for r in runs]))
+    print(_row("click -> panel redrawn, median ms", [f"{r['reply_median_ms']:.2f}" for r in runs]))
+    print(_row("click -> panel redrawn, p99 ms", [f"{r['reply_p99_ms']:.2f}" for r in runs], TARGETS["click_p99_ms"]))
+    print(_row("click -> board edit, median ms", [f"{r['board_median_ms']:.2f}" for r in runs]))
+    print(_row("click -> board edit, p99 ms", [f"{r['board_p99_ms']:.2f}" for r in runs], TARGETS["board_p99_ms"]))
+    print(_row("bare slash reply, median ms", [f"{r['bare_median_ms']:.3f}" for r in runs]))
+    print(_row("bare slash reply, p99 ms", [f"{r['bare_p99_ms']:.3f}" for r in runs]))
+    print(_row("click median / bare median", [f"{r['reply_median_ms'] / r['bare_median_ms']:.1f}x" for r in runs],
+               TARGETS["click_median_ratio"]))
+    print(_row("service step (submit), median ms", [f"{r['submit_median_ms']:.2f}" for r in runs]))
+    print(_row("service step (submit), p99 ms", [f"{r['submit_p99_ms']:.2f}" for r in runs]))
+    print(_row("service - engine step, ms", [f"{r['submit_median_ms'] - engine_ms:.2f}" for r in runs],
+               TARGETS["service_overhead_ms"]))
+    print(_row("restart to first accepted click, s",
+               [(">" if r["restart_timed_out"] else "") + f"{r['restart_s']:.2f}" for r in runs], TARGETS["restart_s"]))
+    print(_row("  imports done after, s", [f"{r.get('restart_imports_s', 0):.2f}" for r in runs]))
+    print(_row("  bot ready (db, resume) after, s", [f"{r.get('restart_ready_s', 0):.2f}" for r in runs]))
+    print(_row("heap per live table, KB", [f"{r.get('kb_per_table', 0):.1f}" for r in runs], TARGETS["kb_per_table"]))
+    print(_row("  (excluding one-time costs), KB", [f"{r.get('kb_per_table_after_close', 0):.1f}" for r in runs]))
+    print(_row("clicks timed (lost boards/refused)",
+               [f"{r['clicks']} ({r['boards_lost']}/{r['clicks_refused']})" for r in runs]))
+    print(_row("database written in, s", [f"{r['build_s']:.1f}" for r in runs]))
+    print("engine step (Game.apply), median ms: " + ", ".join(f"{k} {v:.3f}" for k, v in engine.items()))
+    print()
+    summary = {
+        "click_median_ratio": round(large["reply_median_ms"] / large["bare_median_ms"], 2),
+        "click_median_ms": round(large["reply_median_ms"], 3),
+        "bare_median_ms": round(large["bare_median_ms"], 4),
+        "click_p99_ms_1k": round(small["reply_p99_ms"], 3),
+        "click_p99_ms_10k": round(large["reply_p99_ms"], 3),
+        "board_p99_ms_1k": round(small["board_p99_ms"], 3),
+        "board_p99_ms_10k": round(large["board_p99_ms"], 3),
+        "restart_s_1k": round(small["restart_s"], 3),
+        "restart_s_10k": round(large["restart_s"], 3),
+        "restart_timed_out_10k": large["restart_timed_out"],
+        "kb_per_table": round(large.get("kb_per_table", 0.0), 2),
+        "service_step_ms": round(large["submit_median_ms"], 3),
+        "engine_step_ms": round(engine_ms, 4),
+        "tables_1k": small["tables"],
+        "tables_10k": large["tables"],
+        "background": large["background"],
+        "clicks": large["clicks"],
+    }
+    return summary
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", default="1000,10000", help="live tables per run, comma-separated")
+    parser.add_argument("--background", type=int, default=100, help="tables the AI keeps playing meanwhile")
+    parser.add_argument("--clicks", type=int, default=200, help="timed clicks (and bare replies, submits) per run")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed clicks first")
+    parser.add_argument("--database-url", default=None, help="sqlite:///path (default: a temporary folder)")
+    parser.add_argument("--ai-delay", type=float, default=1.0, help="seconds between visible AI moves")
+    parser.add_argument("--turn-timeout", type=float, default=86400, help="members' turn timeout, seconds")
+    parser.add_argument("--restart-timeout", type=float, default=600, help="give up a restart after S seconds")
+    parser.add_argument("--max-seconds", type=float, default=300, help="stop timing clicks after S seconds")
+    parser.add_argument("--engine-seconds", type=float, default=0.5, help="engine playouts per game, seconds")
+    parser.add_argument("--points", type=int, default=12, help="distinct game moments per game copied")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="small N, few clicks: well under a minute")
+    parser.add_argument("--child", choices=("restart", "memory"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-spec", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.tables, args.background, args.clicks, args.warmup = "24,48", 4, 10, 2
+        args.engine_seconds, args.points, args.ai_delay = 0.05, 4, 0.2
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.child:
+        spec = json.loads(args.child_spec.read_text())
+        coro = child_restart(spec) if args.child == "restart" else child_memory(spec)
+        print(json.dumps(asyncio.run(coro)))
+        return 0
+    sizes = sorted(int(x) for x in args.tables.split(",") if x.strip())
+    if not sizes or sizes[0] < 4:
+        raise SystemExit("--tables: at least 4 tables per run")
+    print(f"scale benchmark: {', '.join(f'{n:,}' for n in sizes)} live tables, {args.background} playing, "
+          f"{args.clicks} clicks", file=sys.stderr)
+    points = asyncio.run(collect_points(args.points, args.seed))
+    engine = engine_steps(args.engine_seconds)
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        for n in sizes:
+            runs.append(run_one(n, args, points, Path(tmp)))
+    summary = report(runs, engine)
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
