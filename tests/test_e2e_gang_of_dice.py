@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from engine.gang_of_dice import scripted_setup
 from engine.registry import GAMES
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
@@ -226,3 +227,24 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
     assert res.ephemeral
     assert "alice is back" in thread_text()
     assert not (await service.table(tid)).seats[table.seat_of(alice.id)].away
+
+
+async def test_scripted_round_a_trigger_and_a_win(e2e):
+    # round 1 shows "sum at least 7" (yellow: checked after every roll), alice rolls first; the
+    # dice of the two commits are forced: alice's 2+3+4 triggers it, bob's 1+2 wins the round
+    deal = {"gang-of-dice": lambda seed, players, options: scripted_setup(players, cards=["sum7"], first=0, seed=seed)}
+    world = await e2e(deal=deal, dice={"gang-of-dice": [(2, 3, 4), (1, 2)]})
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    service = world.bot.service
+    rng = random.Random(0)
+    assert await take_turn(world, alice, tid, rng, code="c3")
+    assert await take_turn(world, bob, tid, rng, code="c2")
+    assert await take_turn(world, bob, tid, rng, code="s")
+    assert e2e.dice_left == []
+    events = await service.recent_events(tid, 100)
+    assert next(e for e in events if e.key == "god.trigger").params == {"seat": 0, "card": "sum7", "faces": [2, 3, 4]}
+    assert next(e for e in events if e.key == "god.win").params == {"winner": 1, "score": 3, "dice": 5}
+    table = await service.table(tid)
+    assert table.state.round == 2 and table.state.stocks == (45, 51)
+    assert "triggers" in world.all_public_text()
