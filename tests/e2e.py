@@ -1,23 +1,35 @@
 """Shared helpers for end-to-end tests: the :func:`e2e` fixture (a Speakeasy bot on the test's
 temporary database inside the offline Discord harness, ``tests/harness``), and a member who
-plays through real clicks."""
+plays through real clicks.
+
+Chance is scripted, never found by trying seeds: ``await e2e(deal={key: fn})`` makes the tables
+of game ``key`` start from ``fn(seed, players, options)`` (a state built with the engine's own
+helpers: ``ShopBattle().start_from``, ``gang_of_dice.scripted_setup``, …) and ``await
+e2e(dice={"gang-of-dice": [faces, …]})`` forces the faces of the next rolls (through
+``gang_of_dice.apply_with_faces``). Both last for the test only."""
 
 from __future__ import annotations
 
 import contextlib
 import random
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import discord
+import pytest
 import pytest_asyncio
 
 from bot.client import SpeakeasyBot
 from bot.settings import Settings
+from engine.core import Step
+from engine.gang_of_dice import Commit, Reroll, apply_with_faces
 from engine.registry import GAMES
 from tests.harness import DiscordWorld
+
+#: ``deal`` hook: ``(seed, players, options) -> state``, what the service's ``game.setup`` returns.
+Deal = Callable[[int, int, Mapping[str, Any]], Any]
 
 
 class SimClock:
@@ -49,25 +61,56 @@ class E2E:
     """The end-to-end fixture's handle: ``world = await e2e(seeds=[7])`` opens a world and
     starts a bot on the test's database; ``await e2e.restart()`` starts a new instance on it
     (optionally with other settings). The world is closed, and the bot's unconsumed errors
-    reported, when the test ends."""
+    reported, when the test ends.
+
+    Scripted chance (undone when the test ends): ``deal={"shop-battle": fn}`` replaces that
+    game's ``setup`` by ``fn(seed, players, options)``; ``dice={"gang-of-dice": [(0, 3, 5), …]}``
+    forces the faces of the next commits and rerolls, in order (then the seed rolls again);
+    :attr:`dice_left` is what the script has not used yet."""
 
     def __init__(self, db_path: Path, stack: contextlib.AsyncExitStack) -> None:
         self.db_path = db_path
         self._stack = stack
         self._seeds: list[int] | None = None
         self.world: DiscordWorld | None = None
+        self.dice_left: list[tuple[int, ...]] = []
 
     async def __call__(self, *, seeds: list[int] | None = None, guild_locale: str = "en-US", start: bool = True,
+                       deal: Mapping[str, Deal] | None = None,
+                       dice: Mapping[str, Iterable[Iterable[int]]] | None = None,
                        **settings: Any) -> DiscordWorld:
         """Open the world (once per test); start the bot unless ``start=False`` (then call
-        :meth:`start` after arranging the world)."""
+        :meth:`start` after arranging the world). ``deal`` / ``dice``: scripted chance (see the
+        class docstring)."""
         assert self.world is None, "one world per test"
+        self._script(deal or {}, dice or {})
         self._seeds = seeds
         self.world = await self._stack.enter_async_context(DiscordWorld(guild_locale=guild_locale))
         self.factory = bot_factory(self.db_path, seeds, **settings)
         if start:
             await self.world.start_bot(self.factory)
         return self.world
+
+    def _script(self, deal: Mapping[str, Deal], dice: Mapping[str, Iterable[Iterable[int]]]) -> None:
+        """Patch the games' ``setup`` (deals) and Gang of Dice's ``apply`` (dice) for this test."""
+        patch = pytest.MonkeyPatch()
+        self._stack.callback(patch.undo)
+        for key, fn in deal.items():
+            patch.setattr(GAMES[key], "setup", lambda seed, players, options=None, fn=fn: fn(seed, players, options or {}))
+        for key, rolls in dice.items():
+            if key != "gang-of-dice":
+                raise ValueError(f"no scripted dice for {key!r}: only gang-of-dice rolls at every commit")
+            self.dice_left = [tuple(faces) for faces in rolls]
+            game = GAMES[key]
+            apply = game.apply
+
+            def scripted_apply(state: Any, actions: Mapping[int, Any], apply: Callable[..., Step[Any]] = apply) -> Step[Any]:
+                (seat, action), = actions.items()
+                if self.dice_left and isinstance(action, (Commit, Reroll)) and seat == state.current:
+                    return apply_with_faces(state, action, self.dice_left.pop(0))
+                return apply(state, actions)
+
+            patch.setattr(game, "apply", scripted_apply)
 
     async def start(self) -> None:
         """Start the bot (after ``e2e(start=False)``)."""
@@ -124,10 +167,12 @@ async def open_table(world, host, game: str, *, members=(), ai: int = 0, options
     return tid
 
 
-async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai: bool = True) -> bool:
+async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai: bool = True, *,
+                    code: str | None = None) -> bool:
     """If ``member`` must act: open their panel with the board's button and act through it,
-    choosing the AI's move when it is one click away, else a random enabled control.
-    Returns False when the member had nothing to do."""
+    choosing the AI's move when it is one click away, else a random enabled control (with
+    ``code``: the control of that action code, which must be there). Returns False when the
+    member had nothing to do."""
     service = world.bot.service
     table = await service.table(table_id)
     seat = table.seat_of(member.id)
@@ -137,10 +182,11 @@ async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai:
     res = await world.click(member, board, f"se:b:{table_id}:panel")
     panel = res.response
     assert panel.ephemeral and panel.viewer_id == member.id
-    return await act_on_panel(world, member, table_id, panel, rng, prefer_ai)
+    return await act_on_panel(world, member, table_id, panel, rng, prefer_ai, code=code)
 
 
-async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, prefer_ai: bool = True) -> bool:
+async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, prefer_ai: bool = True, *,
+                       code: str | None = None) -> bool:
     """Click one control of an open panel (see :func:`take_turn`). The panel's controls are
     located from the same spec the bot drew (``bot.texts.panel``)."""
     from bot import texts
@@ -152,7 +198,7 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
     table = await service.table(table_id)
     seat = table.seat_of(member.id)
     game = GAMES[table.row.game]
-    want = game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
+    want = code if code is not None else game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
     spec = texts.panel(table, seat, Translator("en"))
     ver = table.version
     choices: list[Any] = []
@@ -186,6 +232,7 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
                         await world.select(member, panel, cid, picked)
                         return True
                 choices.append(("s", cid, comp))
+    assert code is None, f"no control for {code!r} in the panel: {panel.text()}"
     assert choices, f"no control in the panel of a seat that must act: {panel.text()}"
     kind, cid, comp = rng.choice(choices)
     if kind == "s":

@@ -14,8 +14,10 @@ import discord
 import pytest
 
 from engine.registry import GAMES
+from engine.shop_battle import ShopBattle
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import Channel, ImpossibleAction
+from tests.test_e2e_shop_battle import scripted_deal
 
 NOT_SEATED = "You are not seated at this table"
 HOST_ONLY = "Only the table's host can do that"
@@ -908,18 +910,16 @@ async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
 @pytest.mark.xfail(strict=True, reason="DEFECT: HYPER U's self-deleting peek is never deleted when the bot restarts "
                    "during its seconds (cogs/base.py GameCog.act: msg.delete(delay=...) is an in-memory timer)")
 async def test_hyper_u_peek_disappears_even_across_a_restart(e2e):
-    world = await e2e(seeds=[20])
+    # the scripted deal: alice's first card is HYPER U, so her first action is the peek
+    world = await e2e(deal={"shop-battle": scripted_deal(ShopBattle.rules_version)})
     alice = world.member("alice")
     tid = await open_table(world, alice, "shop-battle", ai=2, options={"round_cap": "10"})
-    rng = random.Random(1)
 
     def flashes():
         return [m for m in world.ephemeral_for(alice, include_deleted=True) if "disappears in" in m.text()]
 
-    for _ in range(500):
-        if flashes() or (await world.bot.service.table(tid)).row.status != "running":
-            break
-        await take_turn(world, alice, tid, rng)
+    assert not flashes()
+    await take_turn(world, alice, tid, random.Random(0), code="t.1")
     assert len(flashes()) == 1 and not flashes()[0].deleted
     await e2e.restart()
     await world.advance(61)

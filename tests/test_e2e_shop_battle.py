@@ -1,5 +1,6 @@
 """Shop Battle end to end through discord.py's dispatch: a capped game of one member against two
-AI players (with a bataille, Collectors and the self-deleting HYPER U peek), and custom decks."""
+AI players from a scripted deal (a bataille, Collectors and the self-deleting HYPER U peek; the
+round cap under both rules versions), and custom decks."""
 
 from __future__ import annotations
 
@@ -9,18 +10,62 @@ from pathlib import Path
 
 import pytest
 
+from engine.shop_battle import ShopBattle
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import CommandNotVisible
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json"
 
 
-async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e):
-    # seed 20 (found by AI simulation): a bataille, Collectors, and a HYPER U owned by seat 0
-    world = await e2e(seeds=[20])
+# Card ids of the default deck (engine/shop_battle/data/default.json): Collectors 40-46, and the
+# shop cards the scripted deal below needs (year founded in the comments).
+HYPER_U, REVERSE, SKIP, SCOUT = 40, 41, 42, 45
+LIBRAIRIE, CHEZ_MIMI, GRIMOIRE, REPAIRE, OAK_LANE = 2, 38, 6, 37, 35  # 1931, 1931, 1889, 2022, 1864
+
+
+def scripted_deal(rules: int):
+    """The ``deal`` hook of a 3-seat table (alice = seat 0, two AI players) starting from a deal
+    written out through ``ShopBattle.start_from`` instead of a shuffle, under ``rules``:
+
+    - round 1, alice chooses: her top card is HYPER U (a Collector: she peeks at a pile), then
+      Librairie des Tilleuls (founded 1931); she announces "year, higher wins";
+    - AI 1 reveals Chez Mimi (1931 too), AI 2 Au Vieux Grimoire (1889): a bataille between alice
+      and AI 1, won by alice's Le Repaire des Héros (2022) over Oak Lane Bookshop (1864);
+    - round 2, AI 2 chooses (counter-clockwise) and first reveals Lèche-Vitrines (a Collector);
+    - the reverse and skip Collectors start face down in the first pot (S3's remainder), so the
+      choosers go round 0, 2, 1 in laps of three rounds.
+    """
+    top = [[HYPER_U, LIBRAIRIE, REPAIRE], [CHEZ_MIMI, OAK_LANE], [GRIMOIRE, SCOUT]]
+    pot = [REVERSE, SKIP]
+    piles = [list(p) for p in top]
+    for card in range(47):  # the other cards, dealt one by one to the shortest pile
+        if card not in pot and not any(card in p for p in top):
+            min(piles, key=len).append(card)
+
+    def setup(seed, players, options):
+        assert players == 3
+        return ShopBattle().start_from(seed, piles, pot, chooser=0, options=options, rules=rules)
+    return setup
+
+
+@pytest.mark.parametrize("rules,last_round", [(1, 10), (2, 12)])
+async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e, rules, last_round):
+    # round cap 10 (docs/rules/shop-battle.md, "End of the game"): rules 1 stop right after round
+    # 10; rules 2 (RULINGS S6) finish the lap in progress: round 10 opens the fourth lap of three
+    # choosers, so the game ends after round 12, everyone having chosen 4 times
+    world = await e2e(deal={"shop-battle": scripted_deal(rules)})
     alice = world.member("alice")
     tid = await open_table(world, alice, "shop-battle", ai=2, options={"round_cap": "10"})
     service = world.bot.service
+    table = await service.table(tid)
+    assert table.seat_of(alice.id) == 0 and table.state.rules == rules
+    await take_turn(world, alice, tid, random.Random(0), code="t.1")  # HYPER U: peek at AI 1's pile
+    await take_turn(world, alice, tid, random.Random(0), code="c.year.hi")
+    events = await service.recent_events(tid, 10_000)
+    bataille = next(e for e in events if e.key == "sb.ev.bataille")
+    assert bataille.params["players"] == [0, 1] and bataille.params["value"] == 1931
+    assert next(e for e in events if e.key == "sb.ev.win").params == {"winner": 0, "cards": 8}
+
     rng = random.Random(1)
     for _ in range(500):
         table = await service.table(tid)
@@ -28,9 +73,16 @@ async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e):
             break
         await take_turn(world, alice, tid, rng)
     table = await service.table(tid)
-    assert table.row.status == "finished" and table.state.round <= 10
-    keys = [e.key for e in await service.recent_events(tid, 10_000)]
-    assert "sb.ev.bataille" in keys and "sb.ev.collector" in keys and "sb.ev.cap" in keys
+    assert table.row.status == "finished" and table.state.round == last_round
+    events = await service.recent_events(tid, 10_000)
+    keys = [e.key for e in events]
+    collectors = [(e.params["player"], e.params["card"]) for e in events if e.key == "sb.ev.collector"]
+    assert collectors[:2] == [(0, "HYPER U"), (2, "Lèche-Vitrines")]
+    assert next(e for e in events if e.key == "sb.ev.cap").params == {"round": last_round}
+    # the laps stayed regular: nobody was put out, no reverse or skip was revealed
+    assert not {"sb.ev.out", "sb.ev.reverse", "sb.ev.skip"} & set(keys)
+    choosers = [e.params["chooser"] for e in events if e.key == "sb.ev.announce"]
+    assert choosers == [0, 2, 1] * (last_round // 3) + [0, 2, 1][: last_round % 3]
 
     # the HYPER U peek reached alice alone, and disappears after its 10 seconds
     flashes = [m for m in world.ephemeral_for(alice, include_deleted=True) if "disappears in 10 seconds" in m.text()]
@@ -40,7 +92,7 @@ async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e):
     assert flashes[0].deleted
     assert "disappears in" not in world.all_public_text()
     board = board_of(world, tid)
-    assert "Round 10" in board.text() or "round 10" in board.text()
+    assert f"round {last_round}/10" in board.text().lower()
 
 
 async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
