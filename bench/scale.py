@@ -29,7 +29,7 @@ TableService (host in seat 0, AI players elsewhere, the host playing the AI's mo
 in-memory database, recording every point where the host must act and their panel offers an
 action button (its snapshot, pending simultaneous choices, last events and panel). Then N tables
 are written through the storage functions (``create_table``, ``replace_seats``,
-``update_table``, ``record_events``, ``set_pending``, ``set_deadline``) as copies of those
+``update_table``, ``record_events``, ``set_pending``, ``set_timer``) as copies of those
 points with new ids, the four games mixed round robin, each with its own member in seat 0, its
 own thread and board message ids, spread over a few guilds (no action log is copied: replay is
 not exercised). ``--background`` of them (100 by default) have every seat played by the AI: the
@@ -76,10 +76,12 @@ from bench.transport import FakeDiscord, Sent
 from bot import texts
 from bot.client import SpeakeasyBot
 from bot.i18n import Translator
+from bot.scheduler import turn_key
 from bot.service import ServiceError, TableService
 from bot.settings import Settings
 from bot.ui import Button, Panel
 from engine.registry import GAMES
+from storage.base import TimerRow
 from storage.db import Database, SeatRow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,7 +238,9 @@ async def build_database(path: Path, n: int, background: int, points: dict[str, 
                     for seat, code in p.pending.items():
                         await db.set_pending(tid, seat, p.version, code)
                     if user is not None:
-                        await db.set_deadline(tid, p.version, now + turn_timeout * reminder_fraction, now + turn_timeout)
+                        remind_at, act_at = now + turn_timeout * reminder_fraction, now + turn_timeout
+                        payload = {"version": p.version, "remind_at": remind_at, "act_at": act_at, "reminded": False}
+                        await db.set_timer(TimerRow(turn_key(tid), min(remind_at, act_at), payload))
                     tables.append(Table(tid, key, pi, user, guild, channel, THREAD_BASE + tid, BOARD_BASE + tid))
     finally:
         await db.close()
