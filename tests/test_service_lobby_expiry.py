@@ -179,3 +179,19 @@ async def test_a_lobby_that_expired_while_the_bot_was_down_closes_at_start_up(ma
     table = await svc.table(tid)
     assert table.row.status == "abandoned" and svc.expired(table)
     assert svc.notifier.heard == [("expired", tid, "abandoned")]
+
+
+def test_the_lobby_timeout_setting(tmp_path, monkeypatch):
+    from pydantic import ValidationError
+
+    from bot.settings import load_settings
+
+    monkeypatch.chdir(tmp_path)  # no .env here
+    monkeypatch.delenv("LOBBY_TIMEOUT_MINUTES", raising=False)
+    assert load_settings().lobby_timeout_minutes == 30 and load_settings().lobby_timeout_seconds == 1800
+    monkeypatch.setenv("LOBBY_TIMEOUT_MINUTES", "5")
+    assert load_settings().lobby_timeout_seconds == 300
+    for bad in ("0", "10081", "soon"):
+        monkeypatch.setenv("LOBBY_TIMEOUT_MINUTES", bad)
+        with pytest.raises(ValidationError):
+            load_settings()
