@@ -148,6 +148,7 @@ class SpeakeasyBot(commands.Bot):
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
+            lobby_timeout=self.settings.lobby_timeout_seconds,
         )
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():

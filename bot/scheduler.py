@@ -6,7 +6,8 @@ persisted through the store's ``timers`` rows): an in-memory priority queue (``h
 once at start and kept in step with the database, and ONE sleeping task that wakes for the
 nearest timer. Nothing rescans the stored timers after start-up; a step that moves a timer later
 does not even wake the task. Other features (lobby expiry, later) register a handler for their
-own kind of key (the part before ``:``).
+own kind of key (the part before ``:``): the service closes a lobby not started in time on
+``lobby:<table id>`` (:func:`lobby_key`; an expiry found overdue at start-up fires at once).
 
 :class:`Scheduler` is the turn deadlines' user of it: when a member must act in a step, the
 step gets the timer ``turn:<table id>``: a reminder at ``reminder_fraction * turn_timeout``
@@ -34,7 +35,8 @@ from bot.table import LiveTable, TableHost, TableView, notify
 from engine.core import Event, Game
 from storage.base import SeatRow, Store, TimerRow, VersionConflict
 
-__all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "TURN", "Clock", "Scheduler", "Timers", "turn_key"]
+__all__ = ["AWAY_AFTER_TIMEOUTS", "LOBBY", "MAX_AUTO_STEPS", "TURN", "Clock", "Scheduler", "Timers", "lobby_key",
+           "turn_key"]
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +49,23 @@ AWAY_AFTER_TIMEOUTS = 2
 RETRY_SECONDS = 5.0
 #: The kind of the turn-deadline timers (key ``turn:<table id>``).
 TURN = "turn"
+#: The kind of the lobby-expiry timers (key ``lobby:<table id>``; handled by the service).
+LOBBY = "lobby"
 
 
 def turn_key(table_id: int) -> str:
     """The timer key of a table's turn deadline."""
     return f"{TURN}:{table_id}"
+
+
+def lobby_key(table_id: int) -> str:
+    """The timer key of a lobby's expiry (see :meth:`bot.service.TableService.open_lobby`)."""
+    return f"{LOBBY}:{table_id}"
+
+
+def key_table(key: str) -> int:
+    """The table id of a timer key ``<kind>:<table id>``. Raises ``ValueError`` otherwise."""
+    return int(key.partition(":")[2])
 
 
 class Clock(Protocol):

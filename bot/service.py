@@ -28,6 +28,10 @@ Guarantees:
 - Deadlines live in the database and in the scheduler's in-memory queue: a reminder at
   ``reminder_fraction`` of the timeout, then the game's ``timeout_action`` for every seat that
   has not acted. A deadline found overdue at start-up restarts from then (time given back).
+- A lobby not started within ``lobby_timeout`` seconds closes itself (the persisted timer
+  ``lobby:<table id>``, armed by ``open_lobby``, removed by ``start``/``cancel``; one already
+  due when the bot starts fires at once): abandoned, nothing recorded, the notifier's
+  ``lobby_expired`` redraws its message.
 - Per-table memory (locks, caches, timers, drivers) is dropped when a table ends.
 - Each table records the game's ``rules_version`` it started under; :meth:`TableService.replay`
   rebuilds its state from seed and action log only under that same version.
@@ -48,11 +52,11 @@ from pydantic import ValidationError
 
 from bot.driver import Driver
 from bot.ratings import Rated, rate
-from bot.scheduler import Clock, Scheduler, turn_key
+from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
 from engine.registry import GAMES
-from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TableRow, VersionConflict
+from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TableRow, TimerRow, VersionConflict
 
 __all__ = [
     "Clock",
@@ -116,6 +120,7 @@ class TableService:
         ai_delay: seconds between AI moves (0 in tests).
         seed_source: returns a new game seed (``secrets.randbits(62)`` by default).
         leaderboard_min_games: games a member must have played to appear on the leaderboard.
+        lobby_timeout: seconds a lobby may stay open without being started (then it closes).
     """
 
     def __init__(
@@ -129,6 +134,7 @@ class TableService:
         ai_delay: float = 0.0,
         seed_source: Callable[[], int] | None = None,
         leaderboard_min_games: int = 3,
+        lobby_timeout: float = 1800,
     ) -> None:
         self.db = db
         self.notifier: Notifier = notifier or Notifier()
@@ -137,6 +143,8 @@ class TableService:
         self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
                                    reminder_fraction=reminder_fraction)
         self.driver = Driver(self, ai_delay=ai_delay)
+        self.lobby_timeout = lobby_timeout
+        self.scheduler.timers.handle(LOBBY, self._lobby_due)
         self._locks: dict[int, asyncio.Lock] = {}
         self._live: dict[int, LiveTable] = {}  # running tables, decoded
         self._index: dict[int, RunningTable] = {}  # running tables resumed but not decoded yet
@@ -271,6 +279,8 @@ class TableService:
 
     def _check_status(self, row: TableRow, *allowed: str) -> None:
         if row.status not in allowed:
+            if "lobby" in allowed and self.expired(TableView(row, [], None)):
+                raise ServiceError("err.lobby_expired", minutes=self.lobby_minutes)
             raise ServiceError("err.table_not_lobby" if "lobby" in allowed else "err.table_not_running")
 
     # ------------------------------------------------------------------ lobby
@@ -278,16 +288,49 @@ class TableService:
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, host_name: str,
         lang: str = "en", options: dict[str, Any] | None = None,
     ) -> TableView:
-        """Open a lobby with the host in seat 0. Raises ``err.unknown_game``/``err.bad_option``."""
+        """Open a lobby with the host in seat 0, and arm its expiry: the timer ``lobby:<id>``
+        due :attr:`lobby_timeout` seconds from now (see :meth:`_lobby_due`). Raises
+        ``err.unknown_game``/``err.bad_option``."""
         if game not in GAMES:
             raise ServiceError("err.unknown_game", game=game)
         opts = self._validate_options(game, options or {})
-        table_id = await self.db.create_table(
-            guild_id=guild_id, channel_id=channel_id, game=game, host_user_id=host_user_id,
-            lang=lang, options=opts, now=self.clock.now(),
-        )
-        await self.db.replace_seats(table_id, [SeatRow(0, host_user_id, host_name, False)])
+        now = self.clock.now()
+        async with self.db.transaction():
+            table_id = await self.db.create_table(
+                guild_id=guild_id, channel_id=channel_id, game=game, host_user_id=host_user_id,
+                lang=lang, options=opts, now=now,
+            )
+            await self.db.replace_seats(table_id, [SeatRow(0, host_user_id, host_name, False)])
+            await self.scheduler.timers.schedule(lobby_key(table_id), now + self.lobby_timeout)
         return await self.table(table_id)
+
+    async def _lobby_due(self, timer: TimerRow) -> None:
+        """The expiry timer of a lobby fired: a lobby still open is closed (abandoned, nothing
+        recorded) and the notifier's ``lobby_expired`` told; a lobby that started or closed
+        meanwhile is left alone."""
+        table_id = key_table(timer.key)
+        row = await self.db.get_table(table_id)
+        if row is None or row.status != "lobby":
+            return
+        try:
+            view = await self.cancel(table_id, row.host_user_id, is_admin=True, quiet=True)
+        except ServiceError:  # started or cancelled between the read and the lock
+            return
+        log.info("lobby %s expired after %s s without starting", table_id, self.lobby_timeout)
+        await notify(self.notifier.lobby_expired, view)
+
+    @property
+    def lobby_minutes(self) -> int:
+        """:attr:`lobby_timeout` in whole minutes (at least 1), for the texts."""
+        return max(1, round(self.lobby_timeout / 60))
+
+    def expired(self, table: TableView) -> bool:
+        """Whether a closed lobby closed by itself: never started, and closed no earlier than
+        :attr:`lobby_timeout` after it opened (read from its timestamps, so a click on an old
+        lobby button can say why it is closed)."""
+        row = table.row
+        return (row.status == "abandoned" and row.seed is None
+                and row.updated_at - row.created_at >= self.lobby_timeout)
 
     def _validate_options(self, game: str, options: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -420,6 +463,7 @@ class TableService:
                 await self.db.record_events(table_id, state.version,
                                             [_event_dict(e) for e in game.opening_events(state)])
                 await self.scheduler.write(table_id, seats, game, state, now)
+                await self.scheduler.timers.cancel(lobby_key(table_id))
             row = await self._row(table_id)
             live = self._live[table_id] = LiveTable(replace(row, state=None), seats, state, {})
             view = live.view()
@@ -435,17 +479,22 @@ class TableService:
             options["deck_data"] = await self._deck_data(row, options["deck"])
         return options
 
-    async def cancel(self, table_id: int, user_id: int, is_admin: bool = False) -> TableView:
-        """Host (or admin) cancels a lobby. Raises ``err.host_only``."""
+    async def cancel(self, table_id: int, user_id: int, is_admin: bool = False, *, quiet: bool = False) -> TableView:
+        """Host (or admin) cancels a lobby (its expiry timer removed). Raises ``err.host_only``,
+        ``err.table_not_lobby``/``err.lobby_expired``. ``quiet``: no ``lobby_changed`` call
+        (the caller tells the notifier itself)."""
         async with self.table_lock(table_id):
             row = await self._row(table_id)
             self._check_status(row, "lobby")
             if user_id != row.host_user_id and not is_admin:
                 raise ServiceError("err.host_only")
-            await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+            async with self.db.transaction():
+                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                await self.scheduler.timers.cancel(lobby_key(table_id))
             view = await self.table(table_id)
         self._forget(table_id)
-        await notify(self.notifier.lobby_changed, view)
+        if not quiet:
+            await notify(self.notifier.lobby_changed, view)
         return view
 
     async def abandon(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
@@ -824,6 +873,8 @@ class TableService:
             async with self.db.transaction():
                 await self.db.update_table(table_id, self.clock.now(), status="abandoned")
                 await self.scheduler.clear(table_id)
+                if row.status == "lobby":
+                    await self.scheduler.timers.cancel(lobby_key(table_id))
             self._live.pop(table_id, None)
             self._index.pop(table_id, None)
         self._forget(table_id)

@@ -23,6 +23,9 @@ class Settings(BaseSettings):
         dev_guild_id: when set, slash commands are synced to this guild only (instant).
         turn_timeout_seconds: how long a player has to act before the AI plays for them.
         reminder_fraction: fraction of the timeout after which the player is reminded.
+        lobby_timeout_minutes: a lobby not started within this many minutes closes itself
+            (its message says so; nothing is recorded). Read it in seconds as
+            :attr:`lobby_timeout_seconds`.
         ai_delay_seconds: pause between two AI moves so people can follow the board.
         leaderboard_min_games: games a member must finish to appear on a leaderboard.
         log_level: Python logging level name.
@@ -44,11 +47,17 @@ class Settings(BaseSettings):
     dev_guild_id: int | None = None
     turn_timeout_seconds: int = Field(default=300, ge=10, le=7 * 24 * 3600)
     reminder_fraction: float = Field(default=0.5, gt=0, lt=1)
+    lobby_timeout_minutes: int = Field(default=30, ge=1, le=7 * 24 * 60)
     ai_delay_seconds: float = Field(default=1.0, ge=0, le=30)
     leaderboard_min_games: int = Field(default=3, ge=1, le=1000)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     enabled_games: str = "all"
     pictures: bool = True
+
+    @property
+    def lobby_timeout_seconds(self) -> int:
+        """:attr:`lobby_timeout_minutes` in seconds."""
+        return self.lobby_timeout_minutes * 60
 
     @property
     def games(self) -> tuple[str, ...]:

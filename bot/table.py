@@ -128,6 +128,9 @@ class Notifier:
     async def lobby_changed(self, table: TableView) -> None:
         """The lobby's seats or options changed, or the lobby was cancelled/started."""
 
+    async def lobby_expired(self, table: TableView) -> None:
+        """A lobby was not started in time and closed itself (already stored as abandoned)."""
+
     async def table_started(self, table: TableView) -> None:
         """A table left the lobby and the game began."""
 

@@ -21,8 +21,8 @@ from discord.ext import commands
 from bot import admin
 from bot.service import ServiceError, TableView
 from bot.ui import Card
-from cogs.base import GameCog, is_admin, reply, report_error, user_t
-from cogs.components import ROUTER_COG, embed
+from cogs.base import is_admin, reply, report_error, user_t
+from cogs.components import embed
 from cogs.notifier import DiscordNotifier, message_link
 
 if TYPE_CHECKING:
@@ -97,8 +97,8 @@ class AdminCog(commands.Cog):
         except ServiceError as err:  # a refusal is an answer, not an error
             await report_error(interaction, err)
             return
-        if found.row.status == "lobby":
-            await self._redraw_lobby(closed)
+        if found.row.status == "lobby" and self.notifier is not None:
+            await self.notifier.redraw_lobby(closed)
         await interaction.followup.send(t("admin.closed", id=table), ephemeral=True)
 
     @abandon.autocomplete("table")
@@ -111,20 +111,6 @@ class AdminCog(commands.Cog):
         choices = [app_commands.Choice(name=admin.table_choice_label(tb, t), value=tb.id) for tb in tables]
         wanted = current.strip().lstrip("#").casefold()
         return [c for c in choices if wanted in c.name.casefold()][:25]
-
-    async def _redraw_lobby(self, table: TableView) -> None:
-        """Show a closed lobby as closed (its buttons disabled)."""
-        if not table.row.lobby_message_id:
-            return
-        router = self.bot.get_cog(ROUTER_COG)
-        cog: GameCog | None = router.cog_for(table.row.game) if router is not None else None  # type: ignore[attr-defined]
-        if cog is None:
-            return
-        channel = self.bot.get_partial_messageable(table.row.channel_id, guild_id=table.row.guild_id)
-        try:
-            await channel.get_partial_message(table.row.lobby_message_id).edit(**await cog.lobby_message(table))
-        except discord.HTTPException:
-            log.info("could not edit the lobby message of table %s", table.id, exc_info=True)
 
     # ------------------------------------------------------------------ lifecycle
     @commands.Cog.listener()

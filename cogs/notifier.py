@@ -28,7 +28,7 @@ from bot.i18n import Translator
 from bot.service import Notifier, TableView
 from bot.ui import Board
 from cogs import pictures
-from cogs.components import board_view, embed
+from cogs.components import ROUTER_COG, board_view, embed
 from engine.core import Event, Outcome
 
 if TYPE_CHECKING:
@@ -277,6 +277,33 @@ class DiscordNotifier(Notifier):
     # ---------------------------------------------------------------- notifier API
     async def lobby_changed(self, table: TableView) -> None:
         """Lobby edits are answered by the clicking interaction itself: nothing to do."""
+
+    async def lobby_expired(self, table: TableView) -> None:
+        """A lobby was not started in time: its message says so, with no buttons left."""
+        await self.redraw_lobby(table, expired=True)
+
+    async def redraw_lobby(self, table: TableView, *, expired: bool = False) -> bool:
+        """Edit a lobby's message to show the table as it is now (a closed lobby's buttons
+        disabled; with ``expired``, the expiry notice and no buttons at all). Returns False
+        when there is no message to edit or the edit failed (logged; never raises)."""
+        row = table.row
+        if not row.lobby_message_id or row.guild_id in self._gone_guilds:
+            return False
+        router = self.bot.get_cog(ROUTER_COG)
+        if router is None:
+            return False
+        content = await router.cog_for(row.game).lobby_message(table)  # type: ignore[attr-defined]
+        if expired:
+            minutes = self.bot.service.lobby_minutes
+            content["embed"].description = Translator(row.lang)("lobby.expired", minutes=minutes)
+            content["view"] = None
+        channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            await channel.get_partial_message(row.lobby_message_id).edit(**content)
+        except discord.HTTPException:
+            log.info("could not edit the lobby message of table %s", table.id, exc_info=True)
+            return False
+        return True
 
     async def table_started(self, table: TableView) -> None:
         """Open the table's thread from the lobby message and post the first board (awaited:
