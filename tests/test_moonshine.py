@@ -260,7 +260,8 @@ def test_lewis_validation_matches_resources_exactly():
     assert waiter in new.validated and waiter not in new.clients
     assert new.se_tokens == (0, 2, 0)  # the token on the Waiter paid the cost
     assert seat_bundle(new, "standard")[ORANGE] == 1  # the Waiter's lower bonus
-    assert any(e.key == "ms.ev.validate" and e.params == {"seat": 1, "card": waiter, "points": 1, "tokens": 1}
+    assert any(e.key == "ms.ev.validate" and e.params == {"seat": 1, "card": waiter, "points": 1, "tokens": 1,
+                                                       "on_card": 1}
                for e in step.events)
 
 
