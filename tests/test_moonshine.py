@@ -260,7 +260,8 @@ def test_lewis_validation_matches_resources_exactly():
     assert waiter in new.validated and waiter not in new.clients
     assert new.se_tokens == (0, 2, 0)  # the token on the Waiter paid the cost
     assert seat_bundle(new, "standard")[ORANGE] == 1  # the Waiter's lower bonus
-    assert any(e.key == "ms.ev.validate" and e.params == {"seat": 1, "card": waiter, "points": 1, "tokens": 1}
+    assert any(e.key == "ms.ev.validate" and e.params == {"seat": 1, "card": waiter, "points": 1, "tokens": 1,
+                                                       "on_card": 1}
                for e in step.events)
 
 
@@ -386,6 +387,118 @@ def test_discard_options_enumerate_every_way():
     opts = discard_options([("s0", 2), ("s1", 1), ("c5", 0)], 2)
     assert sorted(opts) == sorted([(("s0", 2),), (("s0", 1), ("s1", 1))])
     assert discard_options([("s0", 1)], 2) == []
+
+
+# --- the log of discarded Moon tokens (rules 2; rules 1 tables log as before) --------------------
+
+
+def events_of(step, key: str) -> list[dict]:
+    """The params of the ``key`` events of a step (all public: asserted here)."""
+    out = [dict(e.params) for e in step.events if e.key == key]
+    assert all(e.audience is None for e in step.events if e.key == key)
+    return out
+
+
+def owl_one_way(rules: int = Moonshine.rules_version) -> MoonshineState:
+    """Seat 0 validates The Night Owl (2 Moon): 1 token on it, the other can only come from
+    Speakeasy bonus 2 (``s1``, 2 tokens), so the discard is made without a question."""
+    s = seat(BLIND_PIG, se=(0, 2, 0), clients=("The Night Owl", "The Baker"), cl=(1, 0))
+    return make([s, seat(VELVET, clients=("The Crooner",))], dice=("music", "music", "food", "", ""), rules=rules)
+
+
+def owl_chosen(rules: int = Moonshine.rules_version) -> MoonshineState:
+    """Seat 0 validates The Night Owl (2 Moon, none on it) holding tokens on ``s1`` (2), ``s2``
+    (1) and The Baker (1): the discard is a real choice."""
+    s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Night Owl", "The Baker"), cl=(0, 1))
+    return make([s, seat(VELVET, clients=("The Crooner",))], dice=("music", "music", "food", "", ""), rules=rules)
+
+
+def test_validation_logs_the_tokens_on_the_card_and_a_one_way_discard():
+    owl = C["The Night Owl"]
+    step = play(owl_one_way(), {0: f"val.{owl}", 1: "moon"})
+    assert step.state.seats[0].se_tokens == (0, 1, 0)
+    assert events_of(step, "ms.ev.validate") == [{"seat": 0, "card": owl, "points": 0, "tokens": 2, "on_card": 1}]
+    assert events_of(step, "ms.ev.discarded") == [{"seat": 0, "n": 1, "slots": {"s1": 1}}]
+    keys = [e.key for e in step.events]
+    assert keys.index("ms.ev.validate") < keys.index("ms.ev.discarded")
+
+
+def test_validation_paid_by_the_card_alone_logs_no_discard():
+    """The Bootlegger (2 Moon) carries its 2 tokens: they pay the cost, nothing else is discarded."""
+    boot = C["The Bootlegger"]
+    s = seat(BLIND_PIG, clients=("The Bootlegger", "The Baker"), cl=(2, 0))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("music", "drink", "drink", "", ""))
+    step = play(state, {0: f"val.{boot}", 1: "moon"})
+    assert tokens(step.state.seats[0]) == 0
+    (ev,) = events_of(step, "ms.ev.validate")
+    assert (ev["tokens"], ev["on_card"]) == (2, 2)
+    assert events_of(step, "ms.ev.discarded") == []
+
+
+def test_rules_1_validation_logs_as_before():
+    owl = C["The Night Owl"]
+    step = play(owl_one_way(rules=1), {0: f"val.{owl}", 1: "moon"})
+    assert step.state.seats[0].se_tokens == (0, 1, 0)
+    assert events_of(step, "ms.ev.validate") == [{"seat": 0, "card": owl, "points": 0, "tokens": 2}]
+    assert events_of(step, "ms.ev.discarded") == []
+
+
+def test_chosen_discard_names_every_slot_in_slot_order():
+    owl, baker = C["The Night Owl"], C["The Baker"]
+    new = play(owl_chosen(), {0: f"val.{owl}", 1: "moon"})
+    assert events_of(new, "ms.ev.validate")[0]["on_card"] == 0
+    assert events_of(new, "ms.ev.discarded") == []  # a choice to make: nothing discarded yet
+    code = f"dis.c{baker}a.s1a"
+    assert code in codes_of(new.state, 0)
+    step = play(new.state, {0: code, 1: "pl.s0"})
+    assert step.state.seats[0].se_tokens == (0, 1, 1) and step.state.seats[0].cl_tokens == (0,)
+    (ev,) = events_of(step, "ms.ev.discarded")
+    assert ev == {"seat": 0, "n": 2, "slots": {"s1": 1, f"c{baker}": 1}}
+    assert list(ev["slots"]) == ["s1", f"c{baker}"]  # the Speakeasy first, as on the board
+    both = play(new.state, {0: "dis.s1a.s1b", 1: "pl.s0"})
+    assert events_of(both, "ms.ev.discarded") == [{"seat": 0, "n": 2, "slots": {"s1": 2}}]
+
+
+def test_rules_1_chosen_discard_logs_the_count_only():
+    owl, baker = C["The Night Owl"], C["The Baker"]
+    new = play(owl_chosen(rules=1), {0: f"val.{owl}", 1: "moon"}).state
+    step = play(new, {0: f"dis.c{baker}a.s1a", 1: "pl.s0"})
+    assert events_of(step, "ms.ev.discarded") == [{"seat": 0, "n": 2}]
+
+
+@pytest.mark.parametrize("rules", [1, 2])
+def test_a_pending_discard_left_with_one_way_is_made_and_logged_from_rules_2(rules):
+    from engine.moonshine.followups import auto
+    from engine.moonshine.work import Work
+
+    s = seat(BLIND_PIG, se=(0, 2, 0), clients=("The Baker",), queue=(FollowUp(kind="discard", n=1),))
+    state = make([s, seat(VELVET, clients=("The Crooner",))], phase="resolve", rules=rules)
+    w = Work(state)
+    assert auto(w, 0)
+    assert w.seats[0].se_tokens == [0, 1, 0] and not w.seats[0].queue
+    logged = [(e.key, dict(e.params)) for e in w.events]
+    assert logged == ([("ms.ev.discarded", {"seat": 0, "n": 1, "slots": {"s1": 1}})] if rules >= 2 else [])
+
+
+def baker_replaced(rules: int = Moonshine.rules_version):
+    """Seat 0 draws, keeps The Cook and replaces ``old``; The Baker holds 1 Moon token."""
+    s = seat(BLIND_PIG, se=(0, 0, 0), clients=("The Baker", "The Crooner"), cl=(1, 0))
+    state = make([s, seat(VELVET, clients=("The Doorman",))],
+                 deck=[C["The Gambler"], C["The Cook"], C["The Regular"], 9], rules=rules)
+    state = play(state, {0: "draw", 1: "moon"}).state
+    return play(state, {0: f"pick.{C['The Cook']}", 1: "pl.s1"}).state
+
+
+@pytest.mark.parametrize(("old", "lost"), [("The Baker", 1), ("The Crooner", 0)])
+def test_replace_logs_the_tokens_discarded_with_the_old_client(old, lost):
+    step = play(baker_replaced(), {0: f"rep.{C[old]}"})
+    assert events_of(step, "ms.ev.replace") == [{"seat": 0, "card": C["The Cook"], "old": C[old], "tokens": lost}]
+    assert tokens(step.state.seats[0]) == 1 - lost
+
+
+def test_rules_1_replace_logs_as_before():
+    step = play(baker_replaced(rules=1), {0: f"rep.{C['The Baker']}"})
+    assert events_of(step, "ms.ev.replace") == [{"seat": 0, "card": C["The Cook"], "old": C["The Baker"]}]
 
 
 def test_rules_1_deal_both_draws_of_a_double_redraw_at_once():

@@ -14,7 +14,18 @@ from engine.core import Event
 from engine.moonshine.cards import card_set
 from engine.moonshine.dice import shortfall
 from engine.moonshine.icons import client_info
-from tests.test_moonshine import BLIND_PIG, VELVET, C, codes_of, make, play, seat
+from tests.test_moonshine import (
+    BLIND_PIG,
+    VELVET,
+    C,
+    baker_replaced,
+    codes_of,
+    make,
+    owl_chosen,
+    owl_one_way,
+    play,
+    seat,
+)
 
 P = MoonshinePresenter()
 LANGS = ("en", "fr")
@@ -136,6 +147,60 @@ def test_log_lines_name_every_discarded_token_when_the_event_gives_them():
     replaced = Event("ms.ev.replace", {"seat": 1, "card": C["The Cook"], "old": baker, "tokens": 2})
     assert P.event(replaced, en) == ("🔄 IA 1 replaces The Baker with The Cook; "
                                      "the 2 Moon tokens on The Baker are discarded.")
+
+
+def public_lines(step, lang: str, *keys: str) -> list[str]:
+    """The public log lines of a real engine step, for the given event keys."""
+    c = ctx(lang, None)
+    return [P.event(e, c) for e in step.events if e.key in keys and e.visible_to(None)]
+
+
+def test_public_log_of_a_real_validation_names_every_discarded_token():
+    owl = C["The Night Owl"]
+    step = play(owl_one_way(), {0: f"val.{owl}", 1: "moon"})
+    keys = ("ms.ev.validate", "ms.ev.discarded")
+    assert public_lines(step, "en", *keys) == [
+        "✅ Ann validates The Night Owl (2 🌙 to discard) and now has 0 points. "
+        "The Moon token on The Night Owl is discarded with it.",
+        "🌙 Ann discards 1 Moon token: 1 from Speakeasy bonus 2.",
+    ]
+    assert public_lines(step, "fr", *keys) == [
+        "✅ Ann valide Le Noctambule (2 🌙 à défausser) et a maintenant 0 point. "
+        "Le jeton Lune posé sur Le Noctambule est défaussé avec elle.",
+        "🌙 Ann défausse 1 jeton Lune : 1 sur bonus 2 du bar.",
+    ]
+
+
+def test_public_log_of_a_real_chosen_discard_names_both_slots():
+    owl, baker = C["The Night Owl"], C["The Baker"]
+    new = play(owl_chosen(), {0: f"val.{owl}", 1: "moon"})
+    assert public_lines(new, "en", "ms.ev.validate") == [
+        "✅ Ann validates The Night Owl (2 🌙 to discard) and now has 0 points."]
+    step = play(new.state, {0: f"dis.c{baker}a.s1a", 1: "pl.s0"})
+    assert public_lines(step, "en", "ms.ev.discarded") == [
+        "🌙 Ann discards 2 Moon tokens: 1 from Speakeasy bonus 2, 1 from The Baker."]
+    assert public_lines(step, "fr", "ms.ev.discarded") == [
+        "🌙 Ann défausse 2 jetons Lune : 1 sur bonus 2 du bar, 1 sur La Boulangère."]
+
+
+def test_public_log_of_a_real_replacement_says_the_tokens_go_with_the_old_client():
+    step = play(baker_replaced(), {0: f"rep.{C['The Baker']}"})
+    assert public_lines(step, "en", "ms.ev.replace") == [
+        "🔄 Ann replaces The Baker with The Cook; the Moon token on The Baker is discarded."]
+    assert public_lines(step, "fr", "ms.ev.replace") == [
+        "🔄 Ann remplace La Boulangère par Le Cuisinier ; le jeton Lune posé sur La Boulangère est défaussé."]
+    bare = play(baker_replaced(), {0: f"rep.{C['The Crooner']}"})
+    assert public_lines(bare, "en", "ms.ev.replace") == ["🔄 Ann replaces The Crooner with The Cook."]
+    assert public_lines(bare, "fr", "ms.ev.replace") == ["🔄 Ann remplace Le Crooner par Le Cuisinier."]
+
+
+def test_rules_1_log_lines_stay_as_they_were():
+    owl = C["The Night Owl"]
+    step = play(owl_one_way(rules=1), {0: f"val.{owl}", 1: "moon"})
+    assert public_lines(step, "en", "ms.ev.validate", "ms.ev.discarded") == [
+        "✅ Ann validates The Night Owl (2 🌙 to discard) and now has 0 points."]
+    step = play(baker_replaced(rules=1), {0: f"rep.{C['The Baker']}"})
+    assert public_lines(step, "en", "ms.ev.replace") == ["🔄 Ann replaces The Baker with The Cook."]
 
 
 def test_log_lines_without_token_names_keep_a_correct_plural():

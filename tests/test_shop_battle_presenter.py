@@ -211,3 +211,47 @@ def test_catalogs_match():
     assert set(en) == set(fr) and len(en) > 50
     for k in en:
         assert placeholders(en[k]) == placeholders(fr[k]), k
+
+
+def _titles_through_the_cap(rules: int, lang: str) -> list[tuple[int, str, str]]:
+    """``(round, phase, board title)`` of every state of a real 4-player game with cap 10."""
+    from tests.test_shop_battle import _laps_table, act
+
+    st = _laps_table(rules=rules, cap=10)
+    out = []
+    while True:
+        out.append((st.round, st.phase, P.board(G.view(st, None), ctx(lang, players=4)).title))
+        if not G.to_act(st):
+            return out
+        st = act(st, "c.year.hi").state
+
+
+def test_board_title_past_the_round_cap_says_the_last_lap_is_being_played():
+    # rules 2, 4 players, cap 10: rounds 11 and 12 finish the lap the cap fell in (RULINGS S6)
+    en = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "en")}
+    assert en[(9, "choose")] == "Shop Battle · round 9/10"
+    assert en[(10, "choose")] == "Shop Battle · round 10/10"
+    assert en[(11, "choose")] == "Shop Battle · round 11 · last lap (cap: 10 rounds)"
+    assert en[(12, "choose")] == "Shop Battle · round 12 · last lap (cap: 10 rounds)"
+    assert en[(12, "over")] == "Shop Battle · round 12 · last lap played (cap: 10 rounds)"
+    assert not any("/10" in title for (r, _), title in en.items() if r > 10)
+    fr = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "fr")}
+    assert fr[(10, "choose")] == "Bataille des commerces · manche 10/10"
+    assert fr[(11, "choose")] == "Bataille des commerces · manche 11 · dernier tour de table (limite : 10 manches)"
+    assert fr[(12, "over")] == "Bataille des commerces · manche 12 · dernier tour de table joué (limite : 10 manches)"
+
+
+def test_board_title_of_a_rules_1_table_stops_at_the_cap():
+    titles = _titles_through_the_cap(1, "en")
+    assert titles[-1] == (10, "over", "Shop Battle · round 10/10")
+    assert all("last lap" not in title for _, _, title in titles)
+
+
+def test_board_title_without_a_cap_is_the_round_alone():
+    from tests.test_shop_battle import shop, start
+
+    st = start([[shop() for _ in range(4)] for _ in range(2)], round_cap=None)
+    for lang, want in (("en", "Shop Battle · round 1"), ("fr", "Bataille des commerces · manche 1")):
+        view = G.view(st, None)
+        assert view.round_cap is None
+        assert P.board(view, ctx(lang, players=2)).title == want

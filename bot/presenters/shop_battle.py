@@ -172,10 +172,22 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         else:
             pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
-        cap = view.round_cap
-        title = t("sb.board.title", game=self.title(t), round=f"{view.round}/{cap}" if cap else view.round)
+        title = self._title(view, t)
         footer = t("sb.footer", deck=view.deck_name, cards=view.cards_total)
         return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
+
+    def _title(self, view: ShopBattleView, t: Translator) -> str:
+        """The board title: ``round 7/30`` up to the round cap; past it (rules 2 play the lap of
+        the cap round out, RULINGS S6, ``docs/rules/shop-battle.md``) ``round 31 · last lap
+        (cap: 30 rounds)``, and ``last lap played`` once the game is over."""
+        cap = view.round_cap
+        game = self.title(t)
+        if cap is None:
+            return t("sb.board.title", game=game, round=view.round)
+        if view.round <= cap:
+            return t("sb.board.title", game=game, round=f"{view.round}/{cap}")
+        key = "sb.board.title_lap_done" if view.phase == "over" else "sb.board.title_last_lap"
+        return t(key, game=game, round=view.round, cap=cap)
 
     # --- panel ---------------------------------------------------------------------------------
     def panel(self, view: ShopBattleView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:

@@ -37,8 +37,7 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     if isinstance(action, Place):
         place(w, seat, action.slot)
     elif isinstance(action, Discard):
-        discard(w, seat, action.counts())
-        w.ev("ms.ev.discarded", seat=seat, n=n)
+        discard(w, seat, action.counts(), n, chosen=True)
     elif isinstance(action, Keep):
         keep(w, seat, action.card, cards)
     elif isinstance(action, Pick):
@@ -66,10 +65,21 @@ def lose(w: Work, seat: int, key: str) -> None:
     w.ev("ms.ev.lose", seat=seat, slot=key)
 
 
-def discard(w: Work, seat: int, option: Sequence[tuple[str, int]]) -> None:
-    """Discard tokens given as ``(slot key, count)``."""
+def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, chosen: bool) -> None:
+    """Discard ``n`` tokens given as ``(slot key, count)`` (RULINGS M4).
+
+    The log: rules 2 emit ``ms.ev.discarded`` {seat, n, slots} for every discard, ``slots``
+    mapping each slot key to its count in the seat's slot order (Speakeasy then Clients; placed
+    tokens are public, so the public log names them); rules 1 emit {seat, n} only for a
+    ``chosen`` discard (an answered ``discard`` follow-up), none for a one-way discard."""
+    counts = dict(option)
+    slots = {k: counts[k] for k, _ in w.holding(seat) if counts.get(k)}
     for key, c in option:
         w.add_token(seat, key, -c)
+    if w.rules >= 2:
+        w.ev("ms.ev.discarded", seat=seat, n=n, slots=slots)
+    elif chosen:
+        w.ev("ms.ev.discarded", seat=seat, n=n)
 
 
 def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
@@ -96,13 +106,20 @@ def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
 
 
 def replace(w: Work, seat: int, cid: int, old: int) -> None:
-    """Client ``cid`` takes the place of ``old`` (discarded with its tokens)."""
+    """Client ``cid`` takes the place of ``old`` (discarded with its tokens, RULINGS M4).
+
+    Logs ``ms.ev.replace`` {seat, card, old}; rules 2 add ``tokens``, the Moon tokens that were
+    on ``old`` (public: they were placed)."""
     s = w.seats[seat]
     i = s.clients.index(old)
+    lost = s.cl_tokens[i]
     s.clients[i] = cid
     s.cl_tokens[i] = 0
     w.discard.append(old)
-    w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
+    if w.rules >= 2:
+        w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
+    else:
+        w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
     instant(w, seat, cid)
 
 
@@ -174,7 +191,7 @@ def auto(w: Work, seat: int) -> bool:
             if len(opts) <= 1:
                 s.queue.pop(0)
                 if opts:
-                    discard(w, seat, opts[0])
+                    discard(w, seat, opts[0], n, chosen=False)
                 return True
         elif kind == "keep":
             if len(cards) <= 1:

@@ -120,7 +120,11 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
 
 def _validate(w: Work, seat: int, cid: int) -> None:
     """M4: the card moves to the validated ones; the Moon cost minus discounts is discarded, the
-    tokens on the card first; a real choice among the others becomes a ``discard`` follow-up."""
+    tokens on the card first; a real choice among the others becomes a ``discard`` follow-up.
+
+    Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
+    discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
+    and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
     s = w.seats[seat]
     ci = client_info(cid)
     need = max(0, ci.moon - w.bundle(seat)[DISC])
@@ -129,12 +133,15 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     del s.clients[i], s.cl_tokens[i]
     s.validated.append(cid)
     rest = max(0, need - on_card)
-    w.ev("ms.ev.validate", seat=seat, card=cid, points=points_of(s.validated, w.side(seat).silhouettes),
-         tokens=need)
+    points = points_of(s.validated, w.side(seat).silhouettes)
+    if w.rules >= 2:
+        w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need, on_card=on_card)
+    else:
+        w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need)
     if rest:
         opts = discard_options(w.holding(seat), rest)
         if len(opts) == 1:
-            discard(w, seat, opts[0])
+            discard(w, seat, opts[0], rest, chosen=False)
         else:
             s.queue.append(("discard", (), rest))
     w.to_draw.append((seat, "keep"))

@@ -42,11 +42,15 @@ Events (keys of ``bot/i18n/*/moonshine.json``; ``seat`` is a seat, ``card``/``ol
 ``ms.ev.round`` {round, seat}, ``ms.ev.roll`` {seat, dice}, ``ms.ev.reroll`` {seat, dice, left},
 ``ms.ev.dice`` {seat, dice} (final dice), ``ms.ev.gain`` {seat, n}, ``ms.ev.place`` {seat, slot},
 ``ms.ev.token_lost`` {seat}, ``ms.ev.lose`` {seat, slot}, ``ms.ev.act_draw`` / ``ms.ev.act_moon``
-{seat}, ``ms.ev.validate`` {seat, card, points, tokens}, ``ms.ev.discarded`` {seat, n},
+{seat}, ``ms.ev.validate`` {seat, card, points, tokens, on_card}, ``ms.ev.discarded`` {seat, n, slots},
 ``ms.ev.drew`` / ``ms.ev.redraw`` {seat, n}, ``ms.ev.drew_private`` {seat, cards} (audience: that
 seat only), ``ms.ev.keep`` {seat, card}, ``ms.ev.pick_none`` {seat}, ``ms.ev.replace`` {seat, card,
 old}, ``ms.ev.drafted`` {seat, cards} (the kept hand, face up), ``ms.ev.plus2`` /
 ``ms.ev.plus1minus1`` {seat, card}, ``ms.ev.reshuffle`` {n}, ``ms.ev.end`` {winners, scores}.
+Rules 2 only: ``on_card`` (Moon tokens that were on the validated card, discarded with it),
+``slots`` (slot key -> tokens discarded from it, in slot order; every discard is logged, the
+one-way ones too) and ``tokens`` of ``ms.ev.replace`` (Moon tokens discarded with ``old``).
+Rules 1 tables log exactly as before: no such keys, and a one-way discard is not logged.
 
 Rules and rulings implemented:
 
