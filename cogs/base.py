@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -25,7 +26,7 @@ from bot.client import game_extension, reply, report_error, user_t
 from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView
-from bot.ui import Button, NumberPrompt, Panel, Select
+from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from cogs import pictures
 from cogs.components import STYLES, LobbyButton, NumberModal, NumberModalId, embed, lobby_option_select, panel_view
 from cogs.notifier import message_link
@@ -234,37 +235,55 @@ class GameCog(commands.Cog):
         await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
 
     def _render_panel(self, table: TableView, seat: int, t: Translator, notice: str = "") -> dict[str, Any]:
-        panel = texts.panel(table, seat, t, notice)
+        return self._panel_kwargs(texts.panel(table, seat, t, notice), table)
+
+    @staticmethod
+    def _panel_kwargs(panel: Panel, table: TableView) -> dict[str, Any]:
+        """The message fields of a text panel (its notice, card and components)."""
         view = panel_view(panel, table.id, table.version) if panel.rows else None
         kwargs: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
         if view is not None:
             kwargs["view"] = view
         return kwargs
 
-    async def _panel_picture(self, interaction: discord.Interaction, table: TableView, seat: int,
-                             kwargs: dict[str, Any], *, edit: bool) -> dict[str, Any]:
-        """``kwargs`` of :meth:`_render_panel` with the panel's picture (its short text: the
-        title and description, the picture shows the rest). ``edit``: for an edit of the clicked
-        panel, whose attachment is kept when the picture did not change. Unchanged ``kwargs``
-        (but no attachment left on an edit) when pictures are off, the bot may not attach
-        files here, or rendering failed."""
+    def _start_picture(self, interaction: discord.Interaction, table: TableView, seat: int, *,
+                       edit: bool) -> tuple[Coroutine[Any, Any, pictures.Picture | None] | None, list[discord.Attachment]]:
+        """Start drawing the panel's picture (in a worker thread, at once): ``(the coroutine to
+        await for it, the panel attachment the clicked message carries)``; no coroutine when
+        pictures are off or the bot may not attach files here. ``edit``: for an edit of the
+        clicked panel, whose attachment is kept when the picture did not change."""
         if not self.bot.settings.pictures:
-            return kwargs
+            return None, []
         perms = getattr(interaction, "app_permissions", None)
-        picture = None
         current = [a for a in (interaction.message.attachments if edit and interaction.message else [])
                    if a.filename.startswith("panel-")]
-        if perms is None or perms.attach_files:
-            game = table.game
-            legal: tuple[str, ...] = ()
-            if table.row.status == "running" and seat in table.to_act():
-                legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
-            picture = await pictures.panel_picture(table, seat, legal, current[0].filename if current else None)
-        else:
+        if perms is not None and not perms.attach_files:
             log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
+            return None, current
+        game = table.game
+        legal: tuple[str, ...] = ()
+        if table.row.status == "running" and seat in table.to_act():
+            legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+        return pictures.start_panel_picture(table, seat, legal, current[0].filename if current else None), current
+
+    async def _panel_picture(self, interaction: discord.Interaction, table: TableView, seat: int,
+                             kwargs: dict[str, Any], *, edit: bool, card: Card | None = None,
+                             drawing: tuple[Coroutine[Any, Any, pictures.Picture | None] | None,
+                                            list[discord.Attachment]] | None = None) -> dict[str, Any]:
+        """``kwargs`` of :meth:`_render_panel` with the panel's picture (its short text: the
+        title and description of ``card``, the panel's card; the picture shows the rest).
+        ``drawing``: what :meth:`_start_picture` returned (started here when not given).
+        ``edit``: for an edit of the clicked panel, whose attachment is kept when the picture
+        did not change. Unchanged ``kwargs`` (but no attachment left on an edit) when pictures
+        are off, the bot may not attach files here, or rendering failed."""
+        if not self.bot.settings.pictures:
+            return kwargs
+        started, current = drawing if drawing is not None else self._start_picture(interaction, table, seat, edit=edit)
+        picture = await started if started is not None else None
         if picture is None:
             return {**kwargs, "attachments": []} if edit else kwargs
-        card = texts.panel(table, seat, user_t(interaction)).card
+        if card is None:
+            card = texts.panel(table, seat, user_t(interaction)).card
         e = pictures.with_image(embed(pictures.short_card(card, set(), headline_only=False)), picture)
         if picture.png is None:
             return {**kwargs, "embed": e, "attachments": current[:1]}
@@ -274,10 +293,13 @@ class GameCog(commands.Cog):
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
         and its picture (the text panel if the upload is refused)."""
         events = await self.service.recent_events(table.id, 40)
+        drawing = self._start_picture(interaction, table, seat, edit=False)  # drawn while the text is built
         notes = texts.private_notes(events, table, t, seat)
-        kwargs = self._render_panel(table, seat, t, "\n".join(notes)[:1900])
+        panel = texts.panel(table, seat, t, "\n".join(notes)[:1900])
+        kwargs = self._panel_kwargs(panel, table)
         try:
-            await reply(interaction, **await self._panel_picture(interaction, table, seat, kwargs, edit=False))
+            await reply(interaction, **await self._panel_picture(interaction, table, seat, kwargs, edit=False,
+                                                                 card=panel.card, drawing=drawing))
         except discord.Forbidden:
             log.warning("panel picture of table %s refused; sending the text panel", table.id)
             await reply(interaction, **kwargs)
@@ -331,15 +353,18 @@ class GameCog(commands.Cog):
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
+        drawing = self._start_picture(interaction, table, seat, edit=in_panel)  # drawn while the text is built
         presenter = PRESENTERS[table.row.game]
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
         lines = texts.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
-        kwargs = self._render_panel(table, seat, t, notice)
+        panel = texts.panel(table, seat, t, notice)
+        kwargs = self._panel_kwargs(panel, table)
         if in_panel:
             kwargs.setdefault("view", None)
-        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel)
+        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel, card=panel.card,
+                                          drawing=drawing)
         try:
             if in_panel:
                 await interaction.edit_original_response(**shown)

@@ -1,7 +1,7 @@
 """Pictures on Discord messages: the board's and the panels' PNG files (:mod:`bot.render`), with
 the text fallback.
 
-- :func:`board_picture` / :func:`panel_picture` draw (off the event loop, cached) the picture of
+- :func:`board_picture` / :func:`panel_picture` (:func:`start_panel_picture`) draw (off the event loop, cached) the picture of
   a table's public view / of one seat's view and legal codes, and return a :class:`Picture`, or
   ``None`` when pictures are off (``PICTURES=off``), the bot may not attach files where the
   message goes, or rendering failed: the caller then shows the text board. A failure is logged
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -85,12 +86,18 @@ def raw_names(table: TableView) -> tuple[str, ...]:
 _FAILED: set[tuple[int, str]] = set()
 
 
-async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | None:
-    """``draw(*args)`` in a worker thread; ``None`` on failure (an exception, or no bytes),
-    logged as an error once per table and kind (then at debug level), without the exception's
-    message: it could quote a private view."""
+def _submit(draw: Any, *args: Any) -> asyncio.Future[bytes | None]:
+    """Start ``draw(*args)`` in a worker thread now (not at the caller's next ``await``)."""
+    fut: asyncio.Future[bytes | None] = asyncio.get_running_loop().run_in_executor(None, draw, *args)
+    return fut
+
+
+async def _drawn(what: str, table: TableView, drawing: asyncio.Future[bytes | None]) -> bytes | None:
+    """The bytes ``drawing`` (:func:`_submit`) gives; ``None`` on failure (an exception, or no
+    bytes), logged as an error once per table and kind (then at debug level), without the
+    exception's message: it could quote a private view."""
     try:
-        png: bytes | None = await asyncio.to_thread(draw, *args)
+        png = await drawing
         problem = "" if png else "no picture"
     except Exception as exc:
         png, problem = None, type(exc).__name__
@@ -102,6 +109,11 @@ async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | N
                 what, table.id, table.row.game, problem)
         return None
     return png
+
+
+async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | None:
+    """``draw(*args)`` in a worker thread; ``None`` on failure (see :func:`_drawn`)."""
+    return await _drawn(what, table, _submit(draw, *args))
 
 
 async def board_picture(table: TableView, known_key: str | None = None) -> Picture | None:
@@ -123,16 +135,33 @@ async def panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
                         known_filename: str | None = None) -> Picture | None:
     """The picture of ``seat``'s panel from its own view and ``legal`` codes (``None`` when it
     cannot be drawn); no bytes when ``known_filename`` is already this picture's file."""
-    if table.state is None:
-        return None
-    game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
-    view = table.game.view_json(table.state, seat)
-    key = render.picture_key(game_key, "panel", view, names, lang, legal)
-    filename = panel_filename(key)
-    if filename == known_filename:
-        return Picture(None, key, filename)
-    png = await _draw("panel", table, render.render_panel, game_key, view, legal, names, lang)
-    return Picture(png, key, filename) if png else None
+    return await start_panel_picture(table, seat, legal, known_filename)
+
+
+def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
+                        known_filename: str | None = None) -> Coroutine[Any, Any, Picture | None]:
+    """:func:`panel_picture`, whose drawing starts at once in a worker thread (call it from the
+    event loop): the caller builds the text of the panel meanwhile, then awaits the returned
+    coroutine (always: it logs a failed drawing)."""
+    drawing: asyncio.Future[bytes | None] | None = None
+    picture: Picture | None = None
+    if table.state is not None:
+        game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
+        view = table.game.view_json(table.state, seat)
+        key = render.picture_key(game_key, "panel", view, names, lang, legal)
+        filename = panel_filename(key)
+        if filename == known_filename:
+            picture = Picture(None, key, filename)
+        else:
+            drawing = _submit(render.render_panel, game_key, view, legal, names, lang)
+
+    async def finish() -> Picture | None:
+        if drawing is None:
+            return picture
+        png = await _drawn("panel", table, drawing)
+        return Picture(png, key, filename) if png else None
+
+    return finish()
 
 
 def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:
