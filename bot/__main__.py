@@ -92,7 +92,7 @@ def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``."""
+    """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``."""
     parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     inv = sub.add_parser("invite", help="print the invite link of your application")
     inv.add_argument("client_id", type=int)
     sub.add_parser("run", help="start the Discord bot (the default)")
+    # handled by bot/render/cli.py before parsing; listed here so that --help shows it
+    sub.add_parser("render", help="draw a game's board and panels as PNG files (render --help)", add_help=False)
     return parser
 
 

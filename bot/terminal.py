@@ -28,6 +28,7 @@ import asyncio
 import os
 import re
 import signal
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -258,6 +259,21 @@ class Leave(Exception):
     """The player asked to leave (``q``, Ctrl-C or Ctrl-D) and confirmed."""
 
 
+
+def fresh_input(prompt: str) -> str:
+    """``input(prompt)`` after dropping what was typed ahead (for example while the AI players
+    moved), so that a stray key never answers a prompt it was not meant for. Only on a terminal.
+
+    Raises ``EOFError``/``KeyboardInterrupt`` as ``input`` does."""
+    if sys.stdin.isatty():
+        try:
+            import termios
+
+            termios.tcflush(sys.stdin, termios.TCIFLUSH)
+        except (ImportError, OSError):
+            pass
+    return input(prompt)
+
 class TerminalGame:
     """One game in the terminal. ``ask`` reads a line (raises ``EOFError`` at end of input,
     ``KeyboardInterrupt`` on Ctrl-C); ``out`` prints a line.
@@ -268,14 +284,14 @@ class TerminalGame:
     """
 
     def __init__(self, game: str | None, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
-                 ask: Callable[[str], str] = input, out: Callable[[str], None] = print,
+                 ask: Callable[[str], str] | None = None, out: Callable[[str], None] = print,
                  options: dict[str, Any] | None = None, images: str | Path | None = None,
                  resume: bool = False, pace: float = DEFAULT_PACE) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
         self.images = Path(images) if images is not None else None
         self.t: Translator = TerminalTranslator(lang)
         self.db_path = db_path
-        self.ask, self.out = ask, out
+        self.ask, self.out = ask or fresh_input, out
         self.resume = resume
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator
+from bot.i18n import Translator, plural_category
 from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
 from bot.render.style import label, plain
@@ -117,7 +117,7 @@ def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | Non
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
             y = top + style.SMALL + 14
             if len(seq) > 1:
-                c.text(x, y, label(t, "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
+                c.text(x, y, label(t, "earlier_one" if plural_category(t.lang, len(seq) - 1) == "one" else "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
             _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat)
         c.y = top + style.SMALL + 14 + extra + _CARD_H + 22
 
