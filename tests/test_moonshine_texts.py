@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bot.i18n import Translator
 from bot.presenters.base import RenderContext
-from bot.presenters.moonshine import MoonshinePresenter, missing
+from bot.presenters.moonshine import MoonshinePresenter, card_option, missing
 from engine.core import Event
 from engine.moonshine.cards import card_set
 from engine.moonshine.dice import shortfall
@@ -124,6 +124,11 @@ def test_replacing_a_client_warns_that_its_tokens_are_discarded():
     options = {o.value: o for row in panel.rows for comp in row for o in getattr(comp, "options", ())}
     assert options[f"rep.{C['The Baker']}"].description.startswith("⚠️ discards its 🌙")
     assert not options[f"rep.{C['The Crooner']}"].description.startswith("⚠️")
+    # each option draws the Client's spaces as they are: the Baker's token is shown, not an empty space
+    assert options[f"rep.{C['The Baker']}"].description.split(" · ", 1)[1] == \
+        card_option(C["The Baker"], Translator("en"), "x", 1).description
+    assert card_option(C["The Baker"], Translator("en"), "x", 1).description != \
+        card_option(C["The Baker"], Translator("en"), "x", 0).description
     fr = panel_of(replacing, 0, "fr").card.description
     assert "⚠️ Remplacer La Boulangère défausse le jeton Lune qui s'y trouve." in fr
 

@@ -116,12 +116,13 @@ def card_line(cid: int, t: Translator, tokens: int = 0) -> str:
             f"{upper_text(cid, tokens)}" + (f" → {lower}" if lower else ""))
 
 
-def card_option(cid: int, t: Translator, value: str) -> SelectOption:
-    """A select option for a Client: name and points; cost and bonuses as description."""
+def card_option(cid: int, t: Translator, value: str, tokens: int = 0) -> SelectOption:
+    """A select option for a Client: name and points; cost and bonuses as description, with the
+    ``tokens`` Moon tokens it holds drawn in its spaces (a Client already in front of the seat)."""
     card = card_set().clients[cid]
     label = f"{card_name(cid, t)} ({card.points}★)"
     lower = icons_text(card.lower)
-    desc = f"{cost_text(cid)} · {upper_text(cid)}" + (f" → {lower}" if lower else "")
+    desc = f"{cost_text(cid)} · {upper_text(cid, tokens)}" + (f" → {lower}" if lower else "")
     return SelectOption(label[:100], value, desc[:100])
 
 
@@ -405,8 +406,8 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             warn = []
             for c in legal[:25]:
                 cid = int(c[4:])
-                opt = card_option(cid, t, c)
                 tok = me.cl_tokens[me.clients.index(cid)] if cid in me.clients else 0
+                opt = card_option(cid, t, c, tok)
                 if tok:
                     warn.append(t("ms.panel.replace_warn", card=card_name(cid, t), n=tok))
                     desc = t("ms.opt.discards", n=tok) + " · " + (opt.description or "")
