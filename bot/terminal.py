@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import texts
-from bot.i18n import Translator
+from bot.i18n import Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
@@ -114,7 +114,7 @@ def card_text(card: Card) -> str:
     return "\n".join(parts)
 
 
-def compact_card(card: Card, skip: set[tuple[str, str]] | None = None) -> str:
+def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en") -> str:
     """Plain text of a card for the play loop: a field whose value fits one line prints as
     ``Name: value``; fields in ``skip`` (``(name, value)`` pairs already on screen) are left out."""
     parts = [f"== {plain(card.title)} =="]
@@ -125,9 +125,9 @@ def compact_card(card: Card, skip: set[tuple[str, str]] | None = None) -> str:
             continue
         value = plain(f.value)
         if "\n" in value:
-            parts.append(f"{plain(f.name)}:\n" + "\n".join(f"  {line}" for line in value.splitlines()))
+            parts.append(f"{plain(f.name)}{colon(lang)}\n" + "\n".join(f"  {line}" for line in value.splitlines()))
         else:
-            parts.append(f"{plain(f.name)}: {value}")
+            parts.append(f"{plain(f.name)}{colon(lang)} {value}")
     if card.footer:
         parts.append(f"({plain(card.footer)})")
     return "\n".join(parts)
@@ -391,7 +391,7 @@ class TerminalGame:
             self.out("")
             if self.notifier.public_news:  # the board once per change, without the unchanged blocks
                 self.board = texts.board(table, [], t).card
-                self.out(compact_card(self.board, self.on_screen))
+                self.out(compact_card(self.board, self.on_screen, self.t.lang))
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
             if table.row.game == "gang-of-dice":
@@ -433,7 +433,7 @@ class TerminalGame:
                 self.out("")
                 return None
             if raw.lower() in ("b", "board", "plateau") and self.board is not None:
-                self.out(compact_card(self.board))
+                self.out(compact_card(self.board, lang=self.t.lang))
                 continue
             return raw
 
@@ -463,7 +463,7 @@ class TerminalGame:
         ``None`` when the player wants to leave."""
         t = self.t
         panel = texts.panel(table, 0, t)
-        self.out(compact_card(panel.card, self.on_screen | self.panel_seen))
+        self.out(compact_card(panel.card, self.on_screen | self.panel_seen, self.t.lang))
         self.panel_seen = {(f.name, f.value) for f in panel.card.fields}
         choices = keyed(table.row.game, menu(panel))
         by_key = {c.key.lower(): c for c in choices}

@@ -372,3 +372,12 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     # "b" prints the whole board again, warning card included, and asks the same question again
     assert after_b.split("\n? ")[0].count("Warning card:") == 1
     assert s.prompts[1] == s.prompts[2]
+
+
+def test_labels_take_the_colon_of_the_language():
+    from bot.terminal import compact_card
+    from bot.ui import Card, Field
+
+    card = Card(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
+    assert "Pot : 4" in compact_card(card, lang="fr") and "Joueurs :\n  a" in compact_card(card, lang="fr")
+    assert "Pot: 4" in compact_card(card) and "Joueurs:\n  a" in compact_card(card)

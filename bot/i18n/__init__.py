@@ -217,3 +217,13 @@ class Translator:
     def has(self, key: str) -> bool:
         """True when ``key`` exists in this language."""
         return key in self._cat
+
+
+def colon(lang: str) -> str:
+    """The colon after a label in ``lang``: French puts a space before it ("Pot : 4"),
+    English does not ("Pot: 4").
+
+    >>> colon("fr"), colon("en")
+    (' :', ':')
+    """
+    return " :" if lang == "fr" else ":"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator
+from bot.i18n import Translator, colon
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
 from bot.render.style import Colour, label, plain
@@ -257,8 +257,8 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     # validated
     cards = card_set().clients
     vx = x0 + 14
-    c.text(vx, c.y, label(t, "validated") + ":", style.SMALL, style.MUTED, bold=True)
-    vx += c.width(label(t, "validated") + ":", style.SMALL, True) + 12
+    c.text(vx, c.y, label(t, "validated") + colon(t.lang), style.SMALL, style.MUTED, bold=True)
+    vx += c.width(label(t, "validated") + colon(t.lang), style.SMALL, True) + 12
     if not seat["validated"]:
         c.text(vx, c.y, label(t, "none"), style.SMALL, style.MUTED)
     counts: dict[str, int] = {}
