@@ -18,7 +18,6 @@ import functools
 import io
 import logging
 from collections.abc import Coroutine
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -87,8 +86,7 @@ class DiscordNotifier(Notifier):
         self._pinged: dict[int, tuple[frozenset[int], int | None]] = {}
         self._gone_guilds: set[int] = set()
         self._moving: set[int] = set()
-        #: table id -> (board message id, picture key, the attachment it carries)
-        self._pictures: dict[int, tuple[int, str, discord.Attachment]] = {}
+        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
 
     # ---------------------------------------------------------------- plumbing
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
@@ -182,12 +180,12 @@ class DiscordNotifier(Notifier):
         place = self._place(table)
         if place is None:
             return False
-        picture = await self._board_picture(table, place)
+        picture = await self.pictures.picture(table, place)
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
                 edited = await self._edit_board(place, table, board, t, view, picture, log_file)
-                self._remember_picture(table.id, edited, picture)
+                self.pictures.remember(table.id, edited, picture)
                 return True
             except discord.HTTPException as err:
                 if fallback and table.row.thread_id and place_gone(err):
@@ -200,52 +198,21 @@ class DiscordNotifier(Notifier):
                     return False
                 log.info("board of table %s was deleted; posting a new one", table.id)
         if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
-            self._pictures.pop(table.id, None)
-            picture = await self._board_picture(table, place)
-        content = self._board_content(table.id, board, t, picture, new=True)
+            self.pictures.forget(table.id)
+            picture = await self.pictures.picture(table, place)
+        content = self.pictures.content(table.id, board, t, picture, new=True)
         msg = await self._send(table, fallback=fallback, view=view,
-                               **_with_log(content, await self._log_file(table, t), new=True))
+                               **pictures.with_log(content, await self._log_file(table, t), new=True))
         if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
             picture = None
-            content = self._board_content(table.id, board, t, None, new=True)
+            content = self.pictures.content(table.id, board, t, None, new=True)
             msg = await self._send(table, fallback=fallback, view=view,
-                                   **_with_log(content, await self._log_file(table, t), new=True))
+                                   **pictures.with_log(content, await self._log_file(table, t), new=True))
         if msg is None:
             return False
-        self._remember_picture(table.id, msg, picture)
+        self.pictures.remember(table.id, msg, picture)
         await self.bot.service.set_messages(table.id, board_message_id=msg.id)
         return True
-
-    # ---------------------------------------------------------------- board pictures
-    async def _board_picture(self, table: TableView, place: Place) -> pictures.Picture | None:
-        """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
-        the table's channel, or rendering failed: logged)."""
-        if not self.bot.settings.pictures:
-            return None
-        if not pictures.can_attach(place):
-            log.warning("no Attach Files permission for table %s's board; showing the text board", table.id)
-            return None
-        known = self._pictures.get(table.id)
-        same_message = known is not None and known[0] == table.row.board_message_id
-        return await pictures.board_picture(table, known[1] if known and same_message else None)
-
-    def _board_content(self, table_id: int, board: Board, t: Translator, picture: pictures.Picture | None,
-                       *, new: bool) -> dict[str, Any]:
-        """The embed and files of the board message (``new``: a message to post, else an edit):
-        with a picture, the short text and the image (the kept attachment when the picture did
-        not change); without, the full text board (and, pictures being on, no attachment)."""
-        if picture is None:
-            out: dict[str, Any] = {"embed": embed(board.card)}
-            if not new and self.bot.settings.pictures:
-                out["attachments"] = []
-            return out
-        keep = {t("board.waiting"), t("board.log")}
-        e = pictures.with_image(embed(pictures.short_card(board.card, keep, headline_only=True)), picture)
-        if picture.png is None:  # unchanged: keep the attachment the message has
-            known = self._pictures[table_id]
-            return {"embed": e, "attachments": [known[2]]}
-        upload = replace(picture, alt=board.card.title)
-        return {"embed": e, "file": upload.file()} if new else {"embed": e, "attachments": [upload.file()]}
 
     async def _edit_board(self, place: Place, table: TableView, board: Board, t: Translator,
                           view: discord.ui.View, picture: pictures.Picture | None,
@@ -254,25 +221,17 @@ class DiscordNotifier(Notifier):
         (403: no Attach Files) falls back to the text board in the same call sequence."""
         message = place.get_partial_message(table.row.board_message_id or 0)
         try:
-            content = self._board_content(table.id, board, t, picture, new=False)
-            return await message.edit(view=view, **_with_log(content, log_file, new=False))
+            content = self.pictures.content(table.id, board, t, picture, new=False)
+            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
         except discord.Forbidden:
             if picture is None:
                 raise
             log.warning("board picture of table %s refused (Attach Files?); showing the text board", table.id)
-            self._pictures.pop(table.id, None)
+            self.pictures.forget(table.id)
             if log_file is not None:
                 log_file.reset()
-            content = self._board_content(table.id, board, t, None, new=False)
-            return await message.edit(view=view, **_with_log(content, log_file, new=False))
-
-    def _remember_picture(self, table_id: int, msg: discord.Message, picture: pictures.Picture | None) -> None:
-        """Remember which picture the board message now carries (none: forget)."""
-        images = [a for a in msg.attachments if a.filename == pictures.BOARD_FILE]
-        if picture is None or not images:
-            self._pictures.pop(table_id, None)
-        else:
-            self._pictures[table_id] = (msg.id, picture.key, images[0])
+            content = self.pictures.content(table.id, board, t, None, new=False)
+            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
 
     # ---------------------------------------------------------------- notifier API
     async def lobby_changed(self, table: TableView) -> None:
@@ -496,18 +455,3 @@ class DiscordNotifier(Notifier):
     def guild_joined(self, guild_id: int) -> None:
         """The bot is in ``guild_id`` (again): its new tables may post."""
         self._gone_guilds.discard(guild_id)
-
-
-def _with_log(content: dict[str, Any], log_file: discord.File | None, *, new: bool) -> dict[str, Any]:
-    """``content`` (the board's embed and files, from ``_board_content``) with the finished
-    table's game log file added: among the files of a new message, among the attachments of an
-    edit (which replaces them all)."""
-    if log_file is None:
-        return content
-    out = dict(content)
-    if new:
-        files = [out.pop("file")] if "file" in out else []
-        out["files"] = [*files, log_file]
-    else:
-        out["attachments"] = [*out.get("attachments", []), log_file]
-    return out

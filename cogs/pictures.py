@@ -20,15 +20,17 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
 
 from bot import render
+from bot.i18n import Translator
 from bot.service import TableView
-from bot.ui import Card
+from bot.ui import Board, Card
+from cogs.components import embed
 
 log = logging.getLogger(__name__)
 
@@ -176,3 +178,70 @@ def short_card(card: Card, keep_fields: set[str], headline_only: bool) -> Card:
     if headline_only:
         desc = desc.split("\n", 1)[0]
     return replace(card, description=desc, fields=tuple(f for f in card.fields if f.name in keep_fields))
+
+
+class BoardPictures:
+    """What picture each table's board message carries, so that an unchanged picture is not
+    uploaded again: table id -> (board message id, picture key, the attachment it carries).
+
+    ``enabled`` reads the ``PICTURES`` setting (called at each use)."""
+
+    def __init__(self, enabled: Callable[[], bool]) -> None:
+        self.enabled = enabled
+        self._known: dict[int, tuple[int, str, discord.Attachment]] = {}
+
+    async def picture(self, table: TableView, place: Any) -> Picture | None:
+        """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
+        the table's channel, or rendering failed: logged)."""
+        if not self.enabled():
+            return None
+        if not can_attach(place):
+            log.warning("no Attach Files permission for table %s's board; showing the text board", table.id)
+            return None
+        known = self._known.get(table.id)
+        same_message = known is not None and known[0] == table.row.board_message_id
+        return await board_picture(table, known[1] if known and same_message else None)
+
+    def content(self, table_id: int, board: Board, t: Translator, picture: Picture | None,
+                *, new: bool) -> dict[str, Any]:
+        """The embed and files of the board message (``new``: a message to post, else an edit):
+        with a picture, the short text and the image (the kept attachment when the picture did
+        not change); without, the full text board (and, pictures being on, no attachment)."""
+        if picture is None:
+            out: dict[str, Any] = {"embed": embed(board.card)}
+            if not new and self.enabled():
+                out["attachments"] = []
+            return out
+        keep = {t("board.waiting"), t("board.log")}
+        e = with_image(embed(short_card(board.card, keep, headline_only=True)), picture)
+        if picture.png is None:  # unchanged: keep the attachment the message has
+            return {"embed": e, "attachments": [self._known[table_id][2]]}
+        upload = replace(picture, alt=board.card.title)
+        return {"embed": e, "file": upload.file()} if new else {"embed": e, "attachments": [upload.file()]}
+
+    def remember(self, table_id: int, msg: discord.Message, picture: Picture | None) -> None:
+        """Remember which picture the board message now carries (none: forget)."""
+        images = [a for a in msg.attachments if a.filename == BOARD_FILE]
+        if picture is None or not images:
+            self._known.pop(table_id, None)
+        else:
+            self._known[table_id] = (msg.id, picture.key, images[0])
+
+    def forget(self, table_id: int) -> None:
+        """The board message lost its picture (deleted, or the upload was refused)."""
+        self._known.pop(table_id, None)
+
+
+def with_log(content: dict[str, Any], log_file: discord.File | None, *, new: bool) -> dict[str, Any]:
+    """``content`` (the board's embed and files, from :meth:`BoardPictures.content`) with the
+    finished table's game log file added: among the files of a new message, among the
+    attachments of an edit (which replaces them all)."""
+    if log_file is None:
+        return content
+    out = dict(content)
+    if new:
+        files = [out.pop("file")] if "file" in out else []
+        out["files"] = [*files, log_file]
+    else:
+        out["attachments"] = [*out.get("attachments", []), log_file]
+    return out
