@@ -105,9 +105,12 @@ class CommandTranslator(app_commands.Translator):
 
 
 # ---------------------------------------------------------------------------- the bot
-class SpeakeasyBot(commands.Bot):
+class SpeakeasyBot(commands.AutoShardedBot):
     """Speakeasy. Attributes after ``setup_hook``: ``db``, ``service``; ``notifier`` once the
     lobby cog is loaded (see :meth:`set_notifier`).
+
+    It runs the shards of ``settings.shards`` (``SHARD_COUNT``/``SHARD_IDS``; one shard when
+    unset) with discord.py's ``AutoShardedBot``, and its service owns the tables of their guilds.
 
     Args:
         settings: runtime settings (``enabled_games`` chooses the game cogs loaded).
@@ -118,9 +121,10 @@ class SpeakeasyBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
+        shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
                          allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
-                         tree_cls=SpeakeasyTree)
+                         tree_cls=SpeakeasyTree, shard_count=shards.count, shard_ids=list(shards.ids))
         self.settings = settings
         self._given_db = db
         self._clock = clock
@@ -148,7 +152,7 @@ class SpeakeasyBot(commands.Bot):
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
-            lobby_timeout=self.settings.lobby_timeout_seconds,
+            lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
         )
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():
@@ -166,7 +170,8 @@ class SpeakeasyBot(commands.Bot):
         self.service.start_timers()
 
     async def on_ready(self) -> None:
-        log.info("logged in as %s (%s) in %d guild(s)", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+        log.info("logged in as %s (%s) in %d guild(s), shards %s of %s", self.user, getattr(self.user, "id", "?"),
+                 len(self.guilds), ",".join(map(str, self.shard_ids or [0])), self.shard_count)
 
     async def close(self) -> None:
         """Stop the service, flush the last table messages, close the connection and the database we opened."""

@@ -26,6 +26,7 @@ from storage.base import (
     RatingRow,
     RunningTable,
     SeatRow,
+    Shards,
     StepWrite,
     Store,
     TableRow,
@@ -215,6 +216,19 @@ def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
         action_seq=row["action_seq"],
         event_seq=row["event_seq"],
     )
+
+
+def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+    """The ``AND`` clause keeping the rows whose guild (``column``) is on ``shards``, and its
+    arguments; nothing when every shard is owned.
+
+    >>> _owned("t.guild_id", Shards(4, (0, 2)))
+    (' AND ((t.guild_id >> 22) % ?) IN (?, ?)', (4, 0, 2))
+    """
+    if shards is None or shards.everything:
+        return "", ()
+    marks = ", ".join("?" for _ in shards.ids)
+    return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
@@ -437,20 +451,25 @@ class Database:
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
         return [_seat(r) for r in rows]
 
-    async def running_tables(self) -> list[RunningTable]:
+    async def running_tables(self, shards: Shards | None = None) -> list[RunningTable]:
         """Every running table with its seats and the buffered choices of its current step, by
-        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``)."""
+        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``). With
+        ``shards``, only the tables of the guilds on those shards (``(guild_id >> 22) % count``
+        in the ``WHERE`` clauses)."""
+        owned, args = _owned("t.guild_id", shards)
+
         def read(conn: sqlite3.Connection) -> list[RunningTable]:
-            tables = conn.execute("SELECT * FROM game_tables WHERE status = 'running' ORDER BY id").fetchall()
+            tables = conn.execute(f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id",
+                                  args).fetchall()
             seats: dict[int, list[SeatRow]] = {}
             for r in conn.execute(
                     "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
-                    " WHERE t.status = 'running' ORDER BY s.table_id, s.seat"):
+                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
                 seats.setdefault(r["table_id"], []).append(_seat(r))
             pending: dict[int, dict[int, str]] = {}
             for r in conn.execute(
                     "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
-                    " WHERE t.status = 'running' AND p.version = t.version"):
+                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
                 pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
             return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
                                  pending.get(r["id"], {})) for r in tables]
@@ -588,9 +607,19 @@ class Database:
         """Remove a timer (no error when there is none)."""
         await self._exec("DELETE FROM timers WHERE key = ?", (key,))
 
-    async def timers(self) -> list[TimerRow]:
-        """Every persisted timer, the earliest due first (one bulk read)."""
-        return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+    async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
+        """Every persisted timer, the earliest due first (one bulk read). With ``shards``, only
+        the timers those shards own: ``<kind>:<table id>`` follows its table's guild (joined on
+        the id after the ``:``); a timer of no table belongs to shard 0."""
+        if shards is None or shards.everything:
+            return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+        owned, args = _owned("g.guild_id", shards)
+        rows = await self._all(
+            "SELECT tm.* FROM timers tm LEFT JOIN game_tables g"
+            " ON instr(tm.key, ':') > 0 AND g.id = CAST(substr(tm.key, instr(tm.key, ':') + 1) AS INTEGER)"
+            f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?) ORDER BY tm.due, tm.key",
+            (*args, 0 in shards.ids))
+        return [_timer(r) for r in rows]
 
     async def timer(self, key: str) -> TimerRow | None:
         """One timer, or ``None``."""
