@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.service import ServiceError
+from engine.core import IllegalAction
 from engine.gang_of_dice import scripted_setup
 from engine.registry import GAMES
 from tests.e2e import bot_factory, open_table, take_turn
-from tests.harness import DiscordWorld
+from tests.harness import DiscordWorld, ImpossibleAction
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -80,7 +81,12 @@ class Process:
             tid = await open_table(world, host, cmd["game"], members=members, ai=cmd.get("ai", 0))
             return {"table": tid}
         if op == "turn":
-            acted = await take_turn(world, world.member(cmd["member"]), cmd["table"], self.rng, code=cmd.get("code"))
+            try:
+                acted = await take_turn(world, world.member(cmd["member"]), cmd["table"], self.rng,
+                                        code=cmd.get("code"))
+            except (IllegalAction, ImpossibleAction):  # the table moved (another process) meanwhile: the
+                # helper's choice or control is not on the panel drawn a moment before
+                return {"acted": False, "moved": True}
             return {"acted": acted}
         if op == "play":
             members = [world.member(n) for n in cmd["members"]]
