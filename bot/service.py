@@ -790,7 +790,7 @@ class TableService:
         """
         await self.scheduler.load()
         ids = []
-        tables = await (self.db.running_tables(self.shards) if self.shards is not None else self.db.running_tables())
+        tables = await (self.db.running_tables_of(self.shards) if self.shards is not None else self.db.running_tables())
         for entry in tables:
             if entry.row.id not in self._live:
                 self._index[entry.row.id] = entry

@@ -244,9 +244,12 @@ class Store(Protocol):
         """Set columns of a table; raises ``ValueError`` for no field or one that may not be set."""
         ...
 
-    async def running_tables(self, shards: Shards | None = None) -> list[RunningTable]:
-        """Every running table with its seats and current buffered choices, in a few bulk reads;
-        with ``shards``, only the tables of the guilds on those shards (filtered in the query)."""
+    async def running_tables(self) -> list[RunningTable]:
+        """Every running table with its seats and current buffered choices, in a few bulk reads."""
+        ...
+
+    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
+        """:meth:`running_tables` of the guilds on ``shards`` only (filtered in the query)."""
         ...
 
     # --- seats

@@ -218,6 +218,23 @@ def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
     )
 
 
+def _statements(script: str) -> list[str]:
+    """The statements of an SQL script, in order (split where :func:`sqlite3.complete_statement` says one ends).
+
+    >>> _statements("CREATE TABLE a (x TEXT DEFAULT ';');\n  CREATE INDEX i ON a (x);\n")
+    ["CREATE TABLE a (x TEXT DEFAULT ';');", 'CREATE INDEX i ON a (x);']
+    """
+    out, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
 def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     """The ``AND`` clause keeping the rows whose guild (``column``) is on ``shards``, and its
     arguments; nothing when every shard is owned.
@@ -305,12 +322,30 @@ class Database:
         return int(row[0]) if row is not None else 0
 
     async def migrate(self) -> int:
-        """Apply every migration newer than ``user_version``, each in its own transaction."""
+        """Apply every migration newer than ``user_version``, each in its own transaction.
+
+        Each is applied once even when several processes open a new file together: the
+        version is read again inside the transaction (``BEGIN IMMEDIATE`` holds the file's write
+        lock), and a migration another process applied meanwhile is skipped."""
         current = await self.schema_version()
         for number, script in enumerate(MIGRATIONS, start=1):
             if number <= current:
                 continue
-            await self._conn.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+            def apply(conn: sqlite3.Connection, number: int = number, script: str = script) -> None:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if conn.execute("PRAGMA user_version").fetchone()[0] < number:
+                        for statement in _statements(script):
+                            conn.execute(statement)
+                        conn.execute(f"PRAGMA user_version = {number}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+
+            await self._worker(apply)
         return await self.schema_version()
 
     @contextlib.asynccontextmanager
@@ -451,29 +486,45 @@ class Database:
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
         return [_seat(r) for r in rows]
 
-    async def running_tables(self, shards: Shards | None = None) -> list[RunningTable]:
+    async def running_tables(self) -> list[RunningTable]:
         """Every running table with its seats and the buffered choices of its current step, by
-        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``). With
-        ``shards``, only the tables of the guilds on those shards (``(guild_id >> 22) % count``
-        in the ``WHERE`` clauses)."""
-        owned, args = _owned("t.guild_id", shards)
-
+        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``)."""
         def read(conn: sqlite3.Connection) -> list[RunningTable]:
-            tables = conn.execute(f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id",
-                                  args).fetchall()
+            tables = conn.execute("SELECT * FROM game_tables WHERE status = 'running' ORDER BY id").fetchall()
             seats: dict[int, list[SeatRow]] = {}
             for r in conn.execute(
                     "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
-                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
+                    " WHERE t.status = 'running' ORDER BY s.table_id, s.seat"):
                 seats.setdefault(r["table_id"], []).append(_seat(r))
             pending: dict[int, dict[int, str]] = {}
             for r in conn.execute(
                     "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
-                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
+                    " WHERE t.status = 'running' AND p.version = t.version"):
                 pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
             return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
                                  pending.get(r["id"], {})) for r in tables]
         return await self._call(read)
+
+    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
+        """:meth:`running_tables` of the guilds on ``shards`` only (``(guild_id >> 22) % count``
+        in the ``WHERE`` clauses): three bulk reads in one transaction. Written with the
+        portable query helpers only (``_all``), so a backend that translates them inherits it."""
+        owned, args = _owned("t.guild_id", shards)
+        async with self.transaction():
+            tables = await self._all(
+                f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id", args)
+            seats: dict[int, list[SeatRow]] = {}
+            for r in await self._all(
+                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
+                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
+                seats.setdefault(r["table_id"], []).append(_seat(r))
+            pending: dict[int, dict[int, str]] = {}
+            for r in await self._all(
+                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
+                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
+                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
+        return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
+                             pending.get(r["id"], {})) for r in tables]
 
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table (lobby edits and the final seat order at start)."""
@@ -610,13 +661,18 @@ class Database:
     async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
         """Every persisted timer, the earliest due first (one bulk read). With ``shards``, only
         the timers those shards own: ``<kind>:<table id>`` follows its table's guild (joined on
-        the id after the ``:``); a timer of no table belongs to shard 0."""
+        the id after the ``:``); a timer of no table belongs to shard 0. Portable SQL through
+        ``_all`` (inherited by a backend that translates it)."""
         if shards is None or shards.everything:
             return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
         owned, args = _owned("g.guild_id", shards)
+        # the table id is the key's trailing digits when a ':' comes just before them (portable
+        # SQL: rtrim/substr/length/NULLIF exist in SQLite and PostgreSQL alike)
+        head = "length(rtrim(tm.key, '0123456789'))"
         rows = await self._all(
             "SELECT tm.* FROM timers tm LEFT JOIN game_tables g"
-            " ON instr(tm.key, ':') > 0 AND g.id = CAST(substr(tm.key, instr(tm.key, ':') + 1) AS INTEGER)"
+            f" ON substr(tm.key, {head}, 1) = ':'"
+            f" AND g.id = CAST(NULLIF(substr(tm.key, {head} + 1), '') AS INTEGER)"
             f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?) ORDER BY tm.due, tm.key",
             (*args, 0 in shards.ids))
         return [_timer(r) for r in rows]

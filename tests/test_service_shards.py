@@ -63,9 +63,9 @@ async def test_the_store_filters_running_tables_and_timers_by_shard(path):
     db = await Database.open(path)
     try:
         assert [t.row.id for t in await db.running_tables()] == [1, 2]
-        assert [t.row.id for t in await db.running_tables(Shards(2, (0,)))] == [1]
-        assert [(t.row.id, len(t.seats)) for t in await db.running_tables(Shards(2, (1,)))] == [(2, 2)]
-        assert [t.row.id for t in await db.running_tables(Shards(2, (0, 1)))] == [1, 2]
+        assert [t.row.id for t in await db.running_tables_of(Shards(2, (0,)))] == [1]
+        assert [(t.row.id, len(t.seats)) for t in await db.running_tables_of(Shards(2, (1,)))] == [(2, 2)]
+        assert [t.row.id for t in await db.running_tables_of(Shards(2, (0, 1)))] == [1, 2]
         everything = {t.key for t in await db.timers()}
         assert everything == {"turn:1", "turn:2", "lobby:3"}
         assert {t.key for t in await db.timers(Shards(2, (0,)))} == {"turn:1"}

@@ -26,8 +26,8 @@ from typing import Any
 
 import discord
 import simcord
-from simcord.backend.errors import BackendError, SetupError
 from simcord.actors import MemberActor
+from simcord.backend.errors import BackendError, SetupError
 from simcord.builders import ChannelHandle, GuildHandle, RoleHandle, UserHandle
 from simcord.results import InteractionResult, ResponseMessage
 
