@@ -1,0 +1,61 @@
+"""Both storage backends for the tests: the ``db_url`` fixture gives each test a fresh, empty
+store URL, once per backend (test ids ``[sqlite]`` and ``[postgres]``).
+
+SQLite: a file in the test's ``tmp_path``. PostgreSQL: a new schema on the server named by
+``TEST_DATABASE_URL`` (``scripts/test.sh`` starts a throwaway server and sets it), reached
+through ``search_path`` in the URL, so a store opened on it sees an empty database and migrates
+it (a few tens of milliseconds). Without ``TEST_DATABASE_URL`` the PostgreSQL cases are skipped,
+saying why; when ``CI`` is set they fail instead (CI must run them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import pytest
+
+BACKENDS = ("sqlite", "postgres")
+NO_SERVER = ("PostgreSQL tests need a server: set TEST_DATABASE_URL=postgresql://... "
+             "(./scripts/test.sh starts a throwaway one itself)")
+_schemas = itertools.count(1)
+
+
+def postgres_base_url() -> str:
+    """``TEST_DATABASE_URL``; skips the test without it (fails it when ``CI`` is set)."""
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but TEST_DATABASE_URL is not: {NO_SERVER}")
+        pytest.skip(NO_SERVER)
+    return url
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` with ``search_path=schema`` among its query parameters."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"] + [("search_path", schema)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+async def fresh_postgres_url() -> str:
+    """A URL onto a new, empty schema of the test server."""
+    import asyncpg
+
+    base = postgres_base_url()
+    schema = f"t{os.getpid()}_{next(_schemas)}"
+    conn = await asyncpg.connect(base)
+    try:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
+    finally:
+        await conn.close()
+    return with_schema(base, schema)
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_url(request, tmp_path) -> str:
+    """A fresh empty store: a SQLite file path, or a PostgreSQL URL onto a new schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return await fresh_postgres_url()
