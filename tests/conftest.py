@@ -2,6 +2,6 @@
 ``db_url`` (a fresh store on each backend, see :mod:`tests.stores`)."""
 
 from tests.e2e import e2e
-from tests.stores import db_url
+from tests.stores import backend, db_url, new_db_url
 
-__all__ = ["db_url", "e2e"]
+__all__ = ["backend", "db_url", "e2e", "new_db_url"]

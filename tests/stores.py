@@ -54,8 +54,24 @@ async def fresh_postgres_url() -> str:
 
 
 @pytest.fixture(params=BACKENDS)
-async def db_url(request, tmp_path) -> str:
+def backend(request) -> str:
+    """``sqlite`` or ``postgres``: the storage backend of this run of the test."""
+    return request.param
+
+
+@pytest.fixture
+def new_db_url(backend, tmp_path):
+    """``await new_db_url()``: another fresh empty store on the test's backend (each call a new one)."""
+    files = itertools.count(1)
+
+    async def make() -> str:
+        if backend == "sqlite":
+            return str(tmp_path / f"store{next(files)}.db")
+        return await fresh_postgres_url()
+    return make
+
+
+@pytest.fixture
+async def db_url(new_db_url) -> str:
     """A fresh empty store: a SQLite file path, or a PostgreSQL URL onto a new schema."""
-    if request.param == "sqlite":
-        return str(tmp_path / "store.db")
-    return await fresh_postgres_url()
+    return await new_db_url()
