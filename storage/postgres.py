@@ -25,6 +25,7 @@ import functools
 import re
 from collections.abc import Iterable
 from typing import Any, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
@@ -32,7 +33,8 @@ from storage import sqlite
 from storage.base import RunningTable, SeatRow, StepWrite, Store, TimerRow, VersionConflict
 from storage.sqlite import Database, _seat, _table, dumps
 
-__all__ = ["MIGRATION_LOCK", "PostgresDatabase", "is_postgres_url", "postgres_problem", "to_postgres"]
+__all__ = ["MIGRATION_LOCK", "PostgresDatabase", "create_schema", "drop_schema", "is_postgres_url", "postgres_problem",
+           "to_postgres", "with_schema"]
 
 #: ``pg_advisory_lock`` key held while migrations run (any 64-bit number unique to Speakeasy).
 MIGRATION_LOCK = 0x5EA4EA5E
@@ -73,6 +75,50 @@ def is_postgres_url(url: str) -> bool:
     (True, False)
     """
     return url.startswith(("postgresql://", "postgres://"))
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` with ``search_path=schema`` among its query parameters: a store opened on it
+    keeps its tables in that schema (a database can hold several stores, e.g. benchmarks).
+
+    >>> with_schema("postgresql://u@h/db?host=/run/pg", "bench_1")
+    'postgresql://u@h/db?host=%2Frun%2Fpg&search_path=bench_1'
+    """
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"] + [("search_path", schema)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+async def create_schema(url: str, schema: str, *, replace: bool = False) -> str:
+    """Create the empty schema ``schema`` in the database at ``url``; returns the URL of a store
+    kept there (:func:`with_schema`). Raises ``ValueError`` for a bad name (lower-case letters,
+    digits, ``_``) or, unless ``replace`` (then it is dropped first), an existing schema."""
+    if not _SCHEMA_NAME.match(schema):
+        raise ValueError(f"bad schema name {schema!r}")
+    conn = await asyncpg.connect(url)
+    try:
+        if replace:
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        elif await conn.fetchval("SELECT 1 FROM pg_namespace WHERE nspname = $1", schema):
+            raise ValueError(f"schema {schema} already exists in this database")
+        await conn.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await conn.close()
+    return with_schema(url, schema)
+
+
+async def drop_schema(url: str, schema: str) -> None:
+    """Drop the schema ``schema`` and everything in it (no error when there is none)."""
+    if not _SCHEMA_NAME.match(schema):
+        raise ValueError(f"bad schema name {schema!r}")
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    finally:
+        await conn.close()
 
 
 def _rowcount(status: str) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
@@ -32,25 +31,11 @@ def postgres_base_url() -> str:
     return url
 
 
-def with_schema(url: str, schema: str) -> str:
-    """``url`` with ``search_path=schema`` among its query parameters."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"] + [("search_path", schema)]
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
 async def fresh_postgres_url() -> str:
     """A URL onto a new, empty schema of the test server."""
-    import asyncpg
+    from storage.postgres import create_schema
 
-    base = postgres_base_url()
-    schema = f"t{os.getpid()}_{next(_schemas)}"
-    conn = await asyncpg.connect(base)
-    try:
-        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
-    finally:
-        await conn.close()
-    return with_schema(base, schema)
+    return await create_schema(postgres_base_url(), f"t{os.getpid()}_{next(_schemas)}", replace=True)
 
 
 @pytest.fixture(params=BACKENDS)
