@@ -237,3 +237,21 @@ def test_database_problem_names_what_is_wrong_with_a_path(tmp_path):
     assert "folder" in database_problem(tmp_path)
     assert database_problem(tmp_path / "new" / "speakeasy.db") is None
     assert (tmp_path / "new").is_dir()
+
+
+async def test_processes_starting_together_apply_each_postgres_migration_once():
+    """Two stores opened at once on one empty PostgreSQL database (two connections, as two
+    processes would): the advisory lock makes the second wait, then find nothing to do."""
+    from storage.sqlite import MIGRATIONS
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    a, b = await asyncio.gather(open_store(url), open_store(url))
+    try:
+        assert await a.schema_version() == await b.schema_version() == len(MIGRATIONS)
+        t = await a.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        assert (await b.get_table(t)).game == "g"  # one database
+        assert await a._all("SELECT * FROM speakeasy_schema") == [(len(MIGRATIONS),)]
+    finally:
+        await a.close()
+        await b.close()
