@@ -30,8 +30,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import asyncpg
 
 from storage import sqlite
-from storage.base import RunningTable, SeatRow, StepWrite, Store, TimerRow, VersionConflict
-from storage.sqlite import Database, _seat, _table, dumps
+from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TimerRow, VersionConflict
+from storage.sqlite import Database, _rating, _seat, _table, dumps
 
 __all__ = ["MIGRATION_LOCK", "PostgresDatabase", "create_schema", "drop_schema", "is_postgres_url", "postgres_problem",
            "to_postgres", "with_schema"]
@@ -322,6 +322,19 @@ class PostgresDatabase(Database):
             return
         async with self._access():
             await self._pg.execute(_RECORD_EVENTS, table_id, version, len(events), [dumps(ev) for ev in events])
+
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids``; inside a transaction their rows stay locked until it
+        ends (``FOR UPDATE``), so two processes rating the same members one after the other
+        never lose an update (the read-modify-write of a finished game)."""
+        ids = list(user_ids)
+        if not ids:
+            return {}
+        async with self._access():
+            rows = await self._pg.fetch(
+                "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = ANY($3::bigint[])"
+                + (" FOR UPDATE" if self._pg.is_in_transaction() else ""), guild_id, game, ids)
+        return {r["user_id"]: _rating(r) for r in rows}
 
     async def set_timers(self, timers: Iterable[TimerRow]) -> None:
         """Set (or replace) many timers at once (one statement; the last of a repeated key wins)."""
