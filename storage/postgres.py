@@ -249,7 +249,12 @@ class PostgresDatabase(Database):
 
     # --- connection primitives (the SQL is shared with the SQLite store) --------------------
     async def _heal(self) -> None:
-        if self._pg.is_in_transaction():
+        """Before a statement outside any transaction (the lock held): connect again when the
+        connection was lost (a server restart, a network cut); roll back an orphan transaction."""
+        if self._pg.is_closed():
+            self._pg = await asyncpg.connect(self.path)
+            self._conn = cast(Any, self._pg)
+        elif self._pg.is_in_transaction():
             await self._pg.execute("ROLLBACK")
 
     async def _raw(self, sql: str) -> None:

@@ -255,3 +255,26 @@ async def test_processes_starting_together_apply_each_postgres_migration_once():
     finally:
         await a.close()
         await b.close()
+
+
+async def test_a_lost_postgres_connection_is_made_again_before_the_next_statement():
+    import asyncpg
+
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    db = await open_store(url)
+    try:
+        t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        admin = await asyncpg.connect(url)
+        try:  # the server ends the store's connection (as a restart or a network cut would)
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", db._pg.get_server_pid())
+        finally:
+            await admin.close()
+        for _ in range(100):
+            if db._pg.is_closed():
+                break
+            await asyncio.sleep(0.01)
+        assert (await db.get_table(t)).id == t
+    finally:
+        await db.close()
