@@ -21,6 +21,7 @@ from bot.i18n import Translator, catalog, pick_lang
 from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
 from storage.db import Database
+from storage.factory import open_store
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
 
     Args:
         settings: runtime settings (``enabled_games`` chooses the game cogs loaded).
-        db: an already open database (tests); otherwise ``settings.database_path`` is opened.
+        db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the TableService (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
     """
@@ -147,7 +148,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Open the database, build the service, load cogs, sync commands, resume tables."""
         if self.db is None:
-            self.db = await Database.open(self.settings.database_path)
+            self.db = await open_store(self.settings.store_url)
         self.service = TableService(
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,

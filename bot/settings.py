@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.registry import GAMES
 from storage.base import Shards
+from storage.factory import url_problem
 
 
 class Settings(BaseSettings):
@@ -20,7 +21,10 @@ class Settings(BaseSettings):
 
     Attributes:
         discord_token: the bot token (Developer Portal → your application → Bot → Reset Token).
-        database_path: SQLite file (created if missing).
+        database_url: the store: a SQLite file path or ``sqlite:///path``, or
+            ``postgresql://user:pass@host:5432/db`` (several bot processes on one database).
+            Unset: :attr:`database_path`. Read the chosen one as :attr:`store_url`.
+        database_path: SQLite file (created if missing), used when ``database_url`` is unset.
         dev_guild_id: when set, slash commands are synced to this guild only (instant).
         turn_timeout_seconds: how long a player has to act before the AI plays for them.
         reminder_fraction: fraction of the timeout after which the player is reminded.
@@ -50,6 +54,7 @@ class Settings(BaseSettings):
                                       env_ignore_empty=True)
 
     discord_token: SecretStr | None = None
+    database_url: str | None = None
     database_path: Path = Path("speakeasy.db")
     dev_guild_id: int | None = None
     turn_timeout_seconds: int = Field(default=300, ge=10, le=7 * 24 * 3600)
@@ -62,6 +67,11 @@ class Settings(BaseSettings):
     pictures: bool = True
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
     shard_ids: str | None = None
+
+    @property
+    def store_url(self) -> str:
+        """Where the store is: :attr:`database_url`, else :attr:`database_path`."""
+        return self.database_url or str(self.database_path)
 
     @property
     def lobby_timeout_seconds(self) -> int:
@@ -124,6 +134,17 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown game {unknown[0]!r}; the games are {', '.join(GAMES)} (or all)")
         chosen = [k for k in GAMES if k in keys]
         return "all" if len(chosen) == len(GAMES) else ",".join(chosen)
+
+    @field_validator("database_url")
+    @classmethod
+    def _store_url(cls, v: str | None) -> str | None:
+        """A file path, ``sqlite:///path`` or ``postgresql://...``; another scheme raises ``ValueError``."""
+        if v is None:
+            return v
+        problem = url_problem(v.strip())
+        if problem:
+            raise ValueError(problem)
+        return v.strip()
 
     @field_validator("discord_token", "dev_guild_id", "shard_count", mode="before")
     @classmethod

@@ -44,6 +44,9 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+# The schema of both backends: written in SQLite's dialect, kept to what PostgreSQL also reads after
+# :func:`storage.postgres.to_postgres` (types, ``?`` marks, ``json_object``); so no ``MIN(a, b)``,
+# no bare integer as a condition, an alias on every subquery in FROM.
 MIGRATIONS: tuple[str, ...] = (
     # 1: tables, seats, action log, events, pending simultaneous choices, deadlines, results, ratings
     """
@@ -166,9 +169,9 @@ MIGRATIONS: tuple[str, ...] = (
         payload TEXT NOT NULL DEFAULT '{}'
     );
     INSERT INTO timers (key, due, payload)
-        SELECT 'turn:' || table_id, CASE WHEN reminded THEN act_at ELSE MIN(remind_at, act_at) END,
+        SELECT 'turn:' || table_id, CASE WHEN reminded <> 0 OR act_at < remind_at THEN act_at ELSE remind_at END,
                json_object('version', version, 'remind_at', remind_at, 'act_at', act_at,
-                           'reminded', json(CASE WHEN reminded THEN 'true' ELSE 'false' END))
+                           'reminded', json(CASE WHEN reminded <> 0 THEN 'true' ELSE 'false' END))
         FROM deadlines;
     DROP TABLE deadlines;
     ALTER TABLE game_tables ADD COLUMN action_seq INTEGER NOT NULL DEFAULT 0;
@@ -623,7 +626,7 @@ class Database:
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
         rows = await self._all(
-            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?)"
+            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
             " ORDER BY seq", (table_id, limit))
         return [json.loads(r["event"]) for r in rows]
 

@@ -1,7 +1,7 @@
 """A Speakeasy bot process in its own simulated Discord, driven over stdin/stdout: the entry
 point of the multi-process tests (``tests/test_shards.py``).
 
-``python -m tests.bot_process --db PATH --world FILE --shard-count 2 --shard-ids 0 --guild-shard 0``
+``python -m tests.bot_process --db URL --world FILE --shard-count 2 --shard-ids 0 --guild-shard 0``
 opens the offline harness world (``tests/harness``; with ``--restore``, the world saved in FILE,
 as the real Discord outlives a killed bot process), adds one guild on shard ``--guild-shard``,
 starts a real :class:`bot.client.SpeakeasyBot` running those shards on the database, and answers
@@ -47,7 +47,7 @@ from tests.harness import DiscordWorld, ImpossibleAction
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.bot_process")
-    parser.add_argument("--db", required=True, help="the SQLite file (or a database URL)")
+    parser.add_argument("--db", required=True, help="the store: a SQLite file or a postgresql:// URL")
     parser.add_argument("--world", required=True, help="where the simulated Discord is saved")
     parser.add_argument("--restore", action="store_true", help="open the world saved in --world")
     parser.add_argument("--shard-count", type=int, required=True)
@@ -140,7 +140,8 @@ async def main(argv: list[str]) -> int:
     status = 0
     async with DiscordWorld(guild_shard=None if args.restore else shard,
                             restore=world_file if args.restore else None) as world:
-        factory = bot_factory(Path(args.db), [args.seed], shard_count=args.shard_count, shard_ids=args.shard_ids)
+        factory = bot_factory(Path("unused.db"), [args.seed], database_url=args.db, shard_count=args.shard_count,
+                              shard_ids=args.shard_ids)
         bot = await world.start_bot(factory)
         service = bot.service  # type: ignore[attr-defined]
         await service.idle()

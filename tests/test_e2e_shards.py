@@ -4,6 +4,8 @@ a SpeakeasyBot in its own simulated Discord, driven over stdin/stdout).
 - Shard 0 and shard 1 of 2, a guild on each, a Gang of Dice game on each through real gateway
   payloads. Process 0 is killed (SIGKILL) mid-game and restarted: it resumes its own table only,
   the other process never holds it, and both results land on their own guild's leaderboard.
+  On both backends: a SQLite file (WAL: the processes share it) and PostgreSQL (``[postgres]``,
+  skipped without ``TEST_DATABASE_URL``; required in CI).
 - A misconfiguration: two processes both run shard 0 and act on one table at the same time; the
   version compare-and-set keeps its log and state consistent.
 """
@@ -21,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from storage.db import Database
+from storage.factory import open_store
 
 ROOT = Path(__file__).parents[1]
 
@@ -30,7 +32,7 @@ class BotProcess:
     """One ``python -m tests.bot_process`` subprocess: :meth:`ask` sends a command and reads
     its answer (an ``"ok": false`` answer fails the test)."""
 
-    def __init__(self, tmp: Path, db: Path, name: str, shard_ids: str, *, guild_shard: int | None = None,
+    def __init__(self, tmp: Path, db: str, name: str, shard_ids: str, *, guild_shard: int | None = None,
                  restore: bool = False, shard_count: int = 2) -> None:
         self.name = name
         self.world = tmp / f"{name}.world"
@@ -106,16 +108,16 @@ def procs():
             p.stderr.close()
 
 
-async def read_db(path: Path, fn):
-    db = await Database.open(path)
+async def read_db(url: str, fn):
+    db = await open_store(url)
     try:
         return await fn(db)
     finally:
         await db.close()
 
 
-async def test_two_shards_two_processes_one_database_kill_and_resume(tmp_path, procs):
-    db = tmp_path / "bot.db"
+async def test_two_shards_two_processes_one_database_kill_and_resume(tmp_path, procs, db_url):
+    db = db_url
     p0 = BotProcess(tmp_path, db, "shard0", "0", guild_shard=0)
     procs.append(p0)
     p1 = BotProcess(tmp_path, db, "shard1", "1", guild_shard=1)
@@ -173,11 +175,11 @@ async def test_two_shards_two_processes_one_database_kill_and_resume(tmp_path, p
     assert p1.stop() == 0, p1.errors()
 
 
-async def test_two_processes_on_one_shard_cannot_corrupt_a_table(tmp_path, procs):
+async def test_two_processes_on_one_shard_cannot_corrupt_a_table(tmp_path, procs, db_url):
     """A misconfiguration: both processes run shard 0, see the same Discord (one copy of the
     world each) and the same table; the member's clicks reach both at once, both AI drivers
     move. One step per version is stored, the state is the replay of the log, one result."""
-    db = tmp_path / "bot.db"
+    db = db_url
     a = BotProcess(tmp_path, db, "a", "0", guild_shard=0)
     procs.append(a)
     alice = a.ask(op="member", name="alice")["id"]
