@@ -222,7 +222,8 @@ def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
 
 
 def _statements(script: str) -> list[str]:
-    """The statements of an SQL script, in order (split where :func:`sqlite3.complete_statement` says one ends).
+    r"""The statements of an SQL script, in order: split at the line ends where
+    :func:`sqlite3.complete_statement` says a statement ends (so never two statements on one line).
 
     >>> _statements("CREATE TABLE a (x TEXT DEFAULT ';');\n  CREATE INDEX i ON a (x);\n")
     ["CREATE TABLE a (x TEXT DEFAULT ';');", 'CREATE INDEX i ON a (x);']
