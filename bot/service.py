@@ -237,7 +237,10 @@ class TableService:
         table's lock."""
         live = self._live.get(table_id)
         if live is not None:
-            return live
+            if self.owns(live.row.guild_id):
+                return live
+            self._live.pop(table_id, None)  # the layout changed under it: no longer ours
+            return None
         entry = self._index.pop(table_id, None)
         if entry is None:
             row = await self.db.get_table(table_id)
@@ -309,6 +312,7 @@ class TableService:
             async with self.table_lock(table_id):
                 live = await self.touch(table_id)
         if live is not None:
+            self._check_owned(live.row.guild_id)
             return live.view()
         row = await self._row(table_id)
         seats = await self.db.seats(table_id)

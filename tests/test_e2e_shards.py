@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -218,3 +219,43 @@ async def test_two_processes_on_one_shard_cannot_corrupt_a_table(tmp_path, procs
     await read_db(db, check)
     assert a.stop() == 0, a.errors()
     assert b.stop() == 0, b.errors()
+
+
+async def test_one_bot_runs_both_shards_and_refuses_a_table_it_no_longer_owns(e2e):
+    """In one world, a guild on each shard of 2: a bot running both plays in both. When its
+    layout changes under it (as while processes with old and new layouts overlap), a click for
+    the other shard's table is refused privately and changes nothing."""
+    from storage.base import Shards
+    from tests.e2e import board_of, open_table, take_turn
+
+    world = await e2e(start=False, shard_count=2, guild_shard=(0, 2))
+    g0, g1 = world.guilds[0], world.add_guild("Other", shard=(1, 2))
+    assert (g0.shard(2), g1.shard(2)) == (0, 1)
+    alice, bob = world.member("alice"), world.member("bob", guild=g1)
+    await e2e.start()
+    service = world.bot.service
+    assert world.bot.shard_count == 2 and sorted(world.bot.shard_ids) == [0, 1]
+    ta = await open_table(world, alice, "gang-of-dice", ai=1)
+    tb = await open_table(world, bob, "gang-of-dice", ai=1)
+    assert (await service.table(ta)).row.guild_id == g0.id and (await service.table(tb)).row.guild_id == g1.id
+    rng = random.Random(1)
+    assert await take_turn(world, alice, ta, rng) and await take_turn(world, bob, tb, rng)
+
+    service.shards = Shards(2, (0,))  # now only alice's guild is this process's
+    before = await read_db(str(e2e.db_path), lambda db: db.get_table(tb))
+    res = await world.click(bob, board_of(world, tb), f"se:b:{tb}:panel")
+    assert res.ephemeral and "run by another process" in res.response.text()
+    assert await read_db(str(e2e.db_path), lambda db: db.get_table(tb)) == before
+    assert await take_turn(world, alice, ta, rng)  # its own table goes on
+
+
+async def test_a_bot_gets_only_its_shards_guild_events(e2e):
+    """A bot running shard 0 of 2 in a world with a guild on each shard: Discord's gateway (the
+    harness routes by shard) never delivers the other guild's interactions to it."""
+    world = await e2e(start=False, shard_count=2, shard_ids="0", guild_shard=(0, 2), require_ack=False)
+    home, other = world.guilds[0], world.add_guild("Other", shard=(1, 2))
+    alice, bob = world.member("alice", guild=home), world.member("bob", guild=other)
+    await e2e.start()
+    assert (await world.slash(alice, "play", game="gang-of-dice")).acknowledged
+    assert not (await world.slash(bob, "play", game="gang-of-dice")).acknowledged
+    assert [t.row.guild_id for t in await world.bot.service.guild_tables(home.id)] == [home.id]
