@@ -41,7 +41,8 @@ Guarantees:
   (``err.not_owned``) and never written. Should two processes act on one table anyway (a
   misconfiguration, or an overlap while the shard count changes), the version compare-and-set
   lets one step through; the other reloads the table (a click is refused as stale, an AI move
-  or a timeout is simply dropped).
+  or a timeout is simply dropped). Starting, cancelling and abandoning are compare-and-sets on
+  the status (``Store.update_table(expect_status=...)``): a lobby is dealt once.
 """
 
 from __future__ import annotations
@@ -463,7 +464,8 @@ class TableService:
         """Remember Discord message/thread ids (``lobby_message_id``, ``thread_id``, ``board_message_id``)."""
         async with self.table_lock(table_id):
             now = self.clock.now()
-            await self.db.update_table(table_id, now, **ids)
+            fields: dict[str, Any] = dict(ids)  # message and thread ids only (never expect_status)
+            await self.db.update_table(table_id, now, **fields)
             live = self._live.get(table_id)
             if live is not None:
                 changes: dict[str, Any] = dict(ids)
@@ -501,9 +503,10 @@ class TableService:
             # a custom deck's cards are stored with the table: it replays after the deck is gone
             stored = {**row.options, "deck_data": options["deck_data"]} if options.get("deck_data") else row.options
             async with self.db.transaction():
-                await self.db.update_table(table_id, now, status="running", seed=seed,
-                                           state=game.dump_state(state), version=state.version,
-                                           rules_version=game.rules_version, options=stored)
+                if not await self.db.update_table(table_id, now, expect_status="lobby", status="running", seed=seed,
+                                                  state=game.dump_state(state), version=state.version,
+                                                  rules_version=game.rules_version, options=stored):
+                    raise ServiceError("err.table_not_lobby")  # another process started or closed it
                 await self.db.record_events(table_id, state.version,
                                             [_event_dict(e) for e in game.opening_events(state)])
                 await self.scheduler.write(table_id, seats, game, state, now)
@@ -533,7 +536,8 @@ class TableService:
             if user_id != row.host_user_id and not is_admin:
                 raise ServiceError("err.host_only")
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status="lobby", status="abandoned"):
+                    raise ServiceError("err.table_not_lobby")  # another process started or closed it
                 await self.scheduler.timers.cancel(lobby_key(table_id))
             view = await self.table(table_id)
         self._forget(table_id)
@@ -551,7 +555,10 @@ class TableService:
             if user_id is not None and user_id != row.host_user_id and not is_admin:
                 raise ServiceError("err.host_or_admin")
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status="running",
+                                                  status="abandoned"):
+                    self._live.pop(table_id, None)  # another process ended it: reload
+                    raise ServiceError("err.table_not_running")
                 await self.scheduler.clear(table_id)
             self._live.pop(table_id, None)
             self._index.pop(table_id, None)
@@ -924,7 +931,9 @@ class TableService:
             if row.status not in ("lobby", "running"):
                 return False
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status=row.status,
+                                                  status="abandoned"):
+                    return False
                 await self.scheduler.clear(table_id)
                 if row.status == "lobby":
                     await self.scheduler.timers.cancel(lobby_key(table_id))

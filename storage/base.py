@@ -240,8 +240,11 @@ class Store(Protocol):
         """Every table with ``status``, by id."""
         ...
 
-    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
-        """Set columns of a table; raises ``ValueError`` for no field or one that may not be set."""
+    async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
+                           **fields: Any) -> bool:
+        """Set columns of a table (with ``expect_status``: only while it has that status, a
+        compare-and-set); True when the row changed. Raises ``ValueError`` for no field or one
+        that may not be set."""
         ...
 
     async def running_tables(self) -> list[RunningTable]:

@@ -471,8 +471,11 @@ class Database:
         """Every table with ``status`` (``lobby``, ``running``, ``finished``, ``abandoned``)."""
         return [_table(r) for r in await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))]
 
-    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
-        """Set columns of a table (``options``/``state`` are JSON-encoded here).
+    async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
+                           **fields: Any) -> bool:
+        """Set columns of a table (``options``/``state`` are JSON-encoded here); with
+        ``expect_status``, only while the table still has that status (a compare-and-set: two
+        processes cannot both start, or end, one table). True when the row was changed.
 
         Raises ``ValueError`` for no field or a column that may not be set.
         """
@@ -482,7 +485,11 @@ class Database:
             raise ValueError(f"bad fields {sorted(set(fields) - allowed)}")
         values = [dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
         cols = ", ".join(f"{k} = ?" for k in fields)
-        await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?", (*values, now, table_id))
+        if expect_status is None:
+            return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?",
+                                    (*values, now, table_id)) == 1
+        return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ? AND status = ?",
+                                (*values, now, table_id, expect_status)) == 1
 
     # --- seats -----------------------------------------------------------------------------
     async def seats(self, table_id: int) -> list[SeatRow]:

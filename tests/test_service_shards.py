@@ -156,3 +156,41 @@ async def test_two_writers_on_one_table_apply_one_step_and_the_other_reloads(pat
             await svc.close()
         await db_a.close()
         await db_b.close()
+
+
+async def test_two_writers_cannot_both_start_or_end_a_table(path):
+    """Starting, cancelling and abandoning are compare-and-sets on the status too: of two
+    processes that start one lobby, one deals it and the other is refused (no second deal over
+    the first); a table one process finished cannot be abandoned by the other."""
+    db_a, db_b = await Database.open(path), await Database.open(path)
+    a = TableService(db_a, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
+    b = TableService(db_b, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 8)
+    try:
+        await b.join(3, 400, "Guest")
+        lobby = await b.table(3)  # b read the lobby: then a starts it first
+        await a.start(3, 300)
+        original = b.db.get_table
+
+        async def stale_read(table_id):  # b's read happened before a's start
+            return lobby.row if table_id == 3 else await original(table_id)
+
+        b.db.get_table = stale_read  # type: ignore[method-assign]
+        with pytest.raises(ServiceError) as err:
+            await b.start(3, 300)
+        assert err.value.key == "err.table_not_lobby"
+        with pytest.raises(ServiceError) as err:
+            await b.cancel(3, 300)
+        assert err.value.key == "err.table_not_lobby"
+        b.db.get_table = original  # type: ignore[method-assign]
+        row = await db_a.get_table(3)
+        assert row.status == "running" and row.seed == 7 and row.version == 0
+        # a ends table 1 (abandoned here); b, still holding it as running, cannot end it again
+        assert (await b.table(1)).row.status == "running"
+        await a.abandon(1, 100)
+        assert await b.close_silently(1) is False
+        assert (await db_a.get_table(1)).status == "abandoned"
+    finally:
+        for svc in (a, b):
+            await svc.close()
+        await db_a.close()
+        await db_b.close()
