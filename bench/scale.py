@@ -88,8 +88,8 @@ from bot.ui import Button, Panel
 from engine.registry import GAMES
 from storage.base import TimerRow
 from storage.db import SeatRow
-from storage.factory import open_store, sqlite_path
-from storage.postgres import create_schema, drop_schema
+from storage.factory import open_store, public_url, sqlite_path
+from storage.postgres import create_schema, drop_schema, postgres_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -622,6 +622,9 @@ def _database_path(url: str | None, tmp: Path, n: int) -> str:
         return str(tmp / f"scale-{n}.db")
     file = sqlite_path(url)
     if file is None:
+        problem = asyncio.run(postgres_problem(url))
+        if problem:
+            raise SystemExit(f"--database-url {public_url(url)}: {problem}")
         try:
             return asyncio.run(create_schema(url, _schema(n)))
         except (OSError, ValueError) as exc:

@@ -41,8 +41,8 @@ from typing import Any
 from bot.service import ServiceError, TableService
 from engine.registry import GAMES
 from storage.db import Database, SeatRow
-from storage.factory import open_store, sqlite_path
-from storage.postgres import create_schema, drop_schema
+from storage.factory import open_store, public_url, sqlite_path
+from storage.postgres import create_schema, drop_schema, postgres_problem
 
 #: Member ids: table ``t`` seat ``s`` is user ``USER_BASE * t + s + 1``.
 USER_BASE = 10
@@ -329,6 +329,10 @@ def main() -> None:
     if args.child_restart:
         asyncio.run(_child_restart(args.child_restart))
         return
+    if args.database_url and sqlite_path(args.database_url) is None:
+        problem = asyncio.run(postgres_problem(args.database_url))
+        if problem:
+            raise SystemExit(f"--database-url {public_url(args.database_url)}: {problem}")
     final: dict[str, float] = {}
     for n in args.tables:
         res = asyncio.run(run_one(n, steps=args.steps, background=args.background,

@@ -54,7 +54,7 @@ class Settings(BaseSettings):
                                       env_ignore_empty=True)
 
     discord_token: SecretStr | None = None
-    database_url: str | None = None
+    database_url: str | None = Field(default=None, repr=False)  # may hold a password
     database_path: Path = Path("speakeasy.db")
     dev_guild_id: int | None = None
     turn_timeout_seconds: int = Field(default=300, ge=10, le=7 * 24 * 3600)

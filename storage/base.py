@@ -1,6 +1,7 @@
 """The storage interface: the one typed :class:`Store` protocol the service talks to, and the
-rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation (a second
-backend, e.g. PostgreSQL, implements the same protocol).
+rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation and
+:mod:`storage.postgres` the one for several processes on one PostgreSQL database;
+:func:`storage.factory.open_store` opens either from a URL.
 
 Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
 JSON-like values (``options``, ``state``, events, timer payloads) cross the interface decoded,
@@ -211,7 +212,7 @@ class Store(Protocol):
     """What the service needs from storage. Every method is a coroutine except :meth:`transaction`.
 
     Errors: backend I/O errors propagate (``aiosqlite.Error`` / ``sqlite3.Error`` subclasses for
-    SQLite); a broken constraint (a user seated twice at a table) raises the backend's integrity
+    SQLite, ``asyncpg.PostgresError`` / ``OSError`` for PostgreSQL); a broken constraint (a user seated twice at a table) raises the backend's integrity
     error; :meth:`commit_step` raises :class:`VersionConflict`.
     """
 

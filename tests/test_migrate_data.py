@@ -24,7 +24,7 @@ async def _rows(db: Database, table: str) -> list[tuple]:
     return sorted((tuple(r) for r in rows), key=repr)
 
 
-async def test_migrate_data_copies_every_table_and_ids_go_on_past_the_copied_ones(tmp_path):
+async def test_migrate_data_copies_every_table_into_postgres_and_ids_go_on_past_the_copied_ones(tmp_path):
     path = tmp_path / "old.db"
     shutil.copy(DATA / "legacy_v1.db", path)  # never touch tests/data itself
     url = await fresh_postgres_url()
@@ -49,7 +49,7 @@ async def test_migrate_data_copies_every_table_and_ids_go_on_past_the_copied_one
     assert "not empty" in lines[-1] and "game_tables: 8" in lines[-1]
 
 
-async def test_migrate_data_refuses_what_it_cannot_use(tmp_path):
+async def test_migrate_data_to_postgres_refuses_what_it_cannot_use(tmp_path):
     lines: list[str] = []
     url = await fresh_postgres_url()
     assert await copy_store(str(tmp_path / "missing.db"), url, out=lines.append) == 2

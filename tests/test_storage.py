@@ -278,3 +278,26 @@ async def test_a_lost_postgres_connection_is_made_again_before_the_next_statemen
         assert (await db.get_table(t)).id == t
     finally:
         await db.close()
+
+
+async def test_two_postgres_connections_racing_for_one_step_store_it_once():
+    """Two processes (two connections) write the same step of one table at once: the version
+    compare-and-set lets exactly one through; the other gets VersionConflict and stores nothing."""
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    a, b = await open_store(url), await open_store(url)
+    try:
+        t = await _running(a)
+        def step(who):
+            return StepWrite(table_id=t, version_before=0, version=1, state={"by": who}, actions={0: who},
+                             source="user", events=[{"key": who}], action_seq=1, event_seq=1, now=1.0)
+        results = await asyncio.gather(a.commit_step(step("a")), b.commit_step(step("b")), return_exceptions=True)
+        assert sorted(type(r).__name__ for r in results) == ["NoneType", "VersionConflict"]
+        winner = "a" if results[0] is None else "b"
+        assert (await b.get_table(t)).state == {"by": winner}
+        assert await a.action_log(t) == [(0, {0: winner}, "user")]
+        assert [e["key"] for e in await a.all_events(t)] == [winner]
+    finally:
+        await a.close()
+        await b.close()
