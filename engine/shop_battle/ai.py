@@ -107,10 +107,10 @@ def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleActi
         best: tuple[float, int] | None = None
         choice: ShopBattleAction = legal[0]
         for rank, action in enumerate(AI_ORDER):
-            p_win, p_tie, gain = contest(state, seat, top, action.char, action.hi, pool, know)
+            p_win, p_tie, won = contest(state, seat, top, action.char, action.hi, pool, know)
             # Expected cards: +gain on a win, -1 (the card) on a loss; a tie starts a bataille
             # for the pot and one more card each: about (gain + 1) / 2 won, 2 at stake (S5).
-            value = p_win * gain + p_tie * (gain - 1) / 2 - (1.0 - p_win - p_tie)
+            value = p_win * won + p_tie * (won - 1) / 2 - (1.0 - p_win - p_tie)
             key = (round(value, 9), -rank)
             if best is None or key > best:
                 best, choice = key, action
