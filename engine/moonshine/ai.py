@@ -56,7 +56,7 @@ _DIE_OUTCOMES: tuple[tuple[tuple[int, float], ...], ...] = (
     ((0, 1 / 6), (2, 1 / 6), (4, 1 / 3), (7, 1 / 3)),
 )
 #: Worth of a Moon face for the active player while one of its slots has room (M3 gain).
-_MOON_FACE = 0.3
+_MOON_FACE = 0.8
 
 _RES_WORTH = (0.0, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.3)  # by mask: F, M, FM, D, FD, MD, any
 
