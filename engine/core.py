@@ -69,6 +69,7 @@ __all__ = [
     "replace_state",
     "rng_for",
     "to_json",
+    "variant_seed",
 ]
 
 #: Longest action code allowed; custom_ids (100 chars) also carry the table id and version.
@@ -193,6 +194,12 @@ def rng_for(state: Any, salt: str = "") -> random.Random:
     return random.Random(f"{state.seed}:{state.version}:{salt}")
 
 
+def variant_seed(seed: int, salt: int) -> int:
+    """The seed of a ``hidden_variant`` drawn with ``salt`` (it decides every future draw of the
+    variant; see :meth:`Game.hidden_variant`)."""
+    return (seed * 7919 + salt + 1) % (2**62)
+
+
 def replace_state(state: S, **changes: Any) -> S:
     """A copy of ``state`` with ``changes`` (no validation), by :func:`dataclasses.replace`."""
     return dataclasses.replace(state, **changes)  # type: ignore[type-var]
@@ -298,7 +305,7 @@ class Game(ABC, Generic[S, A, V]):
         the default only changes the seed (which decides every future draw).
         """
         seed: int = state.seed  # type: ignore[attr-defined]
-        return replace_state(state, seed=(seed * 7919 + salt + 1) % (2**62))
+        return replace_state(state, seed=variant_seed(seed, salt))
 
     def opening_events(self, state: S) -> tuple[Event, ...]:
         """Events that happened during ``setup`` (for example a card revealed before the first
