@@ -37,6 +37,9 @@ class Settings(BaseSettings):
             and the private panels carry a picture (``bot/render``) beside a short text; off
             shows the text boards only. Without the Attach Files permission, or when a picture
             cannot be drawn, the text board is shown anyway.
+        render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
+            so that drawing never holds up the event loop; 0 draws in a thread of the bot's
+            process instead (slower clicks under load, one process less).
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
@@ -53,6 +56,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     enabled_games: str = "all"
     pictures: bool = True
+    render_workers: int = Field(default=1, ge=0, le=8)
 
     @property
     def lobby_timeout_seconds(self) -> int:
