@@ -8,7 +8,8 @@ For each N it prints, then ends with one JSON line (the last line of the output)
 - **click**: a member's button click on their private panel at a running table, fed as a real
   INTERACTION_CREATE payload into discord.py's own dispatch (``bench/transport.py`` answers the
   HTTP and webhook calls in memory), timed from the feed until the member's redrawn panel is
-  sent (``PATCH .../messages/@original``) and, separately, until the table's board edit is sent
+  sent (the click's own UPDATE_MESSAGE answer, or ``PATCH .../messages/@original`` when the bot
+  deferred first) and, separately, until the table's board edit is sent
   (``PATCH /channels/<thread>/messages/<board>``); median and p99;
 - **bare**: beside it, in the same run and the same process, through the same transport, a
   bare discord.py slash command that answers ephemerally (``send_message(ephemeral=True)``),
@@ -326,14 +327,19 @@ def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
     return fake.button_click(c.custom_id, user_id=table.user, guild_id=table.guild, channel=channel, message=message)
 
 
+def _is_update_callback(sent: Sent) -> bool:
+    """The click's own answer redrawing the clicked message (callback type 7, UPDATE_MESSAGE)."""
+    return (sent.route.endswith("/callback") and isinstance(sent.json, dict) and sent.json.get("type") == 7)
+
+
 def _is_answer(sent: Sent) -> bool:
-    """The member's answer to a click: the panel redrawn in place, or a separate message."""
-    return (sent.method == "PATCH" and sent.route.endswith("/messages/@original")) or (
-        sent.method == "POST" and sent.route == "/webhooks/{webhook_id}/{webhook_token}")
+    """The member's answer to a click: the panel redrawn in place (in the click's own answer,
+    or by an edit once deferred), or a separate message."""
+    return _is_redrawn(sent) or (sent.method == "POST" and sent.route == "/webhooks/{webhook_id}/{webhook_token}")
 
 
 def _is_redrawn(sent: Sent) -> bool:
-    return sent.method == "PATCH" and sent.route.endswith("/messages/@original")
+    return _is_update_callback(sent) or (sent.method == "PATCH" and sent.route.endswith("/messages/@original"))
 
 
 def _is_new_picture(clicked: Click) -> Callable[[Sent], bool]:
@@ -342,7 +348,8 @@ def _is_new_picture(clicked: Click) -> Callable[[Sent], bool]:
     carried = {a["filename"] for a in clicked.attachments}
 
     def test(sent: Sent) -> bool:
-        atts = (sent.json or {}).get("attachments") or [] if isinstance(sent.json, dict) else []
+        body = sent.json if isinstance(sent.json, dict) else {}
+        atts = body.get("attachments") or (body.get("data") or {}).get("attachments") or []
         return _is_redrawn(sent) and any(str(a.get("filename", "")).startswith("panel-")
                                          and a.get("filename") not in carried for a in atts)
     return test

@@ -64,6 +64,20 @@ LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "se
                  ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"))
 
 
+#: A panel click is answered by redrawing the panel in the answer itself when the service has
+#: applied it within this many seconds; otherwise the click is deferred first (Discord allows 3 s).
+DEFER_AFTER_S = 1.0
+
+
+async def _redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:
+    """Redraw the clicked panel with ``fields`` (``content``, ``embed``, ``view``,
+    ``attachments``): as the answer to the click (one call), or by editing it once deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**fields)
+    else:
+        await interaction.response.edit_message(**fields)
+
+
 class GameCog(commands.Cog):
     """Lobbies and tables of one game (:attr:`game`, a registry key); subclass per game.
 
@@ -333,18 +347,23 @@ class GameCog(commands.Cog):
         await self.act(interaction, table_id, version, comp.code_for(values))
 
     async def act(self, interaction: discord.Interaction, table_id: int, version: int, code: str) -> None:
-        """Submit an action; redraw the clicker's panel in place. The interaction is deferred
-        first: the table may be busy (an AI move, another click), and Discord waits 3 s only."""
+        """Submit an action; redraw the clicker's panel in place (the answer to the click itself
+        when the service takes less than :data:`DEFER_AFTER_S`, else the interaction is deferred
+        first, since Discord waits 3 s only: the table may be busy with another click). A click
+        on a public message is answered with a new private panel (deferred at once)."""
         t = user_t(interaction)
         in_panel = interaction.message is not None and interaction.message.flags.ephemeral
-        if in_panel:
-            await interaction.response.defer()
-        else:
+        if not in_panel:
             await interaction.response.defer(ephemeral=True, thinking=True)
         notice = ""
         events: tuple[Event, ...] = ()
         try:
-            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
+            submitting = asyncio.ensure_future(self.service.submit(table_id, interaction.user.id, version, code))
+            if in_panel:
+                done, _ = await asyncio.wait((submitting,), timeout=DEFER_AFTER_S)
+                if not done:
+                    await interaction.response.defer()
+            submitted = await submitting
             events = tuple(submitted.events)
             if submitted.status == "buffered":
                 notice = t("panel.buffered")
@@ -390,7 +409,7 @@ class GameCog(commands.Cog):
                                           drawing=drawing)
         try:
             if in_panel:
-                await interaction.edit_original_response(**shown)
+                await _redraw(interaction, shown)
             else:  # a click on a public message: answer privately
                 await interaction.followup.send(ephemeral=True, **shown)
         except discord.Forbidden:
@@ -398,7 +417,7 @@ class GameCog(commands.Cog):
                 raise
             log.warning("panel picture of table %s refused; showing the text panel", table.id)
             if in_panel:
-                await interaction.edit_original_response(**kwargs, attachments=[])
+                await _redraw(interaction, {**kwargs, "attachments": []})
             else:
                 await interaction.followup.send(ephemeral=True, **kwargs)
 
@@ -411,8 +430,7 @@ class GameCog(commands.Cog):
         the same member drops this second edit (its own answer is newer)."""
         short = embed(pictures.short_card(card, set(), headline_only=False))
         old = pictures.Picture(None, "", current[0].filename)
-        await interaction.edit_original_response(**{**kwargs, "embed": pictures.with_image(short, old),
-                                                    "attachments": current[:1]})
+        await _redraw(interaction, {**kwargs, "embed": pictures.with_image(short, old), "attachments": current[:1]})
         key = (table.id, interaction.user.id)
         token = object()
         self._picture_edits[key] = token
