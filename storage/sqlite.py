@@ -434,6 +434,11 @@ class Database:
         async with self._access():
             return fn(self._conn._conn)
 
+    async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
+        """:meth:`_exec` for one short write on the hot path (a buffered choice): on the loop's
+        thread (see :meth:`_inline`). Backends without a worker thread use their ``_exec``."""
+        return await self._inline(lambda conn: conn.execute(sql, args).rowcount)
+
     async def _atomic(self, fn: Callable[[sqlite3.Connection], None], *, inline: bool = False) -> None:
         """Run ``fn(connection)`` inside one transaction (BEGIN IMMEDIATE … COMMIT, rolled back
         if ``fn`` raises), or inside the caller's transaction when the current task holds one:
@@ -652,10 +657,10 @@ class Database:
 
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
         """Buffer (or change) a seat's choice in a simultaneous step."""
-        args = (table_id, seat, version, code)
-        await self._inline(lambda conn: conn.execute(
+        await self._exec_short(
             "INSERT INTO pending (table_id, seat, version, code) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code", args))
+            " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code",
+            (table_id, seat, version, code))
 
     async def pending(self, table_id: int, version: int) -> dict[int, str]:
         """Buffered choices for the step at ``version`` (older ones are ignored)."""
