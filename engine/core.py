@@ -284,15 +284,21 @@ def rng_draws(state: Any, salt: str, n: int, below: int) -> bytes:
     if n <= 0:
         return b""
     text = f"{state.seed}:{state.version}:{salt}".encode()
-    gen = _new_generator(_random.Random)
+    # A generator taken from the pool (list.pop/append are atomic: threads never share one).
+    gen = _generators.pop() if _generators else _new_generator(_random.Random)
     # random.Random.seed(str) (version 2) seeds with this integer: the same generator state.
     _seed_generator(gen, int.from_bytes(text + sha512(text).digest(), "big"))
     table, rejected = _draw_tables(below)
     out = b""
     while len(out) < n:
-        words = (n - len(out)) * 2 + 4
+        words = (n - len(out)) * 3 // 2 + 4
         out += gen.getrandbits(32 * words).to_bytes(4 * words, "little")[3::4].translate(table, rejected)
+    _generators.append(gen)
     return out[:n]
+
+
+#: Spare generators for :func:`rng_draws` (each is fully re-seeded before use).
+_generators: list[_random.Random] = []
 
 
 @cache

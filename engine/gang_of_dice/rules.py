@@ -202,10 +202,11 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
 def _roll_legal(faces: tuple[int, ...], marks: tuple[int, ...], can_reroll: bool) -> tuple[GangOfDiceAction, ...]:
     """The roll phase's legal actions (see :meth:`GangOfDice.legal_actions`), built in C:
     a mark for each face with unmarked dice, an unmark for each marked face."""
+    last = _last_counts
+    c = last[1] if last[0] is faces else _counts_of(faces)
     if marks == NO_MARKS:
-        return (*compress(MARKS, _counts_of(faces)), STOP)
-    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, _counts_of(faces))),
-                                         *compress(UNMARKS, marks))
+        return (*compress(MARKS, c), STOP)
+    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks))
     return out + _REROLL_STOP if can_reroll else out + _STOP_ONLY
 
 

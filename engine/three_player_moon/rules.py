@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from itertools import compress
 from typing import Any, ClassVar
 
 from engine.core import (
@@ -74,7 +75,6 @@ from engine.three_player_moon.tiles import (
     TRICKS,
     TRUMP_OPTIONS,
     Tile,
-    legal_plays,
     sort_hand,
     tile_str,
     trick_winner,
@@ -139,8 +139,15 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         phase = state.phase
         if phase == "over" or seat != state.turn:
             return ()
-        if phase == "play":
-            return tuple(map(_PLAYS.__getitem__, legal_plays(state.hands[seat], state.trick, state.trump)))
+        if phase == "play":  # legal_plays (T5), inlined
+            hand = state.hands[seat]
+            trick = state.trick
+            if trick:
+                members = _FOLLOWERS[state.trump][trick[0][1]]
+                follow = tuple(compress(hand, map(members.__contains__, hand)))
+                if follow:
+                    hand = follow
+            return tuple(map(_PLAYS.__getitem__, hand))
         if phase == "bid":
             bids = _BIDS.get(state.bid)
             return bids if bids is not None else (Bid(0), *(Bid(n) for n in range(4, 8) if n > state.bid), Bid(MOON))
