@@ -71,6 +71,7 @@ __all__ = [
     "View",
     "event",
     "ranks_from_scores",
+    "step_of",
     "replace_state",
     "replacer",
     "rng_draws",
@@ -211,6 +212,22 @@ class Step(Generic[S]):
 
 _set_step_state = getattr(Step, "state").__set__  # noqa: B009
 _set_step_events = getattr(Step, "events").__set__  # noqa: B009
+
+
+class _StepDraft(Generic[S]):
+    """Same slots as :class:`Step`, mutable: :func:`step_of` fills one and makes it a Step."""
+
+    __slots__ = ("state", "events")
+
+
+def step_of(state: S, events: tuple[Event, ...] = ()) -> Step[S]:
+    """``Step(state, events)``, built faster (the hot path of ``apply``), as :func:`event`."""
+    made: Any = _new_object(_StepDraft)
+    made.state = state
+    made.events = events
+    made.__class__ = Step
+    result: Step[S] = made
+    return result
 
 
 @dataclass(frozen=True, slots=True)

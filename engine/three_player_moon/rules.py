@@ -63,6 +63,7 @@ from engine.core import (
     ranks_from_scores,
     replacer,
     rng_for,
+    step_of,
 )
 from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play, decode, encode
@@ -85,10 +86,12 @@ __all__ = ["ThreePlayerMoon"]
 
 
 def _without(hands: tuple[tuple[Tile, ...], ...], seat: int, tile: Tile) -> tuple[tuple[Tile, ...], ...]:
-    """``hands`` with ``tile`` (held once) removed from ``seat``'s hand."""
+    """``hands`` (three) with ``tile`` (held once) removed from ``seat``'s hand."""
+    h0, h1, h2 = hands
     hand = hands[seat]
     i = hand.index(tile)
-    return hands[:seat] + (hand[:i] + hand[i + 1:],) + hands[seat + 1:]
+    rest = hand[:i] + hand[i + 1:]
+    return (rest, h1, h2) if seat == 0 else (h0, rest, h2) if seat == 1 else (h0, h1, rest)
 
 
 #: Shared action values (equal to new ones; legal action tuples are built from them).
@@ -194,15 +197,16 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         events: list[Event] = []
         v = state.version + 1  # every phase returns its state with this version: one copy per step
-        if isinstance(action, Play):
-            new = self._play(state, seat, action.tile, events, v)
-        elif isinstance(action, Bid):
-            new = self._bid(state, seat, action.bid, events, v)
-        elif isinstance(action, Discard):
-            new = self._discard(state, seat, action.tile, events, v)
+        kind = type(action)
+        if kind is Play:
+            new = self._play(state, seat, action.tile, events, v)  # type: ignore[union-attr]
+        elif kind is Bid:
+            new = self._bid(state, seat, action.bid, events, v)  # type: ignore[union-attr]
+        elif kind is Discard:
+            new = self._discard(state, seat, action.tile, events, v)  # type: ignore[union-attr]
         else:
-            new = self._name_trump(state, seat, action.trump, events, v)
-        return Step(new, tuple(events))
+            new = self._name_trump(state, seat, action.trump, events, v)  # type: ignore[union-attr]
+        return step_of(new, tuple(events))
 
     # --- phases ----------------------------------------------------------------------------
     def _bid(self, state: MoonState, seat: int, bid: int, events: list[Event], v: int) -> MoonState:
