@@ -7,7 +7,7 @@ it was before that work (``python -m tests.test_speed_digests --record``; never 
 make a failure pass). The test replays the first few games of every configuration; the module
 run alone checks them all::
 
-    .venv/bin/python -m tests.test_speed_digests          # every recorded game
+    .venv/bin/python -m tests.test_speed_digests [GAME]   # every recorded game (of GAME)
 """
 
 from __future__ import annotations
@@ -127,8 +127,9 @@ def test_seeded_games_unchanged(key: str, config: str, g: int) -> None:
 
 def main(argv: list[str]) -> int:
     record = "--record" in argv
+    only = [a for a in argv if not a.startswith("--")] or list(GAMES)
     bad = 0
-    for key in GAMES:
+    for key in only:
         got = digests(key, RECORDED)
         path = DATA / f"{key}.json"
         if record:

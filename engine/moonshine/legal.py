@@ -25,7 +25,25 @@ from engine.moonshine.actions import (
 from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
 from engine.moonshine.state import MoonshineState, discard_options, seat_bundle, seat_tokens, slot_keys
 
-__all__ = ["legal_actions", "to_act"]
+__all__ = ["is_legal", "legal_actions", "to_act"]
+
+
+_NOBODY: frozenset[int] = frozenset()
+_ONE = tuple(frozenset({i}) for i in range(5))
+_ALL = tuple(frozenset(range(n)) for n in range(6))
+#: The last state asked about and its answers (``"to_act"`` and one entry per seat): a step asks
+#: ``to_act`` and ``legal_actions`` several times of the same immutable state (the caller, then
+#: ``apply``'s check), so they are computed once. One entry only, replaced in one assignment.
+_LAST: tuple[object, dict[object, object]] = (None, {})
+
+
+def _memo(state: MoonshineState) -> dict[object, object]:
+    global _LAST
+    last, memo = _LAST
+    if last is not state:
+        memo = {}
+        _LAST = (state, memo)
+    return memo
 
 
 def to_act(state: MoonshineState) -> frozenset[int]:
@@ -33,19 +51,67 @@ def to_act(state: MoonshineState) -> frozenset[int]:
     a pending private follow-up (in parallel). Empty when the game is over."""
     ph = state.phase
     if ph == "over":
-        return frozenset()
+        return _NOBODY
     if ph == "roll":
-        return frozenset({state.active})
+        return _ONE[state.active]
     if ph == "action":
-        return frozenset(range(state.players))
-    return frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
+        return _ALL[state.players]
+    memo = _memo(state)
+    hit = memo.get("to_act")
+    if hit is None:
+        hit = memo["to_act"] = frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
+    return hit  # type: ignore[return-value]
 
 
 def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     """Every legal action of ``seat`` now, in the stable order of their codes (empty when the
-    seat is not to act). Take a Moon token needs an empty space (M5)."""
-    if not isinstance(seat, int) or seat not in to_act(state):
+    seat is not to act). Take a Moon token needs an empty space (M5). Computed once per state
+    and seat (see ``_LAST``)."""
+    if not isinstance(seat, int):
         return ()
+    memo = _memo(state)
+    hit = memo.get(seat)
+    if hit is None:
+        hit = memo[seat] = _legal(state, seat)
+    return hit  # type: ignore[return-value]
+
+
+def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
+    """True when ``action`` is in ``legal_actions(state, seat)`` (by identity first, then ``==``)."""
+    legal = legal_actions(state, seat)
+    for a in legal:
+        if a is action:
+            return True
+    return action in legal
+
+
+#: Legal actions by what they depend on (the key of :func:`_legal`): the same dice pattern, seat
+#: layout and front follow-up give the same tuple (actions are immutable values, so it is shared).
+_BY_KEY: dict[tuple[object, ...], tuple[MoonshineAction, ...]] = {}
+
+
+def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
+    if seat not in to_act(state):
+        return ()
+    ph = state.phase
+    s = state.seats[seat]
+    key: tuple[object, ...]
+    if ph == "roll":
+        key = (ph, *(d != "" for d in state.dice))
+    elif ph == "action":
+        key = (ph, state.variant, state.dice, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    else:
+        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.queue[0] if s.queue else None,
+               s.lose > 0)
+    hit = _BY_KEY.get(key)
+    if hit is None:
+        if len(_BY_KEY) >= 1 << 16:
+            _BY_KEY.clear()
+        hit = _BY_KEY[key] = _compute(state, seat)
+    return hit
+
+
+def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     ph = state.phase
     s = state.seats[seat]
     if ph == "roll":

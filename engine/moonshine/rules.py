@@ -122,7 +122,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from engine.core import Game, GameOptions, Outcome, Step
+from engine.core import Game, GameOptions, IllegalAction, Outcome, Step
 from engine.moonshine import legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
@@ -163,6 +163,18 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     def legal_actions(self, state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         """Every legal action of ``seat`` now (see :mod:`engine.moonshine.actions` for the codes)."""
         return legal.legal_actions(state, seat)
+
+    def check_actions(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
+        """:meth:`engine.core.Game.check_actions` (same checks and messages), with the legal
+        actions computed once per state and matched by identity first."""
+        expected = legal.to_act(state)
+        if not expected:
+            raise IllegalAction("the game is over")
+        if actions.keys() != expected:
+            raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+        for seat, action in actions.items():
+            if not legal.is_legal(state, seat, action):
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""

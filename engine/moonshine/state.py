@@ -94,7 +94,7 @@ class MoonshineState(State):
     shuffles: int = 0
 
 
-def seat_bundle(seat: SeatState, variant: str) -> list[int]:
+def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
     and full slots, full Client slots, validated lower parts."""
     side = side_info(seat.speakeasy, variant)

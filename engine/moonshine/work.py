@@ -94,7 +94,7 @@ class Work:
         """The Speakeasy side of ``seat``."""
         return side_info(self.seats[seat].speakeasy, self.variant)
 
-    def bundle(self, seat: int) -> list[int]:
+    def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
         s = self.seats[seat]
         return bundle_of(self.side(seat), s.se_tokens, s.clients, s.cl_tokens, s.validated)
