@@ -174,6 +174,8 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
 def auto(w: Work, seat: int) -> bool:
     """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
     something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order)."""
+    if not w.pending(seat):
+        return False
     s = w.seats[seat]
     if s.queue:
         kind, cards, n = s.queue[0]

@@ -164,16 +164,16 @@ def settle(w: Work) -> None:
                 pass
         if w.rules >= 2 and _second_redraws(w):
             continue
-        if w.phase == "resolve" and w.to_draw and not any(q and q[0][0] == "discard" for q in (x.queue for x in w.seats)):
+        if w.phase == "resolve" and w.to_draw and not any(w.front(i) == "discard" for i in range(w.n)):
             _do_draws(w)
             continue
-        if w.phase in ("roll", "action", "over") or any(x.queue or x.lose for x in w.seats):
+        if w.phase in ("roll", "action", "over") or any(w.pending(i) for i in range(w.n)):
             return
         # nobody has anything pending: next phase
         if w.phase == "draft":
             w.phase = "setup"
-            for x in w.seats:
-                x.queue.append(("place", (), 0))
+            for i in range(w.n):
+                w.seats[i].queue.append(("place", (), 0))
         elif w.phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
@@ -195,9 +195,8 @@ def _second_redraws(w: Work) -> bool:
     player; True if one was drawn."""
     done = False
     for seat in w.order():
-        q = w.seats[seat].queue
-        if q and q[0][0] == "redraw":
-            q.pop(0)
+        if w.front(seat) == "redraw":
+            w.seats[seat].queue.pop(0)
             redraw_once(w, seat, 0)
             done = True
     return done
@@ -247,7 +246,7 @@ def _start_round(w: Work) -> None:
 
 def _end_round(w: Work) -> None:
     """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
-    pts = [points_of(s.validated, w.side(i).silhouettes) for i, s in enumerate(w.seats)]
+    pts = [points_of(w.peek(i).validated, w.side(i).silhouettes) for i in range(w.n)]
     if max(pts) >= w.state.target or w.round >= MAX_ROUNDS:
         w.phase = "over"
         w.dice = [""] * 5

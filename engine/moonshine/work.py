@@ -47,8 +47,31 @@ class WorkSeat:
         )
 
 
+class _Seats:
+    """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
+    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state)."""
+
+    __slots__ = ("orig", "work")
+
+    def __init__(self, orig: tuple[SeatState, ...]) -> None:
+        self.orig = orig
+        self.work: list[WorkSeat | None] = [None] * len(orig)
+
+    def __getitem__(self, i: int) -> WorkSeat:
+        x = self.work[i]
+        if x is None:
+            x = self.work[i] = WorkSeat(self.orig[i])
+        return x
+
+    def __len__(self) -> int:
+        return len(self.orig)
+
+
 class Work:
-    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1)."""
+    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
+
+    ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
+    seat without copying it."""
 
     def __init__(self, state: MoonshineState) -> None:
         self.state = state
@@ -61,7 +84,7 @@ class Work:
         self.rerolls = state.rerolls
         self.deck = list(state.deck)
         self.discard = list(state.discard)
-        self.seats = [WorkSeat(s) for s in state.seats]
+        self.seats = _Seats(state.seats)
         self.to_draw = list(state.to_draw)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
@@ -79,7 +102,8 @@ class Work:
             seed=s.seed, version=self.version, players=s.players, rules=s.rules, variant=s.variant, target=s.target,
             phase=self.phase, round=self.round, first=s.first, active=self.active, dice=tuple(self.dice),
             rerolls=self.rerolls, deck=tuple(self.deck), discard=tuple(self.discard),
-            seats=tuple(x.freeze() for x in self.seats), to_draw=tuple(self.to_draw), shuffles=self.shuffles,
+            seats=tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
+            to_draw=tuple(self.to_draw), shuffles=self.shuffles,
         )
 
     def rng(self, salt: str) -> random.Random:
@@ -90,13 +114,32 @@ class Work:
         """Record an event (private to ``audience`` when given)."""
         self.events.append(Event(key, params, None if audience is None else frozenset({audience})))
 
+    def peek(self, seat: int) -> WorkSeat | SeatState:
+        """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
+        x = self.seats.work[seat]
+        return self.state.seats[seat] if x is None else x
+
+    def pending(self, seat: int) -> bool:
+        """True when ``seat`` has a follow-up or a loss pending."""
+        x = self.seats.work[seat]
+        s = self.state.seats[seat] if x is None else x
+        return bool(s.queue or s.lose)
+
+    def front(self, seat: int) -> str | None:
+        """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
+        x = self.seats.work[seat]
+        if x is None:
+            q = self.state.seats[seat].queue
+            return q[0].kind if q else None
+        return x.queue[0][0] if x.queue else None
+
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
-        return side_info(self.seats[seat].speakeasy, self.variant)
+        return side_info(self.state.seats[seat].speakeasy, self.variant)
 
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
-        s = self.seats[seat]
+        s = self.peek(seat)
         return bundle_of(self.side(seat), s.se_tokens, s.clients, s.cl_tokens, s.validated)
 
     def order(self) -> list[int]:
@@ -106,7 +149,7 @@ class Work:
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
         """Slots of ``seat`` with an empty space."""
-        s = self.seats[seat]
+        s = self.peek(seat)
         out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(self.side(seat).slots, s.se_tokens, strict=False)) if t < sp]
         for cid, t in zip(s.clients, s.cl_tokens, strict=False):
             if t < client_info(cid).spaces:
@@ -115,7 +158,7 @@ class Work:
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        s = self.seats[seat]
+        s = self.peek(seat)
         out = [(f"s{i}", t) for i, t in enumerate(s.se_tokens) if t]
         out += [(f"c{cid}", t) for cid, t in zip(s.clients, s.cl_tokens, strict=False) if t]
         return out

@@ -126,6 +126,11 @@ __all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal"
 #: Round-cap values offered in the lobby (``None`` = no cap).
 ROUND_CAPS = (None, 10, 20, 30, 50)
 
+_ONE = tuple(frozenset({s}) for s in range(6))
+_NOBODY: frozenset[int] = frozenset()
+_CHOOSE_IDS = frozenset(id(a) for a in CHOOSE_ALL)  # module constants: their ids never change
+_MISSING: Any = object()
+
 
 class ShopBattleOptions(GameOptions):
     """Table options. See the module docstring.
@@ -294,10 +299,10 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def to_act(self, state: ShopBattleState) -> frozenset[int]:
         """``{chooser}`` in phase ``choose``, ``{pending.owner}`` in ``target``, else empty."""
         if state.phase == "choose":
-            return frozenset({state.chooser})
+            return _ONE[state.chooser]
         if state.phase == "target" and state.pending is not None:
-            return frozenset({state.pending.owner})
-        return frozenset()
+            return _ONE[state.pending.owner]
+        return _NOBODY
 
     def legal_actions(self, state: ShopBattleState, seat: int) -> tuple[ShopBattleAction, ...]:
         """The 8 announcements for the chooser; a :class:`Target` per valid target in ``target``."""
@@ -307,6 +312,15 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             return CHOOSE_ALL
         assert state.pending is not None
         return tuple(TARGETS[t] for t in state.pending.targets)
+
+    def check_actions(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> None:
+        """:meth:`engine.core.Game.check_actions` (same checks, same messages); the common case,
+        the chooser sending one of :data:`~engine.shop_battle.actions.CHOOSE_ALL`, by identity."""
+        if state.phase == "choose" and len(actions) == 1:
+            action = actions.get(state.chooser, _MISSING)
+            if action is not _MISSING and id(action) in _CHOOSE_IDS:
+                return
+        super().check_actions(state, actions)
 
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
