@@ -3,11 +3,11 @@ under every rules version and seat count, give the same states, events, legal ac
 choices as the code had before the engines were made faster (issue 11, part 1).
 
 ``tests/data_speed/<game>.json`` holds one SHA-256 digest per game, recorded with the code as
-it was before that work (``python -m tests.test_speed_digests --record``; never re-record to
+it was before that work (``python -m tests.test_speed_digests_moonshine_shop --record``; never re-record to
 make a failure pass). The test replays the first few games of every configuration; the module
 run alone checks them all::
 
-    .venv/bin/python -m tests.test_speed_digests [GAME]   # every recorded game (of GAME)
+    .venv/bin/python -m tests.test_speed_digests_moonshine_shop [GAME]   # every recorded game (of GAME)
 """
 
 from __future__ import annotations
