@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from engine.core import Event
+from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
@@ -30,6 +30,18 @@ def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
     return hit
 
 
+#: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
+_PUBLIC: tuple[tuple[int, ...], frozenset[int]] = ((), frozenset())
+
+#: The next state: every field a step may change, the others copied (``engine.core.replacer``).
+_next_state = replacer(
+    ShopBattleState, "version", "piles", "pot", "face_down", "out", "round", "chooser", "direction", "skips",
+    "phase", "announce_char", "announce_hi", "level", "contenders", "queue", "plays", "current", "tiebreakers",
+    "pending", "public", "known", "last", "lap_opener")
+#: ``LastRound(...)`` with every field given in order (the copied instance is never read).
+_new_last = replacer(LastRound, "round", "chooser", "char", "hi", "plays", "winner", "batailles", "pot", "tiebreak")
+
+
 class RoundWork:
     """Mutable working copy of ``st`` (lists and sets instead of tuples).
 
@@ -42,7 +54,7 @@ class RoundWork:
         self.cards = st.cards
         self.table = card_table(st.cards, st.rules)
         self.n = st.players
-        self.piles = [list(p) for p in st.piles]
+        self.piles = list(map(list, st.piles))
         self.pot = list(st.pot)
         self.face_down = set(st.face_down)
         self.out = list(st.out)
@@ -56,12 +68,13 @@ class RoundWork:
         self.level = st.level
         self.contenders = list(st.contenders)
         self.queue = list(st.queue)
-        self.plays = [list(p) for p in st.plays]
+        self.plays = list(map(list, st.plays))
         self.current = list(st.current)
         self.tiebreakers = list(st.tiebreakers)
         self.pending = st.pending
-        self.public = set(st.public)
-        self.known = [set(k) for k in st.known]
+        cached = _PUBLIC
+        self.public: set[int] | frozenset[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
+        self.known: list[set[int]] | None = None  # copied from st.known on first use (learn)
         self.public_dirty = self.known_dirty = False
         self.last = st.last
         self.lap_opener = st.lap_opener
@@ -72,7 +85,7 @@ class RoundWork:
     # -- helpers
     def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
         """Record an event (``audience`` = the seats that may see it, ``None`` = public)."""
-        self.events.append(Event(key, params, audience))
+        self.events.append(event(key, params, audience))
 
     def card_json(self, cid: int) -> dict[str, Any]:
         return dict(self.table.dicts[cid])
@@ -98,62 +111,46 @@ class RoundWork:
     def freeze(self) -> ShopBattleState:
         """The next state (version + 1)."""
         st = self.st
+        global _PUBLIC
         if self.public_dirty:
             public = tuple(sorted(self.public))
+            _PUBLIC = (public, frozenset(self.public))
         else:
             public = st.public
         if self.public_dirty or self.known_dirty:
             pub = self.public
-            known = tuple(tuple(sorted(k - pub)) for k in self.known)
+            sets = self.known if self.known is not None else [set(k) for k in st.known]
+            known = tuple(tuple(sorted(k - pub)) for k in sets)
         else:
             known = st.known
-        return ShopBattleState(  # direct construction: cheaper than dataclasses.replace
-            seed=st.seed,
-            players=st.players,
-            rules=st.rules,
-            deck_id=st.deck_id,
-            deck_name=st.deck_name,
-            cards=st.cards,
-            round_cap=st.round_cap,
-            opening=st.opening,
-            version=st.version + 1,
-            piles=tuple(map(tuple, self.piles)),
-            pot=tuple(self.pot),
-            face_down=tuple(sorted(self.face_down)) if self.face_down else (),
-            out=tuple(self.out),
-            round=self.round,
-            chooser=self.chooser,
-            direction=self.direction,
-            skips=self.skips,
-            phase=self.phase,
-            announce_char=self.char,
-            announce_hi=self.hi,
-            level=self.level,
-            contenders=tuple(self.contenders),
-            queue=tuple(self.queue),
-            plays=tuple(map(tuple, self.plays)),
-            current=tuple(self.current),
-            tiebreakers=tuple(self.tiebreakers),
-            pending=self.pending,
-            public=public,
-            known=known,
-            last=self.last,
-            lap_opener=self.lap_opener,
-        )
+        return _next_state(
+            st, st.version + 1, tuple(map(tuple, self.piles)), tuple(self.pot),
+            tuple(sorted(self.face_down)) if self.face_down else (), tuple(self.out), self.round, self.chooser,
+            self.direction, self.skips, self.phase, self.char, self.hi, self.level, tuple(self.contenders),
+            tuple(self.queue), tuple(map(tuple, self.plays)), tuple(self.current), tuple(self.tiebreakers),
+            self.pending, public, known, self.last, self.lap_opener)
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
+        if self.known is None:
+            self.known = [set(k) for k in self.st.known]
         self.known[seat].add(cid)
         if cid not in self.public:
             self.known_dirty = True
+
+    def make_public(self, cid: int) -> None:
+        """Card ``cid`` is now face up for everyone."""
+        if not self.public_dirty:
+            self.public = set(self.public)
+            self.public_dirty = True
+        self.public.add(cid)  # type: ignore[union-attr]
 
     # -- reveals and powers
     def reveal(self, seat: int) -> int:
         """Turn the top card of ``seat``'s pile face up into the pot; returns its id."""
         cid = self.piles[seat].pop(0)
         if cid not in self.public:
-            self.public.add(cid)
-            self.public_dirty = True
+            self.make_public(cid)
         self.pot.append(cid)
         self.plays[seat].append((cid, self.level))
         return cid
@@ -268,7 +265,7 @@ class RoundWork:
         self.vals = self.table.values[char]
         cid = self.reveal(self.chooser)
         self.current[self.chooser] = cid
-        self.events.append(Event("sb.ev.announce", {"chooser": self.chooser, "card": self.cards[cid].name, "char": char,
+        self.events.append(event("sb.ev.announce", {"chooser": self.chooser, "card": self.cards[cid].name, "char": char,
                                                     "value": self.value(cid), "dir": "hi" if hi else "lo"}))
         order = self.rotation(self.chooser, include_start=False)
         self.contenders = [self.chooser, *order]
@@ -286,8 +283,7 @@ class RoundWork:
             return
         cid = pile.pop(0)  # reveal(), inlined: this is the hottest path of a playout
         if cid not in self.public:
-            self.public.add(cid)
-            self.public_dirty = True
+            self.make_public(cid)
         self.pot.append(cid)
         self.plays[seat].append((cid, self.level))
         if not self.table.shop[cid]:
@@ -295,7 +291,7 @@ class RoundWork:
             return
         self.queue.pop(0)
         self.current[seat] = cid
-        self.events.append(Event("sb.ev.reveal", {"player": seat, "card": self.cards[cid].name, "char": self.char,
+        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.cards[cid].name, "char": self.char,
                                                   "value": self.vals[cid]}))
 
     def compare(self) -> None:
@@ -347,25 +343,16 @@ class RoundWork:
             self.piles[winner].extend(self.pot)
             self.pot = []
             self.face_down = set()
-            events.append(Event("sb.ev.win", {"winner": winner, "cards": size}))
+            events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
         else:
-            events.append(Event("sb.ev.carry", {"cards": size}))
-        self.last = LastRound(
-            round=self.round,
-            chooser=self.chooser,
-            char=self.char,
-            hi=self.hi,
-            plays=tuple(map(tuple, self.plays)),
-            winner=winner,
-            batailles=self.level,
-            pot=size,
-            tiebreak=tiebreak,
-        )
+            events.append(event("sb.ev.carry", {"cards": size}))
+        self.last = _new_last(None, self.round, self.chooser, self.char, self.hi, tuple(map(tuple, self.plays)),
+                              winner, self.level, size, tiebreak)
         out, piles = self.out, self.piles
         for s in range(self.n):
             if out[s] is None and not piles[s]:
                 out[s] = self.round
-                events.append(Event("sb.ev.out", {"player": s}))
+                events.append(event("sb.ev.out", {"player": s}))
         alive = [s for s in range(self.n) if out[s] is None]
         nxt: int | None = None
         skipped: list[int] = []
@@ -400,4 +387,4 @@ class RoundWork:
         self.contenders, self.queue, self.tiebreakers = [], [], []
         self.plays = [[] for _ in range(self.n)]
         self.current = [None] * self.n
-        events.append(Event("sb.ev.round", {"round": self.round, "chooser": nxt}))
+        events.append(event("sb.ev.round", {"round": self.round, "chooser": nxt}))
