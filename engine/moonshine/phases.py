@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from engine.core import IllegalAction
 from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
 from engine.moonshine.cards import card_set
-from engine.moonshine.dice import DIE_FACES, DIE_NAMES, roll_faces
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
@@ -75,7 +75,7 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
     Raises :class:`IllegalAction` when forced ``faces`` do not fit the rerolled dice."""
     if isinstance(action, Reroll):
         which = [DIE_NAMES.index(p) for p in action.dice]
-        new = faces if faces is not None else roll_faces(w.rng("reroll"), which)
+        new = faces if faces is not None else w.faces("reroll", which)
         if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
             raise IllegalAction("impossible faces for these dice")
         for i, f in zip(which, new, strict=True):
@@ -232,7 +232,7 @@ def _start_round(w: Work) -> None:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
     which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
-    faces = roll_faces(w.rng("roll"), which)
+    faces = w.faces("roll", which)
     w.dice = [""] * 5
     for i, f in zip(which, faces, strict=True):
         w.dice[i] = f

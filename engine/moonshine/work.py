@@ -8,9 +8,11 @@ events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups a
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from engine.core import Event
+from engine.core import Event, event, replacer, rng_draws
+from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
@@ -18,6 +20,14 @@ __all__ = ["Item", "Work", "WorkSeat"]
 
 #: A follow-up while working: ``(kind, cards, n)`` (see :class:`FollowUp`).
 Item = tuple[FollowUpKind, tuple[int, ...], int]
+
+
+#: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
+#: is never read): the next state, a seat, a follow-up.
+_next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
+                       "seats", "to_draw", "shuffles")
+_new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
+_new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
 class WorkSeat:
@@ -36,15 +46,9 @@ class WorkSeat:
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
-        return SeatState(
-            speakeasy=self.speakeasy,
-            se_tokens=tuple(self.se_tokens),
-            clients=tuple(self.clients),
-            cl_tokens=tuple(self.cl_tokens),
-            validated=tuple(self.validated),
-            queue=tuple(FollowUp(k, tuple(c), n) for k, c, n in self.queue),
-            lose=self.lose,
-        )
+        return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
+                         tuple(self.validated), tuple([_new_follow_up(None, k, tuple(c), n) for k, c, n in self.queue]),
+                         self.lose)
 
 
 class _Seats:
@@ -75,6 +79,7 @@ class Work:
 
     def __init__(self, state: MoonshineState) -> None:
         self.state = state
+        self.seed = state.seed
         self.version = state.version + 1
         self.variant = state.variant
         self.phase: Phase = state.phase
@@ -98,13 +103,17 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
-        return MoonshineState(
-            seed=s.seed, version=self.version, players=s.players, rules=s.rules, variant=s.variant, target=s.target,
-            phase=self.phase, round=self.round, first=s.first, active=self.active, dice=tuple(self.dice),
-            rerolls=self.rerolls, deck=tuple(self.deck), discard=tuple(self.discard),
-            seats=tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
-            to_draw=tuple(self.to_draw), shuffles=self.shuffles,
-        )
+        return _next_state(
+            s, self.version, self.phase, self.round, self.active, tuple(self.dice), self.rerolls, tuple(self.deck),
+            tuple(self.discard),
+            tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
+            tuple(self.to_draw), self.shuffles)
+
+    def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
+        """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
+        ``roll_faces(self.rng(salt), dice)``, drawn in bulk (:func:`engine.core.rng_draws`)."""
+        draws = rng_draws(self, salt, len(dice), 6)
+        return tuple(DIE_FACES[d][v] for d, v in zip(dice, draws, strict=True))
 
     def rng(self, salt: str) -> random.Random:
         """The chance of this step (seed, next version, salt), as :func:`engine.core.rng_for`."""
@@ -112,7 +121,7 @@ class Work:
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
         """Record an event (private to ``audience`` when given)."""
-        self.events.append(Event(key, params, None if audience is None else frozenset({audience})))
+        self.events.append(event(key, params, None if audience is None else frozenset({audience})))
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
