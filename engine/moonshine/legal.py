@@ -6,6 +6,7 @@ Shared by the Game (:mod:`engine.moonshine.rules`) and the AI (:mod:`engine.moon
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 from engine.moonshine.actions import (
     Draft,
@@ -22,8 +23,9 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
-from engine.moonshine.state import MoonshineState, discard_options, seat_bundle, seat_tokens, slot_keys
+from engine.moonshine.dice import DIE_NAMES, shortfall, sources_of
+from engine.moonshine.icons import DISC, client_info, side_info
+from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
 __all__ = ["is_legal", "legal_actions", "to_act"]
 
@@ -95,20 +97,62 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         return ()
     ph = state.phase
     s = state.seats[seat]
+    if ph == "action":
+        return _action_phase(state, s)
     key: tuple[object, ...]
     if ph == "roll":
         key = (ph, *(d != "" for d in state.dice))
-    elif ph == "action":
-        key = (ph, state.variant, state.dice, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    elif s.queue:
+        q = s.queue[0]
+        if q.kind == "keep":
+            return tuple(_interned(Keep, c) for c in q.cards)
+        if q.kind == "pick":
+            return (*(_interned(Pick, c) for c in q.cards), _PICK_NONE)
+        if q.kind == "replace":
+            return tuple(_interned(Replace, c) for c in s.clients)
+        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, q.kind, q.cards, q.n)
     else:
-        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.queue[0] if s.queue else None,
-               s.lose > 0)
+        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.lose > 0)
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
             _BY_KEY.clear()
         hit = _BY_KEY[key] = _compute(state, seat)
     return hit
+
+
+#: Shared action values (actions are immutable): ``_INTERNED[(class, value)]``.
+_INTERNED: dict[tuple[type, object], MoonshineAction] = {}
+_PICK_NONE = Pick(None)
+_TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
+
+
+def _interned(cls: type[Any], value: object) -> MoonshineAction:
+    hit = _INTERNED.get((cls, value))
+    if hit is None:
+        if len(_INTERNED) >= 4096:
+            _INTERNED.clear()
+        hit = _INTERNED[(cls, value)] = cls(value)
+    return hit
+
+
+def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
+    """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw."""
+    bundle = seat_bundle(s, state.variant)
+    src = sources_of(bundle, state.dice)
+    toks = sum(s.se_tokens) + sum(s.cl_tokens)
+    disc = bundle[DISC]
+    out: list[MoonshineAction] = []
+    for cid in s.clients:
+        ci = client_info(cid)
+        if toks >= max(0, ci.moon - disc) and shortfall(ci.cost, src) == 0:
+            out.append(_interned(Validate, cid))
+    side = side_info(s.speakeasy, state.variant)
+    if (any(t < sp for (sp, _), t in zip(side.slots, s.se_tokens, strict=False))
+            or any(t < client_info(c).spaces for c, t in zip(s.clients, s.cl_tokens, strict=False))):
+        out.append(_TAKE_MOON)
+    out.append(_DRAW_CARDS)
+    return tuple(out)
 
 
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
@@ -120,15 +164,6 @@ def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         for r in range(1, len(dice) + 1):
             out += [Reroll(tuple(sorted(c))) for c in combinations(dice, r)]
         return tuple(out)
-    if ph == "action":
-        bundle = seat_bundle(s, state.variant)
-        src = sources_of(bundle, state.dice)
-        toks = seat_tokens(s)
-        out = [Validate(cid) for cid in s.clients if feasible(cid, bundle, src, toks)]
-        if any(t < sp for _, t, sp in slot_keys(s, state.variant)):
-            out.append(TakeMoon())
-        out.append(DrawCards())
-        return tuple(out)
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
         if kind == "place":
@@ -136,12 +171,6 @@ def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         if kind == "discard":
             slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
             return tuple(discard_action(o) for o in discard_options(slots, n))
-        if kind == "keep":
-            return tuple(Keep(c) for c in cards)
-        if kind == "pick":
-            return (*(Pick(c) for c in cards), Pick(None))
-        if kind == "replace":
-            return tuple(Replace(c) for c in s.clients)
         if kind == "draft":
             return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
         return ()
