@@ -14,7 +14,7 @@ from typing import Any
 from engine.core import Event, event, replacer, rng_draws
 from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
-from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
+from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
 __all__ = ["Item", "Work", "WorkSeat"]
 
@@ -148,8 +148,10 @@ class Work:
 
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
-        s = self.peek(seat)
-        return bundle_of(self.side(seat), s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        x = self.seats.work[seat]
+        if x is None:
+            return seat_bundle(self.state.seats[seat], self.variant)
+        return bundle_of(self.side(seat), x.se_tokens, x.clients, x.cl_tokens, x.validated)
 
     def order(self) -> list[int]:
         """Seats in order from the active player (RULINGS M2)."""
