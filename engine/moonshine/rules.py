@@ -120,6 +120,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any, ClassVar
 
 from engine.core import Game, GameOptions, IllegalAction, Outcome, Step
@@ -134,6 +135,11 @@ from engine.moonshine.view import MoonshineView, build_view
 from engine.moonshine.work import Work
 
 __all__ = ["Moonshine"]
+
+
+@cache
+def _default_options() -> MoonshineOptions:
+    return MoonshineOptions()
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
@@ -155,6 +161,13 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         opts = self.parse_options(options)
         assert isinstance(opts, MoonshineOptions)
         return phases.deal(seed, players, opts.variant, self.rules_version)
+
+    def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
+        """:meth:`engine.core.Game.parse_options`; no options at all give one shared default
+        instance (options are frozen models), validated once."""
+        if options is None or (not options and isinstance(options, Mapping)):
+            return _default_options()
+        return super().parse_options(options)
 
     def to_act(self, state: MoonshineState) -> frozenset[int]:
         """Seats to decide now (see :func:`engine.moonshine.legal.to_act`)."""

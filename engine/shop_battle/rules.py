@@ -108,11 +108,12 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores, replace_state
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.cards import ShopCard
@@ -163,6 +164,11 @@ class ShopBattleOptions(GameOptions):
         return value
 
 
+@cache
+def _default_options() -> ShopBattleOptions:
+    return ShopBattleOptions()
+
+
 def deal(order: Sequence[int], players: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
     """Deal ``order`` (top of the shuffled deck first) evenly (S3).
 
@@ -199,6 +205,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
+    def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
+        """:meth:`engine.core.Game.parse_options`; no options at all give one shared default
+        instance (options are frozen models), validated once."""
+        if options is None or (not options and isinstance(options, Mapping)):
+            return _default_options()
+        return super().parse_options(options)
+
     def _options(self, options: GameOptions | Mapping[str, Any] | None) -> ShopBattleOptions:
         opts = self.parse_options(options)
         assert isinstance(opts, ShopBattleOptions)
@@ -280,7 +293,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             OpeningEvent(key=e.key, params=dict(e.params),
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
             for e in w.events)
-        return dataclasses.replace(w.freeze(), opening=opening)
+        return replace_state(w.freeze(), opening=opening)
 
     def progress(self, state: ShopBattleState) -> int:
         """Rounds played so far, for ``simulate``."""
