@@ -48,6 +48,11 @@ class RoundWork:
     ``public_dirty`` / ``known_dirty`` record whether a card became public or privately known
     during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
 
+    __slots__ = ("cards", "char", "chooser", "contenders", "current", "direction", "events", "face_down", "hi",
+                 "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "orders", "out", "pending",
+                 "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "skips", "st", "table",
+                 "tiebreakers", "vals")
+
     def __init__(self, st: ShopBattleState, max_rounds: int = MAX_ROUNDS) -> None:
         self.st = st
         self.max_rounds = max_rounds
@@ -74,7 +79,7 @@ class RoundWork:
         self.pending = st.pending
         cached = _PUBLIC
         self.public: set[int] | frozenset[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
-        self.known: list[set[int]] | None = None  # copied from st.known on first use (learn)
+        self.known: list[set[int] | None] = [None] * self.n  # a seat's set copied on first use (learn)
         self.public_dirty = self.known_dirty = False
         self.last = st.last
         self.lap_opener = st.lap_opener
@@ -117,10 +122,12 @@ class RoundWork:
             _PUBLIC = (public, frozenset(self.public))
         else:
             public = st.public
-        if self.public_dirty or self.known_dirty:
-            pub = self.public
-            sets = self.known if self.known is not None else [set(k) for k in st.known]
-            known = tuple(tuple(sorted(k - pub)) for k in sets)
+        pub = self.public
+        if self.public_dirty:  # cards seen privately may have become public: drop them
+            known = tuple((o if pub.isdisjoint(o) else tuple(c for c in o if c not in pub)) if k is None
+                          else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
+        elif self.known_dirty:
+            known = tuple(o if k is None else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
         else:
             known = st.known
         return _next_state(
@@ -132,11 +139,13 @@ class RoundWork:
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
-        if self.known is None:
-            self.known = [set(k) for k in self.st.known]
-        self.known[seat].add(cid)
-        if cid not in self.public:
-            self.known_dirty = True
+        if cid in self.public:  # the state keeps only private knowledge (known minus public)
+            return
+        k = self.known[seat]
+        if k is None:
+            k = self.known[seat] = set(self.st.known[seat])
+        k.add(cid)
+        self.known_dirty = True
 
     def make_public(self, cid: int) -> None:
         """Card ``cid`` is now face up for everyone."""
