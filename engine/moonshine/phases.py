@@ -158,16 +158,19 @@ def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
 
 def settle(w: Work) -> None:
     """Run every automatic step and phase change until someone must decide or the game ends."""
+    rules2 = w.state.rules >= 2
+    seats = range(w.n)
     while True:
-        for seat in range(w.n):
+        for seat in seats:
             while auto(w, seat):
                 pass
-        if w.rules >= 2 and _second_redraws(w):
+        fronts = w.fronts()
+        if rules2 and "redraw" in fronts and _second_redraws(w):
             continue
-        if w.phase == "resolve" and w.to_draw and not any(w.front(i) == "discard" for i in range(w.n)):
+        if w.phase == "resolve" and w.to_draw and "discard" not in fronts:
             _do_draws(w)
             continue
-        if w.phase in ("roll", "action", "over") or any(w.pending(i) for i in range(w.n)):
+        if w.phase in ("roll", "action", "over") or w.any_pending():
             return
         # nobody has anything pending: next phase
         if w.phase == "draft":

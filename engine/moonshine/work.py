@@ -77,6 +77,9 @@ class Work:
     ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
     seat without copying it."""
 
+    __slots__ = ("active", "deck", "dice", "discard", "events", "n", "phase", "rerolls", "round", "seats", "seed",
+                 "shuffles", "state", "to_draw", "variant", "version")
+
     def __init__(self, state: MoonshineState) -> None:
         self.state = state
         self.seed = state.seed
@@ -133,6 +136,24 @@ class Work:
         x = self.seats.work[seat]
         s = self.state.seats[seat] if x is None else x
         return bool(s.queue or s.lose)
+
+    def fronts(self) -> list[str | None]:
+        """:meth:`front` of every seat, in seat order."""
+        out: list[str | None] = []
+        for x, o in zip(self.seats.work, self.state.seats, strict=True):
+            if x is None:
+                out.append(o.queue[0].kind if o.queue else None)
+            else:
+                out.append(x.queue[0][0] if x.queue else None)
+        return out
+
+    def any_pending(self) -> bool:
+        """True when some seat has a follow-up or a loss pending."""
+        for x, o in zip(self.seats.work, self.state.seats, strict=True):
+            s = o if x is None else x
+            if s.queue or s.lose:
+                return True
+        return False
 
     def front(self, seat: int) -> str | None:
         """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
