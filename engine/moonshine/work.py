@@ -8,7 +8,7 @@ events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups a
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.core import Event, event, replacer, rng_draws
@@ -90,8 +90,8 @@ class Work:
         self.active = state.active
         self.dice = list(state.dice)
         self.rerolls = state.rerolls
-        self.deck = list(state.deck)
-        self.discard = list(state.discard)
+        self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
+        self.discard: list[int] | tuple[int, ...] = state.discard  # (draw, to_discard)
         self.seats = _Seats(state.seats)
         self.to_draw = list(state.to_draw)
         self.shuffles = state.shuffles
@@ -208,14 +208,23 @@ class Work:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
         fewer when both are exhausted."""
         out: list[int] = []
+        deck = self.deck = list(self.deck)
         while len(out) < k:
-            if not self.deck:
+            if not deck:
                 if not self.discard:
                     break
                 pile = sorted(self.discard)
                 random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
-                self.deck, self.discard = pile, []
+                deck = self.deck = pile
+                self.discard = []
                 self.shuffles += 1
                 self.ev("ms.ev.reshuffle", n=len(pile))
-            out.append(self.deck.pop(0))
+            out.append(deck.pop(0))
         return out
+
+    def to_discard(self, cards: Iterable[int]) -> None:
+        """Put ``cards`` on the discard pile (in order)."""
+        pile = self.discard
+        if type(pile) is tuple:
+            pile = self.discard = list(pile)
+        pile.extend(cards)  # type: ignore[union-attr]
