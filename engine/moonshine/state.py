@@ -132,7 +132,21 @@ def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
 
 def discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
     """Every way to discard ``n`` tokens from ``slots`` = ``(key, tokens)``, as tuples of
-    ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``."""
+    ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``.
+    Memoized: the list returned is shared, do not change it."""
+    key = (tuple(slots), n)
+    hit = _DISCARDS.get(key)
+    if hit is None:
+        if len(_DISCARDS) >= 1 << 14:
+            _DISCARDS.clear()
+        hit = _DISCARDS[key] = _discard_options(key[0], n)
+    return hit
+
+
+_DISCARDS: dict[tuple[tuple[tuple[str, int], ...], int], list[tuple[tuple[str, int], ...]]] = {}
+
+
+def _discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
     held = [(k, t) for k, t in slots if t > 0]
     out: list[tuple[tuple[str, int], ...]] = []
 

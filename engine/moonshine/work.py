@@ -30,6 +30,10 @@ _new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens"
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
+#: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
+_ROOMS: dict[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
+
+
 class WorkSeat:
     """Mutable copy of a :class:`SeatState`."""
 
@@ -180,12 +184,20 @@ class Work:
 
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
-        """Slots of ``seat`` with an empty space."""
+        """Slots of ``seat`` with an empty space (memoized by seat layout: the list is shared)."""
         s = self.peek(seat)
-        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(self.side(seat).slots, s.se_tokens, strict=False)) if t < sp]
+        side = self.side(seat)
+        key = (id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
+        hit = _ROOMS.get(key)
+        if hit is not None:
+            return hit
+        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens, strict=False)) if t < sp]
         for cid, t in zip(s.clients, s.cl_tokens, strict=False):
             if t < client_info(cid).spaces:
                 out.append(f"c{cid}")
+        if len(_ROOMS) >= 1 << 14:
+            _ROOMS.clear()
+        _ROOMS[key] = out
         return out
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
