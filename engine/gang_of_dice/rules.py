@@ -69,6 +69,7 @@ from engine.core import (
     replace_state,
     replacer,
     rng_draws,
+    step_of,
 )
 from engine.gang_of_dice import ai
 from engine.gang_of_dice.actions import (
@@ -202,10 +203,11 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
 def _roll_legal(faces: tuple[int, ...], marks: tuple[int, ...], can_reroll: bool) -> tuple[GangOfDiceAction, ...]:
     """The roll phase's legal actions (see :meth:`GangOfDice.legal_actions`), built in C:
     a mark for each face with unmarked dice, an unmark for each marked face."""
+    last = _last_counts
+    c = last[1] if last[0] is faces else _counts_of(faces)
     if marks == NO_MARKS:
-        return (*compress(MARKS, _counts_of(faces)), STOP)
-    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, _counts_of(faces))),
-                                         *compress(UNMARKS, marks))
+        return (*compress(MARKS, c), STOP)
+    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks))
     return out + _REROLL_STOP if can_reroll else out + _STOP_ONLY
 
 
@@ -225,7 +227,7 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
     if kind is Mark or kind is Unmark:
         face = action.face  # type: ignore[union-attr]
         marks = state.marks
-        return Step(_marked(state, v, marks[:face] + (marks[face] + (1 if kind is Mark else -1),) + marks[face + 1:]))
+        return step_of(_marked(state, v, marks[:face] + (marks[face] + (1 if kind is Mark else -1),) + marks[face + 1:]))
     stocks, committed, table, all_faces, rolls = state.stocks, state.committed, state.table, state.faces, state.rolls
     if kind is Stop:
         faces = all_faces[seat]
@@ -270,7 +272,7 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
                          triggered=card.rule.hit(c))
     status = state.status
     status = status[:seat] + ("rolling",) + status[seat + 1:]
-    return Step(_rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll", status),
+    return step_of(_rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll", status),
                 tuple(events))
 
 
@@ -295,10 +297,10 @@ def _end_turn(state: GangOfDiceState, seat: int, v: int, events: list[Event], st
     else:
         events.append(event("god.stop", {"seat": seat, "score": sum(faces), "faces": list(faces)}))
     if state.turn + 1 < len(state.order):
-        return Step(_next_turn(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "commit", status,
+        return step_of(_next_turn(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "commit", status,
                                state.turn + 1), tuple(events))
     ended = _rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, state.phase, status)
-    return Step(_resolve_round(ended, events), tuple(events))
+    return step_of(_resolve_round(ended, events), tuple(events))
 
 
 def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceState:
