@@ -123,7 +123,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.core import Game, GameOptions, IllegalAction, Outcome, Step
+from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
 from engine.moonshine import legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
@@ -212,7 +212,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         else:
             phases.answer_all(w, actions)
         phases.settle(w)
-        return Step(w.freeze(), tuple(w.events))
+        return step_of(w.freeze(), tuple(w.events))
 
     def view(self, state: MoonshineState, seat: int | None) -> MoonshineView:
         """Typed view (see :mod:`engine.moonshine.view`): a :class:`~engine.moonshine.view.PlayerView`

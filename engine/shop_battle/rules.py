@@ -113,7 +113,17 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores, replace_state
+from engine.core import (
+    Event,
+    Game,
+    GameOptions,
+    IllegalAction,
+    Outcome,
+    Step,
+    ranks_from_scores,
+    replace_state,
+    step_of,
+)
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.cards import ShopCard
@@ -349,7 +359,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         new = w.freeze()
         if w.phase == "over":
             w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return Step(new, tuple(w.events))
+        return step_of(new, tuple(w.events))
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
