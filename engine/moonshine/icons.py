@@ -118,7 +118,8 @@ def side_info(speakeasy: int, variant: str) -> SideInfo:
 
 
 #: Memo of :func:`bundle_of`: ``(id(side), se_tokens, clients, cl_tokens, validated)`` -> bundle.
-#: Sides live for the whole process (``_compiled`` is cached), so their ids stay valid.
+#: Sides live for the whole process (``_compiled`` is cached), so their ids stay valid. The key
+#: must name everything the result depends on: a card set chosen by rules version must join it.
 _BUNDLES: dict[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 _BUNDLES_MAX = 1 << 16
 

@@ -89,6 +89,7 @@ def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
 
 #: Legal actions by what they depend on (the key of :func:`_legal`): the same dice pattern, seat
 #: layout and front follow-up give the same tuple (actions are immutable values, so it is shared).
+#: The rules version is part of the key, so a card set of another version never shares entries.
 _BY_KEY: dict[tuple[object, ...], tuple[MoonshineAction, ...]] = {}
 
 
@@ -110,9 +111,9 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
             return (*(_interned(Pick, c) for c in q.cards), _PICK_NONE)
         if q.kind == "replace":
             return tuple(_interned(Replace, c) for c in s.clients)
-        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, q.kind, q.cards, q.n)
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, q.kind, q.cards, q.n)
     else:
-        key = (state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.lose > 0)
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.lose > 0)
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:

@@ -31,7 +31,7 @@ _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
 #: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
-_ROOMS: dict[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
+_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
 
 
 class WorkSeat:
@@ -187,7 +187,7 @@ class Work:
         """Slots of ``seat`` with an empty space (memoized by seat layout: the list is shared)."""
         s = self.peek(seat)
         side = self.side(seat)
-        key = (id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
+        key = (self.state.rules, id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
         hit = _ROOMS.get(key)
         if hit is not None:
             return hit
