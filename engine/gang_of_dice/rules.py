@@ -241,23 +241,14 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
         table += n
         events = [event("god.commit", {"seat": seat, "dice": n}),
                   event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat])]
-        if forced is None:
-            new = rng_draws(state, "roll", n, 6)
-            faces = tuple(sorted(new))
-            c = tuple(map(new.count, FACES))
-        else:
-            faces = tuple(sorted(_forced(forced, n)))
-            c = counts(faces)
+        faces = tuple(sorted(roll_faces(state, n) if forced is None else _forced(forced, n)))
+        c = counts(faces)
     else:  # a reroll: the marked dice leave the roll and are rolled again
         events = []
         marks = state.marks
         n = sum(marks)
         kept = tuple(map(sub, _counts_of(all_faces[seat]), marks))
-        if forced is None:
-            new = rng_draws(state, "roll", n, 6)
-            c = tuple(map(add, kept, map(new.count, FACES)))
-        else:
-            c = tuple(map(add, kept, counts(_forced(forced, n))))
+        c = tuple(map(add, kept, counts(roll_faces(state, n) if forced is None else _forced(forced, n))))
         faces = tuple(chain.from_iterable(map(repeat, FACES, c)))
     _last_counts = (faces, c)
     roll_no = rolls[seat] + 1
