@@ -37,6 +37,8 @@ DIE_NAMES = ("0", "1", "2", "b", "o")
 FACE_MASK = {"food": 1, "music": 2, "drink": 4, "any": 7, "moon": 0, "": 0}
 #: For each subset S of {Food, Music, Drink} (1..7): the source masks that can serve S.
 _SERVES = tuple(tuple(m for m in range(1, 8) if m & s) for s in range(8))
+#: Memo of :func:`shortfall`.
+_SHORT: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
 
 
 def roll_faces(rng: random.Random, dice: Sequence[int]) -> tuple[str, ...]:
@@ -50,9 +52,13 @@ def shortfall(cost: Sequence[int], sources: Sequence[int]) -> int:
     ``sources[mask]`` counts the units serving the resource set ``mask`` (1 Food, 2 Music, 4
     Drink, 3/5/6 two-way choices, 7 any). By Hall's theorem (deficiency version) the number of
     unmatched units of the best assignment is ``max over subsets S of demand(S) - supply(S)``, so
-    0 means the cost can be paid exactly (RULINGS M4).
+    0 means the cost can be paid exactly (RULINGS M4). Memoized on ``(cost, sources)``.
     """
-    f, m, d = cost
+    key = (tuple(cost), tuple(sources))
+    hit = _SHORT.get(key)
+    if hit is not None:
+        return hit
+    f, m, d = key[0]
     worst = 0
     for s in range(1, 8):
         dem = (f if s & 1 else 0) + (m if s & 2 else 0) + (d if s & 4 else 0)
@@ -63,6 +69,9 @@ def shortfall(cost: Sequence[int], sources: Sequence[int]) -> int:
             sup += sources[mask]
         if dem - sup > worst:
             worst = dem - sup
+    if len(_SHORT) >= 1 << 16:
+        _SHORT.clear()
+    _SHORT[key] = worst
     return worst
 
 

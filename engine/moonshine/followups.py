@@ -42,7 +42,7 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
         keep(w, seat, action.card, cards)
     elif isinstance(action, Pick):
         if action.card is None:
-            w.discard.extend(cards)
+            w.to_discard(cards)
             w.ev("ms.ev.pick_none", seat=seat)
         else:
             pick(w, seat, action.card, cards)
@@ -88,7 +88,7 @@ def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     s = w.seats[seat]
     s.clients.append(cid)
     s.cl_tokens.append(0)
-    w.discard.extend(c for c in cards if c != cid)
+    w.to_discard(c for c in cards if c != cid)
     w.ev("ms.ev.keep", seat=seat, card=cid)
     instant(w, seat, cid)
 
@@ -97,7 +97,7 @@ def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """Draw action: ``seat`` keeps drawn Client ``cid``; it is added when the seat has fewer
     Clients than Client-card icons (or none), else a ``replace`` follow-up asks which it replaces."""
     s = w.seats[seat]
-    w.discard.extend(c for c in cards if c != cid)
+    w.to_discard(c for c in cards if c != cid)
     icons = w.bundle(seat)[CLIENT]
     if len(s.clients) < icons or not s.clients:
         keep(w, seat, cid, ())
@@ -115,7 +115,7 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
     lost = s.cl_tokens[i]
     s.clients[i] = cid
     s.cl_tokens[i] = 0
-    w.discard.append(old)
+    w.to_discard((old,))
     if w.rules >= 2:
         w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
     else:
@@ -129,7 +129,7 @@ def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None
     for cid in kept:
         s.clients.append(cid)
         s.cl_tokens.append(0)
-    w.discard.extend(c for c in cards if c not in kept)
+    w.to_discard(c for c in cards if c not in kept)
     w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
 
 
@@ -174,6 +174,8 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
 def auto(w: Work, seat: int) -> bool:
     """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
     something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order)."""
+    if not w.pending(seat):
+        return False
     s = w.seats[seat]
     if s.queue:
         kind, cards, n = s.queue[0]

@@ -117,10 +117,23 @@ def side_info(speakeasy: int, variant: str) -> SideInfo:
     return _compiled()[1][variant][speakeasy]
 
 
+#: Memo of :func:`bundle_of`: ``(id(side), se_tokens, clients, cl_tokens, validated)`` -> bundle.
+#: Sides live for the whole process (``_compiled`` is cached), so their ids stay valid. The key
+#: must name everything the result depends on: a card set chosen by rules version must join it.
+_BUNDLES: dict[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+_BUNDLES_MAX = 1 << 16
+
+
 def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
-              validated: Sequence[int]) -> list[int]:
+              validated: Sequence[int]) -> tuple[int, ...]:
     """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
-    the covered slots of the Clients in front, and the lower parts of the validated Clients."""
+    the covered slots of the Clients in front, and the lower parts of the validated Clients.
+
+    Memoized (the same seat layout gives the same bundle); the result is an immutable tuple."""
+    key = (id(side), tuple(se_tokens), tuple(clients), tuple(cl_tokens), tuple(validated))
+    hit = _BUNDLES.get(key)
+    if hit is not None:
+        return hit
     b = list(side.base)
     for (spaces, bb), t in zip(side.slots, se_tokens, strict=False):
         if t >= spaces:
@@ -136,4 +149,7 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
         lo = client_info(cid).lower
         for i in range(NB):
             b[i] += lo[i]
-    return b
+    if len(_BUNDLES) >= _BUNDLES_MAX:
+        _BUNDLES.clear()
+    out = _BUNDLES[key] = tuple(b)
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from engine.core import IllegalAction
 from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
 from engine.moonshine.cards import card_set
-from engine.moonshine.dice import DIE_FACES, DIE_NAMES, roll_faces
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
@@ -75,7 +75,7 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
     Raises :class:`IllegalAction` when forced ``faces`` do not fit the rerolled dice."""
     if isinstance(action, Reroll):
         which = [DIE_NAMES.index(p) for p in action.dice]
-        new = faces if faces is not None else roll_faces(w.rng("reroll"), which)
+        new = faces if faces is not None else w.faces("reroll", which)
         if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
             raise IllegalAction("impossible faces for these dice")
         for i, f in zip(which, new, strict=True):
@@ -158,22 +158,25 @@ def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
 
 def settle(w: Work) -> None:
     """Run every automatic step and phase change until someone must decide or the game ends."""
+    rules2 = w.state.rules >= 2
+    seats = range(w.n)
     while True:
-        for seat in range(w.n):
+        for seat in seats:
             while auto(w, seat):
                 pass
-        if w.rules >= 2 and _second_redraws(w):
+        fronts = w.fronts()
+        if rules2 and "redraw" in fronts and _second_redraws(w):
             continue
-        if w.phase == "resolve" and w.to_draw and not any(q and q[0][0] == "discard" for q in (x.queue for x in w.seats)):
+        if w.phase == "resolve" and w.to_draw and "discard" not in fronts:
             _do_draws(w)
             continue
-        if w.phase in ("roll", "action", "over") or any(x.queue or x.lose for x in w.seats):
+        if w.phase in ("roll", "action", "over") or w.any_pending():
             return
         # nobody has anything pending: next phase
         if w.phase == "draft":
             w.phase = "setup"
-            for x in w.seats:
-                x.queue.append(("place", (), 0))
+            for i in range(w.n):
+                w.seats[i].queue.append(("place", (), 0))
         elif w.phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
@@ -195,9 +198,8 @@ def _second_redraws(w: Work) -> bool:
     player; True if one was drawn."""
     done = False
     for seat in w.order():
-        q = w.seats[seat].queue
-        if q and q[0][0] == "redraw":
-            q.pop(0)
+        if w.front(seat) == "redraw":
+            w.seats[seat].queue.pop(0)
             redraw_once(w, seat, 0)
             done = True
     return done
@@ -233,7 +235,7 @@ def _start_round(w: Work) -> None:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
     which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
-    faces = roll_faces(w.rng("roll"), which)
+    faces = w.faces("roll", which)
     w.dice = [""] * 5
     for i, f in zip(which, faces, strict=True):
         w.dice[i] = f
@@ -247,7 +249,7 @@ def _start_round(w: Work) -> None:
 
 def _end_round(w: Work) -> None:
     """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
-    pts = [points_of(s.validated, w.side(i).silhouettes) for i, s in enumerate(w.seats)]
+    pts = [points_of(w.peek(i).validated, w.side(i).silhouettes) for i in range(w.n)]
     if max(pts) >= w.state.target or w.round >= MAX_ROUNDS:
         w.phase = "over"
         w.dice = [""] * 5

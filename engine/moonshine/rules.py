@@ -118,9 +118,10 @@ Interpretations where the texts are silent or contradict themselves:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, ClassVar
 
-from engine.core import Game, GameOptions, Outcome, Step
+from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
 from engine.moonshine import hidden, legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
@@ -132,6 +133,11 @@ from engine.moonshine.view import MoonshineView, build_view
 from engine.moonshine.work import Work
 
 __all__ = ["Moonshine"]
+
+
+@cache
+def _default_options() -> MoonshineOptions:
+    return MoonshineOptions()
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
@@ -154,6 +160,13 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         assert isinstance(opts, MoonshineOptions)
         return phases.deal(seed, players, opts.variant, self.rules_version)
 
+    def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
+        """:meth:`engine.core.Game.parse_options`; no options at all give one shared default
+        instance (options are frozen models), validated once."""
+        if options is None or (not options and isinstance(options, Mapping)):
+            return _default_options()
+        return super().parse_options(options)
+
     def to_act(self, state: MoonshineState) -> frozenset[int]:
         """Seats to decide now (see :func:`engine.moonshine.legal.to_act`)."""
         return legal.to_act(state)
@@ -161,6 +174,18 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     def legal_actions(self, state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         """Every legal action of ``seat`` now (see :mod:`engine.moonshine.actions` for the codes)."""
         return legal.legal_actions(state, seat)
+
+    def check_actions(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
+        """:meth:`engine.core.Game.check_actions` (same checks and messages), with the legal
+        actions computed once per state and matched by identity first."""
+        expected = legal.to_act(state)
+        if not expected:
+            raise IllegalAction("the game is over")
+        if actions.keys() != expected:
+            raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+        for seat, action in actions.items():
+            if not legal.is_legal(state, seat, action):
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""
@@ -185,7 +210,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         else:
             phases.answer_all(w, actions)
         phases.settle(w)
-        return Step(w.freeze(), tuple(w.events))
+        return step_of(w.freeze(), tuple(w.events))
 
     def view(self, state: MoonshineState, seat: int | None) -> MoonshineView:
         """Typed view (see :mod:`engine.moonshine.view`): a :class:`~engine.moonshine.view.PlayerView`

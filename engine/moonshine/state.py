@@ -94,11 +94,24 @@ class MoonshineState(State):
     shuffles: int = 0
 
 
-def seat_bundle(seat: SeatState, variant: str) -> list[int]:
+#: The last bundles by seat object: ``id(seat) -> (seat, variant, bundle)`` (the entry keeps the
+#: seat alive, so its id is not reused while cached). Seats are immutable and a step copies
+#: only the seats it changes, so most lookups hit.
+_SEAT_BUNDLES: dict[int, tuple[SeatState, str, tuple[int, ...]]] = {}
+
+
+def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
     and full slots, full Client slots, validated lower parts."""
+    hit = _SEAT_BUNDLES.get(id(seat))
+    if hit is not None and hit[0] is seat and hit[1] == variant:
+        return hit[2]
     side = side_info(seat.speakeasy, variant)
-    return bundle_of(side, seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
+    out = bundle_of(side, seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
+    if len(_SEAT_BUNDLES) >= 4096:
+        _SEAT_BUNDLES.clear()
+    _SEAT_BUNDLES[id(seat)] = (seat, variant, out)
+    return out
 
 
 def seat_tokens(seat: SeatState) -> int:
@@ -119,7 +132,21 @@ def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
 
 def discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
     """Every way to discard ``n`` tokens from ``slots`` = ``(key, tokens)``, as tuples of
-    ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``."""
+    ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``.
+    Memoized: the list returned is shared, do not change it."""
+    key = (tuple(slots), n)
+    hit = _DISCARDS.get(key)
+    if hit is None:
+        if len(_DISCARDS) >= 1 << 14:
+            _DISCARDS.clear()
+        hit = _DISCARDS[key] = _discard_options(key[0], n)
+    return hit
+
+
+_DISCARDS: dict[tuple[tuple[tuple[str, int], ...], int], list[tuple[tuple[str, int], ...]]] = {}
+
+
+def _discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
     held = [(k, t) for k, t in slots if t > 0]
     out: list[tuple[tuple[str, int], ...]] = []
 

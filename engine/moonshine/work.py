@@ -8,16 +8,30 @@ events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups a
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engine.core import Event
+from engine.core import Event, event, replacer, rng_draws
+from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
-from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
+from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
 __all__ = ["Item", "Work", "WorkSeat"]
 
 #: A follow-up while working: ``(kind, cards, n)`` (see :class:`FollowUp`).
 Item = tuple[FollowUpKind, tuple[int, ...], int]
+
+
+#: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
+#: is never read): the next state, a seat, a follow-up.
+_next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
+                       "seats", "to_draw", "shuffles")
+_new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
+_new_follow_up = replacer(FollowUp, "kind", "cards", "n")
+
+
+#: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
+_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
 
 
 class WorkSeat:
@@ -36,22 +50,43 @@ class WorkSeat:
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
-        return SeatState(
-            speakeasy=self.speakeasy,
-            se_tokens=tuple(self.se_tokens),
-            clients=tuple(self.clients),
-            cl_tokens=tuple(self.cl_tokens),
-            validated=tuple(self.validated),
-            queue=tuple(FollowUp(k, tuple(c), n) for k, c, n in self.queue),
-            lose=self.lose,
-        )
+        return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
+                         tuple(self.validated), tuple([_new_follow_up(None, k, tuple(c), n) for k, c, n in self.queue]),
+                         self.lose)
+
+
+class _Seats:
+    """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
+    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state)."""
+
+    __slots__ = ("orig", "work")
+
+    def __init__(self, orig: tuple[SeatState, ...]) -> None:
+        self.orig = orig
+        self.work: list[WorkSeat | None] = [None] * len(orig)
+
+    def __getitem__(self, i: int) -> WorkSeat:
+        x = self.work[i]
+        if x is None:
+            x = self.work[i] = WorkSeat(self.orig[i])
+        return x
+
+    def __len__(self) -> int:
+        return len(self.orig)
 
 
 class Work:
-    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1)."""
+    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
+
+    ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
+    seat without copying it."""
+
+    __slots__ = ("active", "deck", "dice", "discard", "events", "n", "phase", "rerolls", "round", "seats", "seed",
+                 "shuffles", "state", "to_draw", "variant", "version")
 
     def __init__(self, state: MoonshineState) -> None:
         self.state = state
+        self.seed = state.seed
         self.version = state.version + 1
         self.variant = state.variant
         self.phase: Phase = state.phase
@@ -59,9 +94,9 @@ class Work:
         self.active = state.active
         self.dice = list(state.dice)
         self.rerolls = state.rerolls
-        self.deck = list(state.deck)
-        self.discard = list(state.discard)
-        self.seats = [WorkSeat(s) for s in state.seats]
+        self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
+        self.discard: list[int] | tuple[int, ...] = state.discard  # (draw, to_discard)
+        self.seats = _Seats(state.seats)
         self.to_draw = list(state.to_draw)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
@@ -75,12 +110,17 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
-        return MoonshineState(
-            seed=s.seed, version=self.version, players=s.players, rules=s.rules, variant=s.variant, target=s.target,
-            phase=self.phase, round=self.round, first=s.first, active=self.active, dice=tuple(self.dice),
-            rerolls=self.rerolls, deck=tuple(self.deck), discard=tuple(self.discard),
-            seats=tuple(x.freeze() for x in self.seats), to_draw=tuple(self.to_draw), shuffles=self.shuffles,
-        )
+        return _next_state(
+            s, self.version, self.phase, self.round, self.active, tuple(self.dice), self.rerolls, tuple(self.deck),
+            tuple(self.discard),
+            tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
+            tuple(self.to_draw), self.shuffles)
+
+    def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
+        """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
+        ``roll_faces(self.rng(salt), dice)``, drawn in bulk (:func:`engine.core.rng_draws`)."""
+        draws = rng_draws(self, salt, len(dice), 6)
+        return tuple(DIE_FACES[d][v] for d, v in zip(dice, draws, strict=True))
 
     def rng(self, salt: str) -> random.Random:
         """The chance of this step (seed, next version, salt), as :func:`engine.core.rng_for`."""
@@ -88,16 +128,55 @@ class Work:
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
         """Record an event (private to ``audience`` when given)."""
-        self.events.append(Event(key, params, None if audience is None else frozenset({audience})))
+        self.events.append(event(key, params, None if audience is None else frozenset({audience})))
+
+    def peek(self, seat: int) -> WorkSeat | SeatState:
+        """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
+        x = self.seats.work[seat]
+        return self.state.seats[seat] if x is None else x
+
+    def pending(self, seat: int) -> bool:
+        """True when ``seat`` has a follow-up or a loss pending."""
+        x = self.seats.work[seat]
+        s = self.state.seats[seat] if x is None else x
+        return bool(s.queue or s.lose)
+
+    def fronts(self) -> list[str | None]:
+        """:meth:`front` of every seat, in seat order."""
+        out: list[str | None] = []
+        for x, o in zip(self.seats.work, self.state.seats, strict=True):
+            if x is None:
+                out.append(o.queue[0].kind if o.queue else None)
+            else:
+                out.append(x.queue[0][0] if x.queue else None)
+        return out
+
+    def any_pending(self) -> bool:
+        """True when some seat has a follow-up or a loss pending."""
+        for x, o in zip(self.seats.work, self.state.seats, strict=True):
+            s = o if x is None else x
+            if s.queue or s.lose:
+                return True
+        return False
+
+    def front(self, seat: int) -> str | None:
+        """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
+        x = self.seats.work[seat]
+        if x is None:
+            q = self.state.seats[seat].queue
+            return q[0].kind if q else None
+        return x.queue[0][0] if x.queue else None
 
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
-        return side_info(self.seats[seat].speakeasy, self.variant)
+        return side_info(self.state.seats[seat].speakeasy, self.variant)
 
-    def bundle(self, seat: int) -> list[int]:
+    def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
-        s = self.seats[seat]
-        return bundle_of(self.side(seat), s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        x = self.seats.work[seat]
+        if x is None:
+            return seat_bundle(self.state.seats[seat], self.variant)
+        return bundle_of(self.side(seat), x.se_tokens, x.clients, x.cl_tokens, x.validated)
 
     def order(self) -> list[int]:
         """Seats in order from the active player (RULINGS M2)."""
@@ -105,17 +184,25 @@ class Work:
 
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
-        """Slots of ``seat`` with an empty space."""
-        s = self.seats[seat]
-        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(self.side(seat).slots, s.se_tokens, strict=False)) if t < sp]
+        """Slots of ``seat`` with an empty space (memoized by seat layout: the list is shared)."""
+        s = self.peek(seat)
+        side = self.side(seat)
+        key = (self.state.rules, id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
+        hit = _ROOMS.get(key)
+        if hit is not None:
+            return hit
+        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens, strict=False)) if t < sp]
         for cid, t in zip(s.clients, s.cl_tokens, strict=False):
             if t < client_info(cid).spaces:
                 out.append(f"c{cid}")
+        if len(_ROOMS) >= 1 << 14:
+            _ROOMS.clear()
+        _ROOMS[key] = out
         return out
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        s = self.seats[seat]
+        s = self.peek(seat)
         out = [(f"s{i}", t) for i, t in enumerate(s.se_tokens) if t]
         out += [(f"c{cid}", t) for cid, t in zip(s.clients, s.cl_tokens, strict=False) if t]
         return out
@@ -133,14 +220,23 @@ class Work:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
         fewer when both are exhausted."""
         out: list[int] = []
+        deck = self.deck = list(self.deck)
         while len(out) < k:
-            if not self.deck:
+            if not deck:
                 if not self.discard:
                     break
                 pile = sorted(self.discard)
                 random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
-                self.deck, self.discard = pile, []
+                deck = self.deck = pile
+                self.discard = []
                 self.shuffles += 1
                 self.ev("ms.ev.reshuffle", n=len(pile))
-            out.append(self.deck.pop(0))
+            out.append(deck.pop(0))
         return out
+
+    def to_discard(self, cards: Iterable[int]) -> None:
+        """Put ``cards`` on the discard pile (in order)."""
+        pile = self.discard
+        if type(pile) is tuple:
+            pile = self.discard = list(pile)
+        pile.extend(cards)  # type: ignore[union-attr]

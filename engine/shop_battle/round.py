@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from engine.core import Event
+from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
@@ -19,9 +19,39 @@ __all__ = ["MAX_ROUNDS", "RoundWork"]
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
 
+#: ``_ORDERS[(players, direction)][start]``: every seat in rotation order from ``start``.
+_ORDERS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+
+
+def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
+    hit = _ORDERS.get((n, direction))
+    if hit is None:
+        hit = _ORDERS[(n, direction)] = tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
+    return hit
+
+
+#: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
+_PUBLIC: tuple[tuple[int, ...], frozenset[int]] = ((), frozenset())
+
+#: The next state: every field a step may change, the others copied (``engine.core.replacer``).
+_next_state = replacer(
+    ShopBattleState, "version", "piles", "pot", "face_down", "out", "round", "chooser", "direction", "skips",
+    "phase", "announce_char", "announce_hi", "level", "contenders", "queue", "plays", "current", "tiebreakers",
+    "pending", "public", "known", "last", "lap_opener")
+#: ``LastRound(...)`` with every field given in order (the copied instance is never read).
+_new_last = replacer(LastRound, "round", "chooser", "char", "hi", "plays", "winner", "batailles", "pot", "tiebreak")
+
 
 class RoundWork:
-    """Mutable working copy of ``st`` (lists and sets instead of tuples)."""
+    """Mutable working copy of ``st`` (lists and sets instead of tuples).
+
+    ``public_dirty`` / ``known_dirty`` record whether a card became public or privately known
+    during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
+
+    __slots__ = ("cards", "char", "chooser", "contenders", "current", "direction", "events", "face_down", "hi",
+                 "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "orders", "out", "pending",
+                 "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "skips", "st", "table",
+                 "tiebreakers", "vals")
 
     def __init__(self, st: ShopBattleState, max_rounds: int = MAX_ROUNDS) -> None:
         self.st = st
@@ -29,7 +59,7 @@ class RoundWork:
         self.cards = st.cards
         self.table = card_table(st.cards, st.rules)
         self.n = st.players
-        self.piles = [list(p) for p in st.piles]
+        self.piles = list(map(list, st.piles))
         self.pot = list(st.pot)
         self.face_down = set(st.face_down)
         self.out = list(st.out)
@@ -43,19 +73,24 @@ class RoundWork:
         self.level = st.level
         self.contenders = list(st.contenders)
         self.queue = list(st.queue)
-        self.plays = [list(p) for p in st.plays]
+        self.plays = list(map(list, st.plays))
         self.current = list(st.current)
         self.tiebreakers = list(st.tiebreakers)
         self.pending = st.pending
-        self.public = set(st.public)
-        self.known = [set(k) for k in st.known]
+        cached = _PUBLIC
+        self.public: set[int] | frozenset[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
+        self.known: list[set[int] | None] = [None] * self.n  # a seat's set copied on first use (learn)
+        self.public_dirty = self.known_dirty = False
         self.last = st.last
         self.lap_opener = st.lap_opener
         self.events: list[Event] = []
+        self.orders = _orders(self.n, self.direction)
+        self.vals = self.table.values[self.char] if self.char is not None else ()
 
     # -- helpers
     def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
-        self.events.append(Event(key, params, audience))
+        """Record an event (``audience`` = the seats that may see it, ``None`` = public)."""
+        self.events.append(event(key, params, audience))
 
     def card_json(self, cid: int) -> dict[str, Any]:
         return dict(self.table.dicts[cid])
@@ -68,58 +103,63 @@ class RoundWork:
 
     def rotation(self, start: int, include_start: bool = True) -> list[int]:
         """Active seats in rotation order from ``start`` (current direction)."""
-        seats = [(start + self.direction * k) % self.n for k in range(self.n)]
-        if not include_start:
-            seats = seats[1:]
-        return [s for s in seats if self.active(s)]
+        out = self.out
+        seats = self.orders[start]
+        return [s for s in (seats if include_start else seats[1:]) if out[s] is None]
 
     def value(self, cid: int) -> int:
-        assert self.char is not None
-        v = self.table.values[self.char][cid]
+        """The announced characteristic's value of shop card ``cid``."""
+        v = self.vals[cid]
         assert v is not None
         return v
 
     def freeze(self) -> ShopBattleState:
+        """The next state (version + 1)."""
         st = self.st
-        return ShopBattleState(  # direct construction: cheaper than dataclasses.replace
-            seed=st.seed,
-            players=st.players,
-            rules=st.rules,
-            deck_id=st.deck_id,
-            deck_name=st.deck_name,
-            cards=st.cards,
-            round_cap=st.round_cap,
-            opening=st.opening,
-            version=st.version + 1,
-            piles=tuple(tuple(p) for p in self.piles),
-            pot=tuple(self.pot),
-            face_down=tuple(sorted(self.face_down)),
-            out=tuple(self.out),
-            round=self.round,
-            chooser=self.chooser,
-            direction=self.direction,
-            skips=self.skips,
-            phase=self.phase,
-            announce_char=self.char,
-            announce_hi=self.hi,
-            level=self.level,
-            contenders=tuple(self.contenders),
-            queue=tuple(self.queue),
-            plays=tuple(tuple(p) for p in self.plays),
-            current=tuple(self.current),
-            tiebreakers=tuple(self.tiebreakers),
-            pending=self.pending,
-            public=tuple(sorted(self.public)),
-            known=tuple(tuple(sorted(k - self.public)) for k in self.known),
-            last=self.last,
-            lap_opener=self.lap_opener,
-        )
+        global _PUBLIC
+        if self.public_dirty:
+            public = tuple(sorted(self.public))
+            _PUBLIC = (public, frozenset(self.public))
+        else:
+            public = st.public
+        pub = self.public
+        if self.public_dirty:  # cards seen privately may have become public: drop them
+            known = tuple((o if pub.isdisjoint(o) else tuple(c for c in o if c not in pub)) if k is None
+                          else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
+        elif self.known_dirty:
+            known = tuple(o if k is None else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
+        else:
+            known = st.known
+        return _next_state(
+            st, st.version + 1, tuple(map(tuple, self.piles)), tuple(self.pot),
+            tuple(sorted(self.face_down)) if self.face_down else (), tuple(self.out), self.round, self.chooser,
+            self.direction, self.skips, self.phase, self.char, self.hi, self.level, tuple(self.contenders),
+            tuple(self.queue), tuple(map(tuple, self.plays)), tuple(self.current), tuple(self.tiebreakers),
+            self.pending, public, known, self.last, self.lap_opener)
+
+    def learn(self, seat: int, cid: int) -> None:
+        """``seat`` privately sees card ``cid``."""
+        if cid in self.public:  # the state keeps only private knowledge (known minus public)
+            return
+        k = self.known[seat]
+        if k is None:
+            k = self.known[seat] = set(self.st.known[seat])
+        k.add(cid)
+        self.known_dirty = True
+
+    def make_public(self, cid: int) -> None:
+        """Card ``cid`` is now face up for everyone."""
+        if not self.public_dirty:
+            self.public = set(self.public)
+            self.public_dirty = True
+        self.public.add(cid)  # type: ignore[union-attr]
 
     # -- reveals and powers
     def reveal(self, seat: int) -> int:
         """Turn the top card of ``seat``'s pile face up into the pot; returns its id."""
         cid = self.piles[seat].pop(0)
-        self.public.add(cid)
+        if cid not in self.public:
+            self.make_public(cid)
         self.pot.append(cid)
         self.plays[seat].append((cid, self.level))
         return cid
@@ -139,6 +179,7 @@ class RoundWork:
             self.phase = "target"
         elif kind == "reverse":
             self.direction = -self.direction
+            self.orders = _orders(self.n, self.direction)
             self.ev("sb.ev.reverse", player=seat, rotation="cw" if self.direction == CW else "ccw")
         elif kind == "skip":
             self.skips += 1
@@ -151,7 +192,7 @@ class RoundWork:
             tops = []
             for s in others:
                 top = self.piles[s][0]
-                self.known[seat].add(top)
+                self.learn(seat, top)
                 tops.append({"seat": s, "card": self.card_json(top)})
             self.ev("sb.ev.scout", player=seat, count=len(tops))
             self.ev("sb.ev.scout_result", frozenset({seat}), player=seat, tops=tops)
@@ -179,7 +220,8 @@ class RoundWork:
         if isinstance(card.power, PeekPower):
             pile = self.piles[target]
             seconds = card.power.seconds
-            self.known[owner].update(pile)
+            for c in pile:
+                self.learn(owner, c)
             self.ev("sb.ev.peek", player=owner, target=target, seconds=seconds)
             self.ev(
                 "sb.ev.peek_result",
@@ -210,8 +252,8 @@ class RoundWork:
     def pre_choice(self) -> bool:
         """One pre-choice step; True when the chooser must now announce."""
         pile = self.piles[self.chooser]
-        if pile and self.is_shop(pile[0]):
-            self.known[self.chooser].add(pile[0])
+        if pile and self.table.shop[pile[0]]:
+            self.learn(self.chooser, pile[0])
             self.phase = "choose"
             return True
         if pile:
@@ -229,16 +271,11 @@ class RoundWork:
     def announce(self, char: str, hi: bool) -> None:
         """The chooser's announcement (S4): reveal their card and queue the others."""
         self.char, self.hi = char, hi
+        self.vals = self.table.values[char]
         cid = self.reveal(self.chooser)
         self.current[self.chooser] = cid
-        self.ev(
-            "sb.ev.announce",
-            chooser=self.chooser,
-            card=self.cards[cid].name,
-            char=char,
-            value=self.value(cid),
-            dir="hi" if hi else "lo",
-        )
+        self.events.append(event("sb.ev.announce", {"chooser": self.chooser, "card": self.cards[cid].name, "char": char,
+                                                    "value": self.value(cid), "dir": "hi" if hi else "lo"}))
         order = self.rotation(self.chooser, include_start=False)
         self.contenders = [self.chooser, *order]
         self.queue = order
@@ -246,19 +283,25 @@ class RoundWork:
     def reveal_next(self) -> None:
         """The next seat of the queue reveals (a Collector applies; no card = drops out)."""
         seat = self.queue[0]
-        if not self.piles[seat]:
+        pile = self.piles[seat]
+        if not pile:
             self.queue.pop(0)
             if seat in self.contenders:
                 self.contenders.remove(seat)
             self.ev("sb.ev.no_card", player=seat)
             return
-        cid = self.reveal(seat)
-        if not self.is_shop(cid):
+        cid = pile.pop(0)  # reveal(), inlined: this is the hottest path of a playout
+        if cid not in self.public:
+            self.make_public(cid)
+        self.pot.append(cid)
+        self.plays[seat].append((cid, self.level))
+        if not self.table.shop[cid]:
             self.collector(seat, cid)
             return
         self.queue.pop(0)
         self.current[seat] = cid
-        self.ev("sb.ev.reveal", player=seat, card=self.cards[cid].name, char=self.char, value=self.value(cid))
+        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.cards[cid].name, "char": self.char,
+                                                  "value": self.vals[cid]}))
 
     def compare(self) -> None:
         """Best value wins (S4); an equal best value starts a bataille (S5)."""
@@ -304,29 +347,22 @@ class RoundWork:
         The round cap (S6): rules 1 end right after round ``round_cap``; rules 2 end at the end
         of the first full lap of choosers that finishes at or after round ``round_cap``."""
         size = len(self.pot)
+        events = self.events
         if winner is not None:
             self.piles[winner].extend(self.pot)
             self.pot = []
             self.face_down = set()
-            self.ev("sb.ev.win", winner=winner, cards=size)
+            events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
         else:
-            self.ev("sb.ev.carry", cards=size)
-        self.last = LastRound(
-            round=self.round,
-            chooser=self.chooser,
-            char=self.char,
-            hi=self.hi,
-            plays=tuple(tuple(p) for p in self.plays),
-            winner=winner,
-            batailles=self.level,
-            pot=size,
-            tiebreak=tiebreak,
-        )
+            events.append(event("sb.ev.carry", {"cards": size}))
+        self.last = _new_last(None, self.round, self.chooser, self.char, self.hi, tuple(map(tuple, self.plays)),
+                              winner, self.level, size, tiebreak)
+        out, piles = self.out, self.piles
         for s in range(self.n):
-            if self.active(s) and not self.piles[s]:
-                self.out[s] = self.round
-                self.ev("sb.ev.out", player=s)
-        alive = [s for s in range(self.n) if self.active(s)]
+            if out[s] is None and not piles[s]:
+                out[s] = self.round
+                events.append(event("sb.ev.out", {"player": s}))
+        alive = [s for s in range(self.n) if out[s] is None]
         nxt: int | None = None
         skipped: list[int] = []
         if len(alive) > 1:
@@ -360,4 +396,4 @@ class RoundWork:
         self.contenders, self.queue, self.tiebreakers = [], [], []
         self.plays = [[] for _ in range(self.n)]
         self.current = [None] * self.n
-        self.ev("sb.ev.round", round=self.round, chooser=nxt)
+        events.append(event("sb.ev.round", {"round": self.round, "chooser": nxt}))

@@ -105,14 +105,24 @@ The cards are copied into the state, so a state never depends on files or the da
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.core import (
+    Event,
+    Game,
+    GameOptions,
+    IllegalAction,
+    Outcome,
+    Step,
+    ranks_from_scores,
+    replace_state,
+    step_of,
+)
 from engine.shop_battle import hidden
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
@@ -125,6 +135,11 @@ __all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal"
 
 #: Round-cap values offered in the lobby (``None`` = no cap).
 ROUND_CAPS = (None, 10, 20, 30, 50)
+
+_ONE = tuple(frozenset({s}) for s in range(6))
+_NOBODY: frozenset[int] = frozenset()
+_CHOOSE_IDS = frozenset(id(a) for a in CHOOSE_ALL)  # module constants: their ids never change
+_MISSING: Any = object()
 
 
 class ShopBattleOptions(GameOptions):
@@ -156,6 +171,11 @@ class ShopBattleOptions(GameOptions):
         if isinstance(value, str) and value.strip().lower() in ("", "none", "0", "off"):
             return None
         return value
+
+
+@cache
+def _default_options() -> ShopBattleOptions:
+    return ShopBattleOptions()
 
 
 def deal(order: Sequence[int], players: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
@@ -194,6 +214,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
+    def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
+        """:meth:`engine.core.Game.parse_options`; no options at all give one shared default
+        instance (options are frozen models), validated once."""
+        if options is None or (not options and isinstance(options, Mapping)):
+            return _default_options()
+        return super().parse_options(options)
+
     def _options(self, options: GameOptions | Mapping[str, Any] | None) -> ShopBattleOptions:
         opts = self.parse_options(options)
         assert isinstance(opts, ShopBattleOptions)
@@ -275,7 +302,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             OpeningEvent(key=e.key, params=dict(e.params),
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
             for e in w.events)
-        return dataclasses.replace(w.freeze(), opening=opening)
+        return replace_state(w.freeze(), opening=opening)
 
     def progress(self, state: ShopBattleState) -> int:
         """Rounds played so far, for ``simulate``."""
@@ -294,10 +321,10 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def to_act(self, state: ShopBattleState) -> frozenset[int]:
         """``{chooser}`` in phase ``choose``, ``{pending.owner}`` in ``target``, else empty."""
         if state.phase == "choose":
-            return frozenset({state.chooser})
+            return _ONE[state.chooser]
         if state.phase == "target" and state.pending is not None:
-            return frozenset({state.pending.owner})
-        return frozenset()
+            return _ONE[state.pending.owner]
+        return _NOBODY
 
     def legal_actions(self, state: ShopBattleState, seat: int) -> tuple[ShopBattleAction, ...]:
         """The 8 announcements for the chooser; a :class:`Target` per valid target in ``target``."""
@@ -307,6 +334,15 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             return CHOOSE_ALL
         assert state.pending is not None
         return tuple(TARGETS[t] for t in state.pending.targets)
+
+    def check_actions(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> None:
+        """:meth:`engine.core.Game.check_actions` (same checks, same messages); the common case,
+        the chooser sending one of :data:`~engine.shop_battle.actions.CHOOSE_ALL`, by identity."""
+        if state.phase == "choose" and len(actions) == 1:
+            action = actions.get(state.chooser, _MISSING)
+            if action is not _MISSING and id(action) in _CHOOSE_IDS:
+                return
+        super().check_actions(state, actions)
 
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
@@ -322,7 +358,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         new = w.freeze()
         if w.phase == "over":
             w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return Step(new, tuple(w.events))
+        return step_of(new, tuple(w.events))
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
