@@ -254,7 +254,9 @@ def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, 
                     st[1] += rewards[s]
         done += 1
     table = root.stats.get(seat, {})
-    stats = {m: (int(table[m][0]), table[m][1] / table[m][0] if table.get(m) and table[m][0] else 0.0)
-             for m in mine}
+    stats: dict[Move, tuple[int, float]] = {}
+    for m in mine:
+        n, w, _ = table.get(m, (0.0, 0.0, 0.0))
+        stats[m] = (int(n), w / n if n else 0.0)
     best = max(range(len(mine)), key=lambda i: (stats[mine[i]][0], stats[mine[i]][1], -i))
     return SearchResult(mine[best], done, stats)
