@@ -256,7 +256,7 @@ def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, 
     table = root.stats.get(seat, {})
     stats: dict[Move, tuple[int, float]] = {}
     for m in mine:
-        n, w, _ = table.get(m, (0.0, 0.0, 0.0))
-        stats[m] = (int(n), w / n if n else 0.0)
+        row = table.get(m, [0.0, 0.0, 0.0])
+        stats[m] = (int(row[0]), row[1] / row[0] if row[0] else 0.0)
     best = max(range(len(mine)), key=lambda i: (stats[mine[i]][0], stats[mine[i]][1], -i))
     return SearchResult(mine[best], done, stats)

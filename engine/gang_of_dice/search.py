@@ -48,12 +48,12 @@ def macro_moves(game: Any, state: GangOfDiceState, seat: int, at_least: Sequence
     candidates that contain ``at_least``; the baseline's choice first."""
     if state.phase == "commit":
         stock = state.stocks[seat]
-        base = ai.ai_commit(state, seat)
-        return [Commit(base)] + [Commit(n) for n in range(1, min(stock, MAX_COMMIT) + 1) if n != base]
+        count = ai.ai_commit(state, seat)
+        return [Commit(count)] + [Commit(n) for n in range(1, min(stock, MAX_COMMIT) + 1) if n != count]
     c = counts(state.faces[seat])
     moves: list[Any] = []
     base = _plan_of(state, seat)
-    if base == STOP_MOVE or all(m >= a for m, a in zip(base, at_least, strict=True)):
+    if isinstance(base, str) or all(m >= a for m, a in zip(base, at_least, strict=True)):
         moves.append(base)
     if STOP_MOVE not in moves:
         moves.append(STOP_MOVE)
