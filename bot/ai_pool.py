@@ -23,7 +23,6 @@ pure engine side; this module adds what the engine may not have, a clock and pro
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import multiprocessing
 import os
@@ -33,6 +32,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from engine import policies
 from engine.core import Game
 from engine.registry import GAMES
 
@@ -41,18 +41,8 @@ __all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "pick", "think"]
 log = logging.getLogger(__name__)
 
 
-def _policies() -> Any:
-    """:mod:`engine.policies` when present (the search helper's module), else ``None``."""
-    try:
-        return importlib.import_module("engine.policies")
-    except ImportError:  # pragma: no cover - until engine/policies.py lands
-        return None
-
-
-_POLICIES = _policies()
-
-#: The levels offered to users, weakest first (``engine.policies.LEVELS``).
-LEVELS: tuple[str, ...] = tuple(getattr(_POLICIES, "LEVELS", ("easy", "normal", "strong")))
+#: The levels offered to users, weakest first (:data:`engine.policies.LEVELS`).
+LEVELS: tuple[str, ...] = policies.LEVELS
 #: The levels computed in the process pool (the others are cheap and computed inline).
 POOLED: frozenset[str] = frozenset({"strong"})
 
@@ -67,12 +57,7 @@ def pick(game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: 
     """``seat``'s move at ``level`` (an action, legal in ``state``): :func:`engine.policies.choose`.
 
     Raises ``ValueError`` on an unknown level."""
-    if _POLICIES is not None:
-        return _POLICIES.choose(game, state, seat, level, salt=salt, iterations=iterations,
-                                should_stop=should_stop)
-    if level not in LEVELS:  # pragma: no cover - the stand-in until engine/policies.py lands
-        raise ValueError(f"unknown AI level {level!r}")
-    return game.ai_action(state, seat)  # pragma: no cover
+    return policies.choose(game, state, seat, level, salt=salt, iterations=iterations, should_stop=should_stop)
 
 
 def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, think_seconds: float,
