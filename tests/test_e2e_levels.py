@@ -114,3 +114,21 @@ def test_levels_have_localised_names_on_the_board_and_in_pictures():
     assert texts.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
     assert raw_names(table) == ("Ann", "IA 1 (fort)", "IA 2 (normal)")
     assert texts.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
+
+
+async def test_six_seats_fit_discords_five_rows(e2e):
+    world = await e2e(seeds=[4])
+    alice = world.member("alice")
+    lobby = (await world.slash(alice, "play", game="shop-battle")).response
+    tid = lobby_id(lobby)
+    for _ in range(5):
+        res = await world.click(alice, lobby, f"se:l:{tid}:ai+")
+        assert res.acknowledged
+    picker = res.followups[0]
+    assert len(picker_selects(picker)) == 5 and len(picker.raw_components) == 5
+    assert len(lobby.raw_components) <= 5 and lobby.text().count("(normal)") == 5
+    res = await world.select(alice, picker, picker_selects(picker)[4].custom_id, ["strong"])
+    assert "AI 5 now plays at **strong** level" in picker.text() and "AI 5 (strong)" in lobby.text()
+    res = await world.click(alice, lobby, f"se:l:{tid}:ai+")  # a seventh seat: refused, privately
+    assert res.ephemeral and "full" in res.response.text()
+    world.assert_no_errors()
