@@ -110,6 +110,11 @@ class Hooks:
         widening: progressive widening factor ``k`` (a node offers ``max(2, k * sqrt(n))``
             moves; ``0`` = every move at once).
         max_depth: deepest tree level (1 = flat UCB at the root).
+        flat: flat Monte-Carlo with common random numbers instead of the tree: each
+            determinization plays *every* root move once (the other seats of a simultaneous
+            root step play the rollout policy), so moves are compared on the same hidden cards
+            and the same future dice (paired samples: much less noise where chance dominates);
+            the move with the best mean reward is played.
     """
 
     moves: Callable[[AnyGame, Any, int], Sequence[Move]] = default_moves
@@ -123,6 +128,7 @@ class Hooks:
     exploration: float = 0.7
     widening: float = 0.0
     max_depth: int = 40
+    flat: bool = False
 
 
 class _Node:
@@ -172,8 +178,6 @@ def _select(node: _Node, seat: int, moves: Sequence[Move], hooks: Hooks) -> Move
 
 def _rewards(game: AnyGame, state: Any, root: Any, hooks: Hooks, rng: random.Random) -> Sequence[float]:
     """Play out ``state`` with the rollout policy; rewards per seat."""
-    policy = hooks.rollout
-    eps = hooks.epsilon
     cutoff = hooks.cutoff
     while True:
         to_act = game.to_act(state)
@@ -183,15 +187,43 @@ def _rewards(game: AnyGame, state: Any, root: Any, hooks: Hooks, rng: random.Ran
             return outcome_rewards(outcome)
         if cutoff is not None and hooks.evaluate is not None and cutoff(root, state):
             return hooks.evaluate(game, state)
-        acts = {}
-        for s in sorted(to_act):
-            if policy is not None:
-                acts[s] = policy(game, state, s, rng)
-            elif eps and rng.random() < eps:
-                acts[s] = _random_policy(game, state, s, rng)
-            else:
-                acts[s] = game.ai_action(state, s)
+        acts = {s: _policy_action(game, state, s, hooks, rng) for s in sorted(to_act)}
         state = game.apply(state, acts).state
+
+
+def _policy_action(game: AnyGame, state: Any, seat: int, hooks: Hooks, rng: random.Random) -> Any:
+    if hooks.rollout is not None:
+        return hooks.rollout(game, state, seat, rng)
+    if hooks.epsilon and rng.random() < hooks.epsilon:
+        return _random_policy(game, state, seat, rng)
+    return game.ai_action(state, seat)
+
+
+def _flat(game: AnyGame, state: Any, seat: int, hooks: Hooks, determinize: Callable[..., Any],
+          rng: random.Random, mine: list[Move], budget: int | None,
+          should_stop: Callable[[], bool] | None) -> SearchResult:
+    """Flat Monte-Carlo with common random numbers (:attr:`Hooks.flat`); ``budget`` counts
+    playouts."""
+    sums = [0.0] * len(mine)
+    visits = [0] * len(mine)
+    done = 0
+    while budget is None or done < budget:
+        if should_stop is not None and should_stop():
+            break
+        det = determinize(game, state, seat, rng.getrandbits(48))
+        others = {s: _policy_action(game, det, s, hooks, rng) for s in sorted(game.to_act(det)) if s != seat}
+        roll_seed = rng.getrandbits(32)
+        for i, m in enumerate(mine):
+            if (budget is not None and done >= budget) or (should_stop is not None and done and should_stop()):
+                break
+            after = hooks.advance(game, det, {**others, seat: m})
+            sums[i] += _rewards(game, after, state, hooks, random.Random(roll_seed))[seat]
+            visits[i] += 1
+            done += 1
+    stats = {m: (visits[i], sums[i] / visits[i] if visits[i] else 0.0) for i, m in enumerate(mine)}
+    seen = [i for i in range(len(mine)) if visits[i]] or [0]
+    best = max(seen, key=lambda i: (stats[mine[i]][1], -i))
+    return SearchResult(mine[best], done, stats)
 
 
 def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, salt: int = 0,
@@ -216,8 +248,10 @@ def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, 
         return SearchResult(mine[0], 0, {mine[0]: (0, 0.0)})
     budget = iterations if iterations is not None else (None if should_stop is not None else 100)
     determinize = hooks.determinize or (lambda g, s, seat_, salt_: g.hidden_variant(s, seat_, salt_))
-    root = _Node()
     rng = random.Random(f"search:{salt}")
+    if hooks.flat:
+        return _flat(game, state, seat, hooks, determinize, rng, mine, budget, should_stop)
+    root = _Node()
     done = 0
     while budget is None or done < budget:
         if should_stop is not None and should_stop():

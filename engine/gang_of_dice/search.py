@@ -103,7 +103,7 @@ def _rollout(game: Any, state: GangOfDiceState, seat: int, rng: random.Random) -
 
 
 HOOKS = Hooks(moves=macro_moves, advance=_advance, first_action=first_action, rollout=_rollout,
-              cutoff=_cutoff, evaluate=_evaluate, max_depth=3, exploration=0.5)
+              cutoff=_cutoff, evaluate=_evaluate, flat=True)
 
 
 def canonical(state: GangOfDiceState) -> GangOfDiceState:

@@ -1,9 +1,10 @@
 """Moonshine hooks of the strong search (:mod:`engine.search`).
 
-The action phase is simultaneous (RULINGS M2): the search picks each seat's action from that
-seat's own statistics at the node (decoupled UCT) and never sees another seat's choice before
-its own. Determinizations re-deal the deck, the face-down discard pile and the cards offered to
-other seats (``hidden_variant``). Playouts: the baseline AI for a few rounds, evaluated by the
+Flat Monte-Carlo with common random numbers: every determinization (the deck, the face-down
+discard pile and the cards offered to other seats re-dealt by ``hidden_variant``, and so every
+future die roll) plays every move of the seat, so rerolls and actions are compared on the same
+dice and cards. The action phase is simultaneous (RULINGS M2): the other seats' choices there
+come from the baseline AI on the same determinization, never from their real choice. Playouts: the baseline AI for a few rounds, evaluated by the
 points (M8) and the Moon tokens held (the first tie-break), as a softmax win-chance estimate.
 """
 
@@ -30,4 +31,4 @@ def _evaluate(game: Any, state: MoonshineState) -> tuple[float, ...]:
     return softmax_rewards([p + 0.2 * seat_tokens(s) for p, s in zip(points, state.seats, strict=True)], 1.5)
 
 
-HOOKS = Hooks(cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, exploration=0.6, max_depth=4)
+HOOKS = Hooks(cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, flat=True)

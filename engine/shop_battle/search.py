@@ -1,9 +1,10 @@
 """Shop Battle hooks of the strong search (:mod:`engine.search`).
 
-The search tries every announcement (characteristic and direction) and every target of a
-Collector power against determinizations that re-deal the cards the seat does not know
-(``hidden_variant``). Playouts: the baseline AI for a few rounds, evaluated by the cards each
-seat holds (a softmax: a win-chance estimate; S6: most cards wins at the round cap).
+Flat Monte-Carlo with common random numbers: every determinization (the cards the seat does not
+know re-dealt by ``hidden_variant``) plays every announcement (characteristic and direction) or
+every target of a Collector power, so the moves are compared on the same deals. Playouts: the
+baseline AI for a few rounds, evaluated by the cards each seat holds (a softmax: a win-chance
+estimate; S6: most cards wins at the round cap).
 """
 
 from __future__ import annotations
@@ -28,4 +29,4 @@ def _evaluate(game: Any, state: ShopBattleState) -> tuple[float, ...]:
     return softmax_rewards(held, 3.0)
 
 
-HOOKS = Hooks(cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, exploration=0.6, max_depth=2)
+HOOKS = Hooks(cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, flat=True)
