@@ -9,6 +9,8 @@ pure engine side; this module adds what the engine may not have, a clock and pro
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
   event loop, so clicks on other tables are not delayed, and outside the table lock (the
   driver, :mod:`bot.driver`, takes the lock only to read the state and later to apply the move).
+- Workers run at a lower priority (:data:`WORKER_NICENESS`), so on a busy machine the event
+  loop's clicks go first.
 - When every worker is busy, moves queue in the executor; the think time starts when a worker
   starts the move (the deadline is taken inside the worker, :func:`think`).
 - The engine never reads a clock: the worker builds the ``should_stop`` callback from
@@ -78,6 +80,20 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
     return game.encode(action)
 
 
+#: Workers run at this lower priority (``os.nice``): on a machine with fewer free cores than
+#: workers + 1, the event loop (clicks) goes first and the search takes what is left (a move
+#: still ends on time: it searches less).
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Worker initializer: :data:`WORKER_NICENESS` (ignored where the platform refuses)."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        pass
+
+
 def _context() -> Any:
     """Worker processes: forked from a clean server process that imported the games once
     ("forkserver": no copy of the bot's threads or sockets), else spawned."""
@@ -108,7 +124,8 @@ class AiPool:
         self.workers = max(1, workers)
         self.think_seconds = think_seconds
         self.iterations = iterations
-        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context()))
+        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context(),
+                                                                           initializer=_lower_priority))
         self.task = task
         self._executor: Executor | None = None
         self._generation = 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai_pool import LEVELS, AiPool, think
+from bot.ai_pool import LEVELS, WORKER_NICENESS, AiPool, think
 from bot.ratings import AI_RATINGS, DEFAULT_MU, Rated, ai_rating, rate
 from bot.service import ServiceError, TableService, lobby_tag
 from engine import policies
@@ -241,6 +241,11 @@ def crash_once(flag: str, *args):
     return think(*args)
 
 
+def niceness(*args) -> str:
+    """A worker task that answers its process's niceness."""
+    return str(os.nice(0))
+
+
 async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_path, caplog):
     game = GAMES["three-player-moon"]
     state = game.setup(5, 3, {})
@@ -260,6 +265,11 @@ async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_p
     with pytest.raises(RuntimeError):
         await pool.choose(game, state, seat, "strong")
     assert await pool.choose(game, state, seat, "normal") == game.encode(game.ai_action(state, seat))
+    nice = AiPool(1, task=niceness)  # workers yield to the event loop
+    try:
+        assert int(await nice.choose(game, state, seat, "strong")) == min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        await nice.close()
 
 
 async def test_strong_moves_queue_when_every_worker_is_busy():
