@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S]
+                                    [--thinking-ais 10 [--think-seconds 1.0] [--ai-workers N]]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
 
@@ -53,6 +54,13 @@ timed too ("click -> panel's new picture").
 writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
 (``postgresql://user:pass@host:5432/db``; each N writes a new schema ``speakeasy_scale_<N>``
 there, dropped at the end). Default: SQLite files in a temporary folder.
+
+With ``--thinking-ais K`` (issue 11), each run then starts K new tables whose every seat is a
+strong AI (through the service: their drivers ask the AI pool, ``bot/ai_pool.py``, for about K
+strong moves at once, each thinking ``--think-seconds`` in one of ``--ai-workers`` processes),
+waits until the pool has K moves asked, and times one more click per member table on other
+tables meanwhile: ``click_p99_ms_ai`` (and ``click_median_ms_ai``, ``thinking_ais`` = the mean
+number of strong moves asked at each click) in the JSON line, for the largest N.
 
 Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -259,9 +267,12 @@ async def build_database(path: str | Path, n: int, background: int, points: dict
 
 
 # ============================================================================ the bot under test
-def bench_settings(path: str | Path, ai_delay: float, turn_timeout: float) -> Settings:
+def bench_settings(path: str | Path, ai_delay: float, turn_timeout: float, think_seconds: float = 1.0,
+                   ai_workers: int | None = None) -> Settings:
+    extra: dict[str, Any] = {} if ai_workers is None else {"ai_workers": ai_workers}
     return Settings(_env_file=None, database_url=str(path), ai_delay_seconds=ai_delay,  # type: ignore[call-arg]
-                    turn_timeout_seconds=int(turn_timeout), enabled_games="all", discord_token=None)
+                    turn_timeout_seconds=int(turn_timeout), enabled_games="all", discord_token=None,
+                    ai_think_seconds=think_seconds, **extra)
 
 
 def make_bot(settings: Settings) -> SpeakeasyBot:
@@ -494,19 +505,38 @@ def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
     return out
 
 
+async def start_thinking(svc: TableService, count: int, guild: int, channel: int) -> list[int]:
+    """``count`` new tables whose every seat is a strong AI (the games mixed), started through
+    the service: their drivers keep about ``count`` strong moves asked of the AI pool at once."""
+    ids = []
+    games = list(GAMES)
+    for k in range(count):
+        key = games[k % len(games)]
+        lobby = await svc.open_lobby(guild_id=guild, channel_id=channel, game=key, host_user_id=BACKGROUND_HOST,
+                                     host_name="Host")
+        await svc.db.replace_seats(lobby.id, [SeatRow(s, None, f"AI {s + 1}", True, ai_level="strong")
+                                              for s in range(players_for(key))])
+        await svc.start(lobby.id, BACKGROUND_HOST)
+        ids.append(lobby.id)
+    return ids
+
+
 async def measure_in_process(path: str | Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
-                             max_seconds: float = 300.0) -> dict[str, Any]:
-    """Clicks, bare replies and service submits, interleaved, while the background plays."""
+                             max_seconds: float = 300.0, thinking_ais: int = 0,
+                             think_seconds: float = 1.0, ai_workers: int | None = None) -> dict[str, Any]:
+    """Clicks, bare replies and service submits, interleaved, while the background plays; then,
+    with ``thinking_ais``, clicks on other tables while that many strong AIs think."""
     fake = FakeDiscord()
-    bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout), tables)
+    bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout, think_seconds, ai_workers), tables)
     svc = bot.service
     members = [t for t in tables if not t.background]
     members = members[1:]  # the first member table is the restart child's
     rng = random.Random(seed)
     rng.shuffle(members)
-    per = min(clicks + warmup, len(members) // 2)
+    per = min(clicks + warmup, len(members) // (3 if thinking_ais else 2))
     click_tables, submit_tables = members[:per], members[per:2 * per]
+    ai_click_tables = members[2 * per:3 * per] if thinking_ais else []
     first = tables[0]
     bg = Background(svc, {t.id for t in tables if t.background}, first.guild, first.channel)
     stop = asyncio.Event()
@@ -556,6 +586,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
+        ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
+                                                 first.guild, first.channel, max_seconds) if thinking_ais else {}
         stop.set()
         await bg_task
         bg_steps = await bg.steps()
@@ -578,8 +610,48 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "submit_median_ms": quantile(submits, 0.5), "submit_p99_ms": quantile(submits, 0.99),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
-        "http_calls": sum(fake.calls.values()),
+        "http_calls": sum(fake.calls.values()), **ai_figures,
     }
+
+
+async def clicks_while_thinking(fake: FakeDiscord, bot: SpeakeasyBot, click_tables: list[Table],
+                                points: dict[str, list[Point]], thinking_ais: int, warmup: int, rng: random.Random,
+                                guild: int, channel: int, max_seconds: float) -> dict[str, Any]:
+    """Start ``thinking_ais`` all-strong tables; once the pool has that many moves asked (or
+    10 s passed), time a member's click on each of ``click_tables`` (other tables). Returns the
+    ``*_ai`` figures: click p99 and median, the strong moves asked at each click (mean, min)
+    and the strong moves applied meanwhile."""
+    svc = bot.service
+    pool = svc.driver.pool
+    ids = await start_thinking(svc, thinking_ais, guild, channel)
+    first = {tid: (await svc.table(tid)).version for tid in ids}
+    t0 = time.perf_counter()
+    while pool.waiting < thinking_ais and time.perf_counter() - t0 < 10:
+        await asyncio.sleep(0.05)
+    replies: list[float] = []
+    asked: list[int] = []
+    t_start = time.perf_counter()
+    for i, ct in enumerate(click_tables):
+        if i >= warmup and time.perf_counter() - t_start > max_seconds:
+            break
+        cp = points[ct.game][ct.point]
+        waiting = pool.waiting
+        reply_ms, _board_ms, _redrawn = await click(fake, bot, ct, panel_click(ct, cp))
+        if i >= warmup:
+            replies.append(reply_ms)
+            asked.append(waiting)
+        await asyncio.sleep(rng.uniform(0.002, 0.02))
+    elapsed = time.perf_counter() - t_start
+    moves = 0
+    for tid, v in first.items():
+        moves += (await svc.table(tid)).version - v
+    for tid in ids:
+        with contextlib.suppress(ServiceError):
+            await svc.abandon(tid, None)
+    return {"clicks_ai": len(replies), "reply_median_ms_ai": quantile(replies, 0.5),
+            "reply_p99_ms_ai": quantile(replies, 0.99), "thinking_mean": statistics.mean(asked) if asked else 0.0,
+            "thinking_min": min(asked, default=0), "strong_moves_per_s": moves / elapsed if elapsed else 0.0,
+            "ai_workers": pool.workers, "think_seconds": pool.think_seconds}
 
 
 # ============================================================================ child processes
@@ -723,7 +795,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
                           args.restart_timeout + 60 + n / 100)
     result = asyncio.run(measure_in_process(path, tables, points, clicks=args.clicks, warmup=args.warmup,
                                             ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
-                                            max_seconds=args.max_seconds))
+                                            max_seconds=args.max_seconds, thinking_ais=args.thinking_ais,
+                                            think_seconds=args.think_seconds, ai_workers=args.ai_workers))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
@@ -778,6 +851,13 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("clicks timed (lost boards/refused)",
                [f"{r['clicks']} ({r['boards_lost']}/{r['clicks_refused']})" for r in runs]))
     print(_row("database written in, s", [f"{r['build_s']:.1f}" for r in runs]))
+    if "reply_p99_ms_ai" in large:
+        print(_row(f"click while {large['thinking_mean']:.1f} strong AIs think, median ms",
+                   [f"{r['reply_median_ms_ai']:.2f}" for r in runs]))
+        print(_row("click while strong AIs think, p99 ms", [f"{r['reply_p99_ms_ai']:.2f}" for r in runs],
+                   TARGETS["click_p99_ms"]))
+        print(_row(f"  strong moves/s ({large['ai_workers']} worker(s), {large['think_seconds']:g} s)",
+                   [f"{r['strong_moves_per_s']:.2f}" for r in runs]))
     print("engine step (Game.apply), median ms: " + ", ".join(f"{k} {v:.3f}" for k, v in engine.items()))
     print()
     summary = {
@@ -800,6 +880,10 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "background": large["background"],
         "clicks": large["clicks"],
     }
+    if "reply_p99_ms_ai" in large:
+        summary.update(click_p99_ms_ai=round(large["reply_p99_ms_ai"], 3),
+                       click_median_ms_ai=round(large["reply_median_ms_ai"], 3),
+                       thinking_ais=round(large["thinking_mean"], 2), ai_workers=large["ai_workers"])
     return summary
 
 
@@ -819,6 +903,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--engine-seconds", type=float, default=0.5, help="engine playouts per game, seconds")
     parser.add_argument("--points", type=int, default=12, help="distinct game moments per game copied")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--thinking-ais", type=int, default=0, metavar="K",
+                        help="then time clicks while K strong AIs think (adds click_p99_ms_ai)")
+    parser.add_argument("--think-seconds", type=float, default=1.0, help="strong AI think time (AI_THINK_SECONDS)")
+    parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes (AI_WORKERS)")
     parser.add_argument("--quick", action="store_true", help="small N, few clicks: well under a minute")
     parser.add_argument("--child", choices=("restart", "memory"), help=argparse.SUPPRESS)
     parser.add_argument("--child-spec", type=Path, help=argparse.SUPPRESS)

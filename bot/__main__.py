@@ -2,8 +2,9 @@
 
 - ``python -m bot``: start the Discord bot (needs ``DISCORD_TOKEN`` in the environment or ``.env``;
   without it, prints what to set and how to play locally, and exits with status 2).
-- ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--pace S | --fast] [--db FILE]``:
-  play in the terminal (saved as you go); ``python -m bot play --resume`` continues the last game.
+- ``python -m bot play GAME [--players N] [--ai LEVEL,...] [--seed S] [--lang en|fr] [--pace S | --fast]
+  [--db FILE]``: play in the terminal (saved as you go) against AI players of the given levels
+  (easy, normal, strong; one per AI seat); ``python -m bot play --resume`` continues the last game.
 - ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
@@ -111,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--resume", action="store_true", help="continue the last unfinished terminal game")
     play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
                       "~/.local/share/speakeasy/terminal.db)")
+    play.add_argument("--ai", metavar="LEVEL[,LEVEL...]", default=None,
+                      help="the AI players' levels, one per AI seat in order: easy, normal or strong "
+                           "(e.g. --ai strong,normal; default: normal)")
     play.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between AI moves (0.6)")
     play.add_argument("--fast", action="store_true", help="no pause between AI moves")
     sim = sub.add_parser("simulate", help="play AI-only games and print a summary")
@@ -133,6 +137,22 @@ def build_parser() -> argparse.ArgumentParser:
     # handled by bot/render/cli.py before parsing; listed here so that --help shows it
     sub.add_parser("render", help="draw a game's board and panels as PNG files (render --help)", add_help=False)
     return parser
+
+
+def _levels(raw: str | None) -> list[str] | None:
+    """``--ai strong,normal``: one AI level per AI seat, in seat order (case and spaces ignored).
+    Exits with a clear message on an unknown or missing level."""
+    if raw is None:
+        return None
+    from bot.ai_pool import LEVELS
+
+    levels = [part.strip().lower() for part in raw.split(",")]
+    for level in levels:
+        if level not in LEVELS:
+            shown = repr(level) if level else "an empty level"
+            raise SystemExit(f"--ai: {shown} is not a level; the levels are {', '.join(LEVELS)} "
+                             "(one per AI seat, separated by commas: --ai strong,normal)")
+    return levels
 
 
 def _players(game: str, wanted: int | None) -> int:
@@ -162,9 +182,18 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 <= pace <= 10:
             raise SystemExit("--pace is from 0 to 10 seconds")
         options = {} if args.game is None else _options(args.game, args.option, args.deck)
-        players = 0 if args.game is None else _players(args.game, args.players)
+        levels = _levels(args.ai)
+        if levels is not None and args.resume:
+            raise SystemExit("--ai is for a new game: a resumed game keeps its AI players' levels")
+        wanted = args.players if args.players is not None or levels is None else len(levels) + 1
+        players = 0 if args.game is None else _players(args.game, wanted)
+        if levels is not None and len(levels) != players - 1:
+            raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
+                             f"(--players {players}): give one level per AI seat, e.g. --ai "
+                             + ",".join(["normal"] * (players - 1)))
         game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
-                            resume=args.resume, pace=pace, db_path=Path(args.db) if args.db else None)
+                            resume=args.resume, pace=pace, db_path=Path(args.db) if args.db else None,
+                            ai_levels=levels)
         try:
             return asyncio.run(game.run())
         except KeyboardInterrupt:  # Ctrl-C while the AI plays: every step is already saved

@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.ai_pool import AiPool
 from bot.i18n import Translator, catalog, pick_lang
 from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
@@ -154,6 +155,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
             lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
+            ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
+                           iterations=self.settings.ai_iterations),
         )
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():

@@ -1,13 +1,19 @@
 """AI moves: one driver task per table plays its AI seats (and away members' seats).
 
 A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
-has not chosen yet; it makes one move at a time under the table's lock, through the same path as
-a member's click (:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is
-told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine
-or storage error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather
-than left hanging. A move refused because another writer stored a step first
-(:class:`storage.base.VersionConflict`: two processes on one table) is no failure: the table is
-reloaded and the driver goes on from the stored state (or stops if it ended).
+has not chosen yet; it makes one move at a time, through the same path as a member's click
+(:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is told. It stops
+as soon as a member must act or the game ends. An AI move that fails (an engine or storage
+error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
+hanging.
+
+Each seat plays at its level (:attr:`storage.base.SeatRow.level`; a member's stand-in plays
+normal). Easy and normal moves are chosen under the table's lock. A strong move is a search
+in the process pool (:class:`bot.ai_pool.AiPool`), so the lock is held only to read the state
+and, later, to apply the move: clicks at the table (and everywhere else) go on meanwhile. When
+the table's version changed while the AI thought, the move is dropped and thought again. A move refused because another writer stored
+a step first (:class:`storage.base.VersionConflict`: two processes on one table) is no failure:
+the table is reloaded and the driver goes on from the stored state (or stops if it ended).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import functools
 import logging
 from typing import Any
 
+from bot.ai_pool import AiPool
 from bot.table import TableHost
 from storage.base import VersionConflict
 
@@ -37,11 +44,15 @@ class Driver:
     Args:
         host: the owner of the tables (locks, cache, choices; it tells the UI).
         ai_delay: seconds between AI moves that showed something (0 in tests).
+        pool: chooses the moves (a default :class:`bot.ai_pool.AiPool` when not given).
     """
 
-    def __init__(self, host: TableHost, *, ai_delay: float = 0.0) -> None:
+    def __init__(self, host: TableHost, *, ai_delay: float = 0.0, pool: AiPool | None = None) -> None:
         self.host = host
         self.ai_delay = ai_delay
+        self.pool = pool or AiPool()
+        #: strong moves thrown away because the table moved while the AI thought
+        self.dropped = 0
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._closed = False
 
@@ -93,8 +104,25 @@ class Driver:
                     if not todo:
                         return
                     seat = todo[0]
-                    code = game.encode(game.ai_action(live.state, seat))
-                    result, view, events = await host.choose(live, seat, code, source="ai")
+                    level = next(s.level for s in live.seats if s.seat == seat)
+                    state, salt = live.state, table_id * 1_000_003 + live.state.version
+                    if not self.pool.pooled(level):
+                        code = self.pool.inline(game, state, seat, level, salt)
+                        result, view, events = await host.choose(live, seat, code, source="ai")
+                if self.pool.pooled(level):  # think outside the lock, then apply if nothing moved
+                    code = await self.pool.choose(game, state, seat, level, salt=salt)
+                    async with host.table_lock(table_id):
+                        live = await host.touch(table_id)
+                        if live is None or live.row.status != "running":
+                            return
+                        seats = {s.seat: s for s in live.seats}
+                        if (live.state.version != state.version or seat in live.pending or seat not in seats
+                                or not seats[seat].autoplay or seat not in live.game.to_act(live.state)):
+                            self.dropped += 1
+                            log.info("table %s moved while the AI of seat %s thought; thinking again", table_id, seat)
+                            pause = False
+                            continue
+                        result, view, events = await host.choose(live, seat, code, source="ai")
             except asyncio.CancelledError:
                 raise
             except VersionConflict:
@@ -130,5 +158,6 @@ class Driver:
         return list(tasks)
 
     async def close(self) -> None:
-        """:meth:`shutdown` and wait for the drivers to end."""
+        """:meth:`shutdown`, wait for the drivers to end, then close the pool."""
         await asyncio.gather(*self.shutdown(), return_exceptions=True)
+        await self.pool.close()

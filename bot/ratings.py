@@ -1,7 +1,8 @@
 """Per-guild, per-game ratings with openskill's Plackett-Luce model (one-player teams).
 
-AI seats take part in the ranking with a fixed default rating (they are not stored), so a
-member who plays against AI players is rated too; only members' ratings are updated.
+AI seats take part in the ranking with a fixed rating per level (:data:`AI_RATINGS`; they are
+never stored as players), so a member who plays against AI players is rated too, and beating a
+strong AI counts for more than beating an easy one; only members' ratings are updated.
 """
 
 from __future__ import annotations
@@ -14,6 +15,17 @@ _MODEL = PlackettLuce()
 DEFAULT_MU: float = _MODEL.mu
 DEFAULT_SIGMA: float = _MODEL.sigma
 
+#: The fixed ``(mu, sigma)`` an AI seat of each level is rated at (openskill's defaults are
+#: mu 25, sigma 25/3). "normal" is a new member's rating (what every AI seat counted as before
+#: levels existed); "easy" and "strong" sit one default sigma/2 (about 4.2 mu) below and above:
+#: a member who beats a strong AI gains more, and loses less when beaten by it, than against a
+#: normal one. Documented in docs/ARCHITECTURE.md ("Ratings").
+AI_RATINGS: dict[str, tuple[float, float]] = {
+    "easy": (DEFAULT_MU - DEFAULT_SIGMA / 2, DEFAULT_SIGMA),
+    "normal": (DEFAULT_MU, DEFAULT_SIGMA),
+    "strong": (DEFAULT_MU + DEFAULT_SIGMA / 2, DEFAULT_SIGMA),
+}
+
 
 @dataclass(frozen=True)
 class Rated:
@@ -22,6 +34,13 @@ class Rated:
     user_id: int | None
     mu: float = DEFAULT_MU
     sigma: float = DEFAULT_SIGMA
+
+
+def ai_rating(level: str) -> Rated:
+    """The fixed rating of an AI seat playing at ``level`` (:data:`AI_RATINGS`; an unknown
+    level counts as normal)."""
+    mu, sigma = AI_RATINGS.get(level, AI_RATINGS["normal"])
+    return Rated(None, mu, sigma)
 
 
 def rate(seats: list[Rated], ranks: list[int]) -> list[tuple[float, float]]:

@@ -52,14 +52,16 @@ import json
 import logging
 import secrets
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
+from bot.ai_pool import LEVELS, AiPool
 from bot.driver import Driver
-from bot.ratings import Rated, rate
+from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
@@ -102,6 +104,25 @@ class ServiceError(Exception):
         self.params = params
 
 
+def check_level(level: str) -> None:
+    """Refuse an AI level that is not one of :data:`bot.ai_pool.LEVELS` (``err.bad_level``)."""
+    if level not in LEVELS:
+        raise ServiceError("err.bad_level", level=str(level)[:20])
+
+
+def lobby_tag(seats: list[SeatRow]) -> str:
+    """A short fingerprint (8 hex digits) of a lobby's seats (who sits where, which seats are
+    AI players): the level picker carries it in its custom_ids, and a pick is refused as stale
+    when the seats changed since the picker was drawn (see :meth:`TableService.set_ai_level`).
+    Levels are not part of it: changing one AI's level leaves the others' pickers valid.
+
+    >>> lobby_tag([SeatRow(0, 7, "Ann", False), SeatRow(1, None, "AI 1", True)])
+    'a8adfdeb'
+    """
+    blob = ";".join(f"{s.seat},{s.user_id},{int(s.is_ai)},{s.name}" for s in seats)
+    return f"{zlib.crc32(blob.encode()):08x}"
+
+
 class ReplayError(Exception):
     """:meth:`TableService.replay` refused: the table was set up under another rules version
     than the game's current one, never started, or its log cannot be replayed (the message says
@@ -141,6 +162,9 @@ class TableService:
         lobby_timeout: seconds a lobby may stay open without being started (then it closes).
         shards: the Discord shards of this process: it owns only the tables of their guilds
             (``None``: every table).
+        ai_pool: chooses the AI moves at each seat's level, strong ones in worker processes
+            (:class:`bot.ai_pool.AiPool`; a default one, one worker, when not given). Closed by
+            :meth:`close`.
     """
 
     def __init__(
@@ -156,6 +180,7 @@ class TableService:
         leaderboard_min_games: int = 3,
         lobby_timeout: float = 1800,
         shards: Shards | None = None,
+        ai_pool: AiPool | None = None,
     ) -> None:
         self.db = db
         self.shards = None if shards is None or shards.everything else shards
@@ -164,7 +189,7 @@ class TableService:
         self.leaderboard_min_games = leaderboard_min_games
         self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
                                    reminder_fraction=reminder_fraction, shards=self.shards)
-        self.driver = Driver(self, ai_delay=ai_delay)
+        self.driver = Driver(self, ai_delay=ai_delay, pool=ai_pool)
         self.lobby_timeout = lobby_timeout
         self.scheduler.timers.handle(LOBBY, self._lobby_due)
         self._locks: dict[int, asyncio.Lock] = {}
@@ -393,7 +418,8 @@ class TableService:
             seats = await self.db.seats(table_id)
             new = change(row, seats)
             if new is not None:
-                await self.db.replace_seats(table_id, [SeatRow(i, s.user_id, s.name, s.is_ai) for i, s in enumerate(new)])
+                await self.db.replace_seats(table_id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)
+                                                       for i, s in enumerate(new)])
             view = await self.table(table_id)
         await notify(self.notifier.lobby_changed, view)
         return view
@@ -422,13 +448,38 @@ class TableService:
             return [s for s in seats if s.user_id != user_id]
         return await self._edit_lobby(table_id, user_id, change)
 
-    async def add_ai(self, table_id: int, user_id: int, ai_name: str = "AI") -> TableView:
-        """The host adds an AI player. Raises ``err.host_only``/``err.table_full``."""
+    async def add_ai(self, table_id: int, user_id: int, ai_name: str = "AI", level: str = "normal") -> TableView:
+        """The host adds an AI player at ``level`` (one of :data:`bot.ai_pool.LEVELS`).
+
+        Raises ``err.host_only``, ``err.table_full``, ``err.bad_level``."""
+        check_level(level)
+
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if len(seats) >= GAMES[row.game].max_players:
                 raise ServiceError("err.table_full", max=GAMES[row.game].max_players)
             n = sum(1 for s in seats if s.is_ai) + 1
-            return seats + [SeatRow(len(seats), None, f"{ai_name} {n}", True)]
+            return seats + [SeatRow(len(seats), None, f"{ai_name} {n}", True, ai_level=level)]
+        return await self._edit_lobby(table_id, user_id, change, host_only=True)
+
+    async def set_ai_level(self, table_id: int, user_id: int, seat: int, level: str,
+                           expect: str | None = None) -> TableView:
+        """The host sets the level of the AI player in ``seat`` (lobby only).
+
+        ``expect``: the :func:`lobby_tag` of the seats the caller saw; when the lobby's seats
+        changed since (a join, a leave, an AI added or removed), the change is refused as
+        ``err.level_stale``, so a click on an old level picker never changes another seat.
+        Raises ``err.host_only``, ``err.table_not_lobby``, ``err.bad_level``, ``err.level_stale``
+        (also when ``seat`` is not an AI player), ``err.level_same`` (already that level: a
+        double click)."""
+        check_level(level)
+
+        def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
+            if (expect is not None and lobby_tag(seats) != expect) or not (0 <= seat < len(seats)) \
+                    or not seats[seat].is_ai:
+                raise ServiceError("err.level_stale")
+            if seats[seat].level == level:
+                raise ServiceError("err.level_same", name=seats[seat].name, level=level)
+            return [replace(s, ai_level=level) if s.seat == seat else s for s in seats]
         return await self._edit_lobby(table_id, user_id, change, host_only=True)
 
     async def remove_ai(self, table_id: int, user_id: int) -> TableView:
@@ -704,7 +755,8 @@ class TableService:
         users = [s.user_id for s in seats if s.user_id is not None]
         old = await self.db.ratings(row.guild_id, row.game, users)
         rated = [
-            Rated(s.user_id, old[s.user_id].mu, old[s.user_id].sigma) if s.user_id in old else Rated(s.user_id)
+            Rated(s.user_id, old[s.user_id].mu, old[s.user_id].sigma) if s.user_id in old
+            else ai_rating(s.level) if s.user_id is None else Rated(s.user_id)
             for s in seats
         ]
         new = rate(rated, list(outcome.ranks))
@@ -830,12 +882,13 @@ class TableService:
         self.scheduler.start()
 
     async def close(self) -> None:
-        """Stop timers, the warm-up and AI drivers (state is already persisted)."""
+        """Stop timers, the warm-up, AI drivers and the AI pool (state is already persisted)."""
         tasks = self.scheduler.shutdown() + self.driver.shutdown()
         if self._warm is not None and not self._warm.done():
             self._warm.cancel()
             tasks.append(self._warm)
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.driver.pool.close()
 
     # ------------------------------------------------------------------ custom decks
     async def _deck_data(self, row: TableRow, deck_id: Any) -> dict[str, Any]:
@@ -983,7 +1036,8 @@ class TableService:
         lobby = await self.open_lobby(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
                                       host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
                                       options=options)
-        await self.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai) for i, s in enumerate(seats)])
+        await self.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)
+                                               for i, s in enumerate(seats)])
         return await self.table(lobby.id)
 
     async def _members_gone(self, live: LiveTable) -> frozenset[int]:

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.ai_pool import default_workers
 from engine.registry import GAMES
 from storage.base import Shards
 from storage.factory import url_problem
@@ -38,6 +39,13 @@ class Settings(BaseSettings):
             (``"gang-of-dice,moonshine"``), or ``"all"`` (the default; blank means all too).
             Stored normalised (registry order, no repeats); read it as :attr:`games`. Running
             tables of a game disabled later still finish; only new lobbies are refused.
+        ai_workers: ``AI_WORKERS``: processes the strong AI thinks in (default: the machine's
+            cores minus one, at least 1; :class:`bot.ai_pool.AiPool`). Strong moves queue when
+            every worker is busy.
+        ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI move, from when a
+            worker starts it (0.05 to 10; default 1.0).
+        ai_iterations: ``AI_ITERATIONS``: when set, a strong move searches this many iterations
+            instead of for a time (reproducible moves: tests, benchmarks); unset in production.
         pictures: ``PICTURES=on|off`` (also true/false, 1/0, yes/no; default on): the board
             and the private panels carry a picture (``bot/render``) beside a short text; off
             shows the text boards only. Without the Attach Files permission, or when a picture
@@ -71,6 +79,9 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
     shard_ids: str | None = None
     render_workers: int = Field(default=1, ge=0, le=8)
+    ai_workers: int = Field(default_factory=default_workers, ge=1, le=256)
+    ai_think_seconds: float = Field(default=1.0, ge=0.05, le=10)
+    ai_iterations: int | None = Field(default=None, ge=1, le=1_000_000)
 
     @property
     def store_url(self) -> str:
@@ -150,7 +161,7 @@ class Settings(BaseSettings):
             raise ValueError(problem)
         return v.strip()
 
-    @field_validator("discord_token", "dev_guild_id", "shard_count", mode="before")
+    @field_validator("discord_token", "dev_guild_id", "shard_count", "ai_iterations", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         """A blank value (``DEV_GUILD_ID=`` or spaces) means "not set"."""

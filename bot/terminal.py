@@ -281,14 +281,17 @@ class TerminalGame:
 
     ``db_path``: the SQLite file (default :func:`default_db_path`); ``resume``: continue the last
     unfinished terminal table of that file (``game`` may then be ``None`` = any game);
-    ``pace``: seconds between AI steps (0 = no pause).
+    ``pace``: seconds between AI steps (0 = no pause); ``ai_levels``: the AI players' levels in
+    seat order (``--ai``; a missing one is normal). Strong AI players think in worker processes
+    (:class:`bot.ai_pool.AiPool`, one second a move).
     """
 
     def __init__(self, game: str | None, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
                  ask: Callable[[str], str] | None = None, out: Callable[[str], None] = print,
                  options: dict[str, Any] | None = None, images: str | Path | None = None,
-                 resume: bool = False, pace: float = DEFAULT_PACE) -> None:
+                 resume: bool = False, pace: float = DEFAULT_PACE, ai_levels: list[str] | None = None) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
+        self.ai_levels = list(ai_levels or [])
         self.images = Path(images) if images is not None else None
         self.t: Translator = TerminalTranslator(lang)
         self.db_path = db_path
@@ -343,8 +346,9 @@ class TerminalGame:
         saved = await self._saved(service.db)
         table = await service.open_lobby(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
                                          host_name=t("term.you"), lang=t.lang, options=self.options)
-        for _ in range(self.players - 1):
-            await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"))
+        for i in range(self.players - 1):
+            level = self.ai_levels[i] if i < len(self.ai_levels) else "normal"
+            await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
         self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players, key=self.game))
         if saved is not None:
             self.out(t("term.saved_other", game=texts.game_title(saved.game, t), id=saved.id))

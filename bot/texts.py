@@ -10,10 +10,11 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from bot.ai_pool import LEVELS
 from bot.i18n import Translator
 from bot.presenters import PRESENTERS, RenderContext
 from bot.service import TableView
-from bot.ui import Board, Card, Field, Panel, Select, check_card_limits
+from bot.ui import Board, Card, Field, Panel, Select, SelectOption, check_card_limits
 from engine.core import Event, Outcome
 from engine.registry import GAMES
 
@@ -29,9 +30,21 @@ def escape_name(name: str, limit: int = 32) -> str:
     return _MD.sub(r"\\\1", name)
 
 
+def level_name(level: str, t: Translator) -> str:
+    """The localised name of an AI level (``"strong"`` -> "strong", "fort")."""
+    return t(f"ai.level.{level}")
+
+
+def ai_name(name: str, level: str, t: Translator) -> str:
+    """An AI player's name with its level ("AI 1 (strong)"), as the board and the lobby show it."""
+    return t("ai.named", name=name, level=level_name(level, t))
+
+
 def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
-    """Render context for ``seat`` (``None`` = public) at ``table``."""
-    names = tuple(escape_name(s.name) + (" 🤖" if s.is_ai else " 💤" if s.away else "") for s in table.seats)
+    """Render context for ``seat`` (``None`` = public) at ``table``: an AI player's name carries
+    🤖 and its level, an away member's 💤."""
+    names = tuple(ai_name(escape_name(s.name) + " 🤖", s.level, t) if s.is_ai
+                  else escape_name(s.name) + (" 💤" if s.away else "") for s in table.seats)
     return RenderContext(t=t, names=names, seat=seat, extras=extras or {})
 
 
@@ -62,7 +75,7 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
     options), status."""
     game = GAMES[table.row.game]
     seats = "\n".join(
-        f"{i + 1}. " + (f"🤖 {escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>")
+        f"{i + 1}. " + (f"🤖 {ai_name(escape_name(s.name), s.level, t)}" if s.is_ai else f"<@{s.user_id}>")
         for i, s in enumerate(table.seats)
     ) or "—"
     seats_key = "lobby.seats_exact" if game.min_players == game.max_players else "lobby.seats"
@@ -81,6 +94,25 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
         desc = t("lobby.cancelled")
     return Card(title=t("lobby.title", game=game_title(table.row.game, t), id=table.id), description=desc,
                 fields=tuple(fields), footer=t("lobby.footer"))
+
+
+#: At most this many AI seats get a level select in the picker (Discord's five component rows).
+PICKER_ROWS = 5
+
+
+def level_picker(table: TableView, t: Translator, notice: str = "") -> tuple[Card, tuple[tuple[int, Select], ...]]:
+    """The host's private level picker of a lobby: a card, and one select per AI seat
+    ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the levels
+    (:data:`bot.ai_pool.LEVELS`), the seat's current level marked as default. ``notice``
+    (what the last pick did) opens the description."""
+    selects = []
+    for s in [s for s in table.seats if s.is_ai][:PICKER_ROWS]:
+        options = tuple(SelectOption(level_name(lv, t).capitalize(), lv, t(f"ai.level_desc.{lv}"), lv == s.level)
+                        for lv in LEVELS)
+        selects.append((s.seat, Select(ai_name(s.name, s.level, t)[:150], options)))
+    desc = t("lobby.picker.desc") if selects else t("lobby.picker.none")
+    card = Card(title=t("lobby.picker.title", id=table.id), description=f"{notice}\n\n{desc}" if notice else desc)
+    return card, tuple(selects)
 
 
 def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:

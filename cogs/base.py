@@ -25,11 +25,20 @@ from bot import texts
 from bot.client import game_extension, reply, report_error, user_t
 from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
-from bot.service import ServiceError, TableService, TableView
+from bot.service import ServiceError, TableService, TableView, lobby_tag
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from cogs import pictures
-from cogs.components import STYLES, LobbyButton, NumberModal, NumberModalId, embed, lobby_option_select, panel_view
-from cogs.notifier import message_link
+from cogs.components import (
+    STYLES,
+    LobbyButton,
+    NumberModal,
+    NumberModalId,
+    embed,
+    level_picker_view,
+    lobby_option_select,
+    panel_view,
+)
+from cogs.notifier import DiscordNotifier, message_link
 from engine.core import Event
 
 if TYPE_CHECKING:
@@ -61,7 +70,8 @@ async def report_click_error(interaction: discord.Interaction, error: BaseExcept
 
 LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "secondary"),
                  ("ai+", "lobby.add_ai", "secondary"), ("ai-", "lobby.remove_ai", "secondary"),
-                 ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"))
+                 ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"),
+                 ("lvl", "lobby.ai_levels", "secondary"))
 
 
 #: A panel click is answered by redrawing the panel in the answer itself when the service has
@@ -168,6 +178,19 @@ class GameCog(commands.Cog):
             table = await svc.leave(table_id, user.id)
         elif op == "ai+":
             table = await svc.add_ai(table_id, user.id, ai_name)
+            await interaction.response.edit_message(**await self.lobby_message(table))
+            added = next(s for s in reversed(table.seats) if s.is_ai)
+            await interaction.followup.send(ephemeral=True, **self.level_picker_message(
+                table, t, t("lobby.picker.added", name=texts.escape_name(added.name))))
+            return
+        elif op == "lvl":
+            table = await svc.table(table_id)
+            if table.row.status != "lobby":
+                raise ServiceError("err.table_not_lobby")
+            if user.id != table.row.host_user_id:
+                raise ServiceError("err.host_only")
+            await interaction.response.send_message(ephemeral=True, **self.level_picker_message(table, t))
+            return
         elif op == "ai-":
             table = await svc.remove_ai(table_id, user.id)
         elif op == "cancel":
@@ -186,6 +209,33 @@ class GameCog(commands.Cog):
         else:
             raise ServiceError("err.bad_button")
         await interaction.response.edit_message(**await self.lobby_message(table))
+
+    @staticmethod
+    def level_picker_message(table: TableView, t: Translator, notice: str = "") -> dict[str, Any]:
+        """The host's private level picker of a lobby (:func:`bot.texts.level_picker`), in the
+        host's language; its selects carry the seats' fingerprint (:func:`bot.service.lobby_tag`)."""
+        card, selects = texts.level_picker(table, t, notice)
+        kwargs: dict[str, Any] = {"embed": embed(card)}
+        if selects:
+            kwargs["view"] = level_picker_view(table.id, lobby_tag(table.seats), selects)
+        return kwargs
+
+    async def level_pick(self, interaction: discord.Interaction, table_id: int, seat: int, tag: str,
+                         values: list[str]) -> None:
+        """A level chosen in the picker: the AI in ``seat`` plays at that level from now on; the
+        picker is redrawn in place and the lobby message edited. A picker drawn before the seats
+        changed, a level it already has, a closed lobby or another member's click are refused
+        (an ephemeral message, see :meth:`bot.service.TableService.set_ai_level`)."""
+        t = user_t(interaction)
+        if len(values) != 1:
+            raise ServiceError("err.bad_level")
+        table = await self.service.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
+        row = next(s for s in table.seats if s.seat == seat)
+        notice = t("lobby.picker.set", name=texts.escape_name(row.name), level=texts.level_name(row.level, t))
+        await interaction.response.edit_message(**self.level_picker_message(table, t, notice))
+        notifier = self.bot.notifier
+        if isinstance(notifier, DiscordNotifier):
+            await notifier.redraw_lobby(table)
 
     async def lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
         """A lobby option select: only the values the lobby offers are accepted."""

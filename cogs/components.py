@@ -11,6 +11,9 @@ formats below are those of every button already posted in Discord, byte for byte
 - ``se:a:<table>:<version>:<code>``  :class:`ActionButton` (the engine's action code)
 - ``se:p:<table>:<version>:<r>.<c>`` :class:`PromptButton`: opens a number modal (panel row r, column c)
 - ``se:s:<table>:<version>:<r>``     :class:`PanelSelect`: a select in panel row r
+- ``se:v:<table>:<seat>:<tag>``      :class:`LevelSelect`: the host's private level picker, the
+  level of the AI in ``seat`` (values: a level); ``tag`` is the lobby's seats fingerprint
+  (:func:`bot.service.lobby_tag`) when the picker was drawn, so an old picker is refused
 - ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
   dynamic items in discord.py: the lobby cog's interaction listener parses it)
 
@@ -92,9 +95,10 @@ class _RoutedButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]], tem
 
 
 class LobbyButton(_RoutedButton, template=rf"se:l:(?P<table>{_ID}):(?P<op>[a-z+-]{{1,16}})"):
-    """A lobby button ``se:l:<table>:<op>``; ``op`` in join, leave, ai+, ai-, start, cancel."""
+    """A lobby button ``se:l:<table>:<op>``; ``op`` in join, leave, ai+, ai-, start, cancel,
+    lvl (opens the host's private AI level picker)."""
 
-    OPS: ClassVar[tuple[str, ...]] = ("join", "leave", "ai+", "ai-", "start", "cancel")
+    OPS: ClassVar[tuple[str, ...]] = ("join", "leave", "ai+", "ai-", "start", "cancel", "lvl")
 
     def __init__(self, table_id: int, op: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  disabled: bool = False, row: int | None = None) -> None:
@@ -201,10 +205,26 @@ class PanelSelect(_RoutedSelect,
         return cls(int(match["table"]), int(match["version"]), int(match["row"]))
 
 
+class LevelSelect(_RoutedSelect,
+                  template=rf"se:v:(?P<table>{_ID}):(?P<seat>[0-9]{{1,2}}):(?P<tag>[0-9a-f]{{8}})"):
+    """The level select ``se:v:<table>:<seat>:<tag>`` of the AI in ``seat``, in the host's
+    private level picker drawn when the lobby's seats had the fingerprint ``tag``."""
+
+    def __init__(self, table_id: int, seat: int, tag: str, placeholder: str = "…",
+                 options: list[discord.SelectOption] | None = None, row: int | None = None) -> None:
+        self.table_id, self.seat, self.tag = table_id, seat, tag
+        super().__init__(f"se:v:{table_id}:{seat}:{tag}", placeholder, options, 1, 1, row)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(int(match["table"]), int(match["seat"]), match["tag"])
+
+
 #: Every persistent component class, registered with ``bot.add_dynamic_items`` (their templates
 #: are mutually exclusive: discord.py dispatches a click to every matching class).
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, LobbyOptionSelect, BoardButton, ActionButton, PromptButton, PanelSelect)
+    LobbyButton, LobbyOptionSelect, BoardButton, ActionButton, PromptButton, PanelSelect, LevelSelect)
 
 
 @dataclass(frozen=True)
@@ -299,6 +319,14 @@ def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
 def lobby_option_select(comp: Select, table_id: int, index: int, row: int) -> LobbyOptionSelect:
     """The lobby's option select number ``index`` from a :class:`bot.ui.Select`."""
     return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values, row)
+
+
+def level_picker_view(table_id: int, tag: str, selects: tuple[tuple[int, Select], ...]) -> discord.ui.View:
+    """The components of a level picker: one :class:`LevelSelect` per ``(seat, select)``, a row each."""
+    view = discord.ui.View(timeout=None)
+    for r, (seat, comp) in enumerate(selects[:5]):
+        view.add_item(LevelSelect(table_id, seat, tag, comp.placeholder, _options(comp), r))
+    return view
 
 
 def board_view(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> discord.ui.View:

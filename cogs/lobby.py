@@ -29,6 +29,7 @@ from cogs.components import (
     ROUTER_COG,
     ActionButton,
     BoardButton,
+    LevelSelect,
     LobbyButton,
     LobbyOptionSelect,
     NumberModalId,
@@ -133,6 +134,8 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
                 await cog.lobby_op(interaction, item.table_id, item.op)
             elif isinstance(item, LobbyOptionSelect):
                 await cog.lobby_option(interaction, item.table_id, item.values)
+            elif isinstance(item, LevelSelect):
+                await cog.level_pick(interaction, item.table_id, item.seat, item.tag, item.values)
             elif isinstance(item, BoardButton):
                 await cog.board_op(interaction, item.table_id, item.op)
             elif isinstance(item, ActionButton):

@@ -26,7 +26,7 @@ from typing import Any
 
 import discord
 
-from bot import render
+from bot import render, texts
 from bot.i18n import Translator
 from bot.render.workers import Drawer
 from bot.service import TableView
@@ -81,8 +81,10 @@ def can_attach(place: Any, me: Any = None) -> bool:
 
 
 def raw_names(table: TableView) -> tuple[str, ...]:
-    """Display names in seat order, unescaped (pictures have no markdown)."""
-    return tuple(s.name or "?" for s in table.seats)
+    """Display names in seat order, unescaped (pictures have no markdown); an AI player's name
+    carries its level in the table's language ("AI 1 (strong)")."""
+    t = Translator(table.row.lang)
+    return tuple(texts.ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
 
 
 #: (table id, "board" or "panel") whose drawing failure was already logged as an error

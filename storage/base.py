@@ -120,7 +120,9 @@ class TableRow:
 class SeatRow:
     """One seat: ``user_id`` is ``None`` for an AI player; ``away`` marks a member who went quiet
     (the AI plays for them until they come back); ``timeouts`` counts their timeouts in a row
-    (kept across restarts)."""
+    (kept across restarts); ``ai_level`` is an AI player's level (``"easy"``, ``"normal"``,
+    ``"strong"``; ``None`` = normal, as for seats stored before levels existed; see
+    :attr:`level`)."""
 
     seat: int
     user_id: int | None
@@ -128,6 +130,13 @@ class SeatRow:
     is_ai: bool
     away: bool = False
     timeouts: int = 0
+    ai_level: str | None = None
+
+    @property
+    def level(self) -> str:
+        """The level the AI plays this seat at: an AI player's :attr:`ai_level` (``"normal"``
+        when unset); a member's stand-in (away, timeouts) always plays ``"normal"``."""
+        return (self.ai_level or "normal") if self.is_ai else "normal"
 
     @property
     def autoplay(self) -> bool:

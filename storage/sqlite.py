@@ -182,6 +182,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX game_tables_status ON game_tables (status);
     """,
+    # 6: the level of an AI seat (easy, normal, strong); NULL = normal (seats written before levels)
+    """
+    ALTER TABLE seats ADD COLUMN ai_level TEXT;
+    """,
 )
 
 
@@ -190,7 +194,7 @@ def _timer(row: sqlite3.Row) -> TimerRow:
 
 
 def _seat(r: sqlite3.Row) -> SeatRow:
-    return SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"]), bool(r["away"]), r["timeouts"])
+    return SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"]), bool(r["away"]), r["timeouts"], r["ai_level"])
 
 
 def _rating(row: aiosqlite.Row) -> RatingRow:
@@ -560,9 +564,9 @@ class Database:
             await self._exec("DELETE FROM seats WHERE table_id = ?", (table_id,))
             for s in seats:
                 await self._exec(
-                    "INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts),
+                    "INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level),
                 )
 
     async def set_away(self, table_id: int, seat: int, away: bool) -> None:

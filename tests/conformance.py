@@ -26,6 +26,8 @@ What is checked (the contract in ``engine/core.py``; ``docs/ARCHITECTURE.md``, "
   (JSON round trip, acting seats have legal actions, a random playout from it ends), and
   different salts give different variants where the seat has unseen pieces;
 - ``ai_action``/``timeout_action`` are legal and deterministic, and an AI-only game ends;
+- every AI level of ``engine.policies`` (easy, normal, strong with a tiny iteration budget,
+  random) returns a legal action, the same one for the same salt (:func:`check_levels`);
 - :class:`Outcome` has one rank and one score per seat, competition ranking (1, 1, 3), and a
   higher score never ranks worse.
 
@@ -56,6 +58,7 @@ __all__ = [
     "check_game",
     "check_illegal",
     "check_json_roundtrip",
+    "check_levels",
     "check_outcome",
     "check_replay",
     "check_trace",
@@ -518,6 +521,23 @@ def check_ai(trace: Trace, indices: Iterable[int]) -> None:
             assert ai in legal, f"step {i}: ai_action {ai!r} of seat {seat} is not legal"
             assert game.ai_action(state, seat) == ai, "ai_action must be deterministic"
             assert game.timeout_action(state, seat) in legal, "timeout_action must be legal"
+
+
+def check_levels(trace: Trace, indices: Iterable[int], iterations: int = 3) -> None:
+    """Every level of :data:`engine.policies.LEVELS` (and ``random``) picks a legal action of
+    every acting seat at the given steps, the same one twice for the same salt and budget."""
+    from engine.policies import LEVELS, choose
+
+    game = trace.game
+    for i in indices:
+        state = trace.states[i]
+        for seat in sorted(game.to_act(state)):
+            legal = game.legal_actions(state, seat)
+            for level in (*LEVELS, "random"):
+                act = choose(game, state, seat, level, salt=i, iterations=iterations)
+                assert act in legal, f"step {i}: level {level} chose {act!r}, not legal for seat {seat}"
+                again = choose(game, state, seat, level, salt=i, iterations=iterations)
+                assert again == act, f"step {i}: level {level} is not deterministic"
 
 
 def check_ai_game(

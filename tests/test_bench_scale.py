@@ -1,4 +1,5 @@
-"""Smoke test of the scale benchmark (``python -m bench.scale --quick``) and its fake transport.
+"""Smoke test of the scale benchmark (``python -m bench.scale --quick``, with ``--thinking-ais 2``)
+and its fake transport.
 
 Checks what the benchmark produces, never how fast: the last line is one JSON object with
 every figure the issue asks for, each a positive number, and no timed click was refused
@@ -22,12 +23,13 @@ from bench.transport import FakeDiscord
 ROOT = Path(__file__).resolve().parents[1]
 
 KEYS = ("click_median_ratio", "click_p99_ms_1k", "click_p99_ms_10k", "board_p99_ms_10k", "restart_s_10k",
-        "kb_per_table", "service_step_ms", "engine_step_ms")
+        "kb_per_table", "service_step_ms", "engine_step_ms", "click_p99_ms_ai", "thinking_ais")
 
 
 def test_quick_mode_ends_with_the_figures_as_json() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "bench.scale", "--quick"], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "bench.scale", "--quick", "--thinking-ais", "2",
+                           "--think-seconds", "0.05"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()

@@ -29,10 +29,15 @@ def board_png(world, board) -> bytes:
 
 
 async def expected_board(world, tid) -> bytes:
-    """What the board picture must be: drawn from the PUBLIC view, raw names, table language."""
+    """What the board picture must be: drawn from the PUBLIC view, raw names (an AI player's
+    with its level, "AI 1 (normal)"), table language."""
+    from bot.i18n import Translator
+
     table = await world.bot.service.table(tid)
     view = table.game.view_json(table.state, None)
-    return render_board(table.row.game, view, [s.name for s in table.seats], table.row.lang, cache=None)
+    t = Translator(table.row.lang)
+    names = [t("ai.named", name=s.name, level=t(f"ai.level.{s.level}")) if s.is_ai else s.name for s in table.seats]
+    return render_board(table.row.game, view, names, table.row.lang, cache=None)
 
 
 async def test_board_carries_the_public_picture_and_it_follows_the_game(e2e):

@@ -1,0 +1,190 @@
+"""AI levels and the process pool the strong AI thinks in (issue 11 parts 3 and 5).
+
+Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored with the seat,
+:attr:`storage.base.SeatRow.level`). The moves come from :func:`engine.policies.choose`, the
+pure engine side; this module adds what the engine may not have, a clock and processes:
+
+- **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock.
+- **strong** is a search (CPU-bound, up to :attr:`AiPool.think_seconds` per move): it runs in
+  a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
+  event loop, so clicks on other tables are not delayed, and outside the table lock (the
+  driver, :mod:`bot.driver`, takes the lock only to read the state and later to apply the move).
+- Workers run at a lower priority (:data:`WORKER_NICENESS`), so on a busy machine the event
+  loop's clicks go first.
+- When every worker is busy, moves queue in the executor; the think time starts when a worker
+  starts the move (the deadline is taken inside the worker, :func:`think`).
+- The engine never reads a clock: the worker builds the ``should_stop`` callback from
+  ``time.monotonic``. With :attr:`AiPool.iterations` set (tests), the search gets that
+  iteration budget instead and no clock is read: the move depends on the state only.
+- A crashed worker (:class:`concurrent.futures.process.BrokenProcessPool`) is replaced by a new
+  pool; the move that was asked (and every one queued in the broken pool) falls back to the
+  normal level, logged. :meth:`AiPool.close` shuts the pool down (queued moves cancelled, the
+  running ones awaited, at most one think time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engine import policies
+from engine.core import Game
+from engine.registry import GAMES
+
+__all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "pick", "think"]
+
+log = logging.getLogger(__name__)
+
+
+#: The levels offered to users, weakest first (:data:`engine.policies.LEVELS`).
+LEVELS: tuple[str, ...] = policies.LEVELS
+#: The levels computed in the process pool (the others are cheap and computed inline).
+POOLED: frozenset[str] = frozenset({"strong"})
+
+
+def default_workers() -> int:
+    """The default ``AI_WORKERS``: the machine's cores minus one (the event loop's), at least 1."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def pick(game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0,
+         iterations: int | None = None, should_stop: Callable[[], bool] | None = None) -> Any:
+    """``seat``'s move at ``level`` (an action, legal in ``state``): :func:`engine.policies.choose`.
+
+    Raises ``ValueError`` on an unknown level."""
+    return policies.choose(game, state, seat, level, salt=salt, iterations=iterations, should_stop=should_stop)
+
+
+def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, think_seconds: float,
+          iterations: int | None) -> str:
+    """The worker's job: ``seat``'s move at ``level`` in the stored state ``state_data``
+    (``Game.dump_state``), as the game's action code.
+
+    The think time (``think_seconds``) starts now, when the worker starts the move; with
+    ``iterations`` the search gets that budget instead and no clock is read."""
+    started = time.monotonic()
+    game = GAMES[game_key]
+    state = game.load_state(state_data)
+    if iterations is not None:
+        action = pick(game, state, seat, level, salt=salt, iterations=iterations)
+    else:
+        deadline = started + think_seconds
+        action = pick(game, state, seat, level, salt=salt, should_stop=lambda: time.monotonic() >= deadline)
+    return game.encode(action)
+
+
+#: Workers run at this lower priority (``os.nice``): on a machine with fewer free cores than
+#: workers + 1, the event loop (clicks) goes first and the search takes what is left (a move
+#: still ends on time: it searches less).
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Worker initializer: :data:`WORKER_NICENESS` (ignored where the platform refuses)."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        pass
+
+
+def _context() -> Any:
+    """Worker processes: forked from a clean server process that imported the games once
+    ("forkserver": no copy of the bot's threads or sockets), else spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["bot.ai_pool"])
+        return ctx
+    return multiprocessing.get_context("spawn")  # pragma: no cover - not on Linux
+
+
+class AiPool:
+    """Chooses AI moves; strong ones in a process pool (see the module docstring).
+
+    Args:
+        workers: processes of the pool (``AI_WORKERS``; at least 1).
+        think_seconds: search time per strong move (``AI_THINK_SECONDS``), counted from when a
+            worker starts it.
+        iterations: when set, strong moves get this iteration budget instead of a time (tests).
+        executor_factory: builds the executor from ``workers`` (a
+            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created on the
+            first strong move, so a bot without strong AIs starts no process).
+        task: the function run in a worker (:func:`think`; tests pass one that crashes).
+    """
+
+    def __init__(self, workers: int = 1, think_seconds: float = 1.0, *, iterations: int | None = None,
+                 executor_factory: Callable[[int], Executor] | None = None,
+                 task: Callable[..., str] = think) -> None:
+        self.workers = max(1, workers)
+        self.think_seconds = think_seconds
+        self.iterations = iterations
+        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context(),
+                                                                           initializer=_lower_priority))
+        self.task = task
+        self._executor: Executor | None = None
+        self._generation = 0
+        self._closed = False
+        #: strong moves asked and not answered yet (queued or thinking)
+        self.waiting = 0
+        #: workers replaced after a crash (since the pool was made)
+        self.replaced = 0
+
+    @staticmethod
+    def pooled(level: str) -> bool:
+        """Whether moves of ``level`` are computed in the pool (else inline)."""
+        return level in POOLED
+
+    def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
+        """A cheap level's move (easy, normal), computed now: the action code."""
+        return game.encode(pick(game, state, seat, level, salt=salt))
+
+    def _current(self) -> tuple[Executor, int]:
+        if self._executor is None:
+            self._executor = self._factory(self.workers)
+            self._generation += 1
+        return self._executor, self._generation
+
+    def _replace(self, generation: int) -> None:
+        """Drop a broken executor (once, whatever the number of moves that saw it break)."""
+        if generation != self._generation or self._executor is None:
+            return
+        broken, self._executor = self._executor, None
+        self.replaced += 1
+        broken.shutdown(wait=False, cancel_futures=True)
+
+    async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0) -> str:
+        """``seat``'s move at ``level`` as an action code: strong in a worker (awaited, off the
+        event loop), the other levels inline. A crashed worker makes this move a normal one
+        (logged) and the pool is replaced. Raises ``RuntimeError`` after :meth:`close`, and
+        whatever the engine raised in the worker."""
+        if not self.pooled(level):
+            return self.inline(game, state, seat, level, salt)
+        if self._closed:
+            raise RuntimeError("the AI pool is closed")
+        executor, generation = self._current()
+        loop = asyncio.get_running_loop()
+        self.waiting += 1
+        try:
+            return await loop.run_in_executor(executor, self.task, game.key, game.dump_state(state), seat, level,
+                                              salt, self.think_seconds, self.iterations)
+        except BrokenProcessPool:
+            log.warning("an AI worker died during a %s move of %s; the pool is replaced and this move "
+                        "is played at normal level", level, game.key, exc_info=True)
+            self._replace(generation)
+            return self.inline(game, state, seat, "normal", salt)
+        finally:
+            self.waiting -= 1
+
+    async def close(self) -> None:
+        """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
+        the event loop keeps serving meanwhile)."""
+        self._closed = True
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

@@ -1,0 +1,356 @@
+"""AI levels on the bot side (issue 11 parts 3 and 5): stored with the seat, set in the lobby,
+rated per level, strong moves in a process pool outside the table lock, ``play --ai``.
+
+Strong moves get an iteration budget here (``AiPool(iterations=...)``): no clock is read, so a
+move depends on the state only and tests compare it with :func:`engine.policies.choose`."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from bot.ai_pool import LEVELS, WORKER_NICENESS, AiPool, think
+from bot.ratings import AI_RATINGS, DEFAULT_MU, Rated, ai_rating, rate
+from bot.service import ServiceError, TableService, lobby_tag
+from engine import policies
+from engine.core import Outcome
+from engine.gang_of_dice import scripted_setup
+from engine.registry import GAMES
+from storage.db import Database, SeatRow
+
+HOST = 100
+
+
+class Clock:
+    def now(self) -> float:
+        return 1_000_000.0
+
+
+def thread_pool(iterations: int = 2, task=think) -> AiPool:
+    """A pool whose "workers" are threads (the driver logic without process start-up)."""
+    return AiPool(1, iterations=iterations, executor_factory=lambda n: ThreadPoolExecutor(n), task=task)
+
+
+@pytest.fixture
+async def db(tmp_path):
+    db = await Database.open(tmp_path / "t.db")
+    yield db
+    await db.close()
+
+
+async def service(db, pool: AiPool | None = None) -> TableService:
+    return TableService(db, clock=Clock(), turn_timeout=10**6, seed_source=lambda: 7, ai_pool=pool or thread_pool())
+
+
+# --- storage ---------------------------------------------------------------------------------------------------
+async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_path, monkeypatch):
+    import storage.sqlite as storage_sqlite
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:5])  # before levels
+    old = await Database.open(path)
+    t = await old.create_table(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, lang="en",
+                               options={}, now=0)
+    await old._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, ?, 'Host', 0),"
+                    " (?, 1, NULL, 'AI 1', 1)", (t, HOST, t))
+    await old.close()
+    monkeypatch.undo()
+    db = await Database.open(path)
+    try:
+        assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 6
+        host, ai = await db.seats(t)
+        assert ai.ai_level is None and ai.level == "normal" and host.level == "normal"
+        await db.replace_seats(t, [host, SeatRow(1, None, "AI 1", True, ai_level="strong"),
+                                   SeatRow(2, 200, "Away", False, away=True, ai_level="strong")])
+        seats = await db.seats(t)
+        assert [s.ai_level for s in seats] == [None, "strong", "strong"]
+        assert [s.level for s in seats] == ["normal", "strong", "normal"]  # a member's stand-in plays normal
+    finally:
+        await db.close()
+
+
+# --- the lobby -------------------------------------------------------------------------------------------------
+async def test_the_host_picks_each_ai_level_and_old_pickers_are_refused(db):
+    svc = await service(db)
+    try:
+        t = await svc.open_lobby(guild_id=1, channel_id=1, game="shop-battle", host_user_id=HOST, host_name="Host")
+        await svc.add_ai(t.id, HOST, "AI", level="easy")
+        view = await svc.add_ai(t.id, HOST, "AI")
+        assert [(s.name, s.level) for s in view.seats] == [("Host", "normal"), ("AI 1", "easy"), ("AI 2", "normal")]
+        tag = lobby_tag(view.seats)
+        view = await svc.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
+        assert view.seats[2].ai_level == "strong" and lobby_tag(view.seats) == tag  # levels are not in the tag
+        with pytest.raises(ServiceError) as err:  # a double click
+            await svc.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
+        assert err.value.key == "err.level_same"
+        for seat, level, who, key in ((0, "easy", HOST, "err.level_stale"),  # not an AI player
+                                      (9, "easy", HOST, "err.level_stale"),
+                                      (1, "hard", HOST, "err.bad_level"),
+                                      (1, "strong", 200, "err.host_only")):
+            with pytest.raises(ServiceError) as err:
+                await svc.set_ai_level(t.id, who, seat, level, expect=tag)
+            assert err.value.key == key
+        with pytest.raises(ServiceError, match="err.bad_level"):
+            await svc.add_ai(t.id, HOST, "AI", level="hard")
+        await svc.join(t.id, 200, "Guest")  # the seats changed: the picker drawn before is stale
+        with pytest.raises(ServiceError) as err:
+            await svc.set_ai_level(t.id, HOST, 1, "strong", expect=tag)
+        assert err.value.key == "err.level_stale"
+        assert (await svc.table(t.id)).seats[1].ai_level == "easy"
+        view = await svc.remove_ai(t.id, HOST)  # the last AI goes; the others keep their levels
+        assert [(s.name, s.ai_level) for s in view.seats] == [("Host", None), ("AI 1", "easy"), ("Guest", None)]
+    finally:
+        await svc.close()
+
+
+# --- ratings ---------------------------------------------------------------------------------------------------
+def test_each_level_has_its_own_fixed_rating_and_beating_strong_counts_more():
+    assert AI_RATINGS["easy"][0] < AI_RATINGS["normal"][0] == DEFAULT_MU < AI_RATINGS["strong"][0]
+    gains = {}
+    for level in LEVELS:
+        (mu, _), ai = rate([Rated(1), ai_rating(level)], [1, 2])
+        assert ai == AI_RATINGS[level]  # never updated
+        gains[level] = mu - DEFAULT_MU
+    assert 0 < gains["easy"] < gains["normal"] < gains["strong"]
+    losses = {level: DEFAULT_MU - rate([Rated(1), ai_rating(level)], [2, 1])[0][0] for level in LEVELS}
+    assert losses["easy"] > losses["normal"] > losses["strong"] > 0
+
+
+async def test_the_rating_update_uses_the_ai_level(db):
+    finals = {}
+    for guild, level in enumerate(("easy", "strong"), start=1):
+        svc = await service(db)
+        try:
+            t = await svc.open_lobby(guild_id=guild, channel_id=1, game="gang-of-dice", host_user_id=HOST,
+                                     host_name="Host")
+            await svc.add_ai(t.id, HOST, "AI", level=level)
+            await svc.start(t.id, HOST)
+            live = svc.live_table(t.id)
+            assert live is not None and live.seats[1].level == level
+            outcome = Outcome(ranks=(1, 2), scores=(1, 0))  # the member beat the AI
+            async with db.transaction():
+                await svc._finish(live, outcome, 0.0)
+            finals[level] = (await db.ratings(guild, "gang-of-dice", [HOST]))[HOST].mu
+        finally:
+            await svc.close()
+    assert DEFAULT_MU < finals["easy"] < finals["strong"]
+
+
+# --- the driver and the pool -----------------------------------------------------------------------------------
+@pytest.fixture
+def god_first_seat_0(monkeypatch):
+    """Gang of Dice tables start with seat 0 to act (scripted, not a searched seed)."""
+    game = GAMES["gang-of-dice"]
+    monkeypatch.setattr(game, "setup", lambda seed, players, options=None: scripted_setup(players, first=0, seed=seed))
+    return game
+
+
+async def strong_table(svc: TableService, db, level: str = "strong") -> int:
+    """A Gang of Dice table: an AI at ``level`` in seat 0 (it acts first), the host in seat 1."""
+    t = await svc.open_lobby(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, host_name="Host")
+    await db.replace_seats(t.id, [SeatRow(0, None, "AI 1", True, ai_level=level), SeatRow(1, HOST, "Host", False)])
+    await svc.start(t.id, HOST)
+    return t.id
+
+
+async def test_strong_moves_are_the_searchs_with_the_iteration_budget(db, god_first_seat_0):
+    game = god_first_seat_0
+    svc = await service(db, thread_pool(iterations=3))
+    try:
+        tid = await strong_table(svc, db)
+        await svc.idle()
+        log = await db.action_log(tid)
+        assert log and all(set(codes) == {0} and source == "ai" for _, codes, source in log)
+        state = game.setup(7, 2, {})
+        for version, codes, _ in log:  # each move is the search's, from that state, with that budget
+            move = policies.choose(game, state, 0, "strong", salt=tid * 1_000_003 + version, iterations=3)
+            assert codes[0] == game.encode(move)
+            state = game.apply(state, {0: move}).state
+        assert 1 in game.to_act(state)  # it stopped at the member's turn
+    finally:
+        await svc.close()
+
+
+async def test_the_table_lock_is_free_while_the_ai_thinks_and_a_stale_move_is_dropped(db, god_first_seat_0):
+    game = god_first_seat_0
+    started, gate = threading.Event(), threading.Event()
+
+    def slow(*args):
+        started.set()
+        assert gate.wait(30)
+        return think(*args)
+
+    svc = await service(db, thread_pool(task=slow))
+    try:
+        tid = await strong_table(svc, db)
+        for _ in range(2000):
+            if started.is_set():
+                break
+            await asyncio.sleep(0.005)
+        assert started.is_set() and svc.driver.running(tid)
+        # while the AI thinks the lock is free: another writer moves the table (here: its timeout)
+        async with svc.table_lock(tid):
+            live = svc.live_table(tid)
+            code = game.encode(game.timeout_action(live.state, 0))
+            await svc.choose(live, 0, code, source="timeout")
+        gate.set()
+        await svc.idle()
+        assert svc.driver.dropped == 1
+        log = await db.action_log(tid)
+        assert log[0][2] == "timeout" and all(source == "ai" for _, _, source in log[1:])
+        assert [v for v, _, _ in log] == list(range(log[0][0], log[0][0] + len(log)))
+    finally:
+        gate.set()
+        await svc.close()
+
+
+async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db, god_first_seat_0):
+    game = god_first_seat_0
+    asked: list[str] = []
+
+    def never(*args):  # pragma: no cover - must not be called
+        asked.append(args[3])
+        raise AssertionError("no pool for easy")
+
+    svc = await service(db, thread_pool(task=never))
+    try:
+        tid = await strong_table(svc, db, level="easy")
+        await svc.idle()
+        log = await db.action_log(tid)
+        state = game.setup(7, 2, {})
+        for version, codes, _ in log:
+            move = policies.choose(game, state, 0, "easy", salt=tid * 1_000_003 + version)
+            assert codes[0] == game.encode(move)
+            state = game.apply(state, {0: move}).state
+        assert not asked and svc.driver.pool._executor is None  # no worker was ever started
+    finally:
+        await svc.close()
+
+
+def crash_once(flag: str, *args):
+    """A worker task that kills its process the first time (while ``flag`` exists)."""
+    if os.path.exists(flag):
+        os.remove(flag)
+        os._exit(3)
+    return think(*args)
+
+
+def niceness(*args) -> str:
+    """A worker task that answers its process's niceness."""
+    return str(os.nice(0))
+
+
+async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_path, caplog):
+    game = GAMES["three-player-moon"]
+    state = game.setup(5, 3, {})
+    seat = min(game.to_act(state))
+    flag = tmp_path / "crash"
+    flag.write_text("1")
+    pool = AiPool(1, iterations=2, task=functools.partial(crash_once, str(flag)))
+    try:
+        code = await pool.choose(game, state, seat, "strong", salt=1)  # the worker dies: normal move
+        assert code == game.encode(game.ai_action(state, seat)) and pool.replaced == 1
+        assert "AI worker died" in caplog.text
+        code = await pool.choose(game, state, seat, "strong", salt=1)  # a new pool, in another process
+        assert code == game.encode(policies.choose(game, state, seat, "strong", salt=1, iterations=2))
+        assert pool.replaced == 1 and pool.waiting == 0
+    finally:
+        await pool.close()
+    with pytest.raises(RuntimeError):
+        await pool.choose(game, state, seat, "strong")
+    assert await pool.choose(game, state, seat, "normal") == game.encode(game.ai_action(state, seat))
+    nice = AiPool(1, task=niceness)  # workers yield to the event loop
+    try:
+        assert int(await nice.choose(game, state, seat, "strong")) == min(19, os.nice(0) + WORKER_NICENESS)
+    finally:
+        await nice.close()
+
+
+async def test_strong_moves_queue_when_every_worker_is_busy():
+    game = GAMES["three-player-moon"]
+    state = game.setup(5, 3, {})
+    seat = min(game.to_act(state))
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    def counted(*args):
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        try:
+            return think(*args)
+        finally:
+            with lock:
+                running -= 1
+
+    pool = AiPool(2, iterations=2, executor_factory=lambda n: ThreadPoolExecutor(n), task=counted)
+    try:
+        codes = await asyncio.gather(*(pool.choose(game, state, seat, "strong", salt=s) for s in range(6)))
+    finally:
+        await pool.close()
+    assert most <= 2 and len(codes) == 6
+    assert codes == [game.encode(policies.choose(game, state, seat, "strong", salt=s, iterations=2))
+                     for s in range(6)]
+
+
+def test_settings_bound_the_pool():
+    from pydantic import ValidationError
+
+    from bot.settings import Settings
+
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert s.ai_workers == max(1, (os.cpu_count() or 2) - 1) and s.ai_think_seconds == 1.0 and s.ai_iterations is None
+    assert Settings(_env_file=None, ai_workers="3", ai_think_seconds="0.5", ai_iterations="").ai_workers == 3  # type: ignore[call-arg]
+    for bad in ({"ai_workers": 0}, {"ai_think_seconds": 0}, {"ai_think_seconds": 60}):
+        with pytest.raises(ValidationError):
+            Settings(_env_file=None, **bad)  # type: ignore[arg-type]
+
+
+# --- the terminal ----------------------------------------------------------------------------------------------
+def test_play_takes_one_level_per_ai_seat(monkeypatch, tmp_path: Path):
+    from bot.__main__ import main
+    from bot.terminal import TerminalGame
+
+    seen: dict[str, object] = {}
+
+    async def fake_run(self):
+        seen.update(players=self.players, levels=self.ai_levels)
+        return 0
+
+    monkeypatch.setattr(TerminalGame, "run", fake_run)
+    assert main(["play", "shop-battle", "--ai", "strong, Normal,easy"]) == 0
+    assert seen == {"players": 4, "levels": ["strong", "normal", "easy"]}
+    assert main(["play", "gang-of-dice", "--players", "3", "--ai", "easy,strong"]) == 0
+    assert seen == {"players": 3, "levels": ["easy", "strong"]}
+    for argv, said in ((["--ai", "strong,hard"], "'hard' is not a level; the levels are easy, normal, strong"),
+                       (["--ai", "strong,"], "an empty level is not a level"),
+                       (["--players", "4", "--ai", "strong"], "--ai gives 1 level(s) but the table has 3 AI player")):
+        with pytest.raises(SystemExit) as exc:
+            main(["play", "gang-of-dice", *argv])
+        assert said in str(exc.value)
+    with pytest.raises(SystemExit, match="exactly 3 players"):
+        main(["play", "three-player-moon", "--ai", "strong"])
+
+
+async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):
+    from bot.terminal import TerminalGame
+
+    lines: list[str] = []
+    tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=lambda _: "q",
+                      out=lines.append, pace=0, ai_levels=["strong", "easy"])
+    db = await Database.open(tmp_path / "t.db")
+    svc = TableService(db, ai_pool=thread_pool())
+    try:
+        table = await tg._new(svc)
+        assert [(s.name, s.is_ai, s.level) for s in table.seats[1:]] == [("AI 1", True, "strong"),
+                                                                         ("AI 2", True, "easy")]
+    finally:
+        await svc.close()
+        await db.close()

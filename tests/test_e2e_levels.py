@@ -1,0 +1,134 @@
+"""AI levels end to end through discord.py's dispatch: the host's private level picker (Add AI,
+AI levels), stale, duplicate and foreign picks, the levels in the lobby and on the board, and a
+game against a strong AI thinking in a real worker process (an iteration budget: no clock)."""
+
+from __future__ import annotations
+
+import random
+
+from bot.i18n import Translator
+from bot.service import lobby_tag
+from cogs.components import LevelSelect, LobbyButton
+from tests.e2e import board_of, lobby_id, take_turn
+
+
+def picker_selects(msg) -> list:
+    return [s for s in msg.selects if s.custom_id.startswith("se:v:")]
+
+
+async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_them(e2e):
+    world = await e2e(seeds=[4], ai_iterations=2, ai_workers=1)
+    alice, bob = world.member("alice"), world.member("bob")
+    lobby = (await world.slash(alice, "play", game="three-player-moon")).response
+    tid = lobby_id(lobby)
+    assert f"se:l:{tid}:lvl" in lobby.custom_ids and len(lobby.raw_components) <= 5
+
+    # a member who is not the host: refused privately
+    res = await world.click(bob, lobby, f"se:l:{tid}:lvl")
+    assert res.ephemeral and "Only the table's host" in res.response.text()
+
+    # Add AI: the lobby is edited, and the host alone gets the picker of every AI seat
+    res = await world.click(alice, lobby, f"se:l:{tid}:ai+")
+    assert "AI 1 (normal)" in lobby.text()
+    picker = res.followups[0]
+    assert picker.ephemeral and picker.viewer_id == alice.id
+    assert "AI 1 joined at **normal** level" in picker.text()
+    (sel,) = picker_selects(picker)
+    assert sel.option_values == ["easy", "normal", "strong"] and sel.option_labels == ["Easy", "Normal", "Strong"]
+    table = await world.bot.service.table(tid)
+    assert sel.custom_id == f"se:v:{tid}:1:{lobby_tag(table.seats)}"
+
+    res = await world.select(alice, picker, sel.custom_id, ["strong"])
+    assert res.kind == "update" and "AI 1 now plays at **strong** level" in picker.text()
+    assert "AI 1 (strong)" in lobby.text()  # the lobby message was edited too
+    # the same pick again (a double click): a clear private message, nothing changes
+    res = await world.select(alice, picker, sel.custom_id, ["strong"])
+    assert res.ephemeral and res.response is not picker and "already plays at that level" in res.response.text()
+
+    await world.click(alice, lobby, f"se:l:{tid}:ai+")
+    # the first picker was drawn before AI 2 sat down: stale
+    res = await world.select(alice, picker, sel.custom_id, ["easy"])
+    assert res.ephemeral and "out of date" in res.response.text()
+    assert (await world.bot.service.table(tid)).seats[1].ai_level == "strong"
+
+    res = await world.click(alice, lobby, f"se:l:{tid}:lvl")  # a fresh picker, current levels marked
+    picker = res.response
+    assert picker.ephemeral and [s.custom_id.split(":")[3] for s in picker_selects(picker)] == ["1", "2"]
+    res = await world.select(alice, picker, picker_selects(picker)[1].custom_id, ["easy"])
+    assert "AI 2 now plays at **easy** level" in picker.text()
+    assert "AI 1 (strong)" in lobby.text() and "AI 2 (easy)" in lobby.text()
+
+    await world.click(alice, lobby, f"se:l:{tid}:start")
+    board = board_of(world, tid)
+    assert "AI 1 🤖 (strong)" in board.text() and "AI 2 🤖 (easy)" in board.text()
+    # a picker of a started table: refused
+    res = await world.select(alice, picker, picker_selects(picker)[0].custom_id, ["normal"])
+    assert res.ephemeral and "already started" in res.response.text()
+
+    # play to the end: the strong AI thinks in a worker process, the member clicks meanwhile
+    service = world.bot.service
+    rng = random.Random(1)
+    for _ in range(3000):
+        table = await service.table(tid)
+        if table.row.status != "running":
+            break
+        if not await take_turn(world, alice, tid, rng):
+            await service.idle()
+    table = await service.table(tid)
+    assert table.row.status == "finished"
+    log = await service.db.action_log(tid)
+    assert {source for _, codes, source in log if 1 in codes} == {"ai"}
+    assert service.driver.pool.replaced == 0 and service.driver.pool._executor is not None
+    assert (await service.db.ratings(table.row.guild_id, table.row.game, [alice.id]))[alice.id].played == 1
+    world.assert_no_errors()
+
+
+async def test_the_picker_without_ai_players_and_after_a_level_changed_elsewhere(e2e):
+    world = await e2e(seeds=[4])
+    alice = world.member("alice")
+    assert LobbyButton(12, "ai+").custom_id == "se:l:12:ai+"
+    assert LevelSelect(12, 1, "0a1b2c3d").custom_id == "se:v:12:1:0a1b2c3d"
+    lobby = (await world.slash(alice, "play", game="gang-of-dice")).response
+    tid = lobby_id(lobby)
+    res = await world.click(alice, lobby, f"se:l:{tid}:lvl")
+    assert res.ephemeral and "no AI player at this table yet" in res.response.text()
+    picker = (await world.click(alice, lobby, f"se:l:{tid}:ai+")).followups[0]
+    (sel,) = picker_selects(picker)
+    await world.bot.service.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
+    res = await world.select(alice, picker, sel.custom_id, ["easy"])
+    assert res.ephemeral and "already plays at that level" in res.response.text()
+
+
+def test_levels_have_localised_names_on_the_board_and_in_pictures():
+    from bot import texts
+    from bot.service import TableView
+    from cogs.pictures import raw_names
+    from storage.db import SeatRow, TableRow
+
+    row = TableRow(id=3, guild_id=1, channel_id=1, thread_id=None, lobby_message_id=None, board_message_id=None,
+                   game="three-player-moon", options={}, status="running", host_user_id=1, lang="fr", seed=1,
+                   version=0, state=None, created_at=0, updated_at=0)
+    seats = [SeatRow(0, 1, "Ann", False), SeatRow(1, None, "IA 1", True, ai_level="strong"),
+             SeatRow(2, None, "IA 2", True)]
+    table = TableView(row, seats, None)
+    assert texts.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
+    assert raw_names(table) == ("Ann", "IA 1 (fort)", "IA 2 (normal)")
+    assert texts.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
+
+
+async def test_six_seats_fit_discords_five_rows(e2e):
+    world = await e2e(seeds=[4])
+    alice = world.member("alice")
+    lobby = (await world.slash(alice, "play", game="shop-battle")).response
+    tid = lobby_id(lobby)
+    for _ in range(5):
+        res = await world.click(alice, lobby, f"se:l:{tid}:ai+")
+        assert res.acknowledged
+    picker = res.followups[0]
+    assert len(picker_selects(picker)) == 5 and len(picker.raw_components) == 5
+    assert len(lobby.raw_components) <= 5 and lobby.text().count("(normal)") == 5
+    res = await world.select(alice, picker, picker_selects(picker)[4].custom_id, ["strong"])
+    assert "AI 5 now plays at **strong** level" in picker.text() and "AI 5 (strong)" in lobby.text()
+    res = await world.click(alice, lobby, f"se:l:{tid}:ai+")  # a seventh seat: refused, privately
+    assert res.ephemeral and "full" in res.response.text()
+    world.assert_no_errors()
