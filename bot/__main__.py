@@ -4,7 +4,8 @@
   without it, prints what to set and how to play locally, and exits with status 2).
 - ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--pace S | --fast] [--db FILE]``:
   play in the terminal (saved as you go); ``python -m bot play --resume`` continues the last game.
-- ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
+- ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE] [--ai LEVEL[,LEVEL...]]``:
+  win shares by turn position and (Moonshine) Speakeasy with 95% intervals (``docs/balance.md``).
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
@@ -118,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
     sim.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
+    sim.add_argument("--ai", default="normal", metavar="LEVEL[,LEVEL...]",
+                     help="AI level of every seat, or one per seat: easy, normal, strong, random (default normal)")
     rules = sub.add_parser("rules", help="print a game's rules summary")
     rules.add_argument("game", choices=games)
     rules.add_argument("--lang", choices=["en", "fr"], default="en")
@@ -169,9 +172,12 @@ def main(argv: list[str] | None = None) -> int:
 
         if not 1 <= args.games <= 1_000_000:
             raise SystemExit("--games must be from 1 to 1000000")
+        from bot.simulate import parse_levels
+
+        players = _players(args.game, args.players)
         try:
-            summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
-                               _options(args.game, args.option, args.deck))
+            summary = simulate(GAMES[args.game], args.games, players, args.seed,
+                               _options(args.game, args.option, args.deck), parse_levels(args.ai, players))
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc)) from None
         except KeyboardInterrupt:

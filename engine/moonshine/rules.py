@@ -225,6 +225,15 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             return None
         return outcome_of(state)
 
+    def turn_order(self, state: MoonshineState) -> tuple[int, ...]:
+        """Seats in play order from the first player (holder of the Active player card in
+        round 1), for ``simulate``'s positions."""
+        return tuple((state.first + k) % state.players for k in range(state.players))
+
+    def seat_labels(self, state: MoonshineState) -> dict[str, tuple[str, ...]]:
+        """``{"speakeasy": English name of each seat's Speakeasy}``, for ``simulate``."""
+        return {"speakeasy": tuple(card_set().speakeasies[s.speakeasy].name.en for s in state.seats)}
+
     def progress(self, state: MoonshineState) -> int:
         """Rounds started so far."""
         return state.round

@@ -337,6 +337,10 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         seed = (state.seed * 7919 + salt + 1) % (2**62)
         return evolve(state, hands=tuple(hands), widow=widow, discard=discard, seed=seed)
 
+    def turn_order(self, state: MoonState) -> tuple[int, ...]:
+        """Seats clockwise from the first bidder of hand 1 (T2), for ``simulate``'s positions."""
+        return tuple((state.first_bidder + k) % 3 for k in range(3))
+
     def progress(self, state: MoonState) -> int:
         """Hands dealt so far (redeals included), for ``simulate``."""
         return state.hand_no
