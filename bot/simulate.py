@@ -122,7 +122,7 @@ class Summary:
     positions: list[float] = field(default_factory=list)
     labels: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     levels: tuple[str, ...] = ()
-    level_wins: Counter = field(default_factory=Counter)
+    level_wins: dict[str, float] = field(default_factory=dict)
     stats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
 
@@ -131,16 +131,14 @@ class Summary:
         ai = ",".join(self.levels) if len(set(self.levels)) > 1 else (self.levels[0] if self.levels else "normal")
         out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})"]
         out.append(f"  win share by turn position (fair {100 / self.players:.1f}%; shared wins split):")
-        for k, w in enumerate(self.positions):
-            out.append(share_line(f"position {k}", w, self.games))
-        for kind in sorted({k for k, _ in self.labels}):
-            for (k, name), (w, n) in sorted(self.labels.items()):
-                if k == kind:
-                    out.append(share_line(f"{kind} {name}", w, int(n)))
+        for pos, won in enumerate(self.positions):
+            out.append(share_line(f"position {pos}", won, self.games))
+        for (kind, name), (won, dealt) in sorted(self.labels.items()):
+            out.append(share_line(f"{kind} {name}", won, int(dealt)))
         if len(set(self.levels)) > 1:
             for lv in sorted(set(self.levels)):
                 seats = sum(1 for x in self.levels if x == lv)
-                out.append(share_line(f"level {lv} ({seats} seats)", self.level_wins[lv], self.games * seats))
+                out.append(share_line(f"level {lv} ({seats} seats)", self.level_wins.get(lv, 0.0), self.games * seats))
         for seat, w in enumerate(self.wins):
             out.append(f"  seat {seat}: won {w} ({100 * w / self.games:.1f}%)")
         if sum(self.wins) > self.games:
@@ -215,7 +213,7 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
         for seat in winners:
             summary.wins[seat] += 1
             summary.positions[order.index(seat)] += credit
-            summary.level_wins[lv[seat]] += credit
+            summary.level_wins[lv[seat]] = summary.level_wins.get(lv[seat], 0.0) + credit
         for kind, names in labels.items():
             for seat, name in enumerate(names):
                 cell = summary.labels.setdefault((kind, name), [0.0, 0.0])
