@@ -126,7 +126,7 @@ from engine.core import Game, GameOptions, Outcome, Step
 from engine.moonshine import legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
-from engine.moonshine.cards import COLOURS, card_set
+from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
@@ -144,7 +144,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[Any]] = MoonshineState
     options_model: ClassVar[type[GameOptions]] = MoonshineOptions
-    rules_version: ClassVar[int] = 2
+    rules_version: ClassVar[int] = 3
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({"variant": "standard"}, {"variant": "regular"})
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonshineState:
@@ -232,7 +232,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def seat_labels(self, state: MoonshineState) -> dict[str, tuple[str, ...]]:
         """``{"speakeasy": English name of each seat's Speakeasy}``, for ``simulate``."""
-        return {"speakeasy": tuple(card_set().speakeasies[s.speakeasy].name.en for s in state.seats)}
+        return {"speakeasy": tuple(speakeasy_of(s.speakeasy).name.en for s in state.seats)}
 
     def progress(self, state: MoonshineState) -> int:
         """Rounds started so far."""
@@ -242,11 +242,10 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         """Counters for ``simulate``: validated Clients (in all, per colour and per card: key
         ``card NN Name``), capped games."""
         out: dict[str, float] = {"validated": 0.0}
-        clients = card_set().clients
         for s in state.seats:
             for cid in s.validated:
                 out["validated"] += 1
-                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {clients[cid].name.en}"):
+                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {client_of(cid).name.en}"):
                     out[key] = out.get(key, 0.0) + 1
         out["capped"] = float(state.phase == "over" and state.round >= MAX_ROUNDS
                               and max(outcome_of(state).scores) < state.target)
