@@ -1,4 +1,5 @@
-"""Moonshine card set as data (RULINGS M1): pydantic models and the loader of ``data/cards.json``.
+"""Moonshine card sets as data (RULINGS M1): pydantic models and the loaders of ``data/cards.json``
+(the first set, rules 1-2) and ``data/cards-rules3.json`` (rules 3; :data:`SET_PATHS`).
 
 The published card list is not public, so the project ships its own set: 70 Client cards (14 in
 each colour green/pink/purple/yellow/red, 10 of them Starting cards = 2 per colour) and 5
@@ -24,7 +25,10 @@ once the card is validated). A Speakeasy side has its ``base`` icons (3 ``draw``
 
 :func:`card_set` loads and validates the shipped set once; :func:`set_problems` checks the
 "worth playing" properties (no two identical Clients, every icon on several cards, each colour
-spanning cheap to expensive cards, Speakeasies all different).
+spanning cheap to expensive cards, Speakeasies all different); :func:`dominates` and
+:func:`dominated_pairs` find Clients no better than another in any way (none in the rules-3 set).
+:func:`client_of` / :func:`speakeasy_of` read a card by its global id (set ``k`` holds Clients
+``70k..70k+69`` and Speakeasies ``5k..5k+4``).
 """
 
 from __future__ import annotations

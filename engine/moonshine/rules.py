@@ -69,6 +69,12 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
+- Card sets (M1): rules 3 (:attr:`Moonshine.rules_version`) deal the second set,
+  ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
+  character, no dominated Client; issue 14, ``docs/balance.md``); rules 1-2 deal the first set,
+  ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
+  rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
+  the version.
 - Instant effects apply when a card is chosen (kept after a redraw, picked after a draw, drafted):
   ``plus2_moon`` gains 2 tokens, ``plus1_minus1_moon`` gains 1 and every other player loses 1 at
   the end of their own action (M6; a player with no token loses nothing).

@@ -52,7 +52,7 @@ class SimReport:
         return [w / self.games for w in wins]
 
     def summary(self) -> str:
-        """A few lines for BALANCE.md: length, win shares, cards never validated."""
+        """A few lines for docs/balance.md: length, win shares, cards never validated."""
         q1, q3 = self.quartiles()
         seat = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_seat))
         pos = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_position))
