@@ -21,7 +21,13 @@ What is checked (the contract in ``engine/core.py``; ``docs/ARCHITECTURE.md``, "
 - views are JSON-serialisable, never hold a ``"seed"`` key nor the seed value, and
   ``view(hidden_variant(state, seat, salt), seat) == view(state, seat)`` (``seat`` ``None`` and
   every seat); the acting seats' legal actions do not change in such a variant either;
+- determinization (:func:`check_determinization`): a ``hidden_variant`` for a seat keeps the
+  multiset of every card/tile/die, keeps the seat's own private information, is a legal state
+  (JSON round trip, acting seats have legal actions, a random playout from it ends), and
+  different salts give different variants where the seat has unseen pieces;
 - ``ai_action``/``timeout_action`` are legal and deterministic, and an AI-only game ends;
+- every AI level of ``engine.policies`` (easy, normal, strong with a tiny iteration budget,
+  random) returns a legal action, the same one for the same salt (:func:`check_levels`);
 - :class:`Outcome` has one rank and one score per seat, competition ranking (1, 1, 3), and a
   higher score never ranks worse.
 
@@ -34,7 +40,8 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,9 +54,11 @@ __all__ = [
     "check_ai",
     "check_ai_game",
     "check_codec",
+    "check_determinization",
     "check_game",
     "check_illegal",
     "check_json_roundtrip",
+    "check_levels",
     "check_outcome",
     "check_replay",
     "check_trace",
@@ -351,6 +360,156 @@ def check_views(trace: Trace, indices: Iterable[int], salts: tuple[int, ...] = (
                     )
 
 
+@dataclass(frozen=True)
+class HiddenHooks:
+    """Per-game facts for :func:`check_determinization` (keyed by ``Game.key`` in
+    :data:`HIDDEN_HOOKS`).
+
+    ``pieces(state)``: the multiset of every card/tile/die of the game, wherever it lies;
+    ``private(state, seat)``: what ``seat`` knows privately (must be equal in a variant);
+    ``unseen(state, seat)``: how many pieces ``seat`` cannot see (variants must vary when it is
+    at least :attr:`vary_from`)."""
+
+    pieces: Callable[[Any], Counter]
+    private: Callable[[Any, int | None], Any]
+    unseen: Callable[[Any, int | None], int]
+    vary_from: int = 4
+
+
+def _sb_places(state: Any, seat: int | None) -> list[tuple[int, int, int]]:
+    from engine.shop_battle.state import knowledge
+
+    know = knowledge(state, seat)
+    out = [(s, i, c) for s, p in enumerate(state.piles) for i, c in enumerate(p) if c in know]
+    return out + [(-1, i, c) for i, c in enumerate(state.pot) if c in know]
+
+
+def _sb_unseen(state: Any, seat: int | None) -> int:
+    from engine.shop_battle.state import knowledge
+
+    know = knowledge(state, seat)
+    return sum(1 for p in (*state.piles, state.pot) for c in p if c not in know)
+
+
+def _moon_pieces(state: Any) -> Counter:
+    tiles = [t for h in state.hands for t in h] + list(state.played)
+    if state.phase == "bid" and state.widow is not None:
+        tiles.append(state.widow)
+    if state.discard is not None:
+        tiles.append(state.discard)
+    return Counter(tiles)
+
+
+def _moon_private(state: Any, seat: int | None) -> Any:
+    if seat is None:
+        return None
+    bidder = seat == state.bidder and state.phase != "bid"
+    return state.hands[seat], (state.widow, state.discard) if bidder else None
+
+
+def _moon_unseen(state: Any, seat: int | None) -> int:
+    from engine.three_player_moon.hidden import voids
+
+    if any(voids(state)):  # shown voids may force the deal (tests/test_hidden.py covers them)
+        return 0
+    n = sum(len(h) for s, h in enumerate(state.hands) if s != seat)
+    return n + (state.phase == "bid") + (state.discard is not None and seat != state.bidder)
+
+
+def _ms_pieces(state: Any) -> Counter:
+    cards = list(state.deck) + list(state.discard)
+    for s in state.seats:
+        cards += list(s.clients) + list(s.validated) + [c for q in s.queue for c in q.cards]
+    return Counter(cards)
+
+
+def _ms_unseen(state: Any, seat: int | None) -> int:
+    others = sum(len(q.cards) for i, s in enumerate(state.seats) if i != seat for q in s.queue)
+    return len(state.deck) + len(state.discard) + others
+
+
+#: The determinization facts of the registered games (a game without an entry gets only the
+#: generic checks: same view, legal state, playout ends).
+HIDDEN_HOOKS: dict[str, HiddenHooks] = {
+    "shop-battle": HiddenHooks(
+        pieces=lambda st: Counter([c for p in st.piles for c in p] + list(st.pot)),
+        private=lambda st, seat: (_sb_places(st, seat), st.known[seat] if seat is not None else ()),
+        unseen=_sb_unseen,
+    ),
+    "three-player-moon": HiddenHooks(pieces=_moon_pieces, private=_moon_private, unseen=_moon_unseen),
+    "gang-of-dice": HiddenHooks(
+        pieces=lambda st: Counter(st.deck) + Counter({"dice": sum(st.stocks) + st.table + st.removed - st.bonus_total}),
+        private=lambda st, seat: (st.stocks, st.deck[: st.round], st.faces, st.committed),
+        unseen=lambda st, seat: len(st.deck) - st.round,
+    ),
+    "moonshine": HiddenHooks(
+        pieces=_ms_pieces,
+        private=lambda st, seat: st.seats[seat].queue if seat is not None else None,
+        unseen=_ms_unseen,
+    ),
+}
+
+
+def check_determinization(
+    trace: Trace,
+    indices: Iterable[int],
+    salts: tuple[int, ...] = (1, 2, 3, 4),
+    *,
+    playouts: int = 1,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> None:
+    """``hidden_variant(state, seat, salt)`` for every seat (and the public) at the given steps:
+    the same view for that seat; a legal state (JSON round trip, every acting seat has legal
+    actions; from ``playouts`` of the variants a random playout ends); reproducible from the
+    salt; with the game's :data:`HIDDEN_HOOKS`, the same multiset of pieces, the same private
+    information of the seat, and at least two different variants among ``salts`` when the seat
+    has enough unseen pieces."""
+    game = trace.game
+    hooks = HIDDEN_HOOKS.get(game.key)
+    rng = random.Random(f"determinize:{trace.seed}")
+    played = 0
+    for i in indices:
+        state = trace.states[i]
+        acting = game.to_act(state)
+        for seat in [None, *range(trace.players)]:
+            view = game.view_json(state, seat)
+            dumps: set[str] = set()
+            for salt in salts:
+                var = game.hidden_variant(state, seat, salt)
+                where = f"step {i}, seat {seat}, salt {salt}"
+                assert game.view_json(var, seat) == view, f"{where}: the variant shows the seat another view"
+                assert _dump(game, game.hidden_variant(state, seat, salt)) == _dump(game, var), (
+                    f"{where}: hidden_variant is not reproducible from its salt"
+                )
+                assert game.load_state(json.loads(json.dumps(game.dump_state(var)))) == var, (
+                    f"{where}: the variant does not round-trip through JSON"
+                )
+                assert game.to_act(var) == acting, f"{where}: the variant changed who acts"
+                for s in acting:
+                    assert game.legal_actions(var, s), f"{where}: seat {s} must act but has no legal action"
+                if hooks is not None:
+                    assert hooks.pieces(var) == hooks.pieces(state), f"{where}: pieces lost or added"
+                    assert hooks.private(var, seat) == hooks.private(state, seat), (
+                        f"{where}: the seat's own private information changed"
+                    )
+                data = game.dump_state(var)
+                data.pop("seed", None)
+                dumps.add(json.dumps(data, sort_keys=True))
+            if hooks is not None and hooks.unseen(state, seat) >= hooks.vary_from:
+                assert len(dumps) > 1, f"step {i}, seat {seat}: every salt gave the same variant"
+            if played < playouts and acting and seat is not None:
+                played += 1
+                var = game.hidden_variant(state, seat, salts[0])
+                for _ in range(max_steps):
+                    now = game.to_act(var)
+                    if not now:
+                        break
+                    var = game.apply(var, {s: rng.choice(game.legal_actions(var, s)) for s in sorted(now)}).state
+                else:
+                    raise AssertionError(f"step {i}: a random playout from a variant did not end")
+                check_outcome(game, var, trace.players)
+
+
 def check_ai(trace: Trace, indices: Iterable[int]) -> None:
     """``ai_action`` and ``timeout_action`` are legal and deterministic at the given steps."""
     game = trace.game
@@ -362,6 +521,23 @@ def check_ai(trace: Trace, indices: Iterable[int]) -> None:
             assert ai in legal, f"step {i}: ai_action {ai!r} of seat {seat} is not legal"
             assert game.ai_action(state, seat) == ai, "ai_action must be deterministic"
             assert game.timeout_action(state, seat) in legal, "timeout_action must be legal"
+
+
+def check_levels(trace: Trace, indices: Iterable[int], iterations: int = 3) -> None:
+    """Every level of :data:`engine.policies.LEVELS` (and ``random``) picks a legal action of
+    every acting seat at the given steps, the same one twice for the same salt and budget."""
+    from engine.policies import LEVELS, choose
+
+    game = trace.game
+    for i in indices:
+        state = trace.states[i]
+        for seat in sorted(game.to_act(state)):
+            legal = game.legal_actions(state, seat)
+            for level in (*LEVELS, "random"):
+                act = choose(game, state, seat, level, salt=i, iterations=iterations)
+                assert act in legal, f"step {i}: level {level} chose {act!r}, not legal for seat {seat}"
+                again = choose(game, state, seat, level, salt=i, iterations=iterations)
+                assert again == act, f"step {i}: level {level} is not deterministic"
 
 
 def check_ai_game(
@@ -397,6 +573,7 @@ def check_game(
     check_codec(trace, idx)
     check_illegal(trace, idx)
     check_views(trace, idx[:: max(1, len(idx) // 20)] + [idx[-1]])
+    check_determinization(trace, idx[:: max(1, len(idx) // 4)])
     check_ai(trace, idx)
     if ai_game:
         check_ai_game(game, players, seed, options, max_steps=max_steps)

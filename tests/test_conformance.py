@@ -29,7 +29,7 @@ from engine.core import (
     replace_state,
 )
 from engine.registry import GAMES
-from tests.conformance import check_game
+from tests.conformance import check_game, check_levels, checked_indices, random_playout
 
 #: Large seeds, so that "the seed value never appears in a view" is a meaningful check.
 SEEDS = (1_000_003, 2_718_281_828, 31_415_926_535)
@@ -64,6 +64,18 @@ def test_registry_entry(key: str) -> None:
 @pytest.mark.parametrize(("key", "players", "options", "seed"), list(_cases()))
 def test_conformance(key: str, players: int, options: dict, seed: int) -> None:
     check_game(GAMES[key], players, seed, options)
+
+
+@pytest.mark.parametrize(("key", "options"), [
+    pytest.param(key, options, id=f"{key}-o{o}")
+    for key, game in sorted(GAMES.items()) for o, options in enumerate(game.conformance_options)
+])
+def test_levels(key: str, options: dict) -> None:
+    """Every AI level's moves are legal and deterministic (a few states of one playout)."""
+    game = GAMES[key]
+    players = min(max(game.min_players, 3), game.max_players)
+    trace = random_playout(game, players, SEEDS[0], options)
+    check_levels(trace, checked_indices(trace, 6))
 
 
 # --- the suite checks itself on a toy game -------------------------------------------------------

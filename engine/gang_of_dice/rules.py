@@ -56,7 +56,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, rng_for
-from engine.gang_of_dice import ai
+from engine.gang_of_dice import ai, hidden
 from engine.gang_of_dice.actions import (
     MARKS,
     REROLL,
@@ -333,17 +333,8 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         return {"eliminated": sum(1 for s in state.status if s == "out"), "dice_removed": state.removed}
 
     def hidden_variant(self, state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
-        """Other seats' stocks (before the end) and the undrawn cards re-dealt from ``salt``."""
-        base = super().hidden_variant(state, seat, salt)
-        rest = list(state.deck[state.round:])
-        random.Random(f"variant:{salt}").shuffle(rest)
-        base = replace(base, deck=state.deck[: state.round] + tuple(rest))
-        if state.phase != "over":
-            base = replace(base, stocks=tuple(
-                st if s == seat or state.status[s] == "out" else st + salt % 3 + 1
-                for s, st in enumerate(state.stocks)
-            ))
-        return base
+        """Undrawn cards re-dealt, stocks inferred exactly (:func:`engine.gang_of_dice.hidden.hidden_variant`)."""
+        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
 
     def ai_action(self, state: GangOfDiceState, seat: int) -> GangOfDiceAction:
         """The baseline AI's micro-action (:func:`engine.gang_of_dice.ai.choose`).

@@ -123,13 +123,11 @@ Interpretations where the texts are silent or contradict themselves:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.core import Game, GameOptions, Outcome, Step
-from engine.moonshine import legal, phases
+from engine.moonshine import hidden, legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
@@ -201,29 +199,8 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         return build_view(state, seat)
 
     def hidden_variant(self, state: MoonshineState, seat: int | None, salt: int) -> MoonshineState:
-        """Re-deal what ``seat`` cannot see: the deck order, the face-down discard pile and the
-        cards offered to other seats (draft, redraw, draw), plus a new seed."""
-        pool = list(state.deck) + list(state.discard)
-        for i, s in enumerate(state.seats):
-            if i != seat:
-                for q in s.queue:
-                    pool.extend(q.cards)
-        rng = random.Random(f"hidden:{salt}")
-        rng.shuffle(pool)
-        deck, pool = tuple(pool[: len(state.deck)]), pool[len(state.deck):]
-        discard, pool = tuple(pool[: len(state.discard)]), pool[len(state.discard):]
-        seats = []
-        for i, s in enumerate(state.seats):
-            if i != seat and any(q.cards for q in s.queue):
-                queue = []
-                for q in s.queue:
-                    k = len(q.cards)
-                    queue.append(replace(q, cards=tuple(pool[:k])))
-                    pool = pool[k:]
-                s = replace(s, queue=tuple(queue))
-            seats.append(s)
-        base = super().hidden_variant(state, seat, salt)
-        return replace(base, deck=deck, discard=discard, seats=tuple(seats))
+        """Unseen Client cards re-dealt (:func:`engine.moonshine.hidden.hidden_variant`)."""
+        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
 
     def outcome(self, state: MoonshineState) -> Outcome | None:
         """Final ranking (M8): points, then Moon tokens, then validated Clients; else shared."""

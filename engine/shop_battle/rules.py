@@ -119,9 +119,9 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.shop_battle import hidden
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
-from engine.shop_battle.cards import ShopCard
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import MAX_ROUNDS, RoundWork
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
@@ -382,37 +382,8 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         return knowledge(state, seat)
 
     def hidden_variant(self, state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
-        """Re-deal every card ``seat`` does not know among the places such cards occupy (piles
-        and face-down pot), shop cards among shop places and Collectors among Collector places."""
-        rng = random.Random(f"variant:{salt}:{seat}")
-        known = knowledge(state, seat)
-        piles = [list(p) for p in state.piles]
-        pot = list(state.pot)
-        mapping: dict[int, int] = {}
-        for shop in (True, False):
-            places: list[tuple[int, int]] = []  # (pile seat or -1 for pot, index)
-            for s, p in enumerate(piles):
-                places += [(s, i) for i, c in enumerate(p)
-                           if c not in known and isinstance(state.cards[c], ShopCard) == shop]
-            places += [(-1, i) for i, c in enumerate(pot)
-                       if c not in known and isinstance(state.cards[c], ShopCard) == shop]
-            ids = [piles[s][i] if s >= 0 else pot[i] for s, i in places]
-            new = list(ids)
-            rng.shuffle(new)
-            for (s, i), old, nid in zip(places, ids, new, strict=True):
-                mapping[old] = nid
-                if s >= 0:
-                    piles[s][i] = nid
-                else:
-                    pot[i] = nid
-        base = super().hidden_variant(state, seat, salt)
-        return dataclasses.replace(
-            base,
-            piles=tuple(tuple(p) for p in piles),
-            pot=tuple(pot),
-            face_down=tuple(sorted(mapping.get(c, c) for c in state.face_down)),
-            known=tuple(tuple(sorted(mapping.get(c, c) for c in k)) for k in state.known),
-        )
+        """A full re-deal of every card ``seat`` has not seen (:func:`engine.shop_battle.hidden.hidden_variant`)."""
+        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
 
     # -- AI
     def ai_action(self, state: ShopBattleState, seat: int) -> ShopBattleAction:

@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores, rng_for
-from engine.three_player_moon import ai
+from engine.three_player_moon import ai, hidden
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play, decode, encode
 from engine.three_player_moon.state import MAX_HANDS, HandResult, MoonState, evolve, shuffled_tiles, start_hand
 from engine.three_player_moon.tiles import (
@@ -307,35 +307,8 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         return SeatView(**public, seat=seat, hand=state.hands[seat])
 
     def hidden_variant(self, state: MoonState, seat: int | None, salt: int) -> MoonState:
-        """Re-deal every tile ``seat`` cannot see (other hands, the face-down widow, the discard
-        unless ``seat`` is the bidder) keeping the counts; also changes the seed."""
-        rng = random.Random(f"{state.seed}:{salt}:variant")
-        knows_bidder_info = seat is not None and seat == state.bidder and state.phase != "bid"
-        others = [s for s in range(3) if s != seat]
-        pool: list[Tile] = [t for s in others for t in state.hands[s]]
-        in_bid = state.phase == "bid"
-        hide_discard = state.discard is not None and not knows_bidder_info
-        if in_bid and state.widow is not None:
-            pool.append(state.widow)
-        if hide_discard and state.discard is not None:
-            pool.append(state.discard)
-        pool.sort()
-        rng.shuffle(pool)
-        hands = list(state.hands)
-        for s in others:
-            n = len(state.hands[s])
-            hands[s] = sort_hand(pool[:n])
-            pool = pool[n:]
-        widow, discard = state.widow, state.discard
-        if in_bid:
-            widow = pool.pop()
-        if hide_discard:
-            discard = pool.pop()
-        if not in_bid and not knows_bidder_info and state.bidder is not None:
-            # The widow's identity is unknown to this seat: pick a tile consistent with the deal.
-            widow = discard if discard is not None else hands[state.bidder][0]
-        seed = (state.seed * 7919 + salt + 1) % (2**62)
-        return evolve(state, hands=tuple(hands), widow=widow, discard=discard, seed=seed)
+        """Unseen tiles re-dealt, shown voids kept (:func:`engine.three_player_moon.hidden.hidden_variant`)."""
+        return hidden.hidden_variant(state, seat, salt, (state.seed * 7919 + salt + 1) % (2**62))
 
     def turn_order(self, state: MoonState) -> tuple[int, ...]:
         """Seats clockwise from the first bidder of hand 1 (T2), for ``simulate``'s positions."""
