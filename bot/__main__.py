@@ -121,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
     sim.add_argument("--ai", default="normal", metavar="LEVEL[,LEVEL...]",
                      help="AI level of every seat, or one per seat: easy, normal, strong, random (default normal)")
+    sim.add_argument("--iterations", type=int, default=None, metavar="N",
+                     help="strong AI: search iterations per move (default: the game's budget)")
     rules = sub.add_parser("rules", help="print a game's rules summary")
     rules.add_argument("game", choices=games)
     rules.add_argument("--lang", choices=["en", "fr"], default="en")
@@ -172,12 +174,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if not 1 <= args.games <= 1_000_000:
             raise SystemExit("--games must be from 1 to 1000000")
+        if args.iterations is not None and not 1 <= args.iterations <= 1_000_000:
+            raise SystemExit("--iterations must be from 1 to 1000000")
         from bot.simulate import parse_levels
 
         players = _players(args.game, args.players)
         try:
             summary = simulate(GAMES[args.game], args.games, players, args.seed,
-                               _options(args.game, args.option, args.deck), parse_levels(args.ai, players))
+                               _options(args.game, args.option, args.deck), parse_levels(args.ai, players),
+                               args.iterations)
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc)) from None
         except KeyboardInterrupt:

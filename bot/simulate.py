@@ -16,7 +16,6 @@ position is ``100 / players`` %. Figures and the commands that produced them: ``
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 import statistics
@@ -27,12 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import Game
+from engine.policies import LEVELS, choose
 
 #: Bound on steps of one simulated game (a safety net against a game that never ends).
 MAX_STEPS = 200_000
 
-#: Levels ``--ai`` accepts (``engine.policies.LEVELS`` plus ``random``, when that module exists).
-BASE_LEVELS = ("easy", "normal", "strong", "random")
+#: Levels ``--ai`` accepts: ``engine.policies.LEVELS`` plus ``random`` (benchmarks).
+BASE_LEVELS: tuple[str, ...] = (*LEVELS, "random")
 
 Policy = Callable[[Game, Any, int, str, int], Any]
 
@@ -41,29 +41,12 @@ class SimulationError(RuntimeError):
     """A simulated game broke the contract (did not end, or the AI chose an illegal action)."""
 
 
-def _fallback_choose(game: Game, state: Any, seat: int, level: str, salt: int) -> Any:
-    """Levels without ``engine.policies``: ``normal`` = ``game.ai_action``, ``random`` = a legal
-    action drawn from a generator seeded by the state's seed, version, seat and ``salt``."""
-    if level == "normal":
-        return game.ai_action(state, seat)
-    if level == "random":
-        legal = game.legal_actions(state, seat)
-        rng = random.Random(f"{state.seed}:{state.version}:{seat}:{salt}")
-        return legal[rng.randrange(len(legal))]
-    raise ValueError(f"AI level {level!r} needs engine.policies (the search), which is not installed")
-
-
-def policy() -> Policy:
-    """``engine.policies.choose`` (positional ``game, state, seat, level``; ``salt`` by keyword)
-    when it exists, else :func:`_fallback_choose`."""
-    try:
-        policies = importlib.import_module("engine.policies")
-    except ImportError:
-        return _fallback_choose
-    choose = policies.choose
+def policy(iterations: int | None = None) -> Policy:
+    """The level policy: :func:`engine.policies.choose` (the shared AI-level contract) with the
+    strong search's ``iterations`` budget (``None`` = :func:`engine.policies.iterations_for`)."""
 
     def run(game: Game, state: Any, seat: int, level: str, salt: int) -> Any:
-        return choose(game, state, seat, level, salt=salt)
+        return choose(game, state, seat, level, salt=salt, iterations=iterations)
 
     return run
 
@@ -163,15 +146,16 @@ def game_seeds(seed: int, games: int) -> list[int]:
 
 
 def play_ai_game(game: Game, players: int, seed: int, options: dict[str, Any] | None = None,
-                 levels: Sequence[str] | None = None) -> tuple[Any, int]:
-    """Play one AI-only game (``levels[seat]``, default all ``normal``); returns
-    ``(final_state, steps)``. Raises :class:`SimulationError`."""
-    state, steps, _first = _play(game, players, seed, options, levels, policy())
+                 levels: Sequence[str] | None = None, iterations: int | None = None) -> tuple[Any, int]:
+    """Play one AI-only game (``levels[seat]``, default all ``normal``; ``iterations``: the
+    strong search's budget per move); returns ``(final_state, steps)``. Raises
+    :class:`SimulationError`."""
+    state, steps, _first = _play(game, players, seed, options, levels, policy(iterations))
     return state, steps
 
 
 def _play(game: Game, players: int, seed: int, options: dict[str, Any] | None,
-          levels: Sequence[str] | None, choose: Policy) -> tuple[Any, int, Any]:
+          levels: Sequence[str] | None, pick: Policy) -> tuple[Any, int, Any]:
     state = game.setup(seed, players, options or {})
     first = state
     lv = tuple(levels) if levels else ("normal",) * players
@@ -183,15 +167,16 @@ def _play(game: Game, players: int, seed: int, options: dict[str, Any] | None,
         if plain:
             actions = {s: game.ai_action(state, s) for s in sorted(to_act)}
         else:
-            actions = {s: choose(game, state, s, lv[s], seed & 0xFFFF) for s in sorted(to_act)}
+            actions = {s: pick(game, state, s, lv[s], seed & 0xFFFF) for s in sorted(to_act)}
         state = game.apply(state, actions).state
     raise SimulationError(f"{game.key}: a game did not end within {MAX_STEPS} steps (seed {seed})")
 
 
 def simulate(game: Game, games: int, players: int, seed: int, options: dict[str, Any] | None = None,
-             levels: Sequence[str] | None = None) -> Summary:
+             levels: Sequence[str] | None = None, iterations: int | None = None) -> Summary:
     """Play ``games`` AI-only games and aggregate them (``levels``: one AI level per seat,
-    default all ``normal``). Raises ``ValueError`` on bad arguments."""
+    default all ``normal``, through :func:`engine.policies.choose`; ``iterations``: the strong
+    search's budget per move, default the game's). Raises ``ValueError`` on bad arguments."""
     if games < 1:
         raise ValueError("--games must be at least 1")
     if not game.min_players <= players <= game.max_players:
@@ -199,11 +184,11 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
     lv = tuple(levels) if levels else ("normal",) * players
     if len(lv) != players:
         raise ValueError(f"{len(lv)} AI levels for {players} players")
-    choose = policy()
+    chooser = policy(iterations)
     summary = Summary(game.key, players, games, [0] * players, [], [], positions=[0.0] * players, levels=lv)
     started = time.perf_counter()
     for s in game_seeds(seed, games):
-        state, steps, first = _play(game, players, s, options, lv, choose)
+        state, steps, first = _play(game, players, s, options, lv, chooser)
         outcome = game.outcome(state)
         assert outcome is not None
         winners = outcome.winners
