@@ -105,6 +105,7 @@ class Summary:
     positions: list[float] = field(default_factory=list)
     labels: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     levels: tuple[str, ...] = ()
+    iterations: int | None = None
     level_wins: dict[str, float] = field(default_factory=dict)
     stats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
@@ -112,6 +113,8 @@ class Summary:
     def lines(self) -> list[str]:
         """The reproducible summary, one line each."""
         ai = ",".join(self.levels) if len(set(self.levels)) > 1 else (self.levels[0] if self.levels else "normal")
+        if "strong" in self.levels and self.iterations is not None:
+            ai += f", strong search {self.iterations} iterations per move"
         out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})"]
         out.append(f"  win share by turn position (fair {100 / self.players:.1f}%; shared wins split):")
         for pos, won in enumerate(self.positions):
@@ -185,7 +188,8 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
     if len(lv) != players:
         raise ValueError(f"{len(lv)} AI levels for {players} players")
     chooser = policy(iterations)
-    summary = Summary(game.key, players, games, [0] * players, [], [], positions=[0.0] * players, levels=lv)
+    summary = Summary(game.key, players, games, [0] * players, [], [], positions=[0.0] * players, levels=lv,
+                      iterations=iterations)
     started = time.perf_counter()
     for s in game_seeds(seed, games):
         state, steps, first = _play(game, players, s, options, lv, chooser)
