@@ -118,3 +118,21 @@ def test_arena_summary(capsys: pytest.CaptureFixture[str]) -> None:
         assert key in summary
     assert summary["games"] == 2 and summary["fair_share"] == 0.5
     assert summary["ci_low"] <= summary["score_a"] <= summary["ci_high"]
+
+
+def test_gang_of_dice_time_budget_searches_once_per_reroll() -> None:
+    """With a stop callback, the micro-actions after the first reuse the turn's plan."""
+    state = scripted_setup(2, cards=["sum13"], first=0)
+    state = apply_with_faces(state, "c5", [5, 4, 1, 0, 0]).state
+    calls: list[int] = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) % 8 == 0
+
+    act = choose(GOD, state, 0, "strong", salt=2, should_stop=stop)
+    searched = len(calls)
+    while isinstance(act, Mark):
+        state = GOD.apply(state, {0: act}).state
+        act = choose(GOD, state, 0, "strong", salt=2, should_stop=stop)
+    assert isinstance(act, (Reroll, Stop)) and len(calls) == searched

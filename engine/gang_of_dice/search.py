@@ -6,8 +6,10 @@ in the roll phase a move is a whole plan, ``STOP`` or the marks per face of one 
 first micro-action (unmarks, then marks, then the reroll). To stay consistent over the
 micro-actions of one reroll, the search always runs on the *canonical* state of the turn (marks
 cleared, the version of the first mark), so a fixed budget finds the same plan at every call;
-when a time budget finds a plan that does not contain the marks already made, a second search
-among the plans that contain them decides (marks only grow: the reroll always comes).
+with a time budget the plan found for the turn position is kept for its next micro-actions (a
+process-local memo), and a plan that does not contain the marks already made (another worker
+searched) is replaced by a search among the plans that contain them (marks only grow: the
+reroll always comes).
 
 Playouts: the baseline AI (:mod:`engine.gang_of_dice.ai`) to the end of the round (the pot is
 then paid, RULINGS G5-G7), evaluated by the stocks (a softmax: a win-chance estimate).
@@ -113,6 +115,11 @@ def canonical(state: GangOfDiceState) -> GangOfDiceState:
     return replace(state, marks=NO_MARKS, version=state.version - sum(state.marks))
 
 
+#: Plans found with a time budget, by (canonical state, seat, salt): the micro-actions of one
+#: reroll reuse the plan instead of searching again (oldest entries dropped first).
+_PLANS: dict[tuple[GangOfDiceState, int, int], Any] = {}
+
+
 @lru_cache(maxsize=256)
 def _cached(game: Any, state: GangOfDiceState, seat: int, salt: int, iterations: int,
             at_least: tuple[int, ...]) -> Any:
@@ -135,10 +142,17 @@ def strong_action(game: Any, state: GangOfDiceState, seat: int, *, hooks: Hooks,
     base = canonical(state)
     if should_stop is None and iterations is not None:
         move = _cached(game, base, seat, salt, iterations, NO_MARKS)
-    else:
-        move = _search(game, base, seat, salt, iterations, should_stop, NO_MARKS)
+    else:  # a time budget: search once per turn position, reuse the plan for its micro-actions
+        key = (base, seat, salt)
+        move = _PLANS.get(key)
+        if move is None:
+            move = _search(game, base, seat, salt, iterations, should_stop, NO_MARKS)
     if isinstance(move, tuple) and any(m < a for m, a in zip(move, state.marks, strict=True)):
-        move = _search(game, base, seat, salt, iterations, should_stop, state.marks)
+        move = _search(game, base, seat, salt, iterations, should_stop, tuple(state.marks))
+    if should_stop is not None or iterations is None:
+        _PLANS[(base, seat, salt)] = move
+        while len(_PLANS) > 256:
+            _PLANS.pop(next(iter(_PLANS)))
     return first_action(game, state, seat, move)
 
 
