@@ -1,7 +1,7 @@
 """Scale benchmark (issue 9 part 6): N live tables on one process, clicks through discord.py.
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
-                                    [--database-url sqlite:///path] [--quick] [--restart-timeout S]
+                                    [--database-url URL] [--quick] [--restart-timeout S]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
 
@@ -46,6 +46,11 @@ The JSON keys ending in ``_1k`` are those of the smallest N of ``--tables``, tho
 Board pictures are not part of the board edit yet (the notifier sends embeds only); once they
 are, the board figure includes them as the bot sends them.
 
+``--database-url`` chooses the store: a SQLite file (``sqlite:///path`` or a path; each N
+writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
+(``postgresql://user:pass@host:5432/db``; each N writes a new schema ``speakeasy_scale_<N>``
+there, dropped at the end). Default: SQLite files in a temporary folder.
+
 Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
 """
@@ -82,7 +87,9 @@ from bot.settings import Settings
 from bot.ui import Button, Panel
 from engine.registry import GAMES
 from storage.base import TimerRow
-from storage.db import Database, SeatRow
+from storage.db import SeatRow
+from storage.factory import open_store, public_url, sqlite_path
+from storage.postgres import create_schema, drop_schema, postgres_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,7 +170,7 @@ def click_code(panel: Panel, preferred: str) -> str | None:
 async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
     """Play one table per game through the TableService (in memory; host in seat 0 playing the
     AI's move) and keep up to ``per_game`` points spread along each game (see :class:`Point`)."""
-    db = await Database.open(":memory:")
+    db = await open_store(":memory:")
     seeds = iter(range(seed, seed + 10**6))
     svc = TableService(db, ai_delay=0, turn_timeout=10**6, seed_source=lambda: next(seeds))
     t = Translator("en")
@@ -202,11 +209,12 @@ async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
     return out
 
 
-async def build_database(path: Path, n: int, background: int, points: dict[str, list[Point]],
+async def build_database(path: str | Path, n: int, background: int, points: dict[str, list[Point]],
                          turn_timeout: float, reminder_fraction: float = 0.5) -> list[Table]:
     """Write ``n`` running tables (``background`` of them all-AI) as copies of ``points``
-    through the storage functions, in transactions of :data:`BATCH` tables."""
-    db = await Database.open(path)
+    through the storage functions, in transactions of :data:`BATCH` tables, into the store
+    ``path`` names (a SQLite file or a PostgreSQL URL)."""
+    db = await open_store(path)
     games = list(points)
     guilds = max(1, min(50, n // 200))
     step = n // background if background else 0
@@ -248,8 +256,8 @@ async def build_database(path: Path, n: int, background: int, points: dict[str, 
 
 
 # ============================================================================ the bot under test
-def bench_settings(path: Path, ai_delay: float, turn_timeout: float) -> Settings:
-    return Settings(_env_file=None, database_path=path, ai_delay_seconds=ai_delay,  # type: ignore[call-arg]
+def bench_settings(path: str | Path, ai_delay: float, turn_timeout: float) -> Settings:
+    return Settings(_env_file=None, database_url=str(path), ai_delay_seconds=ai_delay,  # type: ignore[call-arg]
                     turn_timeout_seconds=int(turn_timeout), enabled_games="all", discord_token=None)
 
 
@@ -431,7 +439,7 @@ def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
     return out
 
 
-async def measure_in_process(path: Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
+async def measure_in_process(path: str | Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
                              max_seconds: float = 300.0) -> dict[str, Any]:
     """Clicks, bare replies and service submits, interleaved, while the background plays."""
@@ -542,7 +550,7 @@ def run_child(kind: str, spec: dict[str, Any], timeout: float) -> tuple[dict[str
         spec_path.unlink(missing_ok=True)
 
 
-def _spec(path: Path, tables: list[Table], ai_delay: float, turn_timeout: float) -> dict[str, Any]:
+def _spec(path: str | Path, tables: list[Table], ai_delay: float, turn_timeout: float) -> dict[str, Any]:
     return {"path": str(path), "ai_delay": ai_delay, "turn_timeout": turn_timeout,
             "tables": [[t.id, t.user, t.guild, t.channel, t.thread, t.board, t.game, t.point] for t in tables]}
 
@@ -557,7 +565,7 @@ async def child_restart(spec: dict[str, Any]) -> dict[str, Any]:
     tables = _tables(spec)
     click_spec = spec["click"]
     fake = FakeDiscord()
-    bot = await start_bot(fake, bench_settings(Path(spec["path"]), spec["ai_delay"], spec["turn_timeout"]), tables)
+    bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
     ready = time.monotonic()
     table = next(t for t in tables if t.id == click_spec["table"])
     c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"])
@@ -586,7 +594,7 @@ async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
     gc.collect()
     before = tracemalloc.get_traced_memory()[0]
     fake = FakeDiscord()
-    bot = await start_bot(fake, bench_settings(Path(spec["path"]), spec["ai_delay"], spec["turn_timeout"]), tables)
+    bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
     svc = bot.service
     for t in tables:
         await svc.table(t.id)
@@ -604,22 +612,31 @@ async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # ============================================================================ one N, all figures
-def _database_path(url: str | None, tmp: Path, n: int) -> Path:
+def _schema(n: int) -> str:
+    return f"speakeasy_scale_{n}"
+
+
+def _database_path(url: str | None, tmp: Path, n: int) -> str:
+    """The store of the run with ``n`` tables: a new SQLite file, or a new PostgreSQL schema."""
     if not url:
-        return tmp / f"scale-{n}.db"
-    if url.startswith("sqlite:///"):
-        base = Path(url.removeprefix("sqlite:///"))
-    elif "://" in url:
-        raise SystemExit(f"only SQLite databases today (sqlite:///path), not {url.split('://')[0]}")
-    else:
-        base = Path(url)
+        return str(tmp / f"scale-{n}.db")
+    file = sqlite_path(url)
+    if file is None:
+        problem = asyncio.run(postgres_problem(url))
+        if problem:
+            raise SystemExit(f"--database-url {public_url(url)}: {problem}")
+        try:
+            return asyncio.run(create_schema(url, _schema(n)))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--database-url: {exc} (drop it, or use another database)") from None
+    base = Path(file)
     path = base.with_name(f"{base.stem}-{n}{base.suffix or '.db'}")
     if path.exists():
         raise SystemExit(f"{path} exists: the benchmark writes a new database")
-    return path
+    return str(path)
 
 
-async def _build(path: Path, n: int, background: int, points: dict[str, list[Point]],
+async def _build(path: str | Path, n: int, background: int, points: dict[str, list[Point]],
                  turn_timeout: float) -> tuple[list[Table], float]:
     t0 = time.perf_counter()
     tables = await build_database(path, n, background, points, turn_timeout)
@@ -658,7 +675,9 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
                       kb_per_table_after_close=(memory["touched"] - memory["closed"]) / 1024 / n,
                       heap_mb=memory["touched"] / 2**20)
     if not args.database_url:
-        path.unlink(missing_ok=True)
+        Path(path).unlink(missing_ok=True)
+    elif sqlite_path(args.database_url) is None:
+        asyncio.run(drop_schema(args.database_url, _schema(n)))
     return result
 
 
@@ -727,7 +746,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--background", type=int, default=100, help="tables the AI keeps playing meanwhile")
     parser.add_argument("--clicks", type=int, default=200, help="timed clicks (and bare replies, submits) per run")
     parser.add_argument("--warmup", type=int, default=5, help="untimed clicks first")
-    parser.add_argument("--database-url", default=None, help="sqlite:///path (default: a temporary folder)")
+    parser.add_argument("--database-url", default=None,
+                        help="sqlite:///path or postgresql://user:pass@host:5432/db (default: SQLite in a temporary folder)")
     parser.add_argument("--ai-delay", type=float, default=1.0, help="seconds between visible AI moves")
     parser.add_argument("--turn-timeout", type=float, default=86400, help="members' turn timeout, seconds")
     parser.add_argument("--restart-timeout", type=float, default=600, help="give up a restart after S seconds")

@@ -2,6 +2,7 @@
 database, then the figures of issue 9 that need no Discord side.
 
     .venv/bin/python -m bench.scale_service [--tables 1000 10000] [--steps 300] [--background 100]
+                                            [--database-url postgresql://...]
 
 For each N it prints: the restart time (a fresh :class:`storage.db.Database` open and
 :class:`bot.service.TableService` to the first accepted ``submit``; also from a new process,
@@ -40,6 +41,8 @@ from typing import Any
 from bot.service import ServiceError, TableService
 from engine.registry import GAMES
 from storage.db import Database, SeatRow
+from storage.factory import open_store, public_url, sqlite_path
+from storage.postgres import create_schema, drop_schema, postgres_problem
 
 #: Member ids: table ``t`` seat ``s`` is user ``USER_BASE * t + s + 1``.
 USER_BASE = 10
@@ -68,12 +71,12 @@ def snapshots(seed: int = 1, steps: int = 6) -> dict[str, tuple[dict[str, Any], 
     return out
 
 
-async def populate(path: Path, n: int, *, seed: int = 1, batch: int = 500) -> list[int]:
+async def populate(path: str | Path, n: int, *, seed: int = 1, batch: int = 500) -> list[int]:
     """Create ``n`` running tables (games mixed in turn) in the database at ``path``, then resume
     them once with a service (arming their deadlines) and close. Returns the table ids."""
     snaps = snapshots(seed)
     keys = sorted(snaps)
-    db = await Database.open(path)
+    db = await open_store(path)
     ids: list[int] = []
     now = time.time()
     try:
@@ -109,11 +112,11 @@ def _member_move(view: Any) -> tuple[int, int, str] | None:
     return None
 
 
-async def restart(path: Path, *, turn_timeout: float = 3600) -> tuple[float, TableService, Database]:
+async def restart(path: str | Path, *, turn_timeout: float = 3600) -> tuple[float, TableService, Database]:
     """Seconds from opening the database and a new service to the first accepted ``submit``
     (``resume`` and ``start_timers`` included). Returns the open service and database too."""
     t0 = time.perf_counter()
-    db = await Database.open(path)
+    db = await open_store(path)
     svc = TableService(db, turn_timeout=turn_timeout)
     ids = await svc.resume()
     svc.start_timers()
@@ -125,7 +128,7 @@ async def restart(path: Path, *, turn_timeout: float = 3600) -> tuple[float, Tab
     return time.perf_counter() - t0, svc, db
 
 
-def restart_in_new_process(path: Path) -> float:
+def restart_in_new_process(path: str | Path) -> float:
     """Seconds from spawning ``python -m bench.scale_service --child-restart path`` (imports and
     database open included) to the child's first accepted ``submit``."""
     t0 = time.perf_counter()
@@ -136,7 +139,7 @@ def restart_in_new_process(path: Path) -> float:
     return child_done - t0 if child_done > 0 else time.perf_counter() - t0
 
 
-async def _child_restart(path: Path) -> None:
+async def _child_restart(path: str | Path) -> None:
     """The child's side of :func:`restart_in_new_process`: prints ``time.perf_counter()`` (the
     same clock as the parent's on Linux: CLOCK_MONOTONIC) once the first submit is accepted."""
     _, svc, db = await restart(path)
@@ -265,13 +268,13 @@ async def step_figures(svc: TableService, ids: list[int], *, steps: int = 300, b
     return figures
 
 
-async def memory_per_table(path: Path, ids: list[int]) -> float:
+async def memory_per_table(path: str | Path, ids: list[int]) -> float:
     """Python heap (tracemalloc) per live table in KB: a fresh service resumes the database and
     every table is touched once (its view read)."""
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
-    db = await Database.open(path)
+    db = await open_store(path)
     svc = TableService(db, turn_timeout=3600)
     await svc.resume()
     for tid in ids:
@@ -285,10 +288,14 @@ async def memory_per_table(path: Path, ids: list[int]) -> float:
     return used / len(ids) / 1024
 
 
-async def run_one(n: int, *, steps: int, background: int, new_process: bool = True) -> dict[str, float]:
-    """Every figure for ``n`` tables, in a temporary folder."""
+async def run_one(n: int, *, steps: int, background: int, new_process: bool = True,
+                  database_url: str | None = None) -> dict[str, float]:
+    """Every figure for ``n`` tables, in a temporary folder (SQLite), or in a new schema
+    ``speakeasy_scale_service_<n>`` of the PostgreSQL database ``database_url`` (dropped after)."""
+    pg = database_url is not None and sqlite_path(database_url) is None
+    schema = f"speakeasy_scale_service_{n}"
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "scale.db"
+        path: str | Path = await create_schema(database_url, schema) if pg and database_url else Path(tmp) / "scale.db"
         t0 = time.perf_counter()
         ids = await populate(path, n)
         made = time.perf_counter() - t0
@@ -302,6 +309,8 @@ async def run_one(n: int, *, steps: int, background: int, new_process: bool = Tr
         if new_process:
             out["restart_new_process_s"] = restart_in_new_process(path)
         out["kb_per_table"] = await memory_per_table(path, ids)
+        if pg and database_url:
+            await drop_schema(database_url, schema)
     out["service_overhead_ms"] = out["service_step_ms"] - out["engine_step_ms"]
     return out
 
@@ -312,15 +321,22 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="member submits timed per N")
     parser.add_argument("--background", type=int, default=100, help="tables playing meanwhile")
     parser.add_argument("--no-new-process", action="store_true", help="skip the new-process restart")
-    parser.add_argument("--child-restart", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--database-url", default=None,
+                        help="postgresql://user:pass@host:5432/db: run on PostgreSQL (a new schema per N, dropped "
+                             "after); default SQLite in a temporary folder")
+    parser.add_argument("--child-restart", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_restart:
         asyncio.run(_child_restart(args.child_restart))
         return
+    if args.database_url and sqlite_path(args.database_url) is None:
+        problem = asyncio.run(postgres_problem(args.database_url))
+        if problem:
+            raise SystemExit(f"--database-url {public_url(args.database_url)}: {problem}")
     final: dict[str, float] = {}
     for n in args.tables:
         res = asyncio.run(run_one(n, steps=args.steps, background=args.background,
-                                  new_process=not args.no_new_process))
+                                  new_process=not args.no_new_process, database_url=args.database_url))
         tag = f"{n // 1000}k" if n % 1000 == 0 else str(n)
         print(f"N={n}: " + "  ".join(f"{k}={v:.4g}" for k, v in res.items()), flush=True)
         for k, v in res.items():

@@ -202,6 +202,7 @@ class FakeDiscord:
         self.feed(client, "READY", {
             "v": 10, "user": self.bot_user(), "guilds": [{"id": g["id"], "unavailable": True} for g in guilds],
             "session_id": "bench", "resume_gateway_url": "wss://gateway.invalid", "private_channels": [],
+            "shard": [0, 1],  # the bot is an AutoShardedBot (one shard here)
             "relationships": [], "application": {"id": str(self.application_id), "flags": 0}})
         for g in guilds:
             self.feed(client, "GUILD_CREATE", g)

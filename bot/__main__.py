@@ -9,6 +9,8 @@
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
+- ``python -m bot migrate-data --from speakeasy.db --to postgresql://...``: move a SQLite store
+  into an empty PostgreSQL database (bot stopped).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``."""
+    """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``,
+    ``migrate-data``."""
     parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
@@ -128,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--lang", choices=["en", "fr"], default="en")
     inv = sub.add_parser("invite", help="print the invite link of your application")
     inv.add_argument("client_id", type=int)
+    move = sub.add_parser("migrate-data", help="copy a SQLite store into an empty PostgreSQL database (bot stopped)")
+    move.add_argument("--from", dest="source", required=True, metavar="FILE", help="the SQLite file (speakeasy.db)")
+    move.add_argument("--to", dest="target", required=True, metavar="URL", help="postgresql://user:pass@host:5432/db")
     sub.add_parser("run", help="start the Discord bot (the default)")
     # handled by bot/render/cli.py before parsing; listed here so that --help shows it
     sub.add_parser("render", help="draw a game's board and panels as PNG files (render --help)", add_help=False)
@@ -197,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(card_text(PRESENTERS[args.game].rules(TerminalTranslator(args.lang))))
         return 0
+    if args.command == "migrate-data":
+        from bot.migrate import migrate_data
+
+        return migrate_data(args.source, args.target)
     if args.command == "invite":
         from bot.client import invite_url
 
@@ -207,9 +217,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_bot() -> int:
     """Start the Discord bot; exit code 2 with instructions when no token is set, a setting is
-    malformed or ``DATABASE_PATH`` is unusable (checked before connecting)."""
+    malformed or the store (``DATABASE_URL`` / ``DATABASE_PATH``) is unusable (checked before
+    connecting to Discord)."""
     from bot.settings import load_settings
-    from storage.db import database_problem
+    from storage.factory import public_url, store_problem
 
     try:
         settings = load_settings()
@@ -221,9 +232,10 @@ def run_bot() -> int:
     if settings.discord_token is None:
         print(NO_TOKEN.format(games=", ".join(sorted(GAMES))), file=sys.stderr)
         return 2
-    problem = database_problem(settings.database_path)
+    problem = store_problem(settings.store_url)
     if problem:
-        print(f"DATABASE_PATH={settings.database_path}: {problem}", file=sys.stderr)
+        name = "DATABASE_URL" if settings.database_url else "DATABASE_PATH"
+        print(f"{name}={public_url(settings.store_url)}: {problem}", file=sys.stderr)
         return 2
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from bot.client import run

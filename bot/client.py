@@ -21,6 +21,7 @@ from bot.i18n import Translator, catalog, pick_lang
 from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
 from storage.db import Database
+from storage.factory import open_store
 
 log = logging.getLogger(__name__)
 
@@ -105,22 +106,26 @@ class CommandTranslator(app_commands.Translator):
 
 
 # ---------------------------------------------------------------------------- the bot
-class SpeakeasyBot(commands.Bot):
+class SpeakeasyBot(commands.AutoShardedBot):
     """Speakeasy. Attributes after ``setup_hook``: ``db``, ``service``; ``notifier`` once the
     lobby cog is loaded (see :meth:`set_notifier`).
 
+    It runs the shards of ``settings.shards`` (``SHARD_COUNT``/``SHARD_IDS``; one shard when
+    unset) with discord.py's ``AutoShardedBot``, and its service owns the tables of their guilds.
+
     Args:
         settings: runtime settings (``enabled_games`` chooses the game cogs loaded).
-        db: an already open database (tests); otherwise ``settings.database_path`` is opened.
+        db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the TableService (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
     """
 
     def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
+        shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
                          allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
-                         tree_cls=SpeakeasyTree)
+                         tree_cls=SpeakeasyTree, shard_count=shards.count, shard_ids=list(shards.ids))
         self.settings = settings
         self._given_db = db
         self._clock = clock
@@ -143,12 +148,12 @@ class SpeakeasyBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open the database, build the service, load cogs, sync commands, resume tables."""
         if self.db is None:
-            self.db = await Database.open(self.settings.database_path)
+            self.db = await open_store(self.settings.store_url)
         self.service = TableService(
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
-            lobby_timeout=self.settings.lobby_timeout_seconds,
+            lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
         )
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():
@@ -166,7 +171,8 @@ class SpeakeasyBot(commands.Bot):
         self.service.start_timers()
 
     async def on_ready(self) -> None:
-        log.info("logged in as %s (%s) in %d guild(s)", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+        log.info("logged in as %s (%s) in %d guild(s), shards %s of %s", self.user, getattr(self.user, "id", "?"),
+                 len(self.guilds), ",".join(map(str, self.shard_ids or [0])), self.shard_count)
 
     async def close(self) -> None:
         """Stop the service, flush the last table messages, close the connection and the database we opened."""

@@ -5,7 +5,9 @@ has not chosen yet; it makes one move at a time under the table's lock, through 
 a member's click (:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is
 told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine
 or storage error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather
-than left hanging.
+than left hanging. A move refused because another writer stored a step first
+(:class:`storage.base.VersionConflict`: two processes on one table) is no failure: the table is
+reloaded and the driver goes on from the stored state (or stops if it ended).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 from typing import Any
 
 from bot.table import TableHost
+from storage.base import VersionConflict
 
 __all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "Driver"]
 
@@ -94,6 +97,10 @@ class Driver:
                     result, view, events = await host.choose(live, seat, code, source="ai")
             except asyncio.CancelledError:
                 raise
+            except VersionConflict:
+                log.warning("table %s was moved by another writer; reloaded", table_id)
+                pause = False
+                continue
             except Exception:
                 failures += 1
                 log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)

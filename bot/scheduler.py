@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from bot.table import LiveTable, TableHost, TableView, notify
 from engine.core import Event, Game
-from storage.base import SeatRow, Store, TimerRow, VersionConflict
+from storage.base import SeatRow, Shards, Store, TimerRow, VersionConflict
 
 __all__ = ["AWAY_AFTER_TIMEOUTS", "LOBBY", "MAX_AUTO_STEPS", "TURN", "Clock", "Scheduler", "Timers", "lobby_key",
            "turn_key"]
@@ -93,11 +93,16 @@ class Timers:
 
     A fired timer that its handler neither rescheduled nor cancelled is removed (one-shot). A
     handler that raises is logged and its timer removed.
+
+    With ``shards``, :meth:`load` reads only the timers of the process's shards (a table's timer
+    follows its guild, see :meth:`storage.base.Store.timers`): another process's timers are
+    never fired here.
     """
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: Store, clock: Clock, *, shards: Shards | None = None) -> None:
         self.store = store
         self.clock = clock
+        self.shards = shards
         self._handlers: dict[str, tuple[Handler, Overdue | None]] = {}
         self._rows: dict[str, tuple[int, TimerRow]] = {}  # key -> (entry id, row)
         self._heap: list[tuple[float, int, str]] = []  # (due, entry id, key); stale entries skipped
@@ -118,11 +123,12 @@ class Timers:
         self._handlers[kind] = (handler, on_overdue)
 
     async def load(self) -> int:
-        """Read every stored timer (once, at start) into memory; returns how many."""
+        """Read every stored timer of the process's shards (once, at start) into memory;
+        returns how many."""
         self.loads += 1
         now = self.clock.now()
         replaced: list[TimerRow] = []
-        for row in await self.store.timers():
+        for row in await (self.store.timers(self.shards) if self.shards is not None else self.store.timers()):
             entry = self._handlers.get(row.kind)
             if row.due <= now and entry is not None and entry[1] is not None:
                 new = entry[1](row, now)
@@ -282,12 +288,13 @@ class Scheduler:
         host: the owner of the tables (locks, cache, choices, the notifier).
         turn_timeout: seconds a member has to act before the AI acts for them.
         reminder_fraction: when the reminder is sent, as a fraction of ``turn_timeout``.
+        shards: the process's shards: only their tables' deadlines are loaded (``None``: all).
     """
 
     def __init__(self, db: Store, clock: Clock, host: TableHost, *, turn_timeout: float = 300,
-                 reminder_fraction: float = 0.5) -> None:
+                 reminder_fraction: float = 0.5, shards: Shards | None = None) -> None:
         self.db = db
-        self.timers = Timers(db, clock)
+        self.timers = Timers(db, clock, shards=shards)
         self.host = host
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction

@@ -35,6 +35,14 @@ Guarantees:
 - Per-table memory (locks, caches, timers, drivers) is dropped when a table ends.
 - Each table records the game's ``rules_version`` it started under; :meth:`TableService.replay`
   rebuilds its state from seed and action log only under that same version.
+- Sharding (``shards``, :class:`storage.base.Shards`): the process owns the tables of the guilds
+  on its shards. It resumes only those and loads only their timers (both filtered in the
+  store's queries), so it runs only their deadlines and AI moves; any other table is refused
+  (``err.not_owned``) and never written. Should two processes act on one table anyway (a
+  misconfiguration, or an overlap while the shard count changes), the version compare-and-set
+  lets one step through; the other reloads the table (a click is refused as stale, an AI move
+  or a timeout is simply dropped). Starting, cancelling and abandoning are compare-and-sets on
+  the status (``Store.update_table(expect_status=...)``): a lobby is dealt once.
 """
 
 from __future__ import annotations
@@ -56,7 +64,17 @@ from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_ke
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
 from engine.registry import GAMES
-from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TableRow, TimerRow, VersionConflict
+from storage.base import (
+    RatingRow,
+    RunningTable,
+    SeatRow,
+    Shards,
+    StepWrite,
+    Store,
+    TableRow,
+    TimerRow,
+    VersionConflict,
+)
 
 __all__ = [
     "Clock",
@@ -121,6 +139,8 @@ class TableService:
         seed_source: returns a new game seed (``secrets.randbits(62)`` by default).
         leaderboard_min_games: games a member must have played to appear on the leaderboard.
         lobby_timeout: seconds a lobby may stay open without being started (then it closes).
+        shards: the Discord shards of this process: it owns only the tables of their guilds
+            (``None``: every table).
     """
 
     def __init__(
@@ -135,13 +155,15 @@ class TableService:
         seed_source: Callable[[], int] | None = None,
         leaderboard_min_games: int = 3,
         lobby_timeout: float = 1800,
+        shards: Shards | None = None,
     ) -> None:
         self.db = db
+        self.shards = None if shards is None or shards.everything else shards
         self.notifier: Notifier = notifier or Notifier()
         self.seed_source = seed_source or (lambda: secrets.randbits(62))
         self.leaderboard_min_games = leaderboard_min_games
         self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
-                                   reminder_fraction=reminder_fraction)
+                                   reminder_fraction=reminder_fraction, shards=self.shards)
         self.driver = Driver(self, ai_delay=ai_delay)
         self.lobby_timeout = lobby_timeout
         self.scheduler.timers.handle(LOBBY, self._lobby_due)
@@ -186,6 +208,17 @@ class TableService:
     def ai_delay(self, seconds: float) -> None:
         self.driver.ai_delay = seconds
 
+    def owns(self, guild_id: int) -> bool:
+        """Whether this process owns the guild's tables (its shard is one of :attr:`shards`)."""
+        return self.shards is None or self.shards.owns(guild_id)
+
+    def _check_owned(self, guild_id: int) -> None:
+        """Raise ``ServiceError("err.not_owned")`` for a guild of another process's shards."""
+        if not self.owns(guild_id):
+            log.warning("refused a request for guild %s: it is on shard %s, this process runs %s", guild_id,
+                        self.shards.shard_of(guild_id) if self.shards else 0, self.shards)
+            raise ServiceError("err.not_owned")
+
     # ------------------------------------------------------------------ TableHost (scheduler, driver)
     def table_lock(self, table_id: int) -> asyncio.Lock:
         """The lock serialising every change of a table (for the scheduler and the driver)."""
@@ -199,15 +232,20 @@ class TableService:
         """The cache of a running table, decoded on first touch after a restart, or reloaded
         from the store when not cached (after a version conflict, or started elsewhere).
 
-        ``None`` when the table is not running; a table whose snapshot no longer loads is
-        abandoned (logged), never crashes the bot. Call under the table's lock."""
+        ``None`` when the table is not running or is another process's (its guild is on a shard
+        this process does not run: never read into the cache, never written); a table whose
+        snapshot no longer loads is abandoned (logged), never crashes the bot. Call under the
+        table's lock."""
         live = self._live.get(table_id)
         if live is not None:
-            return live
+            if self.owns(live.row.guild_id):
+                return live
+            self._live.pop(table_id, None)  # the layout changed under it: no longer ours
+            return None
         entry = self._index.pop(table_id, None)
         if entry is None:
             row = await self.db.get_table(table_id)
-            if row is None or row.status != "running":
+            if row is None or row.status != "running" or not self.owns(row.guild_id):
                 return None
             entry = RunningTable(replace(row, state=None), None, await self.db.seats(table_id),
                                  await self.db.pending(table_id, row.version))
@@ -259,18 +297,23 @@ class TableService:
 
     # ------------------------------------------------------------------ helpers
     async def _row(self, table_id: int) -> TableRow:
+        """The stored row of one of this process's tables. Raises ``err.no_table``, and
+        ``err.not_owned`` for another process's table."""
         row = await self.db.get_table(table_id)
         if row is None:
             raise ServiceError("err.no_table")
+        self._check_owned(row.guild_id)
         return row
 
     async def table(self, table_id: int) -> TableView:
-        """The current view of a table. Raises :class:`ServiceError` ``err.no_table``."""
+        """The current view of a table. Raises :class:`ServiceError` ``err.no_table``, and
+        ``err.not_owned`` for another process's table (see :attr:`shards`)."""
         live = self._live.get(table_id)
         if live is None and table_id in self._index:
             async with self.table_lock(table_id):
                 live = await self.touch(table_id)
         if live is not None:
+            self._check_owned(live.row.guild_id)
             return live.view()
         row = await self._row(table_id)
         seats = await self.db.seats(table_id)
@@ -290,7 +333,9 @@ class TableService:
     ) -> TableView:
         """Open a lobby with the host in seat 0, and arm its expiry: the timer ``lobby:<id>``
         due :attr:`lobby_timeout` seconds from now (see :meth:`_lobby_due`). Raises
-        ``err.unknown_game``/``err.bad_option``."""
+        ``err.unknown_game``/``err.bad_option``, ``err.not_owned`` in a guild of another
+        process's shards."""
+        self._check_owned(guild_id)
         if game not in GAMES:
             raise ServiceError("err.unknown_game", game=game)
         opts = self._validate_options(game, options or {})
@@ -310,7 +355,7 @@ class TableService:
         meanwhile is left alone."""
         table_id = key_table(timer.key)
         row = await self.db.get_table(table_id)
-        if row is None or row.status != "lobby":
+        if row is None or row.status != "lobby" or not self.owns(row.guild_id):
             return
         try:
             view = await self.cancel(table_id, row.host_user_id, is_admin=True, quiet=True)
@@ -419,7 +464,8 @@ class TableService:
         """Remember Discord message/thread ids (``lobby_message_id``, ``thread_id``, ``board_message_id``)."""
         async with self.table_lock(table_id):
             now = self.clock.now()
-            await self.db.update_table(table_id, now, **ids)
+            fields: dict[str, Any] = dict(ids)  # message and thread ids only (never expect_status)
+            await self.db.update_table(table_id, now, **fields)
             live = self._live.get(table_id)
             if live is not None:
                 changes: dict[str, Any] = dict(ids)
@@ -457,9 +503,10 @@ class TableService:
             # a custom deck's cards are stored with the table: it replays after the deck is gone
             stored = {**row.options, "deck_data": options["deck_data"]} if options.get("deck_data") else row.options
             async with self.db.transaction():
-                await self.db.update_table(table_id, now, status="running", seed=seed,
-                                           state=game.dump_state(state), version=state.version,
-                                           rules_version=game.rules_version, options=stored)
+                if not await self.db.update_table(table_id, now, expect_status="lobby", status="running", seed=seed,
+                                                  state=game.dump_state(state), version=state.version,
+                                                  rules_version=game.rules_version, options=stored):
+                    raise ServiceError("err.table_not_lobby")  # another process started or closed it
                 await self.db.record_events(table_id, state.version,
                                             [_event_dict(e) for e in game.opening_events(state)])
                 await self.scheduler.write(table_id, seats, game, state, now)
@@ -489,7 +536,8 @@ class TableService:
             if user_id != row.host_user_id and not is_admin:
                 raise ServiceError("err.host_only")
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status="lobby", status="abandoned"):
+                    raise ServiceError("err.table_not_lobby")  # another process started or closed it
                 await self.scheduler.timers.cancel(lobby_key(table_id))
             view = await self.table(table_id)
         self._forget(table_id)
@@ -507,7 +555,10 @@ class TableService:
             if user_id is not None and user_id != row.host_user_id and not is_admin:
                 raise ServiceError("err.host_or_admin")
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status="running",
+                                                  status="abandoned"):
+                    self._live.pop(table_id, None)  # another process ended it: reload
+                    raise ServiceError("err.table_not_running")
                 await self.scheduler.clear(table_id)
             self._live.pop(table_id, None)
             self._index.pop(table_id, None)
@@ -520,12 +571,16 @@ class TableService:
     async def submit(self, table_id: int, user_id: int, version: int, code: str) -> Submitted:
         """A member's action from a button: applied, or buffered (simultaneous step).
 
-        Raises :class:`ServiceError`: ``err.no_table``, ``err.table_not_running``,
-        ``err.not_seated``, ``err.stale`` (another version: an old or double click),
-        ``err.not_your_turn``, ``err.illegal``.
+        Raises :class:`ServiceError`: ``err.no_table``, ``err.not_owned``,
+        ``err.table_not_running``, ``err.not_seated``, ``err.stale`` (another version: an old
+        or double click, or a step another process stored first, see :attr:`shards`),
+        ``err.not_your_turn``, ``err.illegal``. A button newer than the cached table reloads it.
         """
         async with self.table_lock(table_id):
             live = await self._get_live(table_id)
+            if version > live.state.version:  # drawn by a newer state than the cache: another writer moved it
+                self._live.pop(table_id, None)
+                live = await self._get_live(table_id)
             seat = live.seat_of(user_id)
             if seat is None:
                 raise ServiceError("err.not_seated")
@@ -734,7 +789,8 @@ class TableService:
 
     # ------------------------------------------------------------------ start-up / shutdown
     async def resume(self, *, warm: bool = True) -> list[int]:
-        """Index every running table after a restart; returns their ids. O(tables): a few bulk
+        """Index every running table of this process's shards (all of them without
+        :attr:`shards`) after a restart; returns their ids. O(tables): a few bulk
         reads (tables, seats, pending choices; the timers), no per-table query, no decoding.
         Clicks are accepted as soon as this returns.
 
@@ -745,7 +801,8 @@ class TableService:
         """
         await self.scheduler.load()
         ids = []
-        for entry in await self.db.running_tables():
+        tables = await (self.db.running_tables_of(self.shards) if self.shards is not None else self.db.running_tables())
+        for entry in tables:
             if entry.row.id not in self._live:
                 self._index[entry.row.id] = entry
             ids.append(entry.row.id)
@@ -839,17 +896,20 @@ class TableService:
         return [_event_from(d) for d in await self.db.all_events(table_id)]
 
     async def guild_tables(self, guild_id: int) -> list[TableView]:
-        """A guild's open lobbies and running tables, oldest first (``/table list``)."""
+        """A guild's open lobbies and running tables, oldest first (``/table list``). Raises
+        ``err.not_owned`` for a guild of another process's shards."""
+        self._check_owned(guild_id)
         return [await self.table(row.id) for row in await self.db.guild_tables(guild_id)]
 
     async def lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableView | None:
         """The open lobby a member hosts in a channel (a member hosts at most one per channel)."""
+        self._check_owned(guild_id)
         row = await self.db.open_lobby_of(guild_id, channel_id, host_user_id)
         return None if row is None else await self.table(row.id)
 
     async def tables_in(self, place_id: int) -> list[TableView]:
         """Open lobbies and running tables whose thread or channel is ``place_id``."""
-        return [await self.table(row.id) for row in await self.db.tables_in_place(place_id)]
+        return [await self.table(row.id) for row in await self.db.tables_in_place(place_id) if self.owns(row.guild_id)]
 
     async def close_table(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
         """``/table abandon``: cancel a lobby or abandon a running table (host or admin).
@@ -871,7 +931,9 @@ class TableService:
             if row.status not in ("lobby", "running"):
                 return False
             async with self.db.transaction():
-                await self.db.update_table(table_id, self.clock.now(), status="abandoned")
+                if not await self.db.update_table(table_id, self.clock.now(), expect_status=row.status,
+                                                  status="abandoned"):
+                    return False
                 await self.scheduler.clear(table_id)
                 if row.status == "lobby":
                     await self.scheduler.timers.cancel(lobby_key(table_id))
@@ -882,7 +944,10 @@ class TableService:
 
     async def close_guild(self, guild_id: int) -> list[int]:
         """The bot was removed from a server: close its lobbies and running tables at once,
-        silently (see :meth:`close_silently`); returns their ids."""
+        silently (see :meth:`close_silently`); returns their ids (none for a guild of another
+        process's shards: its owner closes them)."""
+        if not self.owns(guild_id):
+            return []
         closed = []
         for row in await self.db.guild_tables(guild_id):
             if await self.close_silently(row.id):

@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.registry import GAMES
+from storage.base import Shards
+from storage.factory import url_problem
 
 
 class Settings(BaseSettings):
@@ -19,7 +21,10 @@ class Settings(BaseSettings):
 
     Attributes:
         discord_token: the bot token (Developer Portal → your application → Bot → Reset Token).
-        database_path: SQLite file (created if missing).
+        database_url: the store: a SQLite file path or ``sqlite:///path``, or
+            ``postgresql://user:pass@host:5432/db`` (several bot processes on one database).
+            Unset: :attr:`database_path`. Read the chosen one as :attr:`store_url`.
+        database_path: SQLite file (created if missing), used when ``database_url`` is unset.
         dev_guild_id: when set, slash commands are synced to this guild only (instant).
         turn_timeout_seconds: how long a player has to act before the AI plays for them.
         reminder_fraction: fraction of the timeout after which the player is reminded.
@@ -37,12 +42,19 @@ class Settings(BaseSettings):
             and the private panels carry a picture (``bot/render``) beside a short text; off
             shows the text boards only. Without the Attach Files permission, or when a picture
             cannot be drawn, the text board is shown anyway.
+        shard_count: how many Discord shards the whole bot runs (``SHARD_COUNT``; unset: one
+            shard). Discord requires sharding from 2,500 servers.
+        shard_ids: the shards this process runs (``SHARD_IDS=0,1``: comma-separated, each in
+            ``0..SHARD_COUNT-1``, no repeats; unset: every shard). The process owns the tables
+            of the guilds on its shards (``(guild_id >> 22) % SHARD_COUNT``). Read both as
+            :attr:`shards`. See the README, "Running more than one process".
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
                                       env_ignore_empty=True)
 
     discord_token: SecretStr | None = None
+    database_url: str | None = Field(default=None, repr=False)  # may hold a password
     database_path: Path = Path("speakeasy.db")
     dev_guild_id: int | None = None
     turn_timeout_seconds: int = Field(default=300, ge=10, le=7 * 24 * 3600)
@@ -53,6 +65,13 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     enabled_games: str = "all"
     pictures: bool = True
+    shard_count: int | None = Field(default=None, ge=1, le=100_000)
+    shard_ids: str | None = None
+
+    @property
+    def store_url(self) -> str:
+        """Where the store is: :attr:`database_url`, else :attr:`database_path`."""
+        return self.database_url or str(self.database_path)
 
     @property
     def lobby_timeout_seconds(self) -> int:
@@ -63,6 +82,42 @@ class Settings(BaseSettings):
     def games(self) -> tuple[str, ...]:
         """The enabled games' registry keys, in registry order."""
         return tuple(GAMES) if self.enabled_games == "all" else tuple(self.enabled_games.split(","))
+
+    @property
+    def shards(self) -> Shards:
+        """The shards this process runs (:class:`storage.base.Shards`): ``SHARD_IDS`` of
+        ``SHARD_COUNT``; every shard when ``SHARD_IDS`` is unset; one shard when neither is set."""
+        count = self.shard_count or 1
+        ids = tuple(int(i) for i in self.shard_ids.split(",")) if self.shard_ids else tuple(range(count))
+        return Shards(count, ids)
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_ids(cls, v: object) -> object:
+        """Comma-separated integers (spaces ignored; blank = unset), stored normalised (``0,1``)."""
+        if isinstance(v, int) and not isinstance(v, bool):
+            return str(v)
+        if isinstance(v, (list, tuple)):
+            v = ",".join(str(i) for i in v)
+        if not isinstance(v, str):
+            return v
+        parts = [p.strip() for p in v.split(",") if p.strip()]
+        if not parts:
+            return None
+        if not all(p.isdigit() for p in parts):
+            raise ValueError(f"SHARD_IDS must be shard numbers separated by commas (e.g. 0,1), not {v!r}")
+        return ",".join(str(int(p)) for p in parts)
+
+    @model_validator(mode="after")
+    def _check_shards(self) -> Settings:
+        """``SHARD_IDS`` needs ``SHARD_COUNT``; its ids must be in range and not repeated."""
+        if self.shard_ids is not None and self.shard_count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT (how many shards the whole bot runs)")
+        try:
+            self.shards  # noqa: B018  # validates
+        except ValueError as exc:
+            raise ValueError(f"SHARD_IDS: {exc} (SHARD_COUNT={self.shard_count})") from None
+        return self
 
     @field_validator("enabled_games", mode="before")
     @classmethod
@@ -80,7 +135,18 @@ class Settings(BaseSettings):
         chosen = [k for k in GAMES if k in keys]
         return "all" if len(chosen) == len(GAMES) else ",".join(chosen)
 
-    @field_validator("discord_token", "dev_guild_id", mode="before")
+    @field_validator("database_url")
+    @classmethod
+    def _store_url(cls, v: str | None) -> str | None:
+        """A file path, ``sqlite:///path`` or ``postgresql://...``; another scheme raises ``ValueError``."""
+        if v is None:
+            return v
+        problem = url_problem(v.strip())
+        if problem:
+            raise ValueError(problem)
+        return v.strip()
+
+    @field_validator("discord_token", "dev_guild_id", "shard_count", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         """A blank value (``DEV_GUILD_ID=`` or spaces) means "not set"."""

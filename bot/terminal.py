@@ -40,7 +40,8 @@ from bot.i18n import Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import Database, Store, TableRow
+from storage.db import Store, TableRow
+from storage.factory import open_store
 
 HUMAN_ID = 1
 #: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
@@ -308,7 +309,7 @@ class TerminalGame:
         2 = nothing to resume or the table could not start)."""
         path = self.db_path or default_db_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        db = await Database.open(path)
+        db = await open_store(path)  # the terminal keeps its own SQLite file
         seed = self.seed
         service = TableService(db, notifier=self.notifier, ai_delay=self.pace,
                                seed_source=(lambda: seed) if seed is not None else None)

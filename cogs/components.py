@@ -63,7 +63,7 @@ class ClickRouter(Protocol):
 
 def _router(interaction: discord.Interaction) -> ClickRouter:
     client = interaction.client
-    cog = client.get_cog(ROUTER_COG) if isinstance(client, commands.Bot) else None
+    cog = client.get_cog(ROUTER_COG) if isinstance(client, (commands.Bot, commands.AutoShardedBot)) else None
     if cog is None:
         raise RuntimeError(f"{ROUTER_COG} is not loaded")
     return cast(ClickRouter, cog)

@@ -75,6 +75,7 @@ __all__ = [
     "rng_draws",
     "rng_for",
     "to_json",
+    "variant_seed",
 ]
 
 #: Longest action code allowed; custom_ids (100 chars) also carry the table id and version.
@@ -291,6 +292,12 @@ def replacer(cls: type[S], *names: str) -> Callable[..., S]:
     return cast(Callable[..., S], _make_replacer(target, names))
 
 
+def variant_seed(seed: int, salt: int) -> int:
+    """The seed of a ``hidden_variant`` drawn with ``salt`` (it decides every future draw of the
+    variant; see :meth:`Game.hidden_variant`)."""
+    return (seed * 7919 + salt + 1) % (2**62)
+
+
 def replace_state(state: S, **changes: Any) -> S:
     """A copy of ``state`` with ``changes`` (no validation): equal to
     :func:`dataclasses.replace`, by a :func:`replacer` cached per class and set of names (falls
@@ -439,7 +446,7 @@ class Game(ABC, Generic[S, A, V]):
         the default only changes the seed (which decides every future draw).
         """
         seed: int = state.seed  # type: ignore[attr-defined]
-        return replace_state(state, seed=(seed * 7919 + salt + 1) % (2**62))
+        return replace_state(state, seed=variant_seed(seed, salt))
 
     def opening_events(self, state: S) -> tuple[Event, ...]:
         """Events that happened during ``setup`` (for example a card revealed before the first

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # Install Speakeasy with its test dependencies into .venv, check the layers, the style and the
-# types, then run the whole test suite. Extra arguments go to pytest (e.g. scripts/test.sh -k gang);
-# with arguments the checks still run first (they take a few seconds once cached).
+# types, start a throwaway PostgreSQL server, then run the whole test suite on both storage
+# backends. Extra arguments go to pytest (e.g. scripts/test.sh -k gang); with arguments the checks
+# still run first (they take a few seconds once cached).
+#
+# PostgreSQL: the server's binaries (initdb, pg_ctl) are looked for in /usr/lib/postgresql/*/bin
+# and on PATH, and installed with apt-get (the Debian postgresql package) when missing and we are
+# root. The server lives in a temporary folder, listens only on a unix socket there, and is
+# stopped at exit; its URL goes to the tests in TEST_DATABASE_URL. Set TEST_DATABASE_URL yourself
+# to use another server instead; SPEAKEASY_NO_POSTGRES=1 starts none (the PostgreSQL tests are
+# then skipped, or fail when CI is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
+source scripts/_postgres.sh
 install_project '.[test]'
 
 check() {  # check NAME COMMAND...: run a static check, show its output only when it fails
@@ -20,4 +29,11 @@ check "ruff" .venv/bin/ruff check .
 check "mypy" .venv/bin/mypy
 echo "Checks passed: lint-imports, ruff, mypy." >&2
 
-exec .venv/bin/python -m pytest "$@"
+if [ -z "${TEST_DATABASE_URL:-}" ] && [ -z "${SPEAKEASY_NO_POSTGRES:-}" ]; then
+  start_postgres
+fi
+
+# not exec: the trap stops the server when pytest ends
+rc=0
+.venv/bin/python -m pytest "$@" || rc=$?
+exit "$rc"

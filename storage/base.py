@@ -1,6 +1,7 @@
 """The storage interface: the one typed :class:`Store` protocol the service talks to, and the
-rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation (a second
-backend, e.g. PostgreSQL, implements the same protocol).
+rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation and
+:mod:`storage.postgres` the one for several processes on one PostgreSQL database;
+:func:`storage.factory.open_store` opens either from a URL.
 
 Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
 JSON-like values (``options``, ``state``, events, timer payloads) cross the interface decoded,
@@ -19,6 +20,7 @@ __all__ = [
     "RatingRow",
     "RunningTable",
     "SeatRow",
+    "Shards",
     "StepWrite",
     "Store",
     "TableRow",
@@ -37,6 +39,50 @@ class VersionConflict(RuntimeError):
                          "reload the table")
         self.table_id = table_id
         self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """The Discord shards one bot process runs: ``ids`` among ``count`` shards. A guild is on
+    shard ``(guild_id >> 22) % count`` (Discord's formula), and the process owns the tables of
+    the guilds on its shards. Timers not tied to a table (none today) belong to shard 0.
+
+    Raises ``ValueError`` for a count below 1, no id, an id out of ``range(count)`` or a repeated id.
+
+    >>> Shards(4, (0, 1)).owns(5 << 22)  # (id >> 22) % 4 == 1
+    True
+    >>> Shards(4, (0, 1)).owns(6 << 22)
+    False
+    >>> Shards(2, (1,)).shard_of(1 << 22)
+    1
+    """
+
+    count: int
+    ids: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise ValueError("the shard count must be at least 1")
+        if not self.ids:
+            raise ValueError("give at least one shard id")
+        bad = [i for i in self.ids if not 0 <= i < self.count]
+        if bad:
+            raise ValueError(f"shard id {bad[0]} is out of range: the ids go from 0 to {self.count - 1}")
+        if len(set(self.ids)) != len(self.ids):
+            raise ValueError("a shard id is repeated")
+
+    def shard_of(self, guild_id: int) -> int:
+        """The shard of a guild: ``(guild_id >> 22) % count``."""
+        return (guild_id >> 22) % self.count
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether the guild is on one of :attr:`ids`."""
+        return self.shard_of(guild_id) in self.ids
+
+    @property
+    def everything(self) -> bool:
+        """True when :attr:`ids` are every shard (the process owns every table)."""
+        return len(self.ids) == self.count
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +212,7 @@ class Store(Protocol):
     """What the service needs from storage. Every method is a coroutine except :meth:`transaction`.
 
     Errors: backend I/O errors propagate (``aiosqlite.Error`` / ``sqlite3.Error`` subclasses for
-    SQLite); a broken constraint (a user seated twice at a table) raises the backend's integrity
+    SQLite, ``asyncpg.PostgresError`` / ``OSError`` for PostgreSQL); a broken constraint (a user seated twice at a table) raises the backend's integrity
     error; :meth:`commit_step` raises :class:`VersionConflict`.
     """
 
@@ -195,12 +241,19 @@ class Store(Protocol):
         """Every table with ``status``, by id."""
         ...
 
-    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
-        """Set columns of a table; raises ``ValueError`` for no field or one that may not be set."""
+    async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
+                           **fields: Any) -> bool:
+        """Set columns of a table (with ``expect_status``: only while it has that status, a
+        compare-and-set); True when the row changed. Raises ``ValueError`` for no field or one
+        that may not be set."""
         ...
 
     async def running_tables(self) -> list[RunningTable]:
         """Every running table with its seats and current buffered choices, in a few bulk reads."""
+        ...
+
+    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
+        """:meth:`running_tables` of the guilds on ``shards`` only (filtered in the query)."""
         ...
 
     # --- seats
@@ -254,8 +307,10 @@ class Store(Protocol):
         """Remove a timer (no error when there is none)."""
         ...
 
-    async def timers(self) -> list[TimerRow]:
-        """Every persisted timer, the earliest due first."""
+    async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
+        """Every persisted timer, the earliest due first; with ``shards``, only those the shards
+        own (filtered in the query): a timer ``<kind>:<table id>`` follows its table's guild,
+        any other timer belongs to shard 0."""
         ...
 
     async def timer(self, key: str) -> TimerRow | None:

@@ -26,6 +26,7 @@ from storage.base import (
     RatingRow,
     RunningTable,
     SeatRow,
+    Shards,
     StepWrite,
     Store,
     TableRow,
@@ -43,6 +44,9 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+# The schema of both backends: written in SQLite's dialect, kept to what PostgreSQL also reads after
+# :func:`storage.postgres.to_postgres` (types, ``?`` marks, ``json_object``); so no ``MIN(a, b)``,
+# no bare integer as a condition, an alias on every subquery in FROM.
 MIGRATIONS: tuple[str, ...] = (
     # 1: tables, seats, action log, events, pending simultaneous choices, deadlines, results, ratings
     """
@@ -165,9 +169,9 @@ MIGRATIONS: tuple[str, ...] = (
         payload TEXT NOT NULL DEFAULT '{}'
     );
     INSERT INTO timers (key, due, payload)
-        SELECT 'turn:' || table_id, CASE WHEN reminded THEN act_at ELSE MIN(remind_at, act_at) END,
+        SELECT 'turn:' || table_id, CASE WHEN reminded <> 0 OR act_at < remind_at THEN act_at ELSE remind_at END,
                json_object('version', version, 'remind_at', remind_at, 'act_at', act_at,
-                           'reminded', json(CASE WHEN reminded THEN 'true' ELSE 'false' END))
+                           'reminded', json(CASE WHEN reminded <> 0 THEN 'true' ELSE 'false' END))
         FROM deadlines;
     DROP TABLE deadlines;
     ALTER TABLE game_tables ADD COLUMN action_seq INTEGER NOT NULL DEFAULT 0;
@@ -215,6 +219,37 @@ def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
         action_seq=row["action_seq"],
         event_seq=row["event_seq"],
     )
+
+
+def _statements(script: str) -> list[str]:
+    r"""The statements of an SQL script, in order: split at the line ends where
+    :func:`sqlite3.complete_statement` says a statement ends (so never two statements on one line).
+
+    >>> _statements("CREATE TABLE a (x TEXT DEFAULT ';');\n  CREATE INDEX i ON a (x);\n")
+    ["CREATE TABLE a (x TEXT DEFAULT ';');", 'CREATE INDEX i ON a (x);']
+    """
+    out, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+    """The ``AND`` clause keeping the rows whose guild (``column``) is on ``shards``, and its
+    arguments; nothing when every shard is owned.
+
+    >>> _owned("t.guild_id", Shards(4, (0, 2)))
+    (' AND ((t.guild_id >> 22) % ?) IN (?, ?)', (4, 0, 2))
+    """
+    if shards is None or shards.everything:
+        return "", ()
+    marks = ", ".join("?" for _ in shards.ids)
+    return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
@@ -291,12 +326,30 @@ class Database:
         return int(row[0]) if row is not None else 0
 
     async def migrate(self) -> int:
-        """Apply every migration newer than ``user_version``, each in its own transaction."""
+        """Apply every migration newer than ``user_version``, each in its own transaction.
+
+        Each is applied once even when several processes open a new file together: the
+        version is read again inside the transaction (``BEGIN IMMEDIATE`` holds the file's write
+        lock), and a migration another process applied meanwhile is skipped."""
         current = await self.schema_version()
         for number, script in enumerate(MIGRATIONS, start=1):
             if number <= current:
                 continue
-            await self._conn.executescript(f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {number};\nCOMMIT;")
+
+            def apply(conn: sqlite3.Connection, number: int = number, script: str = script) -> None:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if conn.execute("PRAGMA user_version").fetchone()[0] < number:
+                        for statement in _statements(script):
+                            conn.execute(statement)
+                        conn.execute(f"PRAGMA user_version = {number}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+
+            await self._worker(apply)
         return await self.schema_version()
 
     @contextlib.asynccontextmanager
@@ -418,8 +471,11 @@ class Database:
         """Every table with ``status`` (``lobby``, ``running``, ``finished``, ``abandoned``)."""
         return [_table(r) for r in await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))]
 
-    async def update_table(self, table_id: int, now: float, **fields: Any) -> None:
-        """Set columns of a table (``options``/``state`` are JSON-encoded here).
+    async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
+                           **fields: Any) -> bool:
+        """Set columns of a table (``options``/``state`` are JSON-encoded here); with
+        ``expect_status``, only while the table still has that status (a compare-and-set: two
+        processes cannot both start, or end, one table). True when the row was changed.
 
         Raises ``ValueError`` for no field or a column that may not be set.
         """
@@ -429,7 +485,11 @@ class Database:
             raise ValueError(f"bad fields {sorted(set(fields) - allowed)}")
         values = [dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
         cols = ", ".join(f"{k} = ?" for k in fields)
-        await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?", (*values, now, table_id))
+        if expect_status is None:
+            return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?",
+                                    (*values, now, table_id)) == 1
+        return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ? AND status = ?",
+                                (*values, now, table_id, expect_status)) == 1
 
     # --- seats -----------------------------------------------------------------------------
     async def seats(self, table_id: int) -> list[SeatRow]:
@@ -455,6 +515,27 @@ class Database:
             return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
                                  pending.get(r["id"], {})) for r in tables]
         return await self._call(read)
+
+    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
+        """:meth:`running_tables` of the guilds on ``shards`` only (``(guild_id >> 22) % count``
+        in the ``WHERE`` clauses): three bulk reads in one transaction. Written with the
+        portable query helpers only (``_all``), so a backend that translates them inherits it."""
+        owned, args = _owned("t.guild_id", shards)
+        async with self.transaction():
+            tables = await self._all(
+                f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id", args)
+            seats: dict[int, list[SeatRow]] = {}
+            for r in await self._all(
+                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
+                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
+                seats.setdefault(r["table_id"], []).append(_seat(r))
+            pending: dict[int, dict[int, str]] = {}
+            for r in await self._all(
+                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
+                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
+                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
+        return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
+                             pending.get(r["id"], {})) for r in tables]
 
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table (lobby edits and the final seat order at start)."""
@@ -553,7 +634,7 @@ class Database:
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
         rows = await self._all(
-            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?)"
+            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
             " ORDER BY seq", (table_id, limit))
         return [json.loads(r["event"]) for r in rows]
 
@@ -588,9 +669,24 @@ class Database:
         """Remove a timer (no error when there is none)."""
         await self._exec("DELETE FROM timers WHERE key = ?", (key,))
 
-    async def timers(self) -> list[TimerRow]:
-        """Every persisted timer, the earliest due first (one bulk read)."""
-        return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+    async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
+        """Every persisted timer, the earliest due first (one bulk read). With ``shards``, only
+        the timers those shards own: ``<kind>:<table id>`` follows its table's guild (joined on
+        the id after the ``:``); a timer of no table belongs to shard 0. Portable SQL through
+        ``_all`` (inherited by a backend that translates it)."""
+        if shards is None or shards.everything:
+            return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+        owned, args = _owned("g.guild_id", shards)
+        # the table id is the key's trailing digits when a ':' comes just before them (portable
+        # SQL: rtrim/substr/length/NULLIF exist in SQLite and PostgreSQL alike)
+        head = "length(rtrim(tm.key, '0123456789'))"
+        rows = await self._all(
+            "SELECT tm.* FROM timers tm LEFT JOIN game_tables g"
+            f" ON substr(tm.key, {head}, 1) = ':'"
+            f" AND g.id = CAST(NULLIF(substr(tm.key, {head} + 1), '') AS INTEGER)"
+            f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?) ORDER BY tm.due, tm.key",
+            (*args, 0 in shards.ids))
+        return [_timer(r) for r in rows]
 
     async def timer(self, key: str) -> TimerRow | None:
         """One timer, or ``None``."""

@@ -78,14 +78,15 @@ class E2E:
     async def __call__(self, *, seeds: list[int] | None = None, guild_locale: str = "en-US", start: bool = True,
                        deal: Mapping[str, Deal] | None = None,
                        dice: Mapping[str, Iterable[Iterable[int]]] | None = None,
+                       guild_shard: tuple[int, int] | None = None, require_ack: bool = True,
                        **settings: Any) -> DiscordWorld:
         """Open the world (once per test); start the bot unless ``start=False`` (then call
         :meth:`start` after arranging the world). ``deal`` / ``dice``: scripted chance (see the
-        class docstring)."""
+        class docstring). ``guild_shard`` / ``require_ack``: see :class:`tests.harness.DiscordWorld`."""
         assert self.world is None, "one world per test"
         self._script(deal or {}, dice or {})
         self._seeds = seeds
-        self.world = await self._stack.enter_async_context(DiscordWorld(guild_locale=guild_locale))
+        self.world = await self._stack.enter_async_context(DiscordWorld(guild_locale=guild_locale, guild_shard=guild_shard, require_ack=require_ack))
         self.factory = bot_factory(self.db_path, seeds, **settings)
         if start:
             await self.world.start_bot(self.factory)

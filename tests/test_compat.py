@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from bot.migrate import copy_store
 from bot.service import TableService
 from engine.registry import GAMES
-from storage.db import Database
+from storage.factory import open_store
 
 DATA = Path(__file__).parent / "data"
 TRACES = sorted((DATA / "legacy_v1_states").glob("*.jsonl.gz"))
@@ -73,10 +74,16 @@ class _Clock:
         return self.t
 
 
-async def test_a_database_of_the_previous_version_resumes_and_finishes_its_tables(tmp_path: Path) -> None:
+async def test_a_database_of_the_previous_version_resumes_and_finishes_its_tables(tmp_path: Path, db_url: str) -> None:
+    """On SQLite, the old file itself; on PostgreSQL, the old file moved by ``migrate-data``."""
     path = tmp_path / "old.db"
-    shutil.copy(DATA / "legacy_v1.db", path)
-    db = await Database.open(path)
+    shutil.copy(DATA / "legacy_v1.db", path)  # never touch tests/data itself
+    if db_url.startswith("postgresql"):
+        assert await copy_store(str(path), db_url, out=lambda line: None) == 0
+        db = await open_store(db_url)
+        assert db.path == db_url
+    else:
+        db = await open_store(path)
     svc = TableService(db, clock=_Clock(), turn_timeout=300)
     try:
         running = await svc.resume()

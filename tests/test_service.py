@@ -8,7 +8,7 @@ import pytest
 
 from bot.service import Notifier, ServiceError, TableService
 from engine import registry
-from storage.db import Database
+from storage.factory import open_store
 from tests.simgame import PickGame
 
 
@@ -55,8 +55,8 @@ def pick_game(monkeypatch):
 
 
 @pytest.fixture
-async def env(tmp_path, pick_game):
-    db = await Database.open(tmp_path / "t.db")
+async def env(db_url, pick_game):
+    db = await open_store(db_url)
     clock = FakeClock()
     rec = Recorder()
     svc = TableService(db, clock=clock, notifier=rec, turn_timeout=100, seed_source=lambda: 42)
@@ -72,12 +72,12 @@ async def open_two(svc: TableService, game: str = "test-pick", options=None):
     return t.id
 
 
-async def test_migrations_are_tracked(tmp_path):
-    db = await Database.open(tmp_path / "m.db")
+async def test_migrations_are_tracked(db_url):
+    db = await open_store(db_url)
     from storage.db import MIGRATIONS
     assert await db.schema_version() == len(MIGRATIONS)
     await db.close()
-    db = await Database.open(tmp_path / "m.db")  # reopening does not re-run them
+    db = await open_store(db_url)  # reopening does not re-run them
     assert await db.schema_version() == len(MIGRATIONS)
     await db.close()
 
@@ -324,10 +324,10 @@ async def test_replay_from_action_log_gives_the_snapshot(env):
     assert game.dump_state(state) == row.state
 
 
-async def test_opening_events_are_recorded_when_the_table_starts(tmp_path):
+async def test_opening_events_are_recorded_when_the_table_starts(db_url):
     # Shop Battle, seed 1, 3 players: the first chooser's top card is a Collector (scout), revealed
     # during setup; its public reveal and the owner's private result must reach the event log.
-    db = await Database.open(tmp_path / "o.db")
+    db = await open_store(db_url)
     svc = TableService(db, clock=FakeClock(), seed_source=lambda: 1)
     t = await svc.open_lobby(guild_id=1, channel_id=1, game="shop-battle", host_user_id=1, host_name="h",
                              options={"round_cap": 10})
@@ -534,13 +534,13 @@ class FakeHost:
 
 
 @pytest.fixture
-async def host_env(tmp_path, pick_game):
+async def host_env(db_url, pick_game):
     """A database with one running Pick table (seat 0 and 1 members, seat 2 an AI), cached in a
     fake host; the table's rows exist so that deadlines and away flags can be stored."""
     from bot.table import LiveTable
     from storage.db import SeatRow
 
-    db = await Database.open(tmp_path / "h.db")
+    db = await open_store(db_url)
     tid = await db.create_table(guild_id=1, channel_id=1, game="test-pick", host_user_id=100, lang="en",
                                 options={}, now=0)
     seats = [SeatRow(0, 100, "A", False), SeatRow(1, 200, "B", False), SeatRow(2, None, "AI 1", True)]
@@ -767,8 +767,8 @@ class CountingDb:
         return counted
 
 
-async def test_steps_never_rescan_deadlines_and_write_one_step_each(tmp_path, pick_game):
-    db = await Database.open(tmp_path / "c.db")
+async def test_steps_never_rescan_deadlines_and_write_one_step_each(db_url, pick_game):
+    db = await open_store(db_url)
     counting = CountingDb(db)
     clock = FakeClock()
     svc = TableService(counting, clock=clock, turn_timeout=100, seed_source=lambda: 42)
@@ -897,12 +897,12 @@ import asyncio, sys
 from engine import registry
 from tests.simgame import PickGame
 from bot.service import TableService
-from storage.db import Database
+from storage.factory import open_store
 
-async def main(path):
+async def main(url):
     game = PickGame()
     registry.GAMES[game.key] = game
-    db = await Database.open(path)
+    db = await open_store(url)
     svc = TableService(db, turn_timeout=3600, seed_source=lambda: 42)
     await svc.resume()
     t = await svc.open_lobby(guild_id=1, channel_id=1, game=game.key, host_user_id=100, host_name="A",
@@ -924,14 +924,14 @@ asyncio.run(main(sys.argv[1]))
 '''
 
 
-async def test_kill_9_during_play_loses_no_acknowledged_action(tmp_path, pick_game):
+async def test_kill_9_during_play_loses_no_acknowledged_action(db_url, pick_game):
     import os
     import signal
     import subprocess
     import sys
     from pathlib import Path
 
-    path = tmp_path / "crash.db"
+    path = db_url  # a SQLite file or a PostgreSQL schema
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)], cwd=root, stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(root)})
@@ -947,7 +947,7 @@ async def test_kill_9_during_play_loses_no_acknowledged_action(tmp_path, pick_ga
     finally:
         proc.kill()
         proc.wait()
-    db = await Database.open(path)
+    db = await open_store(path)
     try:
         log = await db.action_log(tid)
         stored = {(v, seat): code for v, codes, _ in log for seat, code in codes.items()}

@@ -9,7 +9,7 @@ import pytest
 from bot.scheduler import turn_key
 from bot.service import Notifier, ServiceError, TableService
 from engine import registry
-from storage.db import Database
+from storage.factory import open_store
 from tests.simgame import PickGame
 from tests.test_service import FakeClock
 
@@ -34,12 +34,12 @@ class Gone(Notifier):
 
 
 @pytest.fixture
-async def make(tmp_path, monkeypatch):
+async def make(new_db_url, monkeypatch):
     monkeypatch.setitem(registry.GAMES, PickGame.key, PickGame())
     made = []
 
     async def build(notifier: Notifier) -> TableService:
-        db = await Database.open(tmp_path / f"t{len(made)}.db")
+        db = await open_store(await new_db_url())
         svc = TableService(db, clock=FakeClock(), notifier=notifier, turn_timeout=100, seed_source=lambda: 42)
         made.append((svc, db))
         return svc

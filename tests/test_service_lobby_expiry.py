@@ -11,6 +11,7 @@ from bot.scheduler import lobby_key
 from bot.service import Notifier, ServiceError, TableService
 from engine import registry
 from storage.db import Database
+from storage.factory import open_store
 from tests.simgame import PickGame
 from tests.test_service import FakeClock
 
@@ -31,7 +32,7 @@ class Heard(Notifier):
 
 
 @pytest.fixture
-async def make(tmp_path, monkeypatch):
+async def make(db_url, monkeypatch):
     """``await make(clock)``: a service on the test's one database (a second call = a restart)."""
     monkeypatch.setitem(registry.GAMES, PickGame.key, PickGame())
     made: list[tuple[TableService, Database]] = []
@@ -40,7 +41,7 @@ async def make(tmp_path, monkeypatch):
         if made:  # a restart: the previous process stops first
             await made[-1][0].close()
             await made[-1][1].close()
-        db = await Database.open(tmp_path / "t.db")
+        db = await open_store(db_url)
         svc = TableService(db, clock=clock, notifier=notifier or Heard(), turn_timeout=100,
                            seed_source=lambda: 42, lobby_timeout=TIMEOUT)
         made.append((svc, db))

@@ -60,3 +60,22 @@ def test_unknown_enabled_game_is_refused_with_the_valid_keys(tmp_path, monkeypat
         load_settings()
     msg = caught.value.errors()[0]["msg"]
     assert "'chess'" in msg and "shop-battle" in msg
+
+
+def test_shard_settings_are_validated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for var in ("SHARD_COUNT", "SHARD_IDS"):
+        monkeypatch.delenv(var, raising=False)
+    from storage.base import Shards
+
+    assert load_settings().shards == Shards(1, (0,))  # unset: one process, one shard
+    assert load_settings(shard_count=4).shards == Shards(4, (0, 1, 2, 3))  # no ids: every shard
+    monkeypatch.setenv("SHARD_COUNT", "4")
+    monkeypatch.setenv("SHARD_IDS", " 2, 3 ")
+    assert load_settings().shards == Shards(4, (2, 3))
+    for count, ids, message in (("4", "4", "out of range"), ("4", "1,1", "repeated"), ("4", "one", "numbers"),
+                                ("", "0", "needs SHARD_COUNT"), ("0", "0", "greater than or equal to 1")):
+        monkeypatch.setenv("SHARD_COUNT", count)
+        monkeypatch.setenv("SHARD_IDS", ids)
+        with pytest.raises(ValidationError, match=message):
+            load_settings()

@@ -8,11 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from storage.db import Database, SeatRow, StepWrite, TimerRow, VersionConflict
+from storage.db import SeatRow, StepWrite, TimerRow, VersionConflict
+from storage.factory import open_store
 
 
-async def test_another_tasks_write_never_joins_a_rolled_back_transaction(tmp_path):
-    db = await Database.open(tmp_path / "s.db")
+async def test_another_tasks_write_never_joins_a_rolled_back_transaction(db_url):
+    db = await open_store(db_url)
     a = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     b = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=2, lang="en", options={}, now=0)
     inside = asyncio.Event()
@@ -35,33 +36,31 @@ async def test_another_tasks_write_never_joins_a_rolled_back_transaction(tmp_pat
     await db.close()
 
 
-async def test_nested_transactions_join_and_seats_are_unique_per_user(tmp_path):
-    import sqlite3
-
-    db = await Database.open(tmp_path / "s.db")
+async def test_nested_transactions_join_and_seats_are_unique_per_user(db_url):
+    db = await open_store(db_url)
     t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     async with db.transaction():
         await db.replace_seats(t, [SeatRow(0, 1, "a", False), SeatRow(1, None, "AI", True)])  # nested
     assert [s.user_id for s in await db.seats(t)] == [1, None]
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_error(db_url)):
         await db.replace_seats(t, [SeatRow(0, 1, "a", False), SeatRow(1, 1, "a again", False)])
     assert [s.user_id for s in await db.seats(t)] == [1, None]  # nothing half-stored
     await db.close()
 
 
-async def test_migration_4_gives_old_tables_rules_version_1(tmp_path, monkeypatch):
+async def test_migration_4_gives_old_tables_rules_version_1(db_url, monkeypatch):
     import storage.sqlite as storage_sqlite
 
-    path = tmp_path / "old.db"
+    path = db_url
     monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:3])  # the schema before versions
-    db = await Database.open(path)
+    db = await open_store(path)
     assert await db.schema_version() == 3
     t = await db._insert(  # a row as the previous version wrote it (no rules_version column)
         "INSERT INTO game_tables (guild_id, channel_id, game, status, host_user_id, created_at, updated_at)"
         " VALUES (1, 1, 'g', 'running', 1, 0, 0)")
     await db.close()
     monkeypatch.undo()
-    db = await Database.open(path)
+    db = await open_store(path)
     assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 5
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
@@ -71,12 +70,12 @@ async def test_migration_4_gives_old_tables_rules_version_1(tmp_path, monkeypatc
     await db.close()
 
 
-async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(tmp_path, monkeypatch):
+async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url, monkeypatch):
     import storage.sqlite as storage_sqlite
 
-    path = tmp_path / "v4.db"
+    path = db_url
     monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:4])  # the previous version
-    db = await Database.open(path)
+    db = await open_store(path)
     a = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     b = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=2, lang="en", options={}, now=0)
     await db._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, 1, 'a', 0)", (a,))
@@ -87,7 +86,7 @@ async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(tmp_pat
     await db._exec("INSERT INTO deadlines VALUES (?, 1, 20.0, 40.0, 1)", (b,))
     await db.close()
     monkeypatch.undo()
-    db = await Database.open(path)
+    db = await open_store(path)
     assert await db.timers() == [
         TimerRow(f"turn:{b}", 40.0, {"version": 1, "remind_at": 20.0, "act_at": 40.0, "reminded": True}),
         TimerRow(f"turn:{a}", 50.0, {"version": 3, "remind_at": 50.0, "act_at": 100.0, "reminded": False}),
@@ -99,8 +98,8 @@ async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(tmp_pat
     await db.close()
 
 
-async def test_timers_are_typed_rows_earliest_first(tmp_path):
-    db = await Database.open(tmp_path / "d.db")
+async def test_timers_are_typed_rows_earliest_first(db_url):
+    db = await open_store(db_url)
     await db.set_timer(TimerRow("turn:1", 50.0, {"version": 3}))
     await db.set_timer(TimerRow("lobby:7", 20.0, {}))
     rows = await db.timers()
@@ -115,6 +114,17 @@ async def test_timers_are_typed_rows_earliest_first(tmp_path):
     await db.close()
 
 
+def integrity_error(db_url):
+    """The backend's error for a broken constraint."""
+    if db_url.startswith("postgresql"):
+        import asyncpg
+
+        return asyncpg.IntegrityConstraintViolationError
+    import sqlite3
+
+    return sqlite3.IntegrityError
+
+
 async def _running(db, *, seats=2):
     t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     await db.replace_seats(t, [SeatRow(i, i + 1, f"p{i}", False) for i in range(seats)])
@@ -122,8 +132,8 @@ async def _running(db, *, seats=2):
     return t
 
 
-async def test_action_and_event_logs_append_in_order(tmp_path):
-    db = await Database.open(tmp_path / "l.db")
+async def test_action_and_event_logs_append_in_order(db_url):
+    db = await open_store(db_url)
     t = await _running(db)
     await db.record_events(t, 0, [{"key": "opening"}])
     await db.set_pending(t, 1, 0, "x")
@@ -141,8 +151,8 @@ async def test_action_and_event_logs_append_in_order(tmp_path):
     await db.close()
 
 
-async def test_commit_step_is_one_compare_and_set_transaction(tmp_path):
-    db = await Database.open(tmp_path / "c.db")
+async def test_commit_step_is_one_compare_and_set_transaction(db_url):
+    db = await open_store(db_url)
     t = await _running(db)
     await db.set_pending(t, 1, 0, "x")
     await db.set_timer(TimerRow(f"turn:{t}", 5.0, {"version": 0}))
@@ -177,8 +187,8 @@ async def test_commit_step_is_one_compare_and_set_transaction(tmp_path):
     await db.close()
 
 
-async def test_commit_step_joins_an_outer_transaction_and_rolls_back_with_it(tmp_path):
-    db = await Database.open(tmp_path / "j.db")
+async def test_commit_step_joins_an_outer_transaction_and_rolls_back_with_it(db_url):
+    db = await open_store(db_url)
     t = await _running(db)
     step = StepWrite(table_id=t, version_before=0, version=1, state={"v": 1}, actions={0: "a"}, source="user",
                      events=[{"key": "e"}], action_seq=1, event_seq=1, now=1.0)
@@ -192,8 +202,8 @@ async def test_commit_step_joins_an_outer_transaction_and_rolls_back_with_it(tmp
     await db.close()
 
 
-async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapshots(tmp_path):
-    db = await Database.open(tmp_path / "r.db")
+async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapshots(db_url):
+    db = await open_store(db_url)
     a = await _running(db, seats=3)
     b = await _running(db)
     lobby = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
@@ -209,7 +219,8 @@ async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapsh
 
     db._worker = counting
     got = await db.running_tables()
-    assert len(calls) == 1  # one round trip for every table
+    if "postgres" not in db_url:
+        assert len(calls) == 1  # one round trip for every table
     assert [r.row.id for r in got] == [a, b] and lobby not in [r.row.id for r in got]
     assert got[0].state_json == '{"v":0}' and got[0].row.state is None
     assert [(s.seat, s.away, s.timeouts) for s in got[0].seats] == [(0, False, 0), (1, True, 2), (2, False, 0)]
@@ -226,3 +237,67 @@ def test_database_problem_names_what_is_wrong_with_a_path(tmp_path):
     assert "folder" in database_problem(tmp_path)
     assert database_problem(tmp_path / "new" / "speakeasy.db") is None
     assert (tmp_path / "new").is_dir()
+
+
+async def test_processes_starting_together_apply_each_postgres_migration_once():
+    """Two stores opened at once on one empty PostgreSQL database (two connections, as two
+    processes would): the advisory lock makes the second wait, then find nothing to do."""
+    from storage.sqlite import MIGRATIONS
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    a, b = await asyncio.gather(open_store(url), open_store(url))
+    try:
+        assert await a.schema_version() == await b.schema_version() == len(MIGRATIONS)
+        t = await a.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        assert (await b.get_table(t)).game == "g"  # one database
+        assert await a._all("SELECT * FROM speakeasy_schema") == [(len(MIGRATIONS),)]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_lost_postgres_connection_is_made_again_before_the_next_statement():
+    import asyncpg
+
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    db = await open_store(url)
+    try:
+        t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        admin = await asyncpg.connect(url)
+        try:  # the server ends the store's connection (as a restart or a network cut would)
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", db._pg.get_server_pid())
+        finally:
+            await admin.close()
+        for _ in range(100):
+            if db._pg.is_closed():
+                break
+            await asyncio.sleep(0.01)
+        assert (await db.get_table(t)).id == t
+    finally:
+        await db.close()
+
+
+async def test_two_postgres_connections_racing_for_one_step_store_it_once():
+    """Two processes (two connections) write the same step of one table at once: the version
+    compare-and-set lets exactly one through; the other gets VersionConflict and stores nothing."""
+    from tests.stores import fresh_postgres_url
+
+    url = await fresh_postgres_url()
+    a, b = await open_store(url), await open_store(url)
+    try:
+        t = await _running(a)
+        def step(who):
+            return StepWrite(table_id=t, version_before=0, version=1, state={"by": who}, actions={0: who},
+                             source="user", events=[{"key": who}], action_seq=1, event_seq=1, now=1.0)
+        results = await asyncio.gather(a.commit_step(step("a")), b.commit_step(step("b")), return_exceptions=True)
+        assert sorted(type(r).__name__ for r in results) == ["NoneType", "VersionConflict"]
+        winner = "a" if results[0] is None else "b"
+        assert (await b.get_table(t)).state == {"by": winner}
+        assert await a.action_log(t) == [(0, {0: winner}, "user")]
+        assert [e["key"] for e in await a.all_events(t)] == [winner]
+    finally:
+        await a.close()
+        await b.close()

@@ -548,8 +548,11 @@ def test_ai_bids_strong_hands_and_passes_weak_ones():
     s = stacked("66 65 64 63 55 54 11", "62 61 53 52 51 44 43", "42 41 33 32 31 22 21", "00", first=0)
     assert G.ai_action(s, 0) == Bid(bid=21)  # 4 top trumps over 2, then the tops of 5 and 1
     s = stacked("66 65 64 55 54 31 11", "63 62 61 53 52 51 44", "43 42 41 33 32 22 21", "00", first=0)
-    assert G.ai_action(s, 0) == Bid(bid=6)  # [3|1] is not a sure trick
-    s, _ = act(s, "b6")
+    # [3|1] is not a sure trick, but most widows let it be discarded: shoot the moon.
+    assert G.ai_action(s, 0) == Bid(bid=21)
+    s = stacked("66 64 53 44 41 31 11", "43 42 33 32 22 21 51", "65 63 62 61 55 54 52", "00", first=0)
+    assert G.ai_action(s, 0) == Bid(bid=5)  # about 5.7 tricks, the widow's value counted
+    s, _ = act(s, "b5")
     assert G.ai_action(s, 1) == Bid(bid=0)
 
 
@@ -564,9 +567,13 @@ def test_ai_discard_trump_and_play_choices():
     assert G.ai_action(s, 0) == Play(tile=(6, 6))  # pull trumps with the top trump
     s, _ = act(s, "p66")
     assert G.ai_action(s, 1) == Play(tile=(6, 1))  # must follow: the lowest trump
-    # Winning cheaply: seat 2, last to play on a 5 lead, wins with the lowest winner.
-    s = play_state("N", ["", "", "55 54 51 22"], trick=[(0, "52"), (1, "53")])
+    # Winning cheaply: seat 2, last to play on a 5 lead won by the bidder (seat 0), wins with
+    # the lowest winner.
+    s = play_state("N", ["", "", "55 54 51 22"], trick=[(0, "53"), (1, "52")])
     assert G.ai_action(s, 2) == Play(tile=(5, 4))
+    # The other defender (seat 1) holds the trick and the bidder has played: no overtaking.
+    s = play_state("N", ["", "", "55 54 51 22"], trick=[(0, "52"), (1, "53")])
+    assert G.ai_action(s, 2) == Play(tile=(5, 1))
     # Losing: throw the lowest tile, keeping trumps and doubles.
     s = play_state("6", ["", "", "61 33 42 21"], trick=[(0, "55"), (1, "65")])
     assert G.ai_action(s, 2) == Play(tile=(2, 1))
@@ -593,7 +600,7 @@ def test_ai_beats_random_players():
 
 
 def test_ai_self_play_ends_and_mostly_makes_its_bids():
-    made = set_ = 0
+    made = set_ = moons = failed = 0
     for seed in range(15):
         s = G.setup(seed, 3)
         while G.to_act(s):
@@ -601,7 +608,9 @@ def test_ai_self_play_ends_and_mostly_makes_its_bids():
             step = G.apply(s, {seat: G.ai_action(s, seat)})
             s = step.state
             for e in step.events:
-                made += e.key in ("tpm.made", "tpm.moon_made")
-                set_ += e.key in ("tpm.set", "tpm.moon_failed")
+                made += e.key == "tpm.made"
+                set_ += e.key == "tpm.set"
+                moons += e.key == "tpm.moon_made"
+                failed += e.key == "tpm.moon_failed"
         assert G.outcome(s) is not None
-    assert made > 3 * set_
+    assert made > 3 * set_ and made + moons > 2 * (set_ + failed) and moons

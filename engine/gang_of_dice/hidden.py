@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.core import rng_for
+from engine.core import rng_for, variant_seed
 from engine.gang_of_dice.state import GangOfDiceState
 
 __all__ = ["hidden_variant", "inferred_stocks"]
@@ -25,11 +25,12 @@ def inferred_stocks(state: GangOfDiceState, seat: int | None) -> tuple[int, ...]
     return state.stocks
 
 
-def hidden_variant(state: GangOfDiceState, seat: int | None, salt: int, seed: int) -> GangOfDiceState:
+def hidden_variant(state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
     """``state`` with the undrawn warning cards re-shuffled from ``salt`` (reproducible), the
-    stocks kept exactly (:func:`inferred_stocks`) and ``seed`` as the new seed (future rolls)."""
+    stocks kept exactly (:func:`inferred_stocks`) and a new seed for the future rolls
+    (:func:`engine.core.variant_seed`)."""
     rest = list(state.deck[state.round :])
     rng_for(state, f"variant:{seat}:{salt}").shuffle(rest)
-    return dataclasses.replace(
-        state, seed=seed, deck=state.deck[: state.round] + tuple(rest), stocks=inferred_stocks(state, seat)
-    )
+    deck = state.deck[: state.round] + tuple(rest)
+    seed = variant_seed(state.seed, salt)
+    return dataclasses.replace(state, seed=seed, deck=deck, stocks=inferred_stocks(state, seat))

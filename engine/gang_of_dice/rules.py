@@ -334,7 +334,7 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
 
     def hidden_variant(self, state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
         """Undrawn cards re-dealt, stocks inferred exactly (:func:`engine.gang_of_dice.hidden.hidden_variant`)."""
-        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
+        return hidden.hidden_variant(state, seat, salt)
 
     def ai_action(self, state: GangOfDiceState, seat: int) -> GangOfDiceAction:
         """The baseline AI's micro-action (:func:`engine.gang_of_dice.ai.choose`).

@@ -7,8 +7,10 @@
   counts fully, progress on a multi-space slot partly; die access it lacks is worth a lot; a
   Client with a Moon cost is a good place to store tokens, as they pay for it).
 - Discards and losses: the tokens whose loss costs the least bonus.
-- Rerolls (active player): stops when a Client is affordable; otherwise rerolls the dice that do
-  not help the closest Client.
+- Rerolls (active player): one ply of look-ahead: for stopping and every reroll of at most
+  :data:`LOOKAHEAD_DICE` usable dice (plus the greedy choice: the dice that do not help the
+  closest Client), the exact expected worth of the best Client affordable after the roll
+  (die faces enumerated; Moon faces worth a little while a slot has room); stops on equal worth.
 - Drafting, keeping and picking cards: the cards with the best worth for their estimated cost
   ("typical" dice Food, Food, Music plus its permanent bonuses); a drawn card replaces its worst
   Client only when clearly better.
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations, product
 
 from engine.moonshine.actions import (
     Discard,
@@ -40,7 +43,20 @@ from engine.moonshine.legal import legal_actions
 from engine.moonshine.scoring import points_of
 from engine.moonshine.state import MoonshineState, SeatState, seat_bundle, slot_keys
 
-__all__ = ["choose", "card_worth"]
+__all__ = ["LOOKAHEAD_DICE", "choose", "card_worth"]
+
+#: Largest reroll the look-ahead enumerates (besides the greedy choice).
+LOOKAHEAD_DICE = 3
+#: Each die's faces as (resource mask, chance): Moon faces are mask 0.
+_DIE_OUTCOMES: tuple[tuple[tuple[int, float], ...], ...] = (
+    ((1, 0.5), (2, 1 / 3), (4, 1 / 6)),
+    ((1, 0.5), (2, 1 / 3), (4, 1 / 6)),
+    ((1, 0.5), (2, 1 / 3), (4, 1 / 6)),
+    ((1, 1 / 3), (0, 0.5), (7, 1 / 6)),
+    ((0, 1 / 6), (2, 1 / 6), (4, 1 / 3), (7, 1 / 3)),
+)
+#: Worth of a Moon face for the active player while one of its slots has room (M3 gain).
+_MOON_FACE = 0.8
 
 _RES_WORTH = (0.0, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0, 1.3)  # by mask: F, M, FM, D, FD, MD, any
 
@@ -173,6 +189,66 @@ def _remove(state: MoonshineState, seat: int,
 
 
 def _roll(state: MoonshineState, seat: int) -> Stop | Reroll:
+    greedy = _greedy_roll(state, seat)
+    s = state.seats[seat]
+    if not s.clients:
+        return greedy
+    bundle = seat_bundle(s, state.variant)
+    tokens = sum(s.se_tokens) + sum(s.cl_tokens)
+    late = _late(state)
+    clients = []
+    for cid in s.clients:
+        ci = client_info(cid)
+        if tokens >= max(0, ci.moon - bundle[DISC]):
+            clients.append((max(0.5, card_worth(cid, s, bundle, state.variant, late)), ci.cost))
+    clients.sort(key=lambda c: -c[0])
+    room = any(t < sp for _, t, sp in slot_keys(s, state.variant))
+    usable = [i for i in range(5) if state.dice[i] and (i < 3 or bundle[BLUE if i == 3 else ORANGE])]
+    perm = list(bundle[:8])
+    perm[0] = 0
+    memo: dict[tuple[int, ...], float] = {}
+
+    def worth(masks: tuple[int, ...]) -> float:
+        key = tuple(sorted(masks))
+        got = memo.get(key)
+        if got is None:
+            src = list(perm)
+            moons = 0
+            for m in masks:
+                if m:
+                    src[m] += 1
+                else:
+                    moons += 1
+            got = next((w for w, cost in clients if shortfall(cost, src) == 0), 0.0)
+            got += _MOON_FACE * min(moons, 1) if room else 0.0
+            memo[key] = got
+        return got
+
+    def expected(reroll: tuple[int, ...]) -> float:
+        kept = tuple(FACE_MASK[state.dice[i]] if state.dice[i] != "moon" else 0 for i in usable if i not in reroll)
+        total = 0.0
+        for outcome in product(*(_DIE_OUTCOMES[i] for i in reroll)):
+            p = 1.0
+            for _, q in outcome:
+                p *= q
+            total += p * worth(kept + tuple(m for m, _ in outcome))
+        return total
+
+    best_value = expected(())
+    best: Stop | Reroll = Stop()
+    candidates = [c for k in range(1, min(LOOKAHEAD_DICE, len(usable)) + 1) for c in combinations(usable, k)]
+    if isinstance(greedy, Reroll):
+        g = tuple(i for i in range(5) if "012bo"[i] in greedy.dice and i in usable)
+        if g and g not in candidates:
+            candidates.append(g)
+    for reroll in candidates:
+        value = expected(reroll)
+        if value > best_value + 1e-9:
+            best_value, best = value, Reroll(tuple(sorted("012bo"[i] for i in reroll)))
+    return best
+
+
+def _greedy_roll(state: MoonshineState, seat: int) -> Stop | Reroll:
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     tokens = sum(s.se_tokens) + sum(s.cl_tokens)

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.core import rng_for
+from engine.core import rng_for, variant_seed
 from engine.moonshine.state import MoonshineState, SeatState
 
 __all__ = ["hidden_variant"]
 
 
-def hidden_variant(state: MoonshineState, seat: int | None, salt: int, seed: int) -> MoonshineState:
+def hidden_variant(state: MoonshineState, seat: int | None, salt: int) -> MoonshineState:
     """``state`` with the unseen Client cards of ``seat`` (``None`` = the public) re-dealt from
-    ``salt`` (reproducible), ``seed`` as the new seed (future dice and reshuffles). Keeps every
-    public card, the seat's own offers and the multiset of Client cards."""
+    ``salt`` (reproducible), with a new seed for the future dice and reshuffles
+    (:func:`engine.core.variant_seed`). Keeps every public card, the seat's own offers and the
+    multiset of Client cards."""
     pool = list(state.deck) + list(state.discard)
     for i, s in enumerate(state.seats):
         if i != seat:
@@ -42,4 +43,4 @@ def hidden_variant(state: MoonshineState, seat: int | None, salt: int, seed: int
                 pool = pool[k:]
             s = replace(s, queue=tuple(queue))
         seats.append(s)
-    return replace(state, seed=seed, deck=deck, discard=discard, seats=tuple(seats))
+    return replace(state, seed=variant_seed(state.seed, salt), deck=deck, discard=discard, seats=tuple(seats))

@@ -200,7 +200,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def hidden_variant(self, state: MoonshineState, seat: int | None, salt: int) -> MoonshineState:
         """Unseen Client cards re-dealt (:func:`engine.moonshine.hidden.hidden_variant`)."""
-        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
+        return hidden.hidden_variant(state, seat, salt)
 
     def outcome(self, state: MoonshineState) -> Outcome | None:
         """Final ranking (M8): points, then Moon tokens, then validated Clients; else shared."""

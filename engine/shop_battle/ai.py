@@ -11,7 +11,7 @@ from engine.shop_battle.actions import AI_ORDER, ShopBattleAction, Target
 from engine.shop_battle.cards import CollectorCard, card_table
 from engine.shop_battle.state import CCW, ShopBattleState, knowledge
 
-__all__ = ["choose_action", "win_chance"]
+__all__ = ["choose_action", "contest", "win_chance"]
 
 
 def win_chance(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
@@ -42,6 +42,46 @@ def win_chance(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
     return p
 
 
+def contest(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
+            pool: list[int], know: frozenset[int]) -> tuple[float, float, int]:
+    """``(p_win, p_tie, gain)`` of revealing card ``top`` on ``char``/``hi``: the chance that it
+    beats every other active player's card outright, the chance that nobody beats it but
+    somebody ties it (a bataille, S5), and the cards won with an outright win (the pot plus every
+    card the others reveal).
+
+    Each other player's card is read from its pile as far as ``seat`` knows it: a known
+    Collector on top is revealed, goes to the pot and its owner reveals the next card (S2), so
+    the next card counts (a player left with no card drops out: beaten); a known shop card
+    counts exactly; an unknown card is drawn from ``pool`` (the shop cards ``seat`` never saw)."""
+    vals = card_table(state.cards, state.rules).values[char]
+    mine = vals[top]
+    assert mine is not None
+    pool_vals = [v for v in (vals[c] for c in pool) if v is not None]
+    if pool_vals:
+        b_unknown = sum(1 for v in pool_vals if (v < mine if hi else v > mine)) / len(pool_vals)
+        t_unknown = sum(1 for v in pool_vals if v == mine) / len(pool_vals)
+    else:
+        b_unknown, t_unknown = 0.5, 0.0
+    p_win = p_safe = 1.0
+    gain = len(state.pot)
+    for o in range(state.players):
+        if o == seat or state.out[o] is not None or not state.piles[o]:
+            continue
+        b, t = 1.0, 0.0  # a player whose known Collectors are its last cards has no card
+        for c in state.piles[o]:
+            gain += 1
+            if c not in know:
+                b, t = b_unknown, t_unknown
+                break
+            v = vals[c]
+            if v is not None:
+                b, t = (1.0, 0.0) if (v < mine if hi else v > mine) else ((0.0, 1.0) if v == mine else (0.0, 0.0))
+                break
+        p_win *= b
+        p_safe *= b + t
+    return p_win, p_safe - p_win, gain
+
+
 def _pool(state: ShopBattleState, seat: int, exclude: int | None) -> tuple[list[int], frozenset[int]]:
     """Shop cards ``seat`` has never seen (all shops but ``exclude`` if it has seen them all)."""
     know = knowledge(state, seat)
@@ -53,9 +93,11 @@ def _pool(state: ShopBattleState, seat: int, exclude: int | None) -> tuple[list[
 def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleAction, ...]) -> ShopBattleAction:
     """The AI's choice among ``legal`` (non-empty) for ``seat``.
 
-    Chooser: for every characteristic and direction, the chance that its top card beats every
-    other active player's top card (:func:`win_chance`, unknown cards drawn from the shop cards
-    it has never seen); picks the best (ties: characteristic order, higher before lower).
+    Chooser: for every characteristic and direction, the expected cards won (:func:`contest`:
+    an outright win takes the pot and every revealed card, a loss costs the card, a tie is a
+    bataille worth about half of a bigger pot; a known Collector on an opponent's top is
+    revealed and its next card counts; unknown cards are drawn from the shop cards it has never
+    seen); picks the best (ties: characteristic order, higher before lower).
     ``peek``: the player with the most cards (ties: rotation order). ``swap``: the player whose
     top card is the strongest as far as it knows (unknown = average), then most cards.
     """
@@ -65,8 +107,11 @@ def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleActi
         best: tuple[float, int] | None = None
         choice: ShopBattleAction = legal[0]
         for rank, action in enumerate(AI_ORDER):
-            p = win_chance(state, seat, top, action.char, action.hi, pool, know)
-            key = (p, -rank)
+            p_win, p_tie, won = contest(state, seat, top, action.char, action.hi, pool, know)
+            # Expected cards: +gain on a win, -1 (the card) on a loss; a tie starts a bataille
+            # for the pot and one more card each: about (gain + 1) / 2 won, 2 at stake (S5).
+            value = p_win * won + p_tie * (won - 1) / 2 - (1.0 - p_win - p_tie)
+            key = (round(value, 9), -rank)
             if best is None or key > best:
                 best, choice = key, action
         return choice

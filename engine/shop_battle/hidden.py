@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.core import rng_for
+from engine.core import rng_for, variant_seed
 from engine.shop_battle.cards import ShopCard
 from engine.shop_battle.state import ShopBattleState, knowledge
 
 __all__ = ["hidden_variant"]
 
 
-def hidden_variant(state: ShopBattleState, seat: int | None, salt: int, seed: int) -> ShopBattleState:
+def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
     """``state`` with every card ``seat`` (``None`` = the public) does not know re-dealt at
-    random from ``salt`` (reproducible), every known card in its place, ``seed`` as the new seed.
+    random from ``salt`` (reproducible), every known card in its place, a new seed
+    (:func:`engine.core.variant_seed`).
 
     Other seats' private knowledge (``known``) follows the places: what another seat saw at a
     place is the card now lying there. Preserves the multiset of cards, pile sizes and the
@@ -56,7 +57,7 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int, seed: in
             pot[i] = n
     return dataclasses.replace(
         state,
-        seed=seed,
+        seed=variant_seed(state.seed, salt),
         piles=tuple(tuple(p) for p in piles),
         pot=tuple(pot),
         face_down=tuple(sorted(mapping.get(c, c) for c in state.face_down)),

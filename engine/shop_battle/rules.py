@@ -383,7 +383,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     def hidden_variant(self, state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
         """A full re-deal of every card ``seat`` has not seen (:func:`engine.shop_battle.hidden.hidden_variant`)."""
-        return hidden.hidden_variant(state, seat, salt, super().hidden_variant(state, seat, salt).seed)
+        return hidden.hidden_variant(state, seat, salt)
 
     # -- AI
     def ai_action(self, state: ShopBattleState, seat: int) -> ShopBattleAction:

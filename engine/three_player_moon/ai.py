@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import (
+    ALL_TILES,
     MOON,
+    TARGET,
     TRICKS,
     TRUMP_OPTIONS,
     TRUMP_SUIT,
@@ -24,7 +26,13 @@ from engine.three_player_moon.tiles import (
     trick_winner,
 )
 
-__all__ = ["best_trump", "choose", "estimate_tricks"]
+__all__ = ["MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks"]
+
+#: Share of the possible widows with which the hand takes every trick that makes the AI shoot
+#: the moon (T2, T6: a made 21 wins the game, a failed one costs 21).
+MOON_CHANCE = 0.3
+#: Trump choices (the best of the 7-tile hand) tried with each possible widow.
+_TRUMP_CANDIDATES = 3
 
 
 def _throw_value(tile: Tile, trump: str | None) -> tuple[bool, bool, int, int]:
@@ -97,22 +105,19 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, fl
 def choose(state: MoonState, seat: int) -> MoonAction:
     """The AI's action for ``seat``, the seat to act (the caller checks that).
 
-    Bidding: the best :func:`estimate_tricks` over the 9 trump choices, bid if >= 4 (capped
-    at 7) and above the current bid; 21 only with a hand where every tile is a sure trick.
+    Bidding (:func:`bid_outlook`): the widow's expected value counted (every tile it may be),
+    21 when the hand takes every trick with most widows (:data:`MOON_CHANCE`), else the expected
+    tricks (4-7), a little bolder when a made bid would reach 21 (T7).
     Discard: the tile whose removal leaves the best estimate (the weakest non-trump).
     Trumps: the best estimate. Play: pull trumps with the top trump, cash sure winners,
-    else lead low; when following, win with the cheapest winning tile, else throw the
-    lowest tile (keeping trumps and doubles).
+    else lead low; when following, the two defenders play as partners: a defender does not
+    overtake the other defender when the bidder cannot beat it any more (or it holds the top
+    tile) unless that defender, ahead of it, may reach 21 with half the tricks left (T7), the cheapest winning tile
+    otherwise, else throw the lowest tile (keeping trumps and doubles).
     """
     hand = state.hands[seat]
     if state.phase == "bid":
-        trump, est, sure = best_trump(hand)
-        if sure:
-            return Bid(MOON)
-        n = min(7, int(est))
-        if n >= 4 and n > state.bid:
-            return Bid(n)
-        return Bid(0)
+        return _bid(state, seat)
     if state.phase == "discard":
         best: tuple[tuple[float, bool, tuple[int, ...]], Tile] | None = None
         for tile in hand:
@@ -128,6 +133,42 @@ def choose(state: MoonState, seat: int) -> MoonAction:
         trump, _, _ = best_trump(hand, gone)
         return NameTrump(trump)
     return Play(_play(state, seat))
+
+
+def bid_outlook(hand: Sequence[Tile]) -> tuple[float, float]:
+    """``(expected tricks, moon chance)`` of a 7-tile ``hand`` as the bidder, averaged over the
+    15 tiles the widow may be (T3: the bidder takes it, then discards one): for each widow, the
+    best :func:`estimate_tricks` of the 8 tiles (capped at 7) among the trump choices that suit
+    the 7 tiles best; the moon chance is the share of widows giving 7 tricks."""
+    cands = sorted(TRUMP_OPTIONS, key=lambda t: -estimate_tricks(hand, t)[0])[:_TRUMP_CANDIDATES]
+    unseen = [t for t in ALL_TILES if t not in hand]
+    total = 0.0
+    full = 0
+    for w in unseen:
+        h8 = (*hand, w)
+        best = 0.0
+        for trump in cands:
+            est, sure = estimate_tricks(h8, trump)
+            if sure:
+                est = float(TRICKS)
+            best = max(best, est)
+        total += best
+        full += best >= TRICKS
+    return total / len(unseen), full / len(unseen)
+
+
+def _bid(state: MoonState, seat: int) -> MoonAction:
+    hand = state.hands[seat]
+    _, _, sure = best_trump(hand)
+    est, moon = bid_outlook(hand)
+    if sure or moon >= MOON_CHANCE:
+        return Bid(MOON)
+    n = min(7, int(est + 0.25))
+    if state.scores[seat] + n + 1 >= TARGET:  # one more trick would end the game: be bolder
+        n = min(7, int(est + 0.6))
+    if n >= 4 and n > state.bid:
+        return Bid(n)
+    return Bid(0)
 
 
 def _play(state: MoonState, seat: int) -> Tile:
@@ -160,6 +201,18 @@ def _play(state: MoonState, seat: int) -> Tile:
         non_trumps = [t for t in hand if not is_trump(t, trump)]
         return throw(non_trumps or hand)
     winning = [t for t in legal if trick_winner(state.trick + ((seat, t),), trump) == seat]
+    bidder = state.bidder
+    if seat != bidder and bidder is not None:
+        leader_now = trick_winner(state.trick, trump)
+        bidder_after = all(s != bidder for s, _ in state.trick)
+        left = TRICKS - sum(state.tricks_won)
+        threat = (state.scores[leader_now] > state.scores[seat]
+                  and 2 * (state.scores[leader_now] + state.tricks_won[leader_now]) + left >= 2 * TARGET)
+        if leader_now != bidder and not threat:  # the other defender holds the trick
+            top = state.trick[[s for s, _ in state.trick].index(leader_now)][1]
+            suit = TRUMP_SUIT if is_trump(top, trump) else led_suit(state.trick[0][1], trump)
+            if not bidder_after or top_of_suit(top, suit):
+                return throw(legal)
     if winning:
         if len(state.trick) == 1:
             safe = []

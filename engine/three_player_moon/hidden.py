@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.core import rng_for
+from engine.core import rng_for, variant_seed
 from engine.three_player_moon.state import MoonState, evolve
 from engine.three_player_moon.tiles import Tile, belongs, led_suit, sort_hand, trick_winner
 
@@ -95,9 +95,10 @@ def _deal(pool: list[Tile], sizes: Sequence[int], void_of: Sequence[frozenset[in
     return fill
 
 
-def hidden_variant(state: MoonState, seat: int | None, salt: int, seed: int) -> MoonState:
+def hidden_variant(state: MoonState, seat: int | None, salt: int) -> MoonState:
     """``state`` with every tile ``seat`` (``None`` = the public) cannot see re-dealt from
-    ``salt`` (reproducible), consistent with the voids shown this hand, ``seed`` as the new seed.
+    ``salt`` (reproducible), consistent with the voids shown this hand, with a new seed
+    (:func:`engine.core.variant_seed`).
     Hand sizes, the multiset of the 22 tiles and what ``seat`` sees are kept."""
     rng = rng_for(state, f"variant:{seat}:{salt}")
     bidder = state.bidder
@@ -136,4 +137,4 @@ def hidden_variant(state: MoonState, seat: int | None, salt: int, seed: int) -> 
             held.append(discard)
         held.sort()
         widow = held[rng.randrange(len(held))]
-    return evolve(state, hands=tuple(hands), widow=widow, discard=discard, seed=seed)
+    return evolve(state, hands=tuple(hands), widow=widow, discard=discard, seed=variant_seed(state.seed, salt))

@@ -308,7 +308,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
 
     def hidden_variant(self, state: MoonState, seat: int | None, salt: int) -> MoonState:
         """Unseen tiles re-dealt, shown voids kept (:func:`engine.three_player_moon.hidden.hidden_variant`)."""
-        return hidden.hidden_variant(state, seat, salt, (state.seed * 7919 + salt + 1) % (2**62))
+        return hidden.hidden_variant(state, seat, salt)
 
     def turn_order(self, state: MoonState) -> tuple[int, ...]:
         """Seats clockwise from the first bidder of hand 1 (T2), for ``simulate``'s positions."""

@@ -16,7 +16,7 @@ from .errors import (
     UnansweredInteraction,
 )
 from .journal import Comp, Msg, Version
-from .world import Channel, DiscordWorld, Member, ModalField, ModalSpec, Outcome
+from .world import Channel, DiscordWorld, Guild, Member, ModalField, ModalSpec, Outcome
 
 __all__ = [
     "BotError",
@@ -25,6 +25,7 @@ __all__ = [
     "CommandNotVisible",
     "Comp",
     "DiscordWorld",
+    "Guild",
     "HarnessError",
     "ImpossibleAction",
     "Member",

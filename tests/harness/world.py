@@ -17,6 +17,8 @@ Usage::
 from __future__ import annotations
 
 import copy
+import os
+import pickle
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,8 +26,9 @@ from typing import Any
 
 import discord
 import simcord
+from simcord.actors import MemberActor
 from simcord.backend.errors import BackendError, SetupError
-from simcord.builders import ChannelHandle
+from simcord.builders import ChannelHandle, GuildHandle, RoleHandle, UserHandle
 from simcord.results import InteractionResult, ResponseMessage
 
 from . import _patches
@@ -57,6 +60,11 @@ class Member:
     name: str
     locale: str
     admin: bool
+
+    @property
+    def guild_id(self) -> int:
+        """The guild this member belongs to (the world's first guild unless ``member(guild=)``)."""
+        return self._actor.guild.id
 
     @property
     def id(self) -> int:
@@ -100,6 +108,26 @@ class Channel:
     def __repr__(self) -> str:
         kind = "Thread" if self.is_thread else "Channel"
         return f"<{kind} #{self.name} id={self.id}>"
+
+
+@dataclass(eq=False)
+class Guild:
+    """A guild of the world (:meth:`DiscordWorld.add_guild`), with its default text ``channel``."""
+
+    world: DiscordWorld = field(repr=False)
+    _handle: GuildHandle = field(repr=False)
+    channel: Channel
+
+    @property
+    def id(self) -> int:
+        return self._handle.id
+
+    def shard(self, shard_count: int) -> int:
+        """The shard that receives this guild's events: ``(id >> 22) % shard_count``."""
+        return (self.id >> 22) % shard_count
+
+    def __repr__(self) -> str:
+        return f"<Guild {self._handle.name} id={self.id}>"
 
 
 @dataclass(frozen=True)
@@ -251,9 +279,13 @@ class DiscordWorld:
         default_locale: str = "en-US",
         settle_timeout: float = 5.0,
         require_ack: bool = True,
+        guild_shard: tuple[int, int] | None = None,
+        restore: str | os.PathLike[str] | None = None,
     ) -> None:
         self.guild_locale = guild_locale
         self._guild_id = guild_id
+        self._guild_shard = guild_shard
+        self._restore = restore
         self.default_locale = default_locale
         self.require_ack = require_ack
         self._guild_name = guild_name
@@ -276,6 +308,8 @@ class DiscordWorld:
         self._seen_versions: dict[tuple[int | None, int], int] = {}
         self._seen_threads: set[int] = set()
         self._uploads: list[_patches.Upload] = []
+        self._guild: Any = None
+        self._extra_guilds: list[GuildHandle] = []
 
     # ----------------------------------------------------------- lifecycle
 
@@ -287,11 +321,13 @@ class DiscordWorld:
             env = simcord.Env(placeholder, check_errors=False, settle_timeout=self._settle_timeout)
             self._env = env
             _patches.register_world(env.backend, self)
-            self._journal.attach(env.backend)
-            self._guild = env.create_guild(
-                self._guild_name, id=self._guild_id, preferred_locale=self.guild_locale
-            )
-            self.channel = Channel(self, self._guild.create_text_channel(self._channel_name))
+            if self._restore is not None:
+                self._load(self._restore)
+            else:
+                self._journal.attach(env.backend)
+                first = self.add_guild(self._guild_name, id=self._guild_id, shard=self._guild_shard,
+                                       locale=self.guild_locale, channel_name=self._channel_name)
+                self._guild, self.channel = first._handle, first.channel
         except BaseException:
             self._errors.uninstall()
             _patches.uninstall()
@@ -391,7 +427,89 @@ class DiscordWorld:
         await self.stop_bot()
         return await self.start_bot(factory)
 
+    # ----------------------------------------------------------- persistence
+
+    _JOURNAL_HOOKS = ("commit_message", "edit_message", "delete_message", "bulk_delete_messages", "delete_channel")
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the whole simulated Discord (guilds, channels, threads, members, messages with
+        their history, commands, the clock) to ``path``, atomically: ``DiscordWorld(restore=path)``
+        opens it again, e.g. in another process after the bot's process was killed, as the real
+        Discord outlives a bot. Call it between actions (not while the bot works)."""
+        self._require_open()
+        backend = self._env.backend
+        state = {k: v for k, v in backend.__dict__.items() if k not in (*self._JOURNAL_HOOKS, "subscribers")}
+        data = {
+            "backend": state,
+            "journal": self._journal,
+            "guilds": [g.id for g in self.guilds],
+            "channel": self.channel.id,
+            "members": [(m.name, m.id, m.guild_id, m.locale, m.admin) for m in self._members.values()],
+            "admin_role": self._admin_role.id if self._admin_role is not None else None,
+        }
+        tmp = f"{os.fspath(path)}.tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(data, f)
+        os.replace(tmp, path)
+
+    def _load(self, path: str | os.PathLike[str]) -> None:
+        """Restore what :meth:`save` wrote into this (just opened) world."""
+        with open(path, "rb") as f:
+            data = pickle.load(f)  # noqa: S301  # a file this harness wrote
+        env = self._env
+        backend = env.backend
+        backend.__dict__.update(data["backend"])
+        backend.subscribers = []
+        self._journal = data["journal"]
+        self._journal.attach(backend)
+        handles = {gid: GuildHandle(env, backend.guilds[gid]) for gid in data["guilds"]}
+        env._guilds.extend(handles.values())
+        self._guild = handles[data["guilds"][0]]
+        self.channel = Channel(self, ChannelHandle(env, self._guild, backend.channels[data["channel"]]))
+        self._extra_guilds = [handles[gid] for gid in data["guilds"][1:]]
+        for name, uid, gid, locale, admin in data["members"]:
+            actor = MemberActor(env, handles[gid], UserHandle(env, backend.users[uid]))
+            member = Member(self, actor, name, locale, admin)
+            self._members[uid] = member
+            self._by_name[name] = member
+        if data["admin_role"] is not None:
+            self._admin_role = RoleHandle(env, self._guild, backend.guilds[self._guild.id].roles[data["admin_role"]])
+
     # ----------------------------------------------------------- arrange
+
+    def add_guild(self, name: str, *, id: int | None = None, shard: tuple[int, int] | None = None,
+                  locale: str | None = None, channel_name: str = "general") -> Guild:
+        """Add a guild with one text channel. ``shard=(shard_id, shard_count)`` gives it an id on
+        that shard (``(id >> 22) % shard_count == shard_id``): a sharded bot receives its events
+        only when it runs that shard, as from Discord's gateway. The first guild is the world's
+        default (``world.channel``, ``world.guild_id``); members join one with ``member(guild=)``."""
+        if self._env is None:
+            raise HarnessError("use the world inside `async with DiscordWorld() as world:`")
+        env = self._env
+        if shard is not None and id is None:
+            shard_id, count = shard
+            if not 0 <= shard_id < count:
+                raise HarnessError(f"shard {shard_id} is not between 0 and {count - 1}")
+            model = env.backend.create_guild(name, shard_id=shard_id, shard_count=count,
+                                             preferred_locale=locale or self.guild_locale)
+            handle = GuildHandle(env, model)
+            env._guilds.append(handle)
+        else:
+            handle = env.create_guild(name, id=id, preferred_locale=locale or self.guild_locale)
+        guild = Guild(self, handle, Channel(self, handle.create_text_channel(channel_name)))
+        if getattr(self, "_guild", None) is not None:
+            self._extra_guilds.append(handle)
+        return guild
+
+    @property
+    def guilds(self) -> list[Guild]:
+        """Every guild of the world, the default one first."""
+        out = []
+        for handle in [self._guild, *self._extra_guilds]:
+            channel = self.channel if handle is self._guild else next(
+                Channel(self, c) for c in handle.channels.values() if not c.is_thread)
+            out.append(Guild(self, handle, channel))
+        return out
 
     def member(
         self,
@@ -401,12 +519,15 @@ class DiscordWorld:
         locale: str | None = None,
         permissions: discord.Permissions | None = None,
         nick: str | None = None,
+        guild: Guild | None = None,
     ) -> Member:
         """Create the member ``name`` (or return it if it exists and no options differ).
 
         ``admin=True`` gives them a role with the Administrator permission.
         ``permissions`` adds a role with exactly those permissions on top of @everyone.
         ``locale`` is the Discord locale their client sends ("fr", "en-US", "de", ...).
+        ``guild``: the guild they join (default: the world's first guild); their slash commands
+        are typed in its channel unless ``channel=`` says otherwise.
         """
         self._require_open()
         existing = self._by_name.get(name)
@@ -423,7 +544,8 @@ class DiscordWorld:
             roles.append(self._admin_role)
         if permissions is not None:
             roles.append(self._guild.create_role(f"{name}-perms", permissions=permissions))
-        actor = self._guild.add_member(self._env.create_user(name), roles=roles, nick=nick)
+        home = guild._handle if guild is not None else self._guild
+        actor = home.add_member(self._env.create_user(name), roles=roles, nick=nick)
         member = Member(self, actor, name, locale or self.default_locale, admin)
         self._members[member.id] = member
         self._by_name[name] = member
@@ -440,6 +562,12 @@ class DiscordWorld:
         so the bot's own checks can be exercised). ``allowed=False`` hides it instead."""
         payload = self._command_payload(self._resolve_root(command, member)[0])
         self._guild.set_command_permissions(int(payload["id"]), {member._actor: allowed})
+
+    def _home_channel(self, member: Member) -> Channel:
+        """The default channel of the member's guild."""
+        if member.guild_id == self._guild.id:
+            return self.channel
+        return next(g.channel for g in self.guilds if g.id == member.guild_id)
 
     def _locale_of(self, user_id: int) -> str:
         member = self._members.get(user_id)
@@ -467,7 +595,7 @@ class DiscordWorld:
         that clash with this method's keywords (``channel``).
         """
         self._require_open()
-        where = channel or self.channel
+        where = channel or self._home_channel(member)
         values = {**(options or {}), **kw_options}
         values = {k: self._to_sim(v) for k, v in values.items()}
         path = self._canonical_path(command, member)
@@ -690,8 +818,10 @@ class DiscordWorld:
     def threads(self) -> list[Channel]:
         """Every thread that exists in the guild, in creation order."""
         backend = self._env.backend
-        ids = sorted(cid for cid, ch in backend.channels.items() if ch.is_thread and ch.guild_id == self._guild.id)
-        return [Channel(self, ChannelHandle(self._env, self._guild, backend.channels[cid])) for cid in ids]
+        handles = {h.id: h for h in [self._guild, *self._extra_guilds]}
+        ids = sorted(cid for cid, ch in backend.channels.items() if ch.is_thread and ch.guild_id in handles)
+        return [Channel(self, ChannelHandle(self._env, handles[backend.channels[cid].guild_id], backend.channels[cid]))
+                for cid in ids]
 
     def thread_messages(self, thread: Channel, *, include_deleted: bool = False) -> list[Msg]:
         return self.channel_messages(thread, include_deleted=include_deleted)

@@ -1,0 +1,108 @@
+"""Choosing the store (``DATABASE_URL``) and moving a SQLite store into PostgreSQL
+(``python -m bot migrate-data``): everything copied, ids never given twice, a non-empty target
+refused, bad URLs and unreachable servers explained without a traceback or the password."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.migrate import copy_store
+from storage.factory import open_store
+from storage.sqlite import Database
+from tests.stores import fresh_postgres_url
+
+DATA = Path(__file__).parent / "data"
+TABLES = ("game_tables", "seats", "actions", "events", "pending", "timers", "results", "result_seats", "ratings",
+          "decks")
+
+
+async def _rows(db: Database, table: str) -> list[tuple]:
+    rows = await db._all(f"SELECT * FROM {table}")
+    return sorted((tuple(r) for r in rows), key=repr)
+
+
+async def test_migrate_data_copies_every_table_into_postgres_and_ids_go_on_past_the_copied_ones(tmp_path):
+    path = tmp_path / "old.db"
+    shutil.copy(DATA / "legacy_v1.db", path)  # never touch tests/data itself
+    url = await fresh_postgres_url()
+    lines: list[str] = []
+    assert await copy_store(str(path), url, out=lines.append) == 0
+    assert "6 running game table(s) resume there" in lines[-1]
+    src, dst = await open_store(path), await open_store(url)
+    try:
+        for table in TABLES:  # row for row, value for value
+            assert await _rows(dst, table) == await _rows(src, table), table
+            assert await _rows(src, table) or table == "pending", f"the fixture has no {table} row"
+        top = max(r.id for r in await src.tables_with_status("finished") + await src.tables_with_status("running"))
+        new = await dst.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        assert new > top
+        deck = await dst.save_deck(1, "shop-battle", "another", {"cards": []}, 1, 0.0)
+        assert deck > max(d for d, _ in await src.decks(1, "shop-battle"))
+    finally:
+        await src.close()
+        await dst.close()
+    lines.clear()  # a second run: the target is not empty any more, nothing is written
+    assert await copy_store(str(path), url, out=lines.append) == 2
+    assert "not empty" in lines[-1] and "game_tables: 8" in lines[-1]
+
+
+async def test_migrate_data_to_postgres_refuses_what_it_cannot_use(tmp_path):
+    lines: list[str] = []
+    url = await fresh_postgres_url()
+    assert await copy_store(str(tmp_path / "missing.db"), url, out=lines.append) == 2
+    assert "no such file" in lines[-1] and not (tmp_path / "missing.db").exists()  # never created
+    (tmp_path / "notes.txt").write_text("not a database " * 100)
+    assert await copy_store(str(tmp_path / "notes.txt"), url, out=lines.append) == 2
+    assert "not a SQLite database" in lines[-1]
+    shutil.copy(DATA / "legacy_v1.db", tmp_path / "old.db")
+    assert await copy_store(str(tmp_path / "old.db"), str(tmp_path / "other.db"), out=lines.append) == 2
+    assert "give the PostgreSQL database" in lines[-1]
+    assert await copy_store(str(tmp_path / "old.db"), "postgresql://bot:s3cret@127.0.0.1:1/db",
+                            out=lines.append) == 2
+    assert "cannot reach the PostgreSQL server" in lines[-1] and "s3cret" not in lines[-1]
+
+
+def test_database_url_chooses_the_store_and_a_bad_one_is_explained(tmp_path, monkeypatch, capsys):
+    from pydantic import ValidationError
+
+    from bot.__main__ import run_bot
+    from bot.settings import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    for var in ("DATABASE_URL", "DATABASE_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    assert load_settings().store_url == "speakeasy.db"  # the default: DATABASE_PATH's
+    monkeypatch.setenv("DATABASE_PATH", "data/bot.db")
+    assert load_settings().store_url == "data/bot.db"  # DATABASE_PATH keeps working
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///other.db")
+    assert load_settings().store_url == "sqlite:///other.db"  # DATABASE_URL wins
+    monkeypatch.setenv("DATABASE_URL", "mysql://h/db")
+    with pytest.raises(ValidationError, match="unsupported database 'mysql'"):
+        load_settings()
+    monkeypatch.setenv("DISCORD_TOKEN", "a-token")
+    assert run_bot() == 2
+    assert "Invalid setting DATABASE_URL" in capsys.readouterr().err
+    monkeypatch.setenv("DATABASE_URL", "postgresql://bot:s3cret@127.0.0.1:1/speakeasy")
+    assert run_bot() == 2  # checked before connecting to Discord
+    err = capsys.readouterr().err
+    assert "DATABASE_URL=postgresql://bot:***@127.0.0.1:1/speakeasy: cannot reach the PostgreSQL server" in err
+    assert "s3cret" not in err and "Traceback" not in err
+
+
+async def test_open_store_opens_either_backend(db_url, tmp_path):
+    from storage.postgres import PostgresDatabase
+
+    db = await open_store(db_url)
+    try:
+        assert isinstance(db, PostgresDatabase) == db_url.startswith("postgresql")
+        assert await db.schema_version() > 0
+    finally:
+        await db.close()
+    with pytest.raises(ValueError, match="unsupported database"):
+        await open_store("mysql://h/db")
+    db = await open_store(f"sqlite:///{tmp_path / 'u.db'}")  # the URL form of a path
+    await db.close()
+    assert (tmp_path / "u.db").exists()
