@@ -18,13 +18,12 @@ from engine.moonshine.cards import (
     card_set,
     card_sets,
     client_of,
-    dominated_pairs,
-    dominates,
     load_card_set,
     set_index,
     set_problems,
     speakeasy_of,
 )
+from engine.moonshine.dominance import dominated_pairs, dominates
 
 
 def test_the_shipped_set_loads_and_passes_every_check():

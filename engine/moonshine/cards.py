@@ -25,8 +25,8 @@ once the card is validated). A Speakeasy side has its ``base`` icons (3 ``draw``
 
 :func:`card_set` loads and validates the shipped set once; :func:`set_problems` checks the
 "worth playing" properties (no two identical Clients, every icon on several cards, each colour
-spanning cheap to expensive cards, Speakeasies all different); :func:`dominates` and
-:func:`dominated_pairs` find Clients no better than another in any way (none in the rules-3 set).
+spanning cheap to expensive cards, Speakeasies all different); :mod:`engine.moonshine.dominance`
+finds Clients no better than another in any way (none in the rules-3 set).
 :func:`client_of` / :func:`speakeasy_of` read a card by its global id (set ``k`` holds Clients
 ``70k..70k+69`` and Speakeasies ``5k..5k+4``).
 """
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -58,8 +57,6 @@ __all__ = [
     "all_clients",
     "card_sets",
     "client_of",
-    "dominated_pairs",
-    "dominates",
     "load_card_set",
     "set_index",
     "speakeasy_of",
@@ -76,9 +73,8 @@ DATA_PATH = Path(__file__).parent / "data" / "cards.json"
 SET_PATHS: tuple[Path, ...] = (DATA_PATH, Path(__file__).parent / "data" / "cards-rules3.json")
 #: ``SET_RULES[k]``: the first rules version that deals set ``k``.
 SET_RULES: tuple[int, ...] = (1, 3)
-#: Clients and Speakeasies per set: a card's global id is ``k * CLIENTS_PER_SET + local id``
-#: (Speakeasies: ``k * SPEAKEASIES_PER_SET + local id``), so states and action codes of every
-#: set share one id space and an old table's ids (set 0: 0..69 and 0..4) never change.
+#: Cards per set: global id = ``k * CLIENTS_PER_SET + local id`` (Speakeasies: ``SPEAKEASIES_PER_SET``),
+#: one id space for states and codes; an old table's ids (set 0: 0..69, 0..4) never change.
 CLIENTS_PER_SET = 70
 SPEAKEASIES_PER_SET = 5
 
@@ -360,61 +356,6 @@ def set_problems(cards: CardSet) -> list[str]:
         if len(set(slots)) != len(slots):
             problems.append(f"two Speakeasy cards share their {side} side")
     return problems
-
-
-_SINGLE = {"food": 1, "music": 2, "drink": 4, "food_or_music": 3, "food_or_drink": 5, "music_or_drink": 6, "any": 7}
-
-
-def _covers(better: Icon, worse: Icon) -> bool:
-    """True when icon ``better`` is at least as good as ``worse``: the same icon, or a resource
-    whose choices include every choice of ``worse`` ("any" covers every resource, "Food or
-    Music" covers Food and Music)."""
-    if better.kind == "resource" and worse.kind == "resource":
-        return _SINGLE[better.res] & _SINGLE[worse.res] == _SINGLE[worse.res]
-    return better == worse
-
-
-def _bonus_covers(better: Sequence[Icon], worse: Sequence[Icon]) -> bool:
-    """True when every icon of ``worse`` is covered by a distinct icon of ``better``."""
-    rest = list(better)
-
-    def place(k: int) -> bool:
-        if k == len(worse):
-            return True
-        for i, icon in enumerate(rest):
-            if icon is not None and _covers(icon, worse[k]):
-                rest[i] = None  # type: ignore[call-overload]
-                if place(k + 1):
-                    return True
-                rest[i] = icon
-        return False
-
-    return place(0)
-
-
-def dominates(a: ClientCard, b: ClientCard) -> bool:
-    """True when Client ``a`` is at least as good as ``b`` in every way (issue 14, M1): cost no
-    higher in any of Food, Music, Drink and Moon tokens, points no lower, an upper part at least
-    as good (the same instant, or a slot with no more spaces whose bonus covers ``b``'s) and a
-    lower bonus covering ``b``'s. Colour is ignored."""
-    ca, cb = a.cost, b.cost
-    if ca.food > cb.food or ca.music > cb.music or ca.drink > cb.drink or ca.moon > cb.moon:
-        return False
-    if a.points < b.points:
-        return False
-    ua, ub = a.upper, b.upper
-    if ua.kind == "instant" or ub.kind == "instant":
-        if ua != ub:
-            return False
-    elif ua.spaces > ub.spaces or not _bonus_covers(ua.bonus, ub.bonus):
-        return False
-    return _bonus_covers(a.lower, b.lower)
-
-
-def dominated_pairs(cards: CardSet) -> list[tuple[int, int]]:
-    """Pairs ``(a, b)`` of Client ids where ``a`` strictly dominates ``b`` (:func:`dominates`)."""
-    cl = cards.clients
-    return [(a.id, b.id) for a in cl for b in cl if a.id != b.id and dominates(a, b)]
 
 
 def load_card_set(path: Path | str = DATA_PATH) -> CardSet:
