@@ -8,7 +8,8 @@ For each N it prints, then ends with one JSON line (the last line of the output)
 - **click**: a member's button click on their private panel at a running table, fed as a real
   INTERACTION_CREATE payload into discord.py's own dispatch (``bench/transport.py`` answers the
   HTTP and webhook calls in memory), timed from the feed until the member's redrawn panel is
-  sent (``PATCH .../messages/@original``) and, separately, until the table's board edit is sent
+  sent (the click's own UPDATE_MESSAGE answer, or ``PATCH .../messages/@original`` when the bot
+  deferred first) and, separately, until the table's board edit is sent
   (``PATCH /channels/<thread>/messages/<board>``); median and p99;
 - **bare**: beside it, in the same run and the same process, through the same transport, a
   bare discord.py slash command that answers ephemerally (``send_message(ephemeral=True)``),
@@ -43,8 +44,10 @@ The JSON keys ending in ``_1k`` are those of the smallest N of ``--tables``, tho
 ``tables_10k`` say which N they were. Bounds: the click loop stops after ``--max-seconds``
 (the clicks actually timed are printed); a restart child still running after
 ``--restart-timeout`` is killed and reported as ``>`` that time (``restart_timed_out_10k``).
-Board pictures are not part of the board edit yet (the notifier sends embeds only); once they
-are, the board figure includes them as the bot sends them.
+Board edits include their pictures as the bot sends them (drawn in ``RENDER_WORKERS`` worker
+processes). A clicked panel carries its picture, as in Discord: the bot answers at once with the
+new text and buttons beside that picture, and a second edit brings the new picture; that edit is
+timed too ("click -> panel's new picture").
 
 ``--database-url`` chooses the store: a SQLite file (``sqlite:///path`` or a path; each N
 writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
@@ -70,10 +73,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
@@ -296,41 +299,88 @@ class Click:
     custom_id: str
     components: list[dict[str, Any]]
     embeds: list[dict[str, Any]]
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
-def panel_click(table: Table, p: Point) -> Click:
-    """The member's click on the action button ``p.code`` of their panel at ``table``."""
+def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
+    """The member's click on the action button ``p.code`` of their panel at ``table``; with
+    ``pictures``, the panel carries its picture as the bot sends it (the short text, an image
+    ``attachment://panel-<key>.png`` and that attachment)."""
+    from bot import render
+    from cogs import pictures as pics
     from cogs.components import embed, panel_view
 
-    return Click(f"se:a:{table.id}:{p.version}:{p.code}", panel_view(p.panel, table.id, p.version).to_components(),
-                 [dict(embed(p.panel.card).to_dict())])
+    custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
+    components = panel_view(p.panel, table.id, p.version).to_components()
+    if not pictures:
+        return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
+    game = GAMES[p.game]
+    state = game.load_state(p.state)
+    legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
+    names = tuple(s.name for s in p.seats)
+    filename = pics.panel_filename(render.picture_key(p.game, "panel", game.view_json(state, 0), names, "en", legal))
+    short = embed(pics.short_card(p.panel.card, set(), headline_only=False))
+    short.set_image(url=f"attachment://{filename}")
+    att = {"id": str(900_000 + table.id), "filename": filename, "size": 40_000, "content_type": "image/png",
+           "url": f"https://cdn.discordapp.com/ephemeral-attachments/1/2/{filename}",
+           "proxy_url": f"https://media.discordapp.net/ephemeral-attachments/1/2/{filename}"}
+    return Click(custom_id, components, [dict(short.to_dict())], [att])
 
 
 def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
     """The INTERACTION_CREATE payload of click ``c`` by the member of ``table``."""
-    message = fake.ephemeral_message(table.thread, c.components, embeds=c.embeds)
+    message = fake.ephemeral_message(table.thread, c.components, embeds=c.embeds, attachments=c.attachments)
     channel = fake.thread(table.thread, table.guild, table.channel)
     assert table.user is not None
     return fake.button_click(c.custom_id, user_id=table.user, guild_id=table.guild, channel=channel, message=message)
 
 
+def _is_update_callback(sent: Sent) -> bool:
+    """The click's own answer redrawing the clicked message (callback type 7, UPDATE_MESSAGE)."""
+    return (sent.route.endswith("/callback") and isinstance(sent.json, dict) and sent.json.get("type") == 7)
+
+
 def _is_answer(sent: Sent) -> bool:
-    """The member's answer to a click: the panel redrawn in place, or a separate message."""
-    return (sent.method == "PATCH" and sent.route.endswith("/messages/@original")) or (
-        sent.method == "POST" and sent.route == "/webhooks/{webhook_id}/{webhook_token}")
+    """The member's answer to a click: the panel redrawn in place (in the click's own answer,
+    or by an edit once deferred), or a separate message."""
+    return _is_redrawn(sent) or (sent.method == "POST" and sent.route == "/webhooks/{webhook_id}/{webhook_token}")
 
 
 def _is_redrawn(sent: Sent) -> bool:
-    return sent.method == "PATCH" and sent.route.endswith("/messages/@original")
+    return _is_update_callback(sent) or (sent.method == "PATCH" and sent.route.endswith("/messages/@original"))
+
+
+def _is_new_picture(clicked: Click) -> Callable[[Sent], bool]:
+    """The edit that brings a panel's new picture: an edit of the clicked panel uploading a
+    ``panel-*.png`` other than the one it carried."""
+    carried = {a["filename"] for a in clicked.attachments}
+
+    def test(sent: Sent) -> bool:
+        body = sent.json if isinstance(sent.json, dict) else {}
+        atts = body.get("attachments") or (body.get("data") or {}).get("attachments") or []
+        return _is_redrawn(sent) and any(str(a.get("filename", "")).startswith("panel-")
+                                         and a.get("filename") not in carried for a in atts)
+    return test
+
+
+class ClickTimes(NamedTuple):
+    """One timed click (ms from the feed): the answer, the board edit and the panel's new
+    picture (``None`` when not seen within the wait), and whether the answer redrew the panel."""
+
+    reply_ms: float
+    board_ms: float | None
+    redrawn: bool
+    picture_ms: float | None = None
 
 
 async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
-                wait_board: bool = True) -> tuple[float, float | None, bool]:
-    """One timed click: ``(reply ms, board ms or None, redrawn)``; the payload is built first,
-    untimed."""
+                wait_board: bool = True) -> ClickTimes:
+    """One timed click; the payload is built first, untimed. With a picture on the clicked
+    panel, the edit that brings its new picture is timed too."""
     payload = click_payload(fake, table, c)
     token = payload["token"]
     reply = fake.expect_webhook(token, _is_answer)
+    picture = fake.expect_webhook(token, _is_new_picture(c)) if c.attachments else None
     board = fake.expect(("message", table.thread, table.board)) if wait_board else None
     t0 = time.perf_counter()
     fake.feed(bot, "INTERACTION_CREATE", payload)
@@ -340,15 +390,20 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
         fake.forget(("webhook", token))
         if board is not None:
             fake.forget(("message", table.thread, table.board))
-        return WAIT_S * 1000, None, False
+        return ClickTimes(WAIT_S * 1000, None, False)
     reply_ms = (sent.at - t0) * 1000
-    board_ms = None
+    board_ms = picture_ms = None
     if board is not None:
         try:
             board_ms = ((await asyncio.wait_for(board, WAIT_S)).at - t0) * 1000
         except TimeoutError:
             fake.forget(("message", table.thread, table.board))
-    return reply_ms, board_ms, _is_redrawn(sent)
+    if picture is not None:
+        try:
+            picture_ms = ((await asyncio.wait_for(picture, WAIT_S)).at - t0) * 1000
+        except TimeoutError:
+            fake.forget(("webhook", token))
+    return ClickTimes(reply_ms, board_ms, _is_redrawn(sent), picture_ms)
 
 
 async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> float:
@@ -459,6 +514,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     replies: list[float] = []
     boards: list[float] = []
     bares: list[float] = []
+    pictures_ms: list[float] = []
     submits: list[float] = []
     lost = not_redrawn = 0
     clicked: list[Table] = []
@@ -474,9 +530,11 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
             rng.shuffle(order)
             for what in order:
                 if what == 0:
-                    reply_ms, board_ms, redrawn = await click(fake, bot, ct, panel_click(ct, cp))
+                    reply_ms, board_ms, redrawn, picture_ms = await click(fake, bot, ct, panel_click(ct, cp))
                     clicked.append(ct)
                     if i >= warmup:
+                        if picture_ms is not None:
+                            pictures_ms.append(picture_ms)
                         replies.append(reply_ms)
                         if board_ms is None:
                             lost += 1
@@ -514,6 +572,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     return {
         "clicks": len(replies), "reply_median_ms": quantile(replies, 0.5), "reply_p99_ms": quantile(replies, 0.99),
         "board_median_ms": quantile(boards, 0.5), "board_p99_ms": quantile(boards, 0.99),
+        "picture_median_ms": quantile(pictures_ms, 0.5), "picture_p99_ms": quantile(pictures_ms, 0.99),
+        "pictures_seen": len(pictures_ms),
         "bare_median_ms": quantile(bares, 0.5), "bare_p99_ms": quantile(bares, 0.99),
         "submit_median_ms": quantile(submits, 0.5), "submit_p99_ms": quantile(submits, 0.99),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
@@ -568,12 +628,12 @@ async def child_restart(spec: dict[str, Any]) -> dict[str, Any]:
     bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
     ready = time.monotonic()
     table = next(t for t in tables if t.id == click_spec["table"])
-    c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"])
+    c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"], click_spec["attachments"])
     attempts = 0
     try:
         while True:
             attempts += 1
-            _, _, redrawn = await click(fake, bot, table, c, wait_board=False)
+            redrawn = (await click(fake, bot, table, c, wait_board=False)).redrawn
             if redrawn:
                 accepted = time.monotonic()
                 break
@@ -654,7 +714,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
     mp = points[member.game][member.point]
     c = panel_click(member, mp)
     restart, spawned = run_child("restart", {**spec, "click": {"table": member.id, "custom_id": c.custom_id,
-                                                                "components": c.components, "embeds": c.embeds}},
+                                                                "components": c.components, "embeds": c.embeds,
+                                                                "attachments": c.attachments}},
                                  args.restart_timeout)
     if restart is None:
         print(f"  restart did not finish within {args.restart_timeout:.0f} s (--restart-timeout)", file=sys.stderr)
@@ -698,6 +759,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("click -> panel redrawn, p99 ms", [f"{r['reply_p99_ms']:.2f}" for r in runs], TARGETS["click_p99_ms"]))
     print(_row("click -> board edit, median ms", [f"{r['board_median_ms']:.2f}" for r in runs]))
     print(_row("click -> board edit, p99 ms", [f"{r['board_p99_ms']:.2f}" for r in runs], TARGETS["board_p99_ms"]))
+    print(_row("click -> panel's new picture, median ms", [f"{r['picture_median_ms']:.2f}" for r in runs]))
+    print(_row("click -> panel's new picture, p99 ms", [f"{r['picture_p99_ms']:.2f}" for r in runs]))
     print(_row("bare slash reply, median ms", [f"{r['bare_median_ms']:.3f}" for r in runs]))
     print(_row("bare slash reply, p99 ms", [f"{r['bare_p99_ms']:.3f}" for r in runs]))
     print(_row("click median / bare median", [f"{r['reply_median_ms'] / r['bare_median_ms']:.1f}x" for r in runs],
@@ -725,6 +788,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "click_p99_ms_10k": round(large["reply_p99_ms"], 3),
         "board_p99_ms_1k": round(small["board_p99_ms"], 3),
         "board_p99_ms_10k": round(large["board_p99_ms"], 3),
+        "picture_p99_ms_10k": round(large["picture_p99_ms"], 3),
         "restart_s_1k": round(small["restart_s"], 3),
         "restart_s_10k": round(large["restart_s"], 3),
         "restart_timed_out_10k": large["restart_timed_out"],

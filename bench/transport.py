@@ -246,10 +246,14 @@ class FakeDiscord:
                                 guild_id=guild_id, channel=channel, message=message)
 
     def ephemeral_message(self, channel_id: int, components: list[dict[str, Any]], *,
-                          embeds: list[dict[str, Any]] | None = None, content: str = "") -> dict[str, Any]:
-        """A message the bot sent ephemerally before (a member's private panel), to click on."""
-        return self.message(channel_id, {"content": content, "embeds": embeds or [], "components": components},
-                            flags=_EPHEMERAL, interaction_user=0)
+                          embeds: list[dict[str, Any]] | None = None, content: str = "",
+                          attachments: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """A message the bot sent ephemerally before (a member's private panel, with the
+        ``attachments`` it carries), to click on."""
+        msg = self.message(channel_id, {"content": content, "embeds": embeds or [], "components": components},
+                           flags=_EPHEMERAL, interaction_user=0)
+        msg["attachments"] = list(attachments or [])
+        return msg
 
     # ------------------------------------------------------------------ waiting for calls
     def expect(self, key: tuple[Any, ...], until: Callable[[Sent], bool] | None = None) -> asyncio.Future[Sent]:

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
             ``0..SHARD_COUNT-1``, no repeats; unset: every shard). The process owns the tables
             of the guilds on its shards (``(guild_id >> 22) % SHARD_COUNT``). Read both as
             :attr:`shards`. See the README, "Running more than one process".
+        render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
+            so that drawing never holds up the event loop; 0 draws in a thread of the bot's
+            process instead (slower clicks under load, one process less).
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
@@ -67,6 +70,7 @@ class Settings(BaseSettings):
     pictures: bool = True
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
     shard_ids: str | None = None
+    render_workers: int = Field(default=1, ge=0, le=8)
 
     @property
     def store_url(self) -> str:

@@ -13,9 +13,9 @@ the bot (:meth:`GameCog.detached`): running tables finish whatever the deploymen
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -64,6 +64,20 @@ LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "se
                  ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"))
 
 
+#: A panel click is answered by redrawing the panel in the answer itself when the service has
+#: applied it within this many seconds; otherwise the click is deferred first (Discord allows 3 s).
+DEFER_AFTER_S = 1.0
+
+
+async def _redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:
+    """Redraw the clicked panel with ``fields`` (``content``, ``embed``, ``view``,
+    ``attachments``): as the answer to the click (one call), or by editing it once deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**fields)
+    else:
+        await interaction.response.edit_message(**fields)
+
+
 class GameCog(commands.Cog):
     """Lobbies and tables of one game (:attr:`game`, a registry key); subclass per game.
 
@@ -82,6 +96,9 @@ class GameCog(commands.Cog):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
+        #: (table id, user id) -> the token of the panel picture edit still to come
+        self._picture_edits: dict[tuple[int, int], object] = {}
+        self._picture_tasks: set[asyncio.Task[None]] = set()
 
     @property
     def service(self) -> TableService:
@@ -247,9 +264,9 @@ class GameCog(commands.Cog):
         return kwargs
 
     def _start_picture(self, interaction: discord.Interaction, table: TableView, seat: int, *,
-                       edit: bool) -> tuple[Coroutine[Any, Any, pictures.Picture | None] | None, list[discord.Attachment]]:
-        """Start drawing the panel's picture (in a worker thread, at once): ``(the coroutine to
-        await for it, the panel attachment the clicked message carries)``; no coroutine when
+                       edit: bool) -> tuple[pictures.PanelDrawing | None, list[discord.Attachment]]:
+        """Start drawing the panel's picture (off the event loop, at once): ``(the drawing to
+        await for it, the panel attachment the clicked message carries)``; no drawing when
         pictures are off or the bot may not attach files here. ``edit``: for an edit of the
         clicked panel, whose attachment is kept when the picture did not change."""
         if not self.bot.settings.pictures:
@@ -268,7 +285,7 @@ class GameCog(commands.Cog):
 
     async def _panel_picture(self, interaction: discord.Interaction, table: TableView, seat: int,
                              kwargs: dict[str, Any], *, edit: bool, card: Card | None = None,
-                             drawing: tuple[Coroutine[Any, Any, pictures.Picture | None] | None,
+                             drawing: tuple[pictures.PanelDrawing | None,
                                             list[discord.Attachment]] | None = None) -> dict[str, Any]:
         """``kwargs`` of :meth:`_render_panel` with the panel's picture (its short text: the
         title and description of ``card``, the panel's card; the picture shows the rest).
@@ -330,18 +347,23 @@ class GameCog(commands.Cog):
         await self.act(interaction, table_id, version, comp.code_for(values))
 
     async def act(self, interaction: discord.Interaction, table_id: int, version: int, code: str) -> None:
-        """Submit an action; redraw the clicker's panel in place. The interaction is deferred
-        first: the table may be busy (an AI move, another click), and Discord waits 3 s only."""
+        """Submit an action; redraw the clicker's panel in place (the answer to the click itself
+        when the service takes less than :data:`DEFER_AFTER_S`, else the interaction is deferred
+        first, since Discord waits 3 s only: the table may be busy with another click). A click
+        on a public message is answered with a new private panel (deferred at once)."""
         t = user_t(interaction)
         in_panel = interaction.message is not None and interaction.message.flags.ephemeral
-        if in_panel:
-            await interaction.response.defer()
-        else:
+        if not in_panel:
             await interaction.response.defer(ephemeral=True, thinking=True)
         notice = ""
         events: tuple[Event, ...] = ()
         try:
-            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
+            submitting = asyncio.ensure_future(self.service.submit(table_id, interaction.user.id, version, code))
+            if in_panel:
+                done, _ = await asyncio.wait((submitting,), timeout=DEFER_AFTER_S)
+                if not done:
+                    await interaction.response.defer()
+            submitted = await submitting
             events = tuple(submitted.events)
             if submitted.status == "buffered":
                 notice = t("panel.buffered")
@@ -363,21 +385,12 @@ class GameCog(commands.Cog):
         kwargs = self._panel_kwargs(panel, table)
         if in_panel:
             kwargs.setdefault("view", None)
-        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel, card=panel.card,
-                                          drawing=drawing)
-        try:
-            if in_panel:
-                await interaction.edit_original_response(**shown)
-            else:  # a click on a public message: answer privately
-                await interaction.followup.send(ephemeral=True, **shown)
-        except discord.Forbidden:
-            if shown is kwargs:
-                raise
-            log.warning("panel picture of table %s refused; showing the text panel", table_id)
-            if in_panel:
-                await interaction.edit_original_response(**kwargs, attachments=[])
-            else:
-                await interaction.followup.send(ephemeral=True, **kwargs)
+        self._picture_edits.pop((table_id, interaction.user.id), None)  # an older picture edit is dropped
+        started, current = drawing
+        if in_panel and started is not None and started.drawing and current:
+            await self._answer_then_picture(interaction, table, panel.card, kwargs, started, current)
+        else:
+            await self._answer_with_picture(interaction, table, seat, panel.card, kwargs, in_panel, drawing)
         for event, secs in flashes:
             if secs:
                 text = texts.private_log([event], table, t, seat)[0]
@@ -387,6 +400,58 @@ class GameCog(commands.Cog):
                     await msg.delete(delay=secs)
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
+
+    async def _answer_with_picture(self, interaction: discord.Interaction, table: TableView, seat: int, card: Card,
+                                   kwargs: dict[str, Any], in_panel: bool,
+                                   drawing: tuple[pictures.PanelDrawing | None, list[discord.Attachment]]) -> None:
+        """Answer a click with the redrawn panel, its picture included (waited for)."""
+        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel, card=card,
+                                          drawing=drawing)
+        try:
+            if in_panel:
+                await _redraw(interaction, shown)
+            else:  # a click on a public message: answer privately
+                await interaction.followup.send(ephemeral=True, **shown)
+        except discord.Forbidden:
+            if shown is kwargs:
+                raise
+            log.warning("panel picture of table %s refused; showing the text panel", table.id)
+            if in_panel:
+                await _redraw(interaction, {**kwargs, "attachments": []})
+            else:
+                await interaction.followup.send(ephemeral=True, **kwargs)
+
+    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableView, card: Card,
+                                   kwargs: dict[str, Any], started: pictures.PanelDrawing,
+                                   current: list[discord.Attachment]) -> None:
+        """Answer a click on a panel at once - its new short text and buttons beside the picture
+        the panel carries - then, once the new picture is drawn (in a worker process), show it in
+        a second edit; the text panel if it cannot be drawn. A later click on the same table by
+        the same member drops this second edit (its own answer is newer)."""
+        short = embed(pictures.short_card(card, set(), headline_only=False))
+        old = pictures.Picture(None, "", current[0].filename)
+        await _redraw(interaction, {**kwargs, "embed": pictures.with_image(short, old), "attachments": current[:1]})
+        key = (table.id, interaction.user.id)
+        token = object()
+        self._picture_edits[key] = token
+
+        async def then() -> None:
+            picture = await started
+            if self._picture_edits.get(key) is not token:
+                return
+            del self._picture_edits[key]
+            try:
+                if picture is None or picture.png is None:
+                    await interaction.edit_original_response(embed=kwargs["embed"], attachments=[])
+                else:
+                    await interaction.edit_original_response(embed=pictures.with_image(short, picture),
+                                                             attachments=[picture.file()])
+            except discord.HTTPException:  # the panel is answered; only its picture is missing
+                log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)
+
+        task = asyncio.create_task(then())
+        self._picture_tasks.add(task)
+        task.add_done_callback(self._picture_tasks.discard)
 
     async def prompt_at(self, interaction: discord.Interaction, table_id: int, version: int,
                         at: tuple[int, int]) -> NumberPrompt:

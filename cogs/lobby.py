@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from bot import texts
 from bot.service import ServiceError
+from cogs import pictures
 from cogs.base import GameCog, report_click_error, report_error, user_t
 from cogs.components import (
     DYNAMIC_ITEMS,
@@ -107,14 +108,19 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             await report_error(interaction, exc)
 
     async def cog_load(self) -> None:
-        """Register ``/play``, the persistent components and the Discord notifier."""
+        """Register ``/play``, the persistent components and the Discord notifier; start the
+        picture workers (``RENDER_WORKERS``) when pictures are on."""
         self.bot.tree.add_command(self.play_command)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.set_notifier(DiscordNotifier(self.bot))
+        if self.bot.settings.pictures:
+            pictures.DRAWER.configure(self.bot.settings.render_workers)
+            pictures.DRAWER.start()
 
     async def cog_unload(self) -> None:
         self.bot.tree.remove_command(self.play_command.name)
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+        pictures.DRAWER.close()
 
     # ------------------------------------------------------------------ routing
     async def route(self, interaction: discord.Interaction, item: TableItem) -> None:

@@ -28,6 +28,7 @@ import discord
 
 from bot import render
 from bot.i18n import Translator
+from bot.render.workers import Drawer
 from bot.service import TableView
 from bot.ui import Board, Card
 from cogs.components import embed
@@ -87,10 +88,14 @@ def raw_names(table: TableView) -> tuple[str, ...]:
 #: (table id, "board" or "panel") whose drawing failure was already logged as an error
 _FAILED: set[tuple[int, str]] = set()
 
+#: Where pictures are drawn (``RENDER_WORKERS`` processes, or a thread); the bot configures,
+#: starts and closes it (:class:`bot.client.SpeakeasyBot`).
+DRAWER = Drawer()
+
 
 def _submit(draw: Any, *args: Any) -> asyncio.Future[bytes | None]:
-    """Start ``draw(*args)`` in a worker thread now (not at the caller's next ``await``)."""
-    fut: asyncio.Future[bytes | None] = asyncio.get_running_loop().run_in_executor(None, draw, *args)
+    """Start ``draw(*args)`` off the event loop now (not at the caller's next ``await``)."""
+    fut: asyncio.Future[bytes | None] = DRAWER.submit(draw, *args)  # type: ignore[assignment]
     return fut
 
 
@@ -140,11 +145,28 @@ async def panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
     return await start_panel_picture(table, seat, legal, known_filename)
 
 
+class PanelDrawing:
+    """A panel picture being drawn (:func:`start_panel_picture`): ``await`` it for the
+    :class:`Picture` (``None`` when it could not be drawn). :attr:`drawing` is False when
+    nothing had to be drawn (the panel already carries this picture, or there is no state)."""
+
+    def __init__(self, finish: Coroutine[Any, Any, Picture | None], drawing: bool) -> None:
+        self._finish = finish
+        self.drawing = drawing
+
+    def __await__(self) -> Any:
+        return self._finish.__await__()
+
+    def close(self) -> None:
+        """Give up on the picture (its drawing still ends in the worker; nothing is logged)."""
+        self._finish.close()
+
+
 def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
-                        known_filename: str | None = None) -> Coroutine[Any, Any, Picture | None]:
-    """:func:`panel_picture`, whose drawing starts at once in a worker thread (call it from the
+                        known_filename: str | None = None) -> PanelDrawing:
+    """:func:`panel_picture`, whose drawing starts at once off the event loop (call it from the
     event loop): the caller builds the text of the panel meanwhile, then awaits the returned
-    coroutine (always: it logs a failed drawing)."""
+    :class:`PanelDrawing` (always, or closes it: awaiting logs a failed drawing)."""
     drawing: asyncio.Future[bytes | None] | None = None
     picture: Picture | None = None
     if table.state is not None:
@@ -163,7 +185,7 @@ def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
         png = await _drawn("panel", table, drawing)
         return Picture(png, key, filename) if png else None
 
-    return finish()
+    return PanelDrawing(finish(), drawing is not None)
 
 
 def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:

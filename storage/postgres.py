@@ -272,6 +272,10 @@ class PostgresDatabase(Database):
         async with self._access():
             return _rowcount(await self._pg.execute(to_postgres(sql), *args))
 
+    async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
+        """One short write: the same round trip as :meth:`_exec` (asyncpg has no worker thread)."""
+        return await self._exec(sql, args)
+
     async def _insert(self, sql: str, args: Iterable[Any] = ()) -> int:
         async with self._access():
             new_id = await self._pg.fetchval(to_postgres(sql) + " RETURNING id", *args)

@@ -300,7 +300,10 @@ class Database:
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path, isolation_level=None)
+        # check_same_thread=False: the short writes of a step run on the event loop's thread
+        # (see _inline), every other statement in aiosqlite's worker thread; the lock below
+        # ensures the two never use the connection at the same time.
+        conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
         try:
@@ -423,10 +426,24 @@ class Database:
         async with self._access():
             return await self._worker(fn)
 
-    async def _atomic(self, fn: Callable[[sqlite3.Connection], None]) -> None:
-        """Run ``fn(connection)`` in the worker thread inside one transaction (BEGIN IMMEDIATE …
-        COMMIT, rolled back if ``fn`` raises), or inside the caller's transaction when the
-        current task holds one. One round trip."""
+    async def _inline(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(connection)`` on the event loop's own thread, with exclusive use of the
+        connection: for the few short writes of a step (a WAL commit with synchronous=NORMAL
+        takes tens of microseconds, less than a hand-over to the worker thread and back, which
+        under load waits for the GIL). Big reads stay in the worker thread (:meth:`_call`)."""
+        async with self._access():
+            return fn(self._conn._conn)
+
+    async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
+        """:meth:`_exec` for one short write on the hot path (a buffered choice): on the loop's
+        thread (see :meth:`_inline`). Backends without a worker thread use their ``_exec``."""
+        return await self._inline(lambda conn: conn.execute(sql, args).rowcount)
+
+    async def _atomic(self, fn: Callable[[sqlite3.Connection], None], *, inline: bool = False) -> None:
+        """Run ``fn(connection)`` inside one transaction (BEGIN IMMEDIATE … COMMIT, rolled back
+        if ``fn`` raises), or inside the caller's transaction when the current task holds one:
+        in the worker thread (one round trip), or on the loop's thread when ``inline`` (short
+        writes only, see :meth:`_inline`)."""
         nested = self._owner is asyncio.current_task()
 
         def run(conn: sqlite3.Connection) -> None:
@@ -442,7 +459,7 @@ class Database:
                     conn.execute("ROLLBACK")
                 raise
 
-        await self._call(run)
+        await (self._inline(run) if inline else self._call(run))
 
     async def _worker(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         # aiosqlite runs every call as a function queued to its thread; this queues ours.
@@ -595,7 +612,7 @@ class Database:
             if timer_args is not None:
                 conn.execute(_SET_TIMER, timer_args)
 
-        await self._atomic(write)
+        await self._atomic(write, inline=True)
 
     async def record_step(
         self, table_id: int, *, version_before: int, actions: dict[int, str], source: str,
@@ -640,11 +657,10 @@ class Database:
 
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
         """Buffer (or change) a seat's choice in a simultaneous step."""
-        await self._exec(
+        await self._exec_short(
             "INSERT INTO pending (table_id, seat, version, code) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code",
-            (table_id, seat, version, code),
-        )
+            (table_id, seat, version, code))
 
     async def pending(self, table_id: int, version: int) -> dict[int, str]:
         """Buffered choices for the step at ``version`` (older ones are ignored)."""

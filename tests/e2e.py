@@ -44,11 +44,13 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands:
     """A factory of SpeakeasyBot instances sharing ``db_path`` (a restart = a new instance).
     ``overrides`` are settings (``turn_timeout_seconds=120``, ``enabled_games="moonshine"``).
     Pictures are off unless ``pictures=True`` (the text boards are what most tests read;
-    tests/test_e2e_pictures.py tests the pictures)."""
+    tests/test_e2e_pictures.py tests the pictures); they are drawn in a thread unless
+    ``render_workers=N`` (worker processes)."""
     settings = Settings(_env_file=None, discord_token=None, database_path=db_path,  # type: ignore[call-arg]
                         ai_delay_seconds=0, turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
                         leaderboard_min_games=overrides.pop("leaderboard_min_games", 1),
-                        pictures=overrides.pop("pictures", False), **overrides)
+                        pictures=overrides.pop("pictures", False),
+                        render_workers=overrides.pop("render_workers", 0), **overrides)
     pool = list(seeds or [1234])
 
     def seed() -> int:

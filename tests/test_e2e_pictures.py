@@ -6,6 +6,7 @@ calls per applied step of a full game of every game stay within 3."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import discord
@@ -187,3 +188,91 @@ async def test_a_deleted_board_comes_back_with_its_picture(e2e):
     new_board = board_of(world, tid)
     assert new_board.id != board.id
     assert board_png(world, new_board) == await expected_board(world, tid)
+
+
+async def _panel_after_one_click(world, alice, tid):
+    """Open alice's panel, click the AI's move on it; return (panel message, its journal record)."""
+    from tests.e2e import act_on_panel
+
+    res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:panel")
+    panel = res.response
+    first_att = panel.attachments[0]["filename"]
+    assert await act_on_panel(world, alice, tid, panel, random.Random(1))
+    await world.settle()
+    return first_att, world._journal.get(panel.id)
+
+
+async def expected_panel(world, tid, member) -> bytes:
+    table = await world.bot.service.table(tid)
+    seat = table.seat_of(member.id)
+    game = table.game
+    legal = [game.encode(a) for a in game.legal_actions(table.state, seat)] if seat in table.to_act() else []
+    return render_panel(table.row.game, game.view_json(table.state, seat), legal, table.names(), "en", cache=None)
+
+
+@pytest.mark.parametrize("workers", [0, 1], ids=["thread", "process"])
+async def test_a_click_is_answered_at_once_and_its_new_picture_follows(e2e, workers):
+    """A click on a panel with a picture: the first edit (the answer) has the new buttons and
+    text beside the picture the panel carried; a second edit brings the new picture, drawn in
+    a thread or in a worker process (``RENDER_WORKERS``), equal to the seat's view."""
+    world = await e2e(seeds=[7], pictures=True, render_workers=workers)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
+    table = await world.bot.service.table(tid)
+    if table.seat_of(alice.id) not in table.to_act():  # the member to act clicks
+        alice, bob = bob, alice
+    first_att, record = await _panel_after_one_click(world, alice, tid)
+    answer, last = record.versions[-2], record.versions[-1]
+    assert [a["filename"] for a in answer.attachments] == [first_att], "the answer keeps the old picture"
+    assert answer.components != record.versions[0].components, "the answer has the new buttons"
+    [att] = last.attachments
+    assert att["filename"] != first_att
+    assert world.attachment_bytes(att) == await expected_panel(world, tid, alice)
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["answered", "deferred"])
+async def test_a_panel_click_is_redrawn_in_its_answer_or_after_a_defer(e2e, monkeypatch, slow):
+    """A panel click applied quickly is answered by redrawing the panel (one UPDATE_MESSAGE
+    answer); when the service is slower than DEFER_AFTER_S, the click is deferred first and the
+    panel edited after. Either way the panel shows the new version's buttons."""
+    from cogs.base import DEFER_AFTER_S
+    from tests.e2e import act_on_panel
+
+    world = await e2e(seeds=[7])
+    if slow:  # a service slower than DEFER_AFTER_S (simulated time)
+        real_submit = world.bot.service.submit
+
+        async def slow_submit(*args, **kwargs):
+            await asyncio.sleep(DEFER_AFTER_S + 1)
+            return await real_submit(*args, **kwargs)
+
+        monkeypatch.setattr(world.bot.service, "submit", slow_submit)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "three-player-moon", members=[bob], ai=1)
+    table = await world.bot.service.table(tid)
+    member = alice if table.seat_of(alice.id) in table.to_act() else bob
+    res = await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")
+    panel = res.response
+    before = table.version
+    outcomes = []
+    real_click = world.click
+
+    async def click(*args, **kwargs):
+        outcomes.append(await real_click(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(world, "click", click)
+    real_select = world.select
+
+    async def select(*args, **kwargs):
+        outcomes.append(await real_select(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(world, "select", select)
+    assert await act_on_panel(world, member, tid, panel, random.Random(2))
+    [out] = outcomes
+    assert out.acknowledged
+    assert out.kind == ("deferred_update" if slow else "update")
+    after = await world.bot.service.table(tid)
+    assert after.version > before
+    assert all(f":{before}:" not in cid for cid in panel.custom_ids), "the panel shows the new version"

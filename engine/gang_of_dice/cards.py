@@ -43,8 +43,13 @@ _FORBID = ConfigDict(extra="forbid")
 _Value = Annotated[int, Field(ge=1, le=5)]
 
 
+_FACES = (0, 1, 2, 3, 4, 5)
+
+
 def counts(faces: Iterable[int]) -> tuple[int, ...]:
     """Faces (0 = boss, 1–5) -> count per face ``(bosses, ones, …, fives)``."""
+    if type(faces) is tuple:  # a roll of the state: six counts in C
+        return tuple(map(bytes(faces).count, _FACES))
     c = [0, 0, 0, 0, 0, 0]
     for f in faces:
         c[f] += 1
@@ -74,7 +79,8 @@ class Run:
 
     def hit(self, c: tuple[int, ...]) -> bool:
         """True when a roll with face counts ``c`` triggers the card."""
-        return any(all(c[v + i] for i in range(self.length)) for v in range(1, 7 - self.length))
+        n = self.length
+        return any(all(c[v:v + n]) for v in range(1, 7 - n))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,7 +106,7 @@ class DistinctAtLeast:
 
     def hit(self, c: tuple[int, ...]) -> bool:
         """True when a roll with face counts ``c`` triggers the card."""
-        return sum(1 for v in range(1, 6) if c[v]) >= self.n
+        return 5 - c[1:].count(0) >= self.n
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +119,7 @@ class SameValue:
 
     def hit(self, c: tuple[int, ...]) -> bool:
         """True when a roll with face counts ``c`` triggers the card."""
-        return any(c[v] >= self.n for v in range(1, 6))
+        return max(c[1:]) >= self.n
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -43,7 +43,8 @@ Marks produce no event.
 
 Chance
 ------
-Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``). Tests script rolls with
+Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``, drawn in bulk by
+``core.rng_draws``). Tests script rolls with
 :func:`apply_with_faces` and the card order / first player / stocks / rules version with
 :func:`scripted_setup`.
 """
@@ -53,9 +54,23 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from itertools import chain, compress, repeat
+from operator import add, lt, sub
 from typing import Any, TypeVar
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, rng_for
+from engine.core import (
+    Event,
+    Game,
+    GameOptions,
+    IllegalAction,
+    Outcome,
+    Step,
+    event,
+    replace_state,
+    replacer,
+    rng_draws,
+    step_of,
+)
 from engine.gang_of_dice import ai, hidden
 from engine.gang_of_dice.actions import (
     MARKS,
@@ -93,9 +108,9 @@ _T = TypeVar("_T")
 
 
 def roll_faces(state: GangOfDiceState, n: int) -> tuple[int, ...]:
-    """``n`` random faces (0 = boss, 1–5) drawn from ``rng_for(state, "roll")``."""
-    rng = rng_for(state, "roll")
-    return tuple(rng.randrange(6) for _ in range(n))
+    """``n`` random faces (0 = boss, 1–5) drawn from ``rng_for(state, "roll")`` (``n`` calls of
+    ``randrange(6)``, computed in bulk by ``core.rng_draws``)."""
+    return tuple(rng_draws(state, "roll", n, 6))
 
 
 def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
@@ -122,6 +137,18 @@ def _set(t: tuple[_T, ...], i: int, v: _T) -> tuple[_T, ...]:
     return t[:i] + (v,) + t[i + 1:]
 
 
+#: ``to_act`` answers and private event audiences, shared (seats 0..3).
+_NOBODY: frozenset[int] = frozenset()
+_ONLY: tuple[frozenset[int], ...] = tuple(frozenset((s,)) for s in range(4))
+
+# One copy per step, by straight-line code (engine.core.replacer): the fields each kind of step sets.
+_marked = replacer(GangOfDiceState, "version", "marks")
+_rolled = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
+                   "phase", "status")
+_next_turn = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
+                      "phase", "status", "turn")
+
+
 def _fresh_round(state: GangOfDiceState, round_no: int, status: tuple[Status, ...],
                  events: list[Event]) -> GangOfDiceState:
     """Start round ``round_no`` (order, bonus dice, reset rolls) after ``state``'s round."""
@@ -131,83 +158,140 @@ def _fresh_round(state: GangOfDiceState, round_no: int, status: tuple[Status, ..
     events.append(Event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
     if bonus:
         events.append(Event("god.bonus", {"round": round_no, "dice": bonus}))
-    return replace(
+    return replace_state(
         state, round=round_no, order=round_order(state, round_no, status), turn=0, phase="commit",
         committed=(0,) * n, faces=((),) * n, rolls=(0,) * n, status=status, marks=NO_MARKS,
         table=state.table + bonus, carried=state.table, bonus=bonus, bonus_total=state.bonus_total + bonus,
     )
 
 
+#: The last roll whose face counts were asked for, and its counts (one entry, by identity: the
+#: marks of a turn and their legal actions all read the same roll).
+_last_counts: tuple[tuple[int, ...], tuple[int, ...]] = ((), NO_MARKS)
+
+
+def _counts_of(faces: tuple[int, ...]) -> tuple[int, ...]:
+    """``counts(faces)`` for a roll of the state, remembered for the next call on the same roll."""
+    global _last_counts
+    last = _last_counts
+    if last[0] is faces:
+        return last[1]
+    c = counts(faces)
+    _last_counts = (faces, c)
+    return c
+
+
 def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
     """``action in legal_actions(state, seat)``, without building the tuple."""
-    if seat != state.current:
+    phase = state.phase
+    if phase == "over" or seat != state.order[state.turn]:
         return False
-    if state.phase == "commit":
-        return type(action) is Commit and 1 <= action.dice <= state.stocks[seat]
-    if type(action) is Mark:
-        return 0 <= action.face <= 5 and state.marks[action.face] < counts(state.faces[seat])[action.face]
-    if type(action) is Unmark:
-        return 0 <= action.face <= 5 and state.marks[action.face] > 0
-    if type(action) is Reroll:
-        return sum(state.marks) > 0 and state.rolls[seat] < MAX_ROLLS
-    return type(action) is Stop
+    kind = type(action)
+    if phase == "commit":
+        return kind is Commit and 1 <= action.dice <= state.stocks[seat]  # type: ignore[attr-defined]
+    if kind is Mark:
+        face: int = action.face  # type: ignore[attr-defined]
+        return 0 <= face <= 5 and state.marks[face] < _counts_of(state.faces[seat])[face]
+    if kind is Unmark:
+        face = action.face  # type: ignore[attr-defined]
+        return 0 <= face <= 5 and state.marks[face] > 0
+    if kind is Reroll:
+        return state.marks != NO_MARKS and state.rolls[seat] < MAX_ROLLS
+    return kind is Stop
+
+
+def _roll_legal(faces: tuple[int, ...], marks: tuple[int, ...], can_reroll: bool) -> tuple[GangOfDiceAction, ...]:
+    """The roll phase's legal actions (see :meth:`GangOfDice.legal_actions`), built in C:
+    a mark for each face with unmarked dice, an unmark for each marked face."""
+    last = _last_counts
+    c = last[1] if last[0] is faces else _counts_of(faces)
+    if marks == NO_MARKS:
+        return (*compress(MARKS, c), STOP)
+    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks))
+    return out + _REROLL_STOP if can_reroll else out + _STOP_ONLY
+
+
+_REROLL_STOP: tuple[GangOfDiceAction, ...] = (REROLL, STOP)
+_STOP_ONLY: tuple[GangOfDiceAction, ...] = (STOP,)
 
 
 def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: Iterable[int] | None) -> Step[GangOfDiceState]:
     """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (commits and
     rerolls only; ``None`` = roll with :func:`roll_faces`). Raises :class:`IllegalAction` on bad
-    faces. The changes are collected in one dict so that a step copies the state once."""
-    upd: dict[str, Any] = {"version": state.version + 1}
-    if not isinstance(action, (Commit, Reroll)) and forced is not None:
+    faces. A step copies the state once (a :func:`~engine.core.replacer` per kind of step)."""
+    global _last_counts
+    v = state.version + 1
+    kind = type(action)
+    if forced is not None and kind is not Commit and kind is not Reroll:
         raise IllegalAction("only commits and rerolls roll dice")
-    if isinstance(action, (Mark, Unmark)):
-        face = action.face
-        delta = 1 if isinstance(action, Mark) else -1
-        return Step(replace(state, marks=_set(state.marks, face, state.marks[face] + delta), **upd))
-    if isinstance(action, Stop):
-        faces = state.faces[seat]
-        return _end_turn(state, seat, upd, [], faces, triggered=state.card.triggers(faces))
-    events: list[Event] = []
-    if isinstance(action, Commit):
-        n = action.dice
-        stock = state.stocks[seat] - n
-        upd.update(stocks=_set(state.stocks, seat, stock), committed=_set(state.committed, seat, n),
-                   table=state.table + n)
-        events.append(Event("god.commit", {"seat": seat, "dice": n}))
-        events.append(Event("god.stock", {"seat": seat, "stock": stock}, frozenset({seat})))
-        kept: tuple[int, ...] = ()
+    if kind is Mark or kind is Unmark:
+        face = action.face  # type: ignore[union-attr]
+        marks = state.marks
+        return step_of(_marked(state, v, marks[:face] + (marks[face] + (1 if kind is Mark else -1),) + marks[face + 1:]))
+    stocks, committed, table, all_faces, rolls = state.stocks, state.committed, state.table, state.faces, state.rolls
+    if kind is Stop:
+        faces = all_faces[seat]
+        return _end_turn(state, seat, v, [], stocks, committed, table, all_faces, rolls, faces,
+                         triggered=state.card.rule.hit(_counts_of(faces)))
+    if kind is Commit:
+        n = action.dice  # type: ignore[union-attr]
+        stock = stocks[seat] - n
+        stocks = stocks[:seat] + (stock,) + stocks[seat + 1:]
+        committed = committed[:seat] + (n,) + committed[seat + 1:]
+        table += n
+        events = [event("god.commit", {"seat": seat, "dice": n}),
+                  event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat])]
+        faces = tuple(sorted(roll_faces(state, n) if forced is None else _forced(forced, n)))
+        c = counts(faces)
     else:  # a reroll: the marked dice leave the roll and are rolled again
-        n = sum(state.marks)
-        kept_counts = [c - m for c, m in zip(counts(state.faces[seat]), state.marks, strict=True)]
-        kept = tuple(f for f in FACES for _ in range(kept_counts[f]))
-    new = roll_faces(state, n) if forced is None else tuple(forced)
+        events = []
+        marks = state.marks
+        n = sum(marks)
+        kept = tuple(map(sub, _counts_of(all_faces[seat]), marks))
+        c = tuple(map(add, kept, counts(roll_faces(state, n) if forced is None else _forced(forced, n))))
+        faces = tuple(chain.from_iterable(map(repeat, FACES, c)))
+    _last_counts = (faces, c)
+    roll_no = rolls[seat] + 1
+    events.append(event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
+    all_faces = all_faces[:seat] + (faces,) + all_faces[seat + 1:]
+    rolls = rolls[:seat] + (roll_no,) + rolls[seat + 1:]
+    card = state.card
+    if card.colour == "yellow" and card.rule.hit(c):  # G3: yellow, after every roll
+        return _end_turn(state, seat, v, events, stocks, committed, table, all_faces, rolls, faces, triggered=True)
+    if roll_no >= MAX_ROLLS:  # the third roll is final
+        return _end_turn(state, seat, v, events, stocks, committed, table, all_faces, rolls, faces,
+                         triggered=card.rule.hit(c))
+    status = state.status
+    status = status[:seat] + ("rolling",) + status[seat + 1:]
+    return step_of(_rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll", status),
+                tuple(events))
+
+
+def _forced(forced: Iterable[int], n: int) -> tuple[int, ...]:
+    """The scripted faces of a roll of ``n`` dice; raises :class:`IllegalAction` unless they are
+    ``n`` faces in 0..5."""
+    new = tuple(forced)
     if len(new) != n or any(f not in FACES for f in new):
         raise IllegalAction(f"forced faces must be {n} faces in 0..5")
-    faces = tuple(sorted(kept + new))
-    roll_no = state.rolls[seat] + 1
-    events.append(Event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
-    upd.update(faces=_set(state.faces, seat, faces), rolls=_set(state.rolls, seat, roll_no), marks=NO_MARKS)
-    card = state.card
-    if card.colour == "yellow" and card.triggers(faces):  # G3: yellow, after every roll
-        return _end_turn(state, seat, upd, events, faces, triggered=True)
-    if roll_no >= MAX_ROLLS:  # the third roll is final
-        return _end_turn(state, seat, upd, events, faces, triggered=card.triggers(faces))
-    upd.update(phase="roll", status=_set(state.status, seat, "rolling"))
-    return Step(replace(state, **upd), tuple(events))
+    return new
 
 
-def _end_turn(state: GangOfDiceState, seat: int, upd: dict[str, Any], events: list[Event],
+def _end_turn(state: GangOfDiceState, seat: int, v: int, events: list[Event], stocks: tuple[int, ...],
+              committed: tuple[int, ...], table: int, all_faces: tuple[tuple[int, ...], ...], rolls: tuple[int, ...],
               faces: tuple[int, ...], triggered: bool) -> Step[GangOfDiceState]:
-    """Finish ``seat``'s turn (stopped or triggered) with the step's changes ``upd``, then the
-    next turn or the round's end."""
-    upd.update(status=_set(state.status, seat, "triggered" if triggered else "stopped"), marks=NO_MARKS)
+    """Finish ``seat``'s turn (stopped or triggered, its roll ``faces``) with the step's new
+    version ``v`` and per-seat tuples, then the next turn or the round's end."""
+    status = state.status
+    status = status[:seat] + ("triggered" if triggered else "stopped",) + status[seat + 1:]
     if triggered:
-        events.append(Event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
+        events.append(event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
     else:
-        events.append(Event("god.stop", {"seat": seat, "score": score_of(faces), "faces": list(faces)}))
+        events.append(event("god.stop", {"seat": seat, "score": sum(faces), "faces": list(faces)}))
     if state.turn + 1 < len(state.order):
-        return Step(replace(state, turn=state.turn + 1, phase="commit", **upd), tuple(events))
-    return Step(_resolve_round(replace(state, **upd), events), tuple(events))
+        return step_of(_next_turn(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "commit", status,
+                               state.turn + 1), tuple(events))
+    ended = _rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, state.phase, status)
+    return step_of(_resolve_round(ended, events), tuple(events))
 
 
 def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceState:
@@ -221,7 +305,7 @@ def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceSta
     if winner is not None:
         stocks[winner] += pot
         events.append(Event("god.win", {"winner": winner, "score": score_of(state.faces[winner]), "dice": pot}))
-        events.append(Event("god.stock", {"seat": winner, "stock": stocks[winner]}, frozenset({winner})))
+        events.append(Event("god.stock", {"seat": winner, "stock": stocks[winner]}, _ONLY[winner]))
     elif state.round < ROUNDS:
         table = pot
         events.append(Event("god.carry", {"dice": pot}))
@@ -233,11 +317,11 @@ def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceSta
             status[s] = "out"
             events.append(Event("god.eliminated", {"seat": s}))
     live = [s for s in range(state.players) if status[s] != "out"]
-    base = replace(state, stocks=tuple(stocks), removed=removed, table=table)
+    base = replace_state(state, stocks=tuple(stocks), removed=removed, table=table)
     if state.round >= ROUNDS or len(live) < 2:
         out = outcome_of(base.stocks)
         events.append(Event("god.end", {"winners": list(out.winners), "stocks": list(stocks)}))
-        return replace(base, phase="over", status=tuple(status), marks=NO_MARKS)
+        return replace_state(base, phase="over", status=tuple(status), marks=NO_MARKS)
     return _fresh_round(base, state.round + 1, tuple(status), events)
 
 
@@ -278,33 +362,28 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
 
     def to_act(self, state: GangOfDiceState) -> frozenset[int]:
         """The single seat whose turn it is; empty when the game is over."""
-        cur = state.current
-        return frozenset() if cur is None else frozenset((cur,))
+        if state.phase == "over":
+            return _NOBODY
+        return _ONLY[state.order[state.turn]]
 
     def legal_actions(self, state: GangOfDiceState, seat: int) -> tuple[GangOfDiceAction, ...]:
         """Commits of 1..stock dice in the commit phase; after a roll the marks, unmarks, the
         reroll (something marked, fewer than 3 rolls) and stop, in that order."""
-        if seat != state.current:
+        phase = state.phase
+        if phase == "over" or seat != state.order[state.turn]:
             return ()
-        if state.phase == "commit":
+        if phase == "commit":
             return commits(state.stocks[seat])
-        c = counts(state.faces[seat])
-        marks = state.marks
-        out: list[GangOfDiceAction] = [MARKS[f] for f in FACES if marks[f] < c[f]]
-        out += [UNMARKS[f] for f in FACES if marks[f] > 0]
-        if sum(marks) > 0 and state.rolls[seat] < MAX_ROLLS:
-            out.append(REROLL)
-        out.append(STOP)
-        return tuple(out)
+        return _roll_legal(state.faces[seat], state.marks, state.rolls[seat] < MAX_ROLLS)
 
     def apply(self, state: GangOfDiceState, actions: Mapping[int, GangOfDiceAction]) -> Step[GangOfDiceState]:
         """Apply the acting seat's action; rolls come from :func:`roll_faces`.
 
         Raises :class:`IllegalAction` unless ``actions`` is exactly ``{current seat: legal action}``.
         """
-        seat = state.current
-        if seat is None:
+        if state.phase == "over":
             raise IllegalAction("the game is over")
+        seat = state.order[state.turn]
         if len(actions) != 1 or seat not in actions:
             raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
         action = actions[seat]

@@ -49,21 +49,33 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from itertools import compress
 from typing import Any, ClassVar
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores, rng_for
+from engine.core import (
+    Event,
+    Game,
+    GameOptions,
+    IllegalAction,
+    Outcome,
+    Step,
+    event,
+    ranks_from_scores,
+    replacer,
+    rng_for,
+    step_of,
+)
 from engine.three_player_moon import ai, hidden
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play, decode, encode
 from engine.three_player_moon.state import MAX_HANDS, HandResult, MoonState, evolve, shuffled_tiles, start_hand
 from engine.three_player_moon.tiles import (
+    _FOLLOWERS,
+    ALL_TILES,
     MOON,
     TARGET,
     TRICKS,
     TRUMP_OPTIONS,
     Tile,
-    belongs,
-    led_suit,
-    legal_plays,
     sort_hand,
     tile_str,
     trick_winner,
@@ -74,8 +86,29 @@ __all__ = ["ThreePlayerMoon"]
 
 
 def _without(hands: tuple[tuple[Tile, ...], ...], seat: int, tile: Tile) -> tuple[tuple[Tile, ...], ...]:
-    """``hands`` with ``tile`` removed from ``seat``'s hand."""
-    return tuple(tuple(t for t in h if t != tile) if s == seat else h for s, h in enumerate(hands))
+    """``hands`` (three) with ``tile`` (held once) removed from ``seat``'s hand."""
+    h0, h1, h2 = hands
+    hand = hands[seat]
+    i = hand.index(tile)
+    rest = hand[:i] + hand[i + 1:]
+    return (rest, h1, h2) if seat == 0 else (h0, rest, h2) if seat == 1 else (h0, h1, rest)
+
+
+#: Shared action values (equal to new ones; legal action tuples are built from them).
+_PLAYS: dict[Tile, Play] = {t: Play(t) for t in ALL_TILES}
+_DISCARDS: dict[Tile, Discard] = {t: Discard(t) for t in ALL_TILES}
+_NAME_TRUMPS: tuple[NameTrump, ...] = tuple(NameTrump(x) for x in TRUMP_OPTIONS)
+#: The legal bids over each current bid (T2): pass, the numbers above it, the moon.
+_BIDS: dict[int, tuple[Bid, ...]] = {
+    high: (Bid(0), *(Bid(n) for n in range(4, 8) if n > high), Bid(MOON)) for high in (0, 4, 5, 6, 7, MOON)
+}
+_TILE_STR: dict[Tile, str] = {t: tile_str(t) for t in ALL_TILES}
+_NOBODY: frozenset[int] = frozenset()
+_ONLY: tuple[frozenset[int], ...] = (frozenset((0,)), frozenset((1,)), frozenset((2,)))
+# One copy per play (engine.core.replacer): the fields a play sets.
+_mid_trick = replacer(MoonState, "hands", "trick", "played", "turn", "version")
+_trick_done = replacer(MoonState, "hands", "trick", "played", "turn", "leader", "tricks_won", "last_trick",
+                       "last_winner", "version")
 
 
 class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
@@ -101,20 +134,29 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
     def to_act(self, state: MoonState) -> frozenset[int]:
         """The single seat to act, or nobody once the game is over."""
         if state.phase == "over":
-            return frozenset()
-        return frozenset((state.turn,))
+            return _NOBODY
+        return _ONLY[state.turn]
 
     def legal_actions(self, state: MoonState, seat: int) -> tuple[MoonAction, ...]:
         """Legal actions of ``seat`` now (T2, T3, T5); empty when it is not to act."""
-        if state.phase == "over" or seat != state.turn:
+        phase = state.phase
+        if phase == "over" or seat != state.turn:
             return ()
-        if state.phase == "bid":
-            return (Bid(0), *(Bid(n) for n in range(4, 8) if n > state.bid), Bid(MOON))
-        if state.phase == "discard":
-            return tuple(Discard(t) for t in state.hands[seat])
-        if state.phase == "trump":
-            return tuple(NameTrump(x) for x in TRUMP_OPTIONS)
-        return tuple(Play(t) for t in legal_plays(state.hands[seat], state.trick, state.trump))
+        if phase == "play":  # legal_plays (T5), inlined
+            hand = state.hands[seat]
+            trick = state.trick
+            if trick:
+                members = _FOLLOWERS[state.trump][trick[0][1]]
+                follow = tuple(compress(hand, map(members.__contains__, hand)))
+                if follow:
+                    hand = follow
+            return tuple(map(_PLAYS.__getitem__, hand))
+        if phase == "bid":
+            bids = _BIDS.get(state.bid)
+            return bids if bids is not None else (Bid(0), *(Bid(n) for n in range(4, 8) if n > state.bid), Bid(MOON))
+        if phase == "discard":
+            return tuple(map(_DISCARDS.__getitem__, state.hands[seat]))
+        return _NAME_TRUMPS
 
     def is_legal(self, state: MoonState, seat: int, action: object) -> bool:
         """``action in legal_actions(state, seat)``, without building the tuple (the hot path of
@@ -122,14 +164,17 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         if state.phase == "over" or seat != state.turn:
             return False
         if state.phase == "play":
-            if type(action) is not Play or action.tile not in state.hands[seat]:
+            if type(action) is not Play:
+                return False
+            hand = state.hands[seat]
+            tile = action.tile
+            if tile not in hand:
                 return False
             if not state.trick:
                 return True
             # T5 (as legal_plays): follow the led suit, or play anything when void in it.
-            trump = state.trump
-            suit = led_suit(state.trick[0][1], trump)
-            return belongs(action.tile, suit, trump) or not any(belongs(t, suit, trump) for t in state.hands[seat])
+            members = _FOLLOWERS[state.trump][state.trick[0][1]]
+            return tile in members or members.isdisjoint(hand)
         if state.phase == "bid":
             if type(action) is not Bid:
                 return False
@@ -152,15 +197,16 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         events: list[Event] = []
         v = state.version + 1  # every phase returns its state with this version: one copy per step
-        if isinstance(action, Play):
-            new = self._play(state, seat, action.tile, events, v)
-        elif isinstance(action, Bid):
-            new = self._bid(state, seat, action.bid, events, v)
-        elif isinstance(action, Discard):
-            new = self._discard(state, seat, action.tile, events, v)
+        kind = type(action)
+        if kind is Play:
+            new = self._play(state, seat, action.tile, events, v)  # type: ignore[union-attr]
+        elif kind is Bid:
+            new = self._bid(state, seat, action.bid, events, v)  # type: ignore[union-attr]
+        elif kind is Discard:
+            new = self._discard(state, seat, action.tile, events, v)  # type: ignore[union-attr]
         else:
-            new = self._name_trump(state, seat, action.trump, events, v)
-        return Step(new, tuple(events))
+            new = self._name_trump(state, seat, action.trump, events, v)  # type: ignore[union-attr]
+        return step_of(new, tuple(events))
 
     # --- phases ----------------------------------------------------------------------------
     def _bid(self, state: MoonState, seat: int, bid: int, events: list[Event], v: int) -> MoonState:
@@ -168,9 +214,9 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         bidder, high = state.bidder, state.bid
         if bid:
             bidder, high = seat, bid
-            events.append(Event("tpm.moon_bid" if bid == MOON else "tpm.bid", {"seat": seat, "bid": bid}))
+            events.append(event("tpm.moon_bid" if bid == MOON else "tpm.bid", {"seat": seat, "bid": bid}))
         else:
-            events.append(Event("tpm.pass", {"seat": seat}))
+            events.append(event("tpm.pass", {"seat": seat}))
         if bid != MOON and len(bids) < 3:
             return evolve(state, bids=bids, bidder=bidder, bid=high, turn=(seat + 1) % 3, version=v)
         if bidder is None:
@@ -185,8 +231,8 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         return evolve(state, bids=bids, bidder=bidder, bid=high, hands=hands, phase="discard", turn=bidder, version=v)
 
     def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
-        events.append(Event("tpm.discarded", {"bidder": seat}))
-        events.append(Event("tpm.discard_tile", {"bidder": seat, "tile": tile_str(tile)}, frozenset((seat,))))
+        events.append(event("tpm.discarded", {"bidder": seat}))
+        events.append(event("tpm.discard_tile", {"bidder": seat, "tile": _TILE_STR[tile]}, _ONLY[seat]))
         return evolve(state, hands=_without(state.hands, seat, tile), discard=tile, phase="trump", version=v)
 
     def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event], v: int) -> MoonState:
@@ -202,27 +248,18 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         hands = _without(state.hands, seat, tile)
         trick = state.trick + ((seat, tile),)
         played = state.played + (tile,)
-        events.append(Event("tpm.play", {"seat": seat, "tile": tile_str(tile)}))
+        events.append(event("tpm.play", {"seat": seat, "tile": _TILE_STR[tile]}))
         if len(trick) < 3:
-            return evolve(state, hands=hands, trick=trick, played=played, turn=(seat + 1) % 3, version=v)
+            return _mid_trick(state, hands, trick, played, (seat + 1) % 3, v)
         winner = trick_winner(trick, state.trump)
         w0, w1, w2 = state.tricks_won
         won = (w0 + (winner == 0), w1 + (winner == 1), w2 + (winner == 2))
-        number = sum(won)
-        events.append(Event("tpm.trick", {"winner": winner, "trick": number}))
-        changes: dict[str, Any] = dict(
-            hands=hands,
-            trick=(),
-            played=played,
-            turn=winner,
-            leader=winner,
-            tricks_won=won,
-            last_trick=trick,
-            last_winner=winner,
-        )
+        number = w0 + w1 + w2 + 1
+        events.append(event("tpm.trick", {"winner": winner, "trick": number}))
         if number < TRICKS:
-            return evolve(state, **changes, version=v)
-        return self._score(evolve(state, **changes), events, v)
+            return _trick_done(state, hands, (), played, winner, winner, won, trick, winner, v)
+        return self._score(_trick_done(state, hands, (), played, winner, winner, won, trick, winner, state.version),
+                           events, v)
 
     def _score(self, state: MoonState, events: list[Event], v: int) -> MoonState:
         """Score a finished hand (T6), then end the game (T7) or deal the next hand. ``state``

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cache
+from itertools import compress
 
 from engine.core import IllegalAction
 
@@ -129,19 +130,39 @@ def legal_plays(hand: Iterable[Tile], trick: Sequence[Played], trump: str | None
     hand = tuple(hand)
     if not trick:
         return hand
-    suit = led_suit(trick[0][1], trump)
-    follow = tuple(t for t in hand if belongs(t, suit, trump))
+    members = _FOLLOWERS[trump][trick[0][1]]
+    follow = tuple(compress(hand, map(members.__contains__, hand)))
     return follow or hand
 
 
 def trick_winner(trick: Sequence[Played], trump: str | None) -> int:
     """Seat winning ``trick`` (``(seat, tile)`` in play order, at least one): the highest trump,
     else the highest tile of the led suit (T5)."""
-    suit = led_suit(trick[0][1], trump)
-    trumps = [(rank_in(t, TRUMP_SUIT, trump), s) for s, t in trick if is_trump(t, trump)]
-    if trumps:
-        return max(trumps)[1]
-    return max((rank_in(t, suit, trump), s) for s, t in trick if belongs(t, suit, trump))[1]
+    power = _POWER[trump][trick[0][1]]
+    return max((power[t], s) for s, t in trick)[1]
+
+
+_TRUMPS_OR_NONE: tuple[str | None, ...] = (*TRUMP_OPTIONS, None)
+#: ``_FOLLOWERS[trump][led tile]``: the tiles that follow the suit a led tile asks for (T5).
+_FOLLOWERS: dict[str | None, dict[Tile, frozenset[Tile]]] = {
+    trump: {lead: frozenset(t for t in ALL_TILES if belongs(t, led_suit(lead, trump), trump)) for lead in ALL_TILES}
+    for trump in _TRUMPS_OR_NONE
+}
+#: ``_POWER[trump][led tile][tile]``: how strongly a tile plays on that lead (T5): a trump beats
+#: the led suit, which beats the rest (-1); higher ranks beat lower ones inside each.
+_POWER: dict[str | None, dict[Tile, dict[Tile, int]]] = {
+    trump: {
+        lead: {
+            t: 100 + rank_in(t, TRUMP_SUIT, trump) if is_trump(t, trump)
+            else rank_in(t, led_suit(lead, trump), trump) if belongs(t, led_suit(lead, trump), trump) else -1
+            for t in ALL_TILES
+        }
+        for lead in ALL_TILES
+    }
+    for trump in _TRUMPS_OR_NONE
+}
+#: One tuple object per tile (deals use them, so comparisons usually stop at identity).
+_CANONICAL: dict[tuple[int, int], Tile] = {t: t for t in ALL_TILES}
 
 
 def sort_hand(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
@@ -155,7 +176,7 @@ def deal_order(order: Sequence[Sequence[int]]) -> tuple[tuple[tuple[Tile, ...], 
 
     Raises ``ValueError`` when ``order`` is not a permutation of the 22 tiles.
     """
-    tiles: tuple[Tile, ...] = tuple((int(t[0]), int(t[1])) for t in order if len(t) == 2)
+    tiles: tuple[Tile, ...] = tuple(_CANONICAL.get((t[0], t[1]), (int(t[0]), int(t[1]))) for t in order if len(t) == 2)
     if len(tiles) != len(order) or len(tiles) != len(ALL_TILES) or set(tiles) != _TILE_SET:
         raise ValueError("order must be a permutation of the 22 tiles")
     hands = tuple(sort_hand(tiles[7 * i : 7 * i + 7]) for i in range(3))
