@@ -5,7 +5,8 @@
 - ``python -m bot play GAME [--players N] [--ai LEVEL,...] [--seed S] [--lang en|fr] [--pace S | --fast]
   [--db FILE]``: play in the terminal (saved as you go) against AI players of the given levels
   (easy, normal, strong; one per AI seat); ``python -m bot play --resume`` continues the last game.
-- ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE]``.
+- ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE] [--ai LEVEL[,LEVEL...]]``:
+  win shares by turn position and (Moonshine) Speakeasy with 95% intervals (``docs/balance.md``).
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
@@ -125,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
     sim.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
+    sim.add_argument("--ai", default="normal", metavar="LEVEL[,LEVEL...]",
+                     help="AI level of every seat, or one per seat: easy, normal, strong, random (default normal)")
+    sim.add_argument("--iterations", type=int, default=None, metavar="N",
+                     help="strong AI: search iterations per move (default: the game's budget)")
     rules = sub.add_parser("rules", help="print a game's rules summary")
     rules.add_argument("game", choices=games)
     rules.add_argument("--lang", choices=["en", "fr"], default="en")
@@ -204,9 +209,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if not 1 <= args.games <= 1_000_000:
             raise SystemExit("--games must be from 1 to 1000000")
+        if args.iterations is not None and not 1 <= args.iterations <= 1_000_000:
+            raise SystemExit("--iterations must be from 1 to 1000000")
+        from bot.simulate import parse_levels
+
+        players = _players(args.game, args.players)
         try:
-            summary = simulate(GAMES[args.game], args.games, _players(args.game, args.players), args.seed,
-                               _options(args.game, args.option, args.deck))
+            summary = simulate(GAMES[args.game], args.games, players, args.seed,
+                               _options(args.game, args.option, args.deck), parse_levels(args.ai, players),
+                               args.iterations)
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc)) from None
         except KeyboardInterrupt:

@@ -1,27 +1,84 @@
 """AI-only games straight through the engine, for balance checks and benchmarks.
 
-``python -m bot simulate GAME --games N --players P --seed S`` prints a summary that depends only
-on its arguments (same seed, same summary); the speed (games per second) is printed apart, on
-standard error, because it depends on the machine.
+``python -m bot simulate GAME --games N --players P --seed S [--ai LEVEL[,LEVEL...]]`` prints a
+summary that depends only on its arguments (same seed, same summary); the speed (games per
+second) is printed apart, on standard error, because it depends on the machine.
+
+The summary gives the win share **by turn position** (``position K``: K = 0 is the player who
+starts the game, ``Game.turn_order``; who starts is drawn at random, so per-seat figures would
+hide a first-player advantage), by seat, by seat label (Moonshine: ``speakeasy NAME``, the share
+of the games in which that Speakeasy side was dealt that its holder won, ``Game.seat_labels``)
+and by AI level when levels differ, each with a 95% confidence interval in percentage points
+(normal approximation, ``1.96 * sqrt(p * (1 - p) / n)``). A shared first place counts ``1/k`` of
+a win for each of the ``k`` tied winners, so shares add up to 100% and the fair share of a
+position is ``100 / players`` %. Figures and the commands that produced them: ``docs/balance.md``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import Game
+from engine.policies import LEVELS, choose
 
 #: Bound on steps of one simulated game (a safety net against a game that never ends).
 MAX_STEPS = 200_000
 
+#: Levels ``--ai`` accepts: ``engine.policies.LEVELS`` plus ``random`` (benchmarks).
+BASE_LEVELS: tuple[str, ...] = (*LEVELS, "random")
+
+Policy = Callable[[Game, Any, int, str, int], Any]
+
 
 class SimulationError(RuntimeError):
     """A simulated game broke the contract (did not end, or the AI chose an illegal action)."""
+
+
+def policy(iterations: int | None = None) -> Policy:
+    """The level policy: :func:`engine.policies.choose` (the shared AI-level contract) with the
+    strong search's ``iterations`` budget (``None`` = :func:`engine.policies.iterations_for`)."""
+
+    def run(game: Game, state: Any, seat: int, level: str, salt: int) -> Any:
+        return choose(game, state, seat, level, salt=salt, iterations=iterations)
+
+    return run
+
+
+def parse_levels(text: str, players: int) -> tuple[str, ...]:
+    """``--ai`` value: one level for every seat, or one per seat (comma-separated). Raises
+    ``ValueError`` on an unknown level or a wrong count."""
+    levels = tuple(x.strip().lower() for x in text.split(",") if x.strip())
+    if not levels:
+        raise ValueError("--ai needs a level: easy, normal, strong or random")
+    for lv in levels:
+        if lv not in BASE_LEVELS:
+            raise ValueError(f"unknown AI level {lv!r} (easy, normal, strong, random)")
+    if len(levels) == 1:
+        return levels * players
+    if len(levels) != players:
+        raise ValueError(f"--ai gives {len(levels)} levels for {players} players (give 1 or {players})")
+    return levels
+
+
+def ci95(wins: float, n: int) -> float:
+    """Half-width of the 95% confidence interval of ``wins / n``, in percentage points."""
+    if n <= 0:
+        return 0.0
+    p = min(max(wins / n, 0.0), 1.0)
+    return 100 * 1.96 * math.sqrt(p * (1 - p) / n)
+
+
+def share_line(label: str, wins: float, n: int) -> str:
+    """``label: won N (P%) ±CI`` (``N`` may be fractional: shared wins count ``1/k``)."""
+    pct = 100 * wins / n if n else 0.0
+    return f"  {label}: won {wins:.4g} ({pct:.1f}%) ±{ci95(wins, n):.1f}"
 
 
 @dataclass
@@ -30,6 +87,9 @@ class Summary:
 
     Attributes:
         wins: per seat, games won (a shared first place counts for every winner).
+        positions: per turn position (0 = the starter), wins with shared places split.
+        labels: per ``(kind, name)`` seat label, ``[wins (split), games where dealt]``.
+        levels: per seat, its AI level.
         rounds: per game, ``game.progress(final_state)``.
         steps: per game, the number of applied steps.
         stats: summed game-specific counters (``game.stats``).
@@ -42,12 +102,29 @@ class Summary:
     wins: list[int]
     rounds: list[int]
     steps: list[int]
+    positions: list[float] = field(default_factory=list)
+    labels: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    levels: tuple[str, ...] = ()
+    iterations: int | None = None
+    level_wins: dict[str, float] = field(default_factory=dict)
     stats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
 
     def lines(self) -> list[str]:
         """The reproducible summary, one line each."""
-        out = [f"{self.game}: {self.games} games, {self.players} players (AI only)"]
+        ai = ",".join(self.levels) if len(set(self.levels)) > 1 else (self.levels[0] if self.levels else "normal")
+        if "strong" in self.levels and self.iterations is not None:
+            ai += f", strong search {self.iterations} iterations per move"
+        out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})"]
+        out.append(f"  win share by turn position (fair {100 / self.players:.1f}%; shared wins split):")
+        for pos, won in enumerate(self.positions):
+            out.append(share_line(f"position {pos}", won, self.games))
+        for (kind, name), (won, dealt) in sorted(self.labels.items()):
+            out.append(share_line(f"{kind} {name}", won, int(dealt)))
+        if len(set(self.levels)) > 1:
+            for lv in sorted(set(self.levels)):
+                seats = sum(1 for x in self.levels if x == lv)
+                out.append(share_line(f"level {lv} ({seats} seats)", self.level_wins.get(lv, 0.0), self.games * seats))
         for seat, w in enumerate(self.wins):
             out.append(f"  seat {seat}: won {w} ({100 * w / self.games:.1f}%)")
         if sum(self.wins) > self.games:
@@ -71,32 +148,67 @@ def game_seeds(seed: int, games: int) -> list[int]:
     return [rng.getrandbits(62) for _ in range(games)]
 
 
-def play_ai_game(game: Game, players: int, seed: int, options: dict[str, Any] | None = None) -> tuple[Any, int]:
-    """Play one AI-only game; returns ``(final_state, steps)``. Raises :class:`SimulationError`."""
+def play_ai_game(game: Game, players: int, seed: int, options: dict[str, Any] | None = None,
+                 levels: Sequence[str] | None = None, iterations: int | None = None) -> tuple[Any, int]:
+    """Play one AI-only game (``levels[seat]``, default all ``normal``; ``iterations``: the
+    strong search's budget per move); returns ``(final_state, steps)``. Raises
+    :class:`SimulationError`."""
+    state, steps, _first = _play(game, players, seed, options, levels, policy(iterations))
+    return state, steps
+
+
+def _play(game: Game, players: int, seed: int, options: dict[str, Any] | None,
+          levels: Sequence[str] | None, pick: Policy) -> tuple[Any, int, Any]:
     state = game.setup(seed, players, options or {})
+    first = state
+    lv = tuple(levels) if levels else ("normal",) * players
+    plain = all(x == "normal" for x in lv)
     for steps in range(MAX_STEPS):
         to_act = game.to_act(state)
         if not to_act:
-            return state, steps
-        actions = {s: game.ai_action(state, s) for s in sorted(to_act)}
+            return state, steps, first
+        if plain:
+            actions = {s: game.ai_action(state, s) for s in sorted(to_act)}
+        else:
+            actions = {s: pick(game, state, s, lv[s], seed & 0xFFFF) for s in sorted(to_act)}
         state = game.apply(state, actions).state
     raise SimulationError(f"{game.key}: a game did not end within {MAX_STEPS} steps (seed {seed})")
 
 
-def simulate(game: Game, games: int, players: int, seed: int, options: dict[str, Any] | None = None) -> Summary:
-    """Play ``games`` AI-only games and aggregate them. Raises ``ValueError`` on bad arguments."""
+def simulate(game: Game, games: int, players: int, seed: int, options: dict[str, Any] | None = None,
+             levels: Sequence[str] | None = None, iterations: int | None = None) -> Summary:
+    """Play ``games`` AI-only games and aggregate them (``levels``: one AI level per seat,
+    default all ``normal``, through :func:`engine.policies.choose`; ``iterations``: the strong
+    search's budget per move, default the game's). Raises ``ValueError`` on bad arguments."""
     if games < 1:
         raise ValueError("--games must be at least 1")
     if not game.min_players <= players <= game.max_players:
         raise ValueError(f"{game.key} is for {game.min_players} to {game.max_players} players")
-    summary = Summary(game.key, players, games, [0] * players, [], [])
+    lv = tuple(levels) if levels else ("normal",) * players
+    if len(lv) != players:
+        raise ValueError(f"{len(lv)} AI levels for {players} players")
+    chooser = policy(iterations)
+    summary = Summary(game.key, players, games, [0] * players, [], [], positions=[0.0] * players, levels=lv,
+                      iterations=iterations)
     started = time.perf_counter()
     for s in game_seeds(seed, games):
-        state, steps = play_ai_game(game, players, s, options)
+        state, steps, first = _play(game, players, s, options, lv, chooser)
         outcome = game.outcome(state)
         assert outcome is not None
-        for seat in outcome.winners:
+        winners = outcome.winners
+        credit = 1 / len(winners)
+        order = game.turn_order(first)
+        labels = game.seat_labels(first)
+        for seat in winners:
             summary.wins[seat] += 1
+            summary.positions[order.index(seat)] += credit
+            summary.level_wins[lv[seat]] = summary.level_wins.get(lv[seat], 0.0) + credit
+        for kind, names in labels.items():
+            for seat, name in enumerate(names):
+                cell = summary.labels.setdefault((kind, name), [0.0, 0.0])
+                cell[1] += 1
+                if seat in winners:
+                    cell[0] += credit
         summary.rounds.append(game.progress(state))
         summary.steps.append(steps)
         summary.stats.update(game.stats(state))

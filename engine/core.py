@@ -559,6 +559,18 @@ class Game(ABC, Generic[S, A, V]):
         version: int = state.version  # type: ignore[attr-defined]
         return version
 
+    def turn_order(self, state: S) -> tuple[int, ...]:
+        """The seats in turn order from the one who starts the game (first player, first
+        chooser, first bidder), read from the state ``setup`` returned; ``simulate`` reports
+        win shares by this position (0 = the starter). Default: seat order from seat 0."""
+        players: int = state.players  # type: ignore[attr-defined]
+        return tuple(range(players))
+
+    def seat_labels(self, state: S) -> dict[str, tuple[str, ...]]:
+        """Named things each seat is dealt at ``setup`` (Moonshine: ``{"speakeasy": (side name
+        per seat)}``), for ``simulate``'s win shares per label. Default: none."""
+        return {}
+
     def stats(self, state: S) -> dict[str, float]:
         """Game-specific counters of a finished game for ``simulate`` (e.g. cards validated)."""
         return {}

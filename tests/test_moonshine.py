@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from engine.core import IllegalAction
 from engine.moonshine import FollowUp, Moonshine, MoonshineState, SeatState
 from engine.moonshine.actions import canonical_code
-from engine.moonshine.cards import card_set
+from engine.moonshine.cards import card_set, card_sets
 from engine.moonshine.dice import BLUE_FACES, ORANGE_FACES, WHITE_FACES, shortfall, sources_of
 from engine.moonshine.icons import CLIENT, DISC, DRAW, ORANGE, REROLL
 from engine.moonshine.scoring import points_of
@@ -88,11 +88,13 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    starting = {c.id for c in card_set().clients if c.starting}
+    # rules 3 deal the second card set: global ids 70..139, Speakeasies 5..9
+    starting = {70 + c.id for c in card_sets()[1].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert len({s.speakeasy for s in state.seats}) == 4
+    assert set(state.deck) <= set(range(70, 140))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(5, 10))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -526,7 +528,7 @@ def test_double_redraw_keeps_one_before_drawing_again():
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
                  deck=list(range(40, 50)))
-    assert state.rules == 2 == G.setup(1, 2).rules
+    assert state.rules == 3 == G.setup(1, 2).rules
     step = play(state, {0: f"val.{cook}", 1: "moon"})
     new = step.state
     assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]
@@ -799,7 +801,7 @@ def test_regular_goal_is_15_points():
 # --- codes, views, hidden information -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("code", ["", "val", "val.", "val.123", "rr", "rr.3", "rr.0.0", "dis.s0d", "dis.x1a",
+@pytest.mark.parametrize("code", ["", "val", "val.", "val.1234", "rr", "rr.3", "rr.0.0", "dis.s0d", "dis.x1a",
                                   "draft.1.1", "pl.s3", "lose.x", "keep.none", "pick.1.2", "qqq"])
 def test_malformed_codes_are_refused(code):
     with pytest.raises(IllegalAction):

@@ -1,5 +1,5 @@
 """Moonshine baseline AI: legal, deterministic, sensible; and a small balance smoke test (the full
-figures are in engine/moonshine/BALANCE.md)."""
+figures are in docs/balance.md)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,22 @@ from collections import Counter
 import pytest
 from pydantic import ValidationError
 
-from engine.moonshine.cards import COLOURS, DATA_PATH, CardSet, card_set, load_card_set, set_problems
+from engine.moonshine.cards import (
+    COLOURS,
+    DATA_PATH,
+    SET_PATHS,
+    CardSet,
+    ClientCard,
+    all_clients,
+    card_set,
+    card_sets,
+    client_of,
+    load_card_set,
+    set_index,
+    set_problems,
+    speakeasy_of,
+)
+from engine.moonshine.dominance import dominated_pairs, dominates
 
 
 def test_the_shipped_set_loads_and_passes_every_check():
@@ -80,3 +95,88 @@ def test_quality_checks_catch_a_duplicate_and_a_missing_icon():
     for c in data["clients"]:
         c["lower"] = [i for i in c["lower"] if i["kind"] != "majority"]
     assert any("majority" in p for p in set_problems(CardSet.model_validate(data)))
+
+
+# --- the rules-3 set (issue 14): every colour with its own character, no dominated Client ----------
+
+
+SET3 = card_sets()[1]
+#: What each colour is cheap in: the resource of most of its cost units (red: a bit of everything).
+SIGNATURE = {"green": "food", "pink": "music", "purple": "drink", "yellow": "moon"}
+
+
+def test_the_rules_3_set_loads_and_passes_every_check():
+    assert SET_PATHS[1].name == "cards-rules3.json" and set_index(2) == 0 and set_index(3) == 1
+    assert Counter(c.colour for c in SET3.clients) == {c: 14 for c in COLOURS}
+    assert Counter(c.colour for c in SET3.clients if c.starting) == {c: 2 for c in COLOURS}
+    assert set_problems(SET3) == []
+    for colour in COLOURS:
+        mine = [c for c in SET3.clients if c.colour == colour]
+        assert min(c.points for c in mine) == 0 and max(c.points for c in mine) == 5
+        assert all(c.lower for c in mine if c.points == 0)
+
+
+def test_no_client_of_the_rules_3_set_is_dominated_by_another():
+    assert dominated_pairs(SET3) == []
+
+
+def test_the_check_finds_the_dominated_cards_of_the_first_set():
+    names = {(card_set().clients[a].name.en, card_set().clients[b].name.en) for a, b in dominated_pairs(card_set())}
+    assert ("The Gin Maker", "The Stargazer") in names  # same points and bonuses, cheaper (issue 14)
+    gin, star = (next(c for c in card_set().clients if c.name.en == n) for n in ("The Gin Maker", "The Stargazer"))
+    assert dominates(gin, star) and not dominates(star, gin)
+
+
+def test_dominance_compares_cost_points_and_bonuses():
+    base = {"id": 0, "name": {"en": "A", "fr": "A"}, "colour": "green", "points": 2, "cost": {"food": 3, "moon": 1},
+            "upper": {"kind": "slot", "spaces": 1, "bonus": [{"kind": "resource", "res": "any"}]},
+            "lower": [{"kind": "resource", "res": "food_or_music"}]}
+    a = ClientCard.model_validate(base)
+    worse = {**base, "id": 1, "points": 1, "cost": {"food": 3, "music": 1, "moon": 1},
+             "upper": {"kind": "slot", "spaces": 2, "bonus": [{"kind": "resource", "res": "drink"}]},
+             "lower": [{"kind": "resource", "res": "music"}]}
+    assert dominates(a, ClientCard.model_validate(worse))
+    for change in ({"cost": {"food": 2, "moon": 1}}, {"points": 3}, {"lower": [{"kind": "draw"}]},
+                   {"upper": {"kind": "instant", "effect": "plus2_moon"}}):
+        assert not dominates(a, ClientCard.model_validate({**worse, **change}))
+
+
+def test_each_colour_of_the_rules_3_set_is_cheap_in_its_own_resource():
+    units: dict[str, Counter[str]] = {c: Counter() for c in COLOURS}
+    for c in SET3.clients:
+        units[c.colour].update({"food": c.cost.food, "music": c.cost.music, "drink": c.cost.drink, "moon": c.cost.moon})
+    for colour, res in SIGNATURE.items():
+        others = [colour2 for colour2 in COLOURS if colour2 != colour]
+        share = units[colour][res] / sum(units[colour].values())
+        assert all(share > units[o][res] / sum(units[o].values()) for o in others), colour
+    red = units["red"]
+    assert max(red.values()) / sum(red.values()) < 0.35  # the Mob pays a bit of everything
+
+
+def test_each_colour_of_the_rules_3_set_rewards_its_own_icons():
+    def icons(colour: str) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for c in SET3.clients:
+            if c.colour == colour:
+                parts = [*c.lower, *(c.upper.bonus if c.upper.kind == "slot" else ())]
+                out.update(i.res if i.kind == "resource" else i.kind for i in parts)
+                if c.upper.kind == "instant":
+                    out[c.upper.effect] += 1
+        return out
+
+    assert icons("pink")["reroll"] + icons("pink")["draw"] >= 7  # the Bandstand: luck and cards
+    assert icons("purple")["blue_die"] + icons("purple")["orange_die"] >= 5  # the Bar: dice
+    assert icons("yellow")["plus2_moon"] >= 3 and icons("yellow")["discount"] >= 5  # the Moonlight
+    assert icons("red")["client"] >= 3 and icons("red")["majority"] >= 3  # the Mob: more Clients, sets
+    green = icons("green")
+    assert sum(green[r] for r in ("food", "music", "drink", "any", "food_or_music", "food_or_drink",
+                                  "music_or_drink")) >= 14  # the Kitchen: resources
+
+
+def test_ids_of_every_set_share_one_space():
+    assert client_of(0) == card_set().clients[0] and client_of(70) == SET3.clients[0]
+    assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
+    with pytest.raises(IndexError):
+        client_of(140)
+    with pytest.raises(IndexError):
+        client_of(-1)

@@ -57,10 +57,10 @@ def _panel_codes(panel) -> set[str]:
 
 def _mentions(text: str, cid: int, t: Translator) -> bool:
     """True when card ``cid`` is shown in ``text`` (bold line, option label or short line)."""
-    from engine.moonshine.cards import card_set
+    from engine.moonshine.cards import client_of
 
     name = card_name(cid, t)
-    pts = card_set().clients[cid].points
+    pts = client_of(cid).points
     return any(p in text for p in (f"**{name}**", f"{name} (", f"{name} {pts}★"))
 
 

@@ -19,6 +19,8 @@ from engine.shop_battle import (
     Target,
     deal,
     default_deck,
+    give_leftovers,
+    shuffled_deal,
 )
 
 G = ShopBattle()
@@ -74,18 +76,37 @@ def keys(step) -> list[str]:
 # --- S3: the deal -------------------------------------------------------------------------------
 
 
-def test_deal_is_even_and_the_remainder_starts_the_pot():
+def test_deal_is_even_and_the_remainder_starts_the_pot_under_rules_2():
     piles, pot = deal(list(range(10)), 3)
     assert piles == ((0, 3, 6), (1, 4, 7), (2, 5, 8)) and pot == (9,)
     total = len(default_deck().cards)
     for n in range(2, 7):
+        piles2, pot2, chooser2 = shuffled_deal(5, total, n, rules=2)
+        assert {len(p) for p in piles2} == {total // n} and len(pot2) == total % n
+        # rules 3 shuffle and draw the chooser the same way, then hand the leftovers out
+        piles3, pot3, chooser3 = shuffled_deal(5, total, n, rules=3)
+        assert chooser3 == chooser2 and pot3 == ()
+        assert [p[: total // n] for p in piles3] == list(piles2)
+        extra = [s for s in range(n) if len(piles3[s]) > total // n]
+        assert len(extra) == total % n and all(len(piles3[s]) == total // n + 1 for s in extra)
+        assert sorted(piles3[s][-1] for s in extra) == sorted(pot2)
+
+
+def test_rules_3_setup_gives_the_leftovers_one_each_and_starts_with_an_empty_pot():
+    total = len(default_deck().cards)
+    for n in range(2, 7):
         st = G.setup(5, n)
-        counts = [len(p) for p in st.piles]
+        assert st.rules == 3 and st.face_down == ()
         # the chooser may already have revealed Collectors into the pot (S2), so count plays back
-        back = [len(p) + len(st.plays[s]) for s, p in enumerate(st.piles)]
-        assert len(set(back)) == 1 and back[0] == total // n
-        assert len(st.face_down) == total % n
-        assert sum(counts) + len(st.pot) == total
+        back = sorted(len(p) + len(st.plays[s]) for s, p in enumerate(st.piles))
+        assert back == [total // n] * (n - total % n) + [total // n + 1] * (total % n)
+        assert sum(back) == total
+
+
+def test_give_leftovers_puts_each_card_under_a_distinct_pile():
+    assert give_leftovers([(0, 1), (2, 3), (4, 5)], (6, 7), (2, 0)) == ((0, 1, 7), (2, 3), (4, 5, 6))
+    with pytest.raises(ValueError):
+        give_leftovers([(0,), (1,)], (2, 3), (0,))
 
 
 def test_first_round_winner_takes_the_dealt_remainder():
@@ -294,7 +315,7 @@ def test_s1_letters_follow_the_rules_version_of_the_table():
     p0 = [shop("Dragonʼs Den"), shop(), shop(), shop()]
     p1 = [shop("Eleven Cards"), shop(), shop(), shop()]  # 11 letters under both rules
     new = start([p0, p1], chooser=0)
-    assert new.rules == 2 and G.view(new, 0).top.letters == 10
+    assert new.rules == 3 and G.view(new, 0).top.letters == 10
     step = act(new, "c.letters.hi")
     ann = next(e for e in step.events if e.key == "sb.ev.announce")
     assert ann.params["value"] == 10 and G.view(step.state, None).last.winner == 1

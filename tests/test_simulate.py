@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bot.__main__ import main
-from bot.simulate import simulate
+from bot.simulate import ci95, parse_levels, simulate
 from engine.registry import GAMES
 
 
@@ -44,3 +44,36 @@ def test_bot_without_token_explains_and_exits_2(tmp_path):
     assert proc.returncode == 2
     assert "DISCORD_TOKEN" in proc.stderr and "start.sh play gang-of-dice" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_positions_count_from_the_starter_and_add_up_to_the_games():
+    game = GAMES["shop-battle"]
+    summary = simulate(game, 12, 3, seed=4)
+    assert sum(summary.positions) == pytest.approx(12)  # shared first places are split
+    lines = summary.lines()
+    assert any(line.startswith("  position 0: won ") and "%) ±" in line for line in lines)
+    first = game.setup(5, 3)
+    assert game.turn_order(first)[0] == first.chooser  # position 0 = the first chooser (S4: to the right)
+    assert game.turn_order(first)[1] == (first.chooser - 1) % 3
+
+
+def test_moonshine_summary_has_one_line_per_speakeasy(capsys):
+    assert main(["simulate", "moonshine", "--games", "3", "--players", "2", "--seed", "2", "--ai", "normal"]) == 0
+    out = capsys.readouterr().out
+    assert "speakeasy The " in out and "position 1: won" in out
+
+
+def test_ai_levels_per_seat_and_bad_levels():
+    assert parse_levels("normal", 3) == ("normal",) * 3
+    assert parse_levels("normal,random", 2) == ("normal", "random")
+    with pytest.raises(ValueError):
+        parse_levels("genius", 2)
+    with pytest.raises(ValueError):
+        parse_levels("normal,normal,normal", 2)
+    summary = simulate(GAMES["gang-of-dice"], 4, 2, seed=3, levels=("normal", "random"))
+    assert any(line.startswith("  level random (1 seats)") for line in summary.lines())
+
+
+def test_ci95_is_the_normal_approximation_in_points():
+    assert ci95(50, 100) == pytest.approx(9.8)
+    assert ci95(0, 100) == 0.0 and ci95(1, 0) == 0.0

@@ -41,7 +41,7 @@ from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
 from engine.core import Event
-from engine.moonshine.cards import card_set
+from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 from engine.moonshine.dice import shortfall
 from engine.moonshine.icons import client_info
 from engine.moonshine.view import MoonshineView, Offer, PlayerView, PrivateView, SeatBoard
@@ -65,13 +65,13 @@ _COLOR = 0x2C3E70
 
 def card_name(cid: int, t: Translator) -> str:
     """A Client's name in the reader's language."""
-    card = card_set().clients[cid]
+    card = client_of(cid)
     return card.name.fr if t.lang == "fr" else card.name.en
 
 
 def speakeasy_name(sid: int, t: Translator) -> str:
     """A Speakeasy's name in the reader's language."""
-    card = card_set().speakeasies[sid]
+    card = speakeasy_of(sid)
     return card.name.fr if t.lang == "fr" else card.name.en
 
 
@@ -90,7 +90,7 @@ def icons_text(icons: Sequence[Any]) -> str:
 
 def cost_text(cid: int) -> str:
     """A Client's cost: ``"🍗🍗🎵 🌙2"``."""
-    c = card_set().clients[cid].cost
+    c = client_of(cid).cost
     res = "🍗" * c.food + "🎵" * c.music + "🥃" * c.drink
     return (res + (f" 🌙{c.moon}" if c.moon else "")).strip()
 
@@ -102,7 +102,7 @@ def slot_text(spaces: int, tokens: int, bonus: Sequence[Any]) -> str:
 
 def upper_text(cid: int, tokens: int = 0) -> str:
     """A Client's upper part: its slot with tokens, or its instant effect."""
-    up = card_set().clients[cid].upper
+    up = client_of(cid).upper
     if up.kind == "instant":
         return INSTANT_EMOJI[up.effect]
     return slot_text(up.spaces, tokens, up.bonus)
@@ -110,7 +110,7 @@ def upper_text(cid: int, tokens: int = 0) -> str:
 
 def card_line(cid: int, t: Translator, tokens: int = 0) -> str:
     """One Client on one line: colour, name, points, cost, upper part, lower bonus."""
-    card = card_set().clients[cid]
+    card = client_of(cid)
     lower = icons_text(card.lower)
     return (f"{COLOUR_EMOJI[card.colour]} **{card_name(cid, t)}** {card.points}★ · {cost_text(cid)} · "
             f"{upper_text(cid, tokens)}" + (f" → {lower}" if lower else ""))
@@ -119,7 +119,7 @@ def card_line(cid: int, t: Translator, tokens: int = 0) -> str:
 def card_option(cid: int, t: Translator, value: str, tokens: int = 0) -> SelectOption:
     """A select option for a Client: name and points; cost and bonuses as description, with the
     ``tokens`` Moon tokens it holds drawn in its spaces (a Client already in front of the seat)."""
-    card = card_set().clients[cid]
+    card = client_of(cid)
     label = f"{card_name(cid, t)} ({card.points}★)"
     lower = icons_text(card.lower)
     desc = f"{cost_text(cid)} · {upper_text(cid, tokens)}" + (f" → {lower}" if lower else "")
@@ -165,7 +165,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
 
     # --- shared pieces ---------------------------------------------------------------------------
     def _speakeasy_text(self, seat: SeatBoard, variant: str, t: Translator) -> str:
-        sp = card_set().speakeasies[seat.speakeasy]
+        sp = speakeasy_of(seat.speakeasy)
         side = sp.side(variant)
         slots = " ".join(slot_text(sl.spaces, tok, sl.bonus) for sl, tok in zip(side.slots, seat.se_tokens, strict=False))
         sil = " ".join(f"👤{COLOUR_EMOJI[c]}" for c in side.silhouettes)
@@ -183,7 +183,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return t("ms.seat.icons", icons=" ".join(parts))
 
     def _validated_text(self, seat: SeatBoard, t: Translator) -> str:
-        cards = card_set().clients
+        cards = all_clients()
         val = seat.validated
         if not val:
             return t("ms.seat.none_validated")
@@ -209,8 +209,8 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         lines = [self._speakeasy_text(seat, view.variant, t), self._icons_line(seat, t)]
         for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
             lines.append("• " + (card_line(cid, t, tok) if not short else
-                                 f"{COLOUR_EMOJI[card_set().clients[cid].colour]} {card_name(cid, t)} "
-                                 f"{card_set().clients[cid].points}★ {upper_text(cid, tok)}"))
+                                 f"{COLOUR_EMOJI[client_of(cid).colour]} {card_name(cid, t)} "
+                                 f"{client_of(cid).points}★ {upper_text(cid, tok)}"))
         lines.append(self._validated_text(seat, t))
         pending = self._pending_text(seat, t)
         if pending:
@@ -351,7 +351,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
     def _slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
         if key[0] == "s":
             i = int(key[1:])
-            sl = card_set().speakeasies[me.speakeasy].side(variant).slots[i]
+            sl = speakeasy_of(me.speakeasy).side(variant).slots[i]
             tok = me.se_tokens[i]
             return (t("ms.slot.speakeasy", n=i + 1, name=speakeasy_name(me.speakeasy, t)),
                     slot_text(sl.spaces, tok, sl.bonus))

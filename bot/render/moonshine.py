@@ -1,6 +1,6 @@
 """Moonshine pictures: the public table and the private panel, from the view's JSON form
 (``game.view_json(state, seat)``; keys documented at :meth:`engine.moonshine.rules.Moonshine.view`)
-and the printed card data (:func:`engine.moonshine.cards.card_set`: names, costs, bonuses).
+and the printed card data (:func:`engine.moonshine.cards.client_of`: names, costs, bonuses).
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
 dice showing their resource), then every seat: points and Moon tokens, its Speakeasy with its
@@ -21,7 +21,7 @@ from bot.i18n import Translator, colon
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
 from bot.render.style import Colour, label, plain
-from engine.moonshine.cards import card_set
+from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 
 KEY = "moonshine"
 _ICON = 28
@@ -125,7 +125,7 @@ def slot(c: Canvas, spaces: int, tokens: int, bonus: Sequence[Any], x: int, y: i
 
 # --- pieces -------------------------------------------------------------------------------------
 def _card_name(cid: int, t: Translator) -> str:
-    card = card_set().clients[cid]
+    card = client_of(cid)
     return card.name.fr if t.lang == "fr" else card.name.en
 
 
@@ -133,7 +133,7 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
                 w: int = _CARD_W, slot_legal: bool = False) -> None:
     """A Client card: colour band with its shape and name, points (a star), its cost (resources
     and Moon tokens), its upper part (slot with tokens or instant effect) and its lower bonus."""
-    card = card_set().clients[cid]
+    card = client_of(cid)
     h = _CARD_H
     fill = style.CLIENT_COLOURS.get(card.colour, style.MUTED)
     c.d.rounded_rectangle((x, y, x + w, y + h), radius=12, fill=(255, 255, 255), outline=style.INK, width=2)
@@ -214,7 +214,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     c.text(x1 - 74, c.y, str(seat["tokens"]), style.BODY, bold=True)
     c.y += style.BODY + 18
     # Speakeasy
-    sp = card_set().speakeasies[seat["speakeasy"]]
+    sp = speakeasy_of(seat["speakeasy"])
     side = sp.side(view["variant"])
     c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
            max_w=x1 - x0 - 28)
@@ -255,7 +255,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if seat["clients"]:
         c.y += _CARD_H + 14
     # validated
-    cards = card_set().clients
+    cards = all_clients()
     vx = x0 + 14
     c.text(vx, c.y, label(t, "validated") + colon(t.lang), style.SMALL, style.MUTED, bold=True)
     vx += c.width(label(t, "validated") + colon(t.lang), style.SMALL, True) + 12

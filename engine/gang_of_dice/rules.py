@@ -399,6 +399,10 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         """Ranks by final stock (most dice first, ties share: G7); scores = final stocks."""
         return outcome_of(state.stocks) if state.phase == "over" else None
 
+    def turn_order(self, state: GangOfDiceState) -> tuple[int, ...]:
+        """Seats clockwise from round 1's first player (G4), for ``simulate``'s positions."""
+        return tuple((state.first + k) % state.players for k in range(state.players))
+
     def progress(self, state: GangOfDiceState) -> int:
         """Rounds played so far (for ``simulate`` summaries)."""
         return state.round if state.phase == "over" else state.round - 1

@@ -12,7 +12,7 @@ Modules (each a few hundred lines at most):
 - :mod:`~engine.moonshine.cards` (pydantic models of ``data/cards.json``) and
   :mod:`~engine.moonshine.icons` (the same compiled into plain dataclasses);
 - :mod:`~engine.moonshine.view`: typed views; :mod:`~engine.moonshine.ai`: the baseline AI
-  (imports no Game); :mod:`~engine.moonshine.sim`: AI-only games for ``BALANCE.md``.
+  (imports no Game); :mod:`~engine.moonshine.sim`: AI-only games for ``docs/balance.md``.
 """
 
 from engine.moonshine.actions import (

@@ -142,8 +142,8 @@ class Draft(Action):
 
 MoonshineAction = Stop | Reroll | Validate | TakeMoon | DrawCards | Place | Lose | Discard | Keep | Pick | Replace | Draft
 
-_SLOT = r"(?:s[0-2]|c[0-9]{1,2})"
-_ID = r"[0-9]{1,2}"
+_SLOT = r"(?:s[0-2]|c[0-9]{1,3})"  # card ids: 0..69 (first set), 70..139 (rules 3)
+_ID = r"[0-9]{1,3}"
 _RE_CODE = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
 _RE_SIMPLE = re.compile(rf"^(?:stop|moon|draw|pick\.none|(?:val|keep|pick|rep)\.{_ID}|(?:pl|lose)\.{_SLOT})$")
 _RE_TOKEN = re.compile(rf"^({_SLOT})([abc])$")

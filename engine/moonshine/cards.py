@@ -1,4 +1,5 @@
-"""Moonshine card set as data (RULINGS M1): pydantic models and the loader of ``data/cards.json``.
+"""Moonshine card sets as data (RULINGS M1): pydantic models and the loaders of ``data/cards.json``
+(the first set, rules 1-2) and ``data/cards-rules3.json`` (rules 3; :data:`SET_PATHS`).
 
 The published card list is not public, so the project ships its own set: 70 Client cards (14 in
 each colour green/pink/purple/yellow/red, 10 of them Starting cards = 2 per colour) and 5
@@ -24,7 +25,10 @@ once the card is validated). A Speakeasy side has its ``base`` icons (3 ``draw``
 
 :func:`card_set` loads and validates the shipped set once; :func:`set_problems` checks the
 "worth playing" properties (no two identical Clients, every icon on several cards, each colour
-spanning cheap to expensive cards, Speakeasies all different).
+spanning cheap to expensive cards, Speakeasies all different); :mod:`engine.moonshine.dominance`
+finds Clients no better than another in any way (none in the rules-3 set).
+:func:`client_of` / :func:`speakeasy_of` read a card by its global id (set ``k`` holds Clients
+``70k..70k+69`` and Speakeasies ``5k..5k+4``).
 """
 
 from __future__ import annotations
@@ -50,7 +54,12 @@ __all__ = [
     "SpeakeasyCard",
     "SpeakeasySide",
     "card_set",
+    "all_clients",
+    "card_sets",
+    "client_of",
     "load_card_set",
+    "set_index",
+    "speakeasy_of",
     "set_problems",
 ]
 
@@ -60,6 +69,14 @@ Resource = Literal["food", "music", "drink", "any", "food_or_music", "food_or_dr
 RESOURCES: tuple[str, ...] = ("food", "music", "drink", "any", "food_or_music", "food_or_drink", "music_or_drink")
 
 DATA_PATH = Path(__file__).parent / "data" / "cards.json"
+#: The card sets in order (set ``k`` is played under the rules versions of :data:`SET_RULES`).
+SET_PATHS: tuple[Path, ...] = (DATA_PATH, Path(__file__).parent / "data" / "cards-rules3.json")
+#: ``SET_RULES[k]``: the first rules version that deals set ``k``.
+SET_RULES: tuple[int, ...] = (1, 3)
+#: Cards per set: global id = ``k * CLIENTS_PER_SET + local id`` (Speakeasies: ``SPEAKEASIES_PER_SET``),
+#: one id space for states and codes; an old table's ids (set 0: 0..69, 0..4) never change.
+CLIENTS_PER_SET = 70
+SPEAKEASIES_PER_SET = 5
 
 
 class _Model(BaseModel):
@@ -348,5 +365,36 @@ def load_card_set(path: Path | str = DATA_PATH) -> CardSet:
 
 @lru_cache(maxsize=1)
 def card_set() -> CardSet:
-    """The shipped card set (loaded once)."""
+    """The first shipped card set (rules versions 1-2; ``data/cards.json``), loaded once."""
     return load_card_set()
+
+
+@lru_cache(maxsize=1)
+def card_sets() -> tuple[CardSet, ...]:
+    """Every shipped card set, in the order of :data:`SET_PATHS` (loaded once)."""
+    return (card_set(), *(load_card_set(p) for p in SET_PATHS[1:]))
+
+
+def set_index(rules: int) -> int:
+    """The card set dealt under rules version ``rules`` (0 for rules 1-2, 1 from rules 3)."""
+    return max(k for k, first in enumerate(SET_RULES) if rules >= first)
+
+
+@lru_cache(maxsize=1)
+def all_clients() -> tuple[ClientCard, ...]:
+    """Every Client card of every set, indexed by global id (``all_clients()[cid]``)."""
+    return tuple(c for cs in card_sets() for c in cs.clients)
+
+
+def client_of(cid: int) -> ClientCard:
+    """The Client card of global id ``cid`` (see :data:`CLIENTS_PER_SET`); ``IndexError`` if unknown."""
+    if cid < 0:
+        raise IndexError(cid)
+    return card_sets()[cid // CLIENTS_PER_SET].clients[cid % CLIENTS_PER_SET]
+
+
+def speakeasy_of(sid: int) -> SpeakeasyCard:
+    """The Speakeasy card of global id ``sid``; ``IndexError`` if unknown."""
+    if sid < 0:
+        raise IndexError(sid)
+    return card_sets()[sid // SPEAKEASIES_PER_SET].speakeasies[sid % SPEAKEASIES_PER_SET]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.moonshine.cards import COLOURS, Icon, card_set
+from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
 __all__ = [
     "BLUE",
@@ -87,33 +87,36 @@ class SideInfo:
 
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]]:
-    cs = card_set()
     clients = []
-    for c in cs.clients:
-        if c.upper.kind == "slot":
-            spaces, slot, instant = c.upper.spaces, _bundle(c.upper.bonus), ""
-        else:
-            spaces, slot, instant = 0, (0,) * NB, c.upper.effect
-        clients.append(ClientInfo(c.id, COLOURS.index(c.colour), c.points, (c.cost.food, c.cost.music, c.cost.drink),
-                                  c.cost.moon, spaces, slot, instant, _bundle(c.lower)))
-    sides = {}
-    for variant in ("standard", "regular"):
-        sides[variant] = tuple(
-            SideInfo(_bundle(s.side(variant).base),
-                     tuple((sl.spaces, _bundle(sl.bonus)) for sl in s.side(variant).slots),
-                     tuple(COLOURS.index(c) for c in s.side(variant).silhouettes))
-            for s in cs.speakeasies
-        )
-    return tuple(clients), sides
+    sides: dict[str, list[SideInfo]] = {"standard": [], "regular": []}
+    for k, cs in enumerate(card_sets()):
+        for c in cs.clients:
+            if c.upper.kind == "slot":
+                spaces, slot, instant = c.upper.spaces, _bundle(c.upper.bonus), ""
+            else:
+                spaces, slot, instant = 0, (0,) * NB, c.upper.effect
+            clients.append(ClientInfo(k * CLIENTS_PER_SET + c.id, COLOURS.index(c.colour), c.points,
+                                      (c.cost.food, c.cost.music, c.cost.drink),
+                                      c.cost.moon, spaces, slot, instant, _bundle(c.lower)))
+        for variant in ("standard", "regular"):
+            sides[variant].extend(
+                SideInfo(_bundle(s.side(variant).base),
+                         tuple((sl.spaces, _bundle(sl.bonus)) for sl in s.side(variant).slots),
+                         tuple(COLOURS.index(c) for c in s.side(variant).silhouettes))
+                for s in cs.speakeasies
+            )
+    return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
 def client_info(cid: int) -> ClientInfo:
-    """Compiled data of Client card ``cid`` (0..69); ``IndexError`` for an unknown id."""
+    """Compiled data of Client card ``cid`` (global id: 0..69 the first set, 70..139 the rules-3
+    set); ``IndexError`` for an unknown id."""
     return _compiled()[0][cid]
 
 
 def side_info(speakeasy: int, variant: str) -> SideInfo:
-    """Compiled data of Speakeasy ``speakeasy`` (0..4) on its ``variant`` side."""
+    """Compiled data of Speakeasy ``speakeasy`` (global id: 0..4 the first set, 5..9 the rules-3
+    set) on its ``variant`` side."""
     return _compiled()[1][variant][speakeasy]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from engine.core import IllegalAction
 from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
-from engine.moonshine.cards import card_set
+from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
 from engine.moonshine.dice import DIE_FACES, DIE_NAMES
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
@@ -28,21 +28,23 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     Clients each and the first token to place; Regular: the draft of 4/5/5/6/6 cards (M9)."""
     rng = random.Random(f"{seed}:setup")
     first = rng.randrange(players)
-    speak = list(range(5))
+    k = set_index(rules)
+    speak = [k * SPEAKEASIES_PER_SET + s for s in range(SPEAKEASIES_PER_SET)]
     rng.shuffle(speak)
-    cards = card_set().clients
+    cards = card_sets()[k].clients
+    base = k * CLIENTS_PER_SET
     seats = []
     if variant == "standard":
-        starting = [c.id for c in cards if c.starting]
+        starting = [base + c.id for c in cards if c.starting]
         rng.shuffle(starting)
-        deck = [c.id for c in cards if not c.starting] + starting[2 * players:]
+        deck = [base + c.id for c in cards if not c.starting] + starting[2 * players:]
         rng.shuffle(deck)
         for p in range(players):
             hand = tuple(starting[2 * p: 2 * p + 2])
             seats.append(_new_seat(speak[p], variant, hand, (FollowUp(kind="place"),)))
         phase: Phase = "setup"
     else:
-        deck = [c.id for c in cards]
+        deck = [base + c.id for c in cards]
         rng.shuffle(deck)
         for p in range(players):
             pos = (p - first) % players

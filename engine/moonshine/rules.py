@@ -69,6 +69,12 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
+- Card sets (M1): rules 3 (:attr:`Moonshine.rules_version`) deal the second set,
+  ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
+  character, no dominated Client; issue 14, ``docs/balance.md``); rules 1-2 deal the first set,
+  ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
+  rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
+  the version.
 - Instant effects apply when a card is chosen (kept after a redraw, picked after a draw, drafted):
   ``plus2_moon`` gains 2 tokens, ``plus1_minus1_moon`` gains 1 and every other player loses 1 at
   the end of their own action (M6; a player with no token loses nothing).
@@ -125,7 +131,7 @@ from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
 from engine.moonshine import hidden, legal, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
-from engine.moonshine.cards import COLOURS, card_set
+from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
@@ -148,7 +154,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[Any]] = MoonshineState
     options_model: ClassVar[type[GameOptions]] = MoonshineOptions
-    rules_version: ClassVar[int] = 2
+    rules_version: ClassVar[int] = 3
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({"variant": "standard"}, {"variant": "regular"})
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonshineState:
@@ -227,6 +233,15 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             return None
         return outcome_of(state)
 
+    def turn_order(self, state: MoonshineState) -> tuple[int, ...]:
+        """Seats in play order from the first player (holder of the Active player card in
+        round 1), for ``simulate``'s positions."""
+        return tuple((state.first + k) % state.players for k in range(state.players))
+
+    def seat_labels(self, state: MoonshineState) -> dict[str, tuple[str, ...]]:
+        """``{"speakeasy": English name of each seat's Speakeasy}``, for ``simulate``."""
+        return {"speakeasy": tuple(speakeasy_of(s.speakeasy).name.en for s in state.seats)}
+
     def progress(self, state: MoonshineState) -> int:
         """Rounds started so far."""
         return state.round
@@ -235,11 +250,10 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         """Counters for ``simulate``: validated Clients (in all, per colour and per card: key
         ``card NN Name``), capped games."""
         out: dict[str, float] = {"validated": 0.0}
-        clients = card_set().clients
         for s in state.seats:
             for cid in s.validated:
                 out["validated"] += 1
-                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {clients[cid].name.en}"):
+                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {client_of(cid).name.en}"):
                     out[key] = out.get(key, 0.0) + 1
         out["capped"] = float(state.phase == "over" and state.round >= MAX_ROUNDS
                               and max(outcome_of(state).scores) < state.target)

@@ -3,7 +3,7 @@
 ``simulate(games=200, players=4, variant="standard", seed=0)`` plays ``games`` games between
 baseline AIs (seeds ``seed .. seed + games - 1``) and returns a :class:`SimReport`: median and
 quartile rounds, win share by seat and by turn position (0 = first player; shared wins split),
-validations per card, how games ended. Used to tune the card set (see ``BALANCE.md``); the
+validations per card, how games ended. Used to tune the card sets (see ``docs/balance.md``); the
 figures there come from
 ``python -c "from engine.moonshine.sim import simulate; print(simulate(1000, 4).summary())"``.
 """
@@ -14,6 +14,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from engine.moonshine.cards import CLIENTS_PER_SET, set_index
 from engine.moonshine.rules import Moonshine
 from engine.moonshine.scoring import MAX_ROUNDS
 from engine.moonshine.state import MoonshineState
@@ -51,17 +52,19 @@ class SimReport:
         return [w / self.games for w in wins]
 
     def summary(self) -> str:
-        """A few lines for BALANCE.md: length, win shares, cards never validated."""
+        """A few lines for docs/balance.md: length, win shares, cards never validated."""
         q1, q3 = self.quartiles()
         seat = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_seat))
         pos = ", ".join(f"{x:.1%}" for x in self.share(self.wins_by_position))
-        never = [c for c in range(70) if not self.validations[c]]
+        base = CLIENTS_PER_SET * set_index(Moonshine.rules_version)
+        ids = range(base, base + CLIENTS_PER_SET)
+        never = [c for c in ids if not self.validations[c]]
         return (
             f"{self.games} games, {self.players} players, {self.variant}: median {self.median_rounds} rounds "
             f"(quartiles {q1}-{q3}, min {min(self.rounds)}, max {max(self.rounds)}), capped {self.capped}\n"
             f"win share by seat: {seat}\nwin share by position: {pos}\n"
             f"winner's points: median {statistics.median(self.winning_points)}\n"
-            f"validations per card: min {min(self.validations[c] for c in range(70))}, "
+            f"validations per card: min {min(self.validations[c] for c in ids)}, "
             f"max {max(self.validations.values())}, never validated: {never}\n"
             f"steps: {self.steps}"
         )

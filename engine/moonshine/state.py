@@ -1,8 +1,10 @@
 """Moonshine state: frozen slotted dataclasses (``engine.core.State``) and the token helpers.
 
 Slots: ``s0``..``s2`` are the upper slots of the seat's Speakeasy, ``c<id>`` the upper slot of a
-Client card in front of the seat. Card ids are those of ``data/cards.json`` (Clients 0..69,
-Speakeasies 0..4).
+Client card in front of the seat. Card ids are global over the card sets
+(:func:`engine.moonshine.cards.client_of`): Clients 0..69 and Speakeasies 0..4 are the first set
+(``data/cards.json``, rules 1-2), Clients 70..139 and Speakeasies 5..9 the rules-3 set
+(``data/cards-rules3.json``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from engine.shop_battle.cards import (
 )
 from engine.shop_battle.deck import MAX_DECK_BYTES, Deck, DeckError, DeckIssue, deck_issues, default_deck, parse_deck
 from engine.shop_battle.round import MAX_ROUNDS
-from engine.shop_battle.rules import ROUND_CAPS, ShopBattle, ShopBattleOptions, deal, shuffled_deal
+from engine.shop_battle.rules import ROUND_CAPS, ShopBattle, ShopBattleOptions, deal, give_leftovers, shuffled_deal
 from engine.shop_battle.state import ShopBattleState
 from engine.shop_battle.view import ShopBattleSeatView, ShopBattleView
 
@@ -47,6 +47,7 @@ __all__ = [
     "clean_name",
     "count_letters",
     "deal",
+    "give_leftovers",
     "deck_issues",
     "default_deck",
     "parse_deck",

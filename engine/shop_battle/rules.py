@@ -52,7 +52,8 @@ Interpretations where the rules are silent:
 - Reveal order: the chooser first, then the others in rotation order (the current direction,
   counter-clockwise by default); a bataille reveals in the same order among the tied players.
   The pot is kept in the order cards reached it; that is the "reveal order" of S4.
-- S3 remainder: the cards left over after an even deal start the first round's pot face down.
+- S3 remainder: rules 1-2: the cards left over after an even deal start the first round's pot
+  face down; rules 3: they go one each to the bottom of randomly drawn players' piles.
 - The first chooser is drawn at random from the seed (:func:`shuffled_deal`).
 - A chooser whose pile runs out (only Collectors left) passes the choice to the next active
   player with cards; the rotation then continues from the player who actually chose. If nobody
@@ -69,9 +70,14 @@ Interpretations where the rules are silent:
 - Hidden information: piles are face down, only their sizes are public. Every card ever revealed
   face up is public; the AI (:mod:`engine.shop_battle.ai`) uses exactly what its seat knows.
 
-Rules versions (:attr:`ShopBattle.rules_version` = 2; a table keeps the version it was set up
+Rules versions (:attr:`ShopBattle.rules_version` = 3; a table keeps the version it was set up
 with):
 
+- **3** (turn-position fairness, ``docs/balance.md``): the cards left over after the even deal
+  (S3) no longer start the first round's pot, which the first chooser nearly always won (a
+  chooser wins about 95% of the rounds they choose): they go one each, face down, to the bottom
+  of the piles of distinct players drawn at random from the seed (:func:`give_leftovers`).
+  Everything else is as in version 2.
 - **2** (RULINGS S6 as settled): the round cap falls at the end of a full lap of choosers: the game
   ends after the first round at or after ``round_cap`` whose next chooser would open a new lap
   (the choice comes back to the seat that opened the lap, or to the next seat still in after it).
@@ -131,7 +137,7 @@ from engine.shop_battle.round import MAX_ROUNDS, RoundWork
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
-__all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal", "shuffled_deal"]
+__all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal", "give_leftovers", "shuffled_deal"]
 
 #: Round-cap values offered in the lobby (``None`` = no cap).
 ROUND_CAPS = (None, 10, 20, 30, 50)
@@ -191,15 +197,34 @@ def deal(order: Sequence[int], players: int) -> tuple[tuple[tuple[int, ...], ...
     return piles, tuple(order[per * players :])
 
 
-def shuffled_deal(seed: int, cards: int, players: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int]:
+def shuffled_deal(seed: int, cards: int, players: int,
+                  rules: int = 2) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int]:
     """The chance of setup: shuffle ``cards`` card ids from ``seed``, :func:`deal` them and draw
     the first chooser. Returns ``(piles, pot, chooser)``; :meth:`ShopBattle.start_from` takes
-    exactly these, so tests script a deal by passing their own piles instead."""
+    exactly these, so tests script a deal by passing their own piles instead.
+
+    Rules 1-2 (S3 as first read): the leftover cards are the first round's pot. Rules 3: they
+    go, one each, to the bottom of the piles of players drawn at random (distinct players, drawn
+    after the first chooser), and the first pot is empty: see :func:`give_leftovers`."""
     rng = random.Random(f"{seed}:deal")  # a seeded instance only, never the global generator
     order = list(range(cards))
     rng.shuffle(order)
     piles, pot = deal(order, players)
-    return piles, pot, rng.randrange(players)
+    chooser = rng.randrange(players)
+    if rules >= 3 and pot:
+        piles = give_leftovers(piles, pot, rng.sample(range(players), len(pot)))
+        pot = ()
+    return piles, pot, chooser
+
+
+def give_leftovers(piles: Sequence[Sequence[int]], pot: Sequence[int],
+                   seats: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """Rules 3 (``docs/rules/shop-battle.md``, Setup): leftover card ``pot[k]`` goes to the bottom
+    of seat ``seats[k]``'s pile (distinct seats). Returns the new piles, top first."""
+    out = [list(p) for p in piles]
+    for cid, seat in zip(pot, seats, strict=True):
+        out[seat].append(cid)
+    return tuple(tuple(p) for p in out)
 
 
 class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
@@ -210,7 +235,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     max_players = 6
     state_model = ShopBattleState
     options_model = ShopBattleOptions
-    rules_version: ClassVar[int] = 2
+    rules_version: ClassVar[int] = 3
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
@@ -240,7 +265,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Shop Battle needs 2 to 6 players, not {players}")
         opts = self._options(options)
-        piles, pot, chooser = shuffled_deal(seed, len(self._deck(opts).cards), players)
+        piles, pot, chooser = shuffled_deal(seed, len(self._deck(opts).cards), players, self.rules_version)
         return self.start_from(seed, piles, pot, chooser=chooser, options=opts)
 
     def start_from(
@@ -303,6 +328,11 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
             for e in w.events)
         return replace_state(w.freeze(), opening=opening)
+
+    def turn_order(self, state: ShopBattleState) -> tuple[int, ...]:
+        """Seats in chooser order (counter-clockwise, S4) from the first chooser, for
+        ``simulate``'s positions."""
+        return tuple((state.chooser - k) % state.players for k in range(state.players))
 
     def progress(self, state: ShopBattleState) -> int:
         """Rounds played so far, for ``simulate``."""

@@ -347,6 +347,10 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         """Unseen tiles re-dealt, shown voids kept (:func:`engine.three_player_moon.hidden.hidden_variant`)."""
         return hidden.hidden_variant(state, seat, salt)
 
+    def turn_order(self, state: MoonState) -> tuple[int, ...]:
+        """Seats clockwise from the first bidder of hand 1 (T2), for ``simulate``'s positions."""
+        return tuple((state.first_bidder + k) % 3 for k in range(3))
+
     def progress(self, state: MoonState) -> int:
         """Hands dealt so far (redeals included), for ``simulate``."""
         return state.hand_no
