@@ -207,14 +207,18 @@ def _flat(game: AnyGame, state: Any, seat: int, hooks: Hooks, determinize: Calla
     sums = [0.0] * len(mine)
     visits = [0] * len(mine)
     done = 0
-    while budget is None or done < budget:
+    stopped = False  # once should_stop says stop, the search stops (it is asked once per playout)
+    while not stopped and (budget is None or done < budget):
         if should_stop is not None and should_stop():
             break
         det = determinize(game, state, seat, rng.getrandbits(48))
         others = {s: _policy_action(game, det, s, hooks, rng) for s in sorted(game.to_act(det)) if s != seat}
         roll_seed = rng.getrandbits(32)
         for i, m in enumerate(mine):
-            if (budget is not None and done >= budget) or (should_stop is not None and done and should_stop()):
+            if budget is not None and done >= budget:
+                break
+            if should_stop is not None and done and should_stop():
+                stopped = True
                 break
             after = hooks.advance(game, det, {**others, seat: m})
             sums[i] += _rewards(game, after, state, hooks, random.Random(roll_seed))[seat]
