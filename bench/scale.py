@@ -636,7 +636,7 @@ async def clicks_while_thinking(fake: FakeDiscord, bot: SpeakeasyBot, click_tabl
             break
         cp = points[ct.game][ct.point]
         waiting = pool.waiting
-        reply_ms, _board_ms, _redrawn = await click(fake, bot, ct, panel_click(ct, cp))
+        reply_ms = (await click(fake, bot, ct, panel_click(ct, cp))).reply_ms
         if i >= warmup:
             replies.append(reply_ms)
             asked.append(waiting)
