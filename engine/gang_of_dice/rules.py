@@ -43,7 +43,9 @@ Marks produce no event.
 
 Chance
 ------
-Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``, drawn in bulk by
+Every roll goes through :func:`roll_faces`: from rules version 3 on, a counter-based generator
+(``core.hashed_draws``: BLAKE2b of ``seed:version:roll``); rules versions 1 and 2 keep the Mersenne
+Twister seeded from the same text (``rng_for(state, "roll")``, drawn in bulk by
 ``core.rng_draws``). Tests script rolls with
 :func:`apply_with_faces` and the card order / first player / stocks / rules version with
 :func:`scripted_setup`.
@@ -66,6 +68,7 @@ from engine.core import (
     Outcome,
     Step,
     event,
+    hashed_draws,
     replace_state,
     replacer,
     rng_draws,
@@ -108,8 +111,15 @@ _T = TypeVar("_T")
 
 
 def roll_faces(state: GangOfDiceState, n: int) -> tuple[int, ...]:
-    """``n`` random faces (0 = boss, 1–5) drawn from ``rng_for(state, "roll")`` (``n`` calls of
-    ``randrange(6)``, computed in bulk by ``core.rng_draws``)."""
+    """``n`` random faces (0 = boss, 1–5) of a roll made from ``state`` (``docs/rules/gang-of-dice.md``,
+    "Chance").
+
+    Rules version 3: ``core.hashed_draws(state, "roll", n, 6)`` (BLAKE2b blocks of
+    ``seed:version:roll``). Rules versions 1 and 2 (older tables keep their draws): ``n`` calls of
+    ``rng_for(state, "roll").randrange(6)``, computed in bulk by ``core.rng_draws``.
+    """
+    if state.rules >= 3:
+        return tuple(hashed_draws(state, "roll", n, 6))
     return tuple(rng_draws(state, "roll", n, 6))
 
 
@@ -329,7 +339,8 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
     """Gang of Dice for 2–4 players (RULINGS G1–G7, ``docs/rules/gang-of-dice.md``).
 
     Rules versions: 1 = the turn order before the G4 fix (kept for running tables); 2 = G4 as
-    ruled (the next live seat after the previous first player starts each round).
+    ruled (the next live seat after the previous first player starts each round); 3 = rolls from
+    the cheap counter-based generator (:func:`roll_faces`; same rules, other dice for a seed).
     """
 
     key = "gang-of-dice"
@@ -337,7 +348,7 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
     max_players = 4
     state_model = GangOfDiceState
     options_model = GameOptions
-    rules_version = 2
+    rules_version = 3
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None
               ) -> GangOfDiceState:
