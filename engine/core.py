@@ -351,18 +351,24 @@ def hashed_draws(state: Any, salt: str, n: int, below: int) -> bytes:
     >>> list(hashed_draws(S(), "roll", 5, 6)) == list(hashed_draws(S(), "roll", 9, 6))[:5]
     True
     """
-    if not 1 <= below <= 255:
-        raise ValueError("below must be in 1..255")
-    if n <= 0:
-        return b""
+    tables = _HASH_TABLES.get(below)
+    if tables is None:
+        if not 1 <= below <= 255:
+            raise ValueError("below must be in 1..255")
+        tables = _HASH_TABLES[below] = _hash_tables(below)
     key = b"%d:%d:%s" % (state.seed, state.version, salt.encode())
-    table, rejected = _hash_tables(below)
-    out = blake2b(key).digest().translate(table, rejected)
+    out = blake2b(key).digest().translate(*tables)
+    if len(out) >= n:
+        return out[:n] if n > 0 else b""
     block = 0
     while len(out) < n:
         block += 1
-        out += blake2b(b"%s:%d" % (key, block)).digest().translate(table, rejected)
-    return out[:n] if len(out) > n else out
+        out += blake2b(b"%s:%d" % (key, block)).digest().translate(*tables)
+    return out[:n]
+
+
+#: :func:`_hash_tables` by ``below``, read without a call on the hot path.
+_HASH_TABLES: dict[int, tuple[bytes, bytes]] = {}
 
 
 @cache

@@ -54,7 +54,7 @@ Twister seeded from the same text (``rng_for(state, "roll")``, drawn in bulk by
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain, compress, repeat
 from operator import add, lt, sub
@@ -110,17 +110,19 @@ __all__ = ["GangOfDice", "apply_with_faces", "roll_faces", "round_order", "scrip
 _T = TypeVar("_T")
 
 
-def roll_faces(state: GangOfDiceState, n: int) -> tuple[int, ...]:
+def roll_faces(state: GangOfDiceState, n: int) -> Sequence[int]:
     """``n`` random faces (0 = boss, 1–5) of a roll made from ``state`` (``docs/rules/gang-of-dice.md``,
     "Chance").
 
     Rules version 3: ``core.hashed_draws(state, "roll", n, 6)`` (BLAKE2b blocks of
     ``seed:version:roll``). Rules versions 1 and 2 (older tables keep their draws): ``n`` calls of
-    ``rng_for(state, "roll").randrange(6)``, computed in bulk by ``core.rng_draws``.
+    ``rng_for(state, "roll").randrange(6)``, computed in bulk by ``core.rng_draws``. The faces
+    come as a ``bytes`` (one face a byte, in draw order); a test that patches this function may
+    return any sequence of ints.
     """
     if state.rules >= 3:
-        return tuple(hashed_draws(state, "roll", n, 6))
-    return tuple(rng_draws(state, "roll", n, 6))
+        return hashed_draws(state, "roll", n, 6)
+    return rng_draws(state, "roll", n, 6)
 
 
 def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
@@ -251,8 +253,9 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
         table += n
         events = [event("god.commit", {"seat": seat, "dice": n}),
                   event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat])]
-        faces = tuple(sorted(roll_faces(state, n) if forced is None else _forced(forced, n)))
-        c = counts(faces)
+        rolled = roll_faces(state, n) if forced is None else _forced(forced, n)
+        faces = tuple(sorted(rolled))
+        c = counts(rolled if type(rolled) is bytes else faces)
     else:  # a reroll: the marked dice leave the roll and are rolled again
         events = []
         marks = state.marks
