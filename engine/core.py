@@ -53,7 +53,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from hashlib import sha512
+from hashlib import blake2b, sha512
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
@@ -74,6 +74,7 @@ __all__ = [
     "step_of",
     "replace_state",
     "replacer",
+    "hashed_draws",
     "rng_draws",
     "rng_for",
     "to_json",
@@ -323,6 +324,51 @@ def rng_draws(state: Any, salt: str, n: int, below: int) -> bytes:
 
 #: Spare generators for :func:`rng_draws` (each is fully re-seeded before use).
 _generators: list[_random.Random] = []
+
+
+@cache
+def _hash_tables(below: int) -> tuple[bytes, bytes]:
+    """``bytes.translate`` tables for :func:`hashed_draws`: byte ``b`` -> ``b % below``, and the
+    bytes ``>= 256 - 256 % below`` deleted (rejected, so that every value is equally likely)."""
+    keep = 256 - 256 % below
+    return bytes(b % below for b in range(256)), bytes(range(keep, 256))
+
+
+def hashed_draws(state: Any, salt: str, n: int, below: int) -> bytes:
+    """``n`` values, each uniform in ``0..below-1`` (``1 <= below <= 255``), derived from
+    ``(seed, version, salt)`` of ``state`` by a counter-based generator: cheap (no generator to
+    seed) and the same on every platform and Python version.
+
+    Block ``k`` (``k = 0, 1, …``) is the 64-byte BLAKE2b digest (RFC 7693, ``hashlib.blake2b``,
+    default parameters) of the ASCII text ``"{seed}:{version}:{salt}"`` for ``k = 0`` and
+    ``"{seed}:{version}:{salt}:{k}"`` after; the blocks' bytes are read in order, a byte ``b``
+    gives the value ``b % below`` when ``b < 256 - 256 % below`` and is skipped otherwise
+    (rejection: exactly uniform). For dice (``below = 6``) one block gives about 63 values.
+    About a sixth of the work of :func:`rng_draws` for a roll (it seeds a Mersenne Twister).
+    Raises ``ValueError`` for ``below`` outside 1..255.
+
+    >>> class S: seed, version = 7, 3
+    >>> list(hashed_draws(S(), "roll", 5, 6)) == list(hashed_draws(S(), "roll", 9, 6))[:5]
+    True
+    """
+    tables = _HASH_TABLES.get(below)
+    if tables is None:
+        if not 1 <= below <= 255:
+            raise ValueError("below must be in 1..255")
+        tables = _HASH_TABLES[below] = _hash_tables(below)
+    key = b"%d:%d:%s" % (state.seed, state.version, salt.encode())
+    out = blake2b(key).digest().translate(*tables)
+    if len(out) >= n:
+        return out[:n] if n > 0 else b""
+    block = 0
+    while len(out) < n:
+        block += 1
+        out += blake2b(b"%s:%d" % (key, block)).digest().translate(*tables)
+    return out[:n]
+
+
+#: :func:`_hash_tables` by ``below``, read without a call on the hot path.
+_HASH_TABLES: dict[int, tuple[bytes, bytes]] = {}
 
 
 @cache

@@ -1,6 +1,7 @@
 """The hot-path helpers of ``engine/core.py`` give exactly what the slow forms give.
 
-``rng_draws`` against ``rng_for(...).randrange`` (it relies on how CPython's Mersenne Twister
+``rng_draws`` against ``rng_for(...).randrange``, ``hashed_draws`` against its documented derivation and
+for uniformity (it relies on how CPython's Mersenne Twister
 serves ``getrandbits``: this test pins it), ``replacer`` / ``replace_state`` against
 ``dataclasses.replace``, and ``to_json`` on the kinds of values views hold.
 """
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections import Counter
 from dataclasses import dataclass
+from hashlib import blake2b
 
 import pytest
 
-from engine.core import State, replace_state, replacer, rng_draws, rng_for, to_json
+from engine.core import State, hashed_draws, replace_state, replacer, rng_draws, rng_for, to_json
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,6 +47,36 @@ def test_rng_draws_edges() -> None:
     for bad in (0, 256, -1):
         with pytest.raises(ValueError):
             rng_draws(state, "roll", 3, bad)
+
+
+def test_hashed_draws_follow_their_documented_derivation() -> None:
+    """Block 0 is BLAKE2b of ``seed:version:salt``, block k of ``seed:version:salt:k``; bytes
+    ``>= 252`` are skipped, the others give ``b % 6`` (pinned: rules-3 games depend on it)."""
+    state = _Toy(seed=2**61 + 12345, version=41, players=2)
+    stream = b"".join(blake2b(b"%d:41:roll" % state.seed + (b":%d" % k if k else b"")).digest() for k in range(3))
+    expected = [b % 6 for b in stream if b < 252]
+    assert list(hashed_draws(state, "roll", 150, 6)) == expected[:150]
+    assert list(hashed_draws(state, "roll", 7, 6)) == expected[:7]
+    assert hashed_draws(state, "roll", 0, 6) == b""
+    assert hashed_draws(state, "roll", 20, 6) != hashed_draws(_Toy(seed=state.seed, version=42, players=2), "roll", 20, 6)
+    assert hashed_draws(state, "roll", 20, 6) != hashed_draws(state, "deal", 20, 6)
+    for bad in (0, 256, -1):
+        with pytest.raises(ValueError):
+            hashed_draws(state, "roll", 3, bad)
+
+
+@pytest.mark.parametrize("below", [2, 6, 7, 255])
+def test_hashed_draws_are_uniform(below: int) -> None:
+    """Over 3,000 states (about 30,000 draws for dice), every value comes up within 5 standard
+    deviations of its expected count, and no value is out of range."""
+    seen: Counter[int] = Counter()
+    for version in range(3000):
+        seen.update(hashed_draws(_Toy(seed=77, version=version, players=2), "roll", 10, below))
+    total = sum(seen.values())
+    assert total == 30000 and set(seen) <= set(range(below))
+    p = 1 / below
+    mean, sd = total * p, (total * p * (1 - p)) ** 0.5
+    assert all(abs(seen[v] - mean) < 5 * sd for v in range(below)), seen
 
 
 def test_replacer_equals_dataclasses_replace() -> None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from engine.core import IllegalAction
+from engine.core import IllegalAction, hashed_draws, rng_for
 from engine.gang_of_dice import (
     BONUS_DICE,
     CARDS,
@@ -158,7 +158,7 @@ def test_setup(players: int, stock: int) -> None:
     assert state.order[0] == state.first and sorted(state.order) == list(range(players))
     assert GAME.to_act(state) == {state.first}
     assert GAME.legal_actions(state, state.first) == tuple(Commit(n) for n in range(1, stock + 1))
-    assert state.rules == GangOfDice.rules_version == 2
+    assert state.rules == GangOfDice.rules_version == 3
     assert GAME.setup(7, players) == state
     firsts = {GAME.setup(seed, players).first for seed in range(40)}
     assert firsts == set(range(players))  # the first player is random
@@ -229,6 +229,35 @@ def test_roll_faces_is_deterministic_and_in_range() -> None:
     assert set(faces) == {0, 1, 2, 3, 4, 5}
     bumped = replace(state, version=1)
     assert roll_faces(bumped, 20) != roll_faces(state, 20)
+
+
+def test_rolls_by_rules_version() -> None:
+    """Rules 3 roll from ``hashed_draws``; tables of rules 1 and 2 keep the Mersenne Twister
+    seeded from ``seed:version:roll`` ("Chance" in docs/rules/gang-of-dice.md)."""
+    state = replace(GAME.setup(11, 3), version=5)
+    assert state.rules == 3
+    assert roll_faces(state, 30) == hashed_draws(state, "roll", 30, 6)
+    for rules in (1, 2):
+        old = replace(state, rules=rules)
+        rng = rng_for(old, "roll")
+        assert tuple(roll_faces(old, 30)) == tuple(rng.randrange(6) for _ in range(30))
+
+
+def test_rules_3_dice_are_uniform() -> None:
+    """About 24,000 dice rolled by commits of rules-3 states: each face within 5 standard
+    deviations of a sixth, and the sum of a roll of 8 dice averages 20 (faces 0-5)."""
+    seen = [0] * 6
+    sums = 0
+    state = GAME.setup(5, 3)
+    for version in range(3000):
+        faces = roll_faces(replace(state, version=version), 8)
+        sums += sum(faces)
+        for f in faces:
+            seen[f] += 1
+    total = sum(seen)
+    mean, sd = total / 6, (total * 5 / 36) ** 0.5
+    assert all(abs(c - mean) < 5 * sd for c in seen), seen
+    assert abs(sums / 3000 - 20) < 0.45
 
 
 # --- checks of yellow and black cards --------------------------------------------------------------
@@ -626,8 +655,9 @@ def _orders_of_rounds_2_to_4(state: GangOfDiceState) -> list[tuple[int, ...]]:
 def test_after_an_elimination_the_next_live_seat_starts_each_round() -> None:
     """G4: round 2 starts with seat 2 (seat 1 is passed over), round 3 with the next live seat
     after seat 2, i.e. seat 0: nobody starts two rounds in a row."""
-    state = _eliminate_seat_1(rules=2)
-    assert _orders_of_rounds_2_to_4(state) == [(2, 0), (0, 2), (2, 0)]
+    for rules in (2, 3):  # rules 3 changed only the dice
+        state = _eliminate_seat_1(rules=rules)
+        assert _orders_of_rounds_2_to_4(state) == [(2, 0), (0, 2), (2, 0)], rules
 
 
 def test_rules_1_tables_keep_the_old_rotation() -> None:
@@ -658,7 +688,7 @@ def test_four_players_rotation_after_an_elimination() -> None:
 
 
 def test_scripted_setup_refuses_an_unknown_rules_version() -> None:
-    for bad in (0, 3):
+    for bad in (0, 4):
         with pytest.raises(ValueError):
             scripted_setup(2, rules=bad)
 

@@ -9,7 +9,9 @@ outcome. A faster engine must give the very same digests, for every rules versio
 
 The ``ai`` cases also pin the baseline AIs' choices: when a baseline is changed on purpose
 (issue 11, part 4), re-record only those with ``python -m tests.test_speed_digests --record ai``.
-The ``random`` cases must never be re-recorded without a rules-version bump.
+The ``random`` cases must never be re-recorded without a rules-version bump; a new rules version
+gets new cases, recorded alone with ``python -m tests.test_speed_digests --record-new`` (it writes
+only the cases that have no digest yet).
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ CASES: tuple[tuple[str, int, int, str, tuple[int, ...]], ...] = (
     ("gang-of-dice", 3, 1, "ai", (14,)),
     ("gang-of-dice", 3, 2, "ai", (15, 16)),
     ("gang-of-dice", 4, 2, "ai", (17,)),
+    # rules 3 (a cheaper chance derivation, issue 11 part 1): recorded after that change
+    ("gang-of-dice", 2, 3, "random", (18, 19)),
+    ("gang-of-dice", 3, 3, "random", (20, 21)),
+    ("gang-of-dice", 4, 3, "random", (22,)),
+    ("gang-of-dice", 3, 3, "ai", (23,)),
     ("three-player-moon", 3, 1, "random", (8, 9, 11, 1)),
     ("three-player-moon", 3, 1, "ai", (1, 2)),
 )
@@ -112,19 +119,24 @@ def test_digest_unchanged(key: str, players: int, rules: int, policy: str, seeds
     assert digest(key, players, rules, policy, seeds) == _recorded(key)[_case_id(key, players, rules, policy)]
 
 
-def _record(policies: set[str]) -> None:
-    """Write (or update) the fixtures of ``policies`` from the current engines."""
+def _record(policies: set[str], only_new: bool = False) -> None:
+    """Write (or update) the fixtures of ``policies`` from the current engines; with
+    ``only_new``, only the cases that have no digest yet (the others are left untouched)."""
     DATA.mkdir(exist_ok=True)
     for key in sorted({c[0] for c in CASES}):
         path = DATA / f"{key}.json"
         data = json.loads(path.read_text()) if path.exists() else {}
         for k, players, rules, policy, seeds in CASES:
-            if k == key and policy in policies:
-                data[_case_id(k, players, rules, policy)] = digest(k, players, rules, policy, seeds)
+            case = _case_id(k, players, rules, policy)
+            if k == key and policy in policies and not (only_new and case in data):
+                data[case] = digest(k, players, rules, policy, seeds)
         path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--record"] or not set(sys.argv[2:]) <= {"random", "ai"} or not sys.argv[2:]:
-        raise SystemExit("usage: python -m tests.test_speed_digests --record ai|random ...")
-    _record(set(sys.argv[2:]))
+    if sys.argv[1:] == ["--record-new"]:
+        _record({"random", "ai"}, only_new=True)
+    elif sys.argv[1:2] != ["--record"] or not set(sys.argv[2:]) <= {"random", "ai"} or not sys.argv[2:]:
+        raise SystemExit("usage: python -m tests.test_speed_digests --record ai|random ... | --record-new")
+    else:
+        _record(set(sys.argv[2:]))

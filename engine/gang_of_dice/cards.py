@@ -48,7 +48,10 @@ _FACES = (0, 1, 2, 3, 4, 5)
 
 def counts(faces: Iterable[int]) -> tuple[int, ...]:
     """Faces (0 = boss, 1–5) -> count per face ``(bosses, ones, …, fives)``."""
-    if type(faces) is tuple:  # a roll of the state: six counts in C
+    kind = type(faces)
+    if kind is bytes:  # a fresh roll (core.hashed_draws): six counts in C
+        return tuple(map(faces.count, _FACES))  # type: ignore[attr-defined]
+    if kind is tuple:  # a roll of the state: six counts in C
         return tuple(map(bytes(faces).count, _FACES))
     c = [0, 0, 0, 0, 0, 0]
     for f in faces:

@@ -43,7 +43,9 @@ Marks produce no event.
 
 Chance
 ------
-Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``, drawn in bulk by
+Every roll goes through :func:`roll_faces`: from rules version 3 on, a counter-based generator
+(``core.hashed_draws``: BLAKE2b of ``seed:version:roll``); rules versions 1 and 2 keep the Mersenne
+Twister seeded from the same text (``rng_for(state, "roll")``, drawn in bulk by
 ``core.rng_draws``). Tests script rolls with
 :func:`apply_with_faces` and the card order / first player / stocks / rules version with
 :func:`scripted_setup`.
@@ -52,7 +54,7 @@ Every roll goes through :func:`roll_faces` (``rng_for(state, "roll")``, drawn in
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain, compress, repeat
 from operator import add, lt, sub
@@ -66,6 +68,7 @@ from engine.core import (
     Outcome,
     Step,
     event,
+    hashed_draws,
     replace_state,
     replacer,
     rng_draws,
@@ -107,10 +110,19 @@ __all__ = ["GangOfDice", "apply_with_faces", "roll_faces", "round_order", "scrip
 _T = TypeVar("_T")
 
 
-def roll_faces(state: GangOfDiceState, n: int) -> tuple[int, ...]:
-    """``n`` random faces (0 = boss, 1–5) drawn from ``rng_for(state, "roll")`` (``n`` calls of
-    ``randrange(6)``, computed in bulk by ``core.rng_draws``)."""
-    return tuple(rng_draws(state, "roll", n, 6))
+def roll_faces(state: GangOfDiceState, n: int) -> Sequence[int]:
+    """``n`` random faces (0 = boss, 1–5) of a roll made from ``state`` (``docs/rules/gang-of-dice.md``,
+    "Chance").
+
+    Rules version 3: ``core.hashed_draws(state, "roll", n, 6)`` (BLAKE2b blocks of
+    ``seed:version:roll``). Rules versions 1 and 2 (older tables keep their draws): ``n`` calls of
+    ``rng_for(state, "roll").randrange(6)``, computed in bulk by ``core.rng_draws``. The faces
+    come as a ``bytes`` (one face a byte, in draw order); a test that patches this function may
+    return any sequence of ints.
+    """
+    if state.rules >= 3:
+        return hashed_draws(state, "roll", n, 6)
+    return rng_draws(state, "roll", n, 6)
 
 
 def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
@@ -241,8 +253,9 @@ def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: I
         table += n
         events = [event("god.commit", {"seat": seat, "dice": n}),
                   event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat])]
-        faces = tuple(sorted(roll_faces(state, n) if forced is None else _forced(forced, n)))
-        c = counts(faces)
+        rolled = roll_faces(state, n) if forced is None else _forced(forced, n)
+        faces = tuple(sorted(rolled))
+        c = counts(rolled if type(rolled) is bytes else faces)
     else:  # a reroll: the marked dice leave the roll and are rolled again
         events = []
         marks = state.marks
@@ -329,7 +342,8 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
     """Gang of Dice for 2–4 players (RULINGS G1–G7, ``docs/rules/gang-of-dice.md``).
 
     Rules versions: 1 = the turn order before the G4 fix (kept for running tables); 2 = G4 as
-    ruled (the next live seat after the previous first player starts each round).
+    ruled (the next live seat after the previous first player starts each round); 3 = rolls from
+    the cheap counter-based generator (:func:`roll_faces`; same rules, other dice for a seed).
     """
 
     key = "gang-of-dice"
@@ -337,7 +351,7 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
     max_players = 4
     state_model = GangOfDiceState
     options_model = GameOptions
-    rules_version = 2
+    rules_version = 3
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None
               ) -> GangOfDiceState:
