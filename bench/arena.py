@@ -32,26 +32,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from bot.simulate import wilson
 from engine.policies import LEVELS, choose
 from engine.registry import GAMES
 
 __all__ = ["play_game", "wilson"]
-
-
-def wilson(score: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion ``score`` (0..1) observed over ``n`` games:
-    ``(c - h, c + h) / (1 + z²/n)`` with ``c = p + z²/2n`` and ``h = z·sqrt(p(1-p)/n + z²/4n²)``
-    (Wilson 1927); a split tie counts as half a success.
-
-    >>> [round(x, 3) for x in wilson(0.5, 100)]
-    [0.404, 0.596]
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    d = 1 + z * z / n
-    c = score + z * z / (2 * n)
-    h = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
-    return max(0.0, (c - h) / d), min(1.0, (c + h) / d)
 
 
 def play_game(key: str, players: int, seed: int, seat_a: int, a: str, b: str,

@@ -255,7 +255,9 @@ def run_bot() -> int:
         settings = load_settings()
     except ValidationError as exc:
         for err in exc.errors():
-            print(f"Invalid setting {'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}.", file=sys.stderr)
+            name = ".".join(str(p) for p in err["loc"]).upper()
+            msg = str(err["msg"]).removeprefix("Value error, ")  # our validators' own text
+            print(f"Invalid setting {name}: {msg}." if name else f"Invalid settings: {msg}.", file=sys.stderr)
         print("See .env.example for every setting.", file=sys.stderr)
         return 2
     if settings.discord_token is None:

@@ -67,18 +67,38 @@ def parse_levels(text: str, players: int) -> tuple[str, ...]:
     return levels
 
 
+def wilson(score: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``score`` (0..1) observed over ``n`` games:
+    ``(c - h, c + h) / (1 + z²/n)`` with ``c = p + z²/2n`` and ``h = z·sqrt(p(1-p)/n + z²/4n²)``
+    (Wilson 1927); a split tie counts as half a success. Sound for small ``n`` and for shares
+    near 0 or 1 (where the normal approximation gives ±0 or bounds outside 0..1).
+
+    >>> [round(x, 3) for x in wilson(0.5, 100)]
+    [0.404, 0.596]
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    d = 1 + z * z / n
+    c = score + z * z / (2 * n)
+    h = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
+    return max(0.0, (c - h) / d), min(1.0, (c + h) / d)
+
+
 def ci95(wins: float, n: int) -> float:
-    """Half-width of the 95% confidence interval of ``wins / n``, in percentage points."""
+    """Half-width of the 95% Wilson interval of ``wins / n`` (:func:`wilson`), in percentage
+    points (the interval itself is printed beside it: it is not centred on the share)."""
     if n <= 0:
         return 0.0
-    p = min(max(wins / n, 0.0), 1.0)
-    return 100 * 1.96 * math.sqrt(p * (1 - p) / n)
+    lo, hi = wilson(min(max(wins / n, 0.0), 1.0), n)
+    return 100 * (hi - lo) / 2
 
 
 def share_line(label: str, wins: float, n: int) -> str:
-    """``label: won N (P%) ±CI`` (``N`` may be fractional: shared wins count ``1/k``)."""
+    """``label: won N (P%) ±CI [LO-HI%]`` (``N`` may be fractional: shared wins count ``1/k``;
+    ``±CI`` is the half-width of the 95% Wilson interval ``[LO-HI%]``)."""
     pct = 100 * wins / n if n else 0.0
-    return f"  {label}: won {wins:.4g} ({pct:.1f}%) ±{ci95(wins, n):.1f}"
+    lo, hi = wilson(min(max(wins / n, 0.0), 1.0), n) if n else (0.0, 1.0)
+    return f"  {label}: won {wins:.4g} ({pct:.1f}%) ±{ci95(wins, n):.1f} [{100 * lo:.1f}-{100 * hi:.1f}%]"
 
 
 @dataclass

@@ -307,6 +307,12 @@ class TerminalGame:
         self.changed: set[int] = set()  # positions rerolled by the last roll
         self.rerolling: list[int] | None = None  # positions of the reroll just asked
 
+
+    @property
+    def resume_command(self) -> str:
+        """The command that continues this game (with ``--db`` when another file was given)."""
+        command = "./scripts/start.sh play --resume"
+        return command if self.db_path is None else f"{command} --db {self.db_path}"
     async def run(self) -> int:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
@@ -324,9 +330,9 @@ class TerminalGame:
             if table is None:
                 return 2
             return await self._play(service, table)
-        except Leave:
-            self.out(self.t("term.bye"))
-            return 1
+        except Leave:  # the game is saved: leaving is not a failure
+            self.out(self.t("term.bye", command=self.resume_command))
+            return 0
         except ServiceError as err:
             self.out(self.t(err.key, **err.params))
             return 2
@@ -449,7 +455,7 @@ class TerminalGame:
 
     def _confirm_leave(self) -> bool:
         """Ask before leaving. Yes, or end of input / Ctrl-C again, leaves (the game is saved)."""
-        raw = self._read(self.t("term.leave"))
+        raw = self._read(self.t("term.leave", command=self.resume_command))
         return raw is None or raw.lower() in _YES or raw.lower() in _QUIT
 
     def _count(self, prompt: str, lo: int, hi: int) -> int | None:

@@ -74,6 +74,7 @@ def test_ai_levels_per_seat_and_bad_levels():
     assert any(line.startswith("  level random (1 seats)") for line in summary.lines())
 
 
-def test_ci95_is_the_normal_approximation_in_points():
-    assert ci95(50, 100) == pytest.approx(9.8)
-    assert ci95(0, 100) == 0.0 and ci95(1, 0) == 0.0
+def test_ci95_is_the_half_width_of_the_wilson_interval_in_points():
+    assert ci95(50, 100) == pytest.approx(9.6, abs=0.05)
+    assert ci95(4, 4) > 20, "a share of 100 % over 4 games is far from certain"
+    assert ci95(1, 0) == 0.0

@@ -143,7 +143,7 @@ async def test_a_count_is_a_typed_number_not_a_menu_entry(tmp_path, god_script):
     rolls.append((0, 1))
     s = Script(["48", "n", "2"])
     tg = game("gang-of-dice", 3, tmp_path, s)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
     assert s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "
     assert "Commit all 48? (y/n)" in s.prompts[1]  # every die of the stock asks first
     assert s.prompts[2] == s.prompts[0]
@@ -170,7 +170,7 @@ async def test_number_valued_choices_are_typed_as_their_value(tmp_path):
         return "y" if "(y/n)" in prompt else "q"
 
     tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=ask, out=lines.append, pace=0)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
     text = "\n".join(lines)
     assert "Please type one of: 0, " in text
     assert f"Player 1 (you) bids {bid[0]}." in text
@@ -195,7 +195,7 @@ async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place
     rolls += [(2, 0, 1, 0, 1, 0), (5, 4, 3), (0,)]
     s = Script(["6", "1 3 5", "s", "n", "1"])
     tg = game("gang-of-dice", 3, tmp_path, s)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
     # first roll: sorted once, numbered by position
     assert "  1:🕴️  2:🕴️  3:🕴️  4:1️⃣  5:1️⃣  6:2️⃣" in s.text
     # 6 marks would have taken 4 prompts (3 marks, reroll): one answer did it
@@ -230,15 +230,15 @@ async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, 
     rolls, _ = god_script
     s = Script([leave, "n", leave, "y"])
     tg = game("gang-of-dice", 3, tmp_path, s)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
     assert s.prompts[1].startswith("Leave the table? Your game is saved")
     assert s.prompts[2] == s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "  # "n": still playing
-    assert "play --resume continues it" in s.text
+    assert f"play --resume --db {tmp_path / 't.db'} continues it" in s.text, "the hint names the --db file given"
     rolls.append((2, 2))
     again = Script(["2", "s"])
     resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                            pace=0, resume=True)
-    assert await resumed.run() == 1
+    assert await resumed.run() == 0
     assert "Resuming Gang of Dice, table #1, at move 0." in again.text
     assert (await action_log(tmp_path / "t.db"))[:2] == ["c2", "s"]
 
@@ -248,7 +248,7 @@ async def test_end_of_input_leaves_without_hanging(tmp_path):
         raise EOFError
 
     tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=eof, out=lambda s: None, pace=0)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
 
 
 async def test_resume_with_nothing_saved(tmp_path):
@@ -360,7 +360,7 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     rolls += [(2, 2, 2), (3,)]
     s = Script(["3", "b", "1", "s"])
     tg = game("gang-of-dice", 3, tmp_path, s)
-    assert await tg.run() == 1
+    assert await tg.run() == 0
     before_b, after_b = s.text.split("> b")
     # round 1's warning card is printed once although the board printed twice (commit, roll)
     assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
