@@ -191,6 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         if levels is not None and args.resume:
             raise SystemExit("--ai is for a new game: a resumed game keeps its AI players' levels")
         wanted = args.players if args.players is not None or levels is None else len(levels) + 1
+        if args.game is not None and args.players is None and levels is not None:
+            g = GAMES[args.game]
+            if not g.min_players <= wanted <= g.max_players:
+                seats = (f"{g.min_players - 1}" if g.min_players == g.max_players
+                         else f"{g.min_players - 1} to {g.max_players - 1}")
+                raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {args.game} has "
+                                 f"{seats} AI player(s) beside you: e.g. --ai "
+                                 + ",".join(["normal"] * (g.min_players - 1)))
         players = 0 if args.game is None else _players(args.game, wanted)
         if levels is not None and len(levels) != players - 1:
             raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
