@@ -26,8 +26,7 @@ from bot.client import game_extension, reply, report_error, user_t
 from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView, lobby_tag
-from bot.ui import Button, Card, NumberPrompt, Panel, Select
-from cogs import pictures
+from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.components import (
     STYLES,
     LobbyButton,
@@ -36,9 +35,9 @@ from cogs.components import (
     embed,
     level_picker_view,
     lobby_option_select,
-    panel_view,
 )
 from cogs.notifier import DiscordNotifier, message_link
+from cogs.panels import PanelMessages, panel_fields
 from engine.core import Event
 
 if TYPE_CHECKING:
@@ -79,15 +78,6 @@ LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "se
 DEFER_AFTER_S = 1.0
 
 
-async def _redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:
-    """Redraw the clicked panel with ``fields`` (``content``, ``embed``, ``view``,
-    ``attachments``): as the answer to the click (one call), or by editing it once deferred."""
-    if interaction.response.is_done():
-        await interaction.edit_original_response(**fields)
-    else:
-        await interaction.response.edit_message(**fields)
-
-
 class GameCog(commands.Cog):
     """Lobbies and tables of one game (:attr:`game`, a registry key); subclass per game.
 
@@ -106,9 +96,7 @@ class GameCog(commands.Cog):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
-        #: (table id, user id) -> the token of the panel picture edit still to come
-        self._picture_edits: dict[tuple[int, int], object] = {}
-        self._picture_tasks: set[asyncio.Task[None]] = set()
+        self.panels = PanelMessages(lambda: bot.settings.pictures)
 
     @property
     def service(self) -> TableService:
@@ -301,72 +289,16 @@ class GameCog(commands.Cog):
         link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
         await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
 
-    def _render_panel(self, table: TableView, seat: int, t: Translator, notice: str = "") -> dict[str, Any]:
-        return self._panel_kwargs(texts.panel(table, seat, t, notice), table)
-
-    @staticmethod
-    def _panel_kwargs(panel: Panel, table: TableView) -> dict[str, Any]:
-        """The message fields of a text panel (its notice, card and components)."""
-        view = panel_view(panel, table.id, table.version) if panel.rows else None
-        kwargs: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
-        if view is not None:
-            kwargs["view"] = view
-        return kwargs
-
-    def _start_picture(self, interaction: discord.Interaction, table: TableView, seat: int, *,
-                       edit: bool) -> tuple[pictures.PanelDrawing | None, list[discord.Attachment]]:
-        """Start drawing the panel's picture (off the event loop, at once): ``(the drawing to
-        await for it, the panel attachment the clicked message carries)``; no drawing when
-        pictures are off or the bot may not attach files here. ``edit``: for an edit of the
-        clicked panel, whose attachment is kept when the picture did not change."""
-        if not self.bot.settings.pictures:
-            return None, []
-        perms = getattr(interaction, "app_permissions", None)
-        current = [a for a in (interaction.message.attachments if edit and interaction.message else [])
-                   if a.filename.startswith("panel-")]
-        if perms is not None and not perms.attach_files:
-            log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
-            return None, current
-        game = table.game
-        legal: tuple[str, ...] = ()
-        if table.row.status == "running" and seat in table.to_act():
-            legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
-        return pictures.start_panel_picture(table, seat, legal, current[0].filename if current else None), current
-
-    async def _panel_picture(self, interaction: discord.Interaction, table: TableView, seat: int,
-                             kwargs: dict[str, Any], *, edit: bool, card: Card | None = None,
-                             drawing: tuple[pictures.PanelDrawing | None,
-                                            list[discord.Attachment]] | None = None) -> dict[str, Any]:
-        """``kwargs`` of :meth:`_render_panel` with the panel's picture (its short text: the
-        title and description of ``card``, the panel's card; the picture shows the rest).
-        ``drawing``: what :meth:`_start_picture` returned (started here when not given).
-        ``edit``: for an edit of the clicked panel, whose attachment is kept when the picture
-        did not change. Unchanged ``kwargs`` (but no attachment left on an edit) when pictures
-        are off, the bot may not attach files here, or rendering failed."""
-        if not self.bot.settings.pictures:
-            return kwargs
-        started, current = drawing if drawing is not None else self._start_picture(interaction, table, seat, edit=edit)
-        picture = await started if started is not None else None
-        if picture is None:
-            return {**kwargs, "attachments": []} if edit else kwargs
-        if card is None:
-            card = texts.panel(table, seat, user_t(interaction)).card
-        e = pictures.with_image(embed(pictures.short_card(card, set(), headline_only=False)), picture)
-        if picture.png is None:
-            return {**kwargs, "embed": e, "attachments": current[:1]}
-        return {**kwargs, "embed": e, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
-
     async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
         and its picture (the text panel if the upload is refused)."""
         events = await self.service.recent_events(table.id, 40)
-        drawing = self._start_picture(interaction, table, seat, edit=False)  # drawn while the text is built
+        drawing = self.panels.start(interaction, table, seat, edit=False)  # drawn while the text is built
         notes = texts.private_notes(events, table, t, seat)
         panel = texts.panel(table, seat, t, "\n".join(notes)[:1900])
-        kwargs = self._panel_kwargs(panel, table)
+        kwargs = panel_fields(panel, table)
         try:
-            await reply(interaction, **await self._panel_picture(interaction, table, seat, kwargs, edit=False,
-                                                                 card=panel.card, drawing=drawing))
+            await reply(interaction, **await self.panels.with_picture(kwargs, panel.card, drawing, edit=False))
         except discord.Forbidden:
             log.warning("panel picture of table %s refused; sending the text panel", table.id)
             await reply(interaction, **kwargs)
@@ -425,22 +357,17 @@ class GameCog(commands.Cog):
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
-        drawing = self._start_picture(interaction, table, seat, edit=in_panel)  # drawn while the text is built
+        drawing = self.panels.start(interaction, table, seat, edit=in_panel)  # drawn while the text is built
         presenter = PRESENTERS[table.row.game]
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
         lines = texts.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
         panel = texts.panel(table, seat, t, notice)
-        kwargs = self._panel_kwargs(panel, table)
+        kwargs = panel_fields(panel, table)
         if in_panel:
             kwargs.setdefault("view", None)
-        self._picture_edits.pop((table_id, interaction.user.id), None)  # an older picture edit is dropped
-        started, current = drawing
-        if in_panel and started is not None and started.drawing and current:
-            await self._answer_then_picture(interaction, table, panel.card, kwargs, started, current)
-        else:
-            await self._answer_with_picture(interaction, table, seat, panel.card, kwargs, in_panel, drawing)
+        await self.panels.answer(interaction, table, panel.card, kwargs, drawing, in_panel=in_panel)
         for event, secs in flashes:
             if secs:
                 text = texts.private_log([event], table, t, seat)[0]
@@ -450,58 +377,6 @@ class GameCog(commands.Cog):
                     await msg.delete(delay=secs)
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
-
-    async def _answer_with_picture(self, interaction: discord.Interaction, table: TableView, seat: int, card: Card,
-                                   kwargs: dict[str, Any], in_panel: bool,
-                                   drawing: tuple[pictures.PanelDrawing | None, list[discord.Attachment]]) -> None:
-        """Answer a click with the redrawn panel, its picture included (waited for)."""
-        shown = await self._panel_picture(interaction, table, seat, kwargs, edit=in_panel, card=card,
-                                          drawing=drawing)
-        try:
-            if in_panel:
-                await _redraw(interaction, shown)
-            else:  # a click on a public message: answer privately
-                await interaction.followup.send(ephemeral=True, **shown)
-        except discord.Forbidden:
-            if shown is kwargs:
-                raise
-            log.warning("panel picture of table %s refused; showing the text panel", table.id)
-            if in_panel:
-                await _redraw(interaction, {**kwargs, "attachments": []})
-            else:
-                await interaction.followup.send(ephemeral=True, **kwargs)
-
-    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableView, card: Card,
-                                   kwargs: dict[str, Any], started: pictures.PanelDrawing,
-                                   current: list[discord.Attachment]) -> None:
-        """Answer a click on a panel at once - its new short text and buttons beside the picture
-        the panel carries - then, once the new picture is drawn (in a worker process), show it in
-        a second edit; the text panel if it cannot be drawn. A later click on the same table by
-        the same member drops this second edit (its own answer is newer)."""
-        short = embed(pictures.short_card(card, set(), headline_only=False))
-        old = pictures.Picture(None, "", current[0].filename)
-        await _redraw(interaction, {**kwargs, "embed": pictures.with_image(short, old), "attachments": current[:1]})
-        key = (table.id, interaction.user.id)
-        token = object()
-        self._picture_edits[key] = token
-
-        async def then() -> None:
-            picture = await started
-            if self._picture_edits.get(key) is not token:
-                return
-            del self._picture_edits[key]
-            try:
-                if picture is None or picture.png is None:
-                    await interaction.edit_original_response(embed=kwargs["embed"], attachments=[])
-                else:
-                    await interaction.edit_original_response(embed=pictures.with_image(short, picture),
-                                                             attachments=[picture.file()])
-            except discord.HTTPException:  # the panel is answered; only its picture is missing
-                log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)
-
-        task = asyncio.create_task(then())
-        self._picture_tasks.add(task)
-        task.add_done_callback(self._picture_tasks.discard)
 
     async def prompt_at(self, interaction: discord.Interaction, table_id: int, version: int,
                         at: tuple[int, int]) -> NumberPrompt:

@@ -1,0 +1,148 @@
+"""The private panel as a Discord message: its text fields, its picture, and how a click on it is
+answered (the panel counterpart of :class:`cogs.pictures.BoardPictures`).
+
+A click on a panel that carries a picture is answered at once - the new text and buttons
+beside the picture the panel already carries - and the new picture (drawn off the event loop,
+:mod:`bot.render.workers`) follows in a second edit; a later click of the same member at the
+same table drops that edit (its own answer is newer). Elsewhere the answer waits for the
+picture. Without the Attach Files permission, with ``PICTURES=off`` or when the picture cannot
+be drawn, the text panel is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import discord
+
+from bot.service import TableView
+from bot.ui import Card, Panel
+from cogs import pictures
+from cogs.components import embed, panel_view
+
+log = logging.getLogger(__name__)
+
+#: What :meth:`PanelMessages.start` returns: the drawing (``None``: no picture) and the panel
+#: attachment the clicked message carries.
+Drawing = tuple[pictures.PanelDrawing | None, list[discord.Attachment]]
+
+
+def panel_fields(panel: Panel, table: TableView) -> dict[str, Any]:
+    """The message fields of a text panel (its notice, card and components)."""
+    fields: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
+    if panel.rows:
+        fields["view"] = panel_view(panel, table.id, table.version)
+    return fields
+
+
+async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:
+    """Redraw the clicked panel with ``fields`` (``content``, ``embed``, ``view``,
+    ``attachments``): as the answer to the click (one call), or by editing it once deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**fields)
+    else:
+        await interaction.response.edit_message(**fields)
+
+
+class PanelMessages:
+    """Panel pictures and answers for one game cog. ``enabled`` reads the ``PICTURES`` setting
+    (called at each use)."""
+
+    def __init__(self, enabled: Callable[[], bool]) -> None:
+        self.enabled = enabled
+        #: (table id, user id) -> the token of the panel picture edit still to come
+        self._edits: dict[tuple[int, int], object] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, interaction: discord.Interaction, table: TableView, seat: int, *, edit: bool) -> Drawing:
+        """Start drawing the panel's picture (off the event loop, at once), so that it is drawn
+        while the caller builds the text. ``edit``: for an edit of the clicked panel, whose
+        attachment is kept when the picture did not change. No drawing when pictures are off or
+        the bot may not attach files here."""
+        if not self.enabled():
+            return None, []
+        perms = getattr(interaction, "app_permissions", None)
+        current = [a for a in (interaction.message.attachments if edit and interaction.message else [])
+                   if a.filename.startswith("panel-")]
+        if perms is not None and not perms.attach_files:
+            log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
+            return None, current
+        game = table.game
+        legal: tuple[str, ...] = ()
+        if table.row.status == "running" and seat in table.to_act():
+            legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+        return pictures.start_panel_picture(table, seat, legal, current[0].filename if current else None), current
+
+    async def with_picture(self, fields: dict[str, Any], card: Card, drawing: Drawing, *,
+                           edit: bool) -> dict[str, Any]:
+        """``fields`` (:func:`panel_fields`) with the panel's picture and its short text (the
+        title and description of ``card``; the picture shows the rest), once drawn. ``edit``:
+        for an edit of the clicked panel (an unchanged picture keeps its attachment). Unchanged
+        ``fields`` (but no attachment left on an edit) when there is no picture."""
+        if not self.enabled():
+            return fields
+        started, current = drawing
+        picture = await started if started is not None else None
+        if picture is None:
+            return {**fields, "attachments": []} if edit else fields
+        e = pictures.with_image(embed(pictures.short_card(card, set(), headline_only=False)), picture)
+        if picture.png is None:
+            return {**fields, "embed": e, "attachments": current[:1]}
+        return {**fields, "embed": e, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
+
+    async def answer(self, interaction: discord.Interaction, table: TableView, card: Card,
+                     fields: dict[str, Any], drawing: Drawing, *, in_panel: bool) -> None:
+        """Answer a click with the redrawn panel: in place (``in_panel``) or as a new private
+        message. A panel whose picture changed is answered at once beside its old picture, the
+        new one following in a second edit; otherwise the answer waits for the picture. A
+        refused upload shows the text panel."""
+        self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
+        started, current = drawing
+        if in_panel and started is not None and started.drawing and current:
+            await self._answer_then_picture(interaction, table, card, fields, started, current)
+            return
+        shown = await self.with_picture(fields, card, drawing, edit=in_panel)
+        try:
+            if in_panel:
+                await redraw(interaction, shown)
+            else:  # a click on a public message: answer privately
+                await interaction.followup.send(ephemeral=True, **shown)
+        except discord.Forbidden:
+            if shown is fields:
+                raise
+            log.warning("panel picture of table %s refused; showing the text panel", table.id)
+            if in_panel:
+                await redraw(interaction, {**fields, "attachments": []})
+            else:
+                await interaction.followup.send(ephemeral=True, **fields)
+
+    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableView, card: Card,
+                                   fields: dict[str, Any], started: pictures.PanelDrawing,
+                                   current: list[discord.Attachment]) -> None:
+        short = embed(pictures.short_card(card, set(), headline_only=False))
+        old = pictures.Picture(None, "", current[0].filename)
+        await redraw(interaction, {**fields, "embed": pictures.with_image(short, old), "attachments": current[:1]})
+        key = (table.id, interaction.user.id)
+        token = object()
+        self._edits[key] = token
+
+        async def then() -> None:
+            picture = await started
+            if self._edits.get(key) is not token:
+                return
+            del self._edits[key]
+            try:
+                if picture is None or picture.png is None:
+                    await interaction.edit_original_response(embed=fields["embed"], attachments=[])
+                else:
+                    await interaction.edit_original_response(embed=pictures.with_image(short, picture),
+                                                             attachments=[picture.file()])
+            except discord.HTTPException:  # the panel is answered; only its picture is missing
+                log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)
+
+        task = asyncio.create_task(then())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
