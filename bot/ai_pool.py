@@ -38,7 +38,7 @@ from engine import policies
 from engine.core import Game
 from engine.registry import GAMES
 
-__all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "pick", "think"]
+__all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "think"]
 
 log = logging.getLogger(__name__)
 
@@ -54,14 +54,6 @@ def default_workers() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def pick(game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0,
-         iterations: int | None = None, should_stop: Callable[[], bool] | None = None) -> Any:
-    """``seat``'s move at ``level`` (an action, legal in ``state``): :func:`engine.policies.choose`.
-
-    Raises ``ValueError`` on an unknown level."""
-    return policies.choose(game, state, seat, level, salt=salt, iterations=iterations, should_stop=should_stop)
-
-
 def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, think_seconds: float,
           iterations: int | None) -> str:
     """The worker's job: ``seat``'s move at ``level`` in the stored state ``state_data``
@@ -73,10 +65,11 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
     game = GAMES[game_key]
     state = game.load_state(state_data)
     if iterations is not None:
-        action = pick(game, state, seat, level, salt=salt, iterations=iterations)
+        action = policies.choose(game, state, seat, level, salt=salt, iterations=iterations)
     else:
         deadline = started + think_seconds
-        action = pick(game, state, seat, level, salt=salt, should_stop=lambda: time.monotonic() >= deadline)
+        action = policies.choose(game, state, seat, level, salt=salt,
+                                  should_stop=lambda: time.monotonic() >= deadline)
     return game.encode(action)
 
 
@@ -142,7 +135,7 @@ class AiPool:
 
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
-        return game.encode(pick(game, state, seat, level, salt=salt))
+        return game.encode(policies.choose(game, state, seat, level, salt=salt))
 
     def _current(self) -> tuple[Executor, int]:
         if self._executor is None:

@@ -128,7 +128,7 @@ class Timers:
         self.loads += 1
         now = self.clock.now()
         replaced: list[TimerRow] = []
-        for row in await (self.store.timers(self.shards) if self.shards is not None else self.store.timers()):
+        for row in await self.store.timers(self.shards):
             entry = self._handlers.get(row.kind)
             if row.due <= now and entry is not None and entry[1] is not None:
                 new = entry[1](row, now)

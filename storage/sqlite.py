@@ -569,10 +569,6 @@ class Database:
                     (table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level),
                 )
 
-    async def set_away(self, table_id: int, seat: int, away: bool) -> None:
-        """Mark a member's seat as away (the AI plays it) or back."""
-        await self._exec("UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?", (int(away), table_id, seat))
-
     async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
         """Store a seat's ``away`` flag and its timeouts-in-a-row counter."""
         await self._exec("UPDATE seats SET away = ?, timeouts = ? WHERE table_id = ? AND seat = ?",
