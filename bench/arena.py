@@ -35,6 +35,7 @@ from typing import Any
 from bot.simulate import wilson
 from engine.policies import LEVELS, choose
 from engine.registry import GAMES
+from engine.search import outcome_rewards
 
 __all__ = ["play_game", "wilson"]
 
@@ -63,8 +64,7 @@ def play_game(key: str, players: int, seed: int, seat_a: int, a: str, b: str,
         state = game.apply(state, acts).state
     outcome = game.outcome(state)
     assert outcome is not None
-    winners = outcome.winners
-    return (1.0 / len(winners) if seat_a in winners else 0.0), times[0], times[1]
+    return outcome_rewards(outcome)[seat_a], times[0], times[1]
 
 
 def _p95(xs: list[float]) -> float:

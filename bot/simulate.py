@@ -89,16 +89,22 @@ def ci95(wins: float, n: int) -> float:
     points (the interval itself is printed beside it: it is not centred on the share)."""
     if n <= 0:
         return 0.0
-    lo, hi = wilson(min(max(wins / n, 0.0), 1.0), n)
+    lo, hi = _interval(wins, n)
     return 100 * (hi - lo) / 2
+
+
+def _interval(wins: float, n: int) -> tuple[float, float]:
+    """:func:`wilson` of the share ``wins / n`` (clamped to 0..1); ``(0, 1)`` when ``n <= 0``."""
+    return wilson(min(max(wins / n, 0.0), 1.0), n) if n > 0 else (0.0, 1.0)
 
 
 def share_line(label: str, wins: float, n: int) -> str:
     """``label: won N (P%) ±CI [LO-HI%]`` (``N`` may be fractional: shared wins count ``1/k``;
     ``±CI`` is the half-width of the 95% Wilson interval ``[LO-HI%]``)."""
     pct = 100 * wins / n if n else 0.0
-    lo, hi = wilson(min(max(wins / n, 0.0), 1.0), n) if n else (0.0, 1.0)
-    return f"  {label}: won {wins:.4g} ({pct:.1f}%) ±{ci95(wins, n):.1f} [{100 * lo:.1f}-{100 * hi:.1f}%]"
+    lo, hi = _interval(wins, n)
+    half = 100 * (hi - lo) / 2 if n > 0 else 0.0
+    return f"  {label}: won {wins:.4g} ({pct:.1f}%) ±{half:.1f} [{100 * lo:.1f}-{100 * hi:.1f}%]"
 
 
 @dataclass
