@@ -6,18 +6,21 @@ second) is printed apart, on standard error, because it depends on the machine.
 
 The summary gives the win share **by turn position** (``position K``: K = 0 is the player who
 starts the game, ``Game.turn_order``; who starts is drawn at random, so per-seat figures would
-hide a first-player advantage), by seat, by seat label (Moonshine: ``speakeasy NAME``, the share
-of the games in which that Speakeasy side was dealt that its holder won, ``Game.seat_labels``)
-and by AI level when levels differ, each with a 95% confidence interval in percentage points
-(normal approximation, ``1.96 * sqrt(p * (1 - p) / n)``). A shared first place counts ``1/k`` of
-a win for each of the ``k`` tied winners, so shares add up to 100% and the fair share of a
-position is ``100 / players`` %. Figures and the commands that produced them: ``docs/balance.md``.
+hide a first-player advantage), by seat label (Moonshine: ``speakeasy NAME``, the share of the
+games in which that Speakeasy side was dealt that its holder won, ``Game.seat_labels``), by AI
+level when levels differ, and by seat, each as ``won N (P%) ±CI [LO-HI%]``: ``[LO-HI%]`` is the
+95% Wilson score interval of the share (:func:`wilson`) and ``±CI`` its half-width in percentage
+points. A shared first place counts ``1/k`` of a win for each of the ``k`` tied winners, in every
+line, so shares add up to 100% and the fair share of a position or a seat is ``100 / players`` %.
+A legend line under the title says so, for readers without the docs. Figures and the commands that
+produced them: ``docs/balance.md``.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import statistics
 import time
 from collections import Counter
@@ -98,6 +101,19 @@ def _interval(wins: float, n: int) -> tuple[float, float]:
     return wilson(min(max(wins / n, 0.0), 1.0), n) if n > 0 else (0.0, 1.0)
 
 
+#: Lines under the title of :meth:`Summary.lines` that say how to read the share lines.
+LEGEND: tuple[str, ...] = (
+    "  how to read 'won N (P%) ±CI [LO-HI%]': N games won (a first place shared by k players counts 1/k for",
+    "  each, so N may be fractional), P = N / games, [LO-HI%] = the 95% confidence interval of P (Wilson)",
+    "  and ±CI its half-width in points; a share is plausibly fair when the interval holds the fair share",
+)
+
+
+def _natural(key: str) -> tuple[Any, ...]:
+    """Sort key reading runs of digits as numbers (``card 70`` before ``card 101``)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", key))
+
+
 def share_line(label: str, wins: float, n: int) -> str:
     """``label: won N (P%) ±CI [LO-HI%]`` (``N`` may be fractional: shared wins count ``1/k``;
     ``±CI`` is the half-width of the 95% Wilson interval ``[LO-HI%]``)."""
@@ -112,7 +128,7 @@ class Summary:
     """Aggregated results of AI-only games.
 
     Attributes:
-        wins: per seat, games won (a shared first place counts for every winner).
+        wins: per seat, games won (a shared first place counts ``1/k`` for each of the ``k`` winners).
         positions: per turn position (0 = the starter), wins with shared places split.
         labels: per ``(kind, name)`` seat label, ``[wins (split), games where dealt]``.
         levels: per seat, its AI level.
@@ -125,7 +141,7 @@ class Summary:
     game: str
     players: int
     games: int
-    wins: list[int]
+    wins: list[float]
     rounds: list[int]
     steps: list[int]
     positions: list[float] = field(default_factory=list)
@@ -137,29 +153,39 @@ class Summary:
     seconds: float = 0.0
 
     def lines(self) -> list[str]:
-        """The reproducible summary, one line each."""
+        """The reproducible summary, one line each: a title, a legend of the share lines, then the
+        win shares by position, seat label, AI level (when levels differ) and seat (all with
+        shared wins split, :func:`share_line`), the game lengths and the game's own counters."""
         ai = ",".join(self.levels) if len(set(self.levels)) > 1 else (self.levels[0] if self.levels else "normal")
         if "strong" in self.levels and self.iterations is not None:
             ai += f", strong search {self.iterations} iterations per move"
-        out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})"]
-        out.append(f"  win share by turn position (fair {100 / self.players:.1f}%; shared wins split):")
+        fair = f"fair {100 / self.players:.1f}%"
+        out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})", *LEGEND]
+        out.append(f"  win share by turn position (position 0 = the player who starts; {fair}):")
         for pos, won in enumerate(self.positions):
             out.append(share_line(f"position {pos}", won, self.games))
-        for (kind, name), (won, dealt) in sorted(self.labels.items()):
-            out.append(share_line(f"{kind} {name}", won, int(dealt)))
+        kinds = sorted({kind for kind, _name in self.labels})
+        for kind in kinds:
+            out.append(f"  win share by {kind} dealt (of the games in which it was dealt; {fair}):")
+            for (k, name), (won, dealt) in sorted(self.labels.items()):
+                if k == kind:
+                    out.append(share_line(f"{kind} {name}", won, int(dealt)))
         if len(set(self.levels)) > 1:
+            out.append(f"  win share by AI level (per seat and game; {fair}):")
             for lv in sorted(set(self.levels)):
                 seats = sum(1 for x in self.levels if x == lv)
-                out.append(share_line(f"level {lv} ({seats} seats)", self.level_wins.get(lv, 0.0), self.games * seats))
+                out.append(share_line(f"level {lv} ({seats} seat{'' if seats == 1 else 's'})",
+                                      self.level_wins.get(lv, 0.0), self.games * seats))
+        out.append(f"  win share by seat (seat 0 = the first seat at the table, not the starter; {fair}):")
         for seat, w in enumerate(self.wins):
-            out.append(f"  seat {seat}: won {w} ({100 * w / self.games:.1f}%)")
-        if sum(self.wins) > self.games:
-            out.append(f"  (shared first places count as a win for each tied seat: {sum(self.wins) - self.games} extra)")
-        out.append(f"  rounds: average {statistics.mean(self.rounds):.2f}, median {statistics.median(self.rounds):g},"
+            out.append(share_line(f"seat {seat}", w, self.games))
+        out.append(f"  rounds per game: average {statistics.mean(self.rounds):.2f}, median {statistics.median(self.rounds):g},"
                    f" min {min(self.rounds)}, max {max(self.rounds)}")
-        out.append(f"  steps per game: average {statistics.mean(self.steps):.1f}")
-        for key, value in sorted(self.stats.items()):
-            out.append(f"  {key}: {value:g}")
+        out.append(f"  steps per game (one step = one decision applied): average {statistics.mean(self.steps):.1f}")
+        if self.stats:
+            out.append(f"  counters of the game, summed over the {self.games} games:")
+            for key, value in sorted(self.stats.items(), key=lambda kv: _natural(kv[0])):
+                out.append(f"    {key}: {value:g}")
         return out
 
     def speed(self) -> str:
@@ -214,7 +240,7 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
     if len(lv) != players:
         raise ValueError(f"{len(lv)} AI levels for {players} players")
     chooser = policy(iterations)
-    summary = Summary(game.key, players, games, [0] * players, [], [], positions=[0.0] * players, levels=lv,
+    summary = Summary(game.key, players, games, [0.0] * players, [], [], positions=[0.0] * players, levels=lv,
                       iterations=iterations)
     started = time.perf_counter()
     for s in game_seeds(seed, games):
@@ -226,7 +252,7 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
         order = game.turn_order(first)
         labels = game.seat_labels(first)
         for seat in winners:
-            summary.wins[seat] += 1
+            summary.wins[seat] += credit
             summary.positions[order.index(seat)] += credit
             summary.level_wins[lv[seat]] = summary.level_wins.get(lv[seat], 0.0) + credit
         for kind, names in labels.items():

@@ -71,10 +71,40 @@ def test_ai_levels_per_seat_and_bad_levels():
     with pytest.raises(ValueError):
         parse_levels("normal,normal,normal", 2)
     summary = simulate(GAMES["gang-of-dice"], 4, 2, seed=3, levels=("normal", "random"))
-    assert any(line.startswith("  level random (1 seats)") for line in summary.lines())
+    assert any(line.startswith("  level random (1 seat): won ") for line in summary.lines())
+    assert any(line.startswith("  level normal (1 seat): won ") for line in summary.lines())
 
 
 def test_ci95_is_the_half_width_of_the_wilson_interval_in_points():
     assert ci95(50, 100) == pytest.approx(9.6, abs=0.05)
     assert ci95(4, 4) > 20, "a share of 100 % over 4 games is far from certain"
     assert ci95(1, 0) == 0.0
+
+
+def test_a_shared_first_place_is_split_in_the_seat_lines_as_in_the_position_lines(monkeypatch):
+    from engine.core import Outcome
+    from tests.simgame import PickGame
+
+    game = PickGame()
+    monkeypatch.setattr(PickGame, "outcome",  # seats 0 and 1 share every first place
+                        lambda self, state: Outcome(ranks=(1, 1, 3), scores=(2, 2, 0)) if not self.to_act(state) else None)
+    summary = simulate(game, 6, 3, seed=1)
+    assert summary.wins == [3, 3, 0] and sum(summary.positions) == pytest.approx(6)
+    lines = summary.lines()
+    assert "  seat 0: won 3 (50.0%) ±" in "\n".join(lines) and "  seat 2: won 0 (0.0%) ±" in "\n".join(lines)
+    assert not any("extra" in line for line in lines)
+
+
+def test_the_summary_explains_its_lines_to_a_reader_without_the_docs():
+    lines = simulate(GAMES["moonshine"], 2, 2, seed=3).lines()
+    text = "\n".join(lines)
+    assert lines[1].startswith("  how to read 'won N (P%) ±CI [LO-HI%]'") and "95% confidence interval" in text
+    assert "1/k" in text  # how ties count
+    assert "  win share by turn position (position 0 = the player who starts; fair 50.0%):" in lines
+    assert "  win share by speakeasy dealt (of the games in which it was dealt; fair 50.0%):" in lines
+    assert any(line.startswith("  win share by seat (seat 0 = ") for line in lines)
+    heading = lines.index("  counters of the game, summed over the 2 games:")
+    assert all(line.startswith("    ") for line in lines[heading + 1:])
+    cards = [line for line in lines if line.startswith("    card ")]
+    ids = [int(line.split()[1]) for line in cards]
+    assert ids == sorted(ids), "card counters in numeric order"
