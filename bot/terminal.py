@@ -103,6 +103,28 @@ def place_dice(before: Sequence[int], rerolled: Iterable[int], faces: Sequence[i
     return out
 
 
+def reroll_split(event: Event, before: Any) -> tuple[list[int], list[int]] | None:
+    """Gang of Dice: the kept and the rerolled faces (each sorted) of a reroll ``event``
+    (``god.roll`` with ``roll`` ≥ 2), read from the public view ``before`` it (the roller's
+    dice and the dice marked for the reroll, both public); ``None`` for any other event or when
+    ``before`` does not match (for example the first step after a resume)."""
+    params = event.params
+    if event.key != "god.roll" or int(params.get("roll", 1)) < 2 or before is None:
+        return None
+    seat = params.get("seat")
+    marks = getattr(before, "marks", None)
+    seats = getattr(before, "seats", None)
+    if getattr(before, "current", None) != seat or marks is None or seats is None or not isinstance(seat, int):
+        return None
+    kept = Counter(seats[seat].faces)
+    kept.subtract(Counter({face: n for face, n in enumerate(marks) if n}))
+    rolled = Counter(int(f) for f in params.get("faces", ()))
+    rolled.subtract(kept)
+    if any(n < 0 for n in (*kept.values(), *rolled.values())) or rolled.total() != params.get("dice"):
+        return None
+    return sorted(kept.elements()), sorted(rolled.elements())
+
+
 def card_text(card: Card) -> str:
     """Plain text of a card (the ``rules`` command)."""
     parts = [f"== {plain(card.title)} =="]
@@ -218,6 +240,7 @@ class TerminalNotifier(Notifier):
         #: called after each printed event with it and the step's events; may return a line to add
         self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
         self.public_news = True  # something public happened since the board was last printed
+        self.before: Any = None  # the public view after the step printed last (what a reroll kept)
 
     def _mine(self, table: TableView) -> bool:
         return self.table_id is None or table.id == self.table_id
@@ -236,17 +259,29 @@ class TerminalNotifier(Notifier):
             if png is not None:
                 self.images.mkdir(parents=True, exist_ok=True)
                 (self.images / f"board-{table.version:04d}.png").write_bytes(png)
+        before, self.before = self.before, table.game.view(table.state, None)
         for event in events:  # in order: a private result right after what caused it
             if event.audience is None:
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
                 self.public_news = True
+                split = reroll_split(event, before)
+                if split is not None:
+                    self.out("    " + self._reroll_text(*split))
                 extra = self.follow(event, events)
                 if extra:
                     self.out(extra)
             else:
                 for line in texts.private_log([event], table, self.t, 0):
                     self.out(f"  🔒 {plain(line)}")
+
+    def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
+        """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""
+        from bot.presenters.gang_of_dice import faces_text
+
+        if not kept:
+            return self.t("term.god.rerolled_all", n=len(rolled), new=faces_text(rolled))
+        return self.t("term.god.rerolled", kept=faces_text(kept), n=len(rolled), new=faces_text(rolled))
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         if not self._mine(table):
@@ -371,6 +406,7 @@ class TerminalGame:
         self.game = saved.game
         await service.resume()
         table = await service.table(saved.id)
+        self.notifier.before = table.game.view(table.state, None)
         self.players = len(table.seats)
         self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id, version=table.version))
         return table
@@ -479,7 +515,7 @@ class TerminalGame:
         choices = keyed(table.row.game, menu(panel))
         by_key = {c.key.lower(): c for c in choices}
         numbered = all(c.key == str(i) for i, c in enumerate(choices, start=1))
-        prompt = (t("term.prompt", n=len(choices)) if numbered
+        prompt = (t("term.prompt_one" if len(choices) == 1 else "term.prompt", n=len(choices)) if numbered
                   else t("term.prompt_keys", keys=", ".join(c.key for c in choices)))
         self._show(choices)
         while True:
@@ -488,7 +524,8 @@ class TerminalGame:
                 return None
             choice = by_key.get(raw.lower())
             if choice is None:
-                self.out(t("term.bad_choice", n=len(choices)) if numbered
+                self.out(t("term.bad_choice_one" if len(choices) == 1 else "term.bad_choice", n=len(choices))
+                         if numbered
                          else t("term.bad_key", keys=", ".join(c.key for c in choices)))
                 continue
             if choice.disabled:
@@ -589,8 +626,9 @@ class TerminalGame:
             lines.append(plain(t("god.panel.bust")))
         self.out("\n".join(lines))
         can_reroll = view.rolls_left > 0 and any(c.startswith("m") for c in legal)
-        prompt = (t("term.god.ask_bust" if bust else "term.god.ask", n=len(dice), score=mine.score) if can_reroll
-                  else t("term.god.ask_stop", score=mine.score))
+        one = "_one" if len(dice) == 1 else ""  # a single die: "type 1", not "(1-1)"
+        prompt = (t(("term.god.ask_bust" if bust else "term.god.ask") + one, n=len(dice), score=mine.score)
+                  if can_reroll else t("term.god.ask_stop", score=mine.score))
         while True:
             raw = self._read(prompt)
             if raw is None or raw.lower() in _QUIT:
@@ -601,7 +639,7 @@ class TerminalGame:
                 return ["s"]
             picks = parse_positions(raw, len(dice)) if can_reroll else None
             if picks is None:
-                self.out(t("term.god.bad", n=len(dice)) if can_reroll else t("term.god.bad_stop"))
+                self.out(t("term.god.bad" + one, n=len(dice)) if can_reroll else t("term.god.bad_stop"))
                 continue
             unmark = [f"u{f}" for f in range(6) for _ in range(view.marks[f])]
             self.rerolling = picks
@@ -630,4 +668,4 @@ class TerminalGame:
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
            "compact_card", "default_db_path", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "plain", "value_key"]
+           "plain", "reroll_split", "value_key"]

@@ -207,8 +207,39 @@ async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place
     # 15 ≥ 13 triggers the black card: stopping asks first ("n"); then die 1 is rerolled to 🕴️,
     # the third roll, which ends the turn: the dice are shown in place once more
     assert "Stop anyway? (y/n)" in s.prompts[3]
-    assert "(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣" in s.text
+    assert ("(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣ · rerolled 1 die: 🕴️\n"
+            "    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣") in s.text
     assert "Player 1 (you) stops with" in s.text
+    # the log says which dice each reroll kept and which it rolled again
+    assert "(roll 2/3): 🕴️ 1️⃣ 2️⃣ 3️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ · rerolled 3 dice: 3️⃣ 4️⃣ 5️⃣" in s.text
+
+
+FACE = {"🕴️": 0, "1️⃣": 1, "2️⃣": 2, "3️⃣": 3, "4️⃣": 4, "5️⃣": 5}
+
+
+def _faces(text: str) -> list[int]:
+    return sorted(FACE[f] for f in text.split())
+
+
+async def test_every_reroll_in_the_log_says_what_was_kept_and_what_was_rolled_again(tmp_path, god_script):
+    rolls, _ = god_script
+    rolls += [(1,), (4,)]  # my one die: the prompt says "type 1", not "(1-1)"
+    s = Script(["1", "1", "s"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 0
+    assert s.prompts[1] == "Type 1 to reroll your die, s to stop with score 1, q to quit: "
+    assert "(1-1" not in s.text
+    assert "(roll 2/3): 4️⃣\n    ↳ rerolled the only die: 4️⃣" in s.text
+    lines = s.lines
+    rerolls = [i for i, line in enumerate(lines) if re.search(r"\(roll [23]/3\): ", line)]
+    assert len(rerolls) > 1, "the AI players reroll too"
+    for i in rerolls:  # every seat's: the kept and the new dice make the whole roll
+        n = int(re.search(r"rolls (\d+) d", lines[i]).group(1))
+        whole = _faces(lines[i].split("/3): ")[1])
+        m = re.fullmatch(r"    ↳ (?:kept (.+) · )?rerolled (?:(\d+) dice|1 die|the only die|all (\d+) dice): (.+)", lines[i + 1])
+        assert m, lines[i + 1]
+        kept, new = _faces(m.group(1) or ""), _faces(m.group(4))
+        assert len(new) == n and sorted(kept + new) == whole
 
 
 def test_positions_and_placing():
