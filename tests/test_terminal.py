@@ -412,3 +412,27 @@ def test_labels_take_the_colon_of_the_language():
     card = Card(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
     assert "Pot : 4" in compact_card(card, lang="fr") and "Joueurs :\n  a" in compact_card(card, lang="fr")
     assert "Pot: 4" in compact_card(card) and "Joueurs:\n  a" in compact_card(card)
+
+
+# --- a shared victory at Shop Battle's round cap (RULINGS S6) names who shared it ---------------------
+async def test_a_tie_at_the_round_cap_says_who_shared_the_victory(tmp_path, monkeypatch):
+    import dataclasses
+
+    from tests.test_shop_battle import shop, start
+
+    g = GAMES["shop-battle"]
+
+    def setup(seed, players, options=None):  # round 10 of a 10-round cap, the human chooses last
+        st = start([[shop("A1", year=2000), shop()], [shop("B1", year=1950), shop(), shop(), shop(), shop()],
+                    [shop("C1", year=1900), shop(), shop()]], chooser=0, round_cap=10)
+        return dataclasses.replace(st, round=10, lap_opener=2)
+
+    monkeypatch.setattr(g, "setup", setup)
+    s = Script(["1"])  # year founded, higher wins: A1 (2000) takes the pot, 4 cards against 4
+    assert await game("shop-battle", 3, tmp_path, s).run() == 0
+    assert "most cards wins (a tie shares the victory)" in s.text
+    assert "🏁 Game over: a shared victory for Player 1 (you), AI 1 🤖 (normal)." in s.text
+    results = s.text[s.text.index("final standings"):]
+    assert "🥇 Player 1 (you) — 4 cards\n🥇 AI 1 🤖 (normal) — 4 cards" in results
+    assert ("🤝 Shared victory: Player 1 (you), AI 1 🤖 (normal) share first place with 4 cards each.\n"
+            "(Local game") in results
