@@ -9,7 +9,9 @@ A URL is a SQLite file path (``speakeasy.db``, ``data/bot.db``), the same as ``s
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from storage.postgres import PostgresDatabase, is_postgres_url, postgres_problem
 from storage.sqlite import Database, database_problem
@@ -35,22 +37,68 @@ def sqlite_path(url: str | Path) -> str | None:
 
 
 def url_problem(url: str | Path) -> str | None:
-    """What is malformed in a store URL (``None`` when its form is fine); does not connect.
+    """What is malformed in a store URL (``None`` when its form is fine); does not connect. The
+    message never quotes the URL's password.
 
     >>> url_problem("mysql://h/db")
     "unsupported database 'mysql': use a file path, sqlite:///path or postgresql://user:pass@host:5432/db"
     >>> url_problem("sqlite://") is None, url_problem("postgresql://u@h/db") is None
     (False, True)
+    >>> url_problem("postgresql://bot:pw@db:54x2/speakeasy")
+    'malformed PostgreSQL URL: a port must be a number from 1 to 65535 (host:5432)'
     """
     url = str(url)
     if is_postgres_url(url):
-        return None
+        return _postgres_url_problem(url)
+    if _ALMOST_URL.match(url):
+        scheme = url.split(":", 1)[0]
+        return f"malformed URL: write {scheme}:// with two slashes (postgresql://user:pass@host:5432/db, sqlite:///path)"
     if "://" in url and not url.startswith("sqlite://"):
         scheme = url.split("://", 1)[0]
         return (f"unsupported database {scheme!r}: use a file path, sqlite:///path or "
                 "postgresql://user:pass@host:5432/db")
     if not sqlite_path(url):
         return "no file name: give one such as speakeasy.db or sqlite:///speakeasy.db"
+    return None
+
+
+#: A known scheme with its colon but not the two slashes (``postgresql:/host/db``), which would
+#: otherwise be taken for a SQLite file name.
+_ALMOST_URL = re.compile(r"^(?:postgresql|postgres|sqlite):(?!//)", re.IGNORECASE)
+#: asyncpg's accepted ``sslmode`` values.
+_SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+
+def _postgres_url_problem(url: str) -> str | None:
+    """What is malformed in ``postgresql://[user[:password]@]host[:port][,host[:port]...][/db][?k=v]``
+    (``None`` when its form is fine): a ``@ / ? #`` left unencoded in the user name or password, a
+    port that is not a number from 1 to 65535, an unclosed IPv6 bracket, an unknown ``sslmode``.
+    No part of the URL is quoted (a password may be what is malformed)."""
+    rest = url.split("://", 1)[1]
+    query_at = rest.find("?")
+    at = rest.rfind("@", 0, query_at if query_at >= 0 else len(rest))
+    userinfo, hostpart = (rest[:at], rest[at + 1:]) if at >= 0 else ("", rest)
+    if re.search(r"[@/?#]", userinfo):
+        return ("malformed PostgreSQL URL: percent-encode @ / ? # in the user name or password "
+                "(@ is %40, / is %2F, ? is %3F, # is %23)")
+    hosts = re.split(r"[/?]", hostpart, maxsplit=1)[0]
+    for host in hosts.split(",") if hosts else ():
+        port: str | None = None
+        if host.startswith("["):
+            end = host.find("]")
+            if end < 0:
+                return "malformed PostgreSQL URL: an IPv6 address opened with [ is not closed with ]"
+            after = host[end + 1:]
+            if after and not after.startswith(":"):
+                return "malformed PostgreSQL URL: only :port may follow an IPv6 address in brackets"
+            port = after[1:] if after else None
+        elif ":" in host:
+            port = host.partition(":")[2]
+        if port is not None and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+            return "malformed PostgreSQL URL: a port must be a number from 1 to 65535 (host:5432)"
+    bad = [m for m in parse_qs(hostpart.partition("?")[2]).get("sslmode", []) if m not in _SSLMODES]
+    if bad:
+        return f"malformed PostgreSQL URL: sslmode must be one of {', '.join(_SSLMODES)}"
     return None
 
 

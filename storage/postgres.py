@@ -165,13 +165,16 @@ ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload
 
 async def postgres_problem(url: str, *, timeout: float = 10.0) -> str | None:
     """Why the PostgreSQL database at ``url`` cannot be used (``None`` when it can): a malformed
-    URL, a server that does not answer, a refused login, a database that does not exist.
-    Connects once and closes; runs no migration. The message never repeats the password."""
+    URL (one asyncpg cannot parse: ``ValueError``), a server that does not answer, a refused
+    login, a database that does not exist. Connects once and closes; runs no migration. The
+    message never repeats the password."""
     try:
         conn = await asyncpg.connect(url, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         return f"cannot reach the PostgreSQL server ({exc.__class__.__name__}: {_scrub(str(exc), url)})"
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+    except ValueError as exc:  # asyncpg parses the URL before it connects
+        return f"malformed PostgreSQL URL ({_scrub(str(exc), url)})"
+    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         return f"PostgreSQL refused the connection ({_scrub(str(exc), url)})"
     try:
         await conn.fetchval("SELECT 1")

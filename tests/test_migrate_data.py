@@ -106,3 +106,47 @@ async def test_open_store_opens_either_backend(db_url, tmp_path):
     db = await open_store(f"sqlite:///{tmp_path / 'u.db'}")  # the URL form of a path
     await db.close()
     assert (tmp_path / "u.db").exists()
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://bot:s3cret@db:54x2/speakeasy",  # a port that is not a number
+    "postgresql://bot:s3cret@db:70000/speakeasy",  # out of range
+    "postgresql://bot:s3cret@db:5432:1/speakeasy",
+    "postgresql://bot:s3cr@t@db/speakeasy",  # an @ in the password, not written %40
+    "postgresql://bot:s3/cret@db/speakeasy",  # a / in the password, not written %2F
+    "postgresql://bot:s3cret@[::1/speakeasy",  # an unclosed IPv6 bracket
+    "postgresql://bot:s3cret@db/speakeasy?sslmode=sometimes",
+    "postgresql://bot:s3cret@db/speakeasy?target_session_attrs=bogus",  # only asyncpg knows: its parser says so
+    "postgresql:/db/speakeasy",  # one slash: not to be taken for a SQLite file name
+])
+def test_a_malformed_postgresql_url_is_reported_as_malformed_not_as_a_refused_connection(url, tmp_path,
+                                                                                          monkeypatch):
+    from storage.factory import store_problem
+
+    monkeypatch.chdir(tmp_path)  # a URL mistaken for a path must not create anything
+    problem = store_problem(url)
+    assert problem is not None and problem.startswith(("malformed PostgreSQL URL", "malformed URL")), problem
+    assert "refused" not in problem and "reach" not in problem
+    assert "s3" not in problem and "cret" not in problem, "no part of the password"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_well_formed_postgresql_urls_pass_the_form_check():
+    from storage.factory import url_problem
+
+    for url in ("postgresql://bot:s%40cret@db:5432/speakeasy", "postgres://db", "postgresql://u@h1:5432,h2:5433/db",
+                "postgresql://bot:pw@[::1]:5432/db", "postgresql:///speakeasy?host=/run/postgresql",
+                "postgresql://bot@db/speakeasy?sslmode=require"):
+        assert url_problem(url) is None, url
+
+
+def test_a_malformed_database_url_stops_the_bot_before_discord(tmp_path, monkeypatch, capsys):
+    from bot.__main__ import run_bot
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", "a-token")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://bot:s3cret@db:54x2/speakeasy")
+    assert run_bot() == 2
+    err = capsys.readouterr().err
+    assert "Invalid setting DATABASE_URL: malformed PostgreSQL URL: a port must be a number" in err
+    assert "s3cret" not in err and "Traceback" not in err
