@@ -10,8 +10,9 @@
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
 - ``python -m bot render GAME [--players N] [--seed S] [--steps K] --out DIR``: write pictures.
 - ``python -m bot invite CLIENT_ID``: print the invite link with the needed permissions.
-- ``python -m bot migrate-data --from speakeasy.db --to postgresql://...``: move a SQLite store
-  into an empty PostgreSQL database (bot stopped).
+- ``python -m bot migrate-data --from speakeasy.db --to postgresql://... [--include-local]``: move
+  a SQLite store into an empty PostgreSQL database (bot stopped; the terminal's local games only
+  with ``--include-local``).
 """
 
 from __future__ import annotations
@@ -138,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     move = sub.add_parser("migrate-data", help="copy a SQLite store into an empty PostgreSQL database (bot stopped)")
     move.add_argument("--from", dest="source", required=True, metavar="FILE", help="the SQLite file (speakeasy.db)")
     move.add_argument("--to", dest="target", required=True, metavar="URL", help="postgresql://user:pass@host:5432/db")
+    move.add_argument("--include-local", action="store_true",
+                      help="also copy the terminal's local games (guild 0: `play` run with --db on this file)")
     sub.add_parser("run", help="start the Discord bot (the default)")
     # handled by bot/render/cli.py before parsing; listed here so that --help shows it
     sub.add_parser("render", help="draw a game's board and panels as PNG files (render --help)", add_help=False)
@@ -243,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate-data":
         from bot.migrate import migrate_data
 
-        return migrate_data(args.source, args.target)
+        return migrate_data(args.source, args.target, local_games=args.include_local)
     if args.command == "invite":
         from bot.client import invite_url
 

@@ -7,6 +7,11 @@ a later migration is copied too), parents before children (foreign keys), and wr
 PostgreSQL's ``COPY``. Identity sequences are then set past the copied ids (past SQLite's
 ``AUTOINCREMENT`` counters too: an id is never given twice). A target that already holds a row is
 refused: nothing is overwritten or merged.
+
+The terminal's local games (``python -m bot play``) live in guild ``0`` (:data:`LOCAL_GUILD`); they
+are left out unless asked (``local_games=True``): rows with ``guild_id = 0``, rows whose
+``table_id`` is a guild-0 table, and timers ``<kind>:<id>`` of a guild-0 table. A server's
+database only holds them when someone played locally with ``--db`` on the bot's own file.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from pathlib import Path
 from storage.postgres import PostgresDatabase
 from storage.sqlite import Database
 
-__all__ = ["TargetNotEmpty", "TransferError", "copy_sqlite_to_postgres"]
+__all__ = ["LOCAL_GUILD", "TargetNotEmpty", "TransferError", "copy_sqlite_to_postgres", "local_tables"]
 
 _CHUNK = 5000  # rows read and written at a time
+#: The guild id of the terminal's local games (``bot.terminal``: ``open_lobby(guild_id=0, ...)``).
+LOCAL_GUILD = 0
+_LOCAL_IDS = f"SELECT id FROM game_tables WHERE guild_id = {LOCAL_GUILD}"
 
 
 class TransferError(RuntimeError):
@@ -55,9 +63,29 @@ async def _columns(source: Database, table: str) -> list[str]:
     return [r["name"] for r in await source._all(f'PRAGMA table_info("{table}")')]
 
 
+def _without_local(table: str, columns: list[str]) -> str:
+    """The SQLite condition that leaves out the local games' rows of ``table`` (``1 = 1`` when
+    none of its rows can belong to them)."""
+    if "guild_id" in columns:
+        return f"guild_id <> {LOCAL_GUILD}"
+    if "table_id" in columns:
+        return f"table_id NOT IN ({_LOCAL_IDS})"
+    if table == "timers":  # '<kind>:<table id>'; other timers belong to no table
+        return f"substr(key, instr(key, ':') + 1) NOT IN (SELECT CAST(id AS TEXT) FROM ({_LOCAL_IDS}))"
+    return "1 = 1"
+
+
+async def local_tables(source: Database) -> int:
+    """How many game tables of ``source`` are the terminal's local games (guild 0)."""
+    row = await source._one(f"SELECT count(*) AS n FROM ({_LOCAL_IDS}) AS local_ids")
+    return int(row["n"]) if row is not None else 0
+
+
 async def copy_sqlite_to_postgres(source: Database, target: PostgresDatabase,
-                                  progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+                                  progress: Callable[[str, int], None] | None = None,
+                                  *, local_games: bool = False) -> dict[str, int]:
     """Copy every row of every table of ``source`` into ``target``; returns ``{table: rows}``.
+    The terminal's local games (guild 0, module docstring) are left out unless ``local_games``.
 
     Both stores must be open (so migrated to the same version). Raises :class:`TargetNotEmpty`
     when the target holds any row, :class:`TransferError` when a source table or column has no
@@ -89,11 +117,12 @@ async def copy_sqlite_to_postgres(source: Database, target: PostgresDatabase,
         for table in tables:
             columns = await _columns(source, table)
             names = ", ".join(f'"{c}"' for c in columns)
+            keep = "1 = 1" if local_games else _without_local(table, columns)
             total = 0
             last = 0
             while True:  # by rowid, a chunk at a time
                 rows = await source._all(f'SELECT rowid AS "__rowid", {names} FROM "{table}" WHERE rowid > ?'
-                                         f" ORDER BY rowid LIMIT {_CHUNK}", (last,))
+                                         f" AND ({keep}) ORDER BY rowid LIMIT {_CHUNK}", (last,))
                 if not rows:
                     break
                 last = rows[-1]["__rowid"]

@@ -150,3 +150,73 @@ def test_a_malformed_database_url_stops_the_bot_before_discord(tmp_path, monkeyp
     err = capsys.readouterr().err
     assert "Invalid setting DATABASE_URL: malformed PostgreSQL URL: a port must be a number" in err
     assert "s3cret" not in err and "Traceback" not in err
+
+
+async def _add_local_game(path: Path) -> int:
+    """A finished terminal game (guild 0, as `play --db` on the bot's file writes it): table,
+    seats, events, a timer, a result and a rating, and a guild-0 deck."""
+    from storage.base import RatingRow, SeatRow, TimerRow
+
+    db = await Database.open(path)
+    try:
+        tid = await db.create_table(guild_id=0, channel_id=0, game="gang-of-dice", host_user_id=1, lang="en",
+                                    options={}, now=1.0)
+        await db.replace_seats(tid, [SeatRow(0, 1, "Player 1 (you)", False), SeatRow(1, None, "AI 1", True)])
+        await db.record_events(tid, 1, [{"key": "god.round", "params": {"round": 1, "card": "sum13"}}])
+        await db.set_timer(TimerRow(f"turn:{tid}", 5.0, {}))
+        await db.record_result(tid, guild_id=0, game="gang-of-dice", outcome={"ranks": [1, 2]},
+                               seats=[(0, 1, 1, 30), (1, None, 2, 18)], now=2.0)
+        await db.save_rating(0, "gang-of-dice", RatingRow(user_id=1, mu=27.0, sigma=7.0, played=1, won=1))
+        await db.save_deck(0, "shop-battle", "local", {"cards": []}, 1, 0.0)
+        return tid
+    finally:
+        await db.close()
+
+
+async def test_migrate_data_leaves_the_terminals_local_games_out_unless_asked(tmp_path):
+    path = tmp_path / "old.db"
+    shutil.copy(DATA / "legacy_v1.db", path)
+    local = await _add_local_game(path)
+    url = await fresh_postgres_url()
+    lines: list[str] = []
+    assert await copy_store(str(path), url, out=lines.append) == 0
+    assert "Left out 1 local terminal game table(s) (guild 0" in "\n".join(lines) and "--include-local" in lines[-2]
+    src, dst = await open_store(path), await open_store(url)
+    try:
+        left_out = {"game_tables": 1, "seats": 2, "events": 1, "timers": 1, "results": 1, "result_seats": 2,
+                    "ratings": 1, "decks": 1}
+        for table in TABLES:  # every row but the local game's
+            theirs, ours = await _rows(src, table), await _rows(dst, table)
+            assert set(ours) <= set(theirs) and len(theirs) - len(ours) == left_out.get(table, 0), table
+        for guild_table in ("game_tables", "results", "ratings", "decks"):
+            assert not await dst._all(f"SELECT * FROM {guild_table} WHERE guild_id = 0"), guild_table
+        for child in ("seats", "events", "result_seats"):
+            assert not await dst._all(f"SELECT * FROM {child} WHERE table_id = {local}"), child
+        assert await dst.timer(f"turn:{local}") is None
+        assert {r.key for r in await dst.timers()} == {r.key for r in await src.timers()} - {f"turn:{local}"}
+        assert len(await dst.tables_with_status("running")) == 6  # the server's tables are all there
+        new = await dst.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+        assert new > local, "an id left out is never given again"
+    finally:
+        await src.close()
+        await dst.close()
+    everything = await fresh_postgres_url()
+    lines.clear()
+    assert await copy_store(str(path), everything, out=lines.append, local_games=True) == 0
+    assert not any("Left out" in line for line in lines)
+    src, dst = await open_store(path), await open_store(everything)
+    try:
+        for table in TABLES:
+            assert await _rows(dst, table) == await _rows(src, table), table
+    finally:
+        await src.close()
+        await dst.close()
+
+
+def test_migrate_data_command_line_takes_include_local():
+    from bot.__main__ import build_parser
+
+    args = build_parser().parse_args(["migrate-data", "--from", "a.db", "--to", "postgresql://h/db"])
+    assert args.include_local is False
+    args = build_parser().parse_args(["migrate-data", "--from", "a.db", "--to", "postgresql://h/db", "--include-local"])
+    assert args.include_local is True
