@@ -285,5 +285,19 @@ def run_bot() -> int:
     return run(settings, settings.discord_token.get_secret_value())
 
 
+def _main_piped() -> int:
+    """:func:`main`, quiet when the reader of standard output goes away (``simulate ... | head``):
+    no ``BrokenPipeError`` traceback, exit status 1 (the recipe of Python's ``signal`` docs)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main_piped())

@@ -187,6 +187,29 @@ def test_render_tool_writes_the_board_and_every_panel(tmp_path, capsys):
     for name in files:
         check_png((tmp_path / name).read_bytes())
     assert render_cli(["shop-battle", "--players", "9", "--out", str(tmp_path)]) == 2
+    capsys.readouterr()
+    assert render_cli(["shop-battle", "--option", "round_cap=7", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err  # one line, as play and simulate say it, no pydantic page
+    assert err == "bad --option round_cap: Input should be greater than or equal to 10\n"
+
+
+def test_the_render_tool_names_every_seat_of_a_six_player_table():
+    from bot.render.cli import NAMES
+    from engine.registry import GAMES
+
+    assert len(set(NAMES)) >= max(g.max_players for g in GAMES.values())
+
+
+def test_picture_labels_say_1_card_not_1_cards():
+    from bot.i18n import Translator
+    from bot.render.style import label
+
+    en, fr = Translator("en"), Translator("fr")
+    assert label(en, "pot", n=1) == "Pot: 1 card" and label(en, "pot", n=2) == "Pot: 2 cards"
+    assert label(en, "pile", n=1) == "1 card" and label(en, "tiles", n=1) == "1 tile"
+    assert label(en, "stock", n=1) == "Your stock: 1 die" and label(en, "table", n=0) == "On the table: 0 dice"
+    assert label(fr, "pot", n=0) == "Pot : 0 carte" and label(fr, "pile", n=3) == "3 cartes"  # French: 0 is singular
+    assert label(fr, "table", n=1) == "Sur la table : 1 dé"
 
 
 async def test_play_images_writes_the_board_after_each_step(tmp_path):

@@ -108,3 +108,14 @@ def test_the_summary_explains_its_lines_to_a_reader_without_the_docs():
     cards = [line for line in lines if line.startswith("    card ")]
     ids = [int(line.split()[1]) for line in cards]
     assert ids == sorted(ids), "card counters in numeric order"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    root = __import__("pathlib").Path(__file__).parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "simulate", "gang-of-dice", "--games", "2"], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `| head -1` does once it has its line: here before the first one
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -14,11 +14,13 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from bot.render import render_board, render_panel
 from engine.registry import GAMES
 
 #: Seat names used by the tool (accents on purpose: they must render).
-NAMES = ("Alice", "Bérénice", "Chloé", "Dédé", "Élodie")
+NAMES = ("Alice", "Bérénice", "Chloé", "Dédé", "Élodie", "François")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
             options[key] = value
     try:
         state = game.setup(args.seed, players, options)
-    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+    except ValidationError as exc:  # one line, as `play` and `simulate` say it
+        err = exc.errors()[0]
+        print(f"bad --option {'.'.join(str(p) for p in err['loc']) or 'option'}: {err['msg']}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"bad --option: {exc}", file=sys.stderr)
         return 2
     played = 0

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from PIL import ImageFont
 
-from bot.i18n import Translator
+from bot.i18n import Translator, plural_category
 
 #: Width of every picture in px.
 WIDTH = 800
@@ -84,11 +84,11 @@ _LABELS: dict[str, dict[str, str]] = {
     "en": {
         "legend": "Legend",
         "round": "Round {round}/{rounds}",
-        "stock": "Your stock: {n} dice",
-        "table": "On the table: {n} dice",
+        "stock": "Your stock: {n} dice", "stock_one": "Your stock: {n} die",
+        "table": "On the table: {n} dice", "table_one": "On the table: {n} die",
         "carried": "carried over {n} · bonus {b}",
         "best": "Best: {name} {score}",
-        "committed": "{n} dice",
+        "committed": "{n} dice", "committed_one": "{n} die",
         "score": "score {n}",
         "rolls_left": "rolls left: {n}",
         "marked": "marked for reroll",
@@ -104,7 +104,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "trick": "Trick on the table",
         "led": "led",
         "tricks": "tricks {n}",
-        "tiles": "{n} tiles",
+        "tiles": "{n} tiles", "tiles_one": "{n} tile",
         "points": "{n} pts",
         "target": "first to {n}",
         "hand": "Your hand",
@@ -116,9 +116,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "play_framed": "Play one of the framed tiles (follow suit if you can).",
         "widow": "widow",
         "last_trick": "Last trick",
-        "pile": "{n} cards",
+        "pile": "{n} cards", "pile_one": "{n} card",
         "out": "out",
-        "pot": "Pot: {n} cards",
+        "pot": "Pot: {n} cards", "pot_one": "Pot: {n} card",
         "your_card": "Your top card",
         "chooser": "chooses",
         "announce": "{char}: {dir}",
@@ -149,11 +149,11 @@ _LABELS: dict[str, dict[str, str]] = {
     "fr": {
         "legend": "Légende",
         "round": "Manche {round}/{rounds}",
-        "stock": "Votre réserve : {n} dés",
-        "table": "Sur la table : {n} dés",
+        "stock": "Votre réserve : {n} dés", "stock_one": "Votre réserve : {n} dé",
+        "table": "Sur la table : {n} dés", "table_one": "Sur la table : {n} dé",
         "carried": "reportés {n} · bonus {b}",
         "best": "Meilleur : {name} {score}",
-        "committed": "{n} dés",
+        "committed": "{n} dés", "committed_one": "{n} dé",
         "score": "score {n}",
         "rolls_left": "lancers restants : {n}",
         "marked": "marqués pour relancer",
@@ -169,7 +169,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "trick": "Pli sur la table",
         "led": "entame",
         "tricks": "plis {n}",
-        "tiles": "{n} dominos",
+        "tiles": "{n} dominos", "tiles_one": "{n} domino",
         "points": "{n} pts",
         "target": "premier à {n}",
         "hand": "Votre main",
@@ -181,9 +181,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "play_framed": "Jouez une des tuiles encadrées (fournissez si vous le pouvez).",
         "widow": "talon",
         "last_trick": "Dernier pli",
-        "pile": "{n} cartes",
+        "pile": "{n} cartes", "pile_one": "{n} carte",
         "out": "éliminé",
-        "pot": "Pot : {n} cartes",
+        "pot": "Pot : {n} cartes", "pot_one": "Pot : {n} carte",
         "your_card": "Votre carte du dessus",
         "chooser": "choisit",
         "announce": "{char} : {dir}",
@@ -215,8 +215,12 @@ _LABELS: dict[str, dict[str, str]] = {
 
 
 def label(t: Translator, key: str, /, **params: object) -> str:
-    """A picture-only label in ``t``'s language (English when missing)."""
+    """A picture-only label in ``t``'s language (English when missing); with a count ``n`` whose
+    plural category is ``one`` (English 1, French 0 and 1), its ``<key>_one`` form when there is
+    one ("1 card", not "1 cards")."""
     lang = t.lang if t.lang in _LABELS else "en"
+    if "n" in params and plural_category(lang, params["n"]) == "one" and f"{key}_one" in _LABELS[lang]:
+        key = f"{key}_one"
     template = _LABELS[lang].get(key) or _LABELS["en"].get(key) or key
     try:
         return template.format(**params)
