@@ -371,6 +371,9 @@ class TerminalGame:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
         path = self.db_path or default_db_path()
+        if self.resume and not path.exists():  # nothing to resume: create no file (a mistyped --db)
+            self.out(self.t("term.nothing_saved"))
+            return 2
         path.parent.mkdir(parents=True, exist_ok=True)
         db = await open_store(path)  # the terminal keeps its own SQLite file
         seed = self.seed

@@ -287,6 +287,7 @@ async def test_resume_with_nothing_saved(tmp_path):
     tg = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0, resume=True)
     assert await tg.run() == 2
     assert "No unfinished terminal game to resume" in s.text and not s.prompts
+    assert not (tmp_path / "t.db").exists(), "a mistyped --db creates no file"
 
 
 async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
