@@ -12,7 +12,10 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   dice) is never a menu entry but a typed number, and number-valued choices (Three-Player Moon
   bids, trump suits) are typed as their own value, so a typed number always means what it says.
 - Gang of Dice rerolls take one answer (``1 3 5``), the dice stay in place from roll to roll and
-  the rerolled ones are marked; committing every die of the stock asks for a confirmation.
+  the rerolled ones are marked; committing every die of the stock asks for a confirmation. After
+  every seat's reroll the log says which dice it kept and which it rolled again
+  (:func:`reroll_split`, from the public view); a single die is asked as "type 1", not "(1-1)".
+- The final standings name the players who share a victory (a tie for first place).
 - A choice with only one legal action is applied with a line instead of a prompt.
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
