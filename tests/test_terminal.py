@@ -425,8 +425,8 @@ async def test_a_tie_at_the_round_cap_says_who_shared_the_victory(tmp_path, monk
 
     def setup(seed, players, options=None):  # round 10 of a 10-round cap, the human chooses last
         st = start([[shop("A1", year=2000), shop()], [shop("B1", year=1950), shop(), shop(), shop(), shop()],
-                    [shop("C1", year=1900), shop(), shop()]], chooser=0, round_cap=10)
-        return dataclasses.replace(st, round=10, lap_opener=2)
+                    [shop("C1", year=1900), shop(), shop()]], chooser=0, round_cap=10, rules=3)
+        return dataclasses.replace(st, round=10, lap_opener=2)  # rules 3: the cap ends the lap (S6)
 
     monkeypatch.setattr(g, "setup", setup)
     s = Script(["1"])  # year founded, higher wins: A1 (2000) takes the pot, 4 cards against 4
