@@ -11,6 +11,7 @@ import pytest
 
 from engine.core import IllegalAction
 from engine.shop_battle import (
+    LATE_CHOOSERS_FROM,
     MAX_ROUNDS,
     Choose,
     Deck,
@@ -20,6 +21,7 @@ from engine.shop_battle import (
     deal,
     default_deck,
     give_leftovers,
+    late_choosers,
     shuffled_deal,
 )
 
@@ -92,11 +94,30 @@ def test_deal_is_even_and_the_remainder_starts_the_pot_under_rules_2():
         assert sorted(piles3[s][-1] for s in extra) == sorted(pot2)
 
 
-def test_rules_3_setup_gives_the_leftovers_one_each_and_starts_with_an_empty_pot():
+def test_rules_4_deal_gives_the_leftovers_to_the_last_choosers_at_5_and_6_players():
+    total = len(default_deck().cards)  # 47: 1 to 5 cards left over at 2 to 6 players
+    for n in range(2, 7):
+        piles2, pot2, chooser = shuffled_deal(5, total, n, rules=2)
+        piles4, pot4, chooser4 = shuffled_deal(5, total, n, rules=4)
+        assert chooser4 == chooser and pot4 == ()
+        if n < LATE_CHOOSERS_FROM:  # 2-4 players: at random, exactly as rules 3
+            assert (piles4, pot4) == shuffled_deal(5, total, n, rules=3)[:2]
+            continue
+        # the last chooser of the first lap (counter-clockwise: the seat after the chooser) first
+        seats = late_choosers(chooser, n, len(pot2))
+        assert seats == [(chooser + k) % n for k in range(1, len(pot2) + 1)]
+        assert piles4 == give_leftovers(piles2, pot2, seats)
+        order = G.turn_order(G.start_from(5, piles4, (), chooser))
+        assert [len(piles4[order[k]]) for k in range(n)][-len(pot2):] == [total // n + 1] * len(pot2)
+    with pytest.raises(ValueError):
+        late_choosers(0, 3, 3)
+
+
+def test_rules_4_setup_gives_the_leftovers_one_each_and_starts_with_an_empty_pot():
     total = len(default_deck().cards)
     for n in range(2, 7):
         st = G.setup(5, n)
-        assert st.rules == 3 and st.face_down == ()
+        assert st.rules == 4 and st.face_down == ()
         # the chooser may already have revealed Collectors into the pot (S2), so count plays back
         back = sorted(len(p) + len(st.plays[s]) for s, p in enumerate(st.piles))
         assert back == [total // n] * (n - total % n) + [total // n + 1] * (total % n)
@@ -287,14 +308,14 @@ def test_s6_lap_ends_at_the_next_player_still_in_when_its_opener_is_out():
     p0 = [shop("A1", year=1900)]
     p1 = [shop("B1", year=2000), shop(), shop(), shop()]
     p2 = [shop("C1", year=1950), shop(), shop(), shop()]
-    st = start([p0, p1, p2], chooser=1, round_cap=10)
+    st = start([p0, p1, p2], chooser=1, round_cap=10, rules=3)
     st = dataclasses.replace(st, round=10, lap_opener=0)
     step = act(st, "c.year.hi")
     # the choice would go to seat 2, the next one still in after seat 0: the lap is over
     assert step.state.out[0] == 10 and step.state.phase == "over" and "sb.ev.cap" in keys(step)
     # while the opener is still in, a round that does not close the lap goes on past the cap
     st = start([[shop(year=1900), shop(), shop()], [shop(year=2000), shop(), shop()],
-                [shop(year=1950), shop(), shop()]], chooser=1, round_cap=10)
+                [shop(year=1950), shop(), shop()]], chooser=1, round_cap=10, rules=3)
     st = dataclasses.replace(st, round=10, lap_opener=2)
     nxt = act(st, "c.year.hi").state
     assert nxt.phase == "choose" and nxt.round == 11 and nxt.chooser == 0 and nxt.lap_opener == 2
@@ -310,12 +331,59 @@ def test_s6_a_new_lap_starts_when_the_choice_comes_back():
     assert st.chooser == 3 and st.lap_opener == 0
 
 
+def _reverse_in_round_2(rules: int):
+    """3 players, cap 10, lap opened by seat 0 (0, 2, 1); seat 1's second card is a ``reverse``,
+    revealed in round 2 (chosen by seat 2): the choice goes back to seat 0 before seat 1 chose."""
+    years = iter(range(1100, 2100, 7))
+    piles = [[shop(year=next(years)) for _ in range(20)] for _ in range(3)]
+    piles[1].insert(1, coll("Detour", "reverse"))
+    return start(piles, chooser=0, rules=rules, round_cap=10)
+
+
+def test_s6_rules_4_the_cap_waits_until_everybody_still_in_has_chosen_equally_often():
+    # rules 3: the choice came back to the lap's opener, so the lap was over: seat 1 chose once less
+    final, chose = _play_counting_choosers(_reverse_in_round_2(rules=3))
+    assert final.round == 11 and chose == [4, 3, 4]
+    assert "chosen" not in G.dump_state(final)  # the stored form of rules 1-3 is unchanged
+    # rules 4: one more round, chosen by seat 1 (seat 0, next in the rotation, is passed over)
+    final, chose = _play_counting_choosers(_reverse_in_round_2(rules=4))
+    assert final.round == 12 and chose == [4, 4, 4] and final.chosen == (4, 4, 4)
+    assert final.last is not None and final.last.chooser == 1 and final.phase == "over"
+    assert G.dump_state(final)["chosen"] == [4, 4, 4]
+    back = G.load_state(json.loads(json.dumps(G.dump_state(final))))
+    assert back == final
+
+
+def test_s6_rules_4_ends_at_the_cap_when_the_counts_are_already_equal():
+    # rules 4 need no lap: the cap round ends the game as soon as the counts are equal
+    st = _laps_table(rules=4, cap=10)
+    assert st.chosen == ()
+    final, chose = _play_counting_choosers(st)
+    assert final.round == 12 and chose == [3, 3, 3, 3] and final.chosen == (3, 3, 3, 3)
+
+
+def test_s6_rules_4_past_the_cap_the_chooser_behind_chooses_again_and_skips_are_dropped():
+    p0 = [shop("A1", year=2000), shop("A2", year=2001), shop(), shop()]
+    p1 = [coll("Closed", "skip"), shop(year=1900), shop(), shop()]
+    p2 = [shop(year=1950), shop(), shop(), shop()]
+    st = start([p0, p1, p2], chooser=0, round_cap=10)
+    st = dataclasses.replace(st, round=10, chosen=(2, 4, 4))
+    step = act(st, "c.year.hi")
+    nxt = step.state
+    # seat 0 has chosen 3 times, the others 4: seat 0 again (it comes last in the rotation,
+    # after seats 2 and 1, who are not behind); the skip revealed by seat 1 is dropped
+    assert nxt.phase == "choose" and nxt.round == 11 and nxt.chooser == 0 and nxt.skips == 0
+    assert nxt.chosen == (3, 4, 4) and "sb.ev.skipped" not in keys(step) and "sb.ev.cap" not in keys(step)
+    step = act(nxt, "c.year.hi")
+    assert step.state.phase == "over" and step.state.chosen == (4, 4, 4) and "sb.ev.cap" in keys(step)
+
+
 def test_s1_letters_follow_the_rules_version_of_the_table():
     # Dragonʼs Den: 10 letters (ʼ is a modifier letter, not a letter); rules 1 counted 11
     p0 = [shop("Dragonʼs Den"), shop(), shop(), shop()]
     p1 = [shop("Eleven Cards"), shop(), shop(), shop()]  # 11 letters under both rules
     new = start([p0, p1], chooser=0)
-    assert new.rules == 3 and G.view(new, 0).top.letters == 10
+    assert new.rules == 4 and G.view(new, 0).top.letters == 10
     step = act(new, "c.letters.hi")
     ann = next(e for e in step.events if e.key == "sb.ev.announce")
     assert ann.params["value"] == 10 and G.view(step.state, None).last.winner == 1

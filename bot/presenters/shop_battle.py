@@ -177,9 +177,9 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
     def _title(self, view: ShopBattleView, t: Translator) -> str:
-        """The board title: ``round 7/30`` up to the round cap; past it (rules 2 play the lap of
-        the cap round out, RULINGS S6, ``docs/rules/shop-battle.md``) ``round 31 · last lap
-        (cap: 30 rounds)``, and ``last lap played`` once the game is over."""
+        """The board title: ``round 7/30`` up to the round cap; past it (rules 2-3 play the lap of
+        the cap round out, rules 4 the rounds until everybody still in has chosen equally often,
+        RULINGS S6, ``docs/rules/shop-battle.md``) ``round 31 · last lap (cap: 30 rounds)``, and ``last lap played`` once the game is over."""
         cap = view.round_cap
         game = self.title(t)
         if cap is None:

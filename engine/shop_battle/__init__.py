@@ -19,12 +19,22 @@ from engine.shop_battle.cards import (
 )
 from engine.shop_battle.deck import MAX_DECK_BYTES, Deck, DeckError, DeckIssue, deck_issues, default_deck, parse_deck
 from engine.shop_battle.round import MAX_ROUNDS
-from engine.shop_battle.rules import ROUND_CAPS, ShopBattle, ShopBattleOptions, deal, give_leftovers, shuffled_deal
+from engine.shop_battle.rules import (
+    LATE_CHOOSERS_FROM,
+    ROUND_CAPS,
+    ShopBattle,
+    ShopBattleOptions,
+    deal,
+    give_leftovers,
+    late_choosers,
+    shuffled_deal,
+)
 from engine.shop_battle.state import ShopBattleState
 from engine.shop_battle.view import ShopBattleSeatView, ShopBattleView
 
 __all__ = [
     "CHARACTERISTICS",
+    "LATE_CHOOSERS_FROM",
     "MAX_DECK_BYTES",
     "MAX_ROUNDS",
     "POWER_KINDS",
@@ -48,6 +58,7 @@ __all__ = [
     "count_letters",
     "deal",
     "give_leftovers",
+    "late_choosers",
     "deck_issues",
     "default_deck",
     "parse_deck",

@@ -37,7 +37,7 @@ _PUBLIC: tuple[tuple[int, ...], frozenset[int]] = ((), frozenset())
 _next_state = replacer(
     ShopBattleState, "version", "piles", "pot", "face_down", "out", "round", "chooser", "direction", "skips",
     "phase", "announce_char", "announce_hi", "level", "contenders", "queue", "plays", "current", "tiebreakers",
-    "pending", "public", "known", "last", "lap_opener")
+    "pending", "public", "known", "last", "lap_opener", "chosen")
 #: ``LastRound(...)`` with every field given in order (the copied instance is never read).
 _new_last = replacer(LastRound, "round", "chooser", "char", "hi", "plays", "winner", "batailles", "pot", "tiebreak")
 
@@ -48,7 +48,7 @@ class RoundWork:
     ``public_dirty`` / ``known_dirty`` record whether a card became public or privately known
     during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
 
-    __slots__ = ("cards", "char", "chooser", "contenders", "current", "direction", "events", "face_down", "hi",
+    __slots__ = ("cards", "char", "chooser", "chosen", "contenders", "current", "direction", "events", "face_down", "hi",
                  "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "orders", "out", "pending",
                  "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "skips", "st", "table",
                  "tiebreakers", "vals")
@@ -83,6 +83,7 @@ class RoundWork:
         self.public_dirty = self.known_dirty = False
         self.last = st.last
         self.lap_opener = st.lap_opener
+        self.chosen = st.chosen
         self.events: list[Event] = []
         self.orders = _orders(self.n, self.direction)
         self.vals = self.table.values[self.char] if self.char is not None else ()
@@ -135,7 +136,7 @@ class RoundWork:
             tuple(sorted(self.face_down)) if self.face_down else (), tuple(self.out), self.round, self.chooser,
             self.direction, self.skips, self.phase, self.char, self.hi, self.level, tuple(self.contenders),
             tuple(self.queue), tuple(map(tuple, self.plays)), tuple(self.current), tuple(self.tiebreakers),
-            self.pending, public, known, self.last, self.lap_opener)
+            self.pending, public, known, self.last, self.lap_opener, self.chosen)
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
@@ -273,6 +274,10 @@ class RoundWork:
         self.char, self.hi = char, hi
         self.vals = self.table.values[char]
         cid = self.reveal(self.chooser)
+        if self.st.rules >= 4:  # S6: count the choices, for the end at the cap
+            counts = list(self.chosen) if self.chosen else [0] * self.n
+            counts[self.chooser] += 1
+            self.chosen = tuple(counts)
         self.current[self.chooser] = cid
         self.events.append(event("sb.ev.announce", {"chooser": self.chooser, "card": self.cards[cid].name, "char": char,
                                                     "value": self.value(cid), "dir": "hi" if hi else "lo"}))
@@ -341,11 +346,26 @@ class RoundWork:
         after = self.rotation(opener, include_start=False)
         return bool(after) and nxt == after[0]
 
+    def catch_up(self, alive: list[int]) -> int | None:
+        """S6 (rules 4), past the round cap: the next chooser is the first seat still in, in
+        rotation order after this round's chooser (this chooser last), that has made fewer
+        announcements than the seat that made the most; ``None`` when every seat still in has
+        chosen equally often (the game ends)."""
+        counts = self.chosen or (0,) * self.n
+        most = max(counts[s] for s in alive)
+        for s in (*self.rotation(self.chooser, include_start=False), self.chooser):
+            if self.out[s] is None and counts[s] < most and self.piles[s]:
+                return s
+        return None
+
     def end_round(self, winner: int | None, tiebreak: bool = False) -> None:
         """Give the pot (S4) or carry it (S5), eliminate (S6), start the next round or end.
 
-        The round cap (S6): rules 1 end right after round ``round_cap``; rules 2 end at the end
-        of the first full lap of choosers that finishes at or after round ``round_cap``."""
+        The round cap (S6): rules 1 end right after round ``round_cap``; rules 2-3 end at the end
+        of the first full lap of choosers that finishes at or after round ``round_cap``; rules 4
+        end after the first round at or after ``round_cap`` at which every seat still in has
+        chosen equally often, the rounds past the cap going only to the seats behind
+        (:meth:`catch_up`; pending skips are dropped there)."""
         size = len(self.pot)
         events = self.events
         if winner is not None:
@@ -372,7 +392,11 @@ class RoundWork:
                 nxt = self.rotation(nxt, include_start=False)[0]
         cap = self.st.round_cap
         capped = cap is not None and self.round >= cap
-        if capped and self.st.rules >= 2 and nxt is not None and not self.lap_done(nxt):
+        if capped and self.st.rules >= 4 and nxt is not None:
+            behind = self.catch_up(alive)
+            if behind is not None:
+                capped, nxt, skipped = False, behind, []
+        elif capped and self.st.rules >= 2 and nxt is not None and not self.lap_done(nxt):
             capped = False
         if nxt is None or capped or self.round >= self.max_rounds:
             self.phase = "over"

@@ -53,7 +53,8 @@ Interpretations where the rules are silent:
   counter-clockwise by default); a bataille reveals in the same order among the tied players.
   The pot is kept in the order cards reached it; that is the "reveal order" of S4.
 - S3 remainder: rules 1-2: the cards left over after an even deal start the first round's pot
-  face down; rules 3: they go one each to the bottom of randomly drawn players' piles.
+  face down; rules 3: they go one each to the bottom of randomly drawn players' piles; rules 4:
+  the same at 2-4 players, and at 5-6 players one each to the last choosers of the first lap.
 - The first chooser is drawn at random from the seed (:func:`shuffled_deal`).
 - A chooser whose pile runs out (only Collectors left) passes the choice to the next active
   player with cards; the rotation then continues from the player who actually chose. If nobody
@@ -63,16 +64,28 @@ Interpretations where the rules are silent:
 - Elimination is checked at the end of each round only (a player who reveals their last card
   can still win the round).
 - End (S6): when at most one player still has cards, or at the round cap (table option
-  ``round_cap``, 10..200, default 30; "none" = no cap). A safety limit of :data:`MAX_ROUNDS`
+  ``round_cap``, 10..200, default 30; "none" = no cap; rules 4: once every player still in has
+  chosen equally often, see below). A safety limit of :data:`MAX_ROUNDS`
   rounds ends endless games like a cap. Ranking: most cards held; players with no card rank by
   how long they lasted (later elimination is better); equal keys share the place. Score = cards
   held.
 - Hidden information: piles are face down, only their sizes are public. Every card ever revealed
   face up is public; the AI (:mod:`engine.shop_battle.ai`) uses exactly what its seat knows.
 
-Rules versions (:attr:`ShopBattle.rules_version` = 3; a table keeps the version it was set up
+Rules versions (:attr:`ShopBattle.rules_version` = 4; a table keeps the version it was set up
 with):
 
+- **4** (turn-position fairness, ``docs/balance.md``). *The cap (S6):* the lap of rules 2-3
+  (the choice back to the seat that opened it) does not give every player the same number of
+  choices once a ``reverse`` or ``skip`` power or a pass has moved the rotation (at 3 players 9
+  games in 10 ended with unequal counts, and the player who had chosen more usually won). Rules
+  4 count the announcements (``state.chosen``): the game ends after the first round at or after
+  ``round_cap`` at which every seat still in has chosen equally often; until then, past the cap,
+  the choice goes to the next seat still in (in the current direction, this round's chooser
+  last) that has chosen fewer times than the most (pending skips are dropped). *Leftover cards
+  (S3):* at 5 and 6 players they go one each to the bottom of the piles of the last choosers of
+  the first lap, the last chooser first (:func:`late_choosers`), who lose a card in every round
+  before their first choice; at 2-4 players at random, as in rules 3.
 - **3** (turn-position fairness, ``docs/balance.md``): the cards left over after the even deal
   (S3) no longer start the first round's pot, which the first chooser nearly always won (a
   chooser wins about 95% of the rounds they choose): they go one each, face down, to the bottom
@@ -137,10 +150,15 @@ from engine.shop_battle.round import MAX_ROUNDS, RoundWork
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
-__all__ = ["MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal", "give_leftovers", "shuffled_deal"]
+__all__ = ["LATE_CHOOSERS_FROM", "MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal",
+           "give_leftovers", "late_choosers", "shuffled_deal"]
 
 #: Round-cap values offered in the lobby (``None`` = no cap).
 ROUND_CAPS = (None, 10, 20, 30, 50)
+
+#: Rules 4: from this many players on, the deal's leftover cards go to the last choosers of the
+#: first lap (:func:`late_choosers`) instead of players drawn at random (``docs/balance.md``).
+LATE_CHOOSERS_FROM = 5
 
 _ONE = tuple(frozenset({s}) for s in range(6))
 _NOBODY: frozenset[int] = frozenset()
@@ -205,16 +223,36 @@ def shuffled_deal(seed: int, cards: int, players: int,
 
     Rules 1-2 (S3 as first read): the leftover cards are the first round's pot. Rules 3: they
     go, one each, to the bottom of the piles of players drawn at random (distinct players, drawn
-    after the first chooser), and the first pot is empty: see :func:`give_leftovers`."""
+    after the first chooser), and the first pot is empty: see :func:`give_leftovers`. Rules 4:
+    the same at 2 to 4 players; at 5 and 6 players they go to the last choosers of the first lap
+    instead (:func:`late_choosers`)."""
     rng = random.Random(f"{seed}:deal")  # a seeded instance only, never the global generator
     order = list(range(cards))
     rng.shuffle(order)
     piles, pot = deal(order, players)
     chooser = rng.randrange(players)
-    if rules >= 3 and pot:
+    if rules >= 4 and pot and players >= LATE_CHOOSERS_FROM:
+        piles = give_leftovers(piles, pot, late_choosers(chooser, players, len(pot)))
+        pot = ()
+    elif rules >= 3 and pot:
         piles = give_leftovers(piles, pot, rng.sample(range(players), len(pot)))
         pot = ()
     return piles, pot, chooser
+
+
+def late_choosers(chooser: int, players: int, count: int) -> list[int]:
+    """Rules 4 (``docs/rules/shop-battle.md``, Setup): the ``count`` (fewer than ``players``)
+    seats that choose last in the first lap when ``chooser`` opens it, the last chooser first
+    (the rotation is counter-clockwise, S4: the last chooser is ``chooser + 1``).
+
+    >>> late_choosers(0, 6, 5)
+    [1, 2, 3, 4, 5]
+    >>> late_choosers(4, 6, 2)
+    [5, 0]
+    """
+    if not 0 <= count < players:
+        raise ValueError("count must be 0 to players - 1")
+    return [(chooser + k) % players for k in range(1, count + 1)]
 
 
 def give_leftovers(piles: Sequence[Sequence[int]], pot: Sequence[int],
@@ -235,7 +273,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     max_players = 6
     state_model = ShopBattleState
     options_model = ShopBattleOptions
-    rules_version: ClassVar[int] = 3
+    rules_version: ClassVar[int] = 4
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
@@ -448,8 +486,11 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     def dump_state(self, state: ShopBattleState) -> dict[str, Any]:
         """JSON dict of the whole state; a rules-1 state leaves out ``lap_opener`` (a rules-2
-        field), so tables set up before version 2 keep their stored form."""
+        field) and a state of rules 1-3 ``chosen`` (a rules-4 field), so tables set up before
+        those versions keep their stored form."""
         data = super().dump_state(state)
+        if state.rules < 4:
+            data.pop("chosen", None)
         if state.rules < 2:
             data.pop("lap_opener", None)
         return data

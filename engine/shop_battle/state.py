@@ -65,6 +65,8 @@ class ShopBattleState(State):
     card). ``public`` holds every card id ever revealed face up; ``known[seat]`` what that seat
     saw privately on top (own top cards, peeks, scouts). ``lap_opener`` (rules 2, S6) is the
     seat that opened the current lap of choosers; it is not stored for rules-1 tables.
+    ``chosen`` (rules 4, S6) counts the announcements each seat has made (``()`` = none yet);
+    it is not stored for tables of rules 1-3.
     """
 
     deck_id: str = "default"
@@ -94,6 +96,7 @@ class ShopBattleState(State):
     last: LastRound | None = None
     opening: tuple[OpeningEvent, ...] = ()  # events of the setup step (private ones included)
     lap_opener: int = 0
+    chosen: tuple[int, ...] = ()
 
 
 def knowledge(state: ShopBattleState, seat: int | None) -> frozenset[int]:
