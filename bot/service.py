@@ -61,6 +61,7 @@ from pydantic import ValidationError
 
 from bot.ai_pool import LEVELS, AiPool
 from bot.driver import Driver
+from bot.foreground import Foreground
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
@@ -189,7 +190,10 @@ class TableService:
         self.leaderboard_min_games = leaderboard_min_games
         self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
                                    reminder_fraction=reminder_fraction, shards=self.shards)
-        self.driver = Driver(self, ai_delay=ai_delay, pool=ai_pool)
+        #: member interactions being answered (the cogs mark them): AI moves and the UI's
+        #: background work (board edits) wait for them, see :mod:`bot.foreground`
+        self.foreground = Foreground()
+        self.driver = Driver(self, ai_delay=ai_delay, pool=ai_pool, foreground=self.foreground)
         self.lobby_timeout = lobby_timeout
         self.scheduler.timers.handle(LOBBY, self._lobby_due)
         self._locks: dict[int, asyncio.Lock] = {}

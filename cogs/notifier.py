@@ -154,6 +154,7 @@ class DiscordNotifier(Notifier):
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
+            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
             self._dirty.discard(table_id)
             try:
                 await self.draw_board(await self.bot.service.table(table_id))
@@ -319,10 +320,13 @@ class DiscordNotifier(Notifier):
         ai = {s.seat for s in table.seats if s.autoplay}
         return seat in ai and any(s in ai and s != seat for s in table.waiting_for())
 
-    async def _ping_turn(self, table: TableView) -> None:
+    async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
-        one member's consecutive moves in a turn."""
+        one member's consecutive moves in a turn. Not while the table moves to its channel
+        (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
+        if table.id in self._moving and not moved:
+            return
         humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
         simultaneous = len(table.to_act()) > 1
         turn = (humans, table.version if simultaneous else None)
@@ -411,7 +415,7 @@ class DiscordNotifier(Notifier):
                 await self.bot.service.close_silently(table_id)
                 return await self.bot.service.table(table_id)
             self._pinged.pop(table_id, None)
-            await self._ping_turn(table)
+            await self._ping_turn(table, moved=True)
             return table
         finally:
             self._moving.discard(table_id)

@@ -256,6 +256,9 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
+#: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
+CHECKPOINT_EVERY = 200
+
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
@@ -296,6 +299,10 @@ class Database:
         # another task. The lock serialises access; the task that holds a transaction owns it.
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        # WAL checkpoints run off the event loop's thread (see _wrote)
+        self._writes = 0
+        self._checkpointing: asyncio.Task[None] | None = None
+        self._checkpointer: sqlite3.Connection | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -312,8 +319,11 @@ class Database:
         db = cls(conn, path)
         try:
             # WAL + synchronous=NORMAL: durable across application crashes, fast commits
+            # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
+            # checkpoint copies and syncs up to 1,000 pages: milliseconds on the event loop's
+            # thread, see _inline); a second connection does it in a thread (_wrote)
             for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                           "PRAGMA busy_timeout=5000"):
+                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"):
                 async with conn.execute(pragma) as cur:
                     await cur.fetchall()
             await db.migrate()
@@ -323,8 +333,36 @@ class Database:
         return db
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (after the WAL checkpoint in progress, if any)."""
+        if self._checkpointing is not None:
+            await asyncio.gather(self._checkpointing, return_exceptions=True)
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
         await self._conn.close()
+
+    def _wrote(self) -> None:
+        """Count a write; every :data:`CHECKPOINT_EVERY` writes, start a passive WAL checkpoint
+        on a second connection in a thread (unless one is running): the WAL stays short and no
+        write on the event loop's thread ever pays for a checkpoint. A passive checkpoint never
+        blocks a writer or a reader; a crash during one loses nothing (the WAL still holds
+        every committed step until it is copied)."""
+        self._writes += 1
+        if self._writes < CHECKPOINT_EVERY or self.path == ":memory:":
+            return
+        if self._checkpointing is not None and not self._checkpointing.done():
+            return
+        self._writes = 0
+        self._checkpointing = asyncio.get_running_loop().create_task(asyncio.to_thread(self._checkpoint))
+
+    def _checkpoint(self) -> None:
+        """``PRAGMA wal_checkpoint(PASSIVE)`` on the checkpoint connection (opened on first use)."""
+        try:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error:  # a failed checkpoint loses nothing: the next one copies the pages
+            pass
 
     async def schema_version(self) -> int:
         """Current ``PRAGMA user_version``."""
@@ -415,10 +453,12 @@ class Database:
             return list(await cur.fetchall())
 
     async def _exec(self, sql: str, args: Iterable[Any] = ()) -> int:
+        self._wrote()
         async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             return cur.rowcount
 
     async def _insert(self, sql: str, args: Iterable[Any] = ()) -> int:
+        self._wrote()
         async with self._access(), self._conn.execute(sql, tuple(args)) as cur:
             if cur.lastrowid is None:
                 raise RuntimeError(f"no row inserted by {sql!r}")
@@ -427,6 +467,7 @@ class Database:
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(connection)`` in the connection's worker thread: one round trip for any
         number of statements (exclusive use of the connection, joined inside our transaction)."""
+        self._wrote()
         async with self._access():
             return await self._worker(fn)
 
@@ -435,6 +476,7 @@ class Database:
         connection: for the few short writes of a step (a WAL commit with synchronous=NORMAL
         takes tens of microseconds, less than a hand-over to the worker thread and back, which
         under load waits for the GIL). Big reads stay in the worker thread (:meth:`_call`)."""
+        self._wrote()
         async with self._access():
             return fn(self._conn._conn)
 
