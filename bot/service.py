@@ -48,7 +48,6 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -78,6 +77,7 @@ from storage.base import (
     TimerRow,
     VersionConflict,
 )
+from storage.sqlite import loads
 
 __all__ = [
     "Clock",
@@ -280,7 +280,7 @@ class TableService:
                                  await self.db.pending(table_id, row.version))
             state_data: Any = row.state
         else:
-            state_data = json.loads(entry.state_json) if entry.state_json else None
+            state_data = loads(entry.state_json) if entry.state_json else None
         try:
             if entry.row.game not in GAMES:
                 raise ValueError(f"unknown game {entry.row.game}")
@@ -880,6 +880,12 @@ class TableService:
                 self.driver.kick(table_id)
             if n % 64 == 63:
                 await asyncio.sleep(0)  # let clicks in
+
+    async def warmed(self) -> None:
+        """Wait until the warm-up of :meth:`resume` has touched every resumed table (at once
+        when there is none)."""
+        if self._warm is not None:
+            await asyncio.gather(self._warm, return_exceptions=True)
 
     def start_timers(self) -> None:
         """Turn deadline processing on (call once the event loop runs)."""
