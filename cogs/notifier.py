@@ -14,6 +14,7 @@ rendering failed) the board is the full text embed, and the table carries on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
@@ -24,7 +25,7 @@ import discord
 
 from bot import admin, texts
 from bot.i18n import Translator
-from bot.service import Notifier, TableView
+from bot.service import Notifier, ServiceError, TableView
 from bot.ui import Board
 from cogs import pictures
 from cogs.components import ROUTER_COG, board_view, embed
@@ -327,6 +328,13 @@ class DiscordNotifier(Notifier):
         (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
         if table.id in self._moving and not moved:
             return
+        if self.bot.service.foreground.busy:
+            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+            if table.id in self._moving and not moved:
+                return
+            with contextlib.suppress(ServiceError):
+                if (await self.bot.service.table(table.id)).row.thread_id != table.row.thread_id:
+                    return  # moved to its channel meanwhile: the move pinged the turn
         humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
         simultaneous = len(table.to_act()) > 1
         turn = (humans, table.version if simultaneous else None)
