@@ -9,7 +9,7 @@ turn pings, AI moves (:mod:`bot.driver`). ``quiet`` returns at once when no answ
 built, and otherwise waits until none is, for at most :attr:`Foreground.max_wait` seconds, so
 that a stream of clicks never starves the boards or the AI.
 
-Pure bookkeeping: no clock of its own (``asyncio.wait_for`` bounds the wait), no Discord import.
+Pure bookkeeping: no clock of its own (a timer of the event loop bounds the wait), no Discord import.
 """
 
 from __future__ import annotations
@@ -33,8 +33,7 @@ class Foreground:
         self.max_wait = max_wait
         self._busy = 0
         self._tasks: dict[asyncio.Task[object] | None, int] = {}
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._waiters: list[asyncio.Future[None]] = []
 
     @property
     def busy(self) -> int:
@@ -48,7 +47,6 @@ class Foreground:
         task = asyncio.current_task()
         self._busy += 1
         self._tasks[task] = self._tasks.get(task, 0) + 1
-        self._idle.clear()
         try:
             yield
         finally:
@@ -57,7 +55,10 @@ class Foreground:
             if left:
                 self._tasks[task] = left
             if not self._busy:
-                self._idle.set()
+                waiters, self._waiters = self._waiters, []
+                for fut in waiters:
+                    if not fut.done():
+                        fut.set_result(None)
 
     async def quiet(self) -> None:
         """Return once no interaction is being answered (at once, without yielding to the event
@@ -65,5 +66,17 @@ class Foreground:
         is part of its answer), or after :attr:`max_wait` seconds."""
         if not self._busy or asyncio.current_task() in self._tasks:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), self.max_wait)
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()  # woken directly: no helper task
+        self._waiters.append(fut)
+        timer = loop.call_later(self.max_wait, _release, fut)
+        try:
+            await fut
+        finally:
+            timer.cancel()
+
+
+def _release(fut: asyncio.Future[None]) -> None:
+    """The bounded wait of :meth:`Foreground.quiet` is over."""
+    if not fut.done():
+        fut.set_result(None)
