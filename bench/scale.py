@@ -16,7 +16,12 @@ For each N it prints, then ends with one JSON line (the last line of the output)
   bare discord.py slash command that answers ephemerally (``send_message(ephemeral=True)``),
   timed until its answer is sent; ``click_median_ratio`` = click median / bare median;
 - **service step**: ``TableService.submit`` awaited directly on other running tables;
-- **engine step**: ``Game.apply`` alone on random legal playouts (no I/O);
+- **engine step**: ``Game.apply`` alone on random legal playouts (no I/O); and, beside each
+  timed submit, ``Game.apply`` alone on that very step (the point's state and action,
+  :func:`engine_same_step`, untimed in the submit): ``service_overhead_ms`` is the median of
+  (submit − that engine step), what the service adds to the engine (a point where the member
+  ends a round costs the engine more than the median random step, which ``engine_step_ms``
+  is: the old "service − engine step" figure counts that difference as service overhead);
 - **restart**: from spawning a NEW PROCESS (``python -m bench.scale --child restart``: imports,
   building the bot, opening the database, ``setup_hook`` with ``resume``, READY) until its
   first click is accepted (the member's panel redrawn); Discord's network login is not part of
@@ -505,6 +510,22 @@ def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
     return out
 
 
+def engine_same_step(p: Point) -> float:
+    """``Game.apply`` alone (ms) on the step a submit at a copy of ``p`` makes: the point's
+    state, the member's action (with the buffered choices of a simultaneous step when it
+    completes it). 0.0 when the action only buffers a choice (the engine does not step)."""
+    game = GAMES[p.game]
+    state = game.load_state(p.state)
+    chosen = {**p.pending, 0: p.code}
+    to_act = game.to_act(state)
+    if not set(chosen) >= to_act:
+        return 0.0
+    actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
+    t0 = time.perf_counter()
+    game.apply(state, actions)
+    return (time.perf_counter() - t0) * 1000
+
+
 async def start_thinking(svc: TableService, count: int, guild: int, channel: int) -> list[int]:
     """``count`` new tables whose every seat is a strong AI (the games mixed), started through
     the service: their drivers keep about ``count`` strong moves asked of the AI pool at once."""
@@ -546,6 +567,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     bares: list[float] = []
     pictures_ms: list[float] = []
     submits: list[float] = []
+    same_steps: list[float] = []
     lost = not_redrawn = 0
     clicked: list[Table] = []
     t_start = time.perf_counter()
@@ -577,11 +599,13 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         bares.append(ms)
                 else:
                     assert st.user is not None
+                    same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
                     t0 = time.perf_counter()
                     try:
                         await svc.submit(st.id, st.user, sp.version, sp.code)
                         if i >= warmup:
                             submits.append((time.perf_counter() - t0) * 1000)
+                            same_steps.append(same_ms)
                     except ServiceError as err:
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
@@ -608,6 +632,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "pictures_seen": len(pictures_ms),
         "bare_median_ms": quantile(bares, 0.5), "bare_p99_ms": quantile(bares, 0.99),
         "submit_median_ms": quantile(submits, 0.5), "submit_p99_ms": quantile(submits, 0.99),
+        "same_step_median_ms": quantile(same_steps, 0.5),
+        "overhead_median_ms": quantile([a - b for a, b in zip(submits, same_steps, strict=True)], 0.5),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
         "http_calls": sum(fake.calls.values()), **ai_figures,
@@ -842,6 +868,9 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("service step (submit), p99 ms", [f"{r['submit_p99_ms']:.2f}" for r in runs]))
     print(_row("service - engine step, ms", [f"{r['submit_median_ms'] - engine_ms:.2f}" for r in runs],
                TARGETS["service_overhead_ms"]))
+    print(_row("  engine alone on the same steps, ms", [f"{r['same_step_median_ms']:.3f}" for r in runs]))
+    print(_row("  service - engine, same steps, ms", [f"{r['overhead_median_ms']:.2f}" for r in runs],
+               TARGETS["service_overhead_ms"]))
     print(_row("restart to first accepted click, s",
                [(">" if r["restart_timed_out"] else "") + f"{r['restart_s']:.2f}" for r in runs], TARGETS["restart_s"]))
     print(_row("  imports done after, s", [f"{r.get('restart_imports_s', 0):.2f}" for r in runs]))
@@ -875,6 +904,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "kb_per_table": round(large.get("kb_per_table", 0.0), 2),
         "service_step_ms": round(large["submit_median_ms"], 3),
         "engine_step_ms": round(engine_ms, 4),
+        "engine_same_step_ms": round(large["same_step_median_ms"], 4),
+        "service_overhead_ms": round(large["overhead_median_ms"], 3),
         "tables_1k": small["tables"],
         "tables_10k": large["tables"],
         "background": large["background"],

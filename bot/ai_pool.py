@@ -9,8 +9,9 @@ pure engine side; this module adds what the engine may not have, a clock and pro
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
   event loop, so clicks on other tables are not delayed, and outside the table lock (the
   driver, :mod:`bot.driver`, takes the lock only to read the state and later to apply the move).
-- Workers run at a lower priority (:data:`WORKER_NICENESS`), so on a busy machine the event
-  loop's clicks go first.
+- Workers run at the lowest priority (``SCHED_IDLE`` on Linux, else :data:`WORKER_NICENESS`),
+  so on a busy machine the event loop's clicks go first; the driver also applies AI moves only
+  while no member's click is being answered (:mod:`bot.foreground`).
 - When every worker is busy, moves queue in the executor; the think time starts when a worker
   starts the move (the deadline is taken inside the worker, :func:`think`).
 - The engine never reads a clock: the worker builds the ``should_stop`` callback from
@@ -80,11 +81,23 @@ WORKER_NICENESS = 10
 
 
 def _lower_priority() -> None:
-    """Worker initializer: :data:`WORKER_NICENESS` (ignored where the platform refuses)."""
+    """Worker initializer: the ``SCHED_IDLE`` scheduling policy where the platform has it
+    (Linux): the worker then runs only on a core that nothing else wants, and a woken event
+    loop preempts it at once instead of waiting for its time slice to end (a niced process
+    keeps the core until the scheduler's next decision, up to a few milliseconds: a click's
+    answer would wait that long). Also :data:`WORKER_NICENESS`, the fallback elsewhere. A
+    strong move still ends on time: its think time is wall-clock, it searches less on a busy
+    machine. Refusals by the platform are ignored."""
     try:
         os.nice(WORKER_NICENESS)
     except (AttributeError, OSError):  # pragma: no cover - not on Linux
         pass
+    idle = getattr(os, "SCHED_IDLE", None)
+    if idle is not None:
+        try:
+            os.sched_setscheduler(0, idle, os.sched_param(0))
+        except (AttributeError, OSError):  # pragma: no cover - a platform without it
+            pass
 
 
 def _context() -> Any:

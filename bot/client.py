@@ -8,6 +8,7 @@ tests build one around a temporary database and the offline harness.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from collections.abc import Callable
@@ -29,6 +30,11 @@ log = logging.getLogger(__name__)
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
 SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
+
+
+#: With at least this many running tables resumed, the heap is frozen once they are decoded
+#: (:meth:`SpeakeasyBot._freeze_heap`); a small bot (and the tests' many small bots) never is.
+FREEZE_AFTER_TABLES = 500
 
 
 def game_extension(game: str) -> str:
@@ -135,6 +141,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self.db: Database = db  # type: ignore[assignment]  # opened in setup_hook
         self.service: TableService = None  # type: ignore[assignment]  # built in setup_hook
         self.notifier: Notifier | None = None
+        self._freezing: asyncio.Task[None] | None = None
 
     def extensions_to_load(self) -> list[str]:
         """The enabled games' cogs (``ENABLED_GAMES``), then the shared ones (the lobby lists the
@@ -172,6 +179,18 @@ class SpeakeasyBot(commands.AutoShardedBot):
         if resumed:
             log.info("resumed %d running table(s)", len(resumed))
         self.service.start_timers()
+        if len(resumed) >= FREEZE_AFTER_TABLES:
+            self._freezing = asyncio.create_task(self._freeze_heap(), name="gc-freeze")
+
+    async def _freeze_heap(self) -> None:
+        """Once every resumed table is decoded, move what the heap holds then (catalogs, cogs,
+        thousands of tables) out of the garbage collector's sight (:func:`gc.freeze`): the
+        collections that run while members click then traverse only what changed since, not
+        the whole heap (a full collection over 10,000 live tables is a pause of milliseconds).
+        Tables that end are still freed by reference counting."""
+        await self.service.warmed()
+        gc.freeze()
+        log.debug("garbage collector: %d objects frozen after the resume", gc.get_freeze_count())
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) in %d guild(s), shards %s of %s", self.user, getattr(self.user, "id", "?"),
@@ -179,6 +198,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         """Stop the service, flush the last table messages, close the connection and the database we opened."""
+        if self._freezing is not None and not self._freezing.done():
+            self._freezing.cancel()
         if self.service is not None:
             await self.service.close()
         flush = getattr(self.notifier, "flush", None)

@@ -7,6 +7,10 @@ as soon as a member must act or the game ends. An AI move that fails (an engine 
 error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
 hanging.
 
+Member clicks go first: before each move (and before applying a strong move that was
+thought off the loop) the driver waits while a member's interaction is being answered
+(:class:`bot.foreground.Foreground`, bounded).
+
 Each seat plays at its level (:attr:`storage.base.SeatRow.level`; a member's stand-in plays
 normal). Easy and normal moves are chosen under the table's lock. A strong move is a search
 in the process pool (:class:`bot.ai_pool.AiPool`), so the lock is held only to read the state
@@ -24,6 +28,7 @@ import logging
 from typing import Any
 
 from bot.ai_pool import AiPool
+from bot.foreground import Foreground
 from bot.table import TableHost
 from storage.base import VersionConflict
 
@@ -45,12 +50,16 @@ class Driver:
         host: the owner of the tables (locks, cache, choices; it tells the UI).
         ai_delay: seconds between AI moves that showed something (0 in tests).
         pool: chooses the moves (a default :class:`bot.ai_pool.AiPool` when not given).
+        foreground: the member interactions being answered: each AI move waits until none is
+            (:meth:`bot.foreground.Foreground.quiet`, bounded), so clicks go first.
     """
 
-    def __init__(self, host: TableHost, *, ai_delay: float = 0.0, pool: AiPool | None = None) -> None:
+    def __init__(self, host: TableHost, *, ai_delay: float = 0.0, pool: AiPool | None = None,
+                 foreground: Foreground | None = None) -> None:
         self.host = host
         self.ai_delay = ai_delay
         self.pool = pool or AiPool()
+        self.foreground = foreground or Foreground()
         #: strong moves thrown away because the table moved while the AI thought
         self.dropped = 0
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -93,6 +102,7 @@ class Driver:
         failures = 0
         while not self._closed:
             await asyncio.sleep(self.ai_delay if pause else 0)
+            await self.foreground.quiet()  # a member's answer first
             try:
                 async with host.table_lock(table_id):
                     live = await host.touch(table_id)
@@ -111,6 +121,7 @@ class Driver:
                         result, view, events = await host.choose(live, seat, code, source="ai")
                 if self.pool.pooled(level):  # think outside the lock, then apply if nothing moved
                     code = await self.pool.choose(game, state, seat, level, salt=salt)
+                    await self.foreground.quiet()
                     async with host.table_lock(table_id):
                         live = await host.touch(table_id)
                         if live is None or live.row.status != "running":

@@ -48,7 +48,6 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -61,6 +60,7 @@ from pydantic import ValidationError
 
 from bot.ai_pool import LEVELS, AiPool
 from bot.driver import Driver
+from bot.foreground import Foreground
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
@@ -77,6 +77,7 @@ from storage.base import (
     TimerRow,
     VersionConflict,
 )
+from storage.sqlite import loads
 
 __all__ = [
     "Clock",
@@ -189,7 +190,10 @@ class TableService:
         self.leaderboard_min_games = leaderboard_min_games
         self.scheduler = Scheduler(db, clock or SystemClock(), self, turn_timeout=turn_timeout,
                                    reminder_fraction=reminder_fraction, shards=self.shards)
-        self.driver = Driver(self, ai_delay=ai_delay, pool=ai_pool)
+        #: member interactions being answered (the cogs mark them): AI moves and the UI's
+        #: background work (board edits) wait for them, see :mod:`bot.foreground`
+        self.foreground = Foreground()
+        self.driver = Driver(self, ai_delay=ai_delay, pool=ai_pool, foreground=self.foreground)
         self.lobby_timeout = lobby_timeout
         self.scheduler.timers.handle(LOBBY, self._lobby_due)
         self._locks: dict[int, asyncio.Lock] = {}
@@ -276,7 +280,7 @@ class TableService:
                                  await self.db.pending(table_id, row.version))
             state_data: Any = row.state
         else:
-            state_data = json.loads(entry.state_json) if entry.state_json else None
+            state_data = loads(entry.state_json) if entry.state_json else None
         try:
             if entry.row.game not in GAMES:
                 raise ValueError(f"unknown game {entry.row.game}")
@@ -876,6 +880,12 @@ class TableService:
                 self.driver.kick(table_id)
             if n % 64 == 63:
                 await asyncio.sleep(0)  # let clicks in
+
+    async def warmed(self) -> None:
+        """Wait until the warm-up of :meth:`resume` has touched every resumed table (at once
+        when there is none)."""
+        if self._warm is not None:
+            await asyncio.gather(self._warm, return_exceptions=True)
 
     def start_timers(self) -> None:
         """Turn deadline processing on (call once the event loop runs)."""

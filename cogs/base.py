@@ -96,7 +96,7 @@ class GameCog(commands.Cog):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
-        self.panels = PanelMessages(lambda: bot.settings.pictures)
+        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet())
 
     @property
     def service(self) -> TableService:
@@ -293,7 +293,7 @@ class GameCog(commands.Cog):
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
         and its picture (the text panel if the upload is refused)."""
         events = await self.service.recent_events(table.id, 40)
-        drawing = self.panels.start(interaction, table, seat, edit=False)  # drawn while the text is built
+        drawing = self.panels.start(interaction, table, seat, edit=False)
         notes = texts.private_notes(events, table, t, seat)
         panel = texts.panel(table, seat, t, "\n".join(notes)[:1900])
         kwargs = panel_fields(panel, table)
@@ -339,13 +339,17 @@ class GameCog(commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
         notice = ""
         events: tuple[Event, ...] = ()
+        deferring: list[asyncio.Future[Any]] = []
+
+        def defer() -> None:  # the service is slow (a busy table): acknowledge the click now
+            if not interaction.response.is_done():
+                deferring.append(asyncio.ensure_future(interaction.response.defer()))
+
+        # the submit is awaited in this task (no hand-over to another task, no extra turn of the
+        # event loop); a timer defers the interaction if it takes longer than DEFER_AFTER_S
+        timer = asyncio.get_running_loop().call_later(DEFER_AFTER_S, defer) if in_panel else None
         try:
-            submitting = asyncio.ensure_future(self.service.submit(table_id, interaction.user.id, version, code))
-            if in_panel:
-                done, _ = await asyncio.wait((submitting,), timeout=DEFER_AFTER_S)
-                if not done:
-                    await interaction.response.defer()
-            submitted = await submitting
+            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
             events = tuple(submitted.events)
             if submitted.status == "buffered":
                 notice = t("panel.buffered")
@@ -353,11 +357,16 @@ class GameCog(commands.Cog):
             if err.key != "err.stale":
                 raise
             notice = t("err.stale_refreshed")
+        finally:
+            if timer is not None:
+                timer.cancel()
+            for fut in deferring:  # the answer below edits the deferred message
+                await fut
         table = await self.service.table(table_id)
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
-        drawing = self.panels.start(interaction, table, seat, edit=in_panel)  # drawn while the text is built
+        drawing = self.panels.start(interaction, table, seat, edit=in_panel)
         presenter = PRESENTERS[table.row.game]
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]

@@ -126,7 +126,12 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
     # ------------------------------------------------------------------ routing
     async def route(self, interaction: discord.Interaction, item: TableItem) -> None:
         """A click on a persistent component: handled by the table's game cog; every failure
-        is answered (a refusal as its text, anything else as an internal error)."""
+        is answered (a refusal as its text, anything else as an internal error). While it is
+        answered, the loop's background work waits (:class:`bot.foreground.Foreground`)."""
+        with self.bot.service.foreground.answering():  # background work waits (bot.foreground)
+            await self._route(interaction, item)
+
+    async def _route(self, interaction: discord.Interaction, item: TableItem) -> None:
         try:
             table = await self.bot.service.table(item.table_id)
             cog = self.cog_for(table.row.game)
@@ -157,6 +162,10 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         custom_id = str(interaction.data.get("custom_id", ""))
         if not custom_id.startswith("se:m:"):
             return
+        with self.bot.service.foreground.answering():
+            await self._number(interaction, custom_id)
+
+    async def _number(self, interaction: discord.Interaction, custom_id: str) -> None:
         try:
             modal = NumberModalId.parse(custom_id)
             if modal is None:

@@ -14,6 +14,7 @@ rendering failed) the board is the full text embed, and the table carries on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
@@ -24,7 +25,7 @@ import discord
 
 from bot import admin, texts
 from bot.i18n import Translator
-from bot.service import Notifier, TableView
+from bot.service import Notifier, ServiceError, TableView
 from bot.ui import Board
 from cogs import pictures
 from cogs.components import ROUTER_COG, board_view, embed
@@ -154,6 +155,7 @@ class DiscordNotifier(Notifier):
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
+            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
             self._dirty.discard(table_id)
             try:
                 await self.draw_board(await self.bot.service.table(table_id))
@@ -319,10 +321,20 @@ class DiscordNotifier(Notifier):
         ai = {s.seat for s in table.seats if s.autoplay}
         return seat in ai and any(s in ai and s != seat for s in table.waiting_for())
 
-    async def _ping_turn(self, table: TableView) -> None:
+    async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
-        one member's consecutive moves in a turn."""
+        one member's consecutive moves in a turn. Not while the table moves to its channel
+        (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
+        if table.id in self._moving and not moved:
+            return
+        if self.bot.service.foreground.busy:
+            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+            if table.id in self._moving and not moved:
+                return
+            with contextlib.suppress(ServiceError):
+                if (await self.bot.service.table(table.id)).row.thread_id != table.row.thread_id:
+                    return  # moved to its channel meanwhile: the move pinged the turn
         humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
         simultaneous = len(table.to_act()) > 1
         turn = (humans, table.version if simultaneous else None)
@@ -411,7 +423,7 @@ class DiscordNotifier(Notifier):
                 await self.bot.service.close_silently(table_id)
                 return await self.bot.service.table(table_id)
             self._pinged.pop(table_id, None)
-            await self._ping_turn(table)
+            await self._ping_turn(table, moved=True)
             return table
         finally:
             self._moving.discard(table_id)

@@ -2,8 +2,9 @@
 answered (the panel counterpart of :class:`cogs.pictures.BoardPictures`).
 
 A click on a panel that carries a picture is answered at once - the new text and buttons
-beside the picture the panel already carries - and the new picture (drawn off the event loop,
-:mod:`bot.render.workers`) follows in a second edit; a later click of the same member at the
+beside the picture the panel already carries - and only then is the new picture's key computed
+and, when it changed, the picture drawn (off the event loop, :mod:`bot.render.workers`) and sent
+in a second edit; a later click of the same member at the
 same table drops that edit (its own answer is newer). Elsewhere the answer waits for the
 picture. Without the Attach Files permission, with ``PICTURES=off`` or when the picture cannot
 be drawn, the text panel is shown.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -49,17 +50,20 @@ async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> No
 
 class PanelMessages:
     """Panel pictures and answers for one game cog. ``enabled`` reads the ``PICTURES`` setting
-    (called at each use)."""
+    (called at each use); ``quiet`` (:meth:`bot.foreground.Foreground.quiet`) is awaited before
+    the work that follows an answer (the new picture's key, drawing and edit)."""
 
-    def __init__(self, enabled: Callable[[], bool]) -> None:
+    def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None) -> None:
         self.enabled = enabled
+        self.quiet = quiet
         #: (table id, user id) -> the token of the panel picture edit still to come
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def start(self, interaction: discord.Interaction, table: TableView, seat: int, *, edit: bool) -> Drawing:
-        """Start drawing the panel's picture (off the event loop, at once), so that it is drawn
-        while the caller builds the text. ``edit``: for an edit of the clicked panel, whose
+        """The panel's picture, not drawn yet (:class:`cogs.pictures.PanelDrawing`: its key is
+        computed and its drawing submitted off the event loop at its first use, so a click on a
+        panel is answered before any of it). ``edit``: for an edit of the clicked panel, whose
         attachment is kept when the picture did not change. No drawing when pictures are off or
         the bot may not attach files here."""
         if not self.enabled():
@@ -70,11 +74,15 @@ class PanelMessages:
         if perms is not None and not perms.attach_files:
             log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
             return None, current
-        game = table.game
-        legal: tuple[str, ...] = ()
-        if table.row.status == "running" and seat in table.to_act():
-            legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
-        return pictures.start_panel_picture(table, seat, legal, current[0].filename if current else None), current
+
+        def legal() -> tuple[str, ...]:
+            game = table.game
+            if table.row.status == "running" and seat in table.to_act():
+                return tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+            return ()
+
+        known = current[0].filename if current else None
+        return pictures.start_panel_picture(table, seat, legal, known, begin=False), current
 
     async def with_picture(self, fields: dict[str, Any], card: Card, drawing: Drawing, *,
                            edit: bool) -> dict[str, Any]:
@@ -96,12 +104,13 @@ class PanelMessages:
     async def answer(self, interaction: discord.Interaction, table: TableView, card: Card,
                      fields: dict[str, Any], drawing: Drawing, *, in_panel: bool) -> None:
         """Answer a click with the redrawn panel: in place (``in_panel``) or as a new private
-        message. A panel whose picture changed is answered at once beside its old picture, the
-        new one following in a second edit; otherwise the answer waits for the picture. A
-        refused upload shows the text panel."""
+        message. A clicked panel that carries a picture is answered at once beside that picture;
+        then the new picture's key is computed and, when it changed, the new picture follows in
+        a second edit. Otherwise the answer waits for the picture. A refused upload shows the
+        text panel."""
         self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
         started, current = drawing
-        if in_panel and started is not None and started.drawing and current:
+        if in_panel and started is not None and current:
             await self._answer_then_picture(interaction, table, card, fields, started, current)
             return
         shown = await self.with_picture(fields, card, drawing, edit=in_panel)
@@ -130,6 +139,12 @@ class PanelMessages:
         self._edits[key] = token
 
         async def then() -> None:
+            if self.quiet is not None:
+                await self.quiet()  # other members' answers first (bot.foreground)
+            if not started.drawing:  # the panel already carries this picture: nothing to add
+                if self._edits.get(key) is token:
+                    del self._edits[key]
+                return
             picture = await started
             if self._edits.get(key) is not token:
                 return

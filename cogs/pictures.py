@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -148,46 +148,74 @@ async def panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
 
 
 class PanelDrawing:
-    """A panel picture being drawn (:func:`start_panel_picture`): ``await`` it for the
-    :class:`Picture` (``None`` when it could not be drawn). :attr:`drawing` is False when
-    nothing had to be drawn (the panel already carries this picture, or there is no state)."""
+    """A panel picture to draw (:func:`start_panel_picture`): ``await`` it for the
+    :class:`Picture` (``None`` when it could not be drawn). Created cheaply; the key is computed
+    and the drawing submitted off the event loop by :meth:`begin` (at once with
+    ``start_panel_picture(..., begin=True)``, else at the first use of :attr:`drawing` or
+    ``await``), so that a click's answer can be sent before any of that work."""
 
-    def __init__(self, finish: Coroutine[Any, Any, Picture | None], drawing: bool) -> None:
-        self._finish = finish
-        self.drawing = drawing
+    def __init__(self, table: TableView, seat: int, legal: Callable[[], tuple[str, ...]],
+                 known_filename: str | None) -> None:
+        self._args = (table, seat, legal, known_filename)
+        self._begun = False
+        self._drawing: asyncio.Future[bytes | None] | None = None
+        self._picture: Picture | None = None
+        self._key = self._filename = ""
 
-    def __await__(self) -> Any:
-        return self._finish.__await__()
-
-    def close(self) -> None:
-        """Give up on the picture (its drawing still ends in the worker; nothing is logged)."""
-        self._finish.close()
-
-
-def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
-                        known_filename: str | None = None) -> PanelDrawing:
-    """:func:`panel_picture`, whose drawing starts at once off the event loop (call it from the
-    event loop): the caller builds the text of the panel meanwhile, then awaits the returned
-    :class:`PanelDrawing` (always, or closes it: awaiting logs a failed drawing)."""
-    drawing: asyncio.Future[bytes | None] | None = None
-    picture: Picture | None = None
-    if table.state is not None:
+    def begin(self) -> None:
+        """Compute the picture's key and, when it is not the known file's, submit the drawing
+        (idempotent; call from the event loop)."""
+        if self._begun:
+            return
+        self._begun = True
+        table, seat, legal, known_filename = self._args
+        if table.state is None:
+            return
         game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
         view = table.game.view_json(table.state, seat)
-        key = render.picture_key(game_key, "panel", view, names, lang, legal)
-        filename = panel_filename(key)
-        if filename == known_filename:
-            picture = Picture(None, key, filename)
+        codes = legal()
+        self._key = render.picture_key(game_key, "panel", view, names, lang, codes)
+        self._filename = panel_filename(self._key)
+        if self._filename == known_filename:
+            self._picture = Picture(None, self._key, self._filename)
         else:
-            drawing = _submit(render.render_panel, game_key, view, legal, names, lang)
+            self._drawing = _submit(render.render_panel, game_key, view, codes, names, lang)
 
-    async def finish() -> Picture | None:
-        if drawing is None:
-            return picture
-        png = await _drawn("panel", table, drawing)
-        return Picture(png, key, filename) if png else None
+    @property
+    def drawing(self) -> bool:
+        """False when nothing has to be drawn (the panel already carries this picture, or there
+        is no state); begins the work (:meth:`begin`)."""
+        self.begin()
+        return self._drawing is not None
 
-    return PanelDrawing(finish(), drawing is not None)
+    async def _finish(self) -> Picture | None:
+        self.begin()
+        if self._drawing is None:
+            return self._picture
+        png = await _drawn("panel", self._args[0], self._drawing)
+        return Picture(png, self._key, self._filename) if png else None
+
+    def __await__(self) -> Any:
+        return self._finish().__await__()
+
+    def close(self) -> None:
+        """Give up on the picture (a drawing already submitted still ends in the worker;
+        nothing is logged)."""
+        self._begun = True
+
+
+def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...] | Callable[[], tuple[str, ...]],
+                        known_filename: str | None = None, *, begin: bool = True) -> PanelDrawing:
+    """:func:`panel_picture` as a :class:`PanelDrawing` (call it from the event loop): with
+    ``begin``, its drawing starts at once off the event loop, and the caller builds the text of
+    the panel meanwhile; without, nothing is computed until it is first used. ``legal``: the
+    codes, or a function giving them (called once, at :meth:`PanelDrawing.begin`). Await the
+    result (or close it: awaiting logs a failed drawing)."""
+    codes = legal if callable(legal) else (lambda: legal)  # type: ignore[return-value]
+    drawing = PanelDrawing(table, seat, codes, known_filename)
+    if begin:
+        drawing.begin()
+    return drawing
 
 
 def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:

@@ -242,8 +242,10 @@ def crash_once(flag: str, *args):
 
 
 def niceness(*args) -> str:
-    """A worker task that answers its process's niceness."""
-    return str(os.nice(0))
+    """A worker task that answers its process's niceness and, where the platform has one, its
+    scheduling policy."""
+    policy = os.sched_getscheduler(0) if hasattr(os, "sched_getscheduler") else -1
+    return f"{os.nice(0)}:{policy}"
 
 
 async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_path, caplog):
@@ -267,7 +269,10 @@ async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_p
     assert await pool.choose(game, state, seat, "normal") == game.encode(game.ai_action(state, seat))
     nice = AiPool(1, task=niceness)  # workers yield to the event loop
     try:
-        assert int(await nice.choose(game, state, seat, "strong")) == min(19, os.nice(0) + WORKER_NICENESS)
+        level, policy = (await nice.choose(game, state, seat, "strong")).split(":")
+        assert int(level) == min(19, os.nice(0) + WORKER_NICENESS)
+        if hasattr(os, "SCHED_IDLE"):  # Linux: the worker runs only when a core is free
+            assert int(policy) == os.SCHED_IDLE
     finally:
         await nice.close()
 

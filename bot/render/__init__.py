@@ -35,6 +35,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+import orjson
+
 from bot.i18n import Translator
 from bot.render import gang_of_dice, moonshine, shop_battle, three_player_moon
 
@@ -53,10 +55,14 @@ MAX_HEIGHT = 4000
 
 def picture_key(game_key: str, kind: str, view: Any, names: Sequence[str], lang: str,
                 legal: Sequence[str] = ()) -> str:
-    """Hex SHA-256 identifying a picture: same key ⇔ same inputs ⇔ same PNG bytes."""
-    blob = json.dumps([game_key, kind, view, list(names), lang, sorted(legal)], sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    """Hex SHA-256 identifying a picture: same key ⇔ same inputs ⇔ same PNG bytes. The inputs
+    are serialised by :mod:`orjson` (sorted keys; the standard library for what it refuses)."""
+    inputs = [game_key, kind, view, list(names), lang, sorted(legal)]
+    try:
+        blob = orjson.dumps(inputs, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    return hashlib.sha256(blob).hexdigest()
 
 
 class PictureCache:
