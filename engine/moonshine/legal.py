@@ -23,7 +23,7 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, shortfall, sources_of
+from engine.moonshine.dice import _SHORT, DIE_NAMES, shortfall, sources_of
 from engine.moonshine.icons import DISC, client_info, side_info
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
@@ -33,6 +33,8 @@ __all__ = ["is_legal", "legal_actions", "to_act"]
 _NOBODY: frozenset[int] = frozenset()
 _ONE = tuple(frozenset({i}) for i in range(5))
 _ALL = tuple(frozenset(range(n)) for n in range(6))
+#: ``_BY_MASK[m]``: the seats whose bits are set in ``m`` (``to_act`` of a follow-up step).
+_BY_MASK = tuple(frozenset(i for i in range(5) if m >> i & 1) for m in range(32))
 #: The last state asked about and its answers (``"to_act"`` and one entry per seat): a step asks
 #: ``to_act`` and ``legal_actions`` several times of the same immutable state (the caller, then
 #: ``apply``'s check), so they are computed once. One entry only, replaced in one assignment.
@@ -41,10 +43,11 @@ _LAST: tuple[object, dict[object, object]] = (None, {})
 
 def _memo(state: MoonshineState) -> dict[object, object]:
     global _LAST
-    last, memo = _LAST
-    if last is not state:
-        memo = {}
-        _LAST = (state, memo)
+    last = _LAST
+    if last[0] is state:
+        return last[1]
+    memo: dict[object, object] = {}
+    _LAST = (state, memo)
     return memo
 
 
@@ -52,30 +55,39 @@ def to_act(state: MoonshineState) -> frozenset[int]:
     """Seats to decide now: the active player (roll), every seat (action, M2), or the seats with
     a pending private follow-up (in parallel). Empty when the game is over."""
     ph = state.phase
-    if ph == "over":
-        return _NOBODY
     if ph == "roll":
         return _ONE[state.active]
     if ph == "action":
         return _ALL[state.players]
-    memo = _memo(state)
-    hit = memo.get("to_act")
-    if hit is None:
-        hit = memo["to_act"] = frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
-    return hit  # type: ignore[return-value]
+    if ph == "over":
+        return _NOBODY
+    m = 0
+    bit = 1
+    for s in state.seats:
+        if s.queue or s.lose:
+            m |= bit
+        bit <<= 1
+    return _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
 
 
 def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     """Every legal action of ``seat`` now, in the stable order of their codes (empty when the
     seat is not to act). Take a Moon token needs an empty space (M5). Computed once per state
     and seat (see ``_LAST``)."""
+    global _LAST
     if not isinstance(seat, int):
         return ()
-    memo = _memo(state)
-    hit = memo.get(seat)
-    if hit is None:
-        hit = memo[seat] = _legal(state, seat)
-    return hit  # type: ignore[return-value]
+    last = _LAST
+    if last[0] is state:
+        memo = last[1]
+        hit = memo.get(seat)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+    else:
+        memo = {}
+        _LAST = (state, memo)
+    out = memo[seat] = _legal(state, seat)
+    return out
 
 
 def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
@@ -91,29 +103,41 @@ def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
 #: layout and front follow-up give the same tuple (actions are immutable values, so it is shared).
 #: The rules version is part of the key, so a card set of another version never shares entries.
 _BY_KEY: dict[tuple[object, ...], tuple[MoonshineAction, ...]] = {}
+#: Roll-phase legal actions by the dice tuple (only which dice were rolled matters).
+_BY_DICE: dict[tuple[str, ...], tuple[MoonshineAction, ...]] = {}
 
 
 def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-    if seat not in to_act(state):
-        return ()
     ph = state.phase
+    if ph == "roll":
+        if seat != state.active:
+            return ()
+        hit = _BY_DICE.get(state.dice)
+        if hit is None:
+            if len(_BY_DICE) >= 1 << 12:
+                _BY_DICE.clear()
+            hit = _BY_DICE[state.dice] = _rolls(state.dice)
+        return hit
+    if ph == "over" or not 0 <= seat < state.players:
+        return ()
     s = state.seats[seat]
     if ph == "action":
         return _action_phase(state, s)
     key: tuple[object, ...]
-    if ph == "roll":
-        key = (ph, *(d != "" for d in state.dice))
-    elif s.queue:
+    if s.queue:
         q = s.queue[0]
-        if q.kind == "keep":
-            return tuple(_interned(Keep, c) for c in q.cards)
-        if q.kind == "pick":
-            return (*(_interned(Pick, c) for c in q.cards), _PICK_NONE)
-        if q.kind == "replace":
-            return tuple(_interned(Replace, c) for c in s.clients)
-        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, q.kind, q.cards, q.n)
+        kind = q.kind
+        if kind == "pick":
+            return (*[_PICK[c] for c in q.cards], _PICK_NONE)
+        if kind == "replace":
+            return tuple([_REPLACE[c] for c in s.clients])
+        if kind == "keep":
+            return tuple([_KEEP[c] for c in q.cards])
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
+    elif s.lose:
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, True)
     else:
-        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.lose > 0)
+        return ()
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
@@ -122,49 +146,77 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     return hit
 
 
-#: Shared action values (actions are immutable): ``_INTERNED[(class, value)]``.
-_INTERNED: dict[tuple[type, object], MoonshineAction] = {}
+class _ById(dict[int, Any]):
+    """Shared action values by card id (actions are immutable), made on first use."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type[Any]) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __missing__(self, key: int) -> Any:
+        value = self[key] = self.cls(key)
+        return value
+
+
+_PICK, _KEEP, _REPLACE, _VALIDATE = _ById(Pick), _ById(Keep), _ById(Replace), _ById(Validate)
 _PICK_NONE = Pick(None)
 _TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
+_STOP = Stop()
 
 
-def _interned(cls: type[Any], value: object) -> MoonshineAction:
-    hit = _INTERNED.get((cls, value))
-    if hit is None:
-        if len(_INTERNED) >= 4096:
-            _INTERNED.clear()
-        hit = _INTERNED[(cls, value)] = cls(value)
-    return hit
+def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
+    """Stop, then every reroll of the rolled dice (by size, then in die order)."""
+    names = [DIE_NAMES[i] for i in range(5) if dice[i]]
+    out: list[MoonshineAction] = [_STOP]
+    for r in range(1, len(names) + 1):
+        out += [Reroll(tuple(sorted(c))) for c in combinations(names, r)]
+    return tuple(out)
+
+
+#: Memo of the room test of :func:`_action_phase`: ``(rules, variant, speakeasy, se_tokens,
+#: clients, cl_tokens) -> bool``.
+_ROOM: dict[tuple[object, ...], bool] = {}
 
 
 def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw."""
-    bundle = seat_bundle(s, state.variant)
-    src = sources_of(bundle, state.dice)
+    variant = state.variant
+    bundle = seat_bundle(s, variant)
+    src = tuple(sources_of(bundle, state.dice))
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []
+    short = _SHORT
     for cid in s.clients:
         ci = client_info(cid)
-        if toks >= max(0, ci.moon - disc) and shortfall(ci.cost, src) == 0:
-            out.append(_interned(Validate, cid))
-    side = side_info(s.speakeasy, state.variant)
-    if (any(t < sp for (sp, _), t in zip(side.slots, s.se_tokens, strict=False))
-            or any(t < client_info(c).spaces for c, t in zip(s.clients, s.cl_tokens, strict=False))):
+        if toks >= ci.moon - disc:
+            miss = short.get((ci.cost, src))
+            if miss is None:
+                miss = shortfall(ci.cost, src)
+            if miss == 0:
+                out.append(_VALIDATE[cid])
+    rkey = (state.rules, variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens)
+    room = _ROOM.get(rkey)
+    if room is None:
+        if len(_ROOM) >= 1 << 14:
+            _ROOM.clear()
+        room = _ROOM[rkey] = _has_room(s, variant)
+    if room:
         out.append(_TAKE_MOON)
     out.append(_DRAW_CARDS)
     return tuple(out)
 
 
+def _has_room(s: SeatState, variant: str) -> bool:
+    side = side_info(s.speakeasy, variant)
+    return (any(t < sp for (sp, _), t in zip(side.slots, s.se_tokens, strict=False))
+            or any(t < client_info(c).spaces for c, t in zip(s.clients, s.cl_tokens, strict=False)))
+
+
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-    ph = state.phase
     s = state.seats[seat]
-    if ph == "roll":
-        dice = [DIE_NAMES[i] for i in range(5) if state.dice[i]]
-        out: list[MoonshineAction] = [Stop()]
-        for r in range(1, len(dice) + 1):
-            out += [Reroll(tuple(sorted(c))) for c in combinations(dice, r)]
-        return tuple(out)
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
         if kind == "place":

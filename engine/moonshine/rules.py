@@ -128,11 +128,12 @@ from functools import cache
 from typing import Any, ClassVar
 
 from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
-from engine.moonshine import hidden, legal, phases
+from engine.moonshine import hidden, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
+from engine.moonshine.legal import legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
 from engine.moonshine.view import MoonshineView, build_view
@@ -175,23 +176,28 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def to_act(self, state: MoonshineState) -> frozenset[int]:
         """Seats to decide now (see :func:`engine.moonshine.legal.to_act`)."""
-        return legal.to_act(state)
+        return to_act(state)
 
     def legal_actions(self, state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         """Every legal action of ``seat`` now (see :mod:`engine.moonshine.actions` for the codes)."""
-        return legal.legal_actions(state, seat)
+        return legal_actions(state, seat)
 
     def check_actions(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
         """:meth:`engine.core.Game.check_actions` (same checks and messages), with the legal
         actions computed once per state and matched by identity first."""
-        expected = legal.to_act(state)
+        expected = to_act(state)
         if not expected:
             raise IllegalAction("the game is over")
         if actions.keys() != expected:
             raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
         for seat, action in actions.items():
-            if not legal.is_legal(state, seat, action):
-                raise IllegalAction(f"seat {seat}: that action is not legal now")
+            legal = legal_actions(state, seat)
+            for a in legal:
+                if a is action:
+                    break
+            else:
+                if action not in legal:
+                    raise IllegalAction(f"seat {seat}: that action is not legal now")
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""
