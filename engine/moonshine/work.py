@@ -1,25 +1,23 @@
 """The mutable working copy of a Moonshine state used inside one ``apply`` (never stored).
 
 :class:`Work` copies a :class:`~engine.moonshine.state.MoonshineState` into lists, collects the
-events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups are kept as
-``(kind, cards, n)`` tuples while working.
+events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups stay
+:class:`~engine.moonshine.state.FollowUp` values while working (immutable, so a frozen seat
+shares them); :func:`follow_up` makes one, :data:`PLACE` is the shared ``place`` follow-up.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from engine.core import Event, event, replacer, rng_draws
 from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
-__all__ = ["Item", "Work", "WorkSeat"]
-
-#: A follow-up while working: ``(kind, cards, n)`` (see :class:`FollowUp`).
-Item = tuple[FollowUpKind, tuple[int, ...], int]
+__all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
 
 #: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
@@ -28,6 +26,17 @@ _next_state = replacer(MoonshineState, "version", "phase", "round", "active", "d
                        "seats", "to_draw", "shuffles")
 _new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
+
+
+def follow_up(kind: FollowUpKind, cards: tuple[int, ...] = (), n: int = 0) -> FollowUp:
+    """``FollowUp(kind, cards, n)``, built without the frozen ``__init__`` (hot path)."""
+    return _new_follow_up(None, kind, cards, n)
+
+
+#: The ``place`` follow-up (one gained token to place), shared: follow-ups are immutable values.
+PLACE = follow_up("place")
+#: ``frozenset({seat})``: the audience of a private event, shared.
+_AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
 
 #: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
@@ -45,14 +54,13 @@ class WorkSeat:
         self.clients = list(s.clients)
         self.cl_tokens = list(s.cl_tokens)
         self.validated = list(s.validated)
-        self.queue: list[Item] = [(q.kind, q.cards, q.n) for q in s.queue]
+        self.queue: list[FollowUp] = list(s.queue)
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
         return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
-                         tuple(self.validated), tuple([_new_follow_up(None, k, tuple(c), n) for k, c, n in self.queue]),
-                         self.lose)
+                         tuple(self.validated), tuple(self.queue), self.lose)
 
 
 class _Seats:
@@ -92,12 +100,13 @@ class Work:
         self.phase: Phase = state.phase
         self.round = state.round
         self.active = state.active
-        self.dice = list(state.dice)
+        self.dice: tuple[str, ...] = state.dice  # replaced whole, never changed in place
         self.rerolls = state.rerolls
         self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
         self.discard: list[int] | tuple[int, ...] = state.discard  # (draw, to_discard)
         self.seats = _Seats(state.seats)
-        self.to_draw = list(state.to_draw)
+        self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
+            state.to_draw)  # a list once a draw is added (resolve_actions)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
         self.n = state.players
@@ -110,11 +119,15 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
+        seats = s.seats
+        work = self.seats.work
+        for x in work:
+            if x is not None:
+                seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work, strict=True)])
+                break
         return _next_state(
-            s, self.version, self.phase, self.round, self.active, tuple(self.dice), self.rerolls, tuple(self.deck),
-            tuple(self.discard),
-            tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
-            tuple(self.to_draw), self.shuffles)
+            s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
+            tuple(self.discard), seats, tuple(self.to_draw), self.shuffles)
 
     def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
         """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
@@ -128,7 +141,7 @@ class Work:
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
         """Record an event (private to ``audience`` when given)."""
-        self.events.append(event(key, params, None if audience is None else frozenset({audience})))
+        self.events.append(event(key, params, None if audience is None else _AUDIENCE[audience]))
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
@@ -148,7 +161,7 @@ class Work:
             if x is None:
                 out.append(o.queue[0].kind if o.queue else None)
             else:
-                out.append(x.queue[0][0] if x.queue else None)
+                out.append(x.queue[0].kind if x.queue else None)
         return out
 
     def any_pending(self) -> bool:
@@ -165,7 +178,7 @@ class Work:
         if x is None:
             q = self.state.seats[seat].queue
             return q[0].kind if q else None
-        return x.queue[0][0] if x.queue else None
+        return x.queue[0].kind if x.queue else None
 
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
@@ -219,8 +232,12 @@ class Work:
     def draw(self, k: int) -> list[int]:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
         fewer when both are exhausted."""
+        deck = self.deck
+        if len(deck) >= k:
+            self.deck = deck[k:]
+            return list(deck[:k])
         out: list[int] = []
-        deck = self.deck = list(self.deck)
+        deck = self.deck = list(deck)
         while len(out) < k:
             if not deck:
                 if not self.discard:
