@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import add
 
 from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
@@ -137,22 +138,36 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
     hit = _BUNDLES.get(key)
     if hit is not None:
         return hit
-    b = list(side.base)
+    b = side.base
     for (spaces, bb), t in zip(side.slots, se_tokens, strict=False):
         if t >= spaces:
-            for i in range(NB):
-                b[i] += bb[i]
+            b = tuple(map(add, b, bb))
+    infos = _compiled()[0]
     for cid, t in zip(clients, cl_tokens, strict=False):
-        ci = client_info(cid)
+        ci = infos[cid]
         if ci.spaces and t >= ci.spaces:
-            sl = ci.slot
-            for i in range(NB):
-                b[i] += sl[i]
-    for cid in validated:
-        lo = client_info(cid).lower
-        for i in range(NB):
-            b[i] += lo[i]
+            b = tuple(map(add, b, ci.slot))
+    if key[4]:
+        b = tuple(map(add, b, _lower_sum(key[4])))
     if len(_BUNDLES) >= _BUNDLES_MAX:
         _BUNDLES.clear()
-    out = _BUNDLES[key] = tuple(b)
-    return out
+    _BUNDLES[key] = b
+    return b
+
+
+#: Memo of :func:`_lower_sum`.
+_LOWERS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _lower_sum(validated: tuple[int, ...]) -> tuple[int, ...]:
+    """The sum of the lower bundles of the ``validated`` Clients (memoized)."""
+    hit = _LOWERS.get(validated)
+    if hit is None:
+        infos = _compiled()[0]
+        hit = (0,) * NB
+        for cid in validated:
+            hit = tuple(map(add, hit, infos[cid].lower))
+        if len(_LOWERS) >= 1 << 14:
+            _LOWERS.clear()
+        _LOWERS[validated] = hit
+    return hit

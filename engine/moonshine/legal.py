@@ -23,8 +23,8 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import _SHORT, DIE_NAMES, shortfall, sources_of
-from engine.moonshine.icons import DISC, client_info, side_info
+from engine.moonshine.dice import _SHORT, DIE_NAMES, FACE_MASK, shortfall
+from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info, side_info
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
 __all__ = ["is_legal", "legal_actions", "to_act"]
@@ -175,44 +175,52 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
     return tuple(out)
 
 
-#: Memo of the room test of :func:`_action_phase`: ``(rules, variant, speakeasy, se_tokens,
-#: clients, cl_tokens) -> bool``.
-_ROOM: dict[tuple[object, ...], bool] = {}
-
-
 def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw."""
     variant = state.variant
     bundle = seat_bundle(s, variant)
-    src = tuple(sources_of(bundle, state.dice))
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []
+    sources: tuple[int, ...] | None = None
     short = _SHORT
     for cid in s.clients:
         ci = client_info(cid)
         if toks >= ci.moon - disc:
-            miss = short.get((ci.cost, src))
+            if sources is None:
+                # the resource sources (dice.sources_of): white dice always, blue/orange with access
+                dice = state.dice
+                mask = FACE_MASK
+                src = list(bundle[:8])
+                src[mask[dice[0]]] += 1
+                src[mask[dice[1]]] += 1
+                src[mask[dice[2]]] += 1
+                if bundle[BLUE]:
+                    src[mask[dice[3]]] += 1
+                if bundle[ORANGE]:
+                    src[mask[dice[4]]] += 1
+                src[0] = 0
+                sources = tuple(src)
+            miss = short.get((ci.cost, sources))
             if miss is None:
-                miss = shortfall(ci.cost, src)
+                miss = shortfall(ci.cost, sources)
             if miss == 0:
                 out.append(_VALIDATE[cid])
-    rkey = (state.rules, variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens)
-    room = _ROOM.get(rkey)
-    if room is None:
-        if len(_ROOM) >= 1 << 14:
-            _ROOM.clear()
-        room = _ROOM[rkey] = _has_room(s, variant)
-    if room:
+    if _has_room(s, variant):
         out.append(_TAKE_MOON)
     out.append(_DRAW_CARDS)
     return tuple(out)
 
 
 def _has_room(s: SeatState, variant: str) -> bool:
-    side = side_info(s.speakeasy, variant)
-    return (any(t < sp for (sp, _), t in zip(side.slots, s.se_tokens, strict=False))
-            or any(t < client_info(c).spaces for c, t in zip(s.clients, s.cl_tokens, strict=False)))
+    """True when a slot of the seat has an empty space (M5)."""
+    for (sp, _), t in zip(side_info(s.speakeasy, variant).slots, s.se_tokens, strict=False):
+        if t < sp:
+            return True
+    for c, t in zip(s.clients, s.cl_tokens, strict=False):
+        if t < client_info(c).spaces:
+            return True
+    return False
 
 
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:

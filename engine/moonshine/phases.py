@@ -20,7 +20,7 @@ from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
 from engine.moonshine.work import PLACE, Work, follow_up
 
-__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle"]
+__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
 #: Die index by name (``DIE_NAMES``).
 _DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
@@ -97,6 +97,22 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
         w.rerolls = 0
     if w.rerolls == 0:
         _gains(w)
+
+
+def settled_roll(w: Work) -> bool:
+    """After :func:`roll_step`, what :func:`settle` would do when no seat has anything pending
+    (no Moon token gained): stay in the roll (rerolls left) or go to the action phase. False
+    (nothing done) when a seat has something pending: then :func:`settle` must run."""
+    work = w.seats.work
+    for i, s in enumerate(w.state.seats):
+        x = work[i]
+        if x is not None:
+            s = x  # type: ignore[assignment]
+        if s.queue or s.lose:
+            return False
+    if w.phase == "gain":
+        w.phase = "action"
+    return True
 
 
 def _gains(w: Work) -> None:
@@ -285,8 +301,16 @@ def _start_round(w: Work) -> None:
 
 def _end_round(w: Work) -> None:
     """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
-    pts = [points_of(w.peek(i).validated, w.side(i).silhouettes) for i in range(w.n)]
-    if max(pts) >= w.state.target or w.round >= MAX_ROUNDS:
+    over = w.round >= MAX_ROUNDS
+    if not over:
+        target = w.state.target
+        work = w.seats.work
+        for i, s in enumerate(w.state.seats):
+            x = work[i]
+            if points_of(s.validated if x is None else x.validated, w.side(i).silhouettes) >= target:
+                over = True
+                break
+    if over:
         w.phase = "over"
         w.dice = _NO_DICE
         out = outcome_of(w.freeze())

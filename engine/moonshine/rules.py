@@ -217,6 +217,8 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         w = Work(state)
         if state.phase == "roll":
             phases.roll_step(w, actions[state.active], faces)
+            if phases.settled_roll(w):
+                return step_of(w.freeze(), tuple(w.events))
         elif state.phase == "action":
             phases.resolve_actions(w, actions)
         else:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from engine.core import Event, event, replacer, rng_draws
+from engine.core import Event, replacer, rng_draws
 from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
@@ -35,6 +35,17 @@ def follow_up(kind: FollowUpKind, cards: tuple[int, ...] = (), n: int = 0) -> Fo
 
 #: The ``place`` follow-up (one gained token to place), shared: follow-ups are immutable values.
 PLACE = follow_up("place")
+class _EventTwin:
+    """Same slots as :class:`~engine.core.Event`, mutable (see :meth:`Work.ev`)."""
+
+    __slots__ = ("key", "params", "audience")
+
+
+_new_object = object.__new__
+_probe: Any = _new_object(_EventTwin)
+_probe.__class__ = Event  # fails at import if the layouts ever differ
+del _probe
+
 #: ``frozenset({seat})``: the audience of a private event, shared.
 _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
@@ -63,9 +74,11 @@ class WorkSeat:
                          tuple(self.validated), tuple(self.queue), self.lose)
 
 
-class _Seats:
+class _Seats(dict[int, WorkSeat]):
     """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
-    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state)."""
+    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
+    ``work[i]`` is the copy of seat ``i`` or ``None``; ``seats[i]`` (a dict hit once copied)
+    makes the copy when missing."""
 
     __slots__ = ("orig", "work")
 
@@ -73,10 +86,8 @@ class _Seats:
         self.orig = orig
         self.work: list[WorkSeat | None] = [None] * len(orig)
 
-    def __getitem__(self, i: int) -> WorkSeat:
-        x = self.work[i]
-        if x is None:
-            x = self.work[i] = WorkSeat(self.orig[i])
+    def __missing__(self, i: int) -> WorkSeat:
+        x = self[i] = self.work[i] = WorkSeat(self.orig[i])
         return x
 
     def __len__(self) -> int:
@@ -103,7 +114,7 @@ class Work:
         self.dice: tuple[str, ...] = state.dice  # replaced whole, never changed in place
         self.rerolls = state.rerolls
         self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
-        self.discard: list[int] | tuple[int, ...] = state.discard  # (draw, to_discard)
+        self.discard: tuple[int, ...] = state.discard  # replaced whole (draw, to_discard)
         self.seats = _Seats(state.seats)
         self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
             state.to_draw)  # a list once a draw is added (resolve_actions)
@@ -127,7 +138,7 @@ class Work:
                 break
         return _next_state(
             s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
-            tuple(self.discard), seats, tuple(self.to_draw), self.shuffles)
+            self.discard, seats, tuple(self.to_draw), self.shuffles)
 
     def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
         """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
@@ -140,8 +151,14 @@ class Work:
         return random.Random(f"{self.state.seed}:{self.version}:{salt}")
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
-        """Record an event (private to ``audience`` when given)."""
-        self.events.append(event(key, params, None if audience is None else _AUDIENCE[audience]))
+        """Record an event (private to ``audience`` when given): ``engine.core.event`` inlined,
+        the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
+        e: Any = _new_object(_EventTwin)
+        e.key = key
+        e.params = params
+        e.audience = None if audience is None else _AUDIENCE[audience]
+        e.__class__ = Event
+        self.events.append(e)
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
@@ -245,7 +262,7 @@ class Work:
                 pile = sorted(self.discard)
                 random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
                 deck = self.deck = pile
-                self.discard = []
+                self.discard = ()
                 self.shuffles += 1
                 self.ev("ms.ev.reshuffle", n=len(pile))
             out.append(deck.pop(0))
@@ -253,7 +270,4 @@ class Work:
 
     def to_discard(self, cards: Iterable[int]) -> None:
         """Put ``cards`` on the discard pile (in order)."""
-        pile = self.discard
-        if type(pile) is tuple:
-            pile = self.discard = list(pile)
-        pile.extend(cards)  # type: ignore[union-attr]
+        self.discard = (*self.discard, *cards)
