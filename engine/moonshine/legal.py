@@ -23,7 +23,7 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import _SHORT, DIE_NAMES, FACE_MASK, shortfall
+from engine.moonshine.dice import DIE_NAMES, FACE_MASK
 from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info, side_info
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
@@ -176,18 +176,20 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
 
 
 def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
-    """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw."""
+    """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
+
+    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
+    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand."""
     variant = state.variant
     bundle = seat_bundle(s, variant)
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []
-    sources: tuple[int, ...] | None = None
-    short = _SHORT
+    supply: tuple[int, ...] | None = None
     for cid in s.clients:
         ci = client_info(cid)
         if toks >= ci.moon - disc:
-            if sources is None:
+            if supply is None:
                 # the resource sources (dice.sources_of): white dice always, blue/orange with access
                 dice = state.dice
                 mask = FACE_MASK
@@ -199,12 +201,12 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
                     src[mask[dice[3]]] += 1
                 if bundle[ORANGE]:
                     src[mask[dice[4]]] += 1
-                src[0] = 0
-                sources = tuple(src)
-            miss = short.get((ci.cost, sources))
-            if miss is None:
-                miss = shortfall(ci.cost, sources)
-            if miss == 0:
+                _, a1, a2, a3, a4, a5, a6, a7 = src
+                t = a1 + a2 + a3 + a4 + a5 + a6 + a7
+                supply = (t - a2 - a4 - a6, t - a1 - a4 - a5, t - a1 - a2 - a3, t - a4, t - a2, t - a1, t)
+            f, m, d = ci.cost
+            if (f <= supply[0] and m <= supply[1] and d <= supply[2] and f + m <= supply[3]
+                    and f + d <= supply[4] and m + d <= supply[5] and f + m + d <= supply[6]):
                 out.append(_VALIDATE[cid])
     if _has_room(s, variant):
         out.append(_TAKE_MOON)

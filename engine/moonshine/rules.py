@@ -147,6 +147,23 @@ def _default_options() -> MoonshineOptions:
     return MoonshineOptions()
 
 
+def _check(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
+    """:meth:`Moonshine.check_actions`."""
+    expected = to_act(state)
+    if not expected:
+        raise IllegalAction("the game is over")
+    if actions.keys() != expected:
+        raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+    for seat, action in actions.items():
+        legal = legal_actions(state, seat)
+        for a in legal:
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
+
+
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     """Moonshine for 2-5 players (see the module docstring). Rules 2: the double redraw."""
 
@@ -174,34 +191,20 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             return _default_options()
         return super().parse_options(options)
 
-    def to_act(self, state: MoonshineState) -> frozenset[int]:
-        """Seats to decide now (see :func:`engine.moonshine.legal.to_act`)."""
-        return to_act(state)
-
-    def legal_actions(self, state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-        """Every legal action of ``seat`` now (see :mod:`engine.moonshine.actions` for the codes)."""
-        return legal_actions(state, seat)
+    #: Seats to decide now (:func:`engine.moonshine.legal.to_act`; bound directly: no extra call).
+    to_act = staticmethod(to_act)
+    #: Every legal action of a seat now (:func:`engine.moonshine.legal.legal_actions`; see
+    #: :mod:`engine.moonshine.actions` for the codes), computed once per state and seat.
+    legal_actions = staticmethod(legal_actions)
 
     def check_actions(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
         """:meth:`engine.core.Game.check_actions` (same checks and messages), with the legal
         actions computed once per state and matched by identity first."""
-        expected = to_act(state)
-        if not expected:
-            raise IllegalAction("the game is over")
-        if actions.keys() != expected:
-            raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
-        for seat, action in actions.items():
-            legal = legal_actions(state, seat)
-            for a in legal:
-                if a is action:
-                    break
-            else:
-                if action not in legal:
-                    raise IllegalAction(f"seat {seat}: that action is not legal now")
+        _check(state, actions)
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""
-        self.check_actions(state, actions)
+        _check(state, actions)
         return self._apply(state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:
@@ -209,7 +212,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         ``faces`` forced (in die order: white 0-2, blue, orange). For tests and replays of real
         dice; raises :class:`~engine.core.IllegalAction` when the reroll is not legal or the faces impossible."""
         act = decode(action) if isinstance(action, str) else action
-        self.check_actions(state, {state.active: act})
+        _check(state, {state.active: act})
         return self._apply(state, {state.active: act}, tuple(faces))
 
     def _apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction],
