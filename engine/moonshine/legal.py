@@ -9,6 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from engine.moonshine.actions import (
+    Discard,
     Draft,
     DrawCards,
     Keep,
@@ -142,12 +143,15 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
             _BY_KEY.clear()
-        hit = _BY_KEY[key] = _compute(state, seat)
+        hit = _BY_KEY[key] = _shared_tuple(_compute(state, seat))
     return hit
 
 
-class _ById(dict[int, Any]):
-    """Shared action values by card id (actions are immutable), made on first use."""
+class _Shared(dict[Any, Any]):
+    """Shared action values by their field (a card id, a slot key, die names, tokens), made on
+    first use. Actions are immutable values, so one instance serves every state; sharing also
+    keeps the memos below from holding thousands of equal objects (each one more object for
+    the cyclic garbage collector to traverse)."""
 
     __slots__ = ("cls",)
 
@@ -155,12 +159,24 @@ class _ById(dict[int, Any]):
         super().__init__()
         self.cls = cls
 
-    def __missing__(self, key: int) -> Any:
+    def __missing__(self, key: Any) -> Any:
         value = self[key] = self.cls(key)
         return value
 
 
-_PICK, _KEEP, _REPLACE, _VALIDATE = _ById(Pick), _ById(Keep), _ById(Replace), _ById(Validate)
+_PICK, _KEEP, _REPLACE, _VALIDATE = _Shared(Pick), _Shared(Keep), _Shared(Replace), _Shared(Validate)
+_PLACE, _LOSE, _REROLL, _DISCARD = _Shared(Place), _Shared(Lose), _Shared(Reroll), _Shared(Discard)
+#: Equal tuples of legal actions share one instance (see :class:`_Shared`).
+_TUPLES: dict[tuple[MoonshineAction, ...], tuple[MoonshineAction, ...]] = {}
+
+
+def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction, ...]:
+    hit = _TUPLES.get(actions)
+    if hit is None:
+        if len(_TUPLES) >= 1 << 14:
+            _TUPLES.clear()
+        hit = _TUPLES[actions] = actions
+    return hit
 _PICK_NONE = Pick(None)
 _TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
 _STOP = Stop()
@@ -171,7 +187,7 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
     names = [DIE_NAMES[i] for i in range(5) if dice[i]]
     out: list[MoonshineAction] = [_STOP]
     for r in range(1, len(names) + 1):
-        out += [Reroll(tuple(sorted(c))) for c in combinations(names, r)]
+        out += [_REROLL[tuple(sorted(c))] for c in combinations(names, r)]
     return tuple(out)
 
 
@@ -230,13 +246,13 @@ def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
         if kind == "place":
-            return tuple(Place(k) for k, t, sp in slot_keys(s, state.variant) if t < sp)
+            return tuple([_PLACE[k] for k, t, sp in slot_keys(s, state.variant) if t < sp])
         if kind == "discard":
             slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
-            return tuple(discard_action(o) for o in discard_options(slots, n))
+            return tuple([_DISCARD[discard_action(o).tokens] for o in discard_options(slots, n)])
         if kind == "draft":
             return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
         return ()
     if s.lose:
-        return tuple(Lose(k) for k, t, _ in slot_keys(s, state.variant) if t)
+        return tuple([_LOSE[k] for k, t, _ in slot_keys(s, state.variant) if t])
     return ()

@@ -51,7 +51,7 @@ _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
 
 #: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
-_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
+_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[str, ...]] = {}
 
 
 class WorkSeat:
@@ -213,8 +213,8 @@ class Work:
         return [(self.active + i) % self.n for i in range(self.n)]
 
     # --- tokens ----------------------------------------------------------------------------------
-    def room(self, seat: int) -> list[str]:
-        """Slots of ``seat`` with an empty space (memoized by seat layout: the list is shared)."""
+    def room(self, seat: int) -> tuple[str, ...]:
+        """Slots of ``seat`` with an empty space (memoized by seat layout)."""
         s = self.peek(seat)
         side = self.side(seat)
         key = (self.state.rules, id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
@@ -227,8 +227,8 @@ class Work:
                 out.append(f"c{cid}")
         if len(_ROOMS) >= 1 << 14:
             _ROOMS.clear()
-        _ROOMS[key] = out
-        return out
+        room = _ROOMS[key] = tuple(out)  # a tuple of str: untracked by the garbage collector
+        return room
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
