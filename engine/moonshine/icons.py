@@ -109,16 +109,38 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
+#: ``_compiled()`` read once (filled by the first :func:`client_info` / :func:`side_info` call).
+_CLIENT_INFOS: tuple[ClientInfo, ...] = ()
+_SIDE_INFOS: dict[str, tuple[SideInfo, ...]] = {}
+
+
+def _load() -> None:
+    global _CLIENT_INFOS
+    clients, sides = _compiled()
+    _SIDE_INFOS.update(sides)
+    _CLIENT_INFOS = clients
+
+
 def client_info(cid: int) -> ClientInfo:
     """Compiled data of Client card ``cid`` (global id: 0..69 the first set, 70..139 the rules-3
     set); ``IndexError`` for an unknown id."""
-    return _compiled()[0][cid]
+    try:
+        return _CLIENT_INFOS[cid]
+    except IndexError:
+        if _CLIENT_INFOS:
+            raise
+    _load()
+    return _CLIENT_INFOS[cid]
 
 
 def side_info(speakeasy: int, variant: str) -> SideInfo:
     """Compiled data of Speakeasy ``speakeasy`` (global id: 0..4 the first set, 5..9 the rules-3
     set) on its ``variant`` side."""
-    return _compiled()[1][variant][speakeasy]
+    sides = _SIDE_INFOS.get(variant)
+    if sides is None:
+        _load()
+        return _compiled()[1][variant][speakeasy]
+    return sides[speakeasy]
 
 
 #: Memo of :func:`bundle_of`: ``(id(side), se_tokens, clients, cl_tokens, validated)`` -> bundle.

@@ -62,13 +62,20 @@ def to_act(state: MoonshineState) -> frozenset[int]:
         return _ALL[state.players]
     if ph == "over":
         return _NOBODY
+    last = _LAST
+    if last[0] is state:
+        hit = last[1].get("to_act")
+        if hit is not None:
+            return hit  # type: ignore[return-value]
     m = 0
     bit = 1
     for s in state.seats:
         if s.queue or s.lose:
             m |= bit
         bit <<= 1
-    return _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
+    out = _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
+    _memo(state)["to_act"] = out
+    return out
 
 
 def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:

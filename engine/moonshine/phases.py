@@ -193,8 +193,9 @@ def settle(w: Work) -> None:
     n = w.n
     orig = w.state.seats
     work = w.seats.work
+    seats = range(n)
     while True:
-        for seat in range(n):
+        for seat in seats:
             x = work[seat]
             s = orig[seat] if x is None else x
             if s.queue or s.lose:
@@ -202,9 +203,9 @@ def settle(w: Work) -> None:
                     pass
         # the front follow-ups and whether anything is pending, after every automatic answer
         redraw = discard = pending = False
-        for seat in range(n):
-            x = work[seat]
-            s = orig[seat] if x is None else x
+        for x, s in zip(work, orig, strict=True):
+            if x is not None:
+                s = x
             q = s.queue
             if q:
                 pending = True
