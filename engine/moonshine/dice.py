@@ -35,10 +35,6 @@ DIE_FACES = (WHITE_FACES, WHITE_FACES, WHITE_FACES, BLUE_FACES, ORANGE_FACES)
 DIE_NAMES = ("0", "1", "2", "b", "o")
 #: Face -> resource mask (a Moon face and a die not rolled, ``""``, are no resource).
 FACE_MASK = {"food": 1, "music": 2, "drink": 4, "any": 7, "moon": 0, "": 0}
-#: For each subset S of {Food, Music, Drink} (1..7): the source masks that can serve S.
-_SERVES = tuple(tuple(m for m in range(1, 8) if m & s) for s in range(8))
-#: Memo of :func:`shortfall`.
-_SHORT: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
 
 
 def roll_faces(rng: random.Random, dice: Sequence[int]) -> tuple[str, ...]:
@@ -52,27 +48,32 @@ def shortfall(cost: Sequence[int], sources: Sequence[int]) -> int:
     ``sources[mask]`` counts the units serving the resource set ``mask`` (1 Food, 2 Music, 4
     Drink, 3/5/6 two-way choices, 7 any). By Hall's theorem (deficiency version) the number of
     unmatched units of the best assignment is ``max over subsets S of demand(S) - supply(S)``, so
-    0 means the cost can be paid exactly (RULINGS M4). Memoized on ``(cost, sources)``.
+    0 means the cost can be paid exactly (RULINGS M4). ``supply(S)`` is every unit but those
+    serving only resources outside ``S``; the 7 subsets are written out.
     """
-    key = (tuple(cost), tuple(sources))
-    hit = _SHORT.get(key)
-    if hit is not None:
-        return hit
-    f, m, d = key[0]
-    worst = 0
-    for s in range(1, 8):
-        dem = (f if s & 1 else 0) + (m if s & 2 else 0) + (d if s & 4 else 0)
-        if dem <= worst:
-            continue
-        sup = 0
-        for mask in _SERVES[s]:
-            sup += sources[mask]
-        if dem - sup > worst:
-            worst = dem - sup
-    if len(_SHORT) >= 1 << 16:
-        _SHORT.clear()
-    _SHORT[key] = worst
-    return worst
+    f, m, d = cost
+    a1, a2, a3, a4, a5, a6, a7 = sources[1], sources[2], sources[3], sources[4], sources[5], sources[6], sources[7]
+    t = a1 + a2 + a3 + a4 + a5 + a6 + a7
+    worst = f + m + d - t  # S = {Food, Music, Drink}
+    x = f - (t - a2 - a4 - a6)  # S = {Food}
+    if x > worst:
+        worst = x
+    x = m - (t - a1 - a4 - a5)  # {Music}
+    if x > worst:
+        worst = x
+    x = d - (t - a1 - a2 - a3)  # {Drink}
+    if x > worst:
+        worst = x
+    x = f + m - (t - a4)  # {Food, Music}
+    if x > worst:
+        worst = x
+    x = f + d - (t - a2)  # {Food, Drink}
+    if x > worst:
+        worst = x
+    x = m + d - (t - a1)  # {Music, Drink}
+    if x > worst:
+        worst = x
+    return worst if worst > 0 else 0
 
 
 def sources_of(bundle: Sequence[int], dice: Sequence[str]) -> list[int]:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from engine.moonshine.actions import Discard, Draft, Keep, Lose, MoonshineAction, Pick, Place, Replace
 from engine.moonshine.icons import CLIENT, DRAW, client_info
 from engine.moonshine.state import discard_options
-from engine.moonshine.work import Work
+from engine.moonshine.work import PLACE, Work, follow_up
 
 __all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
 
@@ -33,7 +33,8 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     if isinstance(action, Lose):
         lose(w, seat, action.slot)
         return
-    kind, cards, n = s.queue.pop(0)
+    q = s.queue.pop(0)
+    cards, n = q.cards, q.n
     if isinstance(action, Place):
         place(w, seat, action.slot)
     elif isinstance(action, Discard):
@@ -102,7 +103,7 @@ def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     if len(s.clients) < icons or not s.clients:
         keep(w, seat, cid, ())
     else:
-        s.queue.insert(0, ("replace", (cid,), 0))
+        s.queue.insert(0, follow_up("replace", (cid,)))
 
 
 def replace(w: Work, seat: int, cid: int, old: int) -> None:
@@ -144,9 +145,9 @@ def instant(w: Work, seat: int, cid: int) -> None:
     gains = 2 if eff == "plus2_moon" else 1
     w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
     if w.rules < 2:
-        s.queue += [("place", (), 0)] * gains
+        s.queue += [PLACE] * gains
     else:
-        s.queue[:0] = [("place", (), 0)] * gains
+        s.queue[:0] = [PLACE] * gains
     if gains == 1:
         for other in range(w.n):
             if other != seat:
@@ -166,57 +167,62 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
     cards = w.draw(b[DRAW])
     w.ev("ms.ev.redraw", seat=seat, n=len(cards))
     w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-    s.queue.insert(at, ("keep", tuple(cards), 0))
+    s.queue.insert(at, follow_up("keep", tuple(cards)))
     if missing > 1 and cards:
-        s.queue.insert(at + 1, ("redraw", (), 0))
+        s.queue.insert(at + 1, follow_up("redraw"))
 
 
 def auto(w: Work, seat: int) -> bool:
     """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
-    something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order)."""
-    if not w.pending(seat):
-        return False
-    s = w.seats[seat]
+    something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order).
+    The seat is copied for writing only when something changes."""
+    x = w.seats.work[seat]
+    s = w.state.seats[seat] if x is None else x
     if s.queue:
-        kind, cards, n = s.queue[0]
+        q = s.queue[0]
+        kind = q.kind
         if kind == "place":
             room = w.room(seat)
             if len(room) <= 1:
-                s.queue.pop(0)
+                w.seats[seat].queue.pop(0)
                 if room:
                     place(w, seat, room[0])
                 else:
                     w.ev("ms.ev.token_lost", seat=seat)
                 return True
         elif kind == "discard":
+            n = q.n
             opts = discard_options(w.holding(seat), n)
             if len(opts) <= 1:
-                s.queue.pop(0)
+                w.seats[seat].queue.pop(0)
                 if opts:
                     discard(w, seat, opts[0], n, chosen=False)
                 return True
         elif kind == "keep":
+            cards = q.cards
             if len(cards) <= 1:
-                s.queue.pop(0)
+                w.seats[seat].queue.pop(0)
                 if cards:
                     keep(w, seat, cards[0], cards)
                 return True
         elif kind == "pick":
-            if not cards:
-                s.queue.pop(0)
+            if not q.cards:
+                w.seats[seat].queue.pop(0)
                 w.ev("ms.ev.pick_none", seat=seat)
                 return True
         elif kind == "replace":
             if len(s.clients) <= 1:
-                s.queue.pop(0)
-                if s.clients:
-                    replace(w, seat, cards[0], s.clients[0])
+                ws = w.seats[seat]
+                ws.queue.pop(0)
+                if ws.clients:
+                    replace(w, seat, q.cards[0], ws.clients[0])
                 else:
-                    keep(w, seat, cards[0], ())
+                    keep(w, seat, q.cards[0], ())
                 return True
         elif kind == "draft":
-            if len(cards) <= n:
-                s.queue.pop(0)
+            cards = q.cards
+            if len(cards) <= q.n:
+                w.seats[seat].queue.pop(0)
                 draft(w, seat, list(cards), cards)
                 return True
         return False
@@ -226,6 +232,6 @@ def auto(w: Work, seat: int) -> bool:
             if held:
                 lose(w, seat, held[0][0])
             else:
-                s.lose = 0
+                w.seats[seat].lose = 0
             return True
     return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import add
 
 from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
@@ -108,16 +109,38 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
+#: ``_compiled()`` read once (filled by the first :func:`client_info` / :func:`side_info` call).
+_CLIENT_INFOS: tuple[ClientInfo, ...] = ()
+_SIDE_INFOS: dict[str, tuple[SideInfo, ...]] = {}
+
+
+def _load() -> None:
+    global _CLIENT_INFOS
+    clients, sides = _compiled()
+    _SIDE_INFOS.update(sides)
+    _CLIENT_INFOS = clients
+
+
 def client_info(cid: int) -> ClientInfo:
     """Compiled data of Client card ``cid`` (global id: 0..69 the first set, 70..139 the rules-3
     set); ``IndexError`` for an unknown id."""
-    return _compiled()[0][cid]
+    try:
+        return _CLIENT_INFOS[cid]
+    except IndexError:
+        if _CLIENT_INFOS:
+            raise
+    _load()
+    return _CLIENT_INFOS[cid]
 
 
 def side_info(speakeasy: int, variant: str) -> SideInfo:
     """Compiled data of Speakeasy ``speakeasy`` (global id: 0..4 the first set, 5..9 the rules-3
     set) on its ``variant`` side."""
-    return _compiled()[1][variant][speakeasy]
+    sides = _SIDE_INFOS.get(variant)
+    if sides is None:
+        _load()
+        return _compiled()[1][variant][speakeasy]
+    return sides[speakeasy]
 
 
 #: Memo of :func:`bundle_of`: ``(id(side), se_tokens, clients, cl_tokens, validated)`` -> bundle.
@@ -137,22 +160,36 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
     hit = _BUNDLES.get(key)
     if hit is not None:
         return hit
-    b = list(side.base)
+    b = side.base
     for (spaces, bb), t in zip(side.slots, se_tokens, strict=False):
         if t >= spaces:
-            for i in range(NB):
-                b[i] += bb[i]
+            b = tuple(map(add, b, bb))
+    infos = _compiled()[0]
     for cid, t in zip(clients, cl_tokens, strict=False):
-        ci = client_info(cid)
+        ci = infos[cid]
         if ci.spaces and t >= ci.spaces:
-            sl = ci.slot
-            for i in range(NB):
-                b[i] += sl[i]
-    for cid in validated:
-        lo = client_info(cid).lower
-        for i in range(NB):
-            b[i] += lo[i]
+            b = tuple(map(add, b, ci.slot))
+    if key[4]:
+        b = tuple(map(add, b, _lower_sum(key[4])))
     if len(_BUNDLES) >= _BUNDLES_MAX:
         _BUNDLES.clear()
-    out = _BUNDLES[key] = tuple(b)
-    return out
+    _BUNDLES[key] = b
+    return b
+
+
+#: Memo of :func:`_lower_sum`.
+_LOWERS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _lower_sum(validated: tuple[int, ...]) -> tuple[int, ...]:
+    """The sum of the lower bundles of the ``validated`` Clients (memoized)."""
+    hit = _LOWERS.get(validated)
+    if hit is None:
+        infos = _compiled()[0]
+        hit = (0,) * NB
+        for cid in validated:
+            hit = tuple(map(add, hit, infos[cid].lower))
+        if len(_LOWERS) >= 1 << 14:
+            _LOWERS.clear()
+        _LOWERS[validated] = hit
+    return hit

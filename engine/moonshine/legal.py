@@ -9,6 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from engine.moonshine.actions import (
+    Discard,
     Draft,
     DrawCards,
     Keep,
@@ -23,8 +24,8 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, shortfall, sources_of
-from engine.moonshine.icons import DISC, client_info, side_info
+from engine.moonshine.dice import DIE_NAMES, FACE_MASK
+from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info, side_info
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
 __all__ = ["is_legal", "legal_actions", "to_act"]
@@ -33,6 +34,8 @@ __all__ = ["is_legal", "legal_actions", "to_act"]
 _NOBODY: frozenset[int] = frozenset()
 _ONE = tuple(frozenset({i}) for i in range(5))
 _ALL = tuple(frozenset(range(n)) for n in range(6))
+#: ``_BY_MASK[m]``: the seats whose bits are set in ``m`` (``to_act`` of a follow-up step).
+_BY_MASK = tuple(frozenset(i for i in range(5) if m >> i & 1) for m in range(32))
 #: The last state asked about and its answers (``"to_act"`` and one entry per seat): a step asks
 #: ``to_act`` and ``legal_actions`` several times of the same immutable state (the caller, then
 #: ``apply``'s check), so they are computed once. One entry only, replaced in one assignment.
@@ -41,10 +44,11 @@ _LAST: tuple[object, dict[object, object]] = (None, {})
 
 def _memo(state: MoonshineState) -> dict[object, object]:
     global _LAST
-    last, memo = _LAST
-    if last is not state:
-        memo = {}
-        _LAST = (state, memo)
+    last = _LAST
+    if last[0] is state:
+        return last[1]
+    memo: dict[object, object] = {}
+    _LAST = (state, memo)
     return memo
 
 
@@ -52,30 +56,46 @@ def to_act(state: MoonshineState) -> frozenset[int]:
     """Seats to decide now: the active player (roll), every seat (action, M2), or the seats with
     a pending private follow-up (in parallel). Empty when the game is over."""
     ph = state.phase
-    if ph == "over":
-        return _NOBODY
     if ph == "roll":
         return _ONE[state.active]
     if ph == "action":
         return _ALL[state.players]
-    memo = _memo(state)
-    hit = memo.get("to_act")
-    if hit is None:
-        hit = memo["to_act"] = frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
-    return hit  # type: ignore[return-value]
+    if ph == "over":
+        return _NOBODY
+    last = _LAST
+    if last[0] is state:
+        hit = last[1].get("to_act")
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+    m = 0
+    bit = 1
+    for s in state.seats:
+        if s.queue or s.lose:
+            m |= bit
+        bit <<= 1
+    out = _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
+    _memo(state)["to_act"] = out
+    return out
 
 
 def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     """Every legal action of ``seat`` now, in the stable order of their codes (empty when the
     seat is not to act). Take a Moon token needs an empty space (M5). Computed once per state
     and seat (see ``_LAST``)."""
+    global _LAST
     if not isinstance(seat, int):
         return ()
-    memo = _memo(state)
-    hit = memo.get(seat)
-    if hit is None:
-        hit = memo[seat] = _legal(state, seat)
-    return hit  # type: ignore[return-value]
+    last = _LAST
+    if last[0] is state:
+        memo = last[1]
+        hit = memo.get(seat)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+    else:
+        memo = {}
+        _LAST = (state, memo)
+    out = memo[seat] = _legal(state, seat)
+    return out
 
 
 def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
@@ -91,90 +111,155 @@ def is_legal(state: MoonshineState, seat: int, action: object) -> bool:
 #: layout and front follow-up give the same tuple (actions are immutable values, so it is shared).
 #: The rules version is part of the key, so a card set of another version never shares entries.
 _BY_KEY: dict[tuple[object, ...], tuple[MoonshineAction, ...]] = {}
+#: Roll-phase legal actions by the dice tuple (only which dice were rolled matters).
+_BY_DICE: dict[tuple[str, ...], tuple[MoonshineAction, ...]] = {}
 
 
 def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-    if seat not in to_act(state):
-        return ()
     ph = state.phase
+    if ph == "roll":
+        if seat != state.active:
+            return ()
+        hit = _BY_DICE.get(state.dice)
+        if hit is None:
+            if len(_BY_DICE) >= 1 << 12:
+                _BY_DICE.clear()
+            hit = _BY_DICE[state.dice] = _rolls(state.dice)
+        return hit
+    if ph == "over" or not 0 <= seat < state.players:
+        return ()
     s = state.seats[seat]
     if ph == "action":
         return _action_phase(state, s)
     key: tuple[object, ...]
-    if ph == "roll":
-        key = (ph, *(d != "" for d in state.dice))
-    elif s.queue:
+    if s.queue:
         q = s.queue[0]
-        if q.kind == "keep":
-            return tuple(_interned(Keep, c) for c in q.cards)
-        if q.kind == "pick":
-            return (*(_interned(Pick, c) for c in q.cards), _PICK_NONE)
-        if q.kind == "replace":
-            return tuple(_interned(Replace, c) for c in s.clients)
-        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, q.kind, q.cards, q.n)
+        kind = q.kind
+        if kind == "pick":
+            return (*[_PICK[c] for c in q.cards], _PICK_NONE)
+        if kind == "replace":
+            return tuple([_REPLACE[c] for c in s.clients])
+        if kind == "keep":
+            return tuple([_KEEP[c] for c in q.cards])
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
+    elif s.lose:
+        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, True)
     else:
-        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, s.lose > 0)
+        return ()
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
             _BY_KEY.clear()
-        hit = _BY_KEY[key] = _compute(state, seat)
+        hit = _BY_KEY[key] = _shared_tuple(_compute(state, seat))
     return hit
 
 
-#: Shared action values (actions are immutable): ``_INTERNED[(class, value)]``.
-_INTERNED: dict[tuple[type, object], MoonshineAction] = {}
+class _Shared(dict[Any, Any]):
+    """Shared action values by their field (a card id, a slot key, die names, tokens), made on
+    first use. Actions are immutable values, so one instance serves every state; sharing also
+    keeps the memos below from holding thousands of equal objects (each one more object for
+    the cyclic garbage collector to traverse)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type[Any]) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.cls(key)
+        return value
+
+
+_PICK, _KEEP, _REPLACE, _VALIDATE = _Shared(Pick), _Shared(Keep), _Shared(Replace), _Shared(Validate)
+_PLACE, _LOSE, _REROLL, _DISCARD = _Shared(Place), _Shared(Lose), _Shared(Reroll), _Shared(Discard)
+#: Equal tuples of legal actions share one instance (see :class:`_Shared`).
+_TUPLES: dict[tuple[MoonshineAction, ...], tuple[MoonshineAction, ...]] = {}
+
+
+def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction, ...]:
+    hit = _TUPLES.get(actions)
+    if hit is None:
+        if len(_TUPLES) >= 1 << 14:
+            _TUPLES.clear()
+        hit = _TUPLES[actions] = actions
+    return hit
 _PICK_NONE = Pick(None)
 _TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
+_STOP = Stop()
 
 
-def _interned(cls: type[Any], value: object) -> MoonshineAction:
-    hit = _INTERNED.get((cls, value))
-    if hit is None:
-        if len(_INTERNED) >= 4096:
-            _INTERNED.clear()
-        hit = _INTERNED[(cls, value)] = cls(value)
-    return hit
+def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
+    """Stop, then every reroll of the rolled dice (by size, then in die order)."""
+    names = [DIE_NAMES[i] for i in range(5) if dice[i]]
+    out: list[MoonshineAction] = [_STOP]
+    for r in range(1, len(names) + 1):
+        out += [_REROLL[tuple(sorted(c))] for c in combinations(names, r)]
+    return tuple(out)
 
 
 def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
-    """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw."""
-    bundle = seat_bundle(s, state.variant)
-    src = sources_of(bundle, state.dice)
+    """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
+
+    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
+    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand."""
+    variant = state.variant
+    bundle = seat_bundle(s, variant)
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []
+    supply: tuple[int, ...] | None = None
     for cid in s.clients:
         ci = client_info(cid)
-        if toks >= max(0, ci.moon - disc) and shortfall(ci.cost, src) == 0:
-            out.append(_interned(Validate, cid))
-    side = side_info(s.speakeasy, state.variant)
-    if (any(t < sp for (sp, _), t in zip(side.slots, s.se_tokens, strict=False))
-            or any(t < client_info(c).spaces for c, t in zip(s.clients, s.cl_tokens, strict=False))):
+        if toks >= ci.moon - disc:
+            if supply is None:
+                # the resource sources (dice.sources_of): white dice always, blue/orange with access
+                dice = state.dice
+                mask = FACE_MASK
+                src = list(bundle[:8])
+                src[mask[dice[0]]] += 1
+                src[mask[dice[1]]] += 1
+                src[mask[dice[2]]] += 1
+                if bundle[BLUE]:
+                    src[mask[dice[3]]] += 1
+                if bundle[ORANGE]:
+                    src[mask[dice[4]]] += 1
+                _, a1, a2, a3, a4, a5, a6, a7 = src
+                t = a1 + a2 + a3 + a4 + a5 + a6 + a7
+                supply = (t - a2 - a4 - a6, t - a1 - a4 - a5, t - a1 - a2 - a3, t - a4, t - a2, t - a1, t)
+            f, m, d = ci.cost
+            if (f <= supply[0] and m <= supply[1] and d <= supply[2] and f + m <= supply[3]
+                    and f + d <= supply[4] and m + d <= supply[5] and f + m + d <= supply[6]):
+                out.append(_VALIDATE[cid])
+    if _has_room(s, variant):
         out.append(_TAKE_MOON)
     out.append(_DRAW_CARDS)
     return tuple(out)
 
 
+def _has_room(s: SeatState, variant: str) -> bool:
+    """True when a slot of the seat has an empty space (M5)."""
+    for (sp, _), t in zip(side_info(s.speakeasy, variant).slots, s.se_tokens, strict=False):
+        if t < sp:
+            return True
+    for c, t in zip(s.clients, s.cl_tokens, strict=False):
+        if t < client_info(c).spaces:
+            return True
+    return False
+
+
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-    ph = state.phase
     s = state.seats[seat]
-    if ph == "roll":
-        dice = [DIE_NAMES[i] for i in range(5) if state.dice[i]]
-        out: list[MoonshineAction] = [Stop()]
-        for r in range(1, len(dice) + 1):
-            out += [Reroll(tuple(sorted(c))) for c in combinations(dice, r)]
-        return tuple(out)
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
         if kind == "place":
-            return tuple(Place(k) for k, t, sp in slot_keys(s, state.variant) if t < sp)
+            return tuple([_PLACE[k] for k, t, sp in slot_keys(s, state.variant) if t < sp])
         if kind == "discard":
             slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
-            return tuple(discard_action(o) for o in discard_options(slots, n))
+            return tuple([_DISCARD[discard_action(o).tokens] for o in discard_options(slots, n)])
         if kind == "draft":
             return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
         return ()
     if s.lose:
-        return tuple(Lose(k) for k, t, _ in slot_keys(s, state.variant) if t)
+        return tuple([_LOSE[k] for k, t, _ in slot_keys(s, state.variant) if t])
     return ()

@@ -18,9 +18,13 @@ from engine.moonshine.followups import answer, auto, discard, instant, redraw_on
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
-from engine.moonshine.work import Work
+from engine.moonshine.work import PLACE, Work, follow_up
 
-__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle"]
+__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
+
+#: Die index by name (``DIE_NAMES``).
+_DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
+_NO_DICE = ("", "", "", "", "")
 
 
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
@@ -76,29 +80,53 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
 
     Raises :class:`IllegalAction` when forced ``faces`` do not fit the rerolled dice."""
     if isinstance(action, Reroll):
-        which = [DIE_NAMES.index(p) for p in action.dice]
-        new = faces if faces is not None else w.faces("reroll", which)
-        if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
-            raise IllegalAction("impossible faces for these dice")
+        which = [_DIE_INDEX[p] for p in action.dice]
+        if faces is None:
+            new = w.faces("reroll", which)
+        else:
+            new = faces
+            if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
+                raise IllegalAction("impossible faces for these dice")
+        dice = list(w.dice)
         for i, f in zip(which, new, strict=True):
-            w.dice[i] = f
+            dice[i] = f
+        w.dice = tuple(dice)
         w.rerolls -= 1
-        w.ev("ms.ev.reroll", seat=w.active, dice=list(w.dice), left=w.rerolls)
+        w.ev("ms.ev.reroll", seat=w.active, dice=dice, left=w.rerolls)
     else:
         w.rerolls = 0
     if w.rerolls == 0:
         _gains(w)
 
 
+def settled_roll(w: Work) -> bool:
+    """After :func:`roll_step`, what :func:`settle` would do when no seat has anything pending
+    (no Moon token gained): stay in the roll (rerolls left) or go to the action phase. False
+    (nothing done) when a seat has something pending: then :func:`settle` must run."""
+    work = w.seats.work
+    for i, s in enumerate(w.state.seats):
+        x = work[i]
+        if x is not None:
+            s = x  # type: ignore[assignment]
+        if s.queue or s.lose:
+            return False
+    if w.phase == "gain":
+        w.phase = "action"
+    return True
+
+
 def _gains(w: Work) -> None:
     """End of the roll: Moon-token gains from the dice for every player with access (M3)."""
-    w.ev("ms.ev.dice", seat=w.active, dice=list(w.dice))
-    for seat in range(w.n):
-        b = w.bundle(seat)
-        n = (w.dice[3] == "moon" and b[BLUE] > 0) + (w.dice[4] == "moon" and b[ORANGE] > 0)
-        if n:
-            w.ev("ms.ev.gain", seat=seat, n=n)
-            w.seats[seat].queue += [("place", (), 0)] * n
+    dice = w.dice
+    w.ev("ms.ev.dice", seat=w.active, dice=list(dice))
+    blue, orange = dice[3] == "moon", dice[4] == "moon"
+    if blue or orange:
+        for seat in range(w.n):
+            b = w.bundle(seat)
+            n = (blue and b[BLUE] > 0) + (orange and b[ORANGE] > 0)
+            if n:
+                w.ev("ms.ev.gain", seat=seat, n=n)
+                w.seats[seat].queue += [PLACE] * n
     w.phase = "gain"
 
 
@@ -108,6 +136,7 @@ def _gains(w: Work) -> None:
 def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
     """M2: the secret actions resolve in seat order from the active player."""
     w.phase = "resolve"
+    w.to_draw = list(w.to_draw)
     for seat in w.order():
         action = actions[seat]
         if isinstance(action, DrawCards):
@@ -115,7 +144,7 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
             w.to_draw.append((seat, "pick"))
         elif isinstance(action, TakeMoon):
             w.ev("ms.ev.act_moon", seat=seat)
-            w.seats[seat].queue.append(("place", (), 0))
+            w.seats[seat].queue.append(PLACE)
         elif isinstance(action, Validate):
             _validate(w, seat, action.card)
 
@@ -145,8 +174,8 @@ def _validate(w: Work, seat: int, cid: int) -> None:
         if len(opts) == 1:
             discard(w, seat, opts[0], rest, chosen=False)
         else:
-            s.queue.append(("discard", (), rest))
-    w.to_draw.append((seat, "keep"))
+            s.queue.append(follow_up("discard", (), rest))
+    w.to_draw.append((seat, "keep"))  # type: ignore[union-attr]  # a list in the resolve phase
 
 
 def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
@@ -161,37 +190,58 @@ def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
 def settle(w: Work) -> None:
     """Run every automatic step and phase change until someone must decide or the game ends."""
     rules2 = w.state.rules >= 2
-    seats = range(w.n)
+    n = w.n
+    orig = w.state.seats
+    work = w.seats.work
+    seats = range(n)
     while True:
         for seat in seats:
-            while auto(w, seat):
-                pass
-        fronts = w.fronts()
-        if rules2 and "redraw" in fronts and _second_redraws(w):
+            x = work[seat]
+            s = orig[seat] if x is None else x
+            if s.queue or s.lose:
+                while auto(w, seat):
+                    pass
+        # the front follow-ups and whether anything is pending, after every automatic answer
+        redraw = discard = pending = False
+        for x, s in zip(work, orig, strict=True):
+            if x is not None:
+                s = x
+            q = s.queue
+            if q:
+                pending = True
+                kind = q[0].kind
+                if kind == "redraw":
+                    redraw = True
+                elif kind == "discard":
+                    discard = True
+            elif s.lose:
+                pending = True
+        if redraw and rules2 and _second_redraws(w):
             continue
-        if w.phase == "resolve" and w.to_draw and "discard" not in fronts:
+        phase = w.phase
+        if phase == "resolve" and w.to_draw and not discard:
             _do_draws(w)
             continue
-        if w.phase in ("roll", "action", "over") or w.any_pending():
+        if pending or phase == "roll" or phase == "action" or phase == "over":
             return
         # nobody has anything pending: next phase
-        if w.phase == "draft":
+        if phase == "draft":
             w.phase = "setup"
-            for i in range(w.n):
-                w.seats[i].queue.append(("place", (), 0))
-        elif w.phase == "setup":
+            for i in range(n):
+                w.seats[i].queue.append(PLACE)
+        elif phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
-                for seat in range(w.n):
+                for seat in range(n):
                     for cid in list(w.seats[seat].clients):
                         instant(w, seat, cid)
             else:
                 _start_round(w)
-        elif w.phase == "instants":
+        elif phase == "instants":
             _start_round(w)
-        elif w.phase == "gain":
+        elif phase == "gain":
             w.phase = "action"
-        elif w.phase == "resolve":
+        elif phase == "resolve":
             _end_round(w)
 
 
@@ -217,7 +267,7 @@ def _do_draws(w: Work) -> None:
             cards = w.draw(b[DRAW])
             w.ev("ms.ev.drew", seat=seat, n=len(cards))
             w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-            s.queue.append(("pick", tuple(cards), 0))
+            s.queue.append(follow_up("pick", tuple(cards)))
         elif w.rules >= 2:
             redraw_once(w, seat, len(s.queue))
         else:
@@ -226,8 +276,8 @@ def _do_draws(w: Work) -> None:
                 cards = w.draw(b[DRAW])
                 w.ev("ms.ev.redraw", seat=seat, n=len(cards))
                 w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-                s.queue.append(("keep", tuple(cards), 0))
-    w.to_draw = []
+                s.queue.append(follow_up("keep", tuple(cards)))
+    w.to_draw = ()
 
 
 def _start_round(w: Work) -> None:
@@ -238,12 +288,13 @@ def _start_round(w: Work) -> None:
     b = w.bundle(w.active)
     which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
     faces = w.faces("roll", which)
-    w.dice = [""] * 5
+    dice = [""] * 5
     for i, f in zip(which, faces, strict=True):
-        w.dice[i] = f
+        dice[i] = f
+    w.dice = tuple(dice)
     w.rerolls = b[REROLL]
     w.ev("ms.ev.round", round=w.round, seat=w.active)
-    w.ev("ms.ev.roll", seat=w.active, dice=list(w.dice))
+    w.ev("ms.ev.roll", seat=w.active, dice=dice)
     w.phase = "roll"
     if w.rerolls == 0:
         _gains(w)
@@ -251,10 +302,18 @@ def _start_round(w: Work) -> None:
 
 def _end_round(w: Work) -> None:
     """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
-    pts = [points_of(w.peek(i).validated, w.side(i).silhouettes) for i in range(w.n)]
-    if max(pts) >= w.state.target or w.round >= MAX_ROUNDS:
+    over = w.round >= MAX_ROUNDS
+    if not over:
+        target = w.state.target
+        work = w.seats.work
+        for i, s in enumerate(w.state.seats):
+            x = work[i]
+            if points_of(s.validated if x is None else x.validated, w.side(i).silhouettes) >= target:
+                over = True
+                break
+    if over:
         w.phase = "over"
-        w.dice = [""] * 5
+        w.dice = _NO_DICE
         out = outcome_of(w.freeze())
         w.ev("ms.ev.end", winners=list(out.winners), scores=list(out.scores))
     else:

@@ -128,11 +128,12 @@ from functools import cache
 from typing import Any, ClassVar
 
 from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
-from engine.moonshine import hidden, legal, phases
+from engine.moonshine import hidden, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
+from engine.moonshine.legal import legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
 from engine.moonshine.view import MoonshineView, build_view
@@ -144,6 +145,23 @@ __all__ = ["Moonshine"]
 @cache
 def _default_options() -> MoonshineOptions:
     return MoonshineOptions()
+
+
+def _check(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
+    """:meth:`Moonshine.check_actions`."""
+    expected = to_act(state)
+    if not expected:
+        raise IllegalAction("the game is over")
+    if actions.keys() != expected:
+        raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+    for seat, action in actions.items():
+        legal = legal_actions(state, seat)
+        for a in legal:
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
@@ -173,29 +191,20 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             return _default_options()
         return super().parse_options(options)
 
-    def to_act(self, state: MoonshineState) -> frozenset[int]:
-        """Seats to decide now (see :func:`engine.moonshine.legal.to_act`)."""
-        return legal.to_act(state)
-
-    def legal_actions(self, state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-        """Every legal action of ``seat`` now (see :mod:`engine.moonshine.actions` for the codes)."""
-        return legal.legal_actions(state, seat)
+    #: Seats to decide now (:func:`engine.moonshine.legal.to_act`; bound directly: no extra call).
+    to_act = staticmethod(to_act)
+    #: Every legal action of a seat now (:func:`engine.moonshine.legal.legal_actions`; see
+    #: :mod:`engine.moonshine.actions` for the codes), computed once per state and seat.
+    legal_actions = staticmethod(legal_actions)
 
     def check_actions(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
         """:meth:`engine.core.Game.check_actions` (same checks and messages), with the legal
         actions computed once per state and matched by identity first."""
-        expected = legal.to_act(state)
-        if not expected:
-            raise IllegalAction("the game is over")
-        if actions.keys() != expected:
-            raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
-        for seat, action in actions.items():
-            if not legal.is_legal(state, seat, action):
-                raise IllegalAction(f"seat {seat}: that action is not legal now")
+        _check(state, actions)
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""
-        self.check_actions(state, actions)
+        _check(state, actions)
         return self._apply(state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:
@@ -203,7 +212,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         ``faces`` forced (in die order: white 0-2, blue, orange). For tests and replays of real
         dice; raises :class:`~engine.core.IllegalAction` when the reroll is not legal or the faces impossible."""
         act = decode(action) if isinstance(action, str) else action
-        self.check_actions(state, {state.active: act})
+        _check(state, {state.active: act})
         return self._apply(state, {state.active: act}, tuple(faces))
 
     def _apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction],
@@ -211,6 +220,8 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         w = Work(state)
         if state.phase == "roll":
             phases.roll_step(w, actions[state.active], faces)
+            if phases.settled_roll(w):
+                return step_of(w.freeze(), tuple(w.events))
         elif state.phase == "action":
             phases.resolve_actions(w, actions)
         else:

@@ -26,8 +26,23 @@ def points_of(validated: Sequence[int], silhouettes: Sequence[int] = ()) -> int:
     """Points of a set of validated Clients (M8): card points, "?" and silhouette icons.
 
     The k-th "?" icon scores the count of the k-th majority colour among colours without a
-    silhouette; each silhouette (a colour index) scores the count of its colour.
+    silhouette; each silhouette (a colour index) scores the count of its colour. Memoized.
     """
+    key = (tuple(validated), tuple(silhouettes))
+    hit = _POINTS.get(key)
+    if hit is not None:
+        return hit
+    if len(_POINTS) >= 1 << 14:
+        _POINTS.clear()
+    pts = _POINTS[key] = _points(*key)
+    return pts
+
+
+#: Memo of :func:`points_of`.
+_POINTS: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+
+
+def _points(validated: Sequence[int], silhouettes: Sequence[int]) -> int:
     counts = [0] * 5
     pts = 0
     maj = 0

@@ -110,7 +110,7 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
         return hit[2]
     side = side_info(seat.speakeasy, variant)
     out = bundle_of(side, seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
-    if len(_SEAT_BUNDLES) >= 4096:
+    if len(_SEAT_BUNDLES) >= 512:
         _SEAT_BUNDLES.clear()
     _SEAT_BUNDLES[id(seat)] = (seat, variant, out)
     return out

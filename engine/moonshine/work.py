@@ -1,25 +1,23 @@
 """The mutable working copy of a Moonshine state used inside one ``apply`` (never stored).
 
 :class:`Work` copies a :class:`~engine.moonshine.state.MoonshineState` into lists, collects the
-events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups are kept as
-``(kind, cards, n)`` tuples while working.
+events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups stay
+:class:`~engine.moonshine.state.FollowUp` values while working (immutable, so a frozen seat
+shares them); :func:`follow_up` makes one, :data:`PLACE` is the shared ``place`` follow-up.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from engine.core import Event, event, replacer, rng_draws
+from engine.core import Event, replacer, rng_draws
 from engine.moonshine.dice import DIE_FACES
 from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
-__all__ = ["Item", "Work", "WorkSeat"]
-
-#: A follow-up while working: ``(kind, cards, n)`` (see :class:`FollowUp`).
-Item = tuple[FollowUpKind, tuple[int, ...], int]
+__all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
 
 #: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
@@ -30,8 +28,30 @@ _new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens"
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
+def follow_up(kind: FollowUpKind, cards: tuple[int, ...] = (), n: int = 0) -> FollowUp:
+    """``FollowUp(kind, cards, n)``, built without the frozen ``__init__`` (hot path)."""
+    return _new_follow_up(None, kind, cards, n)
+
+
+#: The ``place`` follow-up (one gained token to place), shared: follow-ups are immutable values.
+PLACE = follow_up("place")
+class _EventTwin:
+    """Same slots as :class:`~engine.core.Event`, mutable (see :meth:`Work.ev`)."""
+
+    __slots__ = ("key", "params", "audience")
+
+
+_new_object = object.__new__
+_probe: Any = _new_object(_EventTwin)
+_probe.__class__ = Event  # fails at import if the layouts ever differ
+del _probe
+
+#: ``frozenset({seat})``: the audience of a private event, shared.
+_AUDIENCE = tuple(frozenset({i}) for i in range(5))
+
+
 #: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
-_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], list[str]] = {}
+_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[str, ...]] = {}
 
 
 class WorkSeat:
@@ -45,19 +65,20 @@ class WorkSeat:
         self.clients = list(s.clients)
         self.cl_tokens = list(s.cl_tokens)
         self.validated = list(s.validated)
-        self.queue: list[Item] = [(q.kind, q.cards, q.n) for q in s.queue]
+        self.queue: list[FollowUp] = list(s.queue)
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
         return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
-                         tuple(self.validated), tuple([_new_follow_up(None, k, tuple(c), n) for k, c, n in self.queue]),
-                         self.lose)
+                         tuple(self.validated), tuple(self.queue), self.lose)
 
 
-class _Seats:
+class _Seats(dict[int, WorkSeat]):
     """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
-    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state)."""
+    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
+    ``work[i]`` is the copy of seat ``i`` or ``None``; ``seats[i]`` (a dict hit once copied)
+    makes the copy when missing."""
 
     __slots__ = ("orig", "work")
 
@@ -65,10 +86,8 @@ class _Seats:
         self.orig = orig
         self.work: list[WorkSeat | None] = [None] * len(orig)
 
-    def __getitem__(self, i: int) -> WorkSeat:
-        x = self.work[i]
-        if x is None:
-            x = self.work[i] = WorkSeat(self.orig[i])
+    def __missing__(self, i: int) -> WorkSeat:
+        x = self[i] = self.work[i] = WorkSeat(self.orig[i])
         return x
 
     def __len__(self) -> int:
@@ -92,12 +111,13 @@ class Work:
         self.phase: Phase = state.phase
         self.round = state.round
         self.active = state.active
-        self.dice = list(state.dice)
+        self.dice: tuple[str, ...] = state.dice  # replaced whole, never changed in place
         self.rerolls = state.rerolls
         self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
-        self.discard: list[int] | tuple[int, ...] = state.discard  # (draw, to_discard)
+        self.discard: tuple[int, ...] = state.discard  # replaced whole (draw, to_discard)
         self.seats = _Seats(state.seats)
-        self.to_draw = list(state.to_draw)
+        self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
+            state.to_draw)  # a list once a draw is added (resolve_actions)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
         self.n = state.players
@@ -110,11 +130,15 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
+        seats = s.seats
+        work = self.seats.work
+        for x in work:
+            if x is not None:
+                seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work, strict=True)])
+                break
         return _next_state(
-            s, self.version, self.phase, self.round, self.active, tuple(self.dice), self.rerolls, tuple(self.deck),
-            tuple(self.discard),
-            tuple(o if x is None else x.freeze() for o, x in zip(s.seats, self.seats.work, strict=True)),
-            tuple(self.to_draw), self.shuffles)
+            s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
+            self.discard, seats, tuple(self.to_draw), self.shuffles)
 
     def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
         """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
@@ -127,8 +151,14 @@ class Work:
         return random.Random(f"{self.state.seed}:{self.version}:{salt}")
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
-        """Record an event (private to ``audience`` when given)."""
-        self.events.append(event(key, params, None if audience is None else frozenset({audience})))
+        """Record an event (private to ``audience`` when given): ``engine.core.event`` inlined,
+        the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
+        e: Any = _new_object(_EventTwin)
+        e.key = key
+        e.params = params
+        e.audience = None if audience is None else _AUDIENCE[audience]
+        e.__class__ = Event
+        self.events.append(e)
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
@@ -148,7 +178,7 @@ class Work:
             if x is None:
                 out.append(o.queue[0].kind if o.queue else None)
             else:
-                out.append(x.queue[0][0] if x.queue else None)
+                out.append(x.queue[0].kind if x.queue else None)
         return out
 
     def any_pending(self) -> bool:
@@ -165,7 +195,7 @@ class Work:
         if x is None:
             q = self.state.seats[seat].queue
             return q[0].kind if q else None
-        return x.queue[0][0] if x.queue else None
+        return x.queue[0].kind if x.queue else None
 
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
@@ -183,8 +213,8 @@ class Work:
         return [(self.active + i) % self.n for i in range(self.n)]
 
     # --- tokens ----------------------------------------------------------------------------------
-    def room(self, seat: int) -> list[str]:
-        """Slots of ``seat`` with an empty space (memoized by seat layout: the list is shared)."""
+    def room(self, seat: int) -> tuple[str, ...]:
+        """Slots of ``seat`` with an empty space (memoized by seat layout)."""
         s = self.peek(seat)
         side = self.side(seat)
         key = (self.state.rules, id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
@@ -197,8 +227,8 @@ class Work:
                 out.append(f"c{cid}")
         if len(_ROOMS) >= 1 << 14:
             _ROOMS.clear()
-        _ROOMS[key] = out
-        return out
+        room = _ROOMS[key] = tuple(out)  # a tuple of str: untracked by the garbage collector
+        return room
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
@@ -219,8 +249,12 @@ class Work:
     def draw(self, k: int) -> list[int]:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
         fewer when both are exhausted."""
+        deck = self.deck
+        if len(deck) >= k:
+            self.deck = deck[k:]
+            return list(deck[:k])
         out: list[int] = []
-        deck = self.deck = list(self.deck)
+        deck = self.deck = list(deck)
         while len(out) < k:
             if not deck:
                 if not self.discard:
@@ -228,7 +262,7 @@ class Work:
                 pile = sorted(self.discard)
                 random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
                 deck = self.deck = pile
-                self.discard = []
+                self.discard = ()
                 self.shuffles += 1
                 self.ev("ms.ev.reshuffle", n=len(pile))
             out.append(deck.pop(0))
@@ -236,7 +270,4 @@ class Work:
 
     def to_discard(self, cards: Iterable[int]) -> None:
         """Put ``cards`` on the discard pile (in order)."""
-        pile = self.discard
-        if type(pile) is tuple:
-            pile = self.discard = list(pile)
-        pile.extend(cards)  # type: ignore[union-attr]
+        self.discard = (*self.discard, *cards)
