@@ -377,10 +377,15 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
-        self.check_actions(state, actions)
-        ((_seat, action),) = actions.items()
+        if state.phase == "choose" and len(actions) == 1:  # check_actions' common case, inlined
+            action = actions.get(state.chooser, _MISSING)
+            if action is _MISSING or id(action) not in _CHOOSE_IDS:
+                self.check_actions(state, actions)
+        else:
+            self.check_actions(state, actions)
+            ((_seat, action),) = actions.items()
         w = RoundWork(state, self._max_rounds(state))
-        if isinstance(action, Choose):
+        if type(action) is Choose:
             w.announce(action.char, action.hi)
         else:
             w.resolve_target(action.target)
