@@ -8,6 +8,7 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
@@ -15,7 +16,7 @@ from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "RoundWork"]
+__all__ = ["MAX_ROUNDS", "RoundWork", "common_round"]
 
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
@@ -433,3 +434,117 @@ class RoundWork:
         self.plays = [()] * n
         self.current = [None] * n
         events.append(event("sb.ev.round", {"round": rnd, "chooser": nxt}))
+
+
+def common_round(st: ShopBattleState, char: str, hi: bool,
+                 max_rounds: int = MAX_ROUNDS) -> tuple[ShopBattleState, list[Event]] | None:
+    """The chooser's announcement ``(char, hi)`` on ``st`` (phase ``choose``) when the round
+    takes its most common course (S4, about half the steps of a playout), in straight-line
+    code: every contender reveals a shop card, one value is best, nobody is out, no skip
+    is pending, the game goes on and the next chooser finds a shop card on top. Returns the
+    next state and its events, exactly as :class:`RoundWork` would give them, or ``None``
+    (nothing computed is kept) when the round takes any other course: the caller then runs
+    :class:`RoundWork`."""
+    global _PUBLIC
+    if st.skips or st.level or st.queue or st.pending is not None:
+        return None
+    n = st.players
+    table = card_table(st.cards, st.rules)
+    shop, names, vals = table.shop, table.names, table.values[char]
+    out = st.out
+    chooser = st.chooser
+    orders = _ORDERS.get((n, st.direction))
+    if orders is None:
+        orders = _orders(n, st.direction)
+    piles = list(st.piles)
+    plays = list(st.plays)
+    pot = list(st.pot)
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    new_public: list[int] = []
+    events: list[Event] = []
+    best = winner = -1
+    tied = False
+    seat = chooser
+    for seat in (chooser, *orders[chooser][1:]):
+        if out[seat] is not None:
+            continue
+        pile = piles[seat]
+        if not pile:
+            return None
+        cid = pile[0]
+        if not shop[cid]:
+            return None
+        value = vals[cid]
+        assert value is not None
+        piles[seat] = pile[1:]
+        pot.append(cid)
+        plays[seat] += ((cid, 0),)
+        if cid not in pub:
+            new_public.append(cid)
+        if seat == chooser:
+            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
+                                                   "value": value, "dir": "hi" if hi else "lo"}))
+            best, winner = value, seat
+            continue
+        events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char, "value": value}))
+        if value == best:
+            tied = True
+        elif (value > best) if hi else (value < best):
+            best, winner, tied = value, seat, False
+    if tied:
+        return None
+    size = len(pot)
+    piles[winner] += tuple(pot)
+    for s in range(n):
+        if out[s] is None and not piles[s]:
+            return None  # a seat is out
+    if out.count(None) <= 1:
+        return None
+    nxt = _next_active(orders, out, chooser)
+    rnd = st.round
+    cap = st.round_cap
+    opener = st.lap_opener
+    rules2 = st.rules >= 2
+    if rules2:
+        lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
+        if lap_done:
+            opener = nxt
+    if cap is not None and rnd >= cap and (not rules2 or lap_done):
+        return None  # capped: the game ends
+    if rnd >= max_rounds or nxt is None:
+        return None
+    top = piles[nxt][0]
+    if not shop[top]:
+        return None  # a Collector on the next chooser's pile: pre-choice powers
+    events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
+    events.append(event("sb.ev.round", {"round": rnd + 1, "chooser": nxt}))
+    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, size, False)
+    known = st.known
+    if new_public:
+        # A seat's private knowledge never holds a public card, so only the new ones may leave it.
+        fresh = frozenset(new_public)
+        pub = pub | fresh
+        listed = list(public)
+        for c in new_public:
+            insort(listed, c)
+        public = tuple(listed)
+        _PUBLIC = (public, pub)
+        known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
+    mine = known[nxt]
+    if top not in pub and top not in mine:  # the next chooser looks at their top card
+        listed = list(mine)
+        insort(listed, top)
+        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
+    return _next_state(
+        st, st.version + 1, tuple(piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
+        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener), events
+
+
+def _next_active(orders: tuple[tuple[int, ...], ...], out: tuple[int | None, ...], seat: int) -> int | None:
+    """The first active seat after ``seat`` in rotation order (``None`` if none)."""
+    for s in orders[seat][1:]:
+        if out[s] is None:
+            return s
+    return None

@@ -133,7 +133,7 @@ from engine.shop_battle import hidden
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork
+from engine.shop_battle.round import MAX_ROUNDS, RoundWork, common_round
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -384,7 +384,12 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         else:
             self.check_actions(state, actions)
             ((_seat, action),) = actions.items()
-        w = RoundWork(state, self._max_rounds(state))
+        max_rounds = self._max_rounds(state)
+        if type(action) is Choose:
+            common = common_round(state, action.char, action.hi, max_rounds)  # type: ignore[union-attr]
+            if common is not None:
+                return step_of(common[0], tuple(common[1]))
+        w = RoundWork(state, max_rounds)
         if type(action) is Choose:
             w.announce(action.char, action.hi)
         else:
