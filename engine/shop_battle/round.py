@@ -503,6 +503,8 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     if out.count(None) <= 1:
         return None
     nxt = _next_active(orders, out, chooser)
+    if nxt is None:
+        return None
     rnd = st.round
     cap = st.round_cap
     opener = st.lap_opener
@@ -513,7 +515,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
             opener = nxt
     if cap is not None and rnd >= cap and (not rules2 or lap_done):
         return None  # capped: the game ends
-    if rnd >= max_rounds or nxt is None:
+    if rnd >= max_rounds:
         return None
     top = piles[nxt][0]
     if not shop[top]:

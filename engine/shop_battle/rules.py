@@ -386,7 +386,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             ((_seat, action),) = actions.items()
         max_rounds = self._max_rounds(state)
         if type(action) is Choose:
-            common = common_round(state, action.char, action.hi, max_rounds)  # type: ignore[union-attr]
+            common = common_round(state, action.char, action.hi, max_rounds)
             if common is not None:
                 return step_of(common[0], tuple(common[1]))
         w = RoundWork(state, max_rounds)
