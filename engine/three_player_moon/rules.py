@@ -123,6 +123,11 @@ def _is_follow(trump: str | None, lead: Tile, tile: Tile, hand: tuple[Tile, ...]
     return tile in members or members.isdisjoint(hand)
 
 
+# The copies of the bidding steps (engine.core.replacer).
+_bid_on = replacer(MoonState, "bids", "bidder", "bid", "turn", "version")
+_bid_won = replacer(MoonState, "bids", "bidder", "bid", "hands", "phase", "turn", "version")
+_discarded = replacer(MoonState, "hands", "discard", "phase", "version")
+_trump_named = replacer(MoonState, "trump", "phase", "turn", "leader", "version")
 #: A new hand dealt (``start_hand``'s fields, the version, scores and last hand), in one copy.
 _new_hand = replacer(MoonState, "hand_no", "first_bidder", "phase", "hands", "widow", "discard", "bids", "bidder",
                      "bid", "trump", "turn", "leader", "trick", "tricks_won", "played", "last_trick", "last_winner",
@@ -250,7 +255,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         else:
             events.append(event("tpm.pass", {"seat": seat}))
         if bid != MOON and len(bids) < 3:
-            return evolve(state, bids=bids, bidder=bidder, bid=high, turn=(seat + 1) % 3, version=v)
+            return _bid_on(state, bids, bidder, high, (seat + 1) % 3, v)
         if bidder is None:
             events.append(Event("tpm.redeal", {"hand": state.hand_no}))
             return self._next_hand(state, events, v)
@@ -260,12 +265,12 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         hands = tuple(hand if s == bidder else h for s, h in enumerate(state.hands))
         events.append(Event("tpm.widow_taken", {"bidder": bidder}))
         events.append(Event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
-        return evolve(state, bids=bids, bidder=bidder, bid=high, hands=hands, phase="discard", turn=bidder, version=v)
+        return _bid_won(state, bids, bidder, high, hands, "discard", bidder, v)
 
     def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         events.append(event("tpm.discarded", {"bidder": seat}))
         events.append(event("tpm.discard_tile", {"bidder": seat, "tile": _TILE_STR[tile]}, _ONLY[seat]))
-        return evolve(state, hands=_without(state.hands, seat, tile), discard=tile, phase="trump", version=v)
+        return _discarded(state, _without(state.hands, seat, tile), tile, "trump", v)
 
     def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event], v: int) -> MoonState:
         if trump == "D":
@@ -274,7 +279,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             events.append(Event("tpm.trump_none", {"bidder": seat}))
         else:
             events.append(Event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
-        return evolve(state, trump=trump, phase="play", turn=seat, leader=seat, version=v)
+        return _trump_named(state, trump, "play", seat, seat, v)
 
     def _play(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         hands = _without(state.hands, seat, tile)
