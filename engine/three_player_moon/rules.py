@@ -257,14 +257,14 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         if bid != MOON and len(bids) < 3:
             return _bid_on(state, bids, bidder, high, (seat + 1) % 3, v)
         if bidder is None:
-            events.append(Event("tpm.redeal", {"hand": state.hand_no}))
+            events.append(event("tpm.redeal", {"hand": state.hand_no}))
             return self._next_hand(state, events, v)
         widow = state.widow
         assert widow is not None
         hand = sort_hand(state.hands[bidder] + (widow,))
         hands = tuple(hand if s == bidder else h for s, h in enumerate(state.hands))
-        events.append(Event("tpm.widow_taken", {"bidder": bidder}))
-        events.append(Event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
+        events.append(event("tpm.widow_taken", {"bidder": bidder}))
+        events.append(event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
         return _bid_won(state, bids, bidder, high, hands, "discard", bidder, v)
 
     def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
@@ -274,11 +274,11 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
 
     def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event], v: int) -> MoonState:
         if trump == "D":
-            events.append(Event("tpm.trump_doubles", {"bidder": seat}))
+            events.append(event("tpm.trump_doubles", {"bidder": seat}))
         elif trump == "N":
-            events.append(Event("tpm.trump_none", {"bidder": seat}))
+            events.append(event("tpm.trump_none", {"bidder": seat}))
         else:
-            events.append(Event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
+            events.append(event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
         return _trump_named(state, trump, "play", seat, seat, v)
 
     def _play(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
@@ -312,22 +312,22 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         key = "tpm.made" if made else "tpm.set"
         if bid == MOON:
             key = "tpm.moon_made" if made else "tpm.moon_failed"
-        events.append(Event(key, {"bidder": bidder, "bid": bid, "tricks": took}))
+        events.append(event(key, {"bidder": bidder, "bid": bid, "tricks": took}))
         for s in range(3):
-            events.append(Event("tpm.scored", {"seat": s, "points": points[s], "score": scores[s]}))
+            events.append(event("tpm.scored", {"seat": s, "points": points[s], "score": scores[s]}))
         result = HandResult(
             hand_no=state.hand_no, bidder=bidder, bid=bid, trump=trump, tricks=state.tricks_won, points=points, made=made
         )
         if bid == MOON and made:
-            events.append(Event("tpm.game_end_moon", {"winner": bidder}))
+            events.append(event("tpm.game_end_moon", {"winner": bidder}))
             return evolve(state, scores=scores, last_hand=result, phase="over", moon_winner=bidder, version=v)
         top = max(scores)
         if top >= TARGET:
             leaders = [s for s in range(3) if scores[s] == top]
             if len(leaders) == 1:
-                events.append(Event("tpm.game_end", {"winner": leaders[0], "score": top}))
+                events.append(event("tpm.game_end", {"winner": leaders[0], "score": top}))
                 return evolve(state, scores=scores, last_hand=result, phase="over", version=v)
-            events.append(Event("tpm.tie_continue", {"score": top}))
+            events.append(event("tpm.tie_continue", {"score": top}))
         return self._next_hand(state, events, v, scores, result)
 
     def _next_hand(self, state: MoonState, events: list[Event], v: int, scores: tuple[int, int, int] | None = None,
@@ -338,13 +338,13 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         ``rng_for(state, "deal")`` of that version. One copy of the state."""
         kept = {} if scores is None else {"scores": scores, "last_hand": result}
         if state.hand_no >= MAX_HANDS:
-            events.append(Event("tpm.game_end_cap", {"hands": state.hand_no}))
+            events.append(event("tpm.game_end_cap", {"hands": state.hand_no}))
             return evolve(state, phase="over", version=v, **kept)
         first = (state.first_bidder + 1) % 3
         hand_no = state.hand_no + 1
         order = shuffled_tiles(rng_for(state, "deal"))  # the 22 tiles themselves: no check needed
         hands = (sort_hand(order[0:7]), sort_hand(order[7:14]), sort_hand(order[14:21]))
-        events.append(Event("tpm.hand_start", {"hand": hand_no, "seat": first}))
+        events.append(event("tpm.hand_start", {"hand": hand_no, "seat": first}))
         return _new_hand(state, hand_no, first, "bid", hands, order[21], None, (), None, 0, None, first, None, (),
                          (0, 0, 0), (), (), None, v, *((scores, result) if scores is not None else (state.scores,
                                                                                                  state.last_hand)))
