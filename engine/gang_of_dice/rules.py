@@ -397,12 +397,25 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
 
         Raises :class:`IllegalAction` unless ``actions`` is exactly ``{current seat: legal action}``.
         """
-        if state.phase == "over":
+        phase = state.phase
+        if phase == "over":
             raise IllegalAction("the game is over")
         seat = state.order[state.turn]
         if len(actions) != 1 or seat not in actions:
             raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
         action = actions[seat]
+        kind = type(action)
+        if (kind is Mark or kind is Unmark) and phase == "roll":  # the commonest steps, inlined
+            face = action.face  # type: ignore[union-attr]
+            marks = state.marks
+            if 0 <= face <= 5:
+                had = marks[face]
+                if kind is Unmark:
+                    if had > 0:
+                        return step_of(_marked(state, state.version + 1, marks[:face] + (had - 1,) + marks[face + 1:]))
+                elif had < _counts_of(state.faces[seat])[face]:
+                    return step_of(_marked(state, state.version + 1, marks[:face] + (had + 1,) + marks[face + 1:]))
+            raise IllegalAction(f"seat {seat}: that action is not legal now")
         if not _is_legal(state, seat, action):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         return _step(state, seat, action, None)
