@@ -48,11 +48,9 @@ _FACES = (0, 1, 2, 3, 4, 5)
 
 def counts(faces: Iterable[int]) -> tuple[int, ...]:
     """Faces (0 = boss, 1–5) -> count per face ``(bosses, ones, …, fives)``."""
-    kind = type(faces)
-    if kind is bytes:  # a fresh roll (core.hashed_draws): six counts in C
-        return tuple(map(faces.count, _FACES))  # type: ignore[attr-defined]
-    if kind is tuple:  # a roll of the state: six counts in C
-        return tuple(map(bytes(faces).count, _FACES))
+    if isinstance(faces, (bytes, tuple)) and len(faces) > 20:
+        # a big roll: six counts in C (each bytes.count has a fixed cost: a loop is cheaper below)
+        return tuple(map(bytes(faces).count if isinstance(faces, tuple) else faces.count, _FACES))
     c = [0, 0, 0, 0, 0, 0]
     for f in faces:
         c[f] += 1

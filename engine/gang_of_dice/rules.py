@@ -157,24 +157,25 @@ _ONLY: tuple[frozenset[int], ...] = tuple(frozenset((s,)) for s in range(4))
 _marked = replacer(GangOfDiceState, "version", "marks")
 _rolled = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
                    "phase", "status")
+_new_round = replacer(GangOfDiceState, "round", "order", "turn", "phase", "committed", "faces", "rolls", "status",
+                      "marks", "table", "carried", "bonus", "bonus_total", "stocks", "removed")
 _next_turn = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
                       "phase", "status", "turn")
 
 
 def _fresh_round(state: GangOfDiceState, round_no: int, status: tuple[Status, ...],
-                 events: list[Event]) -> GangOfDiceState:
-    """Start round ``round_no`` (order, bonus dice, reset rolls) after ``state``'s round."""
+                 events: list[Event], stocks: tuple[int, ...], removed: int, table: int) -> GangOfDiceState:
+    """Start round ``round_no`` (order, bonus dice, reset rolls) after ``state``'s round, whose
+    resolution left ``stocks``, ``removed`` and ``table`` dice (one copy of the state)."""
     n = state.players
     status = tuple("out" if s == "out" else "waiting" for s in status)
     bonus = BONUS_DICE.get(round_no, 0)
-    events.append(Event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
+    events.append(event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
     if bonus:
-        events.append(Event("god.bonus", {"round": round_no, "dice": bonus}))
-    return replace_state(
-        state, round=round_no, order=round_order(state, round_no, status), turn=0, phase="commit",
-        committed=(0,) * n, faces=((),) * n, rolls=(0,) * n, status=status, marks=NO_MARKS,
-        table=state.table + bonus, carried=state.table, bonus=bonus, bonus_total=state.bonus_total + bonus,
-    )
+        events.append(event("god.bonus", {"round": round_no, "dice": bonus}))
+    return _new_round(state, round_no, round_order(state, round_no, status), 0, "commit", (0,) * n, ((),) * n,
+                      (0,) * n, status, NO_MARKS, table + bonus, table, bonus, state.bonus_total + bonus, stocks,
+                      removed)
 
 
 #: The last roll whose face counts were asked for, and its counts (one entry, by identity: the
@@ -317,25 +318,26 @@ def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceSta
     winner = best_seat(state)
     if winner is not None:
         stocks[winner] += pot
-        events.append(Event("god.win", {"winner": winner, "score": score_of(state.faces[winner]), "dice": pot}))
-        events.append(Event("god.stock", {"seat": winner, "stock": stocks[winner]}, _ONLY[winner]))
+        events.append(event("god.win", {"winner": winner, "score": score_of(state.faces[winner]), "dice": pot}))
+        events.append(event("god.stock", {"seat": winner, "stock": stocks[winner]}, _ONLY[winner]))
     elif state.round < ROUNDS:
         table = pot
-        events.append(Event("god.carry", {"dice": pot}))
+        events.append(event("god.carry", {"dice": pot}))
     else:
         removed += pot
-        events.append(Event("god.removed", {"dice": pot}))
+        events.append(event("god.removed", {"dice": pot}))
     for s in state.order:
         if stocks[s] == 0:
             status[s] = "out"
-            events.append(Event("god.eliminated", {"seat": s}))
+            events.append(event("god.eliminated", {"seat": s}))
     live = [s for s in range(state.players) if status[s] != "out"]
-    base = replace_state(state, stocks=tuple(stocks), removed=removed, table=table)
+    final = tuple(stocks)
     if state.round >= ROUNDS or len(live) < 2:
-        out = outcome_of(base.stocks)
-        events.append(Event("god.end", {"winners": list(out.winners), "stocks": list(stocks)}))
-        return replace_state(base, phase="over", status=tuple(status), marks=NO_MARKS)
-    return _fresh_round(base, state.round + 1, tuple(status), events)
+        out = outcome_of(final)
+        events.append(event("god.end", {"winners": list(out.winners), "stocks": list(stocks)}))
+        return replace_state(state, stocks=final, removed=removed, table=table, phase="over", status=tuple(status),
+                             marks=NO_MARKS)
+    return _fresh_round(state, state.round + 1, tuple(status), events, final, removed, table)
 
 
 class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
@@ -395,12 +397,25 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
 
         Raises :class:`IllegalAction` unless ``actions`` is exactly ``{current seat: legal action}``.
         """
-        if state.phase == "over":
+        phase = state.phase
+        if phase == "over":
             raise IllegalAction("the game is over")
         seat = state.order[state.turn]
         if len(actions) != 1 or seat not in actions:
             raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
         action = actions[seat]
+        kind = type(action)
+        if (kind is Mark or kind is Unmark) and phase == "roll":  # the commonest steps, inlined
+            face = action.face  # type: ignore[union-attr]
+            marks = state.marks
+            if 0 <= face <= 5:
+                had = marks[face]
+                if kind is Unmark:
+                    if had > 0:
+                        return step_of(_marked(state, state.version + 1, marks[:face] + (had - 1,) + marks[face + 1:]))
+                elif had < _counts_of(state.faces[seat])[face]:
+                    return step_of(_marked(state, state.version + 1, marks[:face] + (had + 1,) + marks[face + 1:]))
+            raise IllegalAction(f"seat {seat}: that action is not legal now")
         if not _is_legal(state, seat, action):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         return _step(state, seat, action, None)

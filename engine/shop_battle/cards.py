@@ -278,9 +278,10 @@ class CardTable:
         strength: each card's strength as a chooser's card, for the AI (mean over characteristics
             of its best percentile, higher or lower, against the other shops; Collectors 0.5).
         dicts: :func:`card_dict` of every card, for views and events.
+        names: every card's name (event parameters).
     """
 
-    __slots__ = ("_strength", "dicts", "shop", "shops", "values")
+    __slots__ = ("_strength", "dicts", "names", "shop", "shops", "values")
 
     def __init__(self, cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> None:
         self.shop = tuple(isinstance(c, ShopCard) for c in cards)
@@ -289,6 +290,7 @@ class CardTable:
             ch: tuple(c.value(ch, rules) if isinstance(c, ShopCard) else None for c in cards) for ch in CHARACTERISTICS
         }
         self.dicts = tuple(card_dict(c, i, rules) for i, c in enumerate(cards))
+        self.names = tuple(c.name for c in cards)
         self._strength: tuple[float, ...] | None = None
 
     @property
@@ -321,12 +323,27 @@ def card_table(cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> CardT
     """The :class:`CardTable` of ``cards`` under rules version ``rules``, cached by identity of
     the tuple (the entry keeps ``cards`` alive, so an id cannot be reused while cached; a state
     copied with ``dataclasses.replace`` keeps its tuple, so one table serves a whole game)."""
+    last = _LAST_TABLE
+    if last[0] is cards and last[1] == rules and last[2] is not None:
+        return last[2]
     key = (id(cards), rules)
     hit = _TABLES.get(key)
     if hit is not None and hit[0] is cards:
+        _remember(cards, rules, hit[1])
         return hit[1]
     if len(_TABLES) >= 64:
         _TABLES.pop(next(iter(_TABLES)))
     table = CardTable(cards, rules)
     _TABLES[key] = (cards, table)
+    _remember(cards, rules, table)
     return table
+
+
+def _remember(cards: tuple[ShopCard | CollectorCard, ...], rules: int, table: CardTable) -> None:
+    global _LAST_TABLE
+    _LAST_TABLE = (cards, rules, table)
+
+
+#: The last table :func:`card_table` returned, with its cards and rules (checked by identity
+#: first: a whole playout reads one deck).
+_LAST_TABLE: tuple[tuple[ShopCard | CollectorCard, ...], int, CardTable | None] = ((), -1, None)

@@ -8,13 +8,15 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 
 from __future__ import annotations
 
+from bisect import insort
+from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "RoundWork"]
+__all__ = ["MAX_ROUNDS", "RoundWork", "common_round"]
 
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
@@ -31,7 +33,7 @@ def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
 
 
 #: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
-_PUBLIC: tuple[tuple[int, ...], frozenset[int]] = ((), frozenset())
+_PUBLIC: tuple[tuple[int, ...], AbstractSet[int]] = ((), frozenset())
 
 #: The next state: every field a step may change, the others copied (``engine.core.replacer``).
 _next_state = replacer(
@@ -43,50 +45,54 @@ _new_last = replacer(LastRound, "round", "chooser", "char", "hi", "plays", "winn
 
 
 class RoundWork:
-    """Mutable working copy of ``st`` (lists and sets instead of tuples).
+    """Mutable working copy of ``st`` (lists and sets instead of tuples; a pile and a seat's
+    plays stay tuples, replaced when they change).
 
     ``public_dirty`` / ``known_dirty`` record whether a card became public or privately known
     during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
 
-    __slots__ = ("cards", "char", "chooser", "chosen", "contenders", "current", "direction", "events", "face_down", "hi",
-                 "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "orders", "out", "pending",
-                 "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "skips", "st", "table",
-                 "tiebreakers", "vals")
+    __slots__ = ("cards", "char", "chooser", "chosen", "contenders", "current", "direction", "events", "face_down",
+                 "hi", "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "names", "orders",
+                 "out", "pending", "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "shop",
+                 "skips", "st", "table", "tiebreakers", "vals")
 
     def __init__(self, st: ShopBattleState, max_rounds: int = MAX_ROUNDS) -> None:
         self.st = st
         self.max_rounds = max_rounds
         self.cards = st.cards
-        self.table = card_table(st.cards, st.rules)
-        self.n = st.players
-        self.piles = list(map(list, st.piles))
+        table = self.table = card_table(st.cards, st.rules)
+        self.shop = table.shop
+        self.names = table.names
+        n = self.n = st.players
+        self.piles: list[tuple[int, ...]] = list(st.piles)
         self.pot = list(st.pot)
         self.face_down = set(st.face_down)
         self.out = list(st.out)
         self.round = st.round
         self.chooser = st.chooser
-        self.direction = st.direction
+        self.direction = direction = st.direction
         self.skips = st.skips
         self.phase: Literal["choose", "target", "over"] = st.phase
-        self.char = st.announce_char
+        self.char = char = st.announce_char
         self.hi = st.announce_hi
         self.level = st.level
         self.contenders = list(st.contenders)
         self.queue = list(st.queue)
-        self.plays = list(map(list, st.plays))
+        self.plays: list[tuple[tuple[int, int], ...]] = list(st.plays)
         self.current = list(st.current)
         self.tiebreakers = list(st.tiebreakers)
         self.pending = st.pending
         cached = _PUBLIC
-        self.public: set[int] | frozenset[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
-        self.known: list[set[int] | None] = [None] * self.n  # a seat's set copied on first use (learn)
+        self.public: AbstractSet[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
+        self.known: list[set[int] | None] = [None] * n  # a seat's set copied on first use (learn)
         self.public_dirty = self.known_dirty = False
         self.last = st.last
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
         self.events: list[Event] = []
-        self.orders = _orders(self.n, self.direction)
-        self.vals = self.table.values[self.char] if self.char is not None else ()
+        orders = _ORDERS.get((n, direction))
+        self.orders = orders if orders is not None else _orders(n, direction)
+        self.vals = table.values[char] if char is not None else ()
 
     # -- helpers
     def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
@@ -97,7 +103,7 @@ class RoundWork:
         return dict(self.table.dicts[cid])
 
     def is_shop(self, cid: int) -> bool:
-        return self.table.shop[cid]
+        return self.shop[cid]
 
     def active(self, seat: int) -> bool:
         return self.out[seat] is None
@@ -118,25 +124,25 @@ class RoundWork:
         """The next state (version + 1)."""
         st = self.st
         global _PUBLIC
-        if self.public_dirty:
-            public = tuple(sorted(self.public))
-            _PUBLIC = (public, frozenset(self.public))
-        else:
-            public = st.public
         pub = self.public
-        if self.public_dirty:  # cards seen privately may have become public: drop them
+        if self.public_dirty:
+            public = tuple(sorted(pub))
+            _PUBLIC = (public, pub)  # the work is dropped after freezing: nothing changes pub again
+            # cards seen privately may have become public: drop them
             known = tuple((o if pub.isdisjoint(o) else tuple(c for c in o if c not in pub)) if k is None
                           else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
-        elif self.known_dirty:
-            known = tuple(o if k is None else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
         else:
-            known = st.known
+            public = st.public
+            if self.known_dirty:
+                known = tuple(o if k is None else tuple(sorted(k - pub)) for k, o in zip(self.known, st.known, strict=True))
+            else:
+                known = st.known
+        face_down = self.face_down
         return _next_state(
-            st, st.version + 1, tuple(map(tuple, self.piles)), tuple(self.pot),
-            tuple(sorted(self.face_down)) if self.face_down else (), tuple(self.out), self.round, self.chooser,
-            self.direction, self.skips, self.phase, self.char, self.hi, self.level, tuple(self.contenders),
-            tuple(self.queue), tuple(map(tuple, self.plays)), tuple(self.current), tuple(self.tiebreakers),
-            self.pending, public, known, self.last, self.lap_opener, self.chosen)
+            st, st.version + 1, tuple(self.piles), tuple(self.pot), tuple(sorted(face_down)) if face_down else (),
+            tuple(self.out), self.round, self.chooser, self.direction, self.skips, self.phase, self.char, self.hi,
+            self.level, tuple(self.contenders), tuple(self.queue), tuple(self.plays), tuple(self.current),
+            tuple(self.tiebreakers), self.pending, public, known, self.last, self.lap_opener, self.chosen)
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
@@ -144,7 +150,10 @@ class RoundWork:
             return
         k = self.known[seat]
         if k is None:
-            k = self.known[seat] = set(self.st.known[seat])
+            old = self.st.known[seat]
+            if cid in old:  # known already (and not public): nothing changes
+                return
+            k = self.known[seat] = set(old)
         k.add(cid)
         self.known_dirty = True
 
@@ -153,16 +162,18 @@ class RoundWork:
         if not self.public_dirty:
             self.public = set(self.public)
             self.public_dirty = True
-        self.public.add(cid)  # type: ignore[union-attr]
+        self.public.add(cid)  # type: ignore[attr-defined]
 
     # -- reveals and powers
     def reveal(self, seat: int) -> int:
         """Turn the top card of ``seat``'s pile face up into the pot; returns its id."""
-        cid = self.piles[seat].pop(0)
+        pile = self.piles[seat]
+        cid = pile[0]
+        self.piles[seat] = pile[1:]
         if cid not in self.public:
             self.make_public(cid)
         self.pot.append(cid)
-        self.plays[seat].append((cid, self.level))
+        self.plays[seat] += ((cid, self.level),)
         return cid
 
     def collector(self, seat: int, cid: int) -> None:
@@ -202,8 +213,9 @@ class RoundWork:
             count = card.power.cards
             total = 0
             for s in self.rotation(seat, include_start=False):
-                take = self.piles[s][:count]
-                del self.piles[s][:count]
+                pile = self.piles[s]
+                take = pile[:count]
+                self.piles[s] = pile[count:]
                 self.pot.extend(take)
                 self.face_down.update(take)
                 total += len(take)
@@ -235,7 +247,7 @@ class RoundWork:
             )
         else:  # swap
             a, b = self.piles[owner], self.piles[target]
-            a[0], b[0] = b[0], a[0]
+            self.piles[owner], self.piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
             self.ev("sb.ev.swap", player=owner, target=target)
 
     # -- the driver
@@ -252,17 +264,19 @@ class RoundWork:
 
     def pre_choice(self) -> bool:
         """One pre-choice step; True when the chooser must now announce."""
-        pile = self.piles[self.chooser]
-        if pile and self.table.shop[pile[0]]:
-            self.learn(self.chooser, pile[0])
-            self.phase = "choose"
-            return True
+        chooser = self.chooser
+        pile = self.piles[chooser]
         if pile:
-            cid = self.reveal(self.chooser)
-            self.collector(self.chooser, cid)
+            top = pile[0]
+            if self.shop[top]:
+                self.learn(chooser, top)
+                self.phase = "choose"
+                return True
+            cid = self.reveal(chooser)
+            self.collector(chooser, cid)
             return False
-        nxt = [s for s in self.rotation(self.chooser, include_start=False) if self.piles[s]]
-        self.ev("sb.ev.pass", player=self.chooser)
+        nxt = [s for s in self.rotation(chooser, include_start=False) if self.piles[s]]
+        self.ev("sb.ev.pass", player=chooser)
         if not nxt:
             self.end_round(None)
             return False
@@ -272,49 +286,57 @@ class RoundWork:
     def announce(self, char: str, hi: bool) -> None:
         """The chooser's announcement (S4): reveal their card and queue the others."""
         self.char, self.hi = char, hi
-        self.vals = self.table.values[char]
-        cid = self.reveal(self.chooser)
+        vals = self.vals = self.table.values[char]
+        chooser = self.chooser
+        cid = self.reveal(chooser)
         if self.st.rules >= 4:  # S6: count the choices, for the end at the cap
             counts = list(self.chosen) if self.chosen else [0] * self.n
-            counts[self.chooser] += 1
+            counts[chooser] += 1
             self.chosen = tuple(counts)
-        self.current[self.chooser] = cid
-        self.events.append(event("sb.ev.announce", {"chooser": self.chooser, "card": self.cards[cid].name, "char": char,
-                                                    "value": self.value(cid), "dir": "hi" if hi else "lo"}))
-        order = self.rotation(self.chooser, include_start=False)
-        self.contenders = [self.chooser, *order]
+        self.current[chooser] = cid
+        self.events.append(event("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
+                                                    "value": vals[cid], "dir": "hi" if hi else "lo"}))
+        out = self.out
+        order = [s for s in self.orders[chooser][1:] if out[s] is None]
+        self.contenders = [chooser, *order]
         self.queue = order
 
     def reveal_next(self) -> None:
         """The next seat of the queue reveals (a Collector applies; no card = drops out)."""
-        seat = self.queue[0]
-        pile = self.piles[seat]
+        queue = self.queue
+        seat = queue[0]
+        piles = self.piles
+        pile = piles[seat]
         if not pile:
-            self.queue.pop(0)
+            del queue[0]
             if seat in self.contenders:
                 self.contenders.remove(seat)
-            self.ev("sb.ev.no_card", player=seat)
+            self.events.append(event("sb.ev.no_card", {"player": seat}))
             return
-        cid = pile.pop(0)  # reveal(), inlined: this is the hottest path of a playout
+        cid = pile[0]  # reveal(), inlined: this is the hottest path of a playout
+        piles[seat] = pile[1:]
         if cid not in self.public:
             self.make_public(cid)
         self.pot.append(cid)
-        self.plays[seat].append((cid, self.level))
-        if not self.table.shop[cid]:
+        self.plays[seat] += ((cid, self.level),)
+        if not self.shop[cid]:
             self.collector(seat, cid)
             return
-        self.queue.pop(0)
+        del queue[0]
         self.current[seat] = cid
-        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.cards[cid].name, "char": self.char,
+        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.names[cid], "char": self.char,
                                                   "value": self.vals[cid]}))
 
     def compare(self) -> None:
         """Best value wins (S4); an equal best value starts a bataille (S5)."""
         values: dict[int, int] = {}
+        current, vals = self.current, self.vals
         for s in self.contenders:
-            c = self.current[s]
+            c = current[s]
             if c is not None:
-                values[s] = self.value(c)
+                v = vals[c]
+                assert v is not None
+                values[s] = v
         if not values:
             self.end_round(None)
             return
@@ -337,14 +359,21 @@ class RoundWork:
         self.current = [None] * self.n
         self.ev("sb.ev.bataille", players=order, value=best, level=self.level)
 
+    def next_active(self, seat: int) -> int | None:
+        """The first active seat after ``seat`` in rotation order (``None`` if none)."""
+        out = self.out
+        for s in self.orders[seat][1:]:
+            if out[s] is None:
+                return s
+        return None
+
     def lap_done(self, nxt: int) -> bool:
         """S6 (rules 2): the lap of choosers is complete when the choice comes back to the seat
         that opened it, or (when that seat is out) to the next seat still in after it."""
         opener = self.lap_opener
-        if self.active(opener):
+        if self.out[opener] is None:
             return nxt == opener
-        after = self.rotation(opener, include_start=False)
-        return bool(after) and nxt == after[0]
+        return nxt == self.next_active(opener)
 
     def catch_up(self, alive: list[int]) -> int | None:
         """S6 (rules 4), past the round cap: the next chooser is the first seat still in, in
@@ -368,56 +397,185 @@ class RoundWork:
         (:meth:`catch_up`; pending skips are dropped there)."""
         size = len(self.pot)
         events = self.events
+        piles = self.piles
         if winner is not None:
-            self.piles[winner].extend(self.pot)
+            piles[winner] += tuple(self.pot)
             self.pot = []
-            self.face_down = set()
+            if self.face_down:
+                self.face_down = set()
             events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
         else:
             events.append(event("sb.ev.carry", {"cards": size}))
-        self.last = _new_last(None, self.round, self.chooser, self.char, self.hi, tuple(map(tuple, self.plays)),
-                              winner, self.level, size, tiebreak)
-        out, piles = self.out, self.piles
-        for s in range(self.n):
+        rnd, n = self.round, self.n
+        self.last = _new_last(None, rnd, self.chooser, self.char, self.hi, tuple(self.plays), winner, self.level,
+                              size, tiebreak)
+        out = self.out
+        for s in range(n):
             if out[s] is None and not piles[s]:
-                out[s] = self.round
+                out[s] = rnd
                 events.append(event("sb.ev.out", {"player": s}))
-        alive = [s for s in range(self.n) if out[s] is None]
+        alive = out.count(None)
         nxt: int | None = None
         skipped: list[int] = []
-        if len(alive) > 1:
-            nxt = self.rotation(self.chooser, include_start=False)[0]
+        if alive > 1:
+            nxt = self.next_active(self.chooser)
             for _ in range(self.skips):
+                assert nxt is not None
                 skipped.append(nxt)
-                nxt = self.rotation(nxt, include_start=False)[0]
-        cap = self.st.round_cap
-        capped = cap is not None and self.round >= cap
-        if capped and self.st.rules >= 4 and nxt is not None:
-            behind = self.catch_up(alive)
+                nxt = self.next_active(nxt)
+        st = self.st
+        cap = st.round_cap
+        capped = cap is not None and rnd >= cap
+        if capped and st.rules >= 4 and nxt is not None:
+            behind = self.catch_up([s for s in range(n) if out[s] is None])
             if behind is not None:
                 capped, nxt, skipped = False, behind, []
-        elif capped and self.st.rules >= 2 and nxt is not None and not self.lap_done(nxt):
+        elif capped and st.rules >= 2 and nxt is not None and not self.lap_done(nxt):
             capped = False
-        if nxt is None or capped or self.round >= self.max_rounds:
+        if nxt is None or capped or rnd >= self.max_rounds:
             self.phase = "over"
             self.queue, self.contenders, self.tiebreakers = [], [], []
             self.char = self.hi = None
             self.level = 0
-            self.plays = [[] for _ in range(self.n)]
-            self.current = [None] * self.n
-            if len(alive) > 1:
-                self.ev("sb.ev.cap", round=self.round)
+            self.plays = [()] * n
+            self.current = [None] * n
+            if alive > 1:
+                self.ev("sb.ev.cap", round=rnd)
             return
-        self.skips = 0
-        for s in skipped:
-            self.ev("sb.ev.skipped", player=s)
-        if self.st.rules >= 2 and self.lap_done(nxt):
+        if self.skips:
+            self.skips = 0
+            for s in skipped:
+                self.ev("sb.ev.skipped", player=s)
+        if st.rules >= 2 and self.lap_done(nxt):
             self.lap_opener = nxt
-        self.round += 1
+        self.round = rnd = rnd + 1
         self.chooser = nxt
         self.char = self.hi = None
         self.level = 0
-        self.contenders, self.queue, self.tiebreakers = [], [], []
-        self.plays = [[] for _ in range(self.n)]
-        self.current = [None] * self.n
-        events.append(event("sb.ev.round", {"round": self.round, "chooser": nxt}))
+        self.contenders, self.queue = [], []
+        if self.tiebreakers:
+            self.tiebreakers = []
+        self.plays = [()] * n
+        self.current = [None] * n
+        events.append(event("sb.ev.round", {"round": rnd, "chooser": nxt}))
+
+
+def common_round(st: ShopBattleState, char: str, hi: bool,
+                 max_rounds: int = MAX_ROUNDS) -> tuple[ShopBattleState, list[Event]] | None:
+    """The chooser's announcement ``(char, hi)`` on ``st`` (phase ``choose``) when the round
+    takes its most common course (S4, about half the steps of a playout), in straight-line
+    code: every contender reveals a shop card, one value is best, nobody is out, no skip
+    is pending, the game goes on and the next chooser finds a shop card on top. Returns the
+    next state and its events, exactly as :class:`RoundWork` would give them, or ``None``
+    (nothing computed is kept) when the round takes any other course: the caller then runs
+    :class:`RoundWork`."""
+    global _PUBLIC
+    if st.skips or st.level or st.queue or st.pending is not None:
+        return None
+    n = st.players
+    table = card_table(st.cards, st.rules)
+    shop, names, vals = table.shop, table.names, table.values[char]
+    out = st.out
+    chooser = st.chooser
+    orders = _ORDERS.get((n, st.direction))
+    if orders is None:
+        orders = _orders(n, st.direction)
+    piles = list(st.piles)
+    plays = list(st.plays)
+    pot = list(st.pot)
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    new_public: list[int] = []
+    events: list[Event] = []
+    best = winner = -1
+    tied = False
+    seat = chooser
+    for seat in (chooser, *orders[chooser][1:]):
+        if out[seat] is not None:
+            continue
+        pile = piles[seat]
+        if not pile:
+            return None
+        cid = pile[0]
+        if not shop[cid]:
+            return None
+        value = vals[cid]
+        assert value is not None
+        piles[seat] = pile[1:]
+        pot.append(cid)
+        plays[seat] += ((cid, 0),)
+        if cid not in pub:
+            new_public.append(cid)
+        if seat == chooser:
+            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
+                                                   "value": value, "dir": "hi" if hi else "lo"}))
+            best, winner = value, seat
+            continue
+        events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char, "value": value}))
+        if value == best:
+            tied = True
+        elif (value > best) if hi else (value < best):
+            best, winner, tied = value, seat, False
+    if tied:
+        return None
+    size = len(pot)
+    piles[winner] += tuple(pot)
+    for s in range(n):
+        if out[s] is None and not piles[s]:
+            return None  # a seat is out
+    if out.count(None) <= 1:
+        return None
+    nxt = _next_active(orders, out, chooser)
+    if nxt is None:
+        return None
+    rnd = st.round
+    cap = st.round_cap
+    opener = st.lap_opener
+    rules2 = st.rules >= 2
+    if rules2:
+        lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
+        if lap_done:
+            opener = nxt
+    if cap is not None and rnd >= cap and (not rules2 or lap_done or st.rules >= 4):
+        return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
+    if rnd >= max_rounds:
+        return None
+    top = piles[nxt][0]
+    if not shop[top]:
+        return None  # a Collector on the next chooser's pile: pre-choice powers
+    events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
+    events.append(event("sb.ev.round", {"round": rnd + 1, "chooser": nxt}))
+    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, size, False)
+    known = st.known
+    if new_public:
+        # A seat's private knowledge never holds a public card, so only the new ones may leave it.
+        fresh = frozenset(new_public)
+        pub = pub | fresh
+        listed = list(public)
+        for c in new_public:
+            insort(listed, c)
+        public = tuple(listed)
+        _PUBLIC = (public, pub)
+        known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
+    mine = known[nxt]
+    if top not in pub and top not in mine:  # the next chooser looks at their top card
+        listed = list(mine)
+        insort(listed, top)
+        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
+    chosen = st.chosen
+    if st.rules >= 4:  # S6: count the choices, for the end at the cap
+        counts = list(chosen) if chosen else [0] * n
+        counts[chooser] += 1
+        chosen = tuple(counts)
+    return _next_state(
+        st, st.version + 1, tuple(piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
+        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen), events
+
+
+def _next_active(orders: tuple[tuple[int, ...], ...], out: tuple[int | None, ...], seat: int) -> int | None:
+    """The first active seat after ``seat`` in rotation order (``None`` if none)."""
+    for s in orders[seat][1:]:
+        if out[s] is None:
+            return s
+    return None

@@ -146,7 +146,7 @@ from engine.shop_battle import hidden
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork
+from engine.shop_battle.round import MAX_ROUNDS, RoundWork, common_round
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -415,10 +415,20 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
-        self.check_actions(state, actions)
-        ((_seat, action),) = actions.items()
-        w = RoundWork(state, self._max_rounds(state))
-        if isinstance(action, Choose):
+        if state.phase == "choose" and len(actions) == 1:  # check_actions' common case, inlined
+            action = actions.get(state.chooser, _MISSING)
+            if action is _MISSING or id(action) not in _CHOOSE_IDS:
+                self.check_actions(state, actions)
+        else:
+            self.check_actions(state, actions)
+            ((_seat, action),) = actions.items()
+        max_rounds = self._max_rounds(state)
+        if type(action) is Choose:
+            common = common_round(state, action.char, action.hi, max_rounds)
+            if common is not None:
+                return step_of(common[0], tuple(common[1]))
+        w = RoundWork(state, max_rounds)
+        if type(action) is Choose:
             w.announce(action.char, action.hi)
         else:
             w.resolve_target(action.target)

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from itertools import compress
 from typing import Any, ClassVar
 
 from engine.core import (
@@ -105,10 +104,34 @@ _BIDS: dict[int, tuple[Bid, ...]] = {
 _TILE_STR: dict[Tile, str] = {t: tile_str(t) for t in ALL_TILES}
 _NOBODY: frozenset[int] = frozenset()
 _ONLY: tuple[frozenset[int], ...] = (frozenset((0,)), frozenset((1,)), frozenset((2,)))
+#: ``_FOLLOW_PLAYS[trump][led tile]``: the shared :class:`Play` of each tile that follows the
+#: suit the led tile asks for (T5; ``_FOLLOWERS`` as actions).
+_FOLLOW_PLAYS: dict[str | None, dict[Tile, dict[Tile, Play]]] = {
+    trump: {lead: {t: _PLAYS[t] for t in ALL_TILES if t in members} for lead, members in by_lead.items()}
+    for trump, by_lead in _FOLLOWERS.items()
+}
 # One copy per play (engine.core.replacer): the fields a play sets.
 _mid_trick = replacer(MoonState, "hands", "trick", "played", "turn", "version")
 _trick_done = replacer(MoonState, "hands", "trick", "played", "turn", "leader", "tricks_won", "last_trick",
                        "last_winner", "version")
+
+
+def _is_follow(trump: str | None, lead: Tile, tile: Tile, hand: tuple[Tile, ...]) -> bool:
+    """T5: ``tile`` (held) may be played on a trick led by ``lead``: it follows the led suit, or
+    ``hand`` has no tile of that suit."""
+    members = _FOLLOWERS[trump][lead]
+    return tile in members or members.isdisjoint(hand)
+
+
+# The copies of the bidding steps (engine.core.replacer).
+_bid_on = replacer(MoonState, "bids", "bidder", "bid", "turn", "version")
+_bid_won = replacer(MoonState, "bids", "bidder", "bid", "hands", "phase", "turn", "version")
+_discarded = replacer(MoonState, "hands", "discard", "phase", "version")
+_trump_named = replacer(MoonState, "trump", "phase", "turn", "leader", "version")
+#: A new hand dealt (``start_hand``'s fields, the version, scores and last hand), in one copy.
+_new_hand = replacer(MoonState, "hand_no", "first_bidder", "phase", "hands", "widow", "discard", "bids", "bidder",
+                     "bid", "trump", "turn", "leader", "trick", "tricks_won", "played", "last_trick", "last_winner",
+                     "version", "scores", "last_hand")
 
 
 class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
@@ -146,10 +169,9 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
             hand = state.hands[seat]
             trick = state.trick
             if trick:
-                members = _FOLLOWERS[state.trump][trick[0][1]]
-                follow = tuple(compress(hand, map(members.__contains__, hand)))
+                follow: tuple[MoonAction, ...] = tuple(filter(None, map(_FOLLOW_PLAYS[state.trump][trick[0][1]].get, hand)))
                 if follow:
-                    hand = follow
+                    return follow
             return tuple(map(_PLAYS.__getitem__, hand))
         if phase == "bid":
             bids = _BIDS.get(state.bid)
@@ -193,11 +215,26 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         if len(actions) != 1 or seat not in actions:
             raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
         action = actions[seat]
+        v = state.version + 1  # every phase returns its state with this version: one copy per step
+        kind = type(action)
+        if kind is Play and state.phase == "play":  # the hot path: is_legal and _play, inlined
+            tile = action.tile  # type: ignore[union-attr]
+            hands = state.hands
+            hand = hands[seat]
+            trick = state.trick
+            if tile not in hand or (trick and not _is_follow(state.trump, trick[0][1], tile, hand)):
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
+            if len(trick) < 2:
+                i = hand.index(tile)
+                rest = hand[:i] + hand[i + 1:]
+                h0, h1, h2 = hands
+                hands = (rest, h1, h2) if seat == 0 else (h0, rest, h2) if seat == 1 else (h0, h1, rest)
+                return step_of(_mid_trick(state, hands, trick + ((seat, tile),), state.played + (tile,),
+                                          (seat + 1) % 3, v),
+                               (event("tpm.play", {"seat": seat, "tile": _TILE_STR[tile]}),))
         if not self.is_legal(state, seat, action):
             raise IllegalAction(f"seat {seat}: that action is not legal now")
         events: list[Event] = []
-        v = state.version + 1  # every phase returns its state with this version: one copy per step
-        kind = type(action)
         if kind is Play:
             new = self._play(state, seat, action.tile, events, v)  # type: ignore[union-attr]
         elif kind is Bid:
@@ -218,31 +255,31 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         else:
             events.append(event("tpm.pass", {"seat": seat}))
         if bid != MOON and len(bids) < 3:
-            return evolve(state, bids=bids, bidder=bidder, bid=high, turn=(seat + 1) % 3, version=v)
+            return _bid_on(state, bids, bidder, high, (seat + 1) % 3, v)
         if bidder is None:
-            events.append(Event("tpm.redeal", {"hand": state.hand_no}))
+            events.append(event("tpm.redeal", {"hand": state.hand_no}))
             return self._next_hand(state, events, v)
         widow = state.widow
         assert widow is not None
         hand = sort_hand(state.hands[bidder] + (widow,))
         hands = tuple(hand if s == bidder else h for s, h in enumerate(state.hands))
-        events.append(Event("tpm.widow_taken", {"bidder": bidder}))
-        events.append(Event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
-        return evolve(state, bids=bids, bidder=bidder, bid=high, hands=hands, phase="discard", turn=bidder, version=v)
+        events.append(event("tpm.widow_taken", {"bidder": bidder}))
+        events.append(event("tpm.widow_tile", {"bidder": bidder, "tile": tile_str(widow)}, frozenset((bidder,))))
+        return _bid_won(state, bids, bidder, high, hands, "discard", bidder, v)
 
     def _discard(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         events.append(event("tpm.discarded", {"bidder": seat}))
         events.append(event("tpm.discard_tile", {"bidder": seat, "tile": _TILE_STR[tile]}, _ONLY[seat]))
-        return evolve(state, hands=_without(state.hands, seat, tile), discard=tile, phase="trump", version=v)
+        return _discarded(state, _without(state.hands, seat, tile), tile, "trump", v)
 
     def _name_trump(self, state: MoonState, seat: int, trump: str, events: list[Event], v: int) -> MoonState:
         if trump == "D":
-            events.append(Event("tpm.trump_doubles", {"bidder": seat}))
+            events.append(event("tpm.trump_doubles", {"bidder": seat}))
         elif trump == "N":
-            events.append(Event("tpm.trump_none", {"bidder": seat}))
+            events.append(event("tpm.trump_none", {"bidder": seat}))
         else:
-            events.append(Event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
-        return evolve(state, trump=trump, phase="play", turn=seat, leader=seat, version=v)
+            events.append(event("tpm.trump_suit", {"bidder": seat, "suit": int(trump)}))
+        return _trump_named(state, trump, "play", seat, seat, v)
 
     def _play(self, state: MoonState, seat: int, tile: Tile, events: list[Event], v: int) -> MoonState:
         hands = _without(state.hands, seat, tile)
@@ -275,35 +312,42 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
         key = "tpm.made" if made else "tpm.set"
         if bid == MOON:
             key = "tpm.moon_made" if made else "tpm.moon_failed"
-        events.append(Event(key, {"bidder": bidder, "bid": bid, "tricks": took}))
+        events.append(event(key, {"bidder": bidder, "bid": bid, "tricks": took}))
         for s in range(3):
-            events.append(Event("tpm.scored", {"seat": s, "points": points[s], "score": scores[s]}))
+            events.append(event("tpm.scored", {"seat": s, "points": points[s], "score": scores[s]}))
         result = HandResult(
             hand_no=state.hand_no, bidder=bidder, bid=bid, trump=trump, tricks=state.tricks_won, points=points, made=made
         )
         if bid == MOON and made:
-            events.append(Event("tpm.game_end_moon", {"winner": bidder}))
+            events.append(event("tpm.game_end_moon", {"winner": bidder}))
             return evolve(state, scores=scores, last_hand=result, phase="over", moon_winner=bidder, version=v)
         top = max(scores)
         if top >= TARGET:
             leaders = [s for s in range(3) if scores[s] == top]
             if len(leaders) == 1:
-                events.append(Event("tpm.game_end", {"winner": leaders[0], "score": top}))
+                events.append(event("tpm.game_end", {"winner": leaders[0], "score": top}))
                 return evolve(state, scores=scores, last_hand=result, phase="over", version=v)
-            events.append(Event("tpm.tie_continue", {"score": top}))
-        return self._next_hand(evolve(state, scores=scores, last_hand=result), events, v)
+            events.append(event("tpm.tie_continue", {"score": top}))
+        return self._next_hand(state, events, v, scores, result)
 
-    def _next_hand(self, state: MoonState, events: list[Event], v: int) -> MoonState:
+    def _next_hand(self, state: MoonState, events: list[Event], v: int, scores: tuple[int, int, int] | None = None,
+                   result: HandResult | None = None) -> MoonState:
         """Deal the next hand (T2 rotation), or stop at the safety cap; the result has version
-        ``v``. ``state`` still has the version before the step: the deal is drawn from
-        ``rng_for(state, "deal")`` of that version."""
+        ``v`` (and ``scores`` / ``last_hand`` = ``result`` when given: the hand just scored).
+        ``state`` still has the version before the step: the deal is drawn from
+        ``rng_for(state, "deal")`` of that version. One copy of the state."""
+        kept = {} if scores is None else {"scores": scores, "last_hand": result}
         if state.hand_no >= MAX_HANDS:
-            events.append(Event("tpm.game_end_cap", {"hands": state.hand_no}))
-            return evolve(state, phase="over", version=v)
+            events.append(event("tpm.game_end_cap", {"hands": state.hand_no}))
+            return evolve(state, phase="over", version=v, **kept)
         first = (state.first_bidder + 1) % 3
-        new = start_hand(state, shuffled_tiles(rng_for(state, "deal")), first, state.hand_no + 1)
-        events.append(Event("tpm.hand_start", {"hand": new.hand_no, "seat": first}))
-        return evolve(new, version=v)
+        hand_no = state.hand_no + 1
+        order = shuffled_tiles(rng_for(state, "deal"))  # the 22 tiles themselves: no check needed
+        hands = (sort_hand(order[0:7]), sort_hand(order[7:14]), sort_hand(order[14:21]))
+        events.append(event("tpm.hand_start", {"hand": hand_no, "seat": first}))
+        return _new_hand(state, hand_no, first, "bid", hands, order[21], None, (), None, 0, None, first, None, (),
+                         (0, 0, 0), (), (), None, v, *((scores, result) if scores is not None else (state.scores,
+                                                                                                 state.last_hand)))
 
     # --- views -----------------------------------------------------------------------------
     def view(self, state: MoonState, seat: int | None) -> MoonView:
