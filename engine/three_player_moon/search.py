@@ -34,7 +34,8 @@ from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, MoonAction, NameTrump, Play
 from engine.three_player_moon.outlook import win_chance
 from engine.three_player_moon.state import MoonState
-from engine.three_player_moon.tiles import MOON, TARGET, TRUMP_OPTIONS, Tile, is_trump
+from engine.three_player_moon.hidden import played_by
+from engine.three_player_moon.tiles import MOON, TARGET, TRUMP_OPTIONS, Tile, is_trump, sort_hand
 
 __all__ = ["HOOKS", "MARGIN", "TRUMP_CANDIDATES", "Z", "Rollout", "candidates", "easy_action", "strong_action"]
 
@@ -42,6 +43,8 @@ __all__ = ["HOOKS", "MARGIN", "TRUMP_CANDIDATES", "Z", "Rollout", "candidates", 
 MARGIN = 0.005
 #: ... plus this many standard errors of the paired difference.
 Z = 1.0
+#: Determinizations drawn per iteration at most, to find one that :func:`misfits` nothing.
+TRIES = 6
 #: Trump choices searched: the normal AI's and the next best by its trick estimate.
 TRUMP_CANDIDATES = 4
 
@@ -78,12 +81,7 @@ class Rollout:
             return ai.choose(state, seat)
         hand = state.hands[seat]
         if phase == "bid":
-            info = self._outlook.get(hand)
-            if info is None:
-                _, _, sure = ai.best_trump(hand)
-                est, moon = ai.bid_outlook(hand)
-                info = self._outlook[hand] = (sure, est, moon)
-            return _normal_bid(state, seat, *info)
+            return _normal_bid(state.bid, state.scores[seat], *self.outlook(hand))
         if phase == "discard":
             act = self._discard.get(hand)
             if act is None:
@@ -96,16 +94,62 @@ class Rollout:
         return act
 
 
-def _normal_bid(state: MoonState, seat: int, sure: bool, est: float, moon: float) -> Bid:
-    """``ai._bid`` from its two estimates of the hand (the same rule, T2, T6, T7)."""
+    def outlook(self, hand: tuple[Tile, ...]) -> tuple[bool, float, float]:
+        """``(every tile sure, expected tricks, moon chance)`` of a 7-tile hand (cached)."""
+        info = self._outlook.get(hand)
+        if info is None:
+            _, _, sure = ai.best_trump(hand)
+            est, moon = ai.bid_outlook(hand)
+            info = self._outlook[hand] = (sure, est, moon)
+        return info
+
+
+def _normal_bid(standing: int, score: int, sure: bool, est: float, moon: float) -> Bid:
+    """``ai._bid`` over the ``standing`` bid, for a seat with ``score`` points, from the two
+    estimates of its hand (the same rule, T2, T6, T7)."""
     if sure or moon >= ai.MOON_CHANCE:
         return Bid(MOON)
     n = min(7, int(est + 0.25))
-    if state.scores[seat] + n + 1 >= TARGET:
+    if score + n + 1 >= TARGET:
         n = min(7, int(est + 0.6))
-    if n >= 4 and n > state.bid:
+    if n >= 4 and n > standing:
         return Bid(n)
     return Bid(0)
+
+
+def _dealt_hand(det: MoonState, s: int) -> tuple[Tile, ...]:
+    """The 7 tiles ``s`` was dealt this hand in the determinization ``det``."""
+    if det.phase == "bid" or det.bidder is None:
+        return det.hands[s]
+    tiles = list(det.hands[s]) + [t for p, t in played_by(det) if p == s]
+    if s == det.bidder:
+        if det.discard is not None:
+            tiles.append(det.discard)
+        if det.widow is not None and det.widow in tiles:
+            tiles.remove(det.widow)
+    return sort_hand(tiles)
+
+
+def misfits(det: MoonState, seat: int, policy: Rollout) -> int:
+    """How many public choices of the other seats the normal AI would not have made with their
+    tiles in the determinization ``det``: each bid (T2) and the bidder's trumps (T3). 0 means
+    ``det`` explains what ``seat`` saw as the normal AI's play."""
+    miss = 0
+    standing = 0
+    for s, b in det.bids:
+        if s != seat:
+            sure, est, moon = policy.outlook(_dealt_hand(det, s))
+            if _normal_bid(standing, det.scores[s], sure, est, moon).bid != b:
+                miss += 1
+        standing = max(standing, b)
+    bidder = det.bidder
+    if det.trump is not None and bidder is not None and bidder != seat and det.discard is not None:
+        hand = tuple(t for t in _dealt_hand(det, bidder) if t != det.discard)
+        if det.widow is not None and det.widow != det.discard:
+            hand = (*hand, det.widow)
+        if ai.best_trump(hand, (det.discard,))[0] != det.trump:
+            miss += 1
+    return miss
 
 
 def candidates(game: Any, state: MoonState, seat: int, base: MoonAction) -> list[MoonAction]:
@@ -141,6 +185,22 @@ def _playout(game: Any, state: MoonState, hand_no: int, seat: int, policy: Rollo
     return _value(game, state, seat)
 
 
+def _determinize(game: Any, state: MoonState, seat: int, rng: random.Random, policy: Rollout) -> MoonState:
+    """A determinization that the others' bids and trumps fit (:func:`misfits`), the best of
+    :data:`TRIES` ``hidden_variant`` draws."""
+    best: MoonState | None = None
+    fewest = 1 << 30
+    for _ in range(TRIES):
+        det: MoonState = game.hidden_variant(state, seat, rng.getrandbits(48))
+        miss = misfits(det, seat, policy) if TRIES > 1 else 0
+        if miss < fewest:
+            best, fewest = det, miss
+            if not miss:
+                break
+    assert best is not None
+    return best
+
+
 def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None = None, salt: int = 0,
                   iterations: int | None = None, should_stop: Callable[[], bool] | None = None) -> MoonAction:
     """The strong level's move for ``seat`` (to act): the flat Monte-Carlo search of the module
@@ -169,7 +229,7 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
     while max_rounds is None or rounds < max_rounds:
         if should_stop is not None and should_stop():
             break
-        det = game.hidden_variant(state, seat, rng.getrandbits(48))
+        det = _determinize(game, state, seat, rng, policy)
         values = [_playout(game, game.apply(det, {seat: m}).state, state.hand_no, seat, policy) for m in moves]
         for i, v in enumerate(values):
             sums[i] += v
