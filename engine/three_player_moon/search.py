@@ -32,19 +32,20 @@ from typing import Any
 from engine.search import Hooks, outcome_rewards, softmax_rewards
 from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, MoonAction, NameTrump, Play
+from engine.three_player_moon.hidden import played_by
 from engine.three_player_moon.outlook import win_chance
 from engine.three_player_moon.state import MoonState
-from engine.three_player_moon.hidden import played_by
 from engine.three_player_moon.tiles import MOON, TARGET, TRUMP_OPTIONS, Tile, is_trump, sort_hand
 
-__all__ = ["HOOKS", "MARGIN", "TRUMP_CANDIDATES", "Z", "Rollout", "candidates", "easy_action", "strong_action"]
+__all__ = ["HOOKS", "MARGIN", "TRIES", "TRUMP_CANDIDATES", "Z", "Rollout", "candidates", "easy_action", "misfits",
+           "strong_action"]
 
 #: A move other than the normal AI's must beat it by this much mean win chance ...
 MARGIN = 0.005
 #: ... plus this many standard errors of the paired difference.
 Z = 1.0
 #: Determinizations drawn per iteration at most, to find one that :func:`misfits` nothing.
-TRIES = 6
+TRIES = 1
 #: Trump choices searched: the normal AI's and the next best by its trick estimate.
 TRUMP_CANDIDATES = 4
 
