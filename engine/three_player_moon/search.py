@@ -6,8 +6,10 @@ the policy the partner and the opponents actually play: determinized flat Monte-
 
 - Each *iteration* samples one determinization (``hidden_variant``: the tiles the seat has not
   seen re-dealt, shown voids kept, the widow unknown during the bidding) and plays *every*
-  candidate move on it (common random numbers: the moves are compared on the same hidden tiles
-  and, since a hand always takes the same number of steps, on the same next deal).
+  candidate move on it (common random numbers: the moves are compared on the same hidden
+  tiles). With :data:`TRIES` above 1 it keeps the draw that best explains the others' bids and
+  trumps as the normal AI's (:func:`misfits`); measured, that did not pay for its time, so the
+  default is 1 (``docs/ai.md``).
 - After the move every seat, the searcher included, plays the normal AI to the end of the hand
   (:class:`Rollout`: the same moves as ``ai.choose``, with its costly bid and trump estimates
   cached per hand).
@@ -163,9 +165,9 @@ def candidates(game: Any, state: MoonState, seat: int, base: MoonAction) -> list
         hand = state.hands[seat]
 
         def est(t: str) -> tuple[float, int]:
-            return ai.estimate_tricks(hand, t, gone)[0], sum(1 for x in hand if is_trump(x, t))
+            return -ai.estimate_tricks(hand, t, gone)[0], -sum(1 for x in hand if is_trump(x, t))
 
-        ranked = sorted(TRUMP_OPTIONS, key=lambda t: (-est(t)[0], -est(t)[1]))
+        ranked = sorted(TRUMP_OPTIONS, key=est)
         legal = [NameTrump(t) for t in ranked[:TRUMP_CANDIDATES]]
     return [base, *(a for a in legal if a != base)]
 
