@@ -224,7 +224,6 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
     rng = random.Random(f"moon-strong:{salt}")
     policy = Rollout()
     n = len(moves)
-    sums = [0.0] * n
     diff = [0.0] * n
     diff2 = [0.0] * n
     rounds = 0
@@ -235,7 +234,6 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
         det = _determinize(game, state, seat, rng, policy)
         values = [_playout(game, game.apply(det, {seat: m}).state, state.hand_no, seat, policy) for m in moves]
         for i, v in enumerate(values):
-            sums[i] += v
             d = v - values[0]
             diff[i] += d
             diff2[i] += d * d
