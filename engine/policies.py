@@ -34,7 +34,7 @@ LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
 DEFAULT_ITERATIONS = 200
 #: Per game: iterations of the strong search sized so that a move takes well under 1 s on one
 #: idle core (p95; see ``docs/ai.md``).
-ITERATIONS: dict[str, int] = {"gang-of-dice": 240, "three-player-moon": 350, "shop-battle": 1000, "moonshine": 300}
+ITERATIONS: dict[str, int] = {"gang-of-dice": 240, "three-player-moon": 400, "shop-battle": 1000, "moonshine": 300}
 
 AnyGame = Game[Any, Any, Any]
 

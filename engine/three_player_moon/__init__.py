@@ -3,7 +3,8 @@
 
 Modules: :mod:`.tiles` (tiles, suits, tricks), :mod:`.state` (the state and the deal helpers),
 :mod:`.actions` (actions and codes), :mod:`.view` (typed views), :mod:`.ai` (the baseline AI),
-:mod:`.rules` (the :class:`ThreePlayerMoon` game).
+:mod:`.rules` (the :class:`ThreePlayerMoon` game), :mod:`.hidden` (determinizations),
+:mod:`.search` (the strong and easy levels) and :mod:`.outlook` (the strong level's win chance).
 """
 
 from __future__ import annotations

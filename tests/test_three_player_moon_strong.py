@@ -1,0 +1,95 @@
+"""The strong Three-Player Moon level (engine/three_player_moon/search.py) and its win-chance
+evaluation (engine/three_player_moon/outlook.py). Small iteration budgets and scripted positions;
+strength is measured by ``python -m bench.arena three-player-moon``, never here."""
+
+from __future__ import annotations
+
+from engine.policies import choose
+from engine.registry import GAMES
+from engine.three_player_moon import ai
+from engine.three_player_moon.actions import Bid, Play
+from engine.three_player_moon.outlook import win_chance
+from engine.three_player_moon.search import Rollout, candidates, misfits, strong_action
+from engine.three_player_moon.state import MoonState, deal_hands, evolve
+
+MOON = GAMES["three-player-moon"]
+
+
+def test_the_rollout_policy_plays_the_normal_ai_and_the_real_deal_fits_every_public_choice() -> None:
+    policy = Rollout()
+    state = MOON.setup(3, 3)
+    checked = 0
+    while MOON.to_act(state) and state.hand_no <= 2:
+        seat = state.turn
+        act = ai.choose(state, seat)
+        assert policy.action(state, seat) == act
+        if state.bids and state.phase in ("bid", "play") and len(state.played) % 6 == 0:
+            assert misfits(state, seat, policy) == 0  # the real tiles explain the normal AI's bids and trumps
+            checked += 1
+        state = MOON.apply(state, {seat: act}).state
+    assert checked >= 3
+
+
+def test_misfits_counts_a_bid_the_normal_ai_would_not_make() -> None:
+    weak = ((2, 1), (3, 2), (4, 1), (4, 3), (5, 2), (5, 3), (6, 1))
+    strong = ((6, 6), (6, 5), (6, 4), (6, 3), (6, 2), (5, 5), (4, 4))
+    rest = ((0, 0), (1, 1), (2, 2), (3, 1), (3, 3), (4, 2), (5, 1))
+    state = deal_hands(MOON.setup(1, 3), [weak, strong, rest], (5, 4), first_bidder=0)
+    policy = Rollout()
+    assert ai.choose(state, 0) == Bid(0)
+    assert misfits(state, 1, policy) == 0
+    lied = evolve(state, bids=((0, 7),), bidder=0, bid=7, turn=1)  # seat 0 bid 7 with that hand
+    assert misfits(lied, 1, policy) == 1
+    assert misfits(lied, 0, policy) == 0  # a seat's own bid is no evidence to it
+
+
+def test_win_chance_sums_to_one_and_rises_with_the_score() -> None:
+    even = win_chance((0, 0, 0), 0)
+    assert abs(sum(even) - 1) < 1e-9 and all(0.2 < p < 0.5 for p in even)
+    assert win_chance((18, 0, 0), 1)[0] > win_chance((10, 0, 0), 1)[0] > even[0]
+    assert win_chance((-21, 0, 0), 1)[0] < even[0]
+    # seats are interchangeable: rotating the scores and the first bidder rotates the chances
+    a = win_chance((5, 12, -5), 0)
+    b = win_chance((-5, 5, 12), 1)
+    assert abs(a[0] - b[1]) < 1e-9 and abs(a[1] - b[2]) < 1e-9 and abs(a[2] - b[0]) < 1e-9
+
+
+def test_strong_is_legal_deterministic_and_the_normal_move_without_iterations() -> None:
+    state = MOON.setup(5, 3)
+    seat = state.turn
+    act = choose(MOON, state, seat, "strong", salt=2, iterations=30)
+    assert act in MOON.legal_actions(state, seat)
+    assert choose(MOON, state, seat, "strong", salt=2, iterations=30) == act
+    assert strong_action(MOON, state, seat, salt=2, should_stop=lambda: True) == ai.choose(state, seat)
+    moves = candidates(MOON, state, seat, ai.choose(state, seat))
+    assert moves[0] == ai.choose(state, seat) and set(moves) == set(MOON.legal_actions(state, seat))
+
+
+def _one_trick_from_the_game() -> MoonState:
+    """Trick 6 of a no-trump hand: seat 0 bid 5 and took the first 5 tricks (it leads each);
+    seat 1 (3 points) holds the trick with [5|4] over the bidder's [5|1]; seat 2, at 20 points,
+    plays last with [5|5] and [5|2]. Every other 5 is gone, so [5|5] wins only now."""
+    tricks = [((6, 6), (6, 5), (6, 1)), ((6, 4), (6, 3), (6, 2)), ((4, 4), (4, 3), (4, 2)),
+              ((3, 3), (3, 2), (5, 3)), ((2, 2), (1, 1), (2, 1))]
+    played = tuple(t for trick in tricks for t in trick) + ((5, 1), (5, 4))
+    return evolve(
+        MOON.setup(1, 3), scores=(10, 3, 20), first_bidder=0, phase="play",
+        hands=(((4, 1),), ((3, 1),), ((5, 5), (5, 2))), widow=(0, 0), discard=(0, 0),
+        bids=((0, 5), (1, 0), (2, 0)), bidder=0, bid=5, trump="N", turn=2, leader=0,
+        trick=((0, (5, 1)), (1, (5, 4))), tricks_won=(5, 0, 0), played=played,
+        last_trick=tuple(zip((0, 1, 2), tricks[-1], strict=True)), last_winner=0,
+    )
+
+
+def test_strong_overtakes_its_partner_when_the_trick_wins_the_game() -> None:
+    state = _one_trick_from_the_game()
+    # the normal AI leaves the trick to the other defender (it throws [5|2]) ...
+    assert ai.choose(state, 2) == Play((5, 2))
+    # ... the strong level takes it (and the last trick): 22 points, alone on top, wins (T7)
+    assert choose(MOON, state, 2, "strong", salt=1, iterations=40) == Play((5, 5))
+    after = MOON.apply(state, {2: Play((5, 5))}).state
+    after = MOON.apply(after, {2: Play((5, 2))}).state
+    while MOON.to_act(after):
+        after = MOON.apply(after, {after.turn: ai.choose(after, after.turn)}).state
+    out = MOON.outcome(after)
+    assert out is not None and out.ranks[2] == 1 and after.scores[2] == 22
