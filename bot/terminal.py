@@ -291,26 +291,7 @@ class TerminalNotifier(Notifier):
             return
         self.out("")
         card = texts.results_card(table, outcome, self.t)
-        shared = self.shared_victory(table, outcome)
-        text = card.description if shared is None else f"{card.description}\n{shared}"
-        self.out(card_text(Card(card.title, text, card.fields, card.color, self.t("term.footer"))))
-
-    def shared_victory(self, table: TableView, outcome: Outcome) -> str | None:
-        """The line that names the players sharing first place (a tie, e.g. Shop Battle's round
-        cap, RULINGS S6; Gang of Dice's most dice), with their common score; ``None`` when one
-        player won alone."""
-        firsts = [s for s, rank in enumerate(outcome.ranks) if rank == 1]
-        if len(firsts) < 2:
-            return None
-        ctx = texts.context(table, self.t, None)
-        names = ", ".join(ctx.name(s) for s in firsts)
-        scores = {outcome.scores[s] for s in firsts}
-        if len(scores) != 1:
-            return plain(self.t("term.shared", names=names, n=len(firsts)))
-        key = f"game.{table.row.game}.score"
-        (value,) = scores
-        score = self.t(key, score=value) if self.t.has(key) else str(value)
-        return plain(self.t("term.shared_score", names=names, n=len(firsts), score=score))
+        self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
 
 
 class Leave(Exception):

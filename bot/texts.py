@@ -181,7 +181,8 @@ def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel
 
 
 def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
-    """The final standings."""
+    """The final standings: one line per seat by rank (medals for the first three), then, when
+    several seats share first place, a line naming them (with their common score)."""
     ctx = context(table, t, None)
     order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -191,5 +192,13 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
         return t(score_key, score=outcome.scores[s]) if t.has(score_key) else str(outcome.scores[s])
 
     lines = [f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {score(s)}" for s in order]
+    firsts = [s for s in order if outcome.ranks[s] == 1]
+    if len(firsts) > 1:  # a shared first place (e.g. Shop Battle's round cap, RULINGS S6)
+        names = ", ".join(ctx.name(s) for s in firsts)
+        scores = {outcome.scores[s] for s in firsts}
+        if len(scores) == 1:
+            lines.append(t("result.shared_score", names=names, n=len(firsts), score=score(firsts[0])))
+        else:
+            lines.append(t("result.shared", names=names, n=len(firsts)))
     return Card(title=t("result.title", game=game_title(table.row.game, t)), description="\n".join(lines),
                 color=0xF1C40F, footer=t("result.footer"))

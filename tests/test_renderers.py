@@ -85,3 +85,23 @@ def test_public_board_is_the_same_for_states_differing_only_in_hidden_informatio
 def test_escape_name_breaks_mentions_and_markdown():
     out = texts.escape_name("@everyone **bold** " + "x" * 50)
     assert "@everyone" not in out and "\\*\\*bold\\*\\*" in out and len(out) <= 40
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "🤝 Shared victory: {a}, {c} share first place with 4 cards each."),
+    ("fr", "🤝 Victoire partagée : {a}, {c} sont premiers ex æquo avec 4 cartes chacun."),
+])
+def test_results_card_names_a_shared_first_place(lang, line):
+    """A tie for first (Shop Battle at the round cap, RULINGS S6) is said in the results card
+    itself, so Discord shows it as the terminal does; a sole winner gets no such line."""
+    from engine.core import Outcome
+
+    game = GAMES["shop-battle"]
+    state = game.setup(1, 3, {})
+    t = Translator(lang)
+    final = table_view("shop-battle", state, "finished")
+    ctx = texts.context(final, t, None)
+    card = texts.results_card(final, Outcome(ranks=(1, 3, 1), scores=(4, 2, 4)), t)
+    assert card.description.splitlines()[-1] == line.format(a=ctx.name(0), c=ctx.name(2))
+    alone = texts.results_card(final, Outcome(ranks=(1, 2, 3), scores=(5, 3, 2)), t)
+    assert len(alone.description.splitlines()) == 3
