@@ -283,6 +283,10 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
 #: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
 CHECKPOINT_EVERY = 200
 
+_STEP_UPDATE = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
+                " WHERE id = ? AND version = ? AND status = 'running'")
+_STEP_UPDATE_STATUS = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
+                       " status = ? WHERE id = ? AND version = ? AND status = 'running'")
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
@@ -651,8 +655,16 @@ class Database:
         longer running at ``step.version_before``. Joins the caller's transaction if any.
         """
         last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
-        table_args = (dumps(step.state), step.version, step.now, step.action_seq, last_event, step.status,
-                      step.table_id, step.version_before)
+        # status is SET only when it changes: a column in the SET list makes SQLite rewrite the
+        # entries of every index holding it (two on status), whatever the value
+        table_args: tuple[Any, ...]
+        if step.status is None:
+            table_sql, table_args = _STEP_UPDATE, (dumps(step.state), step.version, step.now, step.action_seq,
+                                                   last_event, step.table_id, step.version_before)
+        else:
+            table_sql, table_args = _STEP_UPDATE_STATUS, (dumps(step.state), step.version, step.now,
+                                                          step.action_seq, last_event, step.status,
+                                                          step.table_id, step.version_before)
         action_args = (step.table_id, step.action_seq, step.version_before,
                        dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now)
         event_rows = [(step.table_id, seq, step.version, dumps(ev))
@@ -661,9 +673,7 @@ class Database:
         timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
 
         def write(conn: sqlite3.Connection) -> None:
-            cur = conn.execute(
-                "UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
-                " status = COALESCE(?, status) WHERE id = ? AND version = ? AND status = 'running'", table_args)
+            cur = conn.execute(table_sql, table_args)
             if cur.rowcount != 1:
                 raise VersionConflict(step.table_id, step.version_before)
             conn.execute("INSERT INTO actions (table_id, seq, version, actions, source, created_at)"
