@@ -505,7 +505,11 @@ class Database:
         takes tens of microseconds, less than a hand-over to the worker thread and back, which
         under load waits for the GIL). Big reads stay in the worker thread (:meth:`_call`)."""
         self._wrote()
-        async with self._access():
+        # _access() spelled out: no async generator and context manager per step (hot path)
+        if self._owner is asyncio.current_task():
+            return fn(self._conn._conn)
+        async with self._lock:
+            await self._heal()
             return fn(self._conn._conn)
 
     async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
