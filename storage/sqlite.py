@@ -283,6 +283,10 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
 #: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
 CHECKPOINT_EVERY = 200
 
+_STEP_UPDATE = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
+                " WHERE id = ? AND version = ? AND status = 'running'")
+_STEP_UPDATE_STATUS = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
+                       " status = ? WHERE id = ? AND version = ? AND status = 'running'")
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
@@ -501,8 +505,22 @@ class Database:
         takes tens of microseconds, less than a hand-over to the worker thread and back, which
         under load waits for the GIL). Big reads stay in the worker thread (:meth:`_call`)."""
         self._wrote()
-        async with self._access():
+        # _access() spelled out: no async generator and context manager per step (hot path)
+        if self._owner is asyncio.current_task():
             return fn(self._conn._conn)
+        async with self._lock:
+            await self._heal()
+            return fn(self._conn._conn)
+
+    async def _all_short(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        """:meth:`_all` for one short indexed read on the hot path (a board's recent events): on
+        the loop's thread, so the connection is never held across a hand-over to the worker
+        thread that a member's step would wait for. Backends without a worker thread use ``_all``."""
+        if self._owner is asyncio.current_task():
+            return self._conn._conn.execute(sql, args).fetchall()
+        async with self._lock:
+            await self._heal()
+            return self._conn._conn.execute(sql, args).fetchall()
 
     async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
         """:meth:`_exec` for one short write on the hot path (a buffered choice): on the loop's
@@ -651,8 +669,16 @@ class Database:
         longer running at ``step.version_before``. Joins the caller's transaction if any.
         """
         last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
-        table_args = (dumps(step.state), step.version, step.now, step.action_seq, last_event, step.status,
-                      step.table_id, step.version_before)
+        # status is SET only when it changes: a column in the SET list makes SQLite rewrite the
+        # entries of every index holding it (two on status), whatever the value
+        table_args: tuple[Any, ...]
+        if step.status is None:
+            table_sql, table_args = _STEP_UPDATE, (dumps(step.state), step.version, step.now, step.action_seq,
+                                                   last_event, step.table_id, step.version_before)
+        else:
+            table_sql, table_args = _STEP_UPDATE_STATUS, (dumps(step.state), step.version, step.now,
+                                                          step.action_seq, last_event, step.status,
+                                                          step.table_id, step.version_before)
         action_args = (step.table_id, step.action_seq, step.version_before,
                        dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now)
         event_rows = [(step.table_id, seq, step.version, dumps(ev))
@@ -661,9 +687,7 @@ class Database:
         timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
 
         def write(conn: sqlite3.Connection) -> None:
-            cur = conn.execute(
-                "UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
-                " status = COALESCE(?, status) WHERE id = ? AND version = ? AND status = 'running'", table_args)
+            cur = conn.execute(table_sql, table_args)
             if cur.rowcount != 1:
                 raise VersionConflict(step.table_id, step.version_before)
             conn.execute("INSERT INTO actions (table_id, seq, version, actions, source, created_at)"
@@ -716,7 +740,7 @@ class Database:
 
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
-        rows = await self._all(
+        rows = await self._all_short(
             "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
             " ORDER BY seq", (table_id, limit))
         return [loads(r["event"]) for r in rows]
