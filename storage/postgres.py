@@ -275,10 +275,6 @@ class PostgresDatabase(Database):
         async with self._access():
             return _rowcount(await self._pg.execute(to_postgres(sql), *args))
 
-    async def _all_short(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
-        """No worker thread here: :meth:`_all`."""
-        return await self._all(sql, args)
-
     async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
         """One short write: the same round trip as :meth:`_exec` (asyncpg has no worker thread)."""
         return await self._exec(sql, args)

@@ -512,16 +512,6 @@ class Database:
             await self._heal()
             return fn(self._conn._conn)
 
-    async def _all_short(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
-        """:meth:`_all` for one short indexed read on the hot path (a board's recent events): on
-        the loop's thread, so the connection is never held across a hand-over to the worker
-        thread that a member's step would wait for. Backends without a worker thread use ``_all``."""
-        if self._owner is asyncio.current_task():
-            return self._conn._conn.execute(sql, args).fetchall()
-        async with self._lock:
-            await self._heal()
-            return self._conn._conn.execute(sql, args).fetchall()
-
     async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
         """:meth:`_exec` for one short write on the hot path (a buffered choice): on the loop's
         thread (see :meth:`_inline`). Backends without a worker thread use their ``_exec``."""
@@ -740,7 +730,7 @@ class Database:
 
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
-        rows = await self._all_short(
+        rows = await self._all(
             "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
             " ORDER BY seq", (table_id, limit))
         return [loads(r["event"]) for r in rows]
