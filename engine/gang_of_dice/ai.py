@@ -31,7 +31,7 @@ from engine.gang_of_dice.cards import (
 )
 from engine.gang_of_dice.state import FACES, MAX_ROLLS, ROUNDS, GangOfDiceState, best_seat, score_of
 
-__all__ = ["ai_commit", "ai_plan", "choose"]
+__all__ = ["ai_commit", "ai_plan", "choose", "toward"]
 
 
 def choose(state: GangOfDiceState, seat: int) -> GangOfDiceAction:
@@ -42,6 +42,13 @@ def choose(state: GangOfDiceState, seat: int) -> GangOfDiceAction:
     plan = ai_plan(state.card.id, counts(state.faces[seat]), MAX_ROLLS - state.rolls[seat], *_context(state, seat))
     if plan is None:
         return STOP
+    return toward(state, plan)
+
+
+def toward(state: GangOfDiceState, plan: tuple[int, ...]) -> GangOfDiceAction:
+    """The next micro-action of a reroll ``plan`` (dice to reroll per face, in ``FACES``
+    order) from ``state``'s marks: unmark a face marked beyond the plan, else mark a face
+    short of it, else the reroll itself (``docs/rules/gang-of-dice.md``, "A turn")."""
     for f in FACES:
         if state.marks[f] > plan[f]:
             return UNMARKS[f]

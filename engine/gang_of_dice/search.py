@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from engine.gang_of_dice import ai
-from engine.gang_of_dice.actions import MARKS, REROLL, STOP, UNMARKS, Commit, GangOfDiceAction
+from engine.gang_of_dice.actions import REROLL, STOP, Commit, GangOfDiceAction
 from engine.gang_of_dice.cards import counts
-from engine.gang_of_dice.state import FACES, MAX_ROLLS, NO_MARKS, GangOfDiceState
+from engine.gang_of_dice.state import MAX_ROLLS, NO_MARKS, GangOfDiceState
 from engine.search import Hooks, search, softmax_rewards
 
 __all__ = ["HOOKS", "easy_action", "macro_moves", "strong_action"]
@@ -82,13 +82,7 @@ def first_action(game: Any, state: GangOfDiceState, seat: int, move: Any) -> Gan
         return STOP
     if isinstance(move, Commit):
         return move
-    for f in FACES:
-        if state.marks[f] > move[f]:
-            return UNMARKS[f]
-    for f in FACES:
-        if state.marks[f] < move[f]:
-            return MARKS[f]
-    return REROLL
+    return ai.toward(state, move)
 
 
 def _cutoff(root: GangOfDiceState, state: GangOfDiceState) -> bool:
