@@ -83,6 +83,19 @@ class TableView:
         """Seats in ``to_act`` that have not chosen yet."""
         return sorted(s for s in self.to_act() if s not in self.pending)
 
+    def turn(self) -> tuple[frozenset[int], int | None]:
+        """The turn as the members see it, for "ping once per turn": the seats of members (not
+        AI or autoplay) still to choose, and the version when a simultaneous step is open (a new
+        one, e.g. a follow-up after a secret choice, is a new turn), else ``None``."""
+        humans = frozenset(s for s in self.waiting_for() if not self.seats[s].autoplay)
+        return humans, self.version if len(self.to_act()) > 1 else None
+
+    def more_ai_choices_coming(self, seat: int) -> bool:
+        """Whether ``seat`` is an AI seat and other AI seats still have to choose in this step
+        (the board is then redrawn once they all have)."""
+        ai = {s.seat for s in self.seats if s.autoplay}
+        return seat in ai and any(s in ai and s != seat for s in self.waiting_for())
+
 
 @dataclass(eq=False, slots=True)
 class LiveTable:

@@ -18,7 +18,7 @@ import contextlib
 import functools
 import io
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -58,6 +58,17 @@ def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
     if table.row.status == "finished":
         buttons.append(("rematch", t("board.rematch"), "success", False))
     return board_view(table.id, buttons)
+
+
+def panel_button(table: TableView, t: Translator) -> discord.ui.View:
+    """The one "My panel" button that goes with a turn ping or a reminder."""
+    return board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])
+
+
+def mentions(table: TableView, seats: Iterable[int] | None = None) -> str:
+    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
+    chosen = table.seats if seats is None else [table.seats[s] for s in seats]
+    return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
 
 
 def place_gone(error: discord.HTTPException) -> bool:
@@ -299,8 +310,8 @@ class DiscordNotifier(Notifier):
             log.warning("table %s has no board; abandoning it", table.id)
             await self.bot.service.abandon(table.id, None)
             return
-        mentions = " ".join(f"<@{s.user_id}>" for s in table.seats if s.user_id)
-        await self._send(table, content=t("thread.welcome", players=mentions))
+        everyone = mentions(table)
+        await self._send(table, content=t("thread.welcome", players=everyone))
         await self._ping_turn(table)
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
@@ -312,14 +323,9 @@ class DiscordNotifier(Notifier):
         """Redraw the board's "who has chosen" text, except for an AI seat's choice when another
         AI seat of the table still has to choose at this step: the AI driver buffers that one
         at once, and its redraw shows both (one edit instead of two)."""
-        if self._more_ai_choices_coming(table, seat):
+        if table.more_ai_choices_coming(seat):
             return
         self.request_board(table.id)
-
-    @staticmethod
-    def _more_ai_choices_coming(table: TableView, seat: int) -> bool:
-        ai = {s.seat for s in table.seats if s.autoplay}
-        return seat in ai and any(s in ai and s != seat for s in table.waiting_for())
 
     async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
@@ -335,25 +341,21 @@ class DiscordNotifier(Notifier):
             with contextlib.suppress(ServiceError):
                 if (await self.bot.service.table(table.id)).row.thread_id != table.row.thread_id:
                     return  # moved to its channel meanwhile: the move pinged the turn
-        humans = frozenset(s for s in table.waiting_for() if not table.seats[s].autoplay)
-        simultaneous = len(table.to_act()) > 1
-        turn = (humans, table.version if simultaneous else None)
+        turn = table.turn()
+        humans = turn[0]
         if turn == self._pinged.get(table.id):
             return
         self._pinged[table.id] = turn
         if not humans:
             return
         t = Translator(table.row.lang)
-        mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in sorted(humans))
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
-        await self._send(table, content=t(key, players=mentions),
-                         view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)]))
+        await self._send(table, content=t(key, players=mentions(table, sorted(humans))), view=panel_button(table, t))
 
     async def reminder(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
-        mentions = " ".join(f"<@{table.seats[s].user_id}>" for s in seats if table.seats[s].user_id)
-        self._spawn(self._send(table, content=t("turn.reminder", players=mentions),
-                               view=board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])))
+        self._spawn(self._send(table, content=t("turn.reminder", players=mentions(table, seats)),
+                               view=panel_button(table, t)))
 
     async def timed_out(self, table: TableView, seats: list[int]) -> None:
         t = Translator(table.row.lang)
@@ -416,8 +418,8 @@ class DiscordNotifier(Notifier):
                      table.row.channel_id)
             table = await self.bot.service.leave_thread(table_id)
             t = Translator(table.row.lang)
-            mentions = " ".join(f"<@{s.user_id}>" for s in table.seats if s.user_id)
-            notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=mentions))
+            everyone = mentions(table)
+            notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=everyone))
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
                 await self.bot.service.close_silently(table_id)
