@@ -290,9 +290,7 @@ class RoundWork:
         chooser = self.chooser
         cid = self.reveal(chooser)
         if self.st.rules >= 4:  # S6: count the choices, for the end at the cap
-            counts = list(self.chosen) if self.chosen else [0] * self.n
-            counts[chooser] += 1
-            self.chosen = tuple(counts)
+            self.chosen = counted(self.chosen, self.n, chooser)
         self.current[chooser] = cid
         self.events.append(event("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
                                                     "value": vals[cid], "dir": "hi" if hi else "lo"}))
@@ -563,14 +561,18 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         listed = list(mine)
         insort(listed, top)
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    chosen = st.chosen
-    if st.rules >= 4:  # S6: count the choices, for the end at the cap
-        counts = list(chosen) if chosen else [0] * n
-        counts[chooser] += 1
-        chosen = tuple(counts)
+    chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
     return _next_state(
         st, st.version + 1, tuple(piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
         (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen), events
+
+
+def counted(chosen: tuple[int, ...], n: int, chooser: int) -> tuple[int, ...]:
+    """``chosen`` (announcements per seat, ``()`` = none yet) with one more for ``chooser``
+    (rules 4, S6: the cap ends the game once the seats still in have chosen equally often)."""
+    counts = list(chosen) if chosen else [0] * n
+    counts[chooser] += 1
+    return tuple(counts)
 
 
 def _next_active(orders: tuple[tuple[int, ...], ...], out: tuple[int | None, ...], seat: int) -> int | None:
