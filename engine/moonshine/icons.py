@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import add
 
 from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
 __all__ = [
     "BLUE",
     "CLIENT",
+    "CLIENT_INFOS",
     "DISC",
     "DRAW",
     "MAJ",
@@ -29,6 +29,8 @@ __all__ = [
     "ORANGE",
     "RES_MASK",
     "REROLL",
+    "SE_KEYS",
+    "SIDE_INFOS",
     "ClientInfo",
     "SideInfo",
     "bundle_of",
@@ -55,6 +57,12 @@ def _bundle(icons: Iterable[Icon]) -> tuple[int, ...]:
     return tuple(b)
 
 
+def _bits(bundle: Sequence[int]) -> int:
+    """A bundle packed into one int, one byte per counter (counter ``i`` in byte ``i``), so that
+    adding bundles is adding ints (every counter stays far below 256)."""
+    return int.from_bytes(bytes(bundle), "little")
+
+
 @dataclass(frozen=True, slots=True)
 class ClientInfo:
     """A Client card compiled for the rules (see :class:`engine.moonshine.cards.ClientCard`).
@@ -62,7 +70,9 @@ class ClientInfo:
     ``colour`` indexes :data:`engine.moonshine.cards.COLOURS`; ``cost`` is (food, music, drink)
     units; ``moon`` the Moon tokens to discard; ``spaces`` the Moon-token spaces of its upper slot
     (0 for an instant upper), ``slot`` that slot's bundle; ``instant`` ``""`` or the instant
-    effect; ``lower`` the bundle of its lower (validated) part.
+    effect; ``lower`` the bundle of its lower (validated) part. For the hot path: ``key`` is its
+    slot key (``c<id>``), ``slot_bits`` / ``lower_bits`` the two bundles packed (:func:`_bits`;
+    ``slot_bits`` is 0 for an instant upper).
     """
 
     id: int
@@ -74,16 +84,22 @@ class ClientInfo:
     slot: tuple[int, ...]
     instant: str
     lower: tuple[int, ...]
+    key: str = ""
+    slot_bits: int = 0
+    lower_bits: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class SideInfo:
     """A Speakeasy side compiled for the rules: its base bundle, its upper slots as
-    ``(spaces, bundle)`` and its silhouettes (colour indexes)."""
+    ``(spaces, bundle)`` and its silhouettes (colour indexes). For the hot path: ``base_bits``
+    and ``slot_bits`` (``(spaces, packed bundle)`` per slot) are the same bundles packed."""
 
     base: tuple[int, ...]
     slots: tuple[tuple[int, tuple[int, ...]], ...]
     silhouettes: tuple[int, ...]
+    base_bits: int = 0
+    slot_bits: tuple[tuple[int, int], ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -96,58 +112,41 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
                 spaces, slot, instant = c.upper.spaces, _bundle(c.upper.bonus), ""
             else:
                 spaces, slot, instant = 0, (0,) * NB, c.upper.effect
-            clients.append(ClientInfo(k * CLIENTS_PER_SET + c.id, COLOURS.index(c.colour), c.points,
+            cid = k * CLIENTS_PER_SET + c.id
+            lower = _bundle(c.lower)
+            clients.append(ClientInfo(cid, COLOURS.index(c.colour), c.points,
                                       (c.cost.food, c.cost.music, c.cost.drink),
-                                      c.cost.moon, spaces, slot, instant, _bundle(c.lower)))
+                                      c.cost.moon, spaces, slot, instant, lower,
+                                      f"c{cid}", _bits(slot), _bits(lower)))
         for variant in ("standard", "regular"):
-            sides[variant].extend(
-                SideInfo(_bundle(s.side(variant).base),
-                         tuple((sl.spaces, _bundle(sl.bonus)) for sl in s.side(variant).slots),
-                         tuple(COLOURS.index(c) for c in s.side(variant).silhouettes))
-                for s in cs.speakeasies
-            )
+            for s in cs.speakeasies:
+                side = s.side(variant)
+                base = _bundle(side.base)
+                slots = tuple((sl.spaces, _bundle(sl.bonus)) for sl in side.slots)
+                sides[variant].append(SideInfo(base, slots, tuple(COLOURS.index(c) for c in side.silhouettes),
+                                               _bits(base), tuple((sp, _bits(b)) for sp, b in slots)))
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
-#: ``_compiled()`` read once (filled by the first :func:`client_info` / :func:`side_info` call).
-_CLIENT_INFOS: tuple[ClientInfo, ...] = ()
-_SIDE_INFOS: dict[str, tuple[SideInfo, ...]] = {}
-
-
-def _load() -> None:
-    global _CLIENT_INFOS
-    clients, sides = _compiled()
-    _SIDE_INFOS.update(sides)
-    _CLIENT_INFOS = clients
+#: Every compiled Client by global id, and the Speakeasy sides by variant then global id (the
+#: card files are read and validated once, at import).
+CLIENT_INFOS: tuple[ClientInfo, ...]
+SIDE_INFOS: dict[str, tuple[SideInfo, ...]]
+CLIENT_INFOS, SIDE_INFOS = _compiled()
+#: Slot keys of the Speakeasy slots by index.
+SE_KEYS = ("s0", "s1", "s2")
 
 
 def client_info(cid: int) -> ClientInfo:
     """Compiled data of Client card ``cid`` (global id: 0..69 the first set, 70..139 the rules-3
     set); ``IndexError`` for an unknown id."""
-    try:
-        return _CLIENT_INFOS[cid]
-    except IndexError:
-        if _CLIENT_INFOS:
-            raise
-    _load()
-    return _CLIENT_INFOS[cid]
+    return CLIENT_INFOS[cid]
 
 
 def side_info(speakeasy: int, variant: str) -> SideInfo:
     """Compiled data of Speakeasy ``speakeasy`` (global id: 0..4 the first set, 5..9 the rules-3
     set) on its ``variant`` side."""
-    sides = _SIDE_INFOS.get(variant)
-    if sides is None:
-        _load()
-        return _compiled()[1][variant][speakeasy]
-    return sides[speakeasy]
-
-
-#: Memo of :func:`bundle_of`: ``(id(side), se_tokens, clients, cl_tokens, validated)`` -> bundle.
-#: Sides live for the whole process (``_compiled`` is cached), so their ids stay valid. The key
-#: must name everything the result depends on: a card set chosen by rules version must join it.
-_BUNDLES: dict[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
-_BUNDLES_MAX = 1 << 16
+    return SIDE_INFOS[variant][speakeasy]
 
 
 def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
@@ -155,41 +154,16 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
     """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
     the covered slots of the Clients in front, and the lower parts of the validated Clients.
 
-    Memoized (the same seat layout gives the same bundle); the result is an immutable tuple."""
-    key = (id(side), tuple(se_tokens), tuple(clients), tuple(cl_tokens), tuple(validated))
-    hit = _BUNDLES.get(key)
-    if hit is not None:
-        return hit
-    b = side.base
-    for (spaces, bb), t in zip(side.slots, se_tokens, strict=False):
+    Summed as packed ints (:func:`_bits`); the result is an immutable tuple of :data:`NB` counters."""
+    b = side.base_bits
+    for (spaces, bits), t in zip(side.slot_bits, se_tokens, strict=False):
         if t >= spaces:
-            b = tuple(map(add, b, bb))
-    infos = _compiled()[0]
+            b += bits
+    infos = CLIENT_INFOS
     for cid, t in zip(clients, cl_tokens, strict=False):
         ci = infos[cid]
-        if ci.spaces and t >= ci.spaces:
-            b = tuple(map(add, b, ci.slot))
-    if key[4]:
-        b = tuple(map(add, b, _lower_sum(key[4])))
-    if len(_BUNDLES) >= _BUNDLES_MAX:
-        _BUNDLES.clear()
-    _BUNDLES[key] = b
-    return b
-
-
-#: Memo of :func:`_lower_sum`.
-_LOWERS: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-
-def _lower_sum(validated: tuple[int, ...]) -> tuple[int, ...]:
-    """The sum of the lower bundles of the ``validated`` Clients (memoized)."""
-    hit = _LOWERS.get(validated)
-    if hit is None:
-        infos = _compiled()[0]
-        hit = (0,) * NB
-        for cid in validated:
-            hit = tuple(map(add, hit, infos[cid].lower))
-        if len(_LOWERS) >= 1 << 14:
-            _LOWERS.clear()
-        _LOWERS[validated] = hit
-    return hit
+        if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
+            b += ci.slot_bits
+    for cid in validated:
+        b += infos[cid].lower_bits
+    return tuple(b.to_bytes(NB, "little"))

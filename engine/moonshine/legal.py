@@ -25,7 +25,7 @@ from engine.moonshine.actions import (
     discard_action,
 )
 from engine.moonshine.dice import DIE_NAMES, FACE_MASK
-from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info, side_info
+from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
 
 __all__ = ["is_legal", "legal_actions", "to_act"]
@@ -141,9 +141,11 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
             return tuple([_REPLACE[c] for c in s.clients])
         if kind == "keep":
             return tuple([_KEEP[c] for c in q.cards])
+        if kind == "place":
+            return _places(s, state.variant)
         key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
     elif s.lose:
-        key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, True)
+        return _losses(s)
     else:
         return ()
     hit = _BY_KEY.get(key)
@@ -209,8 +211,9 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
     disc = bundle[DISC]
     out: list[MoonshineAction] = []
     supply: tuple[int, ...] | None = None
+    infos = CLIENT_INFOS
     for cid in s.clients:
-        ci = client_info(cid)
+        ci = infos[cid]
         if toks >= ci.moon - disc:
             if supply is None:
                 # the resource sources (dice.sources_of): white dice always, blue/orange with access
@@ -239,27 +242,54 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
 
 def _has_room(s: SeatState, variant: str) -> bool:
     """True when a slot of the seat has an empty space (M5)."""
-    for (sp, _), t in zip(side_info(s.speakeasy, variant).slots, s.se_tokens, strict=False):
+    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens, strict=False):
         if t < sp:
             return True
+    infos = CLIENT_INFOS
     for c, t in zip(s.clients, s.cl_tokens, strict=False):
-        if t < client_info(c).spaces:
+        if t < infos[c].spaces:
             return True
     return False
+
+
+def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
+    """Place a token: every slot with an empty space, in slot order (M5)."""
+    out: list[MoonshineAction] = []
+    i = 0
+    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens, strict=False):
+        if t < sp:
+            out.append(_PLACE[SE_KEYS[i]])
+        i += 1
+    infos = CLIENT_INFOS
+    for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+        ci = infos[cid]
+        if t < ci.spaces:
+            out.append(_PLACE[ci.key])
+    return tuple(out)
+
+
+def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
+    """Lose a token (M6): every slot holding one, in slot order."""
+    out: list[MoonshineAction] = []
+    i = 0
+    for t in s.se_tokens:
+        if t:
+            out.append(_LOSE[SE_KEYS[i]])
+        i += 1
+    infos = CLIENT_INFOS
+    for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+        if t:
+            out.append(_LOSE[infos[cid].key])
+    return tuple(out)
 
 
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     s = state.seats[seat]
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
-        if kind == "place":
-            return tuple([_PLACE[k] for k, t, sp in slot_keys(s, state.variant) if t < sp])
         if kind == "discard":
             slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
             return tuple([_DISCARD[discard_action(o).tokens] for o in discard_options(slots, n)])
         if kind == "draft":
             return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
-        return ()
-    if s.lose:
-        return tuple([_LOSE[k] for k, t, _ in slot_keys(s, state.variant) if t])
     return ()

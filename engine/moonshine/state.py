@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.core import GameOptions, State
-from engine.moonshine.icons import bundle_of, client_info, side_info
+from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, bundle_of
 
 __all__ = [
     "DRAFT_SIZES",
@@ -108,8 +108,7 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     hit = _SEAT_BUNDLES.get(id(seat))
     if hit is not None and hit[0] is seat and hit[1] == variant:
         return hit[2]
-    side = side_info(seat.speakeasy, variant)
-    out = bundle_of(side, seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
+    out = bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
     if len(_SEAT_BUNDLES) >= 512:
         _SEAT_BUNDLES.clear()
     _SEAT_BUNDLES[id(seat)] = (seat, variant, out)
@@ -123,12 +122,13 @@ def seat_tokens(seat: SeatState) -> int:
 
 def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
     """Every Moon-token slot of a seat as ``(key, tokens, spaces)`` (``s<i>`` then ``c<id>``)."""
-    side = side_info(seat.speakeasy, variant)
-    out = [(f"s{i}", t, sp) for i, ((sp, _), t) in enumerate(zip(side.slots, seat.se_tokens, strict=False))]
+    out = [(SE_KEYS[i], t, sp)
+           for i, ((sp, _), t) in enumerate(zip(SIDE_INFOS[variant][seat.speakeasy].slots, seat.se_tokens, strict=False))]
+    infos = CLIENT_INFOS
     for cid, t in zip(seat.clients, seat.cl_tokens, strict=False):
-        sp = client_info(cid).spaces
-        if sp:
-            out.append((f"c{cid}", t, sp))
+        ci = infos[cid]
+        if ci.spaces:
+            out.append((ci.key, t, ci.spaces))
     return out
 
 

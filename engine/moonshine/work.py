@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from engine.core import Event, replacer, rng_draws
 from engine.moonshine.dice import DIE_FACES
-from engine.moonshine.icons import SideInfo, bundle_of, client_info, side_info
+from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
@@ -48,10 +48,6 @@ del _probe
 
 #: ``frozenset({seat})``: the audience of a private event, shared.
 _AUDIENCE = tuple(frozenset({i}) for i in range(5))
-
-
-#: Memo of :meth:`Work.room` (sides live for the whole process, so their ids stay valid).
-_ROOMS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[str, ...]] = {}
 
 
 class WorkSeat:
@@ -199,42 +195,51 @@ class Work:
 
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
-        return side_info(self.state.seats[seat].speakeasy, self.variant)
+        return SIDE_INFOS[self.variant][self.state.seats[seat].speakeasy]
 
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
         x = self.seats.work[seat]
         if x is None:
             return seat_bundle(self.state.seats[seat], self.variant)
-        return bundle_of(self.side(seat), x.se_tokens, x.clients, x.cl_tokens, x.validated)
+        return bundle_of(SIDE_INFOS[self.variant][x.speakeasy], x.se_tokens, x.clients, x.cl_tokens, x.validated)
 
     def order(self) -> list[int]:
         """Seats in order from the active player (RULINGS M2)."""
         return [(self.active + i) % self.n for i in range(self.n)]
 
     # --- tokens ----------------------------------------------------------------------------------
-    def room(self, seat: int) -> tuple[str, ...]:
-        """Slots of ``seat`` with an empty space (memoized by seat layout)."""
-        s = self.peek(seat)
-        side = self.side(seat)
-        key = (self.state.rules, id(side), tuple(s.se_tokens), tuple(s.clients), tuple(s.cl_tokens))
-        hit = _ROOMS.get(key)
-        if hit is not None:
-            return hit
-        out = [f"s{i}" for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens, strict=False)) if t < sp]
+    def room(self, seat: int) -> list[str]:
+        """Slots of ``seat`` with an empty space (slot keys, in slot order)."""
+        x = self.seats.work[seat]
+        s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
+        out = []
+        i = 0
+        for (sp, _), t in zip(SIDE_INFOS[self.variant][s.speakeasy].slots, s.se_tokens, strict=False):
+            if t < sp:
+                out.append(SE_KEYS[i])
+            i += 1
+        infos = CLIENT_INFOS
         for cid, t in zip(s.clients, s.cl_tokens, strict=False):
-            if t < client_info(cid).spaces:
-                out.append(f"c{cid}")
-        if len(_ROOMS) >= 1 << 14:
-            _ROOMS.clear()
-        room = _ROOMS[key] = tuple(out)  # a tuple of str: untracked by the garbage collector
-        return room
+            ci = infos[cid]
+            if t < ci.spaces:
+                out.append(ci.key)
+        return out
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        s = self.peek(seat)
-        out = [(f"s{i}", t) for i, t in enumerate(s.se_tokens) if t]
-        out += [(f"c{cid}", t) for cid, t in zip(s.clients, s.cl_tokens, strict=False) if t]
+        x = self.seats.work[seat]
+        s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
+        out = []
+        i = 0
+        for t in s.se_tokens:
+            if t:
+                out.append((SE_KEYS[i], t))
+            i += 1
+        infos = CLIENT_INFOS
+        for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+            if t:
+                out.append((infos[cid].key, t))
         return out
 
     def add_token(self, seat: int, key: str, delta: int) -> None:
