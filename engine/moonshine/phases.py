@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine.core import IllegalAction
+from engine.core import IllegalAction, Step, event, replacer, rng_draws, step_of
 from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
 from engine.moonshine.dice import DIE_FACES, DIE_NAMES
@@ -20,7 +20,7 @@ from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
 from engine.moonshine.work import PLACE, Work, follow_up
 
-__all__ = ["deal", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
+__all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
 #: Die index by name (``DIE_NAMES``).
 _DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
@@ -97,6 +97,64 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
         w.rerolls = 0
     if w.rerolls == 0:
         _gains(w)
+
+
+class _Chance:
+    """``seed`` and ``version`` of the next state, for :func:`engine.core.rng_draws` (the same
+    draws as ``Work.faces`` of that step)."""
+
+    __slots__ = ("seed", "version")
+
+    def __init__(self, seed: int, version: int) -> None:
+        self.seed = seed
+        self.version = version
+
+
+#: The next state of a roll step without a Moon-token gain (``engine.core.replacer``).
+_rolled = replacer(MoonshineState, "version", "phase", "dice", "rerolls")
+#: Die indexes of each reroll (by its die names).
+_REROLL_DICE: dict[tuple[str, ...], tuple[int, ...]] = {}
+
+
+def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineState] | tuple[str, ...] | None:
+    """The roll step of ``action`` (legal, by the active player) without a :class:`Work`, when no
+    Moon token is gained: the same state and events as :func:`roll_step`, :func:`settled_roll`
+    and :func:`settle`. Else (a Moon face on the blue or orange die ends the roll, M3) nothing is
+    built: the rerolled faces (``None`` for a stop) are returned for the general path, which
+    must use them (so the dice are drawn once)."""
+    for s in state.seats:
+        if s.queue or s.lose:
+            return None if type(action) is not Reroll else _faces(state, action)
+    seat = state.active
+    if type(action) is Reroll:
+        which = _REROLL_DICE.get(action.dice)
+        if which is None:
+            which = _REROLL_DICE[action.dice] = tuple(_DIE_INDEX[p] for p in action.dice)
+        draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
+        dice = list(state.dice)
+        for i, v in zip(which, draws, strict=True):
+            dice[i] = DIE_FACES[i][v]
+        left = state.rerolls - 1
+        if left:
+            return step_of(_rolled(state, state.version + 1, "roll", tuple(dice), left),
+                           (event("ms.ev.reroll", {"seat": seat, "dice": dice, "left": left}),))
+        if dice[3] == "moon" or dice[4] == "moon":
+            return tuple(dice[i] for i in which)
+        return step_of(_rolled(state, state.version + 1, "action", tuple(dice), 0),
+                       (event("ms.ev.reroll", {"seat": seat, "dice": dice, "left": 0}),
+                        event("ms.ev.dice", {"seat": seat, "dice": list(dice)})))
+    dice = list(state.dice)
+    if dice[3] == "moon" or dice[4] == "moon":
+        return None
+    return step_of(_rolled(state, state.version + 1, "action", state.dice, 0),
+                   (event("ms.ev.dice", {"seat": seat, "dice": dice}),))
+
+
+def _faces(state: MoonshineState, action: Reroll) -> tuple[str, ...]:
+    """The faces :func:`roll_step` draws for ``action`` in the step after ``state``."""
+    which = [_DIE_INDEX[p] for p in action.dice]
+    draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
+    return tuple(DIE_FACES[d][v] for d, v in zip(which, draws, strict=True))
 
 
 def settled_roll(w: Work) -> bool:

@@ -217,14 +217,22 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def _apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction],
                faces: tuple[str, ...] | None) -> Step[MoonshineState]:
-        w = Work(state)
         if state.phase == "roll":
+            if faces is None:
+                fast = phases.fast_roll(state, actions[state.active])
+                if isinstance(fast, tuple):
+                    faces = fast
+                elif fast is not None:
+                    return fast
+            w = Work(state)
             phases.roll_step(w, actions[state.active], faces)
             if phases.settled_roll(w):
                 return step_of(w.freeze(), tuple(w.events))
         elif state.phase == "action":
+            w = Work(state)
             phases.resolve_actions(w, actions)
         else:
+            w = Work(state)
             phases.answer_all(w, actions)
         phases.settle(w)
         return step_of(w.freeze(), tuple(w.events))
