@@ -356,10 +356,10 @@ def choose(state: MoonshineState, seat: int) -> MoonshineAction:
     if isinstance(head, Pick):
         cards = [a.card for a in legal if isinstance(a, Pick) and a.card is not None]
         best = max(cards, key=lambda c: (score(c), -c))
-        worst = min(score(c) - 0.4 * t for c, t in zip(s.clients, s.cl_tokens, strict=False)) if s.clients else -1e9
+        worst = min(score(c) - 0.4 * t for c, t in zip(s.clients, s.cl_tokens)) if s.clients else -1e9  # noqa: B905
         return Pick(best) if score(best) > worst + 0.5 else Pick(None)
     if isinstance(head, Replace):
-        pairs = list(zip(s.clients, s.cl_tokens, strict=False))
+        pairs = list(zip(s.clients, s.cl_tokens))  # noqa: B905
         worst_pair = min(pairs, key=lambda p: (score(p[0]) - 0.4 * p[1], p[0]))
         return Replace(worst_pair[0])
     if isinstance(head, Draft):

@@ -156,11 +156,11 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
 
     Summed as packed ints (:func:`_bits`); the result is an immutable tuple of :data:`NB` counters."""
     b = side.base_bits
-    for (spaces, bits), t in zip(side.slot_bits, se_tokens, strict=False):
+    for (spaces, bits), t in zip(side.slot_bits, se_tokens):  # noqa: B905
         if t >= spaces:
             b += bits
     infos = CLIENT_INFOS
-    for cid, t in zip(clients, cl_tokens, strict=False):
+    for cid, t in zip(clients, cl_tokens):  # noqa: B905
         ci = infos[cid]
         if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
             b += ci.slot_bits

@@ -242,11 +242,11 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
 
 def _has_room(s: SeatState, variant: str) -> bool:
     """True when a slot of the seat has an empty space (M5)."""
-    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens, strict=False):
+    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens):  # noqa: B905
         if t < sp:
             return True
     infos = CLIENT_INFOS
-    for c, t in zip(s.clients, s.cl_tokens, strict=False):
+    for c, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         if t < infos[c].spaces:
             return True
     return False
@@ -256,12 +256,12 @@ def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
     """Place a token: every slot with an empty space, in slot order (M5)."""
     out: list[MoonshineAction] = []
     i = 0
-    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens, strict=False):
+    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens):  # noqa: B905
         if t < sp:
             out.append(_PLACE[SE_KEYS[i]])
         i += 1
     infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         ci = infos[cid]
         if t < ci.spaces:
             out.append(_PLACE[ci.key])
@@ -277,7 +277,7 @@ def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
             out.append(_LOSE[SE_KEYS[i]])
         i += 1
     infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens, strict=False):
+    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         if t:
             out.append(_LOSE[infos[cid].key])
     return tuple(out)

@@ -88,7 +88,7 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
             if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
                 raise IllegalAction("impossible faces for these dice")
         dice = list(w.dice)
-        for i, f in zip(which, new, strict=True):
+        for i, f in zip(which, new):  # noqa: B905
             dice[i] = f
         w.dice = tuple(dice)
         w.rerolls -= 1
@@ -132,7 +132,7 @@ def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineS
             which = _REROLL_DICE[action.dice] = tuple(_DIE_INDEX[p] for p in action.dice)
         draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
         dice = list(state.dice)
-        for i, v in zip(which, draws, strict=True):
+        for i, v in zip(which, draws):  # noqa: B905
             dice[i] = DIE_FACES[i][v]
         left = state.rerolls - 1
         if left:
@@ -154,7 +154,7 @@ def _faces(state: MoonshineState, action: Reroll) -> tuple[str, ...]:
     """The faces :func:`roll_step` draws for ``action`` in the step after ``state``."""
     which = [_DIE_INDEX[p] for p in action.dice]
     draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
-    return tuple(DIE_FACES[d][v] for d, v in zip(which, draws, strict=True))
+    return tuple(DIE_FACES[d][v] for d, v in zip(which, draws))  # noqa: B905
 
 
 def settled_roll(w: Work) -> bool:
@@ -261,7 +261,7 @@ def settle(w: Work) -> None:
                     pass
         # the front follow-ups and whether anything is pending, after every automatic answer
         redraw = discard = pending = False
-        for x, s in zip(work, orig, strict=True):
+        for x, s in zip(work, orig):  # noqa: B905
             if x is not None:
                 s = x
             q = s.queue
@@ -347,7 +347,7 @@ def _start_round(w: Work) -> None:
     which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
     faces = w.faces("roll", which)
     dice = [""] * 5
-    for i, f in zip(which, faces, strict=True):
+    for i, f in zip(which, faces):  # noqa: B905
         dice[i] = f
     w.dice = tuple(dice)
     w.rerolls = b[REROLL]

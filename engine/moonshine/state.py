@@ -122,10 +122,10 @@ def seat_tokens(seat: SeatState) -> int:
 
 def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
     """Every Moon-token slot of a seat as ``(key, tokens, spaces)`` (``s<i>`` then ``c<id>``)."""
-    out = [(SE_KEYS[i], t, sp)
-           for i, ((sp, _), t) in enumerate(zip(SIDE_INFOS[variant][seat.speakeasy].slots, seat.se_tokens, strict=False))]
+    slots = SIDE_INFOS[variant][seat.speakeasy].slots
+    out = [(SE_KEYS[i], t, sp) for i, ((sp, _), t) in enumerate(zip(slots, seat.se_tokens))]  # noqa: B905
     infos = CLIENT_INFOS
-    for cid, t in zip(seat.clients, seat.cl_tokens, strict=False):
+    for cid, t in zip(seat.clients, seat.cl_tokens):  # noqa: B905
         ci = infos[cid]
         if ci.spaces:
             out.append((ci.key, t, ci.spaces))
