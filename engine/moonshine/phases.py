@@ -253,27 +253,42 @@ def settle(w: Work) -> None:
     work = w.seats.work
     seats = range(n)
     while True:
+        # every automatic answer, and the front follow-ups and whether anything is pending after
+        # them: read in the same pass while nothing changed (an answer may change another seat,
+        # e.g. a +1/-1 Moon's loss, so after a change they are read again in a second pass)
+        changed = redraw = discard = pending = False
         for seat in seats:
             x = work[seat]
             s = orig[seat] if x is None else x
-            if s.queue or s.lose:
-                while auto(w, seat):
-                    pass
-        # the front follow-ups and whether anything is pending, after every automatic answer
-        redraw = discard = pending = False
-        for x, s in zip(work, orig):  # noqa: B905
-            if x is not None:
-                s = x
             q = s.queue
-            if q:
-                pending = True
-                kind = q[0].kind
-                if kind == "redraw":
-                    redraw = True
-                elif kind == "discard":
-                    discard = True
-            elif s.lose:
-                pending = True
+            if q or s.lose:
+                if auto(w, seat):
+                    changed = True
+                    while auto(w, seat):
+                        pass
+                elif not changed:
+                    pending = True
+                    if q:
+                        kind = q[0].kind
+                        if kind == "redraw":
+                            redraw = True
+                        elif kind == "discard":
+                            discard = True
+        if changed:
+            redraw = discard = pending = False
+            for x, s in zip(work, orig):  # noqa: B905
+                if x is not None:
+                    s = x
+                q = s.queue
+                if q:
+                    pending = True
+                    kind = q[0].kind
+                    if kind == "redraw":
+                        redraw = True
+                    elif kind == "discard":
+                        discard = True
+                elif s.lose:
+                    pending = True
         if redraw and rules2 and _second_redraws(w):
             continue
         phase = w.phase
