@@ -12,9 +12,10 @@ A *bundle* is a tuple of :data:`NB` counters: index = resource mask (Food 1, Mus
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import product
 
 from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
@@ -93,13 +94,31 @@ class ClientInfo:
 class SideInfo:
     """A Speakeasy side compiled for the rules: its base bundle, its upper slots as
     ``(spaces, bundle)`` and its silhouettes (colour indexes). For the hot path: ``base_bits``
-    and ``slot_bits`` (``(spaces, packed bundle)`` per slot) are the same bundles packed."""
+    and ``slot_bits`` (``(spaces, packed bundle)`` per slot) are the same bundles packed, and
+    ``by_tokens`` gives, for every tokens tuple a reachable state holds (at most ``spaces`` on
+    each slot), the packed bundle of the base and the full slots."""
 
     base: tuple[int, ...]
     slots: tuple[tuple[int, tuple[int, ...]], ...]
     silhouettes: tuple[int, ...]
     base_bits: int = 0
     slot_bits: tuple[tuple[int, int], ...] = ()
+    by_tokens: Mapping[tuple[int, ...], int] = field(default_factory=dict, compare=False, hash=False)
+
+
+def _slots_sum(base_bits: int, slot_bits: Sequence[tuple[int, int]], tokens: Sequence[int]) -> int:
+    """The packed base plus every slot whose spaces ``tokens`` all cover."""
+    b = base_bits
+    for (spaces, bits), t in zip(slot_bits, tokens):  # noqa: B905
+        if t >= spaces:
+            b += bits
+    return b
+
+
+def _by_tokens(base_bits: int, slot_bits: tuple[tuple[int, int], ...]) -> dict[tuple[int, ...], int]:
+    """:attr:`SideInfo.by_tokens`: every tokens tuple with at most ``spaces`` on each slot."""
+    return {tokens: _slots_sum(base_bits, slot_bits, tokens)
+            for tokens in product(*(range(spaces + 1) for spaces, _ in slot_bits))}
 
 
 @lru_cache(maxsize=1)
@@ -123,8 +142,9 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
                 side = s.side(variant)
                 base = _bundle(side.base)
                 slots = tuple((sl.spaces, _bundle(sl.bonus)) for sl in side.slots)
+                slot_bits = tuple((sp, _bits(b)) for sp, b in slots)
                 sides[variant].append(SideInfo(base, slots, tuple(COLOURS.index(c) for c in side.silhouettes),
-                                               _bits(base), tuple((sp, _bits(b)) for sp, b in slots)))
+                                               _bits(base), slot_bits, _by_tokens(_bits(base), slot_bits)))
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
@@ -154,16 +174,28 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
     """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
     the covered slots of the Clients in front, and the lower parts of the validated Clients.
 
-    Summed as packed ints (:func:`_bits`); the result is an immutable tuple of :data:`NB` counters."""
-    b = side.base_bits
-    for (spaces, bits), t in zip(side.slot_bits, se_tokens):  # noqa: B905
-        if t >= spaces:
-            b += bits
-    infos = CLIENT_INFOS
-    for cid, t in zip(clients, cl_tokens):  # noqa: B905
-        ci = infos[cid]
-        if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
-            b += ci.slot_bits
-    for cid in validated:
-        b += infos[cid].lower_bits
+    Summed as packed ints (:func:`_bits`; the Speakeasy part read from :attr:`SideInfo.by_tokens`,
+    the validated part memoized); the result is an immutable tuple of :data:`NB` counters."""
+    tokens = tuple(se_tokens)
+    b = side.by_tokens.get(tokens)
+    if b is None:
+        b = _slots_sum(side.base_bits, side.slot_bits, tokens)
+    if clients:
+        infos = CLIENT_INFOS
+        for cid, t in zip(clients, cl_tokens):  # noqa: B905
+            ci = infos[cid]
+            if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
+                b += ci.slot_bits
+    if validated:
+        v = tuple(validated)
+        lower = _LOWERS.get(v)
+        if lower is None:
+            if len(_LOWERS) >= 1 << 14:
+                _LOWERS.clear()
+            lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
+        b += lower
     return tuple(b.to_bytes(NB, "little"))
+
+
+#: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`bundle_of`).
+_LOWERS: dict[tuple[int, ...], int] = {}

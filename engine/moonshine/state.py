@@ -96,23 +96,10 @@ class MoonshineState(State):
     shuffles: int = 0
 
 
-#: The last bundles by seat object: ``id(seat) -> (seat, variant, bundle)`` (the entry keeps the
-#: seat alive, so its id is not reused while cached). Seats are immutable and a step copies
-#: only the seats it changes, so most lookups hit.
-_SEAT_BUNDLES: dict[int, tuple[SeatState, str, tuple[int, ...]]] = {}
-
-
 def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
     and full slots, full Client slots, validated lower parts."""
-    hit = _SEAT_BUNDLES.get(id(seat))
-    if hit is not None and hit[0] is seat and hit[1] == variant:
-        return hit[2]
-    out = bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
-    if len(_SEAT_BUNDLES) >= 512:
-        _SEAT_BUNDLES.clear()
-    _SEAT_BUNDLES[id(seat)] = (seat, variant, out)
-    return out
+    return bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
 
 
 def seat_tokens(seat: SeatState) -> int:
