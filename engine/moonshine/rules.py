@@ -224,15 +224,15 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
                     faces = fast
                 elif fast is not None:
                     return fast
-            w = Work(state)
+            w = Work.of(state)
             phases.roll_step(w, actions[state.active], faces)
             if phases.settled_roll(w):
                 return step_of(w.freeze(), tuple(w.events))
         elif state.phase == "action":
-            w = Work(state)
+            w = Work.of(state)
             phases.resolve_actions(w, actions)
         else:
-            w = Work(state)
+            w = Work.of(state)
             phases.answer_all(w, actions)
         phases.settle(w)
         return step_of(w.freeze(), tuple(w.events))

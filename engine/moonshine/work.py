@@ -46,6 +46,7 @@ class _EventTwin:
 
 
 _new_object = object.__new__
+_new_dict = dict.__new__
 _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
@@ -74,6 +75,19 @@ class WorkSeat:
                          tuple(self.validated), tuple(self.queue), self.lose)
 
 
+def _copy_seat(s: SeatState) -> WorkSeat:
+    """``WorkSeat(s)`` without the constructor call (hot path)."""
+    x: WorkSeat = _new_object(WorkSeat)
+    x.speakeasy = s.speakeasy
+    x.se_tokens = list(s.se_tokens)
+    x.clients = list(s.clients)
+    x.cl_tokens = list(s.cl_tokens)
+    x.validated = list(s.validated)
+    x.queue = list(s.queue)
+    x.lose = s.lose
+    return x
+
+
 class _Seats(dict[int, WorkSeat]):
     """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
     write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
@@ -87,7 +101,7 @@ class _Seats(dict[int, WorkSeat]):
         self.work: list[WorkSeat | None] = [None] * len(orig)
 
     def __missing__(self, i: int) -> WorkSeat:
-        x = self[i] = self.work[i] = WorkSeat(self.orig[i])
+        x = self[i] = self.work[i] = _copy_seat(self.orig[i])
         return x
 
     def __len__(self) -> int:
@@ -121,6 +135,30 @@ class Work:
         self.shuffles = state.shuffles
         self.events: list[Event] = []
         self.n = state.players
+
+    @staticmethod
+    def of(state: MoonshineState) -> Work:
+        """``Work(state)`` without the constructor call (the hot path of ``apply``)."""
+        w: Work = _new_object(Work)
+        w.state = state
+        w.seed = state.seed
+        w.version = state.version + 1
+        w.variant = state.variant
+        w.phase = state.phase
+        w.round = state.round
+        w.active = state.active
+        w.dice = state.dice
+        w.rerolls = state.rerolls
+        w.deck = state.deck
+        w.discard = state.discard
+        seats = w.seats = _new_dict(_Seats)
+        orig = seats.orig = state.seats
+        seats.work = [None] * len(orig)
+        w.to_draw = state.to_draw
+        w.shuffles = state.shuffles
+        w.events = []
+        w.n = state.players
+        return w
 
     @property
     def rules(self) -> int:
@@ -269,7 +307,7 @@ class Work:
                 if not self.discard:
                     break
                 pile = sorted(self.discard)
-                random.Random(f"{self.state.seed}:shuffle:{self.shuffles}").shuffle(pile)
+                _shuffle(random.Random(f"{self.state.seed}:shuffle:{self.shuffles}"), pile)
                 deck = self.deck = pile
                 self.discard = ()
                 self.shuffles += 1
@@ -280,3 +318,18 @@ class Work:
     def to_discard(self, cards: Iterable[int]) -> None:
         """Put ``cards`` on the discard pile (in order)."""
         self.discard = (*self.discard, *cards)
+
+
+def _shuffle(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)`` with the same draws, inlined: CPython's ``Random.shuffle`` swaps ``x[i]``
+    with ``x[_randbelow(i + 1)]`` for ``i`` from the end, and ``_randbelow(n)`` draws
+    ``getrandbits(n.bit_length())`` until the value is below ``n`` (the same CPython detail that
+    :func:`engine.core.rng_draws` relies on; the seeded-game digests pin both)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
