@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 REROLL, DRAW, CLIENT, BLUE, ORANGE, DISC, MAJ = range(8, 15)
+#: Slot keys of the Speakeasy slots by index.
+SE_KEYS = ("s0", "s1", "s2")
 #: Length of a bundle.
 NB = 15
 #: Resource kind -> mask (the bundle index of one unit of it).
@@ -96,7 +98,8 @@ class SideInfo:
     ``(spaces, bundle)`` and its silhouettes (colour indexes). For the hot path: ``base_bits``
     and ``slot_bits`` (``(spaces, packed bundle)`` per slot) are the same bundles packed, and
     ``by_tokens`` gives, for every tokens tuple a reachable state holds (at most ``spaces`` on
-    each slot), the packed bundle of the base and the full slots."""
+    each slot), the packed bundle of the base and the full slots; ``room_by_tokens`` the keys
+    (:data:`SE_KEYS`) of the slots with an empty space."""
 
     base: tuple[int, ...]
     slots: tuple[tuple[int, tuple[int, ...]], ...]
@@ -104,6 +107,8 @@ class SideInfo:
     base_bits: int = 0
     slot_bits: tuple[tuple[int, int], ...] = ()
     by_tokens: Mapping[tuple[int, ...], int] = field(default_factory=dict, compare=False, hash=False)
+    room_by_tokens: Mapping[tuple[int, ...], tuple[str, ...]] = field(default_factory=dict, compare=False,
+                                                                      hash=False)
 
 
 def _slots_sum(base_bits: int, slot_bits: Sequence[tuple[int, int]], tokens: Sequence[int]) -> int:
@@ -143,8 +148,10 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
                 base = _bundle(side.base)
                 slots = tuple((sl.spaces, _bundle(sl.bonus)) for sl in side.slots)
                 slot_bits = tuple((sp, _bits(b)) for sp, b in slots)
+                rooms = {tokens: tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(slots, tokens)) if t < sp)  # noqa: B905
+                         for tokens in product(*(range(sp + 1) for sp, _ in slots))}
                 sides[variant].append(SideInfo(base, slots, tuple(COLOURS.index(c) for c in side.silhouettes),
-                                               _bits(base), slot_bits, _by_tokens(_bits(base), slot_bits)))
+                                               _bits(base), slot_bits, _by_tokens(_bits(base), slot_bits), rooms))
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
@@ -153,8 +160,6 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS: tuple[ClientInfo, ...]
 SIDE_INFOS: dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS, SIDE_INFOS = _compiled()
-#: Slot keys of the Speakeasy slots by index.
-SE_KEYS = ("s0", "s1", "s2")
 
 
 def client_info(cid: int) -> ClientInfo:

@@ -242,9 +242,14 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
 
 def _has_room(s: SeatState, variant: str) -> bool:
     """True when a slot of the seat has an empty space (M5)."""
-    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens):  # noqa: B905
-        if t < sp:
-            return True
+    side = SIDE_INFOS[variant][s.speakeasy]
+    rooms = side.room_by_tokens.get(s.se_tokens)
+    if rooms:
+        return True
+    if rooms is None:
+        for (sp, _), t in zip(side.slots, s.se_tokens):  # noqa: B905
+            if t < sp:
+                return True
     infos = CLIENT_INFOS
     for c, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         if t < infos[c].spaces:
@@ -254,12 +259,11 @@ def _has_room(s: SeatState, variant: str) -> bool:
 
 def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
     """Place a token: every slot with an empty space, in slot order (M5)."""
-    out: list[MoonshineAction] = []
-    i = 0
-    for (sp, _), t in zip(SIDE_INFOS[variant][s.speakeasy].slots, s.se_tokens):  # noqa: B905
-        if t < sp:
-            out.append(_PLACE[SE_KEYS[i]])
-        i += 1
+    side = SIDE_INFOS[variant][s.speakeasy]
+    rooms = side.room_by_tokens.get(s.se_tokens)
+    if rooms is None:
+        rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens)) if t < sp)  # noqa: B905
+    out: list[MoonshineAction] = [_PLACE[k] for k in rooms]
     infos = CLIENT_INFOS
     for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         ci = infos[cid]

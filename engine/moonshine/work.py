@@ -255,12 +255,12 @@ class Work:
         """Slots of ``seat`` with an empty space (slot keys, in slot order)."""
         x = self.seats.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
-        out = []
-        i = 0
-        for (sp, _), t in zip(SIDE_INFOS[self.variant][s.speakeasy].slots, s.se_tokens):  # noqa: B905
-            if t < sp:
-                out.append(SE_KEYS[i])
-            i += 1
+        side = SIDE_INFOS[self.variant][s.speakeasy]
+        tokens = tuple(s.se_tokens)
+        rooms = side.room_by_tokens.get(tokens)
+        if rooms is None:
+            rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, tokens)) if t < sp)  # noqa: B905
+        out = list(rooms)
         infos = CLIENT_INFOS
         for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
             ci = infos[cid]
