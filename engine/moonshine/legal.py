@@ -25,8 +25,8 @@ from engine.moonshine.actions import (
     discard_action,
 )
 from engine.moonshine.dice import DIE_NAMES, FACE_MASK
-from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS
-from engine.moonshine.state import MoonshineState, SeatState, discard_options, seat_bundle, slot_keys
+from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS, bundle_of
+from engine.moonshine.state import MoonshineState, SeatState, discard_options, slot_keys
 
 __all__ = ["is_legal", "legal_actions", "to_act"]
 
@@ -206,7 +206,7 @@ def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction,
     Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
     every subset of {Food, Music, Drink} (computed once for the seat) covers its demand."""
     variant = state.variant
-    bundle = seat_bundle(s, variant)
+    bundle = bundle_of(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []

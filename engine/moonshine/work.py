@@ -75,19 +75,6 @@ class WorkSeat:
                          tuple(self.validated), tuple(self.queue), self.lose)
 
 
-def _copy_seat(s: SeatState) -> WorkSeat:
-    """``WorkSeat(s)`` without the constructor call (hot path)."""
-    x: WorkSeat = _new_object(WorkSeat)
-    x.speakeasy = s.speakeasy
-    x.se_tokens = list(s.se_tokens)
-    x.clients = list(s.clients)
-    x.cl_tokens = list(s.cl_tokens)
-    x.validated = list(s.validated)
-    x.queue = list(s.queue)
-    x.lose = s.lose
-    return x
-
-
 class _Seats(dict[int, WorkSeat]):
     """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
     write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
@@ -101,7 +88,16 @@ class _Seats(dict[int, WorkSeat]):
         self.work: list[WorkSeat | None] = [None] * len(orig)
 
     def __missing__(self, i: int) -> WorkSeat:
-        x = self[i] = self.work[i] = _copy_seat(self.orig[i])
+        s = self.orig[i]
+        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
+        x.speakeasy = s.speakeasy
+        x.se_tokens = list(s.se_tokens)
+        x.clients = list(s.clients)
+        x.cl_tokens = list(s.cl_tokens)
+        x.validated = list(s.validated)
+        x.queue = list(s.queue)
+        x.lose = s.lose
+        self[i] = self.work[i] = x
         return x
 
     def __len__(self) -> int:
