@@ -1,13 +1,17 @@
 """Moonshine card data compiled for the rules: icon bundles (RULINGS M1, M4).
 
-The pydantic models of :mod:`engine.moonshine.cards` validate ``data/cards.json`` once; this
-module turns every card into plain frozen dataclasses of integers (:class:`ClientInfo`,
-:class:`SideInfo`) that the rules read on the hot path.
+The pydantic models of :mod:`engine.moonshine.cards` validate the card files once, when this
+module is imported (about 16 ms); it turns every card into plain frozen dataclasses of integers
+(:class:`ClientInfo`, :class:`SideInfo`; every set in :data:`CLIENT_INFOS` and
+:data:`SIDE_INFOS`) that the rules read on the hot path.
 
 A *bundle* is a tuple of :data:`NB` counters: index = resource mask (Food 1, Music 2, Drink 4;
 3/5/6 two-way choices, 7 resource of your choice; index 0 unused), then the counters
 :data:`REROLL`, :data:`DRAW` (card-draw), :data:`CLIENT` (Client-card), :data:`BLUE` /
 :data:`ORANGE` (die access), :data:`DISC` (discount Moon) and :data:`MAJ` (majority "?").
+On the hot path a bundle is also packed into one int, one byte per counter (:func:`_bits`), so
+that :func:`bundle_of` sums bundles as ints; each Speakeasy side has the packed bundle and the
+slots with room of every token layout in tables (issue 11, part 1: same bundles, fewer steps).
 """
 
 from __future__ import annotations
