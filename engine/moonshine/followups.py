@@ -30,27 +30,29 @@ __all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
 def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     """Apply the (legal) answer of ``seat`` to its front follow-up, or to its pending loss."""
     s = w.seats[seat]
-    if isinstance(action, Lose):
-        lose(w, seat, action.slot)
+    kind = type(action)  # actions are exact classes (legal ones, or equal to one: same class)
+    if kind is Lose:
+        lose(w, seat, action.slot)  # type: ignore[union-attr]
         return
     q = s.queue.pop(0)
-    cards, n = q.cards, q.n
-    if isinstance(action, Place):
-        place(w, seat, action.slot)
-    elif isinstance(action, Discard):
-        discard(w, seat, action.counts(), n, chosen=True)
-    elif isinstance(action, Keep):
-        keep(w, seat, action.card, cards)
-    elif isinstance(action, Pick):
-        if action.card is None:
+    cards = q.cards
+    if kind is Pick:
+        card = action.card  # type: ignore[union-attr]
+        if card is None:
             w.to_discard(cards)
             w.ev("ms.ev.pick_none", seat=seat)
         else:
-            pick(w, seat, action.card, cards)
-    elif isinstance(action, Replace):
-        replace(w, seat, cards[0], action.old)
-    elif isinstance(action, Draft):
-        draft(w, seat, action.cards, cards)
+            pick(w, seat, card, cards)
+    elif kind is Replace:
+        replace(w, seat, cards[0], action.old)  # type: ignore[union-attr]
+    elif kind is Place:
+        place(w, seat, action.slot)  # type: ignore[union-attr]
+    elif kind is Keep:
+        keep(w, seat, action.card, cards)  # type: ignore[union-attr, arg-type]
+    elif kind is Discard:
+        discard(w, seat, action.counts(), q.n, chosen=True)  # type: ignore[union-attr]
+    elif kind is Draft:
+        draft(w, seat, action.cards, cards)  # type: ignore[union-attr]
 
 
 def place(w: Work, seat: int, key: str) -> None:

@@ -136,11 +136,11 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         q = s.queue[0]
         kind = q.kind
         if kind == "pick":
-            return (*[_PICK[c] for c in q.cards], _PICK_NONE)
+            return (*map(_PICK_OF, q.cards), _PICK_NONE)
         if kind == "replace":
-            return tuple([_REPLACE[c] for c in s.clients])
+            return tuple(map(_REPLACE_OF, s.clients))
         if kind == "keep":
-            return tuple([_KEEP[c] for c in q.cards])
+            return tuple(map(_KEEP_OF, q.cards))
         if kind == "place":
             return _places(s, state.variant)
         key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
@@ -187,6 +187,8 @@ def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction
         hit = _TUPLES[actions] = actions
     return hit
 _PICK_NONE = Pick(None)
+#: The shared actions by card id (``dict.__getitem__``, which calls ``__missing__``), for ``map``.
+_PICK_OF, _KEEP_OF, _REPLACE_OF = _PICK.__getitem__, _KEEP.__getitem__, _REPLACE.__getitem__
 _TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
 _STOP = Stop()
 
