@@ -25,6 +25,8 @@ __all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "s
 #: Die index by name (``DIE_NAMES``).
 _DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
 _NO_DICE = ("", "", "", "", "")
+#: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
+_ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
 
 
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
@@ -197,14 +199,15 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
     w.to_draw = list(w.to_draw)
     for seat in w.order():
         action = actions[seat]
-        if isinstance(action, DrawCards):
+        kind = type(action)  # exact classes (see followups.answer)
+        if kind is DrawCards:
             w.ev("ms.ev.act_draw", seat=seat)
             w.to_draw.append((seat, "pick"))
-        elif isinstance(action, TakeMoon):
+        elif kind is TakeMoon:
             w.ev("ms.ev.act_moon", seat=seat)
             w.seats[seat].queue.append(PLACE)
-        elif isinstance(action, Validate):
-            _validate(w, seat, action.card)
+        elif kind is Validate:
+            _validate(w, seat, action.card)  # type: ignore[union-attr, arg-type]
 
 
 def _validate(w: Work, seat: int, cid: int) -> None:
@@ -359,7 +362,7 @@ def _start_round(w: Work) -> None:
     if w.round > 1:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
-    which = [0, 1, 2] + ([3] if b[BLUE] else []) + ([4] if b[ORANGE] else [])
+    which = _ROLLED[bool(b[BLUE])][bool(b[ORANGE])]
     faces = w.faces("roll", which)
     dice = [""] * 5
     for i, f in zip(which, faces):  # noqa: B905
