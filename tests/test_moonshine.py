@@ -88,13 +88,13 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 3 deal the second card set: global ids 70..139, Speakeasies 5..9
-    starting = {70 + c.id for c in card_sets()[1].clients if c.starting}
+    # rules 4 deal the third card set: global ids 140..209, Speakeasies 10..14
+    starting = {140 + c.id for c in card_sets()[2].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(70, 140))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(5, 10))
+    assert set(state.deck) <= set(range(140, 210))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(10, 15))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -528,7 +528,7 @@ def test_double_redraw_keeps_one_before_drawing_again():
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
                  deck=list(range(40, 50)))
-    assert state.rules == 3 == G.setup(1, 2).rules
+    assert state.rules == 4 == G.setup(1, 2).rules
     step = play(state, {0: f"val.{cook}", 1: "moon"})
     new = step.state
     assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]

@@ -176,7 +176,8 @@ def test_each_colour_of_the_rules_3_set_rewards_its_own_icons():
 def test_ids_of_every_set_share_one_space():
     assert client_of(0) == card_set().clients[0] and client_of(70) == SET3.clients[0]
     assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
+    assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(140)
+        client_of(210)
     with pytest.raises(IndexError):
         client_of(-1)
