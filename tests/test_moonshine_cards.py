@@ -181,3 +181,16 @@ def test_ids_of_every_set_share_one_space():
         client_of(210)
     with pytest.raises(IndexError):
         client_of(-1)
+
+
+def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_sides():
+    """Rules 4 (issue 14, docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
+    (so the colours' character and the dominance check carry over), new Standard Speakeasy sides;
+    the set still passes every check."""
+    set4 = card_sets()[2]
+    assert SET_PATHS[2].name == "cards-rules4.json" and set_index(3) == 1 and set_index(4) == 2
+    assert set4.clients == SET3.clients and set_problems(set4) == [] and dominated_pairs(set4) == []
+    assert [s.name for s in set4.speakeasies] == [s.name for s in SET3.speakeasies]
+    assert [s.regular for s in set4.speakeasies] == [s.regular for s in SET3.speakeasies]
+    changed = [s.name.en for s, old in zip(set4.speakeasies, SET3.speakeasies, strict=True) if s.standard != old.standard]
+    assert changed == ["The Gin Joint", "The Hush Room", "The Moonlit Garage"]
