@@ -837,3 +837,20 @@ def test_views_hide_other_seats_offers_and_the_deck():
 def test_state_round_trips_through_json():
     state = G.setup(5, 4, {"variant": "regular"})
     assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
+
+
+def test_rules_4_moonlit_garage_needs_three_tokens_for_the_blue_die():
+    """Rules 4 (docs/rules/moonshine.md, "The Speakeasies"): The Moonlit Garage's blue-die slot has
+    three spaces (two in rules 3): two tokens there no longer roll the blue die, three do."""
+    garage3, garage4 = 5 + 4, 10 + 4  # global Speakeasy ids: set 1 (rules 3), set 2 (rules 4)
+
+    def next_roll(speakeasy: int, blue_tokens: int, rules: int) -> tuple[str, ...]:
+        s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
+        s1 = seat(speakeasy, se=(0, blue_tokens, 0), clients=("The Crooner", "The Flapper"))
+        new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+        assert new.active == 1 and new.phase == "roll"
+        return new.dice
+
+    assert next_roll(garage3, 2, 3)[3] != ""  # rules 3: two tokens give the blue die
+    assert next_roll(garage4, 2, 4)[3] == ""
+    assert next_roll(garage4, 3, 4)[3] != ""
