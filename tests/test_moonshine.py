@@ -88,13 +88,13 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 3 deal the second card set: global ids 70..139, Speakeasies 5..9
-    starting = {70 + c.id for c in card_sets()[1].clients if c.starting}
+    # rules 4 deal the third card set: global ids 140..209, Speakeasies 10..14
+    starting = {140 + c.id for c in card_sets()[2].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(70, 140))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(5, 10))
+    assert set(state.deck) <= set(range(140, 210))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(10, 15))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -528,7 +528,7 @@ def test_double_redraw_keeps_one_before_drawing_again():
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
                  deck=list(range(40, 50)))
-    assert state.rules == 3 == G.setup(1, 2).rules
+    assert state.rules == 4 == G.setup(1, 2).rules
     step = play(state, {0: f"val.{cook}", 1: "moon"})
     new = step.state
     assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]
@@ -837,3 +837,20 @@ def test_views_hide_other_seats_offers_and_the_deck():
 def test_state_round_trips_through_json():
     state = G.setup(5, 4, {"variant": "regular"})
     assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
+
+
+def test_rules_4_moonlit_garage_needs_three_tokens_for_the_blue_die():
+    """Rules 4 (docs/rules/moonshine.md, "The Speakeasies"): The Moonlit Garage's blue-die slot has
+    three spaces (two in rules 3): two tokens there no longer roll the blue die, three do."""
+    garage3, garage4 = 5 + 4, 10 + 4  # global Speakeasy ids: set 1 (rules 3), set 2 (rules 4)
+
+    def next_roll(speakeasy: int, blue_tokens: int, rules: int) -> tuple[str, ...]:
+        s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
+        s1 = seat(speakeasy, se=(0, blue_tokens, 0), clients=("The Crooner", "The Flapper"))
+        new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+        assert new.active == 1 and new.phase == "roll"
+        return new.dice
+
+    assert next_roll(garage3, 2, 3)[3] != ""  # rules 3: two tokens give the blue die
+    assert next_roll(garage4, 2, 4)[3] == ""
+    assert next_roll(garage4, 3, 4)[3] != ""

@@ -176,7 +176,21 @@ def test_each_colour_of_the_rules_3_set_rewards_its_own_icons():
 def test_ids_of_every_set_share_one_space():
     assert client_of(0) == card_set().clients[0] and client_of(70) == SET3.clients[0]
     assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
+    assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(140)
+        client_of(210)
     with pytest.raises(IndexError):
         client_of(-1)
+
+
+def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_sides():
+    """Rules 4 (issue 14, docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
+    (so the colours' character and the dominance check carry over), new Standard Speakeasy sides;
+    the set still passes every check."""
+    set4 = card_sets()[2]
+    assert SET_PATHS[2].name == "cards-rules4.json" and set_index(3) == 1 and set_index(4) == 2
+    assert set4.clients == SET3.clients and set_problems(set4) == [] and dominated_pairs(set4) == []
+    assert [s.name for s in set4.speakeasies] == [s.name for s in SET3.speakeasies]
+    assert [s.regular for s in set4.speakeasies] == [s.regular for s in SET3.speakeasies]
+    changed = [s.name.en for s, old in zip(set4.speakeasies, SET3.speakeasies, strict=True) if s.standard != old.standard]
+    assert changed == ["The Gin Joint", "The Hush Room", "The Moonlit Garage"]

@@ -69,7 +69,9 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
-- Card sets (M1): rules 3 (:attr:`Moonshine.rules_version`) deal the second set,
+- Card sets (M1): rules 4 (:attr:`Moonshine.rules_version`) deal the third set,
+  ``data/cards-rules4.json`` (Clients 140..209: the rules-3 Clients; Speakeasies 10..14: the
+  sides re-tuned for balance, ``docs/rules/moonshine.md`` "Card sets"); rules 3 the second set,
   ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
   character, no dominated Client; issue 14, ``docs/balance.md``); rules 1-2 deal the first set,
   ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
@@ -172,7 +174,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[Any]] = MoonshineState
     options_model: ClassVar[type[GameOptions]] = MoonshineOptions
-    rules_version: ClassVar[int] = 3
+    rules_version: ClassVar[int] = 4
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({"variant": "standard"}, {"variant": "regular"})
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonshineState:
