@@ -9,14 +9,87 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from engine.core import Event, event, replacer
+from engine.core import Event, Step, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "RoundWork", "common_round"]
+__all__ = ["MAX_ROUNDS", "LazyStep", "Record", "RoundWork", "built", "common_events", "common_round", "lazy_step"]
+
+#: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
+#: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
+Record = tuple[str, Any, "frozenset[int] | None"]
+
+
+def built(records: Sequence[Record]) -> tuple[Event, ...]:
+    """The :class:`~engine.core.Event` s of ``records`` (see :data:`Record`), in order."""
+    return tuple([event(k, p if type(p) is dict else p[0](*p[1:]), a) for k, p, a in records])
+
+
+class LazyStep(Step[ShopBattleState]):
+    """A :class:`~engine.core.Step` whose ``events`` are made when first read (then kept: every
+    read gives the same tuple). ``apply`` stores the recipe, ``(function, *arguments)`` giving the
+    events: the records of a :class:`RoundWork` (:func:`built`) or the two states of a
+    :func:`common_round` (:func:`common_events`), so a playout or a search that never reads
+    the events does not pay for them (issue 11). Equality, hashing and ``repr`` read
+    ``events`` as for any Step; a copy or a pickle is a plain :class:`~engine.core.Step`."""
+
+    __slots__ = ("_made", "_recipe")
+    _made: tuple[Event, ...] | None
+    _recipe: tuple[Any, ...]
+
+    @property  # type: ignore[override]  # the Step field, computed on first read
+    def events(self) -> tuple[Event, ...]:
+        """The step's events, in order (made from the recipe on first read)."""
+        made = self._made
+        if made is None:
+            recipe = self._recipe
+            made = recipe[0](*recipe[1:])
+            _set_made(self, made)
+            _set_recipe(self, ())
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Step, (self.state, self.events))
+
+
+class _LazyStepDraft(Step[ShopBattleState]):
+    """Same layout as :class:`LazyStep`, mutable: :func:`lazy_step` fills one, then makes it a
+    LazyStep by ``__class__`` assignment (as ``engine.core.step_of``)."""
+
+    __slots__ = ("_made", "_recipe")
+    __setattr__ = object.__setattr__
+
+
+_set_made = getattr(LazyStep, "_made").__set__  # noqa: B009 (the slot descriptor)
+_set_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
+_new_object = object.__new__
+
+
+def lazy_step(state: ShopBattleState, *recipe: Any) -> Step[ShopBattleState]:
+    """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
+    (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
+    made: Any = _new_object(_LazyStepDraft)
+    made.state = state
+    made._made = None
+    made._recipe = recipe
+    made.__class__ = LazyStep
+    step: Step[ShopBattleState] = made
+    return step
+
+
+def _peek_params(owner: int, target: int, seconds: int, pile: tuple[int, ...],
+                 dicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"player": owner, "target": target, "seconds": seconds, "count": len(pile),
+            "cards": [dict(dicts[c]) for c in pile]}
+
+
+def _scout_params(seat: int, tops: tuple[tuple[int, int], ...], dicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"player": seat, "tops": [{"seat": s, "card": dict(dicts[c])} for s, c in tops]}
+
 
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
@@ -89,7 +162,7 @@ class RoundWork:
         self.last = st.last
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
-        self.events: list[Event] = []
+        self.events: list[Record] = []
         orders = _ORDERS.get((n, direction))
         self.orders = orders if orders is not None else _orders(n, direction)
         self.vals = table.values[char] if char is not None else ()
@@ -97,7 +170,7 @@ class RoundWork:
     # -- helpers
     def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
         """Record an event (``audience`` = the seats that may see it, ``None`` = public)."""
-        self.events.append(event(key, params, audience))
+        self.events.append((key, params, audience))
 
     def card_json(self, cid: int) -> dict[str, Any]:
         return dict(self.table.dicts[cid])
@@ -205,9 +278,10 @@ class RoundWork:
             for s in others:
                 top = self.piles[s][0]
                 self.learn(seat, top)
-                tops.append({"seat": s, "card": self.card_json(top)})
+                tops.append((s, top))
             self.ev("sb.ev.scout", player=seat, count=len(tops))
-            self.ev("sb.ev.scout_result", frozenset({seat}), player=seat, tops=tops)
+            self.events.append(("sb.ev.scout_result", (_scout_params, seat, tuple(tops), self.table.dicts),
+                                frozenset({seat})))
         elif kind == "tribute":
             assert isinstance(card.power, TributePower)
             count = card.power.cards
@@ -236,15 +310,8 @@ class RoundWork:
             for c in pile:
                 self.learn(owner, c)
             self.ev("sb.ev.peek", player=owner, target=target, seconds=seconds)
-            self.ev(
-                "sb.ev.peek_result",
-                frozenset({owner}),
-                player=owner,
-                target=target,
-                seconds=seconds,
-                count=len(pile),
-                cards=[self.card_json(c) for c in pile],
-            )
+            self.events.append(("sb.ev.peek_result", (_peek_params, owner, target, seconds, pile, self.table.dicts),
+                                frozenset({owner})))
         else:  # swap
             a, b = self.piles[owner], self.piles[target]
             self.piles[owner], self.piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
@@ -292,8 +359,8 @@ class RoundWork:
         if self.st.rules >= 4:  # S6: count the choices, for the end at the cap
             self.chosen = counted(self.chosen, self.n, chooser)
         self.current[chooser] = cid
-        self.events.append(event("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
-                                                    "value": vals[cid], "dir": "hi" if hi else "lo"}))
+        self.events.append(("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
+                                               "value": vals[cid], "dir": "hi" if hi else "lo"}, None))
         out = self.out
         order = [s for s in self.orders[chooser][1:] if out[s] is None]
         self.contenders = [chooser, *order]
@@ -309,7 +376,7 @@ class RoundWork:
             del queue[0]
             if seat in self.contenders:
                 self.contenders.remove(seat)
-            self.events.append(event("sb.ev.no_card", {"player": seat}))
+            self.events.append(("sb.ev.no_card", {"player": seat}, None))
             return
         cid = pile[0]  # reveal(), inlined: this is the hottest path of a playout
         piles[seat] = pile[1:]
@@ -322,8 +389,8 @@ class RoundWork:
             return
         del queue[0]
         self.current[seat] = cid
-        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.names[cid], "char": self.char,
-                                                  "value": self.vals[cid]}))
+        self.events.append(("sb.ev.reveal", {"player": seat, "card": self.names[cid], "char": self.char,
+                                             "value": self.vals[cid]}, None))
 
     def compare(self) -> None:
         """Best value wins (S4); an equal best value starts a bataille (S5)."""
@@ -401,9 +468,9 @@ class RoundWork:
             self.pot = []
             if self.face_down:
                 self.face_down = set()
-            events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
+            events.append(("sb.ev.win", {"winner": winner, "cards": size}, None))
         else:
-            events.append(event("sb.ev.carry", {"cards": size}))
+            events.append(("sb.ev.carry", {"cards": size}, None))
         rnd, n = self.round, self.n
         self.last = _new_last(None, rnd, self.chooser, self.char, self.hi, tuple(self.plays), winner, self.level,
                               size, tiebreak)
@@ -411,7 +478,7 @@ class RoundWork:
         for s in range(n):
             if out[s] is None and not piles[s]:
                 out[s] = rnd
-                events.append(event("sb.ev.out", {"player": s}))
+                events.append(("sb.ev.out", {"player": s}, None))
         alive = out.count(None)
         nxt: int | None = None
         skipped: list[int] = []
@@ -455,41 +522,35 @@ class RoundWork:
             self.tiebreakers = []
         self.plays = [()] * n
         self.current = [None] * n
-        events.append(event("sb.ev.round", {"round": rnd, "chooser": nxt}))
+        events.append(("sb.ev.round", {"round": rnd, "chooser": nxt}, None))
 
 
 def common_round(st: ShopBattleState, char: str, hi: bool,
-                 max_rounds: int = MAX_ROUNDS) -> tuple[ShopBattleState, list[Event]] | None:
+                 max_rounds: int = MAX_ROUNDS) -> ShopBattleState | None:
     """The chooser's announcement ``(char, hi)`` on ``st`` (phase ``choose``) when the round
     takes its most common course (S4, about half the steps of a playout), in straight-line
     code: every contender reveals a shop card, one value is best, nobody is out, no skip
     is pending, the game goes on and the next chooser finds a shop card on top. Returns the
-    next state and its events, exactly as :class:`RoundWork` would give them, or ``None``
-    (nothing computed is kept) when the round takes any other course: the caller then runs
-    :class:`RoundWork`."""
+    next state, exactly as :class:`RoundWork` would give it (its events:
+    :func:`common_events`), or ``None`` (nothing computed is kept) when the round takes any
+    other course: the caller then runs :class:`RoundWork`. The course is checked before
+    anything is built."""
     global _PUBLIC
     if st.skips or st.level or st.queue or st.pending is not None:
         return None
     n = st.players
     table = card_table(st.cards, st.rules)
-    shop, names, vals = table.shop, table.names, table.values[char]
+    shop, vals = table.shop, table.values[char]
     out = st.out
     chooser = st.chooser
     orders = _ORDERS.get((n, st.direction))
     if orders is None:
         orders = _orders(n, st.direction)
-    piles = list(st.piles)
-    plays = list(st.plays)
-    pot = list(st.pot)
-    public = st.public
-    cached = _PUBLIC
-    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
-    new_public: list[int] = []
-    events: list[Event] = []
+    piles = st.piles
     best = winner = -1
     tied = False
-    seat = chooser
-    for seat in (chooser, *orders[chooser][1:]):
+    revealed: list[int] = []  # the active seats, in reveal order (the chooser first)
+    for seat in orders[chooser]:
         if out[seat] is not None:
             continue
         pile = piles[seat]
@@ -500,30 +561,18 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
             return None
         value = vals[cid]
         assert value is not None
-        piles[seat] = pile[1:]
-        pot.append(cid)
-        plays[seat] += ((cid, 0),)
-        if cid not in pub:
-            new_public.append(cid)
+        revealed.append(seat)
         if seat == chooser:
-            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
-                                                   "value": value, "dir": "hi" if hi else "lo"}))
             best, winner = value, seat
-            continue
-        events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char, "value": value}))
-        if value == best:
+        elif value == best:
             tied = True
         elif (value > best) if hi else (value < best):
             best, winner, tied = value, seat, False
-    if tied:
+    if tied or len(revealed) <= 1:
         return None
-    size = len(pot)
-    piles[winner] += tuple(pot)
-    for s in range(n):
-        if out[s] is None and not piles[s]:
+    for seat in revealed:
+        if len(piles[seat]) == 1 and seat != winner:
             return None  # a seat is out
-    if out.count(None) <= 1:
-        return None
     nxt = _next_active(orders, out, chooser)
     if nxt is None:
         return None
@@ -539,12 +588,26 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
     if rnd >= max_rounds:
         return None
-    top = piles[nxt][0]
+    pot = [*st.pot, *[piles[s][0] for s in revealed]]
+    nxt_pile = piles[nxt]
+    top = nxt_pile[1] if len(nxt_pile) > 1 else pot[0]  # nxt == winner when its pile ran out
     if not shop[top]:
         return None  # a Collector on the next chooser's pile: pre-choice powers
-    events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
-    events.append(event("sb.ev.round", {"round": rnd + 1, "chooser": nxt}))
-    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, size, False)
+    new_piles = list(piles)
+    plays = list(st.plays)
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    new_public: list[int] = []
+    for seat in revealed:
+        pile = piles[seat]
+        cid = pile[0]
+        new_piles[seat] = pile[1:]
+        plays[seat] += ((cid, 0),)
+        if cid not in pub:
+            new_public.append(cid)
+    new_piles[winner] += tuple(pot)
+    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
     known = st.known
     if new_public:
         # A seat's private knowledge never holds a public card, so only the new ones may leave it.
@@ -563,8 +626,33 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
     return _next_state(
-        st, st.version + 1, tuple(piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
-        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen), events
+        st, st.version + 1, tuple(new_piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
+        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen)
+
+
+def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:
+    """The events of the :func:`common_round` from ``st`` to ``new``, as :class:`RoundWork`
+    records them: the announcement, each reveal (rotation order), the win, the next round."""
+    last = new.last
+    assert last is not None and last.char is not None
+    char, chooser = last.char, st.chooser
+    table = card_table(st.cards, st.rules)
+    names, vals = table.names, table.values[char]
+    out, piles = st.out, st.piles
+    events = []
+    for seat in _orders(st.players, st.direction)[chooser]:
+        if out[seat] is not None:
+            continue
+        cid = piles[seat][0]
+        if seat == chooser:
+            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
+                                                   "value": vals[cid], "dir": "hi" if last.hi else "lo"}))
+        else:
+            events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char,
+                                                 "value": vals[cid]}))
+    events.append(event("sb.ev.win", {"winner": last.winner, "cards": last.pot}))
+    events.append(event("sb.ev.round", {"round": new.round, "chooser": new.chooser}))
+    return tuple(events)
 
 
 def counted(chosen: tuple[int, ...], n: int, chooser: int) -> tuple[int, ...]:

@@ -140,13 +140,12 @@ from engine.core import (
     Step,
     ranks_from_scores,
     replace_state,
-    step_of,
 )
 from engine.shop_battle import hidden
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork, common_round
+from engine.shop_battle.round import MAX_ROUNDS, RoundWork, common_events, built, common_round, lazy_step
 from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -364,7 +363,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         opening = tuple(
             OpeningEvent(key=e.key, params=dict(e.params),
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
-            for e in w.events)
+            for e in built(w.events))
         return replace_state(w.freeze(), opening=opening)
 
     def turn_order(self, state: ShopBattleState) -> tuple[int, ...]:
@@ -426,7 +425,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         if type(action) is Choose:
             common = common_round(state, action.char, action.hi, max_rounds)
             if common is not None:
-                return step_of(common[0], tuple(common[1]))
+                return lazy_step(common, common_events, state, common)
         w = RoundWork(state, max_rounds)
         if type(action) is Choose:
             w.announce(action.char, action.hi)
@@ -436,7 +435,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         new = w.freeze()
         if w.phase == "over":
             w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return step_of(new, tuple(w.events))
+        return lazy_step(new, built, w.events)
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
