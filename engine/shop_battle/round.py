@@ -9,7 +9,7 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
@@ -41,7 +41,7 @@ class LazyStep(Step[ShopBattleState]):
     _made: tuple[Event, ...] | None
     _recipe: tuple[Any, ...]
 
-    @property  # type: ignore[override]  # the Step field, computed on first read
+    @property  # the Step field, computed on first read
     def events(self) -> tuple[Event, ...]:
         """The step's events, in order (made from the recipe on first read)."""
         made = self._made
@@ -125,7 +125,7 @@ class RoundWork:
     during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
 
     __slots__ = ("cards", "char", "chooser", "chosen", "contenders", "current", "direction", "events", "face_down",
-                 "hi", "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "names", "orders",
+                 "fresh", "hi", "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "names", "orders",
                  "out", "pending", "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "shop",
                  "skips", "st", "table", "tiebreakers", "vals")
 
@@ -158,7 +158,7 @@ class RoundWork:
         cached = _PUBLIC
         self.public: AbstractSet[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
         self.known: list[set[int] | None] = [None] * n  # a seat's set copied on first use (learn)
-        self.public_dirty = self.known_dirty = False
+        self.public_dirty = self.known_dirty = False  # ``fresh`` (the cards made public) is set when dirty
         self.last = st.last
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
@@ -199,7 +199,10 @@ class RoundWork:
         global _PUBLIC
         pub = self.public
         if self.public_dirty:
-            public = tuple(sorted(pub))
+            listed = list(st.public)
+            for c in self.fresh:  # the cards made public in this step (a few, against the sorted many)
+                insort(listed, c)
+            public = tuple(listed)
             _PUBLIC = (public, pub)  # the work is dropped after freezing: nothing changes pub again
             # cards seen privately may have become public: drop them
             known = tuple((o if pub.isdisjoint(o) else tuple(c for c in o if c not in pub)) if k is None
@@ -235,6 +238,9 @@ class RoundWork:
         if not self.public_dirty:
             self.public = set(self.public)
             self.public_dirty = True
+            self.fresh = [cid]
+        else:
+            self.fresh.append(cid)
         self.public.add(cid)  # type: ignore[attr-defined]
 
     # -- reveals and powers
@@ -253,10 +259,11 @@ class RoundWork:
         """Apply the power of Collector ``cid`` revealed by ``seat`` (S2)."""
         card = self.cards[cid]
         assert isinstance(card, CollectorCard)
-        kind = card.kind
-        self.ev("sb.ev.collector", player=seat, card=card.name, power=kind, params=card.params)
-        others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
+        kind = card.power.kind
+        self.events.append(("sb.ev.collector", {"player": seat, "card": card.name, "power": kind,
+                                                "params": card.params}, None))
         if kind in ("peek", "swap"):
+            others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
             if not others or (kind == "swap" and not self.piles[seat]):
                 self.ev("sb.ev.no_effect", player=seat, card=card.name)
                 return
@@ -274,6 +281,7 @@ class RoundWork:
                 self.tiebreakers.append(seat)
             self.ev("sb.ev.steal_tie", player=seat)
         elif kind == "scout":
+            others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
             tops = []
             for s in others:
                 top = self.piles[s][0]
