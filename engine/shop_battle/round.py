@@ -17,7 +17,8 @@ from engine.core import Event, Step, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "LazyStep", "Record", "RoundWork", "built", "common_events", "common_round", "lazy_step"]
+__all__ = ["MAX_ROUNDS", "LazyStep", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events",
+           "lazy_step"]
 
 #: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
 #: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
@@ -542,7 +543,10 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     next state, exactly as :class:`RoundWork` would give it (its events:
     :func:`common_events`), or ``None`` (nothing computed is kept) when the round takes any
     other course: the caller then runs :class:`RoundWork`. The course is checked before
-    anything is built."""
+    anything is built. When only the last condition fails (a Collector on top of the next
+    chooser's pile), the state returned is the one at the start of that pre-choice step, with
+    ``st``'s own ``version`` (so the caller tells it apart): the caller runs the pre-choice in a
+    :class:`RoundWork` from there (:func:`joined_events`)."""
     global _PUBLIC
     if st.skips or st.level or st.queue or st.pending is not None:
         return None
@@ -599,8 +603,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     pot = [*st.pot, *[piles[s][0] for s in revealed]]
     nxt_pile = piles[nxt]
     top = nxt_pile[1] if len(nxt_pile) > 1 else pot[0]  # nxt == winner when its pile ran out
-    if not shop[top]:
-        return None  # a Collector on the next chooser's pile: pre-choice powers
+    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
     new_piles = list(piles)
     plays = list(st.plays)
     public = st.public
@@ -628,14 +631,20 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         _PUBLIC = (public, pub)
         known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
     mine = known[nxt]
-    if top not in pub and top not in mine:  # the next chooser looks at their top card
+    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
         listed = list(mine)
         insort(listed, top)
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
     return _next_state(
-        st, st.version + 1, tuple(new_piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
+        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
         (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen)
+
+
+def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[Record]) -> tuple[Event, ...]:
+    """The events of a :func:`common_round` that stopped at the next pre-choice (``mid``), then
+    the ``records`` of the :class:`RoundWork` that ran it."""
+    return common_events(st, mid) + built(records)
 
 
 def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:

@@ -157,7 +157,15 @@ from engine.shop_battle.actions import (
 )
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork, built, common_events, common_round, lazy_step
+from engine.shop_battle.round import (
+    MAX_ROUNDS,
+    RoundWork,
+    built,
+    common_events,
+    common_round,
+    joined_events,
+    lazy_step,
+)
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -505,7 +513,14 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         if type(action) is Choose:
             common = common_round(state, action.char, action.hi, max_rounds)
             if common is not None:
-                return lazy_step(common, common_events, state, common)
+                if common.version != state.version:
+                    return lazy_step(common, common_events, state, common)
+                w = RoundWork(common, max_rounds)  # the next round's pre-choice: a Collector on top
+                w.advance()
+                new = w.freeze()
+                if w.phase == "over":
+                    w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+                return lazy_step(new, joined_events, state, common, w.events)
         w = RoundWork(state, max_rounds)
         if type(action) is Choose:
             w.announce(action.char, action.hi)
