@@ -139,8 +139,8 @@ class RoundWork:
         self.names = table.names
         n = self.n = st.players
         self.piles: list[tuple[int, ...]] = list(st.piles)
-        self.pot = list(st.pot)
-        self.face_down = set(st.face_down)
+        self.pot = list(st.pot) if st.pot else []
+        self.face_down = set(st.face_down) if st.face_down else set()
         self.out = list(st.out)
         self.round = st.round
         self.chooser = st.chooser
@@ -150,11 +150,11 @@ class RoundWork:
         self.char = char = st.announce_char
         self.hi = st.announce_hi
         self.level = st.level
-        self.contenders = list(st.contenders)
-        self.queue = list(st.queue)
+        self.contenders = list(st.contenders) if st.contenders else []
+        self.queue = list(st.queue) if st.queue else []
         self.plays: list[tuple[tuple[int, int], ...]] = list(st.plays)
         self.current = list(st.current)
-        self.tiebreakers = list(st.tiebreakers)
+        self.tiebreakers = list(st.tiebreakers) if st.tiebreakers else []
         self.pending = st.pending
         cached = _PUBLIC
         self.public: AbstractSet[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
@@ -215,11 +215,14 @@ class RoundWork:
             else:
                 known = st.known
         face_down = self.face_down
+        pot, contenders, queue, tiebreakers = self.pot, self.contenders, self.queue, self.tiebreakers
         return _next_state(
-            st, st.version + 1, tuple(self.piles), tuple(self.pot), tuple(sorted(face_down)) if face_down else (),
-            tuple(self.out), self.round, self.chooser, self.direction, self.skips, self.phase, self.char, self.hi,
-            self.level, tuple(self.contenders), tuple(self.queue), tuple(self.plays), tuple(self.current),
-            tuple(self.tiebreakers), self.pending, public, known, self.last, self.lap_opener, self.chosen)
+            st, st.version + 1, tuple(self.piles), tuple(pot) if pot else (),
+            tuple(sorted(face_down)) if face_down else (), tuple(self.out), self.round, self.chooser, self.direction,
+            self.skips, self.phase, self.char, self.hi, self.level, tuple(contenders) if contenders else (),
+            tuple(queue) if queue else (), tuple(self.plays), tuple(self.current),
+            tuple(tiebreakers) if tiebreakers else (), self.pending, public, known, self.last, self.lap_opener,
+            self.chosen)
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
@@ -329,7 +332,7 @@ class RoundWork:
     # -- the driver
     def advance(self) -> None:
         """Run the automatic steps until a decision is needed or the game is over."""
-        while self.phase != "over" and self.pending is None:
+        while self.pending is None and self.phase != "over":
             if self.char is None:
                 if self.pre_choice():
                     return
@@ -403,19 +406,21 @@ class RoundWork:
 
     def compare(self) -> None:
         """Best value wins (S4); an equal best value starts a bataille (S5)."""
-        values: dict[int, int] = {}
-        current, vals = self.current, self.vals
+        current, vals, hi = self.current, self.vals, self.hi
+        best: int | None = None
+        tied: list[int] = []  # the contenders with the best value, in contenders order
         for s in self.contenders:
             c = current[s]
             if c is not None:
                 v = vals[c]
                 assert v is not None
-                values[s] = v
-        if not values:
+                if best is None or (v > best if hi else v < best):
+                    best, tied = v, [s]
+                elif v == best:
+                    tied.append(s)
+        if best is None:
             self.end_round(None)
             return
-        best = max(values.values()) if self.hi else min(values.values())
-        tied = [s for s in values if values[s] == best]
         if len(tied) == 1:
             self.end_round(tied[0])
             return
