@@ -553,20 +553,23 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     ``st``'s own ``version`` (so the caller tells it apart): the caller runs the pre-choice in a
     :class:`RoundWork` from there (:func:`joined_events`)."""
     global _PUBLIC
-    if st.skips or st.level or st.queue or st.pending is not None:
+    if st.level or st.queue or st.pending is not None:
         return None
     n = st.players
     table = card_table(st.cards, st.rules)
-    shop, vals = table.shop, table.values[char]
+    shop, vals, kinds = table.shop, table.values[char], table.kinds
     out = st.out
     chooser = st.chooser
-    orders = _ORDERS.get((n, st.direction))
+    direction = st.direction
+    skips = st.skips
+    orders = _ORDERS.get((n, direction))
     if orders is None:
-        orders = _orders(n, st.direction)
+        orders = _orders(n, direction)
     piles = st.piles
     best = winner = -1
     tied = False
     revealed: list[int] = []  # the active seats, in reveal order (the chooser first)
+    taken: list[int] = []  # how many cards each of them reveals (Collectors, then a shop card)
     for seat in orders[chooser]:
         if out[seat] is not None:
             continue
@@ -574,11 +577,25 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         if not pile:
             return None
         cid = pile[0]
-        if not shop[cid]:
-            return None
+        k = 1
+        while not shop[cid]:  # S2: a Collector whose power only acts at the round's end applies
+            if seat == chooser:
+                return None
+            kind = kinds[cid]
+            if kind == "skip":
+                skips += 1
+            elif kind == "reverse":
+                direction = -direction
+            elif kind != "steal_tie":
+                return None  # steal_tie matters on a tie only, which RoundWork runs anyway
+            if len(pile) == k:
+                return None  # no card left to reveal
+            cid = pile[k]
+            k += 1
         value = vals[cid]
         assert value is not None
         revealed.append(seat)
+        taken.append(k)
         if seat == chooser:
             best, winner = value, seat
         elif value == best:
@@ -587,12 +604,17 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
             best, winner, tied = value, seat, False
     if tied or len(revealed) <= 1:
         return None
-    for seat in revealed:
-        if len(piles[seat]) == 1 and seat != winner:
+    for seat, k in zip(revealed, taken, strict=True):
+        if len(piles[seat]) == k and seat != winner:
             return None  # a seat is out
+    if direction != st.direction:
+        orders = _orders(n, direction)
     nxt = _next_active(orders, out, chooser)
     if nxt is None:
         return None
+    for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
+        nxt = _next_active(orders, out, nxt)
+        assert nxt is not None
     rnd = st.round
     cap = st.round_cap
     opener = st.lap_opener
@@ -605,9 +627,12 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
     if rnd >= max_rounds:
         return None
-    pot = [*st.pot, *[piles[s][0] for s in revealed]]
+    pot = list(st.pot)
+    for seat, k in zip(revealed, taken, strict=True):
+        pot.extend(piles[seat][:k])
+    k = taken[revealed.index(nxt)]
     nxt_pile = piles[nxt]
-    top = nxt_pile[1] if len(nxt_pile) > 1 else pot[0]  # nxt == winner when its pile ran out
+    top = nxt_pile[k] if len(nxt_pile) > k else pot[0]  # nxt == winner when its pile ran out
     looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
     new_piles = list(piles)
     plays = list(st.plays)
@@ -615,13 +640,18 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     cached = _PUBLIC
     pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
     new_public: list[int] = []
-    for seat in revealed:
+    for seat, k in zip(revealed, taken, strict=True):
         pile = piles[seat]
-        cid = pile[0]
-        new_piles[seat] = pile[1:]
-        plays[seat] += ((cid, 0),)
-        if cid not in pub:
-            new_public.append(cid)
+        if k == 1:
+            cid = pile[0]
+            new_piles[seat] = pile[1:]
+            plays[seat] += ((cid, 0),)
+            if cid not in pub:
+                new_public.append(cid)
+        else:
+            new_piles[seat] = pile[k:]
+            plays[seat] += tuple([(c, 0) for c in pile[:k]])
+            new_public += [c for c in pile[:k] if c not in pub]
     new_piles[winner] += tuple(pot)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
     known = st.known
@@ -642,7 +672,8 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
     return _next_state(
-        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
+        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
+        None, None, 0,
         (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen)
 
 
@@ -654,25 +685,51 @@ def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[R
 
 def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:
     """The events of the :func:`common_round` from ``st`` to ``new``, as :class:`RoundWork`
-    records them: the announcement, each reveal (rotation order), the win, the next round."""
+    records them: the announcement, each reveal in rotation order (a Collector's own events
+    first, S2), the win, the seats passed over by skips, the next round."""
     last = new.last
     assert last is not None and last.char is not None
     char, chooser = last.char, st.chooser
     table = card_table(st.cards, st.rules)
-    names, vals = table.names, table.values[char]
-    out, piles = st.out, st.piles
+    names, vals, kinds, cards = table.names, table.values[char], table.kinds, st.cards
+    out, plays = st.out, last.plays
+    direction = st.direction
+    skips = st.skips
     events = []
-    for seat in _orders(st.players, st.direction)[chooser]:
+    for seat in _orders(st.players, direction)[chooser]:
         if out[seat] is not None:
             continue
-        cid = piles[seat][0]
         if seat == chooser:
+            cid = plays[seat][-1][0]
             events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
                                                    "value": vals[cid], "dir": "hi" if last.hi else "lo"}))
-        else:
-            events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char,
-                                                 "value": vals[cid]}))
+            continue
+        for cid, _level in plays[seat]:
+            kind = kinds[cid]
+            if kind is None:
+                events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char,
+                                                     "value": vals[cid]}))
+                continue
+            card = cards[cid]
+            assert isinstance(card, CollectorCard)
+            events.append(event("sb.ev.collector", {"player": seat, "card": card.name, "power": kind,
+                                                    "params": card.params}))
+            if kind == "reverse":
+                direction = -direction
+                events.append(event("sb.ev.reverse", {"player": seat, "rotation": "cw" if direction == CW else "ccw"}))
+            elif kind == "skip":
+                skips += 1
+                events.append(event("sb.ev.skip", {"player": seat}))
+            else:
+                events.append(event("sb.ev.steal_tie", {"player": seat}))
     events.append(event("sb.ev.win", {"winner": last.winner, "cards": last.pot}))
+    if skips:
+        orders = _orders(st.players, direction)
+        nxt = _next_active(orders, out, chooser)
+        for _ in range(skips):
+            assert nxt is not None
+            events.append(event("sb.ev.skipped", {"player": nxt}))
+            nxt = _next_active(orders, out, nxt)
     events.append(event("sb.ev.round", {"round": new.round, "chooser": new.chooser}))
     return tuple(events)
 
