@@ -566,46 +566,68 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     if orders is None:
         orders = _orders(n, direction)
     piles = st.piles
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    pot = list(st.pot) if st.pot else []
+    new_piles = list(piles)
+    plays = list(st.plays)
+    new_public: list[int] = []
+    empty: list[int] = []  # seats whose pile runs out (out unless they win the pot)
     best = winner = -1
     tied = False
-    revealed: list[int] = []  # the active seats, in reveal order (the chooser first)
-    taken: list[int] = []  # how many cards each of them reveals (Collectors, then a shop card)
-    for seat in orders[chooser]:
+    active = 0
+    for seat in orders[chooser]:  # the chooser, then the others in rotation order (S4)
         if out[seat] is not None:
             continue
         pile = piles[seat]
         if not pile:
             return None
         cid = pile[0]
-        k = 1
-        while not shop[cid]:  # S2: a Collector whose power only acts at the round's end applies
+        if shop[cid]:
+            rest = pile[1:]
+            plays[seat] += ((cid, 0),)
+            pot.append(cid)
+            if cid not in pub:
+                new_public.append(cid)
+        else:  # S2: Collectors whose power acts only at the round's end, then the next card
             if seat == chooser:
                 return None
-            kind = kinds[cid]
-            if kind == "skip":
-                skips += 1
-            elif kind == "reverse":
-                direction = -direction
-            elif kind != "steal_tie":
-                return None  # steal_tie matters on a tie only, which RoundWork runs anyway
-            if len(pile) == k:
-                return None  # no card left to reveal
-            cid = pile[k]
-            k += 1
+            shown = [cid]
+            k = 0
+            while not shop[cid]:
+                kind = kinds[cid]
+                if kind == "skip":
+                    skips += 1
+                elif kind == "reverse":
+                    direction = -direction
+                elif kind != "steal_tie":
+                    return None  # steal_tie matters on a tie only, which RoundWork runs anyway
+                k += 1
+                if len(pile) == k:
+                    return None  # no card left to reveal
+                cid = pile[k]
+                shown.append(cid)
+            rest = pile[k + 1:]
+            plays[seat] += tuple([(c, 0) for c in shown])
+            pot += shown
+            new_public += [c for c in shown if c not in pub]
+        new_piles[seat] = rest
+        if not rest:
+            empty.append(seat)
+        active += 1
         value = vals[cid]
         assert value is not None
-        revealed.append(seat)
-        taken.append(k)
         if seat == chooser:
             best, winner = value, seat
         elif value == best:
             tied = True
         elif (value > best) if hi else (value < best):
             best, winner, tied = value, seat, False
-    if tied or len(revealed) <= 1:
+    if tied or active <= 1:
         return None
-    for seat, k in zip(revealed, taken, strict=True):
-        if len(piles[seat]) == k and seat != winner:
+    for seat in empty:
+        if seat != winner:
             return None  # a seat is out
     if direction != st.direction:
         orders = _orders(n, direction)
@@ -627,32 +649,9 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
     if rnd >= max_rounds:
         return None
-    pot = list(st.pot)
-    for seat, k in zip(revealed, taken, strict=True):
-        pot.extend(piles[seat][:k])
-    k = taken[revealed.index(nxt)]
-    nxt_pile = piles[nxt]
-    top = nxt_pile[k] if len(nxt_pile) > k else pot[0]  # nxt == winner when its pile ran out
-    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
-    new_piles = list(piles)
-    plays = list(st.plays)
-    public = st.public
-    cached = _PUBLIC
-    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
-    new_public: list[int] = []
-    for seat, k in zip(revealed, taken, strict=True):
-        pile = piles[seat]
-        if k == 1:
-            cid = pile[0]
-            new_piles[seat] = pile[1:]
-            plays[seat] += ((cid, 0),)
-            if cid not in pub:
-                new_public.append(cid)
-        else:
-            new_piles[seat] = pile[k:]
-            plays[seat] += tuple([(c, 0) for c in pile[:k]])
-            new_public += [c for c in pile[:k] if c not in pub]
     new_piles[winner] += tuple(pot)
+    top = new_piles[nxt][0]
+    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
     known = st.known
     if new_public:
