@@ -106,6 +106,10 @@ def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
     return hit
 
 
+#: ``_NO_PLAYS[n]`` / ``_NO_CARDS[n]``: ``plays`` and ``current`` of ``n`` seats at a round's start.
+_NO_PLAYS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(((),) * n for n in range(7))
+_NO_CARDS: tuple[tuple[int | None, ...], ...] = tuple((None,) * n for n in range(7))
+
 #: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
 _PUBLIC: tuple[tuple[int, ...], AbstractSet[int]] = ((), frozenset())
 
@@ -669,11 +673,14 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         listed = list(mine)
         insort(listed, top)
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
+    chosen = st.chosen
+    if st.rules >= 4:  # S6: count the choices (counted(), inlined)
+        counts = list(chosen) if chosen else [0] * n
+        counts[chooser] += 1
+        chosen = tuple(counts)
     return _next_state(
         st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
-        None, None, 0,
-        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen)
+        None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
 
 
 def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[Record]) -> tuple[Event, ...]:
