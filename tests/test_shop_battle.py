@@ -666,3 +666,49 @@ def test_ai_beats_random_choosers():
     assert wins >= 80, wins
     wins3 = sum(_play_vs_random(seed, 3) for seed in range(60))
     assert wins3 >= 45, wins3  # a random player wins 1 in 3
+
+
+def _deal_by_random(seed: int, cards: int, players: int, rules: int) -> Any:
+    """The deal as it was written before issue 11 (one ``random.Random`` call per draw)."""
+    from engine.shop_battle.rules import deal, give_leftovers, late_choosers
+
+    rng = random.Random(f"{seed}:deal")
+    order = list(range(cards))
+    rng.shuffle(order)
+    piles, pot = deal(order, players)
+    chooser = rng.randrange(players)
+    if rules >= 4 and pot and players >= 5:
+        piles, pot = give_leftovers(piles, pot, late_choosers(chooser, players, len(pot))), ()
+    elif rules >= 3 and pot:
+        piles, pot = give_leftovers(piles, pot, rng.sample(range(players), len(pot))), ()
+    return piles, pot, chooser
+
+
+def test_the_bulk_deal_draws_what_random_random_draws():
+    # shuffled_deal reads the Mersenne Twister's words in bulk: same deals under every rules version
+    rng = random.Random(11)
+    for _ in range(400):
+        seed = rng.getrandbits(62) if rng.random() < 0.9 else rng.randrange(-999, 999)
+        cards, players, rules = rng.randrange(8, 201), rng.randrange(2, 7), rng.randrange(1, 5)
+        assert shuffled_deal(seed, cards, players, rules) == _deal_by_random(seed, cards, players, rules)
+
+
+def test_lazy_step_events_equal_the_recorded_ones_and_copy_as_plain_steps():
+    import copy
+    import pickle
+
+    from engine.core import Step
+
+    game = ShopBattle()
+    state = game.setup(5, 3)
+    for _ in range(40):
+        if not game.to_act(state):
+            break
+        (seat,) = game.to_act(state)
+        action = game.legal_actions(state, seat)[0]
+        step, again = game.apply(state, {seat: action}), game.apply(state, {seat: action})
+        assert step.events and step.events is step.events  # made once, then kept
+        assert step == again
+        plain = Step(step.state, step.events)
+        assert copy.copy(step) == plain and pickle.loads(pickle.dumps(step)) == plain
+        state = step.state

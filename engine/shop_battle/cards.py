@@ -279,9 +279,10 @@ class CardTable:
             of its best percentile, higher or lower, against the other shops; Collectors 0.5).
         dicts: :func:`card_dict` of every card, for views and events.
         names: every card's name (event parameters).
+        kinds: each Collector's power kind (``None`` for a shop card).
     """
 
-    __slots__ = ("_strength", "dicts", "names", "shop", "shops", "values")
+    __slots__ = ("_strength", "dicts", "kinds", "names", "shop", "shops", "values")
 
     def __init__(self, cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> None:
         self.shop = tuple(isinstance(c, ShopCard) for c in cards)
@@ -291,6 +292,7 @@ class CardTable:
         }
         self.dicts = tuple(card_dict(c, i, rules) for i, c in enumerate(cards))
         self.names = tuple(c.name for c in cards)
+        self.kinds = tuple(c.power.kind if isinstance(c, CollectorCard) else None for c in cards)
         self._strength: tuple[float, ...] | None = None
 
     @property

@@ -9,14 +9,88 @@ new :class:`~engine.shop_battle.state.ShopBattleState`.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from engine.core import Event, event, replacer
+from engine.core import Event, Step, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "RoundWork", "common_round"]
+__all__ = ["MAX_ROUNDS", "LazyStep", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events",
+           "lazy_step"]
+
+#: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
+#: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
+Record = tuple[str, Any, "frozenset[int] | None"]
+
+
+def built(records: Sequence[Record]) -> tuple[Event, ...]:
+    """The :class:`~engine.core.Event` s of ``records`` (see :data:`Record`), in order."""
+    return tuple([event(k, p if type(p) is dict else p[0](*p[1:]), a) for k, p, a in records])
+
+
+class LazyStep(Step[ShopBattleState]):
+    """A :class:`~engine.core.Step` whose ``events`` are made when first read (then kept: every
+    read gives the same tuple). ``apply`` stores the recipe, ``(function, *arguments)`` giving the
+    events: the records of a :class:`RoundWork` (:func:`built`) or the two states of a
+    :func:`common_round` (:func:`common_events`), so a playout or a search that never reads
+    the events does not pay for them (issue 11). Equality, hashing and ``repr`` read
+    ``events`` as for any Step; a copy or a pickle is a plain :class:`~engine.core.Step`."""
+
+    __slots__ = ("_made", "_recipe")
+    _made: tuple[Event, ...] | None
+    _recipe: tuple[Any, ...]
+
+    @property  # the Step field, computed on first read
+    def events(self) -> tuple[Event, ...]:
+        """The step's events, in order (made from the recipe on first read)."""
+        made = self._made
+        if made is None:
+            recipe = self._recipe
+            made = recipe[0](*recipe[1:])
+            _set_made(self, made)
+            _set_recipe(self, ())
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Step, (self.state, self.events))
+
+
+class _LazyStepDraft(Step[ShopBattleState]):
+    """Same layout as :class:`LazyStep`, mutable: :func:`lazy_step` fills one, then makes it a
+    LazyStep by ``__class__`` assignment (as ``engine.core.step_of``)."""
+
+    __slots__ = ("_made", "_recipe")
+    __setattr__ = object.__setattr__
+
+
+_set_made = getattr(LazyStep, "_made").__set__  # noqa: B009 (the slot descriptor)
+_set_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
+_new_object = object.__new__
+
+
+def lazy_step(state: ShopBattleState, *recipe: Any) -> Step[ShopBattleState]:
+    """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
+    (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
+    made: Any = _new_object(_LazyStepDraft)
+    made.state = state
+    made._made = None
+    made._recipe = recipe
+    made.__class__ = LazyStep
+    step: Step[ShopBattleState] = made
+    return step
+
+
+def _peek_params(owner: int, target: int, seconds: int, pile: tuple[int, ...],
+                 dicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"player": owner, "target": target, "seconds": seconds, "count": len(pile),
+            "cards": [dict(dicts[c]) for c in pile]}
+
+
+def _scout_params(seat: int, tops: tuple[tuple[int, int], ...], dicts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"player": seat, "tops": [{"seat": s, "card": dict(dicts[c])} for s, c in tops]}
+
 
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
@@ -31,6 +105,10 @@ def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
         hit = _ORDERS[(n, direction)] = tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
     return hit
 
+
+#: ``_NO_PLAYS[n]`` / ``_NO_CARDS[n]``: ``plays`` and ``current`` of ``n`` seats at a round's start.
+_NO_PLAYS: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(((),) * n for n in range(7))
+_NO_CARDS: tuple[tuple[int | None, ...], ...] = tuple((None,) * n for n in range(7))
 
 #: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
 _PUBLIC: tuple[tuple[int, ...], AbstractSet[int]] = ((), frozenset())
@@ -52,7 +130,7 @@ class RoundWork:
     during the step; when neither did, :meth:`freeze` reuses the state's tuples."""
 
     __slots__ = ("cards", "char", "chooser", "chosen", "contenders", "current", "direction", "events", "face_down",
-                 "hi", "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "names", "orders",
+                 "fresh", "hi", "known", "known_dirty", "lap_opener", "last", "level", "max_rounds", "n", "names", "orders",
                  "out", "pending", "phase", "piles", "plays", "pot", "public", "public_dirty", "queue", "round", "shop",
                  "skips", "st", "table", "tiebreakers", "vals")
 
@@ -65,8 +143,8 @@ class RoundWork:
         self.names = table.names
         n = self.n = st.players
         self.piles: list[tuple[int, ...]] = list(st.piles)
-        self.pot = list(st.pot)
-        self.face_down = set(st.face_down)
+        self.pot = list(st.pot) if st.pot else []
+        self.face_down = set(st.face_down) if st.face_down else set()
         self.out = list(st.out)
         self.round = st.round
         self.chooser = st.chooser
@@ -76,20 +154,20 @@ class RoundWork:
         self.char = char = st.announce_char
         self.hi = st.announce_hi
         self.level = st.level
-        self.contenders = list(st.contenders)
-        self.queue = list(st.queue)
+        self.contenders = list(st.contenders) if st.contenders else []
+        self.queue = list(st.queue) if st.queue else []
         self.plays: list[tuple[tuple[int, int], ...]] = list(st.plays)
         self.current = list(st.current)
-        self.tiebreakers = list(st.tiebreakers)
+        self.tiebreakers = list(st.tiebreakers) if st.tiebreakers else []
         self.pending = st.pending
         cached = _PUBLIC
         self.public: AbstractSet[int] = cached[1] if cached[0] is st.public else frozenset(st.public)
         self.known: list[set[int] | None] = [None] * n  # a seat's set copied on first use (learn)
-        self.public_dirty = self.known_dirty = False
+        self.public_dirty = self.known_dirty = False  # ``fresh`` (the cards made public) is set when dirty
         self.last = st.last
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
-        self.events: list[Event] = []
+        self.events: list[Record] = []
         orders = _ORDERS.get((n, direction))
         self.orders = orders if orders is not None else _orders(n, direction)
         self.vals = table.values[char] if char is not None else ()
@@ -97,7 +175,7 @@ class RoundWork:
     # -- helpers
     def ev(self, key: str, audience: frozenset[int] | None = None, **params: Any) -> None:
         """Record an event (``audience`` = the seats that may see it, ``None`` = public)."""
-        self.events.append(event(key, params, audience))
+        self.events.append((key, params, audience))
 
     def card_json(self, cid: int) -> dict[str, Any]:
         return dict(self.table.dicts[cid])
@@ -126,7 +204,10 @@ class RoundWork:
         global _PUBLIC
         pub = self.public
         if self.public_dirty:
-            public = tuple(sorted(pub))
+            listed = list(st.public)
+            for c in self.fresh:  # the cards made public in this step (a few, against the sorted many)
+                insort(listed, c)
+            public = tuple(listed)
             _PUBLIC = (public, pub)  # the work is dropped after freezing: nothing changes pub again
             # cards seen privately may have become public: drop them
             known = tuple((o if pub.isdisjoint(o) else tuple(c for c in o if c not in pub)) if k is None
@@ -138,11 +219,14 @@ class RoundWork:
             else:
                 known = st.known
         face_down = self.face_down
+        pot, contenders, queue, tiebreakers = self.pot, self.contenders, self.queue, self.tiebreakers
         return _next_state(
-            st, st.version + 1, tuple(self.piles), tuple(self.pot), tuple(sorted(face_down)) if face_down else (),
-            tuple(self.out), self.round, self.chooser, self.direction, self.skips, self.phase, self.char, self.hi,
-            self.level, tuple(self.contenders), tuple(self.queue), tuple(self.plays), tuple(self.current),
-            tuple(self.tiebreakers), self.pending, public, known, self.last, self.lap_opener, self.chosen)
+            st, st.version + 1, tuple(self.piles), tuple(pot) if pot else (),
+            tuple(sorted(face_down)) if face_down else (), tuple(self.out), self.round, self.chooser, self.direction,
+            self.skips, self.phase, self.char, self.hi, self.level, tuple(contenders) if contenders else (),
+            tuple(queue) if queue else (), tuple(self.plays), tuple(self.current),
+            tuple(tiebreakers) if tiebreakers else (), self.pending, public, known, self.last, self.lap_opener,
+            self.chosen)
 
     def learn(self, seat: int, cid: int) -> None:
         """``seat`` privately sees card ``cid``."""
@@ -162,6 +246,9 @@ class RoundWork:
         if not self.public_dirty:
             self.public = set(self.public)
             self.public_dirty = True
+            self.fresh = [cid]
+        else:
+            self.fresh.append(cid)
         self.public.add(cid)  # type: ignore[attr-defined]
 
     # -- reveals and powers
@@ -180,10 +267,11 @@ class RoundWork:
         """Apply the power of Collector ``cid`` revealed by ``seat`` (S2)."""
         card = self.cards[cid]
         assert isinstance(card, CollectorCard)
-        kind = card.kind
-        self.ev("sb.ev.collector", player=seat, card=card.name, power=kind, params=card.params)
-        others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
+        kind = card.power.kind
+        self.events.append(("sb.ev.collector", {"player": seat, "card": card.name, "power": kind,
+                                                "params": card.params}, None))
         if kind in ("peek", "swap"):
+            others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
             if not others or (kind == "swap" and not self.piles[seat]):
                 self.ev("sb.ev.no_effect", player=seat, card=card.name)
                 return
@@ -201,13 +289,15 @@ class RoundWork:
                 self.tiebreakers.append(seat)
             self.ev("sb.ev.steal_tie", player=seat)
         elif kind == "scout":
+            others = [s for s in self.rotation(seat, include_start=False) if self.piles[s]]
             tops = []
             for s in others:
                 top = self.piles[s][0]
                 self.learn(seat, top)
-                tops.append({"seat": s, "card": self.card_json(top)})
+                tops.append((s, top))
             self.ev("sb.ev.scout", player=seat, count=len(tops))
-            self.ev("sb.ev.scout_result", frozenset({seat}), player=seat, tops=tops)
+            self.events.append(("sb.ev.scout_result", (_scout_params, seat, tuple(tops), self.table.dicts),
+                                frozenset({seat})))
         elif kind == "tribute":
             assert isinstance(card.power, TributePower)
             count = card.power.cards
@@ -236,15 +326,8 @@ class RoundWork:
             for c in pile:
                 self.learn(owner, c)
             self.ev("sb.ev.peek", player=owner, target=target, seconds=seconds)
-            self.ev(
-                "sb.ev.peek_result",
-                frozenset({owner}),
-                player=owner,
-                target=target,
-                seconds=seconds,
-                count=len(pile),
-                cards=[self.card_json(c) for c in pile],
-            )
+            self.events.append(("sb.ev.peek_result", (_peek_params, owner, target, seconds, pile, self.table.dicts),
+                                frozenset({owner})))
         else:  # swap
             a, b = self.piles[owner], self.piles[target]
             self.piles[owner], self.piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
@@ -253,7 +336,7 @@ class RoundWork:
     # -- the driver
     def advance(self) -> None:
         """Run the automatic steps until a decision is needed or the game is over."""
-        while self.phase != "over" and self.pending is None:
+        while self.pending is None and self.phase != "over":
             if self.char is None:
                 if self.pre_choice():
                     return
@@ -292,8 +375,8 @@ class RoundWork:
         if self.st.rules >= 4:  # S6: count the choices, for the end at the cap
             self.chosen = counted(self.chosen, self.n, chooser)
         self.current[chooser] = cid
-        self.events.append(event("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
-                                                    "value": vals[cid], "dir": "hi" if hi else "lo"}))
+        self.events.append(("sb.ev.announce", {"chooser": chooser, "card": self.names[cid], "char": char,
+                                               "value": vals[cid], "dir": "hi" if hi else "lo"}, None))
         out = self.out
         order = [s for s in self.orders[chooser][1:] if out[s] is None]
         self.contenders = [chooser, *order]
@@ -309,7 +392,7 @@ class RoundWork:
             del queue[0]
             if seat in self.contenders:
                 self.contenders.remove(seat)
-            self.events.append(event("sb.ev.no_card", {"player": seat}))
+            self.events.append(("sb.ev.no_card", {"player": seat}, None))
             return
         cid = pile[0]  # reveal(), inlined: this is the hottest path of a playout
         piles[seat] = pile[1:]
@@ -322,24 +405,26 @@ class RoundWork:
             return
         del queue[0]
         self.current[seat] = cid
-        self.events.append(event("sb.ev.reveal", {"player": seat, "card": self.names[cid], "char": self.char,
-                                                  "value": self.vals[cid]}))
+        self.events.append(("sb.ev.reveal", {"player": seat, "card": self.names[cid], "char": self.char,
+                                             "value": self.vals[cid]}, None))
 
     def compare(self) -> None:
         """Best value wins (S4); an equal best value starts a bataille (S5)."""
-        values: dict[int, int] = {}
-        current, vals = self.current, self.vals
+        current, vals, hi = self.current, self.vals, self.hi
+        best: int | None = None
+        tied: list[int] = []  # the contenders with the best value, in contenders order
         for s in self.contenders:
             c = current[s]
             if c is not None:
                 v = vals[c]
                 assert v is not None
-                values[s] = v
-        if not values:
+                if best is None or (v > best if hi else v < best):
+                    best, tied = v, [s]
+                elif v == best:
+                    tied.append(s)
+        if best is None:
             self.end_round(None)
             return
-        best = max(values.values()) if self.hi else min(values.values())
-        tied = [s for s in values if values[s] == best]
         if len(tied) == 1:
             self.end_round(tied[0])
             return
@@ -401,9 +486,9 @@ class RoundWork:
             self.pot = []
             if self.face_down:
                 self.face_down = set()
-            events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
+            events.append(("sb.ev.win", {"winner": winner, "cards": size}, None))
         else:
-            events.append(event("sb.ev.carry", {"cards": size}))
+            events.append(("sb.ev.carry", {"cards": size}, None))
         rnd, n = self.round, self.n
         self.last = _new_last(None, rnd, self.chooser, self.char, self.hi, tuple(self.plays), winner, self.level,
                               size, tiebreak)
@@ -411,7 +496,7 @@ class RoundWork:
         for s in range(n):
             if out[s] is None and not piles[s]:
                 out[s] = rnd
-                events.append(event("sb.ev.out", {"player": s}))
+                events.append(("sb.ev.out", {"player": s}, None))
         alive = out.count(None)
         nxt: int | None = None
         skipped: list[int] = []
@@ -455,78 +540,107 @@ class RoundWork:
             self.tiebreakers = []
         self.plays = [()] * n
         self.current = [None] * n
-        events.append(event("sb.ev.round", {"round": rnd, "chooser": nxt}))
+        events.append(("sb.ev.round", {"round": rnd, "chooser": nxt}, None))
 
 
 def common_round(st: ShopBattleState, char: str, hi: bool,
-                 max_rounds: int = MAX_ROUNDS) -> tuple[ShopBattleState, list[Event]] | None:
+                 max_rounds: int = MAX_ROUNDS) -> ShopBattleState | None:
     """The chooser's announcement ``(char, hi)`` on ``st`` (phase ``choose``) when the round
     takes its most common course (S4, about half the steps of a playout), in straight-line
     code: every contender reveals a shop card, one value is best, nobody is out, no skip
     is pending, the game goes on and the next chooser finds a shop card on top. Returns the
-    next state and its events, exactly as :class:`RoundWork` would give them, or ``None``
-    (nothing computed is kept) when the round takes any other course: the caller then runs
-    :class:`RoundWork`."""
+    next state, exactly as :class:`RoundWork` would give it (its events:
+    :func:`common_events`), or ``None`` (nothing computed is kept) when the round takes any
+    other course: the caller then runs :class:`RoundWork`. The course is checked before
+    anything is built. When only the last condition fails (a Collector on top of the next
+    chooser's pile), the state returned is the one at the start of that pre-choice step, with
+    ``st``'s own ``version`` (so the caller tells it apart): the caller runs the pre-choice in a
+    :class:`RoundWork` from there (:func:`joined_events`)."""
     global _PUBLIC
-    if st.skips or st.level or st.queue or st.pending is not None:
+    if st.level or st.queue or st.pending is not None:
         return None
     n = st.players
     table = card_table(st.cards, st.rules)
-    shop, names, vals = table.shop, table.names, table.values[char]
+    shop, vals, kinds = table.shop, table.values[char], table.kinds
     out = st.out
     chooser = st.chooser
-    orders = _ORDERS.get((n, st.direction))
+    direction = st.direction
+    skips = st.skips
+    orders = _ORDERS.get((n, direction))
     if orders is None:
-        orders = _orders(n, st.direction)
-    piles = list(st.piles)
-    plays = list(st.plays)
-    pot = list(st.pot)
+        orders = _orders(n, direction)
+    piles = st.piles
     public = st.public
     cached = _PUBLIC
     pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    pot = list(st.pot) if st.pot else []
+    new_piles = list(piles)
+    plays = list(st.plays)
     new_public: list[int] = []
-    events: list[Event] = []
+    empty: list[int] = []  # seats whose pile runs out (out unless they win the pot)
     best = winner = -1
     tied = False
-    seat = chooser
-    for seat in (chooser, *orders[chooser][1:]):
+    active = 0
+    for seat in orders[chooser]:  # the chooser, then the others in rotation order (S4)
         if out[seat] is not None:
             continue
         pile = piles[seat]
         if not pile:
             return None
         cid = pile[0]
-        if not shop[cid]:
-            return None
+        if shop[cid]:
+            rest = pile[1:]
+            plays[seat] += ((cid, 0),)
+            pot.append(cid)
+            if cid not in pub:
+                new_public.append(cid)
+        else:  # S2: Collectors whose power acts only at the round's end, then the next card
+            if seat == chooser:
+                return None
+            shown = [cid]
+            k = 0
+            while not shop[cid]:
+                kind = kinds[cid]
+                if kind == "skip":
+                    skips += 1
+                elif kind == "reverse":
+                    direction = -direction
+                elif kind != "steal_tie":
+                    return None  # steal_tie matters on a tie only, which RoundWork runs anyway
+                k += 1
+                if len(pile) == k:
+                    return None  # no card left to reveal
+                cid = pile[k]
+                shown.append(cid)
+            rest = pile[k + 1:]
+            plays[seat] += tuple([(c, 0) for c in shown])
+            pot += shown
+            new_public += [c for c in shown if c not in pub]
+        new_piles[seat] = rest
+        if not rest:
+            empty.append(seat)
+        active += 1
         value = vals[cid]
         assert value is not None
-        piles[seat] = pile[1:]
-        pot.append(cid)
-        plays[seat] += ((cid, 0),)
-        if cid not in pub:
-            new_public.append(cid)
         if seat == chooser:
-            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
-                                                   "value": value, "dir": "hi" if hi else "lo"}))
             best, winner = value, seat
-            continue
-        events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char, "value": value}))
-        if value == best:
+        elif value == best:
             tied = True
         elif (value > best) if hi else (value < best):
             best, winner, tied = value, seat, False
-    if tied:
+    if tied or active <= 1:
         return None
-    size = len(pot)
-    piles[winner] += tuple(pot)
-    for s in range(n):
-        if out[s] is None and not piles[s]:
+    for seat in empty:
+        if seat != winner:
             return None  # a seat is out
-    if out.count(None) <= 1:
-        return None
+    if direction != st.direction:
+        orders = _orders(n, direction)
     nxt = _next_active(orders, out, chooser)
     if nxt is None:
         return None
+    for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
+        nxt = _next_active(orders, out, nxt)
+        assert nxt is not None
     rnd = st.round
     cap = st.round_cap
     opener = st.lap_opener
@@ -539,12 +653,10 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
     if rnd >= max_rounds:
         return None
-    top = piles[nxt][0]
-    if not shop[top]:
-        return None  # a Collector on the next chooser's pile: pre-choice powers
-    events.append(event("sb.ev.win", {"winner": winner, "cards": size}))
-    events.append(event("sb.ev.round", {"round": rnd + 1, "chooser": nxt}))
-    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, size, False)
+    new_piles[winner] += tuple(pot)
+    top = new_piles[nxt][0]
+    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
+    last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
     known = st.known
     if new_public:
         # A seat's private knowledge never holds a public card, so only the new ones may leave it.
@@ -557,14 +669,75 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         _PUBLIC = (public, pub)
         known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
     mine = known[nxt]
-    if top not in pub and top not in mine:  # the next chooser looks at their top card
+    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
         listed = list(mine)
         insort(listed, top)
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    chosen = counted(st.chosen, n, chooser) if st.rules >= 4 else st.chosen  # S6, rules 4
+    chosen = st.chosen
+    if st.rules >= 4:  # S6: count the choices (counted(), inlined)
+        counts = list(chosen) if chosen else [0] * n
+        counts[chooser] += 1
+        chosen = tuple(counts)
     return _next_state(
-        st, st.version + 1, tuple(piles), (), (), out, rnd + 1, nxt, st.direction, 0, "choose", None, None, 0,
-        (), (), ((),) * n, (None,) * n, (), None, public, known, last, opener, chosen), events
+        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
+        None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
+
+
+def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[Record]) -> tuple[Event, ...]:
+    """The events of a :func:`common_round` that stopped at the next pre-choice (``mid``), then
+    the ``records`` of the :class:`RoundWork` that ran it."""
+    return common_events(st, mid) + built(records)
+
+
+def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:
+    """The events of the :func:`common_round` from ``st`` to ``new``, as :class:`RoundWork`
+    records them: the announcement, each reveal in rotation order (a Collector's own events
+    first, S2), the win, the seats passed over by skips, the next round."""
+    last = new.last
+    assert last is not None and last.char is not None
+    char, chooser = last.char, st.chooser
+    table = card_table(st.cards, st.rules)
+    names, vals, kinds, cards = table.names, table.values[char], table.kinds, st.cards
+    out, plays = st.out, last.plays
+    direction = st.direction
+    skips = st.skips
+    events = []
+    for seat in _orders(st.players, direction)[chooser]:
+        if out[seat] is not None:
+            continue
+        if seat == chooser:
+            cid = plays[seat][-1][0]
+            events.append(event("sb.ev.announce", {"chooser": chooser, "card": names[cid], "char": char,
+                                                   "value": vals[cid], "dir": "hi" if last.hi else "lo"}))
+            continue
+        for cid, _level in plays[seat]:
+            kind = kinds[cid]
+            if kind is None:
+                events.append(event("sb.ev.reveal", {"player": seat, "card": names[cid], "char": char,
+                                                     "value": vals[cid]}))
+                continue
+            card = cards[cid]
+            assert isinstance(card, CollectorCard)
+            events.append(event("sb.ev.collector", {"player": seat, "card": card.name, "power": kind,
+                                                    "params": card.params}))
+            if kind == "reverse":
+                direction = -direction
+                events.append(event("sb.ev.reverse", {"player": seat, "rotation": "cw" if direction == CW else "ccw"}))
+            elif kind == "skip":
+                skips += 1
+                events.append(event("sb.ev.skip", {"player": seat}))
+            else:
+                events.append(event("sb.ev.steal_tie", {"player": seat}))
+    events.append(event("sb.ev.win", {"winner": last.winner, "cards": last.pot}))
+    if skips:
+        orders = _orders(st.players, direction)
+        nxt = _next_active(orders, out, chooser)
+        for _ in range(skips):
+            assert nxt is not None
+            events.append(event("sb.ev.skipped", {"player": nxt}))
+            nxt = _next_active(orders, out, nxt)
+    events.append(event("sb.ev.round", {"round": new.round, "chooser": new.chooser}))
+    return tuple(events)
 
 
 def counted(chosen: tuple[int, ...], n: int, chooser: int) -> tuple[int, ...]:

@@ -124,9 +124,12 @@ The cards are copied into the state, so a state never depends on files or the da
 
 from __future__ import annotations
 
-import random
+import _random
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from functools import cache
+from hashlib import sha512
+from struct import unpack
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
@@ -140,14 +143,30 @@ from engine.core import (
     Step,
     ranks_from_scores,
     replace_state,
-    step_of,
+    replacer,
 )
 from engine.shop_battle import hidden
-from engine.shop_battle.actions import CHOOSE_ALL, TARGETS, Choose, ShopBattleAction, decode_action, encode_action
+from engine.shop_battle.actions import (
+    CHOOSE_ALL,
+    TARGETS,
+    Choose,
+    ShopBattleAction,
+    Target,
+    decode_action,
+    encode_action,
+)
 from engine.shop_battle.ai import choose_action
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork, common_round
-from engine.shop_battle.state import OpeningEvent, ShopBattleState, knowledge
+from engine.shop_battle.round import (
+    MAX_ROUNDS,
+    RoundWork,
+    built,
+    common_events,
+    common_round,
+    joined_events,
+    lazy_step,
+)
+from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
 __all__ = ["LATE_CHOOSERS_FROM", "MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal",
@@ -164,6 +183,11 @@ _ONE = tuple(frozenset({s}) for s in range(6))
 _NOBODY: frozenset[int] = frozenset()
 _CHOOSE_IDS = frozenset(id(a) for a in CHOOSE_ALL)  # module constants: their ids never change
 _MISSING: Any = object()
+#: ``ShopBattleState(...)`` with every field given, in field order (``engine.core.replacer``,
+#: no ``__init__``; the copied instance is never read).
+_fresh_state = replacer(ShopBattleState, *(f.name for f in fields(ShopBattleState)))
+_new_generator = _random.Random.__new__
+_seed_generator = _random.Random.seed
 
 
 class ShopBattleOptions(GameOptions):
@@ -225,19 +249,79 @@ def shuffled_deal(seed: int, cards: int, players: int,
     go, one each, to the bottom of the piles of players drawn at random (distinct players, drawn
     after the first chooser), and the first pot is empty: see :func:`give_leftovers`. Rules 4:
     the same at 2 to 4 players; at 5 and 6 players they go to the last choosers of the first lap
-    instead (:func:`late_choosers`)."""
-    rng = random.Random(f"{seed}:deal")  # a seeded instance only, never the global generator
-    order = list(range(cards))
-    rng.shuffle(order)
+    instead (:func:`late_choosers`).
+
+    Every version draws as ``rng = random.Random(f"{seed}:deal")``, ``rng.shuffle(order)``,
+    ``rng.randrange(players)`` and (rules 3-4) ``rng.sample(range(players), leftovers)`` do;
+    :func:`_deal_draws` computes the same values in bulk (``tests/test_shop_battle.py`` pins
+    them against ``random.Random``)."""
+    leftovers = cards % players
+    picks = leftovers if (rules >= 3 and leftovers and not (rules >= 4 and players >= LATE_CHOOSERS_FROM)) else 0
+    order, chooser, sampled = _deal_draws(seed, cards, players, picks)
     piles, pot = deal(order, players)
-    chooser = rng.randrange(players)
     if rules >= 4 and pot and players >= LATE_CHOOSERS_FROM:
         piles = give_leftovers(piles, pot, late_choosers(chooser, players, len(pot)))
         pot = ()
     elif rules >= 3 and pot:
-        piles = give_leftovers(piles, pot, rng.sample(range(players), len(pot)))
+        piles = give_leftovers(piles, pot, sampled)
         pot = ()
     return piles, pot, chooser
+
+
+#: ``_SHIFTS[n]``: ``random.Random._randbelow(n)`` keeps the top ``n.bit_length()`` bits of a
+#: 32-bit word of the Mersenne Twister (``getrandbits(k)`` for ``k <= 32``), i.e. shifts it right
+#: by ``32 - n.bit_length()``, and draws again while the value is ``>= n``.
+_SHIFTS = tuple(32 - n.bit_length() for n in range(257))
+
+
+def _words(gen: _random.Random, count: int) -> list[int]:
+    """The next ``count`` 32-bit outputs of ``gen``, in order (``getrandbits(32 * count)`` holds
+    them from the lowest bits up)."""
+    return list(unpack(f"<{count}I", gen.getrandbits(32 * count).to_bytes(4 * count, "little")))
+
+
+def _deal_draws(seed: int, cards: int, players: int, picks: int) -> tuple[list[int], int, list[int]]:
+    """``(order, chooser, sampled)``: exactly ``rng.shuffle(order)`` of ``list(range(cards))``,
+    then ``rng.randrange(players)``, then (``picks > 0``) ``rng.sample(range(players), picks)``
+    of ``rng = random.Random(f"{seed}:deal")`` (CPython's algorithms: ``_randbelow`` by
+    rejection on ``getrandbits``; ``sample``'s pool method, used for populations of at most 21),
+    from the generator's words read in bulk instead of one method call per draw. ``cards`` at
+    most 256, ``picks < players <= 21``."""
+    text = f"{seed}:deal".encode()
+    gen = _new_generator(_random.Random)
+    _seed_generator(gen, int.from_bytes(text + sha512(text).digest(), "big"))  # as random.Random(str)
+    words = _words(gen, cards + cards // 2 + 16)
+    size, pos, shifts = len(words), 0, _SHIFTS
+    order = list(range(cards))
+    for i in range(cards - 1, 0, -1):
+        n, shift = i + 1, shifts[i + 1]
+        while True:
+            if pos == size:
+                words += _words(gen, 64)
+                size = len(words)
+            r = words[pos] >> shift
+            pos += 1
+            if r < n:
+                break
+        order[i], order[r] = order[r], order[i]
+    drawn: list[int] = []
+    pool = list(range(players))
+    for n in (players, *range(players, players - picks, -1)):  # randrange, then sample's draws
+        shift = shifts[n]
+        while True:
+            if pos == size:
+                words += _words(gen, 64)
+                size = len(words)
+            r = words[pos] >> shift
+            pos += 1
+            if r < n:
+                break
+        drawn.append(r)
+    sampled: list[int] = []
+    for i, j in enumerate(drawn[1:]):  # sample(range(players), picks), the pool method
+        sampled.append(pool[j])
+        pool[j] = pool[players - i - 1]
+    return order, drawn[0], sampled
 
 
 def late_choosers(chooser: int, players: int, count: int) -> list[int]:
@@ -303,8 +387,9 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Shop Battle needs 2 to 6 players, not {players}")
         opts = self._options(options)
-        piles, pot, chooser = shuffled_deal(seed, len(self._deck(opts).cards), players, self.rules_version)
-        return self.start_from(seed, piles, pot, chooser=chooser, options=opts)
+        deck = self._deck(opts)
+        piles, pot, chooser = shuffled_deal(seed, len(deck.cards), players, self.rules_version)
+        return self._begin(seed, piles, pot, chooser, opts, deck, self.rules_version)  # a complete deal
 
     def start_from(
         self,
@@ -329,24 +414,18 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             raise ValueError("piles and pot must hold every card id exactly once")
         if not 0 <= chooser < players:
             raise ValueError("bad chooser seat")
-        st = ShopBattleState(
-            seed=seed,
-            version=-1,
-            players=players,
-            rules=self.rules_version if rules is None else rules,
-            deck_id=opts.deck,
-            deck_name=deck.name,
-            cards=tuple(deck.cards),
-            piles=tuple(tuple(p) for p in piles),
-            pot=tuple(pot),
-            face_down=tuple(sorted(pot)),
-            out=(None,) * players,
-            round_cap=opts.round_cap,
-            chooser=chooser,
-            plays=((),) * players,
-            current=(None,) * players,
-            known=((),) * players,
-        )
+        return self._begin(seed, tuple(tuple(p) for p in piles), tuple(pot), chooser, opts, deck,
+                           self.rules_version if rules is None else rules)
+
+    def _begin(self, seed: int, piles: tuple[tuple[int, ...], ...], pot: tuple[int, ...], chooser: int,
+               opts: ShopBattleOptions, deck: Deck, rules: int) -> ShopBattleState:
+        """:meth:`start_from` on checked input: the state before the first step, then the first
+        pre-choice step."""
+        players = len(piles)
+        st = _fresh_state(
+            None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
+            (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players,
+            (None,) * players, (), None, (), ((),) * players, None, (), 0, ())
         w = RoundWork(st, self._max_rounds(st))
         for s in range(players):  # a seat dealt no card at all is out from the start
             if not w.piles[s]:
@@ -364,7 +443,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         opening = tuple(
             OpeningEvent(key=e.key, params=dict(e.params),
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
-            for e in w.events)
+            for e in built(w.events))
         return replace_state(w.freeze(), opening=opening)
 
     def turn_order(self, state: ShopBattleState) -> tuple[int, ...]:
@@ -396,12 +475,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     def legal_actions(self, state: ShopBattleState, seat: int) -> tuple[ShopBattleAction, ...]:
         """The 8 announcements for the chooser; a :class:`Target` per valid target in ``target``."""
-        if seat not in self.to_act(state):
+        phase = state.phase
+        if phase == "choose":
+            return CHOOSE_ALL if seat == state.chooser else ()
+        pending = state.pending
+        if phase != "target" or pending is None or seat != pending.owner:
             return ()
-        if state.phase == "choose":
-            return CHOOSE_ALL
-        assert state.pending is not None
-        return tuple(TARGETS[t] for t in state.pending.targets)
+        return tuple([TARGETS[t] for t in pending.targets])
 
     def check_actions(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> None:
         """:meth:`engine.core.Game.check_actions` (same checks, same messages); the common case,
@@ -415,18 +495,32 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
-        if state.phase == "choose" and len(actions) == 1:  # check_actions' common case, inlined
+        phase = state.phase
+        if phase == "choose" and len(actions) == 1:  # check_actions' common cases, inlined
             action = actions.get(state.chooser, _MISSING)
             if action is _MISSING or id(action) not in _CHOOSE_IDS:
                 self.check_actions(state, actions)
         else:
-            self.check_actions(state, actions)
-            ((_seat, action),) = actions.items()
+            pending = state.pending
+            if phase == "target" and pending is not None and len(actions) == 1:
+                action = actions.get(pending.owner, _MISSING)
+                if type(action) is not Target or action.target not in pending.targets:
+                    self.check_actions(state, actions)  # raises
+            else:
+                self.check_actions(state, actions)
+                ((_seat, action),) = actions.items()
         max_rounds = self._max_rounds(state)
         if type(action) is Choose:
             common = common_round(state, action.char, action.hi, max_rounds)
             if common is not None:
-                return step_of(common[0], tuple(common[1]))
+                if common.version != state.version:
+                    return lazy_step(common, common_events, state, common)
+                w = RoundWork(common, max_rounds)  # the next round's pre-choice: a Collector on top
+                w.advance()
+                new = w.freeze()
+                if w.phase == "over":
+                    w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+                return lazy_step(new, joined_events, state, common, w.events)
         w = RoundWork(state, max_rounds)
         if type(action) is Choose:
             w.announce(action.char, action.hi)
@@ -436,7 +530,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         new = w.freeze()
         if w.phase == "over":
             w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return step_of(new, tuple(w.events))
+        return lazy_step(new, built, w.events)
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
