@@ -54,8 +54,10 @@ Twister seeded from the same text (``rng_for(state, "roll")``, drawn in bulk by
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from hashlib import blake2b
 from itertools import chain, compress, repeat
 from operator import add, lt, sub
 from typing import Any
@@ -89,7 +91,7 @@ from engine.gang_of_dice.actions import (
     decode,
     encode,
 )
-from engine.gang_of_dice.cards import CARDS, counts
+from engine.gang_of_dice.cards import CARDS, compiled_hit, counts
 from engine.gang_of_dice.state import (
     BONUS_DICE,
     FACES,
@@ -115,8 +117,17 @@ def roll_faces(state: GangOfDiceState, n: int) -> Sequence[int]:
     return any sequence of ints.
     """
     if state.rules >= 3:
+        # hashed_draws' first block, inlined (up to ~63 dice): the same bytes
+        out = blake2b(b"%d:%d:roll" % (state.seed, state.version)).digest().translate(_SIX, _SIX_REJECTED)
+        if 0 < n <= len(out):
+            return out[:n]
         return hashed_draws(state, "roll", n, 6)
     return rng_draws(state, "roll", n, 6)
+
+
+#: ``core.hashed_draws``' tables for dice: byte ``b`` -> ``b % 6``; bytes 252-255 rejected.
+_SIX = bytes(b % 6 for b in range(256))
+_SIX_REJECTED = bytes(range(252, 256))
 
 
 def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
@@ -230,8 +241,18 @@ def _commit(state: GangOfDiceState, seat: int, n: int, forced: Iterable[int] | N
     if ev is not None:
         ev.append(event("god.commit", {"seat": seat, "dice": n}))
         ev.append(event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat]))
-    return _after_roll(state, seat, put, n, faces, counts(rolled if type(rolled) is bytes else faces),
+    return _after_roll(state, seat, put, n, faces, counts(faces) if n <= 10 else _sorted_counts(faces),
                        put(state.stocks, stock), put(state.committed, n), state.table + n, ev)
+
+
+def _sorted_counts(faces: tuple[int, ...]) -> tuple[int, ...]:
+    """``counts(faces)`` of a sorted roll, from where each face starts (cheaper for big rolls)."""
+    a = bisect_left(faces, 1)
+    b = bisect_left(faces, 2, a)
+    c = bisect_left(faces, 3, b)
+    d = bisect_left(faces, 4, c)
+    e = bisect_left(faces, 5, d)
+    return (a, b - a, c - b, d - c, e - d, len(faces) - e)
 
 
 def _reroll(state: GangOfDiceState, seat: int, forced: Iterable[int] | None,
@@ -258,11 +279,11 @@ def _after_roll(state: GangOfDiceState, seat: int, put: Callable[[tuple[Any, ...
         ev.append(event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
     all_faces = put(state.faces, faces)
     rolls = put(state.rolls, roll_no)
-    card = CARDS[state.deck[state.round - 1]]
-    if card.colour == "yellow" and card.rule.hit(c):  # G3: yellow, after every roll
+    yellow, hit = _CHECKS[state.deck[state.round - 1]]
+    if yellow and hit(c):  # G3: yellow, after every roll
         return _end_turn(state, seat, put, ev, stocks, committed, table, all_faces, rolls, faces, True)
     if roll_no >= MAX_ROLLS:  # the third roll is final
-        return _end_turn(state, seat, put, ev, stocks, committed, table, all_faces, rolls, faces, card.rule.hit(c))
+        return _end_turn(state, seat, put, ev, stocks, committed, table, all_faces, rolls, faces, hit(c))
     return _rolled(state, state.version + 1, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll",
                    put(state.status, "rolling"))
 
@@ -271,7 +292,12 @@ def _stop(state: GangOfDiceState, seat: int, ev: list[Event] | None) -> GangOfDi
     """``seat`` keeps its roll: the card is checked (black cards: now, G3) and the turn ends."""
     faces = state.faces[seat]
     return _end_turn(state, seat, _PUT[state.players][seat], ev, state.stocks, state.committed, state.table,
-                     state.faces, state.rolls, faces, state.card.rule.hit(_counts_of(faces)))
+                     state.faces, state.rolls, faces, _CHECKS[state.deck[state.round - 1]][1](_counts_of(faces)))
+
+
+#: Per card id: is it yellow (checked after every roll, G3), and its rule (``cards.compiled_hit``).
+_CHECKS: dict[str, tuple[bool, Callable[[tuple[int, ...]], bool]]] = {
+    key: (card.colour == "yellow", compiled_hit(card.rule)) for key, card in CARDS.items()}
 
 
 def _forced(forced: Iterable[int], n: int) -> tuple[int, ...]:
