@@ -215,21 +215,6 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
     return kind is Stop
 
 
-def _roll_legal(faces: tuple[int, ...], marks: tuple[int, ...], can_reroll: bool) -> tuple[GangOfDiceAction, ...]:
-    """The roll phase's legal actions (see :meth:`GangOfDice.legal_actions`), built in C:
-    a mark for each face with unmarked dice, an unmark for each marked face."""
-    last = _last_counts
-    c = last[1] if last[0] is faces else _counts_of(faces)
-    if marks is NO_MARKS or marks == NO_MARKS:
-        return (*compress(MARKS, c), STOP)
-    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks))
-    return out + _REROLL_STOP if can_reroll else out + _STOP_ONLY
-
-
-_REROLL_STOP: tuple[GangOfDiceAction, ...] = (REROLL, STOP)
-_STOP_ONLY: tuple[GangOfDiceAction, ...] = (STOP,)
-
-
 def _commit(state: GangOfDiceState, seat: int, n: int, forced: Iterable[int] | None,
             ev: list[Event] | None) -> GangOfDiceState:
     """``seat`` commits ``n`` dice (legal) and rolls them (``forced`` faces, or
@@ -512,11 +497,21 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         """Commits of 1..stock dice in the commit phase; after a roll the marks, unmarks, the
         reroll (something marked, fewer than 3 rolls) and stop, in that order."""
         phase = state.phase
-        if phase == "over" or seat != state.order[state.turn]:
-            return ()
-        if phase == "commit":
+        if phase == "roll":
+            if seat != state.order[state.turn]:
+                return ()
+            faces = state.faces[seat]
+            last = _last_counts
+            c = last[1] if last[0] is faces else _counts_of(faces)
+            marks = state.marks
+            if marks is NO_MARKS or marks == NO_MARKS:
+                return (*compress(MARKS, c), STOP)
+            if state.rolls[seat] < MAX_ROLLS:
+                return (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks), REROLL, STOP)
+            return (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks), STOP)
+        if phase == "commit" and seat == state.order[state.turn]:
             return commits(state.stocks[seat])
-        return _roll_legal(state.faces[seat], state.marks, state.rolls[seat] < MAX_ROLLS)
+        return ()
 
     def apply(self, state: GangOfDiceState, actions: Mapping[int, GangOfDiceAction]) -> Step[GangOfDiceState]:
         """Apply the acting seat's action; rolls come from :func:`roll_faces`.
