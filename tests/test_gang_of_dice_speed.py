@@ -59,3 +59,14 @@ def test_steps_events_are_those_of_the_scripted_step() -> None:
         checked += 1
         state = step.state
     assert checked > 30
+
+
+def test_setup_draws_are_those_of_random_shuffle_and_randrange() -> None:
+    for seed in [*range(300), 2**61 + 12345, 987654321987654321]:
+        for players in (2, 3, 4):
+            rng = random.Random(f"gang-of-dice:{seed}:setup")
+            deck = list(CARDS)
+            rng.shuffle(deck)
+            state = GAME.setup(seed, players)
+            assert state.deck == tuple(deck)
+            assert state.first == rng.randrange(players)

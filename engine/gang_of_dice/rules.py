@@ -378,6 +378,14 @@ _ZEROS: tuple[tuple[int, ...], ...] = tuple((0,) * n for n in range(5))
 _NO_FACES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(((),) * n for n in range(5))
 
 
+#: A new game's state is a copy of this one (every other field at its default: version 0, round
+#: 1, turn 0, the commit phase, nothing marked nor on the table) with the dealt fields set.
+_UNDEALT = GangOfDiceState(seed=0, players=0, deck=(), first=0, order=(), stocks=(), committed=(), faces=(),
+                           rolls=(), status=())
+_dealt = replacer(GangOfDiceState, "seed", "players", "rules", "deck", "first", "order", "stocks", "committed",
+                  "faces", "rolls", "status")
+
+
 class _LazyStep(Step[GangOfDiceState]):
     """The :class:`~engine.core.Step` of :meth:`GangOfDice.apply` for a commit, a reroll or a
     stop: ``events`` are built when first read (then kept), by playing the step again from the
@@ -474,18 +482,16 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         """
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Gang of Dice needs 2 to 4 players, not {players}")
-        self.parse_options(options)
+        if options:  # an empty dict or None: the defaults, nothing to validate
+            self.parse_options(options)
         rng = random.Random(f"gang-of-dice:{seed}:setup")
         deck = list(CARDS)
         rng.shuffle(deck)
         first = rng.randrange(players)
-        waiting: Status = "waiting"
-        status = (waiting,) * players
-        return GangOfDiceState(
-            seed=seed, players=players, rules=self.rules_version, deck=tuple(deck), first=first,
-            order=_live_from(first, players, status), stocks=(starting_stock(players),) * players,
-            committed=(0,) * players, faces=((),) * players, rolls=(0,) * players, status=status,
-        )
+        status = _WAITING[players]
+        return _dealt(_UNDEALT, seed, players, self.rules_version, tuple(deck), first,
+                      _live_from(first, players, status), (starting_stock(players),) * players, _ZEROS[players],
+                      _NO_FACES[players], _ZEROS[players], status)
 
     def to_act(self, state: GangOfDiceState) -> frozenset[int]:
         """The single seat whose turn it is; empty when the game is over."""
