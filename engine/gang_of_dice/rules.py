@@ -39,7 +39,10 @@ Events (public unless noted; seats are ints)
 dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, card, faces} ·
 ``god.stop`` {seat, score, faces} · ``god.win`` {winner, score, dice} · ``god.carry`` {dice} ·
 ``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
-Marks produce no event.
+Marks produce no event. :meth:`GangOfDice.apply` builds the events of a commit, a reroll or a
+stop only when ``Step.events`` is first read (``_LazyStep``: the step is played again from the
+state before it, with the events recorded; same dice, same events), so a random playout or a
+search, which reads only the states, does not pay for them (issue 11 part 1).
 
 Chance
 ------
