@@ -70,3 +70,16 @@ def test_setup_draws_are_those_of_random_shuffle_and_randrange() -> None:
             state = GAME.setup(seed, players)
             assert state.deck == tuple(deck)
             assert state.first == rng.randrange(players)
+
+
+def test_events_read_late_show_the_dice_rolled_even_if_roll_faces_is_patched(monkeypatch) -> None:
+    """The step keeps its dice: a patched, stateful ``roll_faces`` is not asked again."""
+    from engine.gang_of_dice import rules
+
+    script = [(5, 5, 4), (1, 2, 3)]
+    monkeypatch.setattr(rules, "roll_faces", lambda state, n: script.pop(0))
+    state = scripted_setup(2, cards=["sum13"])
+    step = GAME.apply(state, {0: GAME.decode("c3")})
+    assert step.state.faces[0] == (4, 5, 5) and script == [(1, 2, 3)]
+    roll = [e for e in step.events if e.key == "god.roll"]
+    assert roll[0].params["faces"] == [4, 5, 5] and script == [(1, 2, 3)]

@@ -41,7 +41,7 @@ dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, car
 ``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
 Marks produce no event. :meth:`GangOfDice.apply` builds the events of a commit, a reroll or a
 stop only when ``Step.events`` is first read (``_LazyStep``: the step is played again from the
-state before it, with the events recorded; same dice, same events), so a random playout or a
+state before it with the dice it rolled, the events recorded), so a random playout or a
 search, which reads only the states, does not pay for them (issue 11 part 1).
 
 Chance
@@ -218,13 +218,12 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
     return kind is Stop
 
 
-def _commit(state: GangOfDiceState, seat: int, n: int, forced: Iterable[int] | None,
+def _commit(state: GangOfDiceState, seat: int, n: int, rolled: Sequence[int],
             ev: list[Event] | None) -> GangOfDiceState:
-    """``seat`` commits ``n`` dice (legal) and rolls them (``forced`` faces, or
-    :func:`roll_faces`); ``ev`` (``None`` = not recorded) receives the step's events."""
+    """``seat`` commits ``n`` dice (legal) and rolls them: ``rolled`` (``n`` faces, from
+    :func:`roll_faces` or scripted); ``ev`` (``None`` = not recorded) receives the step's events."""
     put = _PUT[state.players][seat]
     stock = state.stocks[seat] - n
-    rolled = roll_faces(state, n) if forced is None else _forced(forced, n)
     faces = tuple(sorted(rolled))
     if ev is not None:
         ev.append(event("god.commit", {"seat": seat, "dice": n}))
@@ -243,14 +242,14 @@ def _sorted_counts(faces: tuple[int, ...]) -> tuple[int, ...]:
     return (a, b - a, c - b, d - c, e - d, len(faces) - e)
 
 
-def _reroll(state: GangOfDiceState, seat: int, forced: Iterable[int] | None,
+def _reroll(state: GangOfDiceState, seat: int, rolled: Sequence[int],
             ev: list[Event] | None) -> GangOfDiceState:
-    """``seat`` rerolls its marked dice (legal): they leave the roll and are rolled again
-    (``forced`` faces, or :func:`roll_faces`)."""
+    """``seat`` rerolls its marked dice (legal): they leave the roll and show ``rolled`` (one
+    face per marked die, from :func:`roll_faces` or scripted)."""
     marks = state.marks
-    n = sum(marks)
+    n = len(rolled)
     kept = map(sub, _counts_of(state.faces[seat]), marks)
-    c = tuple(map(add, kept, counts(roll_faces(state, n) if forced is None else _forced(forced, n))))
+    c = tuple(map(add, kept, counts(rolled)))
     return _after_roll(state, seat, _PUT[state.players][seat], n, tuple(chain.from_iterable(map(repeat, FACES, c))),
                        c, state.stocks, state.committed, state.table, ev)
 
@@ -392,14 +391,14 @@ _dealt = replacer(GangOfDiceState, "seed", "players", "rules", "deck", "first", 
 class _LazyStep(Step[GangOfDiceState]):
     """The :class:`~engine.core.Step` of :meth:`GangOfDice.apply` for a commit, a reroll or a
     stop: ``events`` are built when first read (then kept), by playing the step again from the
-    state before it with the events recorded. A step is a pure function of that state and the
-    action (its dice come from :func:`roll_faces` of that state), so the events are those the
-    step produced; a random playout or a search never reads them and does not pay for them.
+    state before it with the dice it rolled (kept), the events recorded: the events the step
+    produced. A random playout or a search never reads them and does not pay for them.
     Compares, hashes and pickles as the plain ``Step(state, events)``."""
 
-    __slots__ = ("_before", "_action")
+    __slots__ = ("_before", "_action", "_rolled")
     _before: GangOfDiceState
     _action: GangOfDiceAction
+    _rolled: Sequence[int] | None
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -407,7 +406,7 @@ class _LazyStep(Step[GangOfDiceState]):
         try:
             made: tuple[Event, ...] = _get_events(self)
         except AttributeError:
-            made = _replayed_events(self._before, self._action)
+            made = _replayed_events(self._before, self._action, self._rolled)
             _set_events(self, made)
         return made
 
@@ -430,16 +429,19 @@ class _LazyStepDraft(Step[GangOfDiceState]):
     """Same layout as :class:`_LazyStep`, mutable (``object.__setattr__``): :func:`_lazy` fills
     one and makes it a ``_LazyStep`` by ``__class__`` assignment (as ``core.step_of``)."""
 
-    __slots__ = ("_before", "_action")
+    __slots__ = ("_before", "_action", "_rolled")
     __setattr__ = object.__setattr__
 
 
-def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAction) -> Step[GangOfDiceState]:
-    """The step to ``state`` made by ``action`` from ``before`` (events built when read)."""
+def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAction,
+          rolled: Sequence[int] | None) -> Step[GangOfDiceState]:
+    """The step to ``state`` made by ``action`` from ``before``, which rolled ``rolled`` (``None``
+    for a stop); its events are built when read."""
     made: Any = _new_object(_LazyStepDraft)
     made.state = state
     made._before = before
     made._action = action
+    made._rolled = rolled
     made.__class__ = _LazyStep
     step: Step[GangOfDiceState] = made
     return step
@@ -448,15 +450,17 @@ def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAct
 _new_object = object.__new__
 
 
-def _replayed_events(state: GangOfDiceState, action: GangOfDiceAction) -> tuple[Event, ...]:
-    """The events of the (legal) commit, reroll or stop ``action`` of the seat to act in ``state``."""
+def _replayed_events(state: GangOfDiceState, action: GangOfDiceAction, rolled: Sequence[int] | None
+                     ) -> tuple[Event, ...]:
+    """The events of the (legal) commit, reroll or stop ``action`` of the seat to act in
+    ``state``, whose roll gave ``rolled``."""
     events: list[Event] = []
     seat = state.order[state.turn]
     kind = type(action)
     if kind is Commit:
-        _commit(state, seat, action.dice, None, events)  # type: ignore[union-attr]
+        _commit(state, seat, action.dice, rolled, events)  # type: ignore[arg-type, union-attr]
     elif kind is Reroll:
-        _reroll(state, seat, None, events)
+        _reroll(state, seat, rolled, events)  # type: ignore[arg-type]
     else:
         _stop(state, seat, events)
     return tuple(events)
@@ -550,11 +554,14 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
                         if had < (last[1] if last[0] is faces else _counts_of(faces))[face]:
                             return step_of(_marked(state, state.version + 1, _PUT[6][face](marks, had + 1)))
             elif kind is Stop:
-                return _lazy(_stop(state, seat, None), state, action)
+                return _lazy(_stop(state, seat, None), state, action, None)
             elif kind is Reroll and state.marks != NO_MARKS and state.rolls[seat] < MAX_ROLLS:
-                return _lazy(_reroll(state, seat, None, None), state, action)
+                rolled = roll_faces(state, sum(state.marks))
+                return _lazy(_reroll(state, seat, rolled, None), state, action, rolled)
         elif kind is Commit and 1 <= action.dice <= state.stocks[seat]:  # type: ignore[union-attr]
-            return _lazy(_commit(state, seat, action.dice, None, None), state, action)  # type: ignore[union-attr]
+            n = action.dice  # type: ignore[union-attr]
+            rolled = roll_faces(state, n)
+            return _lazy(_commit(state, seat, n, rolled, None), state, action, rolled)
         raise IllegalAction(f"seat {seat}: that action is not legal now")
 
     def view(self, state: GangOfDiceState, seat: int | None) -> GangOfDiceView:
@@ -620,9 +627,11 @@ def apply_with_faces(state: GangOfDiceState, action: GangOfDiceAction | str,
         return GangOfDice.apply(GangOfDice(), state, {seat: act})
     events: list[Event] = []
     if kind is Commit:
-        new = _commit(state, seat, act.dice, faces, events)  # type: ignore[union-attr]
+        n = act.dice  # type: ignore[union-attr]
+        new = _commit(state, seat, n, roll_faces(state, n) if faces is None else _forced(faces, n), events)
     elif kind is Reroll:
-        new = _reroll(state, seat, faces, events)
+        n = sum(state.marks)
+        new = _reroll(state, seat, roll_faces(state, n) if faces is None else _forced(faces, n), events)
     else:
         new = _stop(state, seat, events)
     return step_of(new, tuple(events))
