@@ -11,7 +11,7 @@ the boss (face 0) is worth 0 and is never a value (G2).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
@@ -32,6 +32,7 @@ __all__ = [
     "SameValue",
     "SumAtLeast",
     "card_triggers",
+    "compiled_hit",
     "counts",
 ]
 
@@ -201,3 +202,29 @@ CARDS: dict[str, Card] = _load_cards()
 def card_triggers(card_id: str, faces: Iterable[int]) -> bool:
     """True when ``faces`` trigger card ``card_id``. Raises ``KeyError`` on an unknown id."""
     return CARDS[card_id].triggers(faces)
+
+
+def compiled_hit(rule: Rule) -> Callable[[tuple[int, ...]], bool]:
+    """``rule.hit`` as one written-out expression of the face counts ``c`` (no generator, no
+    attribute read): ``compiled_hit(Run(length=2))`` is ``lambda c: 0 < c[1] and 0 < c[2] or …``.
+    Same answers as ``rule.hit`` for every counts tuple (RULINGS G2: the boss is never a value);
+    for the engine's hot path. Raises ``TypeError`` for an unknown rule type."""
+    if isinstance(rule, SumAtLeast):
+        expr = f"c[1] + 2 * c[2] + 3 * c[3] + 4 * c[4] + 5 * c[5] >= {rule.n}"
+    elif isinstance(rule, Run):
+        windows = [" and ".join(f"0 < c[{v + k}]" for k in range(rule.length)) for v in range(1, 7 - rule.length)]
+        expr = " or ".join(f"({w})" for w in windows)
+    elif isinstance(rule, OddCount):
+        expr = f"c[1] + c[3] + c[5] >= {rule.n}"
+    elif isinstance(rule, DistinctAtLeast):
+        expr = f"(0 < c[1]) + (0 < c[2]) + (0 < c[3]) + (0 < c[4]) + (0 < c[5]) >= {rule.n}"
+    elif isinstance(rule, SameValue):
+        expr = " or ".join(f"c[{v}] >= {rule.n}" for v in range(1, 6))
+    elif isinstance(rule, CountFace):
+        expr = f"c[{rule.face}] >= {rule.n}"
+    elif isinstance(rule, AnyFace):
+        expr = " or ".join(f"0 < c[{f}]" for f in rule.faces)
+    else:
+        raise TypeError(f"unknown rule {type(rule).__name__}")
+    fn: Callable[[tuple[int, ...]], bool] = eval(f"lambda c: {expr}")  # built from validated ints only
+    return fn

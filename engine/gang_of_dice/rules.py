@@ -39,7 +39,10 @@ Events (public unless noted; seats are ints)
 dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, card, faces} ·
 ``god.stop`` {seat, score, faces} · ``god.win`` {winner, score, dice} · ``god.carry`` {dice} ·
 ``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
-Marks produce no event.
+Marks produce no event. :meth:`GangOfDice.apply` builds the events of a commit, a reroll or a
+stop only when ``Step.events`` is first read (``_LazyStep``: the step is played again from the
+state before it with the dice it rolled, the events recorded), so a random playout or a
+search, which reads only the states, does not pay for them (issue 11 part 1).
 
 Chance
 ------
@@ -54,11 +57,13 @@ Twister seeded from the same text (``rng_for(state, "roll")``, drawn in bulk by
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from hashlib import blake2b
 from itertools import chain, compress, repeat
 from operator import add, lt, sub
-from typing import Any, TypeVar
+from typing import Any
 
 from engine.core import (
     Event,
@@ -69,7 +74,6 @@ from engine.core import (
     Step,
     event,
     hashed_draws,
-    replace_state,
     replacer,
     rng_draws,
     step_of,
@@ -90,7 +94,7 @@ from engine.gang_of_dice.actions import (
     decode,
     encode,
 )
-from engine.gang_of_dice.cards import CARDS, counts
+from engine.gang_of_dice.cards import CARDS, compiled_hit, counts
 from engine.gang_of_dice.state import (
     BONUS_DICE,
     FACES,
@@ -99,16 +103,11 @@ from engine.gang_of_dice.state import (
     ROUNDS,
     GangOfDiceState,
     Status,
-    best_seat,
-    score_of,
     starting_stock,
 )
 from engine.gang_of_dice.view import GangOfDiceView, outcome_of, view_of
 
 __all__ = ["GangOfDice", "apply_with_faces", "roll_faces", "round_order", "scripted_setup"]
-
-_T = TypeVar("_T")
-
 
 def roll_faces(state: GangOfDiceState, n: int) -> Sequence[int]:
     """``n`` random faces (0 = boss, 1–5) of a roll made from ``state`` (``docs/rules/gang-of-dice.md``,
@@ -121,8 +120,17 @@ def roll_faces(state: GangOfDiceState, n: int) -> Sequence[int]:
     return any sequence of ints.
     """
     if state.rules >= 3:
+        # hashed_draws' first block, inlined (up to ~63 dice): the same bytes
+        out = blake2b(b"%d:%d:roll" % (state.seed, state.version)).digest().translate(_SIX, _SIX_REJECTED)
+        if 0 < n <= len(out):
+            return out[:n]
         return hashed_draws(state, "roll", n, 6)
     return rng_draws(state, "roll", n, 6)
+
+
+#: ``core.hashed_draws``' tables for dice: byte ``b`` -> ``b % 6``; bytes 252-255 rejected.
+_SIX = bytes(b % 6 for b in range(256))
+_SIX_REJECTED = bytes(range(252, 256))
 
 
 def _live_from(start: int, players: int, status: tuple[Status, ...]) -> tuple[int, ...]:
@@ -145,37 +153,34 @@ def round_order(state: GangOfDiceState, round_no: int, status: tuple[Status, ...
     return _live_from((state.order[0] + 1) % n, n, status)
 
 
-def _set(t: tuple[_T, ...], i: int, v: _T) -> tuple[_T, ...]:
-    return t[:i] + (v,) + t[i + 1:]
-
-
 #: ``to_act`` answers and private event audiences, shared (seats 0..3).
 _NOBODY: frozenset[int] = frozenset()
 _ONLY: tuple[frozenset[int], ...] = tuple(frozenset((s,)) for s in range(4))
+
+
+def _putter(n: int, i: int) -> Callable[[tuple[Any, ...], Any], tuple[Any, ...]]:
+    """``lambda t, v: t[:i] + (v,) + t[i + 1:]`` for tuples of length ``n``, written out
+    (``(t[0], v, t[2])``): one tuple built instead of three."""
+    items = ", ".join("v" if k == i else f"t[{k}]" for k in range(n))
+    fn: Callable[[tuple[Any, ...], Any], tuple[Any, ...]] = eval(f"lambda t, v: ({items},)")  # built from ints only
+    return fn
+
+
+#: ``_PUT[n][i](t, v)``: the tuple ``t`` of length ``n`` (a per-seat tuple; 6 = marks per face) with
+#: entry ``i`` set to ``v``.
+_PUT: tuple[tuple[Callable[[tuple[Any, ...], Any], tuple[Any, ...]], ...], ...] = tuple(
+    tuple(_putter(n, i) for i in range(n)) for n in range(7))
 
 # One copy per step, by straight-line code (engine.core.replacer): the fields each kind of step sets.
 _marked = replacer(GangOfDiceState, "version", "marks")
 _rolled = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
                    "phase", "status")
-_new_round = replacer(GangOfDiceState, "round", "order", "turn", "phase", "committed", "faces", "rolls", "status",
-                      "marks", "table", "carried", "bonus", "bonus_total", "stocks", "removed")
+_new_round = replacer(GangOfDiceState, "version", "round", "order", "turn", "phase", "committed", "faces", "rolls",
+                      "status", "marks", "table", "carried", "bonus", "bonus_total", "stocks", "removed")
 _next_turn = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
                       "phase", "status", "turn")
-
-
-def _fresh_round(state: GangOfDiceState, round_no: int, status: tuple[Status, ...],
-                 events: list[Event], stocks: tuple[int, ...], removed: int, table: int) -> GangOfDiceState:
-    """Start round ``round_no`` (order, bonus dice, reset rolls) after ``state``'s round, whose
-    resolution left ``stocks``, ``removed`` and ``table`` dice (one copy of the state)."""
-    n = state.players
-    status = tuple("out" if s == "out" else "waiting" for s in status)
-    bonus = BONUS_DICE.get(round_no, 0)
-    events.append(event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
-    if bonus:
-        events.append(event("god.bonus", {"round": round_no, "dice": bonus}))
-    return _new_round(state, round_no, round_order(state, round_no, status), 0, "commit", (0,) * n, ((),) * n,
-                      (0,) * n, status, NO_MARKS, table + bonus, table, bonus, state.bonus_total + bonus, stocks,
-                      removed)
+_game_over = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
+                      "phase", "status", "removed")
 
 
 #: The last roll whose face counts were asked for, and its counts (one entry, by identity: the
@@ -213,72 +218,73 @@ def _is_legal(state: GangOfDiceState, seat: int, action: object) -> bool:
     return kind is Stop
 
 
-def _roll_legal(faces: tuple[int, ...], marks: tuple[int, ...], can_reroll: bool) -> tuple[GangOfDiceAction, ...]:
-    """The roll phase's legal actions (see :meth:`GangOfDice.legal_actions`), built in C:
-    a mark for each face with unmarked dice, an unmark for each marked face."""
-    last = _last_counts
-    c = last[1] if last[0] is faces else _counts_of(faces)
-    if marks == NO_MARKS:
-        return (*compress(MARKS, c), STOP)
-    out: tuple[GangOfDiceAction, ...] = (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks))
-    return out + _REROLL_STOP if can_reroll else out + _STOP_ONLY
+def _commit(state: GangOfDiceState, seat: int, n: int, rolled: Sequence[int],
+            ev: list[Event] | None) -> GangOfDiceState:
+    """``seat`` commits ``n`` dice (legal) and rolls them: ``rolled`` (``n`` faces, from
+    :func:`roll_faces` or scripted); ``ev`` (``None`` = not recorded) receives the step's events."""
+    put = _PUT[state.players][seat]
+    stock = state.stocks[seat] - n
+    faces = tuple(sorted(rolled))
+    if ev is not None:
+        ev.append(event("god.commit", {"seat": seat, "dice": n}))
+        ev.append(event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat]))
+    return _after_roll(state, seat, put, n, faces, counts(faces) if n <= 10 else _sorted_counts(faces),
+                       put(state.stocks, stock), put(state.committed, n), state.table + n, ev)
 
 
-_REROLL_STOP: tuple[GangOfDiceAction, ...] = (REROLL, STOP)
-_STOP_ONLY: tuple[GangOfDiceAction, ...] = (STOP,)
+def _sorted_counts(faces: tuple[int, ...]) -> tuple[int, ...]:
+    """``counts(faces)`` of a sorted roll, from where each face starts (cheaper for big rolls)."""
+    a = bisect_left(faces, 1)
+    b = bisect_left(faces, 2, a)
+    c = bisect_left(faces, 3, b)
+    d = bisect_left(faces, 4, c)
+    e = bisect_left(faces, 5, d)
+    return (a, b - a, c - b, d - c, e - d, len(faces) - e)
 
 
-def _step(state: GangOfDiceState, seat: int, action: GangOfDiceAction, forced: Iterable[int] | None) -> Step[GangOfDiceState]:
-    """Apply a legal ``action`` of ``seat``; ``forced`` = faces of the roll it makes (commits and
-    rerolls only; ``None`` = roll with :func:`roll_faces`). Raises :class:`IllegalAction` on bad
-    faces. A step copies the state once (a :func:`~engine.core.replacer` per kind of step)."""
+def _reroll(state: GangOfDiceState, seat: int, rolled: Sequence[int],
+            ev: list[Event] | None) -> GangOfDiceState:
+    """``seat`` rerolls its marked dice (legal): they leave the roll and show ``rolled`` (one
+    face per marked die, from :func:`roll_faces` or scripted)."""
+    marks = state.marks
+    n = len(rolled)
+    kept = map(sub, _counts_of(state.faces[seat]), marks)
+    c = tuple(map(add, kept, counts(rolled)))
+    return _after_roll(state, seat, _PUT[state.players][seat], n, tuple(chain.from_iterable(map(repeat, FACES, c))),
+                       c, state.stocks, state.committed, state.table, ev)
+
+
+def _after_roll(state: GangOfDiceState, seat: int, put: Callable[[tuple[Any, ...], Any], tuple[Any, ...]], n: int,
+                faces: tuple[int, ...], c: tuple[int, ...], stocks: tuple[int, ...], committed: tuple[int, ...],
+                table: int, ev: list[Event] | None) -> GangOfDiceState:
+    """The state after ``seat`` rolled ``n`` dice, its roll now ``faces`` (face counts ``c``):
+    the card checked (G3), then the turn goes on or ends."""
     global _last_counts
-    v = state.version + 1
-    kind = type(action)
-    if forced is not None and kind is not Commit and kind is not Reroll:
-        raise IllegalAction("only commits and rerolls roll dice")
-    if kind is Mark or kind is Unmark:
-        face = action.face  # type: ignore[union-attr]
-        marks = state.marks
-        return step_of(_marked(state, v, marks[:face] + (marks[face] + (1 if kind is Mark else -1),) + marks[face + 1:]))
-    stocks, committed, table, all_faces, rolls = state.stocks, state.committed, state.table, state.faces, state.rolls
-    if kind is Stop:
-        faces = all_faces[seat]
-        return _end_turn(state, seat, v, [], stocks, committed, table, all_faces, rolls, faces,
-                         triggered=state.card.rule.hit(_counts_of(faces)))
-    if kind is Commit:
-        n = action.dice  # type: ignore[union-attr]
-        stock = stocks[seat] - n
-        stocks = stocks[:seat] + (stock,) + stocks[seat + 1:]
-        committed = committed[:seat] + (n,) + committed[seat + 1:]
-        table += n
-        events = [event("god.commit", {"seat": seat, "dice": n}),
-                  event("god.stock", {"seat": seat, "stock": stock}, _ONLY[seat])]
-        rolled = roll_faces(state, n) if forced is None else _forced(forced, n)
-        faces = tuple(sorted(rolled))
-        c = counts(rolled if type(rolled) is bytes else faces)
-    else:  # a reroll: the marked dice leave the roll and are rolled again
-        events = []
-        marks = state.marks
-        n = sum(marks)
-        kept = tuple(map(sub, _counts_of(all_faces[seat]), marks))
-        c = tuple(map(add, kept, counts(roll_faces(state, n) if forced is None else _forced(forced, n))))
-        faces = tuple(chain.from_iterable(map(repeat, FACES, c)))
     _last_counts = (faces, c)
-    roll_no = rolls[seat] + 1
-    events.append(event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
-    all_faces = all_faces[:seat] + (faces,) + all_faces[seat + 1:]
-    rolls = rolls[:seat] + (roll_no,) + rolls[seat + 1:]
-    card = state.card
-    if card.colour == "yellow" and card.rule.hit(c):  # G3: yellow, after every roll
-        return _end_turn(state, seat, v, events, stocks, committed, table, all_faces, rolls, faces, triggered=True)
+    roll_no = state.rolls[seat] + 1
+    if ev is not None:
+        ev.append(event("god.roll", {"seat": seat, "roll": roll_no, "dice": n, "faces": list(faces)}))
+    all_faces = put(state.faces, faces)
+    rolls = put(state.rolls, roll_no)
+    yellow, hit = _CHECKS[state.deck[state.round - 1]]
+    if yellow and hit(c):  # G3: yellow, after every roll
+        return _end_turn(state, seat, put, ev, stocks, committed, table, all_faces, rolls, faces, True)
     if roll_no >= MAX_ROLLS:  # the third roll is final
-        return _end_turn(state, seat, v, events, stocks, committed, table, all_faces, rolls, faces,
-                         triggered=card.rule.hit(c))
-    status = state.status
-    status = status[:seat] + ("rolling",) + status[seat + 1:]
-    return step_of(_rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll", status),
-                tuple(events))
+        return _end_turn(state, seat, put, ev, stocks, committed, table, all_faces, rolls, faces, hit(c))
+    return _rolled(state, state.version + 1, stocks, committed, table, all_faces, rolls, NO_MARKS, "roll",
+                   put(state.status, "rolling"))
+
+
+def _stop(state: GangOfDiceState, seat: int, ev: list[Event] | None) -> GangOfDiceState:
+    """``seat`` keeps its roll: the card is checked (black cards: now, G3) and the turn ends."""
+    faces = state.faces[seat]
+    return _end_turn(state, seat, _PUT[state.players][seat], ev, state.stocks, state.committed, state.table,
+                     state.faces, state.rolls, faces, _CHECKS[state.deck[state.round - 1]][1](_counts_of(faces)))
+
+
+#: Per card id: is it yellow (checked after every roll, G3), and its rule (``cards.compiled_hit``).
+_CHECKS: dict[str, tuple[bool, Callable[[tuple[int, ...]], bool]]] = {
+    key: (card.colour == "yellow", compiled_hit(card.rule)) for key, card in CARDS.items()}
 
 
 def _forced(forced: Iterable[int], n: int) -> tuple[int, ...]:
@@ -290,54 +296,174 @@ def _forced(forced: Iterable[int], n: int) -> tuple[int, ...]:
     return new
 
 
-def _end_turn(state: GangOfDiceState, seat: int, v: int, events: list[Event], stocks: tuple[int, ...],
-              committed: tuple[int, ...], table: int, all_faces: tuple[tuple[int, ...], ...], rolls: tuple[int, ...],
-              faces: tuple[int, ...], triggered: bool) -> Step[GangOfDiceState]:
-    """Finish ``seat``'s turn (stopped or triggered, its roll ``faces``) with the step's new
-    version ``v`` and per-seat tuples, then the next turn or the round's end."""
-    status = state.status
-    status = status[:seat] + ("triggered" if triggered else "stopped",) + status[seat + 1:]
-    if triggered:
-        events.append(event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
-    else:
-        events.append(event("god.stop", {"seat": seat, "score": sum(faces), "faces": list(faces)}))
-    if state.turn + 1 < len(state.order):
-        return step_of(_next_turn(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, "commit", status,
-                               state.turn + 1), tuple(events))
-    ended = _rolled(state, v, stocks, committed, table, all_faces, rolls, NO_MARKS, state.phase, status)
-    return step_of(_resolve_round(ended, events), tuple(events))
+def _end_turn(state: GangOfDiceState, seat: int, put: Callable[[tuple[Any, ...], Any], tuple[Any, ...]],
+              ev: list[Event] | None, stocks: tuple[int, ...], committed: tuple[int, ...], table: int,
+              all_faces: tuple[tuple[int, ...], ...], rolls: tuple[int, ...], faces: tuple[int, ...],
+              triggered: bool) -> GangOfDiceState:
+    """Finish ``seat``'s turn (stopped or triggered, its roll ``faces``) with the step's per-seat
+    tuples, then the next turn or the round's end."""
+    status = put(state.status, "triggered" if triggered else "stopped")
+    if ev is not None:
+        if triggered:
+            ev.append(event("god.trigger", {"seat": seat, "card": state.deck[state.round - 1], "faces": list(faces)}))
+        else:
+            ev.append(event("god.stop", {"seat": seat, "score": sum(faces), "faces": list(faces)}))
+    turn = state.turn + 1
+    if turn < len(state.order):
+        return _next_turn(state, state.version + 1, stocks, committed, table, all_faces, rolls, NO_MARKS, "commit",
+                          status, turn)
+    return _resolve_round(state, ev, stocks, committed, table, all_faces, rolls, status)
 
 
-def _resolve_round(state: GangOfDiceState, events: list[Event]) -> GangOfDiceState:
-    """Pay the round's winner (G5) or carry / remove the table (G6), eliminate (G7), go on."""
-    stocks = list(state.stocks)
-    status = list(state.status)
-    pot = state.table
-    table = 0
+def _resolve_round(state: GangOfDiceState, ev: list[Event] | None, stocks: tuple[int, ...],
+                   committed: tuple[int, ...], pot: int, all_faces: tuple[tuple[int, ...], ...],
+                   rolls: tuple[int, ...], status: tuple[Status, ...]) -> GangOfDiceState:
+    """The round of ``state`` is played (its last turn left these per-seat tuples and ``pot``
+    dice on the table): pay the winner (G5) or carry / remove the table (G6), eliminate (G7),
+    then the next round or the end (the step's one copy of the state)."""
+    order = state.order
     removed = state.removed
-    winner = best_seat(state)
-    if winner is not None:
-        stocks[winner] += pot
-        events.append(event("god.win", {"winner": winner, "score": score_of(state.faces[winner]), "dice": pot}))
-        events.append(event("god.stock", {"seat": winner, "stock": stocks[winner]}, _ONLY[winner]))
+    table = 0
+    # best_seat (G5): higher score, then more dice committed, then the earlier roller
+    winner = -1
+    best = (-1, -1)
+    for s in order:
+        if status[s] == "stopped":
+            key = (sum(all_faces[s]), committed[s])
+            if key > best:
+                winner, best = s, key
+    if winner >= 0:
+        stock = stocks[winner] + pot
+        stocks = _PUT[state.players][winner](stocks, stock)
+        if ev is not None:
+            ev.append(event("god.win", {"winner": winner, "score": best[0], "dice": pot}))
+            ev.append(event("god.stock", {"seat": winner, "stock": stock}, _ONLY[winner]))
     elif state.round < ROUNDS:
         table = pot
-        events.append(event("god.carry", {"dice": pot}))
+        if ev is not None:
+            ev.append(event("god.carry", {"dice": pot}))
     else:
         removed += pot
-        events.append(event("god.removed", {"dice": pot}))
-    for s in state.order:
-        if stocks[s] == 0:
-            status[s] = "out"
-            events.append(event("god.eliminated", {"seat": s}))
-    live = [s for s in range(state.players) if status[s] != "out"]
-    final = tuple(stocks)
-    if state.round >= ROUNDS or len(live) < 2:
-        out = outcome_of(final)
-        events.append(event("god.end", {"winners": list(out.winners), "stocks": list(stocks)}))
-        return replace_state(state, stocks=final, removed=removed, table=table, phase="over", status=tuple(status),
-                             marks=NO_MARKS)
-    return _fresh_round(state, state.round + 1, tuple(status), events, final, removed, table)
+        if ev is not None:
+            ev.append(event("god.removed", {"dice": pot}))
+    if 0 in stocks:
+        out = list(status)
+        for s in order:
+            if stocks[s] == 0:
+                out[s] = "out"
+                if ev is not None:
+                    ev.append(event("god.eliminated", {"seat": s}))
+        status = tuple(out)
+    if state.round >= ROUNDS or len(status) - status.count("out") < 2:
+        if ev is not None:
+            ev.append(event("god.end", {"winners": list(outcome_of(stocks).winners), "stocks": list(stocks)}))
+        return _game_over(state, state.version + 1, stocks, committed, table, all_faces, rolls, NO_MARKS, "over",
+                          status, removed)
+    round_no = state.round + 1
+    n = state.players
+    status = _WAITING[n] if "out" not in status else tuple(_OUT if s == "out" else _WAIT for s in status)
+    bonus = BONUS_DICE.get(round_no, 0)
+    if ev is not None:
+        ev.append(event("god.round", {"round": round_no, "card": state.deck[round_no - 1]}))
+        if bonus:
+            ev.append(event("god.bonus", {"round": round_no, "dice": bonus}))
+    return _new_round(state, state.version + 1, round_no, round_order(state, round_no, status), 0, "commit",
+                      _ZEROS[n], _NO_FACES[n], _ZEROS[n], status, NO_MARKS, table + bonus, table, bonus,
+                      state.bonus_total + bonus, stocks, removed)
+
+
+_OUT: Status = "out"
+_WAIT: Status = "waiting"
+#: Per seat count: every seat waiting, zeros, empty rolls (shared tuples of a new round).
+_WAITING: tuple[tuple[Status, ...], ...] = tuple((_WAIT,) * n for n in range(5))
+_ZEROS: tuple[tuple[int, ...], ...] = tuple((0,) * n for n in range(5))
+_NO_FACES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(((),) * n for n in range(5))
+
+
+#: A new game's state is a copy of this one (every other field at its default: version 0, round
+#: 1, turn 0, the commit phase, nothing marked nor on the table) with the dealt fields set.
+_UNDEALT = GangOfDiceState(seed=0, players=0, deck=(), first=0, order=(), stocks=(), committed=(), faces=(),
+                           rolls=(), status=())
+_dealt = replacer(GangOfDiceState, "seed", "players", "rules", "deck", "first", "order", "stocks", "committed",
+                  "faces", "rolls", "status")
+
+
+class _LazyStep(Step[GangOfDiceState]):
+    """The :class:`~engine.core.Step` of :meth:`GangOfDice.apply` for a commit, a reroll or a
+    stop: ``events`` are built when first read (then kept), by playing the step again from the
+    state before it with the dice it rolled (kept), the events recorded: the events the step
+    produced. A random playout or a search never reads them and does not pay for them.
+    Compares, hashes and pickles as the plain ``Step(state, events)``."""
+
+    __slots__ = ("_before", "_action", "_rolled")
+    _before: GangOfDiceState
+    _action: GangOfDiceAction
+    _rolled: Sequence[int] | None
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The step's events, in order (built on first read)."""
+        try:
+            made: tuple[Event, ...] = _get_events(self)
+        except AttributeError:
+            made = _replayed_events(self._before, self._action, self._rolled)
+            _set_events(self, made)
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.state, self.events) == (other.state, other.events)
+
+    __hash__ = Step.__hash__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Step, (self.state, self.events))
+
+
+_get_events = getattr(Step, "events").__get__  # noqa: B009 (the slot descriptor of the base class)
+_set_events = getattr(Step, "events").__set__  # noqa: B009
+
+
+class _LazyStepDraft(Step[GangOfDiceState]):
+    """Same layout as :class:`_LazyStep`, mutable (``object.__setattr__``): :func:`_lazy` fills
+    one and makes it a ``_LazyStep`` by ``__class__`` assignment (as ``core.step_of``)."""
+
+    __slots__ = ("_before", "_action", "_rolled")
+    __setattr__ = object.__setattr__
+
+
+def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAction,
+          rolled: Sequence[int] | None) -> Step[GangOfDiceState]:
+    """The step to ``state`` made by ``action`` from ``before``, which rolled ``rolled`` (``None``
+    for a stop); its events are built when read."""
+    made: Any = _new_object(_LazyStepDraft)
+    made.state = state
+    made._before = before
+    made._action = action
+    made._rolled = rolled
+    made.__class__ = _LazyStep
+    step: Step[GangOfDiceState] = made
+    return step
+
+
+_new_object = object.__new__
+
+
+def _replayed_events(state: GangOfDiceState, action: GangOfDiceAction, rolled: Sequence[int] | None
+                     ) -> tuple[Event, ...]:
+    """The events of the (legal) commit, reroll or stop ``action`` of the seat to act in
+    ``state``, whose roll gave ``rolled``."""
+    events: list[Event] = []
+    seat = state.order[state.turn]
+    kind = type(action)
+    if kind is Commit:
+        _commit(state, seat, action.dice, rolled, events)  # type: ignore[arg-type, union-attr]
+    elif kind is Reroll:
+        _reroll(state, seat, rolled, events)  # type: ignore[arg-type]
+    else:
+        _stop(state, seat, events)
+    return tuple(events)
 
 
 class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
@@ -363,18 +489,16 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         """
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Gang of Dice needs 2 to 4 players, not {players}")
-        self.parse_options(options)
+        if options:  # an empty dict or None: the defaults, nothing to validate
+            self.parse_options(options)
         rng = random.Random(f"gang-of-dice:{seed}:setup")
         deck = list(CARDS)
         rng.shuffle(deck)
         first = rng.randrange(players)
-        waiting: Status = "waiting"
-        status = (waiting,) * players
-        return GangOfDiceState(
-            seed=seed, players=players, rules=self.rules_version, deck=tuple(deck), first=first,
-            order=_live_from(first, players, status), stocks=(starting_stock(players),) * players,
-            committed=(0,) * players, faces=((),) * players, rolls=(0,) * players, status=status,
-        )
+        status = _WAITING[players]
+        return _dealt(_UNDEALT, seed, players, self.rules_version, tuple(deck), first,
+                      _live_from(first, players, status), (starting_stock(players),) * players, _ZEROS[players],
+                      _NO_FACES[players], _ZEROS[players], status)
 
     def to_act(self, state: GangOfDiceState) -> frozenset[int]:
         """The single seat whose turn it is; empty when the game is over."""
@@ -386,11 +510,21 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         """Commits of 1..stock dice in the commit phase; after a roll the marks, unmarks, the
         reroll (something marked, fewer than 3 rolls) and stop, in that order."""
         phase = state.phase
-        if phase == "over" or seat != state.order[state.turn]:
-            return ()
-        if phase == "commit":
+        if phase == "roll":
+            if seat != state.order[state.turn]:
+                return ()
+            faces = state.faces[seat]
+            last = _last_counts
+            c = last[1] if last[0] is faces else _counts_of(faces)
+            marks = state.marks
+            if marks is NO_MARKS or marks == NO_MARKS:
+                return (*compress(MARKS, c), STOP)
+            if state.rolls[seat] < MAX_ROLLS:
+                return (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks), REROLL, STOP)
+            return (*compress(MARKS, map(lt, marks, c)), *compress(UNMARKS, marks), STOP)
+        if phase == "commit" and seat == state.order[state.turn]:
             return commits(state.stocks[seat])
-        return _roll_legal(state.faces[seat], state.marks, state.rolls[seat] < MAX_ROLLS)
+        return ()
 
     def apply(self, state: GangOfDiceState, actions: Mapping[int, GangOfDiceAction]) -> Step[GangOfDiceState]:
         """Apply the acting seat's action; rolls come from :func:`roll_faces`.
@@ -405,20 +539,30 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
             raise IllegalAction(f"expected actions from seats [{seat}], got {sorted(actions)}")
         action = actions[seat]
         kind = type(action)
-        if (kind is Mark or kind is Unmark) and phase == "roll":  # the commonest steps, inlined
-            face = action.face  # type: ignore[union-attr]
-            marks = state.marks
-            if 0 <= face <= 5:
-                had = marks[face]
-                if kind is Unmark:
-                    if had > 0:
-                        return step_of(_marked(state, state.version + 1, marks[:face] + (had - 1,) + marks[face + 1:]))
-                elif had < _counts_of(state.faces[seat])[face]:
-                    return step_of(_marked(state, state.version + 1, marks[:face] + (had + 1,) + marks[face + 1:]))
-            raise IllegalAction(f"seat {seat}: that action is not legal now")
-        if not _is_legal(state, seat, action):
-            raise IllegalAction(f"seat {seat}: that action is not legal now")
-        return _step(state, seat, action, None)
+        if phase == "roll":
+            if kind is Mark or kind is Unmark:  # the commonest steps, inlined
+                face = action.face  # type: ignore[union-attr]
+                marks = state.marks
+                if 0 <= face <= 5:
+                    had = marks[face]
+                    if kind is Unmark:
+                        if had > 0:
+                            return step_of(_marked(state, state.version + 1, _PUT[6][face](marks, had - 1)))
+                    else:
+                        faces = state.faces[seat]
+                        last = _last_counts
+                        if had < (last[1] if last[0] is faces else _counts_of(faces))[face]:
+                            return step_of(_marked(state, state.version + 1, _PUT[6][face](marks, had + 1)))
+            elif kind is Stop:
+                return _lazy(_stop(state, seat, None), state, action, None)
+            elif kind is Reroll and state.marks != NO_MARKS and state.rolls[seat] < MAX_ROLLS:
+                rolled = roll_faces(state, sum(state.marks))
+                return _lazy(_reroll(state, seat, rolled, None), state, action, rolled)
+        elif kind is Commit and 1 <= action.dice <= state.stocks[seat]:  # type: ignore[union-attr]
+            n = action.dice  # type: ignore[union-attr]
+            rolled = roll_faces(state, n)
+            return _lazy(_commit(state, seat, n, rolled, None), state, action, rolled)
+        raise IllegalAction(f"seat {seat}: that action is not legal now")
 
     def view(self, state: GangOfDiceState, seat: int | None) -> GangOfDiceView:
         """The typed view of ``seat`` (``None`` = public); see :mod:`engine.gang_of_dice.view`."""
@@ -476,7 +620,21 @@ def apply_with_faces(state: GangOfDiceState, action: GangOfDiceAction | str,
         raise IllegalAction("the game is over")
     if not _is_legal(state, seat, act):
         raise IllegalAction(f"seat {seat}: that action is not legal now")
-    return _step(state, seat, act, faces)
+    kind = type(act)
+    if faces is not None and kind is not Commit and kind is not Reroll:
+        raise IllegalAction("only commits and rerolls roll dice")
+    if kind is Mark or kind is Unmark:
+        return GangOfDice.apply(GangOfDice(), state, {seat: act})
+    events: list[Event] = []
+    if kind is Commit:
+        n = act.dice  # type: ignore[union-attr]
+        new = _commit(state, seat, n, roll_faces(state, n) if faces is None else _forced(faces, n), events)
+    elif kind is Reroll:
+        n = sum(state.marks)
+        new = _reroll(state, seat, roll_faces(state, n) if faces is None else _forced(faces, n), events)
+    else:
+        new = _stop(state, seat, events)
+    return step_of(new, tuple(events))
 
 
 def scripted_setup(players: int, *, cards: Iterable[str] = (), first: int = 0,
