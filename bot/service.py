@@ -679,6 +679,10 @@ class TableService:
         ``source`` (``user``, ``ai``, ``timeout``) goes to the action log. Returns ``("applied",
         view, events)`` or ``("buffered", view, [])``. Raises ``err.not_your_turn``,
         ``err.illegal``. Used by :meth:`submit`, the scheduler and the driver.
+
+        The choice of a one-seat step is checked by ``Game.apply`` itself (the engine contract:
+        ``IllegalAction`` for an action not legal now, nothing changed), so the seat's legal
+        actions are not listed first; a choice of a simultaneous step is checked here.
         """
         game = live.game
         to_act = game.to_act(live.state)
@@ -688,11 +692,11 @@ class TableService:
             action = game.decode(code)
         except IllegalAction:
             raise ServiceError("err.illegal") from None
-        if action not in game.legal_actions(live.state, seat):
-            raise ServiceError("err.illegal")
         if len(to_act) == 1:
             events = await self._apply(live, {seat: action}, source)
             return "applied", live.view(), events
+        if action not in game.legal_actions(live.state, seat):
+            raise ServiceError("err.illegal")
         chosen = {**live.pending, seat: code}
         if set(chosen) >= to_act:  # the last choice: stored with the step (no pending row)
             actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
@@ -708,11 +712,15 @@ class TableService:
         deadline or none, the pending choices cleared; the result and ratings too when the game
         ends), before anyone is told; only then update the cache (nothing there can fail).
 
-        Raises :class:`storage.base.VersionConflict` when the stored table moved (another
+        Raises ``ServiceError("err.illegal")`` when ``Game.apply`` refuses an action (nothing
+        stored), :class:`storage.base.VersionConflict` when the stored table moved (another
         writer): nothing is stored and the cached table is dropped (reloaded on next touch)."""
         game = live.game
         row = live.row
-        step = game.apply(live.state, actions)
+        try:
+            step = game.apply(live.state, actions)  # checks that every action is legal now
+        except IllegalAction:
+            raise ServiceError("err.illegal") from None
         now = self.clock.now()
         events = list(step.events)
         outcome = game.outcome(step.state)
