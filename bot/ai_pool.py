@@ -29,6 +29,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -87,7 +88,9 @@ def _lower_priority() -> None:
     keeps the core until the scheduler's next decision, up to a few milliseconds: a click's
     answer would wait that long). Also :data:`WORKER_NICENESS`, the fallback elsewhere. A
     strong move still ends on time: its think time is wall-clock, it searches less on a busy
-    machine. Refusals by the platform are ignored."""
+    machine. Refusals by the platform are ignored. Workers ignore SIGINT: a Ctrl-C in the
+    terminal is the parent's to handle (it asks before leaving), not a traceback per worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.nice(WORKER_NICENESS)
     except (AttributeError, OSError):  # pragma: no cover - not on Linux

@@ -148,7 +148,7 @@ def test_log_lines_name_every_discarded_token_when_the_event_gives_them():
                                      "The Moon token on The Night Owl is discarded with it.")
     discarded = Event("ms.ev.discarded", {"seat": 0, "n": 2, "slots": {"s1": 1, f"c{baker}": 1}})
     assert P.event(discarded, en) == "🌙 Ann discards 2 Moon tokens: 1 from Speakeasy bonus 2, 1 from The Baker."
-    assert P.event(discarded, fr) == "🌙 Ann défausse 2 jetons Lune : 1 sur bonus 2 du bar, 1 sur La Boulangère."
+    assert P.event(discarded, fr) == "🌙 Ann défausse 2 jetons Lune : 1 sur le bonus 2 du bar, 1 sur La Boulangère."
     replaced = Event("ms.ev.replace", {"seat": 1, "card": C["The Cook"], "old": baker, "tokens": 2})
     assert P.event(replaced, en) == ("🔄 IA 1 replaces The Baker with The Cook; "
                                      "the 2 Moon tokens on The Baker are discarded.")
@@ -171,8 +171,8 @@ def test_public_log_of_a_real_validation_names_every_discarded_token():
     ]
     assert public_lines(step, "fr", *keys) == [
         "✅ Ann valide Le Noctambule (2 🌙 à défausser) et a maintenant 0 point. "
-        "Le jeton Lune posé sur Le Noctambule est défaussé avec elle.",
-        "🌙 Ann défausse 1 jeton Lune : 1 sur bonus 2 du bar.",
+        "Le jeton Lune posé sur Le Noctambule est défaussé avec la carte.",
+        "🌙 Ann défausse 1 jeton Lune : 1 sur le bonus 2 du bar.",
     ]
 
 
@@ -185,7 +185,7 @@ def test_public_log_of_a_real_chosen_discard_names_both_slots():
     assert public_lines(step, "en", "ms.ev.discarded") == [
         "🌙 Ann discards 2 Moon tokens: 1 from Speakeasy bonus 2, 1 from The Baker."]
     assert public_lines(step, "fr", "ms.ev.discarded") == [
-        "🌙 Ann défausse 2 jetons Lune : 1 sur bonus 2 du bar, 1 sur La Boulangère."]
+        "🌙 Ann défausse 2 jetons Lune : 1 sur le bonus 2 du bar, 1 sur La Boulangère."]
 
 
 def test_public_log_of_a_real_replacement_says_the_tokens_go_with_the_old_client():

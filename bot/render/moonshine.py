@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator, colon
+from bot.i18n import Translator, colon, plural_category
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
 from bot.render.style import Colour, label, plain
@@ -274,10 +274,13 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if lower and vx < x1 - 100:
         _icons(c, lower[: max(0, (x1 - vx - 20) // (_ICON + 6))], vx + 10, c.y + 2)
     c.y += style.SMALL + 14
-    moon_word = label(t, "moon")
-    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_word)) for p in seat["pending"]]
+    def moon_words(n: int) -> str:
+        """The Moon-token word for a count ``n`` (singular for CLDR "one": English 1, French 0-1)."""
+        return label(t, "moon" if plural_category(t.lang, n) == "one" else "moons")
+
+    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_words(p["n"]))) for p in seat["pending"]]
     if seat.get("lose"):
-        pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_word)))
+        pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_words(seat["lose"]))))
     if pending and view["phase"] != "over":
         c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(pending)), style.SMALL, style.MUTED,
                max_w=x1 - x0 - 28)
