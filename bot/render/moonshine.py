@@ -278,7 +278,9 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
         """The Moon-token word for a count ``n`` (singular for CLDR "one": English 1, French 0-1)."""
         return label(t, "moon" if plural_category(t.lang, n) == "one" else "moons")
 
-    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_words(p["n"]))) for p in seat["pending"]]
+    # "placing a 🌙" places one token; "discarding {n} 🌙" counts them
+    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_words(p["n"] if p["kind"] == "discard" else 1)))
+               for p in seat["pending"]]
     if seat.get("lose"):
         pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_words(seat["lose"]))))
     if pending and view["phase"] != "over":
