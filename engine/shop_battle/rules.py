@@ -291,32 +291,26 @@ def _deal_draws(seed: int, cards: int, players: int, picks: int) -> tuple[list[i
     gen = _new_generator(_random.Random)
     _seed_generator(gen, int.from_bytes(text + sha512(text).digest(), "big"))  # as random.Random(str)
     words = _words(gen, cards + cards // 2 + 16)
-    size, pos, shifts = len(words), 0, _SHIFTS
+    pos = 0
+
+    def below(n: int) -> int:
+        """``_randbelow(n)``: the top bits of the next words until one is below ``n``."""
+        nonlocal words, pos
+        shift = _SHIFTS[n]
+        while True:
+            if pos == len(words):
+                words += _words(gen, 64)
+            r: int = words[pos] >> shift
+            pos += 1
+            if r < n:
+                return r
+
     order = list(range(cards))
     for i in range(cards - 1, 0, -1):
-        n, shift = i + 1, shifts[i + 1]
-        while True:
-            if pos == size:
-                words += _words(gen, 64)
-                size = len(words)
-            r = words[pos] >> shift
-            pos += 1
-            if r < n:
-                break
+        r = below(i + 1)
         order[i], order[r] = order[r], order[i]
-    drawn: list[int] = []
     pool = list(range(players))
-    for n in (players, *range(players, players - picks, -1)):  # randrange, then sample's draws
-        shift = shifts[n]
-        while True:
-            if pos == size:
-                words += _words(gen, 64)
-                size = len(words)
-            r = words[pos] >> shift
-            pos += 1
-            if r < n:
-                break
-        drawn.append(r)
+    drawn = [below(n) for n in (players, *range(players, players - picks, -1))]  # randrange, then sample's draws
     sampled: list[int] = []
     for i, j in enumerate(drawn[1:]):  # sample(range(players), picks), the pool method
         sampled.append(pool[j])
