@@ -64,6 +64,7 @@ __all__ = [
     "Game",
     "GameOptions",
     "IllegalAction",
+    "LazyStep",
     "MAX_CODE_LEN",
     "Outcome",
     "State",
@@ -71,6 +72,7 @@ __all__ = [
     "View",
     "event",
     "ranks_from_scores",
+    "lazy_step",
     "step_of",
     "replace_state",
     "replacer",
@@ -230,6 +232,61 @@ def step_of(state: S, events: tuple[Event, ...] = ()) -> Step[S]:
     made.__class__ = Step
     result: Step[S] = made
     return result
+
+
+class LazyStep(Step[S]):
+    """A :class:`Step` whose ``events`` are made when first read, then kept (every read gives
+    the same tuple), from a recipe ``(function, *arguments)`` stored by :func:`lazy_step`: a
+    random playout or a search reads only states and does not pay for events (issue 11 part 1).
+    Compares equal to the plain ``Step(state, events)`` in both directions, hashes and pickles
+    (and copies) as it."""
+
+    __slots__ = ("_recipe",)
+    _recipe: tuple[Any, ...]
+
+    @property  # the Step field, made on first read
+    def events(self) -> tuple[Event, ...]:
+        """The step's events, in order (made from the recipe on first read)."""
+        try:
+            made: tuple[Event, ...] = _get_step_events(self)
+        except AttributeError:
+            recipe = self._recipe
+            made = recipe[0](*recipe[1:])
+            _set_step_events(self, made)
+            _set_lazy_recipe(self, ())
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.state, self.events) == (other.state, other.events)
+
+    __hash__ = Step.__hash__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Step, (self.state, self.events))
+
+
+class _LazyStepDraft(Step[Any]):
+    """Same layout as :class:`LazyStep`, mutable: :func:`lazy_step` fills one and makes it a LazyStep."""
+
+    __slots__ = ("_recipe",)
+    __setattr__ = object.__setattr__
+
+
+_get_step_events = getattr(Step, "events").__get__  # noqa: B009 (the slot descriptor of the base class)
+_set_lazy_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
+
+
+def lazy_step(state: S, *recipe: Any) -> Step[S]:
+    """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
+    (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
+    made: Any = _new_object(_LazyStepDraft)
+    made.state = state
+    made._recipe = recipe
+    made.__class__ = LazyStep
+    step: Step[S] = made
+    return step
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, car
 ``god.stop`` {seat, score, faces} · ``god.win`` {winner, score, dice} · ``god.carry`` {dice} ·
 ``god.removed`` {dice} · ``god.eliminated`` {seat} · ``god.end`` {winners (list), stocks (list)}.
 Marks produce no event. :meth:`GangOfDice.apply` builds the events of a commit, a reroll or a
-stop only when ``Step.events`` is first read (``_LazyStep``: the step is played again from the
+stop only when ``Step.events`` is first read (``core.LazyStep``: the step is played again from the
 state before it with the dice it rolled, the events recorded), so a random playout or a
 search, which reads only the states, does not pay for them (issue 11 part 1).
 
@@ -74,6 +74,7 @@ from engine.core import (
     Step,
     event,
     hashed_draws,
+    lazy_step,
     replacer,
     rng_draws,
     step_of,
@@ -388,66 +389,12 @@ _dealt = replacer(GangOfDiceState, "seed", "players", "rules", "deck", "first", 
                   "faces", "rolls", "status")
 
 
-class _LazyStep(Step[GangOfDiceState]):
-    """The :class:`~engine.core.Step` of :meth:`GangOfDice.apply` for a commit, a reroll or a
-    stop: ``events`` are built when first read (then kept), by playing the step again from the
-    state before it with the dice it rolled (kept), the events recorded: the events the step
-    produced. A random playout or a search never reads them and does not pay for them.
-    Compares, hashes and pickles as the plain ``Step(state, events)``."""
-
-    __slots__ = ("_before", "_action", "_rolled")
-    _before: GangOfDiceState
-    _action: GangOfDiceAction
-    _rolled: Sequence[int] | None
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        """The step's events, in order (built on first read)."""
-        try:
-            made: tuple[Event, ...] = _get_events(self)
-        except AttributeError:
-            made = _replayed_events(self._before, self._action, self._rolled)
-            _set_events(self, made)
-        return made
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Step):
-            return NotImplemented
-        return (self.state, self.events) == (other.state, other.events)
-
-    __hash__ = Step.__hash__
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Step, (self.state, self.events))
-
-
-_get_events = getattr(Step, "events").__get__  # noqa: B009 (the slot descriptor of the base class)
-_set_events = getattr(Step, "events").__set__  # noqa: B009
-
-
-class _LazyStepDraft(Step[GangOfDiceState]):
-    """Same layout as :class:`_LazyStep`, mutable (``object.__setattr__``): :func:`_lazy` fills
-    one and makes it a ``_LazyStep`` by ``__class__`` assignment (as ``core.step_of``)."""
-
-    __slots__ = ("_before", "_action", "_rolled")
-    __setattr__ = object.__setattr__
-
-
 def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAction,
           rolled: Sequence[int] | None) -> Step[GangOfDiceState]:
     """The step to ``state`` made by ``action`` from ``before``, which rolled ``rolled`` (``None``
-    for a stop); its events are built when read."""
-    made: Any = _new_object(_LazyStepDraft)
-    made.state = state
-    made._before = before
-    made._action = action
-    made._rolled = rolled
-    made.__class__ = _LazyStep
-    step: Step[GangOfDiceState] = made
-    return step
-
-
-_new_object = object.__new__
+    for a stop); its events are built when read (:class:`~engine.core.LazyStep`: the step is
+    played again from ``before`` with the dice it rolled, the events recorded)."""
+    return lazy_step(state, _replayed_events, before, action, rolled)
 
 
 def _replayed_events(state: GangOfDiceState, action: GangOfDiceAction, rolled: Sequence[int] | None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from engine.core import Event, Step, event, replacer
+from engine.core import Event, LazyStep, event, lazy_step, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
@@ -28,58 +28,6 @@ Record = tuple[str, Any, "frozenset[int] | None"]
 def built(records: Sequence[Record]) -> tuple[Event, ...]:
     """The :class:`~engine.core.Event` s of ``records`` (see :data:`Record`), in order."""
     return tuple([event(k, p if type(p) is dict else p[0](*p[1:]), a) for k, p, a in records])
-
-
-class LazyStep(Step[ShopBattleState]):
-    """A :class:`~engine.core.Step` whose ``events`` are made when first read (then kept: every
-    read gives the same tuple). ``apply`` stores the recipe, ``(function, *arguments)`` giving the
-    events: the records of a :class:`RoundWork` (:func:`built`) or the two states of a
-    :func:`common_round` (:func:`common_events`), so a playout or a search that never reads
-    the events does not pay for them (issue 11). Equality, hashing and ``repr`` read
-    ``events`` as for any Step; a copy or a pickle is a plain :class:`~engine.core.Step`."""
-
-    __slots__ = ("_made", "_recipe")
-    _made: tuple[Event, ...] | None
-    _recipe: tuple[Any, ...]
-
-    @property  # the Step field, computed on first read
-    def events(self) -> tuple[Event, ...]:
-        """The step's events, in order (made from the recipe on first read)."""
-        made = self._made
-        if made is None:
-            recipe = self._recipe
-            made = recipe[0](*recipe[1:])
-            _set_made(self, made)
-            _set_recipe(self, ())
-        return made
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Step, (self.state, self.events))
-
-
-class _LazyStepDraft(Step[ShopBattleState]):
-    """Same layout as :class:`LazyStep`, mutable: :func:`lazy_step` fills one, then makes it a
-    LazyStep by ``__class__`` assignment (as ``engine.core.step_of``)."""
-
-    __slots__ = ("_made", "_recipe")
-    __setattr__ = object.__setattr__
-
-
-_set_made = getattr(LazyStep, "_made").__set__  # noqa: B009 (the slot descriptor)
-_set_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
-_new_object = object.__new__
-
-
-def lazy_step(state: ShopBattleState, *recipe: Any) -> Step[ShopBattleState]:
-    """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
-    (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
-    made: Any = _new_object(_LazyStepDraft)
-    made.state = state
-    made._made = None
-    made._recipe = recipe
-    made.__class__ = LazyStep
-    step: Step[ShopBattleState] = made
-    return step
 
 
 def _peek_params(owner: int, target: int, seconds: int, pile: tuple[int, ...],
