@@ -222,3 +222,10 @@ def test_the_active_player_sees_what_the_rerolls_should_find():
     panel = panel_of(state, 0)
     text = field(panel, "Not validable yet")
     assert "The Doorman: missing 🥃" in text and "The Baker: missing 🍗🍗" in text
+
+
+def test_the_same_follow_up_twice_is_shown_once_with_its_count():
+    from bot.presenters.moonshine import collapse_repeats
+
+    assert collapse_repeats(["placing a 🌙", "placing a 🌙", "losing 1 🌙"]) == ["placing a 🌙 ×2", "losing 1 🌙"]
+    assert collapse_repeats(["a", "b", "a"]) == ["a", "b", "a"] and collapse_repeats([]) == []

@@ -63,6 +63,20 @@ DIE_CODES = ("0", "1", "2", "b", "o")
 _COLOR = 0x2C3E70
 
 
+def collapse_repeats(parts: Sequence[str]) -> list[str]:
+    """``parts`` with each run of equal neighbours shown once with its count:
+    ``["a", "a", "b"]`` -> ``["a ×2", "b"]``."""
+    out: list[str] = []
+    counts: list[int] = []
+    for part in parts:
+        if out and out[-1] == part:
+            counts[-1] += 1
+        else:
+            out.append(part)
+            counts.append(1)
+    return [p if n == 1 else f"{p} ×{n}" for p, n in zip(out, counts, strict=True)]
+
+
 def card_name(cid: int, t: Translator) -> str:
     """A Client's name in the reader's language."""
     card = client_of(cid)
@@ -196,10 +210,12 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return t("ms.seat.validated", n=len(val), colours=colours, bonus=icons_text(lower) or "—")
 
     def _pending_text(self, seat: SeatBoard, t: Translator) -> str:
+        """What a seat still has to do, e.g. ``placing a 🌙 ×2 · losing 1 🌙`` (the same
+        follow-up twice in a row is shown once, with its count)."""
         parts = [t(f"ms.pending.{p.kind}", n=p.n) for p in seat.pending]
         if seat.lose:
             parts.append(t("ms.pending.lose", n=seat.lose))
-        return " · ".join(parts)
+        return " · ".join(collapse_repeats(parts))
 
     def _seat_field(self, i: int, view: MoonshineView, ctx: RenderContext, short: bool = False) -> Field:
         t = ctx.t

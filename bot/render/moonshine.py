@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.i18n import Translator, colon, plural_category
+from bot.presenters.moonshine import collapse_repeats
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
 from bot.render.style import Colour, label, plain
@@ -284,7 +285,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if seat.get("lose"):
         pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_words(seat["lose"]))))
     if pending and view["phase"] != "over":
-        c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(pending)), style.SMALL, style.MUTED,
+        c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(collapse_repeats(pending))), style.SMALL, style.MUTED,
                max_w=x1 - x0 - 28)
         c.y += style.SMALL + 12
     c.d.rounded_rectangle((x0, top, x1, c.y + 4), radius=12, outline=style.INK if current else style.LINE,
