@@ -22,8 +22,9 @@ from bot import admin
 from bot.service import ServiceError, TableView
 from bot.ui import Card
 from cogs.base import is_admin, reply, report_error, user_t
+from cogs.boards import message_link
 from cogs.components import embed
-from cogs.notifier import DiscordNotifier, message_link
+from cogs.notifier import DiscordNotifier
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot

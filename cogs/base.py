@@ -27,6 +27,7 @@ from bot.i18n import Translator, pick_lang
 from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView, lobby_tag
 from bot.ui import Button, NumberPrompt, Panel, Select
+from cogs.boards import message_link
 from cogs.components import (
     STYLES,
     LobbyButton,
@@ -36,7 +37,7 @@ from cogs.components import (
     level_picker_view,
     lobby_option_select,
 )
-from cogs.notifier import DiscordNotifier, message_link
+from cogs.notifier import DiscordNotifier
 from cogs.panels import PanelMessages, panel_fields
 from engine.core import Event
 

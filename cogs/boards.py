@@ -1,0 +1,250 @@
+"""Posting in a table's place and drawing its board (the plumbing of
+:class:`cogs.notifier.DiscordNotifier`, which adds the lifecycle: lobbies, pings, results,
+vanished threads and servers).
+
+Board edits are coalesced per table by a small updater task, so a burst of AI moves becomes a
+few edits that always end on the latest state. Nothing here blocks an interaction response:
+callers acknowledge the interaction first, the board is drawn in the background.
+
+The board message carries the picture of the table (:mod:`cogs.pictures`, an embed image
+``attachment://board.png``) beside a short text (the headline, who has chosen, the recent
+events). A new file is uploaded only when the picture's key changes; otherwise the edit keeps
+the attachment and changes the text. Without a picture (``PICTURES=off``, no Attach Files,
+rendering failed) the board is the full text embed, and the table carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+import logging
+from collections.abc import Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot import admin, texts
+from bot.i18n import Translator
+from bot.service import TableView
+from bot.ui import Board
+from cogs import pictures
+from cogs.components import board_view
+
+if TYPE_CHECKING:
+    from bot.client import SpeakeasyBot
+
+log = logging.getLogger(__name__)
+
+#: Where a table's messages go: its thread, or its channel.
+Place = discord.TextChannel | discord.Thread | discord.VoiceChannel | discord.StageChannel | discord.PartialMessageable
+
+
+#: Discord error code of a message that is gone while its channel is still there (Unknown Message).
+UNKNOWN_MESSAGE = 10008
+#: Discord error code of a post in an archived thread (a 400, not a 403).
+THREAD_ARCHIVED = 50083
+
+
+def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
+    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
+    the game is finished."""
+    running = table.row.status == "running"
+    buttons = [
+        ("panel", t("board.my_panel"), "primary", not running),
+        ("rules", t("board.rules"), "secondary", False),
+        ("abandon", t("board.abandon"), "danger", not running),
+    ]
+    if table.row.status == "finished":
+        buttons.append(("rematch", t("board.rematch"), "success", False))
+    return board_view(table.id, buttons)
+
+
+def panel_button(table: TableView, t: Translator) -> discord.ui.View:
+    """The one "My panel" button that goes with a turn ping or a reminder."""
+    return board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])
+
+
+def mentions(table: TableView, seats: Iterable[int] | None = None) -> str:
+    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
+    chosen = table.seats if seats is None else [table.seats[s] for s in seats]
+    return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
+
+
+def place_gone(error: discord.HTTPException) -> bool:
+    """Whether ``error`` says the thread or channel itself cannot be used (any 403, a 404 other
+    than Unknown Message, a post in an archived thread): the table must move, no retry helps."""
+    if isinstance(error, discord.Forbidden):
+        return True
+    if isinstance(error, discord.NotFound):
+        return error.code != UNKNOWN_MESSAGE
+    return error.code == THREAD_ARCHIVED
+
+
+def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
+    """A jump link to a message (or to the channel when ``message_id`` is None)."""
+    tail = f"/{message_id}" if message_id else ""
+    return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
+
+
+class BoardPoster:
+    """Posts in each table's thread (or channel) and keeps its board message up to date; the
+    base of :class:`cogs.notifier.DiscordNotifier` (one per bot instance)."""
+
+    def __init__(self, bot: SpeakeasyBot) -> None:
+        self.bot = bot
+        self._dirty: set[int] = set()
+        self._updaters: dict[int, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._gone_guilds: set[int] = set()
+        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
+
+    async def move_to_channel(self, table_id: int, thread_id: int) -> TableView | None:
+        """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- plumbing
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def flush(self) -> None:
+        """Wait until every pending board edit and message is sent (tests, shutdown)."""
+        while True:
+            pending = [t for t in (*self._tasks, *self._updaters.values()) if not t.done()]
+            if not pending:
+                return
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _messageable(self, channel_id: int | None) -> Place | None:
+        if channel_id is None:
+            return None
+        channel = self.bot.get_channel(channel_id)
+        if isinstance(channel, (discord.TextChannel, discord.Thread, discord.VoiceChannel, discord.StageChannel)):
+            return channel
+        return self.bot.get_partial_messageable(channel_id)
+
+    def _place(self, table: TableView) -> Place | None:
+        if table.row.guild_id in self._gone_guilds:
+            return None  # the bot left that server: no REST call for its tables
+        return self._messageable(table.row.thread_id or table.row.channel_id)
+
+    async def _send(self, table: TableView, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
+        """Post in the table's thread (or channel); ``None`` when it failed.
+
+        Retries are discord.py's own, bounded, and only where one can help: rate limits (429)
+        are waited out, server errors (5xx) get a few attempts with growing pauses. Nothing is
+        retried here: a thread that is gone or closed to the bot (404/403) moves the table to
+        its channel (``fallback``, see :meth:`move_to_channel`) and the post goes there once."""
+        place = self._place(table)
+        if place is None:
+            return None
+        try:
+            return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
+                                    **kwargs)
+        except discord.HTTPException as err:
+            if fallback and table.row.thread_id and place_gone(err):
+                moved = await self.move_to_channel(table.id, table.row.thread_id)
+                if moved is not None and moved.row.status == "running":
+                    return await self._send(moved, fallback=False, **kwargs)
+                return None
+            log.warning("could not post in table %s's thread", table.id, exc_info=True)
+            return None
+
+    # ---------------------------------------------------------------- board
+    def request_board(self, table_id: int) -> None:
+        """Ask for the board of ``table_id`` to be redrawn soon (coalesced)."""
+        self._dirty.add(table_id)
+        task = self._updaters.get(table_id)
+        if task is None or task.done():
+            task = asyncio.create_task(self._update_board(table_id))
+            self._updaters[table_id] = task
+            task.add_done_callback(functools.partial(self._updater_done, table_id))
+
+    def _updater_done(self, table_id: int, done: asyncio.Task[None]) -> None:
+        """Forget a finished board updater (unless a newer one took its place)."""
+        if self._updaters.get(table_id) is done:
+            del self._updaters[table_id]
+
+    async def _update_board(self, table_id: int) -> None:
+        while table_id in self._dirty:
+            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+            self._dirty.discard(table_id)
+            try:
+                await self.draw_board(await self.bot.service.table(table_id))
+            except Exception:
+                log.exception("board update of table %s failed", table_id)
+
+    async def _log_file(self, table: TableView, t: Translator) -> discord.File | None:
+        """The public game log of a finished table, as a text file (see :func:`bot.admin.game_log`)."""
+        if table.row.status != "finished" or table.state is None:
+            return None
+        events = await self.bot.service.all_events(table.id)
+        text = admin.game_log(table, events, table.game.outcome(table.state), t)
+        return discord.File(io.BytesIO(text.encode("utf-8")), filename=admin.game_log_filename(table.id))
+
+    async def draw_board(self, table: TableView, *, fallback: bool = True) -> bool:
+        """Edit (or post, the first time) the board message of a table; False when it could not.
+
+        A finished board carries the game log as a text file. When the thread is gone or closed
+        to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
+        t = Translator(table.row.lang)
+        events = await self.bot.service.recent_events(table.id, 60)
+        board = texts.board(table, events, t)
+        view = board_buttons(table, t)
+        place = self._place(table)
+        if place is None:
+            return False
+        picture = await self.pictures.picture(table, place)
+        if table.row.board_message_id:
+            try:
+                log_file = await self._log_file(table, t)
+                edited = await self._edit_board(place, table, board, t, view, picture, log_file)
+                self.pictures.remember(table.id, edited, picture)
+                return True
+            except discord.HTTPException as err:
+                if fallback and table.row.thread_id and place_gone(err):
+                    moved = await self.move_to_channel(table.id, table.row.thread_id)
+                    if moved is None:  # moved meanwhile by another path: draw where it is now
+                        self.request_board(table.id)
+                    return moved is not None
+                if not isinstance(err, discord.NotFound):
+                    log.warning("board edit of table %s failed", table.id, exc_info=True)
+                    return False
+                log.info("board of table %s was deleted; posting a new one", table.id)
+        if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
+            self.pictures.forget(table.id)
+            picture = await self.pictures.picture(table, place)
+        content = self.pictures.content(table.id, board, t, picture, new=True)
+        msg = await self._send(table, fallback=fallback, view=view,
+                               **pictures.with_log(content, await self._log_file(table, t), new=True))
+        if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
+            picture = None
+            content = self.pictures.content(table.id, board, t, None, new=True)
+            msg = await self._send(table, fallback=fallback, view=view,
+                                   **pictures.with_log(content, await self._log_file(table, t), new=True))
+        if msg is None:
+            return False
+        self.pictures.remember(table.id, msg, picture)
+        await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+        return True
+
+    async def _edit_board(self, place: Place, table: TableView, board: Board, t: Translator,
+                          view: discord.ui.View, picture: pictures.Picture | None,
+                          log_file: discord.File | None = None) -> discord.Message:
+        """Edit the board message (with the game log file of a finished table); a refused upload
+        (403: no Attach Files) falls back to the text board in the same call sequence."""
+        message = place.get_partial_message(table.row.board_message_id or 0)
+        try:
+            content = self.pictures.content(table.id, board, t, picture, new=False)
+            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
+        except discord.Forbidden:
+            if picture is None:
+                raise
+            log.warning("board picture of table %s refused (Attach Files?); showing the text board", table.id)
+            self.pictures.forget(table.id)
+            if log_file is not None:
+                log_file.reset()
+            content = self.pictures.content(table.id, board, t, None, new=False)
+            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
