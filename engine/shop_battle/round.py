@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from engine.core import Event, LazyStep, event, lazy_step, replacer
+from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "LazyStep", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events",
-           "lazy_step"]
+__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events"]
 
 #: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
 #: ``(function, *arguments)`` making it (big parameters, built only when the events are read).

@@ -141,6 +141,7 @@ from engine.core import (
     IllegalAction,
     Outcome,
     Step,
+    lazy_step,
     ranks_from_scores,
     replace_state,
     replacer,
@@ -164,7 +165,6 @@ from engine.shop_battle.round import (
     common_events,
     common_round,
     joined_events,
-    lazy_step,
 )
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
