@@ -233,3 +233,19 @@ async def test_play_images_writes_the_board_after_each_step(tmp_path):
         check_png(png)
     # each step (a commit, then marks for reroll, which are public) changed the board
     assert all(a != b for a, b in zip(pictures, pictures[1:], strict=False))
+
+
+def test_shop_battle_long_names_take_two_lines_not_an_ellipsis():
+    from bot.render.draw import Canvas
+    from bot.render.shop_battle import _CARD_H, card_height, title_lines
+
+    c = Canvas()
+    short = {"kind": "shop", "name": "Chez Lou"}
+    long = {"kind": "shop", "name": "Le Repaire des Héros"}
+    assert title_lines(c, short) == ["Chez Lou"]
+    assert title_lines(c, long) == ["Le Repaire des", "Héros"]
+    assert card_height(c, [short]) == _CARD_H
+    assert card_height(c, [short, long]) > _CARD_H
+    endless = {"kind": "collector", "name": " ".join(["Fermé pour Travaux"] * 4)}
+    lines = title_lines(c, endless)
+    assert len(lines) == 2 and lines[1].endswith("…")

@@ -50,23 +50,42 @@ def char_icon(c: Canvas, char: str, x: int, y: int, size: int) -> None:
         die(c, x, y, size, 5)
 
 
+_LINE = style.SMALL + 4
+
+
+def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
+    """A card's name in at most two lines of ``w - 20`` px (bold, :data:`style.SMALL`); only a
+    name longer than two lines is shortened with "…"."""
+    lines = c.wrap(str(card.get("name", "?")), w - 20, style.SMALL, bold=True)
+    if len(lines) > 2:
+        lines = [lines[0], c.fit(" ".join(lines[1:]), w - 20, style.SMALL, bold=True)]
+    return lines or ["?"]
+
+
 def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: Translator,
           winner: bool = False, w: int = _CARD_W, h: int = _CARD_H) -> None:
     """One revealed card: a shop card with its four values (``char`` highlighted) or a Collector
-    with its power."""
+    with its power. Its name takes up to two lines (:func:`title_lines`); the caller makes ``h``
+    :data:`_LINE` px taller for a two-line name (:func:`card_height`)."""
     box = (x, y, x + w, y + h)
+    names = title_lines(c, card, w)
     if card.get("kind") != "shop":
         band = f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
         top = card_box(c, box, _COLLECTOR_BAND, band, style.INK)
-        c.text(x + 10, top, card.get("name", "?"), style.SMALL, bold=True, max_w=w - 20)
+        for line in names:
+            c.text(x + 10, top, line, style.SMALL, bold=True)
+            top += _LINE
         params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
         lines = c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
-        yy = top + style.SMALL + 6
+        yy = top + 2
         for line in lines[: max(1, (y + h - yy - 6) // (style.SMALL + 2))]:
             c.text(x + 10, yy, line, style.SMALL)
             yy += style.SMALL + 2
         return
-    top = card_box(c, box, _SHOP_BAND, card.get("name", "?"), style.INK)
+    band_h = 36 + _LINE * (len(names) - 1)
+    top = card_box(c, box, _SHOP_BAND, "", style.INK, band_h=band_h)
+    for i, line in enumerate(names):
+        c.text(x + 10, y + 20 + i * _LINE, line, style.SMALL, style.INK, bold=True, anchor="lm")
     row = (h - (top - y) - 6) // 4
     for i, ch in enumerate(CHARS):
         yy = top + i * row
@@ -77,6 +96,12 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         c.text(x + w - 12, yy + row // 2 - 2, str(card.get(ch, "?")), style.SMALL, style.INK, bold=hot, anchor="rm")
     if winner:
         c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
+
+
+def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H) -> int:
+    """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE` more
+    when one of the names takes two lines, so the row stays aligned."""
+    return h + _LINE * (max((len(title_lines(c, card, w)) for card in cards), default=1) - 1)
 
 
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
@@ -112,14 +137,15 @@ def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | Non
         top = c.y
         row = cells[start:start + per_row]
         extra = style.SMALL + 8 if any(len(seq) > 1 for _, seq in row) else 0
+        h = card_height(c, [seq[-1]["card"] for _, seq in row])
         for i, (seat, seq) in enumerate(row):
             x = style.MARGIN + i * (_CARD_W + 16)
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
             y = top + style.SMALL + 14
             if len(seq) > 1:
                 c.text(x, y, label(t, "earlier_one" if plural_category(t.lang, len(seq) - 1) == "one" else "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
-            _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat)
-        c.y = top + style.SMALL + 14 + extra + _CARD_H + 22
+            _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat, h=h)
+        c.y = top + style.SMALL + 14 + extra + h + 22
 
 
 def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
@@ -221,9 +247,10 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
         c.y += style.SMALL + 8
         y0 = c.y
-        _card(c, x0, y0, top, None, t, w=300, h=240)
-        yy = y0 + 44
-        row = (240 - 44 - 6) // 4
+        h = card_height(c, [top], w=300, h=280)
+        _card(c, x0, y0, top, None, t, w=300, h=h)
+        yy = y0 + h - 280 + 44
+        row = (280 - 44 - 6) // 4
         for ch in CHARS:
             cx = x0 + 330
             cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + label(t, "higher"),
@@ -231,21 +258,22 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▼ " + label(t, "lower"),
                  legal=f"c.{ch}.lo" in legal, size=style.SMALL)
             yy += row
-        c.y = y0 + 240 + 20
+        c.y = y0 + h + 20
     elif any(code.startswith("t.") for code in legal) and view.get("pending"):
         card = view["pending"]["card"]
         key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
         c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
                     x1 - x0, style.SMALL)
         c.space(10)
-        _card(c, x0, c.y, card, None, t)
+        h = card_height(c, [card])
+        _card(c, x0, c.y, card, None, t, h=h)
         cx, cy = x0 + _CARD_W + 30, c.y
         for code in legal:
             target = int(code.split(".")[1])
             text = f"{name_of(names, target)} · {label(t, 'pile', n=view['piles'][target])}"
             chip(c, cx, cy, text, legal=True, max_w=x1 - cx - 10)
             cy += style.BODY + 40
-        c.y = max(c.y + _CARD_H, cy) + 16
+        c.y = max(c.y + h, cy) + 16
     else:
         if view["phase"] == "over":
             text = plain(t("sb.panel.over"))
