@@ -541,7 +541,7 @@ async def test_french_guild_english_member(e2e):
     await world.click(ed, msg, f"se:l:{tid}:start")
     assert "La partie a commencé" in msg.text()
     board = board_of(world, tid)
-    assert "Mon panneau" in board.text() and "Tour 1/12" in board.text()
+    assert "Mon panneau" in board.text() and "Manche 1/12" in board.text()
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
     assert "Bienvenue" in thread_text
     panel = (await world.click(ed, board, f"se:b:{tid}:panel")).response

@@ -173,7 +173,7 @@ async def test_french_member_sees_french_panels_and_commands(e2e):
     await world.click(alice, res.response, f"se:l:{tid}:ai+")
     await world.click(alice, res.response, f"se:l:{tid}:start")
     board = board_of(world, tid)
-    assert "Tour 1/12" in board.text() and "Mon panneau" in board.text()
+    assert "Manche 1/12" in board.text() and "Mon panneau" in board.text()
     panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     assert "Derrière votre paravent" in panel.text() or "paravent" in panel.text()
 
