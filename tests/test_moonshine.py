@@ -528,7 +528,7 @@ def test_double_redraw_keeps_one_before_drawing_again():
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
                  deck=list(range(40, 50)))
-    assert state.rules == 4 == G.setup(1, 2).rules
+    assert state.rules == 5 == G.setup(1, 2).rules
     step = play(state, {0: f"val.{cook}", 1: "moon"})
     new = step.state
     assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]

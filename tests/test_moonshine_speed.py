@@ -3,7 +3,8 @@
 The seeded-game digests (``tests/test_speed_digests_moonshine_shop.py``, and
 ``tests/test_speed_digests_moonshine_r3.py`` for rules 3) pin whole games; these tests pin each
 shortcut on its own, so that a failure names it: the inlined reshuffle, the roll step without a
-``Work``, ``Work.of``, and the bundle and room tables of the compiled Speakeasy sides.
+``Work``, ``Work.of``, and the bundle and room tables of the compiled Speakeasy sides. And the
+chance of rules 5 (dice and reshuffles from ``engine.core.hashed_draws``) against its definition.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from itertools import product
 
 import pytest
 
+from engine.core import hashed_draws, replace_state, rng_draws
 from engine.moonshine import Moonshine, Reroll, Stop, phases
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, NB, SE_KEYS, SIDE_INFOS, bundle_of
 from engine.moonshine.legal import legal_actions
 from engine.moonshine.work import Work, _shuffle
@@ -127,3 +130,83 @@ def test_bundles_and_rooms_from_the_tables_match_the_slot_by_slot_sums():
                 assert bundle_of(side, list(tokens), [], [], []) == _slow_bundle(side, tokens, (), (), ())
                 rooms = tuple(SE_KEYS[i] for i, (sp, t) in enumerate(zip(spaces, tokens, strict=True)) if t < sp)
                 assert side.room_by_tokens.get(tokens, rooms) == rooms
+
+
+# --- rules 5: dice and reshuffles from engine.core.hashed_draws ---------------------------------
+
+
+class _Chance:
+    def __init__(self, seed, version):
+        self.seed, self.version = seed, version
+
+
+def _roll_state(rules):
+    """A roll-phase state of a seeded AI game under ``rules``, with every die rolled once."""
+    state = phases.deal(7, 3, "standard", rules)
+    while GAME.to_act(state):
+        if state.phase == "roll" and state.rerolls:
+            return state
+        state = GAME.apply(state, {s: GAME.ai_action(state, s) for s in GAME.to_act(state)}).state
+    pytest.fail("no roll with a reroll left")
+
+
+@pytest.mark.parametrize("rules", [4, 5])
+def test_a_reroll_draws_the_dice_of_its_rules_version(rules):
+    state = _roll_state(rules)
+    dice = tuple(sorted(DIE_NAMES[i] for i in range(5) if state.dice[i]))
+    which = [DIE_NAMES.index(d) for d in dice]
+    chance = _Chance(state.seed, state.version + 1)
+    values = (hashed_draws if rules >= 5 else rng_draws)(chance, "reroll", len(which), 6)
+    new = GAME.apply(state, {state.active: Reroll(dice)}).state
+    assert [new.dice[i] for i in which] == [DIE_FACES[i][v] for i, v in zip(which, values, strict=True)]
+
+
+def _reshuffled(rules):
+    state = GAME.setup(3, 3, {})
+    state = replace_state(state, rules=rules, deck=(), discard=(9, 4, 7, 1, 30, 22, 15))
+    w = Work(state)
+    return w.draw(3) + list(w.deck), w
+
+
+def test_rules_5_reshuffle_is_the_hashed_shuffle_of_the_sorted_discard_pile():
+    got, w = _reshuffled(5)
+    want = sorted(got)
+    hashed_shuffle(w, "shuffle:0", want)
+    assert got == want and w.shuffles == 1 and w.discard == ()
+    old, _ = _reshuffled(4)
+    pile = sorted(old)
+    random.Random(f"{w.seed}:shuffle:0").shuffle(pile)
+    assert old == pile
+
+
+def _reference_shuffle(chance, salt, x):
+    """The docstring of ``hashed_shuffle`` read literally, from one long stream of 7-bit values."""
+    stream = iter(hashed_draws(chance, salt, 4096, 128))
+    for i in range(len(x) - 1, 0, -1):
+        j = next(stream) & ((1 << i.bit_length()) - 1)
+        while j > i:
+            j = next(stream) & ((1 << i.bit_length()) - 1)
+        x[i], x[j] = x[j], x[i]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 64, 70, 128])
+def test_hashed_shuffle_is_its_documented_permutation(size):
+    for seed in range(4):
+        mine, ref = list(range(size)), list(range(size))
+        hashed_shuffle(_Chance(seed, 9), "shuffle:2", mine)
+        _reference_shuffle(_Chance(seed, 9), "shuffle:2", ref)
+        assert mine == ref and sorted(mine) == list(range(size))
+    with pytest.raises(ValueError):
+        hashed_shuffle(_Chance(1, 1), "x", list(range(129)))
+
+
+def test_hashed_shuffle_reads_on_when_its_first_values_run_out(monkeypatch):
+    import engine.moonshine.dice as dice
+
+    want = list(range(70))
+    hashed_shuffle(_Chance(5, 2), "s", want)
+    short = lambda chance, salt, n, below: hashed_draws(chance, salt, n, below)[: n // 3]  # noqa: E731
+    monkeypatch.setattr(dice, "hashed_draws", short)
+    got = list(range(70))
+    hashed_shuffle(_Chance(5, 2), "s", got)
+    assert got == want

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
+from engine.core import hashed_draws, rng_draws
 from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info
 
 __all__ = [
@@ -18,9 +20,12 @@ __all__ = [
     "DIE_FACES",
     "DIE_NAMES",
     "FACE_MASK",
+    "HASHED_RULES",
     "ORANGE_FACES",
     "WHITE_FACES",
+    "die_draws",
     "feasible",
+    "hashed_shuffle",
     "roll_faces",
     "shortfall",
     "sources_of",
@@ -35,6 +40,43 @@ DIE_FACES = (WHITE_FACES, WHITE_FACES, WHITE_FACES, BLUE_FACES, ORANGE_FACES)
 DIE_NAMES = ("0", "1", "2", "b", "o")
 #: Face -> resource mask (a Moon face and a die not rolled, ``""``, are no resource).
 FACE_MASK = {"food": 1, "music": 2, "drink": 4, "any": 7, "moon": 0, "": 0}
+#: The first rules version whose dice and reshuffles come from :func:`engine.core.hashed_draws`.
+HASHED_RULES = 5
+
+
+def die_draws(chance: Any, rules: int, salt: str, n: int) -> bytes:
+    """``n`` die values (each ``0..5``, an index into :data:`DIE_FACES`) of the step whose
+    ``chance.seed`` and ``chance.version`` are given (the next state's version), for a table of
+    ``rules``: :func:`engine.core.hashed_draws` from rules 5 (:data:`HASHED_RULES`), else
+    :func:`engine.core.rng_draws` (the first ``n`` of ``rng_for(chance, salt).randrange(6)``)."""
+    if rules >= HASHED_RULES:
+        return hashed_draws(chance, salt, n, 6)
+    return rng_draws(chance, salt, n, 6)
+
+
+def hashed_shuffle(chance: Any, salt: str, x: list[int]) -> None:
+    """Shuffle ``x`` (at most 128 items) in place, rules 5 (M7): Fisher-Yates from the end,
+    ``x[i]`` swapped with ``x[j]``, ``j`` uniform in ``0..i``: the low ``(i).bit_length()`` bits of
+    the next 7-bit value of :func:`engine.core.hashed_draws` ``(chance, salt, ·, 128)`` (no byte
+    is rejected there: 256 is a multiple of 128), drawn again while ``j > i`` (rejection: every
+    order equally likely). Raises ``ValueError`` for more than 128 items."""
+    size = len(x)
+    if size > 128:
+        raise ValueError("hashed_shuffle: at most 128 items")
+    want = 2 * size + 8
+    values = hashed_draws(chance, salt, want, 128)
+    k = 0
+    for i in range(size - 1, 0, -1):
+        mask = (1 << i.bit_length()) - 1
+        while True:
+            if k == len(values):
+                want *= 2
+                values = hashed_draws(chance, salt, want, 128)  # the same values first (a prefix)
+            j = values[k] & mask
+            k += 1
+            if j <= i:
+                break
+        x[i], x[j] = x[j], x[i]
 
 
 def roll_faces(rng: random.Random, dice: Sequence[int]) -> tuple[str, ...]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine.core import IllegalAction, Step, event, replacer, rng_draws, step_of
+from engine.core import IllegalAction, Step, event, replacer, step_of
 from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
-from engine.moonshine.dice import DIE_FACES, DIE_NAMES
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES, die_draws
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
@@ -102,8 +102,8 @@ def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -
 
 
 class _Chance:
-    """``seed`` and ``version`` of the next state, for :func:`engine.core.rng_draws` (the same
-    draws as ``Work.faces`` of that step)."""
+    """``seed`` and ``version`` of the next state, for :func:`engine.moonshine.dice.die_draws`
+    (the same draws as ``Work.faces`` of that step)."""
 
     __slots__ = ("seed", "version")
 
@@ -132,7 +132,7 @@ def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineS
         which = _REROLL_DICE.get(action.dice)
         if which is None:
             which = _REROLL_DICE[action.dice] = tuple(_DIE_INDEX[p] for p in action.dice)
-        draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
+        draws = die_draws(_Chance(state.seed, state.version + 1), state.rules, "reroll", len(which))
         dice = list(state.dice)
         for i, v in zip(which, draws):  # noqa: B905
             dice[i] = DIE_FACES[i][v]
@@ -155,7 +155,7 @@ def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineS
 def _faces(state: MoonshineState, action: Reroll) -> tuple[str, ...]:
     """The faces :func:`roll_step` draws for ``action`` in the step after ``state``."""
     which = [_DIE_INDEX[p] for p in action.dice]
-    draws = rng_draws(_Chance(state.seed, state.version + 1), "reroll", len(which), 6)
+    draws = die_draws(_Chance(state.seed, state.version + 1), state.rules, "reroll", len(which))
     return tuple(DIE_FACES[d][v] for d, v in zip(which, draws))  # noqa: B905
 
 

@@ -69,7 +69,7 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
-- Card sets (M1): rules 4 (:attr:`Moonshine.rules_version`) deal the third set,
+- Card sets (M1): rules 4 and 5 (:attr:`Moonshine.rules_version`) deal the third set,
   ``data/cards-rules4.json`` (Clients 140..209: the rules-3 Clients; Speakeasies 10..14: the
   sides re-tuned for balance, ``docs/rules/moonshine.md`` "Card sets"); rules 3 the second set,
   ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
@@ -77,6 +77,13 @@ Rules and rulings implemented:
   ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
   rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
   the version.
+- Chance: the first player, the Speakeasies and the deal come from a ``random.Random`` of
+  ``"{seed}:setup"`` (every version). Rules 5 (:attr:`Moonshine.rules_version`) roll the dice and
+  reshuffle from :func:`engine.core.hashed_draws` (BLAKE2b of seed, step version and salt,
+  exactly uniform; :func:`engine.moonshine.dice.die_draws`,
+  :func:`engine.moonshine.dice.hashed_shuffle`): the same cards and rules as rules 4, a cheaper
+  derivation. Rules 1-4 roll from :func:`engine.core.rng_draws` (a Mersenne Twister per roll) and
+  reshuffle with a ``random.Random`` of ``"{seed}:shuffle:{k}"``.
 - Instant effects apply when a card is chosen (kept after a redraw, picked after a draw, drafted):
   ``plus2_moon`` gains 2 tokens, ``plus1_minus1_moon`` gains 1 and every other player loses 1 at
   the end of their own action (M6; a player with no token loses nothing).
@@ -167,14 +174,16 @@ def _check(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Non
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
-    """Moonshine for 2-5 players (see the module docstring). Rules 2: the double redraw."""
+    """Moonshine for 2-5 players (see the module docstring). Rules 2: the double redraw; rules 3
+    and 4: the second and third card sets; rules 5 (new tables): the rules-4 cards and rules, dice
+    and reshuffles from :func:`engine.core.hashed_draws` (:mod:`engine.moonshine.dice`)."""
 
     key: ClassVar[str] = "moonshine"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[Any]] = MoonshineState
     options_model: ClassVar[type[GameOptions]] = MoonshineOptions
-    rules_version: ClassVar[int] = 4
+    rules_version: ClassVar[int] = 5
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({"variant": "standard"}, {"variant": "regular"})
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonshineState:

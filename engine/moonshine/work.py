@@ -16,8 +16,8 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from engine.core import Event, replacer, rng_draws
-from engine.moonshine.dice import DIE_FACES
+from engine.core import Event, replacer
+from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
 from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
 
@@ -175,9 +175,10 @@ class Work:
             self.discard, seats, tuple(self.to_draw), self.shuffles)
 
     def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
-        """Faces for the dice indexes ``dice`` drawn from this step's chance: the same values as
-        ``roll_faces(self.rng(salt), dice)``, drawn in bulk (:func:`engine.core.rng_draws`)."""
-        draws = rng_draws(self, salt, len(dice), 6)
+        """Faces for the dice indexes ``dice`` drawn from this step's chance
+        (:func:`engine.moonshine.dice.die_draws`): rules 1-4 the same values as
+        ``roll_faces(self.rng(salt), dice)``, drawn in bulk; rules 5 from BLAKE2b."""
+        draws = die_draws(self, self.state.rules, salt, len(dice))
         return tuple(DIE_FACES[d][v] for d, v in zip(dice, draws))  # noqa: B905
 
     def rng(self, salt: str) -> random.Random:
@@ -291,7 +292,10 @@ class Work:
     # --- deck ------------------------------------------------------------------------------------
     def draw(self, k: int) -> list[int]:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
-        fewer when both are exhausted."""
+        fewer when both are exhausted. The reshuffle: the discard pile sorted, then shuffled by a
+        ``random.Random`` of ``"{seed}:shuffle:{shuffles}"`` (rules 1-4) or by
+        :func:`engine.moonshine.dice.hashed_shuffle` of this step's seed and version, salt
+        ``"shuffle:{shuffles}"`` (rules 5)."""
         deck = self.deck
         if len(deck) >= k:
             self.deck = deck[k:]
@@ -303,7 +307,10 @@ class Work:
                 if not self.discard:
                     break
                 pile = sorted(self.discard)
-                _shuffle(random.Random(f"{self.state.seed}:shuffle:{self.shuffles}"), pile)
+                if self.state.rules >= HASHED_RULES:
+                    hashed_shuffle(self, f"shuffle:{self.shuffles}", pile)
+                else:
+                    _shuffle(random.Random(f"{self.state.seed}:shuffle:{self.shuffles}"), pile)
                 deck = self.deck = pile
                 self.discard = ()
                 self.shuffles += 1
