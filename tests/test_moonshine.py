@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from engine.core import IllegalAction
 from engine.moonshine import FollowUp, Moonshine, MoonshineState, SeatState
 from engine.moonshine.actions import canonical_code
-from engine.moonshine.cards import card_set, card_sets
+from engine.moonshine.cards import card_set, card_sets, set_index
 from engine.moonshine.dice import BLUE_FACES, ORANGE_FACES, WHITE_FACES, shortfall, sources_of
 from engine.moonshine.icons import CLIENT, DISC, DRAW, ORANGE, REROLL
 from engine.moonshine.scoring import points_of
@@ -88,13 +88,15 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 4 deal the third card set: global ids 140..209, Speakeasies 10..14
-    starting = {140 + c.id for c in card_sets()[2].clients if c.starting}
+    # rules 5 deal the fourth card set: global ids 210..279, Speakeasies 15..19
+    k = set_index(G.rules_version)
+    assert k == 3
+    starting = {70 * k + c.id for c in card_sets()[k].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(140, 210))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(10, 15))
+    assert set(state.deck) <= set(range(210, 280))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(15, 20))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -854,3 +856,20 @@ def test_rules_4_moonlit_garage_needs_three_tokens_for_the_blue_die():
     assert next_roll(garage3, 2, 3)[3] != ""  # rules 3: two tokens give the blue die
     assert next_roll(garage4, 2, 4)[3] == ""
     assert next_roll(garage4, 3, 4)[3] != ""
+
+
+def test_rules_5_blind_tiger_rolls_the_blue_die_with_one_token_and_hush_room_the_orange_with_three():
+    """Rules 5 (docs/rules/moonshine.md, "The Speakeasies"): The Blind Tiger's blue-die slot has one
+    space (two in rules 4) and The Hush Room's orange-die slot three (two in rules 4)."""
+    tiger4, tiger5, hush4, hush5 = 10 + 0, 15 + 0, 10 + 3, 15 + 3  # set 2 (rules 4), set 3 (rules 5)
+
+    def next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
+        s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
+        s1 = seat(speakeasy, se=(0, die_tokens, 0), clients=("The Crooner", "The Flapper"))
+        new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+        assert new.active == 1 and new.phase == "roll"
+        return new.dice
+
+    assert next_roll(tiger4, 1, 4)[3] == "" and next_roll(tiger5, 1, 5)[3] != ""  # dice[3]: the blue die
+    assert next_roll(hush4, 2, 4)[4] != "" and next_roll(hush5, 2, 5)[4] == ""  # dice[4]: the orange die
+    assert next_roll(hush5, 3, 5)[4] != ""

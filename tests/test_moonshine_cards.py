@@ -177,8 +177,9 @@ def test_ids_of_every_set_share_one_space():
     assert client_of(0) == card_set().clients[0] and client_of(70) == SET3.clients[0]
     assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
     assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
+    assert client_of(210) == card_sets()[3].clients[0] and speakeasy_of(19) == card_sets()[3].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(210)
+        client_of(280)
     with pytest.raises(IndexError):
         client_of(-1)
 
@@ -194,3 +195,16 @@ def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_si
     assert [s.regular for s in set4.speakeasies] == [s.regular for s in SET3.speakeasies]
     changed = [s.name.en for s, old in zip(set4.speakeasies, SET3.speakeasies, strict=True) if s.standard != old.standard]
     assert changed == ["The Gin Joint", "The Hush Room", "The Moonlit Garage"]
+
+
+def test_the_rules_5_set_keeps_the_clients_and_retunes_four_speakeasy_sides():
+    """Rules 5 (issue 14, docs/rules/moonshine.md "Rules versions"): the Clients of rules 3 and 4,
+    two Standard sides (The Blind Tiger, The Hush Room) and two Regular sides (The Gin Joint, The
+    Hush Room) changed; the set still passes every check."""
+    set4, set5 = card_sets()[2], card_sets()[3]
+    assert SET_PATHS[3].name == "cards-rules5.json" and set_index(4) == 2 and set_index(5) == 3
+    assert set5.clients == set4.clients and set_problems(set5) == [] and dominated_pairs(set5) == []
+    assert [s.name for s in set5.speakeasies] == [s.name for s in set4.speakeasies]
+    pairs = list(zip(set5.speakeasies, set4.speakeasies, strict=True))
+    assert [s.name.en for s, old in pairs if s.standard != old.standard] == ["The Blind Tiger", "The Hush Room"]
+    assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Gin Joint", "The Hush Room"]

@@ -3,8 +3,9 @@
 ``tests/data_speed/moonshine-r4.json`` was recorded with the engine of commit 4dedb6c, before the
 second round of speed work (lazy events, memoized bundles, the rules-5 dice); a faster engine must
 play rules 4 exactly as it did. ``tests/data_speed/moonshine-r5.json`` pins rules 5 (the rules-4
-cards and rules, dice and reshuffles from :func:`engine.core.hashed_draws`), recorded once when
-rules 5 was added. Same digest as the other Moonshine fixtures
+Clients and rules, the rules-5 Speakeasy sides, dice and reshuffles from
+:func:`engine.core.hashed_draws`), recorded once the rules-5 card set was added, before rules 5
+shipped. Same digest as the other Moonshine fixtures
 (:func:`~tests.test_speed_digests_moonshine_shop.game_digest`: states, events, legal actions in
 order, views, AI choices); never re-record to make a failure pass. The suite replays the first
 game of every configuration; the module run alone checks all::
