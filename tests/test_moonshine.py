@@ -858,10 +858,10 @@ def test_rules_4_moonlit_garage_needs_three_tokens_for_the_blue_die():
     assert next_roll(garage4, 3, 4)[3] != ""
 
 
-def test_rules_5_blind_tiger_rolls_the_blue_die_with_one_token_and_hush_room_the_orange_with_three():
-    """Rules 5 (docs/rules/moonshine.md, "The Speakeasies"): The Blind Tiger's blue-die slot has one
-    space (two in rules 4) and The Hush Room's orange-die slot three (two in rules 4)."""
-    tiger4, tiger5, hush4, hush5 = 10 + 0, 15 + 0, 10 + 3, 15 + 3  # set 2 (rules 4), set 3 (rules 5)
+def test_rules_5_hush_room_needs_three_tokens_for_the_orange_die():
+    """Rules 5 (docs/rules/moonshine.md, "The Speakeasies"): The Hush Room's orange-die slot has
+    three spaces (two in rules 4): two tokens there no longer roll the orange die, three do."""
+    hush4, hush5 = 10 + 3, 15 + 3  # global Speakeasy ids: set 2 (rules 4), set 3 (rules 5)
 
     def next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
         s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
@@ -870,6 +870,5 @@ def test_rules_5_blind_tiger_rolls_the_blue_die_with_one_token_and_hush_room_the
         assert new.active == 1 and new.phase == "roll"
         return new.dice
 
-    assert next_roll(tiger4, 1, 4)[3] == "" and next_roll(tiger5, 1, 5)[3] != ""  # dice[3]: the blue die
-    assert next_roll(hush4, 2, 4)[4] != "" and next_roll(hush5, 2, 5)[4] == ""  # dice[4]: the orange die
-    assert next_roll(hush5, 3, 5)[4] != ""
+    assert next_roll(hush4, 2, 4)[4] != ""  # dice[4]: the orange die
+    assert next_roll(hush5, 2, 5)[4] == "" and next_roll(hush5, 3, 5)[4] != ""
