@@ -97,7 +97,8 @@ class GameCog(commands.Cog):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
-        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet())
+        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet(),
+                                    lambda begin: bot.service.foreground.later(begin))
 
     @property
     def service(self) -> TableService:

@@ -51,11 +51,15 @@ async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> No
 class PanelMessages:
     """Panel pictures and answers for one game cog. ``enabled`` reads the ``PICTURES`` setting
     (called at each use); ``quiet`` (:meth:`bot.foreground.Foreground.quiet`) is awaited before
-    the work that follows an answer (the new picture's key, drawing and edit)."""
+    the work that follows an answer (the new picture's key, drawing and edit), whose task
+    ``later`` (:meth:`bot.foreground.Foreground.later`) starts once the answers being built
+    are sent (at once without it)."""
 
-    def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None,
+                 later: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.enabled = enabled
         self.quiet = quiet
+        self.later = later
         #: (table id, user id) -> the token of the panel picture edit still to come
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -158,6 +162,12 @@ class PanelMessages:
             except discord.HTTPException:  # the panel is answered; only its picture is missing
                 log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)
 
-        task = asyncio.create_task(then())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        def begin() -> None:
+            task = asyncio.create_task(then())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        if self.later is not None:
+            self.later(begin)
+        else:
+            begin()
