@@ -31,9 +31,12 @@ log = logging.getLogger(__name__)
 Drawing = tuple[pictures.PanelDrawing | None, list[discord.Attachment]]
 
 
-def panel_fields(panel: Panel, table: TableView) -> dict[str, Any]:
-    """The message fields of a text panel (its notice, card and components)."""
-    fields: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
+def panel_fields(panel: Panel, table: TableView, *, card: bool = True) -> dict[str, Any]:
+    """The message fields of a text panel (its notice, card and components); without
+    ``card``, no embed (:meth:`PanelMessages.answer` adds it when the answer shows it)."""
+    fields: dict[str, Any] = {"content": panel.notice or None}
+    if card:
+        fields["embed"] = embed(panel.card)
     if panel.rows:
         fields["view"] = panel_view(panel, table.id, table.version)
     return fields
@@ -114,9 +117,11 @@ class PanelMessages:
         text panel."""
         self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
         started, current = drawing
-        if in_panel and started is not None and current:
+        if in_panel and started is not None and current:  # the full card only if the picture fails
             await self._answer_then_picture(interaction, table, card, fields, started, current)
             return
+        if "embed" not in fields:
+            fields = {**fields, "embed": embed(card)}
         shown = await self.with_picture(fields, card, drawing, edit=in_panel)
         try:
             if in_panel:
@@ -155,7 +160,8 @@ class PanelMessages:
             del self._edits[key]
             try:
                 if picture is None or picture.png is None:
-                    await interaction.edit_original_response(embed=fields["embed"], attachments=[])
+                    await interaction.edit_original_response(embed=fields.get("embed") or embed(card),
+                                                             attachments=[])
                 else:
                     await interaction.edit_original_response(embed=pictures.with_image(short, picture),
                                                              attachments=[picture.file()])
