@@ -7,7 +7,10 @@ answer feels broken), so the cogs mark each interaction they answer
 each of its steps: board and panel picture edits (:mod:`cogs.notifier`, :mod:`cogs.panels`),
 turn pings, AI moves (:mod:`bot.driver`). ``quiet`` returns at once when no answer is being
 built, and otherwise waits until none is, for at most :attr:`Foreground.max_wait` seconds, so
-that a stream of clicks never starves the boards or the AI.
+that a stream of clicks never starves the boards or the AI. Work that is only *started* by an
+answer (the board edit, the turn ping and the AI driver a click's step asks for) is handed to
+:meth:`Foreground.later`: it starts once the answers are sent, so that neither creating its
+task nor its first steps run between the step and the member's answer.
 
 Pure bookkeeping: no clock of its own (a timer of the event loop bounds the wait), no Discord import.
 """
@@ -16,9 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
 
 __all__ = ["Foreground"]
+
+log = logging.getLogger(__name__)
 
 
 class Foreground:
@@ -34,6 +41,8 @@ class Foreground:
         self._busy = 0
         self._tasks: dict[asyncio.Task[object] | None, int] = {}
         self._waiters: list[asyncio.Future[None]] = []
+        self._deferred: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
+        self._deferred_timer: asyncio.TimerHandle | None = None
 
     @property
     def busy(self) -> int:
@@ -59,6 +68,32 @@ class Foreground:
                 for fut in waiters:
                     if not fut.done():
                         fut.set_result(None)
+                self._run_deferred()
+
+    def later(self, callback: Callable[..., object], *args: Any) -> None:
+        """Call ``callback(*args)`` (a plain function: it may create tasks, it must not block)
+        once no interaction is being answered: at once when none is, else as soon as the last
+        answer being built ends, or after :attr:`max_wait` seconds at the latest (as
+        :meth:`quiet`). Callbacks run in the order given; one that raises is logged and the
+        others still run."""
+        if not self._busy:
+            callback(*args)
+            return
+        self._deferred.append((callback, args))
+        if self._deferred_timer is None:
+            self._deferred_timer = asyncio.get_running_loop().call_later(self.max_wait, self._run_deferred)
+
+    def _run_deferred(self) -> None:
+        """Run the callbacks :meth:`later` deferred (the answers ended, or the wait is over)."""
+        if self._deferred_timer is not None:
+            self._deferred_timer.cancel()
+            self._deferred_timer = None
+        deferred, self._deferred = self._deferred, []
+        for callback, args in deferred:
+            try:
+                callback(*args)
+            except Exception:
+                log.exception("deferred background work %r failed", callback)
 
     async def quiet(self) -> None:
         """Return once no interaction is being answered (at once, without yielding to the event

@@ -795,7 +795,8 @@ class TableService:
                 if outcome is not None:
                     await notify(self.notifier.table_finished, view, outcome)
                 return
-        self.driver.kick(table_id)
+        # the AI's next move starts once the member answers being built are sent (bot.foreground)
+        self.foreground.later(self.driver.kick, table_id)
 
     async def idle(self) -> None:
         """Wait until every resumed table is decoded and no AI driver is running (tests and the

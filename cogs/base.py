@@ -97,7 +97,8 @@ class GameCog(commands.Cog):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
-        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet())
+        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet(),
+                                    lambda begin: bot.service.foreground.later(begin))
 
     @property
     def service(self) -> TableService:
@@ -374,7 +375,7 @@ class GameCog(commands.Cog):
         lines = texts.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
         panel = texts.panel(table, seat, t, notice)
-        kwargs = panel_fields(panel, table)
+        kwargs = panel_fields(panel, table, card=False)  # the answer adds the card it shows
         if in_panel:
             kwargs.setdefault("view", None)
         await self.panels.answer(interaction, table, panel.card, kwargs, drawing, in_panel=in_panel)

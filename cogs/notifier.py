@@ -103,17 +103,26 @@ class DiscordNotifier(BoardPoster, Notifier):
         await self._ping_turn(table)
 
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
-        self.request_board(table.id)
+        """The board edit and the turn ping of a running table start once the member answers
+        being built are sent (:meth:`bot.foreground.Foreground.later`); those of a finished
+        table at once, before its results."""
         if table.row.status == "running":
-            self._spawn(self._ping_turn(table))
+            self.bot.service.foreground.later(self._stepped, table)
+        else:
+            self.request_board(table.id)
+
+    def _stepped(self, table: TableView) -> None:
+        self.request_board(table.id)
+        self._spawn(self._ping_turn(table))
 
     async def choice_buffered(self, table: TableView, seat: int) -> None:
-        """Redraw the board's "who has chosen" text, except for an AI seat's choice when another
-        AI seat of the table still has to choose at this step: the AI driver buffers that one
-        at once, and its redraw shows both (one edit instead of two)."""
+        """Redraw the board's "who has chosen" text (once the answers being built are sent),
+        except for an AI seat's choice when another AI seat of the table still has to choose at
+        this step: the AI driver buffers that one at once, and its redraw shows both (one edit
+        instead of two)."""
         if table.more_ai_choices_coming(seat):
             return
-        self.request_board(table.id)
+        self.bot.service.foreground.later(self.request_board, table.id)
 
     async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,

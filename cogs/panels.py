@@ -31,9 +31,12 @@ log = logging.getLogger(__name__)
 Drawing = tuple[pictures.PanelDrawing | None, list[discord.Attachment]]
 
 
-def panel_fields(panel: Panel, table: TableView) -> dict[str, Any]:
-    """The message fields of a text panel (its notice, card and components)."""
-    fields: dict[str, Any] = {"content": panel.notice or None, "embed": embed(panel.card)}
+def panel_fields(panel: Panel, table: TableView, *, card: bool = True) -> dict[str, Any]:
+    """The message fields of a text panel (its notice, card and components); without
+    ``card``, no embed (:meth:`PanelMessages.answer` adds it when the answer shows it)."""
+    fields: dict[str, Any] = {"content": panel.notice or None}
+    if card:
+        fields["embed"] = embed(panel.card)
     if panel.rows:
         fields["view"] = panel_view(panel, table.id, table.version)
     return fields
@@ -51,11 +54,15 @@ async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> No
 class PanelMessages:
     """Panel pictures and answers for one game cog. ``enabled`` reads the ``PICTURES`` setting
     (called at each use); ``quiet`` (:meth:`bot.foreground.Foreground.quiet`) is awaited before
-    the work that follows an answer (the new picture's key, drawing and edit)."""
+    the work that follows an answer (the new picture's key, drawing and edit), whose task
+    ``later`` (:meth:`bot.foreground.Foreground.later`) starts once the answers being built
+    are sent (at once without it)."""
 
-    def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None,
+                 later: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.enabled = enabled
         self.quiet = quiet
+        self.later = later
         #: (table id, user id) -> the token of the panel picture edit still to come
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -110,9 +117,11 @@ class PanelMessages:
         text panel."""
         self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
         started, current = drawing
-        if in_panel and started is not None and current:
+        if in_panel and started is not None and current:  # the full card only if the picture fails
             await self._answer_then_picture(interaction, table, card, fields, started, current)
             return
+        if "embed" not in fields:
+            fields = {**fields, "embed": embed(card)}
         shown = await self.with_picture(fields, card, drawing, edit=in_panel)
         try:
             if in_panel:
@@ -151,13 +160,20 @@ class PanelMessages:
             del self._edits[key]
             try:
                 if picture is None or picture.png is None:
-                    await interaction.edit_original_response(embed=fields["embed"], attachments=[])
+                    await interaction.edit_original_response(embed=fields.get("embed") or embed(card),
+                                                             attachments=[])
                 else:
                     await interaction.edit_original_response(embed=pictures.with_image(short, picture),
                                                              attachments=[picture.file()])
             except discord.HTTPException:  # the panel is answered; only its picture is missing
                 log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)
 
-        task = asyncio.create_task(then())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        def begin() -> None:
+            task = asyncio.create_task(then())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        if self.later is not None:
+            self.later(begin)
+        else:
+            begin()

@@ -44,6 +44,35 @@ async def test_quiet_returns_at_once_when_idle_and_a_wait_is_bounded():
         assert finished == [True]
 
 
+async def test_work_started_by_an_answer_starts_once_it_is_sent():
+    fg = Foreground(max_wait=60)
+    started: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("a failing callback is logged; the others still run")
+
+    fg.later(started.append, "idle")  # nobody is being answered: at once
+    assert started == ["idle"]
+    with fg.answering():
+        with fg.answering():  # two answers at once: the work waits for both
+            fg.later(started.append, "board")
+            fg.later(broken)
+            fg.later(started.append, "ping")
+            await asyncio.sleep(0)
+        assert started == ["idle"]
+    assert started == ["idle", "board", "ping"]
+
+
+async def test_work_started_by_an_answer_waits_at_most_max_wait():
+    fg = Foreground(max_wait=0.01)
+    started: list[str] = []
+    with fg.answering():
+        fg.later(started.append, "board")
+        await asyncio.sleep(0.05)  # a long answer does not hold the work back for ever
+        assert started == ["board"]
+    assert started == ["board"]  # run once only
+
+
 async def test_ai_moves_wait_for_a_members_answer(tmp_path):
     db = await open_store(tmp_path / "fg.db")
     svc = TableService(db, ai_delay=0, seed_source=lambda: 5)  # seed 5: an AI seat bids first
