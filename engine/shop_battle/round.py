@@ -506,6 +506,11 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     global _PUBLIC
     if st.level or st.queue or st.pending is not None:
         return None
+    rnd = st.round
+    cap = st.round_cap
+    rules = st.rules
+    if rnd >= max_rounds or (cap is not None and rnd >= cap and (rules < 2 or rules >= 4)):
+        return None  # the game ends at this round, or (rules 4) the seats behind catch up: RoundWork
     n = st.players
     table = card_table(st.cards, st.rules)
     shop, vals, kinds = table.shop, table.values[char], table.kinds
@@ -588,18 +593,13 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
         nxt = _next_active(orders, out, nxt)
         assert nxt is not None
-    rnd = st.round
-    cap = st.round_cap
     opener = st.lap_opener
-    rules2 = st.rules >= 2
-    if rules2:
+    if rules >= 2:
         lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
         if lap_done:
             opener = nxt
-    if cap is not None and rnd >= cap and (not rules2 or lap_done or st.rules >= 4):
-        return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
-    if rnd >= max_rounds:
-        return None
+            if cap is not None and rnd >= cap:
+                return None  # rules 2-3: capped at the end of the lap, the game ends
     new_piles[winner] += tuple(pot)
     top = new_piles[nxt][0]
     looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
@@ -621,7 +621,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         insort(listed, top)
         known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     chosen = st.chosen
-    if st.rules >= 4:  # S6: count the choices (counted(), inlined)
+    if rules >= 4:  # S6: count the choices (counted(), inlined)
         counts = list(chosen) if chosen else [0] * n
         counts[chooser] += 1
         chosen = tuple(counts)

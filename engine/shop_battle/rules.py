@@ -306,8 +306,18 @@ def _deal_draws(seed: int, cards: int, players: int, picks: int) -> tuple[list[i
                 return r
 
     order = list(range(cards))
-    for i in range(cards - 1, 0, -1):
-        r = below(i + 1)
+    shifts, end = _SHIFTS, len(words)
+    for n in range(cards, 1, -1):  # the shuffle: below(n) inlined (a call per card is half its cost)
+        shift = shifts[n]
+        while True:
+            if pos == end:
+                words += _words(gen, 64)
+                end = len(words)
+            r = words[pos] >> shift
+            pos += 1
+            if r < n:
+                break
+        i = n - 1
         order[i], order[r] = order[r], order[i]
     pool = list(range(players))
     drawn = [below(n) for n in (players, *range(players, players - picks, -1))]  # randrange, then sample's draws
