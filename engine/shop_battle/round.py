@@ -14,10 +14,10 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from engine.core import Event, event, replacer
-from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
+from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events"]
+__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events", "round_events"]
 
 #: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
 #: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
@@ -602,7 +602,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
                 return None  # rules 2-3: capped at the end of the lap, the game ends
     new_piles[winner] += tuple(pot)
     top = new_piles[nxt][0]
-    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
+    looks = shop[top]  # else a Collector on the next chooser's pile (see _collector_pre_choice)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
     known = st.known
     if new_public:
@@ -625,9 +625,119 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
         counts = list(chosen) if chosen else [0] * n
         counts[chooser] += 1
         chosen = tuple(counts)
+    if not looks:
+        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, known, last, rnd + 1, opener,
+                                      chosen)
+        if after is not None:
+            return after
     return _next_state(
         st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
         None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
+
+
+def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tuple[int, ...]], chooser: int,
+                          direction: int, pub: AbstractSet[int], public: tuple[int, ...],
+                          known: tuple[tuple[int, ...], ...], last: LastRound, rnd: int, opener: int,
+                          chosen: tuple[int, ...]) -> ShopBattleState | None:
+    """The pre-choice of round ``rnd`` (S2, :meth:`RoundWork.pre_choice`) in straight-line code,
+    for :func:`common_round` when the new chooser finds a Collector on top of their pile: each
+    Collector on top is revealed into the pot and its power applies (``peek``/``swap`` with a
+    target: the chooser's decision, phase ``target``), until a shop card is on top (the chooser
+    looks at it). ``piles``, ``pub``/``public``/``known`` and the other
+    arguments describe the state at the end of the previous round. Returns the next state (its
+    events: :func:`round_events`), or ``None`` when the chooser's pile runs out (the choice
+    passes on: the caller runs :class:`RoundWork`)."""
+    global _PUBLIC
+    shop, kinds, cards = table.shop, table.kinds, st.cards
+    n = st.players
+    out = st.out
+    orders = _orders(n, direction)
+    piles = list(piles)
+    pot: list[int] = []
+    face_down: list[int] = []
+    shown: list[int] = []  # the Collectors the chooser revealed
+    learned: list[tuple[int, int]] = []  # (seat, card) seen privately
+    skips = 0
+    tiebreakers: tuple[int, ...] = ()
+    pending: Pending | None = None
+    phase: Literal["choose", "target"] = "choose"
+    while True:
+        pile = piles[chooser]
+        if not pile:
+            return None
+        cid = pile[0]
+        if shop[cid]:
+            learned.append((chooser, cid))
+            break
+        piles[chooser] = pile[1:]
+        shown.append(cid)
+        pot.append(cid)
+        kind = kinds[cid]
+        if kind == "peek" or kind == "swap":
+            others = [s for s in orders[chooser][1:] if out[s] is None and piles[s]]
+            if others and (kind == "peek" or piles[chooser]):
+                pending = Pending(owner=chooser, card=cid, targets=tuple(sorted(others)))
+                phase = "target"
+                break
+        elif kind == "reverse":
+            direction = -direction
+            orders = _orders(n, direction)
+        elif kind == "skip":
+            skips += 1
+        elif kind == "steal_tie":
+            tiebreakers = (chooser,)
+        elif kind == "scout":
+            for s in orders[chooser][1:]:
+                if out[s] is None and piles[s]:
+                    learned.append((chooser, piles[s][0]))
+        elif kind == "tribute":
+            card = cards[cid]
+            assert isinstance(card, CollectorCard) and isinstance(card.power, TributePower)
+            count = card.power.cards
+            for s in orders[chooser][1:]:
+                if out[s] is None:
+                    taken = piles[s]
+                    piles[s] = taken[count:]
+                    pot += taken[:count]
+                    face_down += taken[:count]
+        else:
+            return None
+    fresh = frozenset(shown) - pub
+    if fresh:
+        pub = pub | fresh
+        listed = list(public)
+        for c in sorted(fresh):
+            insort(listed, c)
+        public = tuple(listed)
+    _PUBLIC = (public, pub)
+    seen: dict[int, set[int]] = {}
+    for seat, c in learned:
+        if c not in pub:
+            seen.setdefault(seat, set()).add(c)
+    if fresh or seen:
+        known = tuple([tuple(sorted((set(o) | seen[s]) - pub)) if s in seen
+                       else (o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]))
+                       for s, o in enumerate(known)])
+    plays = list(_NO_PLAYS[n])
+    plays[chooser] = tuple([(c, 0) for c in shown])
+    return _next_state(
+        st, st.version + 1, tuple(piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser, direction, skips,
+        phase, None, None, 0, (), (), tuple(plays), _NO_CARDS[n], tiebreakers, pending, public, known, last, opener,
+        chosen)
+
+
+def round_events(st: ShopBattleState, new: ShopBattleState, max_rounds: int) -> tuple[Event, ...]:
+    """The events of the :func:`common_round` from ``st`` to ``new``: :func:`common_events`, or,
+    when the new chooser revealed Collectors in the pre-choice (:func:`_collector_pre_choice`),
+    those of :class:`RoundWork` running the same announcement from ``st``."""
+    if not new.plays[new.chooser]:
+        return common_events(st, new)
+    last = new.last
+    assert last is not None and last.char is not None and last.hi is not None
+    w = RoundWork(st, max_rounds)
+    w.announce(last.char, last.hi)
+    w.advance()
+    return built(w.events)
 
 
 def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[Record]) -> tuple[Event, ...]:

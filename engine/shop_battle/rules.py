@@ -162,9 +162,9 @@ from engine.shop_battle.round import (
     MAX_ROUNDS,
     RoundWork,
     built,
-    common_events,
     common_round,
     joined_events,
+    round_events,
 )
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
@@ -518,7 +518,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             common = common_round(state, action.char, action.hi, max_rounds)
             if common is not None:
                 if common.version != state.version:
-                    return lazy_step(common, common_events, state, common)
+                    return lazy_step(common, round_events, state, common, max_rounds)
                 w = RoundWork(common, max_rounds)  # the next round's pre-choice: a Collector on top
                 w.advance()
                 new = w.freeze()
