@@ -17,7 +17,7 @@ from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "is_plain"]
+__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "is_plain", "pre_choice_target"]
 
 #: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
 #: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
@@ -744,15 +744,18 @@ _PLAIN_KINDS = frozenset({None, "reverse", "skip", "steal_tie"})
 
 def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tuple[int, ...]], chooser: int,
                           direction: int, pub: AbstractSet[int], public: tuple[int, ...],
-                          known: tuple[tuple[int, ...], ...], last: LastRound, rnd: int, opener: int,
-                          chosen: tuple[int, ...]) -> ShopBattleState | None:
+                          known: tuple[tuple[int, ...], ...], last: LastRound | None, rnd: int, opener: int,
+                          chosen: tuple[int, ...], resumed: bool = False,
+                          learned: list[tuple[int, int]] | None = None) -> ShopBattleState | None:
     """The pre-choice of round ``rnd`` (S2, :meth:`RoundWork.pre_choice`) in straight-line code,
     for :func:`common_round` when the new chooser finds a Collector on top of their pile: each
     Collector on top is revealed into the pot and its power applies (``peek``/``swap`` with a
     target: the chooser's decision, phase ``target``), until a shop card is on top (the chooser
-    looks at it). ``piles``, ``pub``/``public``/``known`` and the other
-    arguments describe the state at the end of the previous round. Returns the next state (its
-    events are the caller's), or ``None`` when the chooser's pile runs out (the choice
+    looks at it). ``piles``, ``pub``/``public``/``known`` and the other arguments describe the
+    state at the end of the previous round, or (``resumed``, :func:`pre_choice_target`) ``st``
+    after the chooser's target was applied (its pot, face-down cards, plays, skips and tie
+    breakers go on; ``learned``: the ``(seat, card)`` seen privately). Returns the next state
+    (its events are the caller's), or ``None`` when the chooser's pile runs out (the choice
     passes on: the caller runs :class:`RoundWork`)."""
     global _PUBLIC
     shop, kinds, cards = table.shop, table.kinds, st.cards
@@ -760,12 +763,13 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
     out = st.out
     orders = _orders(n, direction)
     piles = list(piles)
-    pot: list[int] = []
-    face_down: list[int] = []
-    shown: list[int] = []  # the Collectors the chooser revealed
-    learned: list[tuple[int, int]] = []  # (seat, card) seen privately
-    skips = 0
-    tiebreakers: tuple[int, ...] = ()
+    if learned is None:
+        learned = []  # (seat, card) seen privately
+    pot: list[int] = list(st.pot) if resumed else []
+    face_down: list[int] = list(st.face_down) if resumed else []
+    shown: list[int] = [c for c, _level in st.plays[chooser]] if resumed else []  # the chooser's Collectors
+    skips = st.skips if resumed else 0
+    tiebreakers: tuple[int, ...] = st.tiebreakers if resumed else ()
     pending: Pending | None = None
     phase: Literal["choose", "target"] = "choose"
     while True:
@@ -792,7 +796,8 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
         elif kind == "skip":
             skips += 1
         elif kind == "steal_tie":
-            tiebreakers = (chooser,)
+            if chooser not in tiebreakers:
+                tiebreakers = (*tiebreakers, chooser)
         elif kind == "scout":
             for s in orders[chooser][1:]:
                 if out[s] is None and piles[s]:
@@ -811,12 +816,37 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
             return None
     public, pub, known = _seen(public, pub, known, [c for c in shown if c not in pub], learned)
     _PUBLIC = (public, pub)
-    plays = list(_NO_PLAYS[n])
+    plays = list(st.plays if resumed else _NO_PLAYS[n])
     plays[chooser] = tuple([(c, 0) for c in shown])
     return _next_state(
         st, st.version + 1, tuple(piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser, direction, skips,
         phase, None, None, 0, (), (), tuple(plays), _NO_CARDS[n], tiebreakers, pending, public, known, last, opener,
         chosen)
+
+
+def pre_choice_target(st: ShopBattleState, target: int) -> ShopBattleState | None:
+    """The chooser's ``target`` for the ``peek``/``swap`` they revealed in the pre-choice (phase
+    ``target``, no announcement yet; :meth:`RoundWork.resolve_target`), then the rest of the
+    pre-choice (:func:`_collector_pre_choice`), in straight-line code. Returns the next state,
+    exactly as :class:`RoundWork` gives it, or ``None`` (the chooser's pile runs out: the
+    caller runs :class:`RoundWork`)."""
+    pend = st.pending
+    if pend is None or st.announce_char is not None or pend.owner != st.chooser:
+        return None
+    table = card_table(st.cards, st.rules)
+    owner = pend.owner
+    piles = list(st.piles)
+    learned: list[tuple[int, int]] = []
+    if table.kinds[pend.card] == "peek":
+        learned += [(owner, c) for c in piles[target]]
+    else:  # swap
+        a, b = piles[owner], piles[target]
+        piles[owner], piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    return _collector_pre_choice(st, table, piles, owner, st.direction, pub, public, st.known, st.last, st.round,
+                                 st.lap_opener, st.chosen, resumed=True, learned=learned)
 
 
 def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:

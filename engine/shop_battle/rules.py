@@ -165,6 +165,7 @@ from engine.shop_battle.round import (
     common_events,
     common_round,
     is_plain,
+    pre_choice_target,
 )
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
@@ -518,8 +519,8 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             common = common_round(state, action.char, action.hi, max_rounds)
         elif state.announce_char is not None and state.announce_hi is not None:  # a target during the reveals
             common = common_round(state, state.announce_char, state.announce_hi, max_rounds, action.target)
-        else:
-            common = None
+        else:  # a target in the pre-choice
+            common = pre_choice_target(state, action.target)  # type: ignore[union-attr]
         if common is not None:
             if common.version != state.version:
                 return lazy_step(common, self._round_events, state, common, action, max_rounds)
