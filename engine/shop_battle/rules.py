@@ -520,7 +520,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         elif state.announce_char is not None and state.announce_hi is not None:  # a target during the reveals
             common = common_round(state, state.announce_char, state.announce_hi, max_rounds, action.target)
         else:  # a target in the pre-choice
-            common = pre_choice_target(state, action.target)  # type: ignore[union-attr]
+            common = pre_choice_target(state, action.target)
         if common is not None:
             if common.version != state.version:
                 return lazy_step(common, self._round_events, state, common, action, max_rounds)
