@@ -14,10 +14,10 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from engine.core import Event, event, replacer
-from engine.shop_battle.cards import CollectorCard, PeekPower, TributePower, card_table
+from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
 
-__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "joined_events"]
+__all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "is_plain", "pre_choice_target"]
 
 #: An event as a round records it: ``(key, params, audience)``; ``params`` is the dict, or
 #: ``(function, *arguments)`` making it (big parameters, built only when the events are read).
@@ -490,24 +490,31 @@ class RoundWork:
         events.append(("sb.ev.round", {"round": rnd, "chooser": nxt}, None))
 
 
-def common_round(st: ShopBattleState, char: str, hi: bool,
-                 max_rounds: int = MAX_ROUNDS) -> ShopBattleState | None:
-    """The chooser's announcement ``(char, hi)`` on ``st`` (phase ``choose``) when the round
-    takes its most common course (S4, about half the steps of a playout), in straight-line
-    code: every contender reveals a shop card, one value is best, nobody is out, no skip
-    is pending, the game goes on and the next chooser finds a shop card on top. Returns the
-    next state, exactly as :class:`RoundWork` would give it (its events:
-    :func:`common_events`), or ``None`` (nothing computed is kept) when the round takes any
-    other course: the caller then runs :class:`RoundWork`. The course is checked before
-    anything is built. When only the last condition fails (a Collector on top of the next
-    chooser's pile), the state returned is the one at the start of that pre-choice step, with
-    ``st``'s own ``version`` (so the caller tells it apart): the caller runs the pre-choice in a
-    :class:`RoundWork` from there (:func:`joined_events`)."""
+def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX_ROUNDS,
+                 target: int | None = None) -> ShopBattleState | None:
+    """The rest of a round in straight-line code, when it takes one of its common courses (S4,
+    S2; most steps of a playout): from the chooser's announcement ``(char, hi)`` on ``st``
+    (phase ``choose``), or, with ``target``, from the choice of a ``peek``/``swap`` target
+    during the reveals (phase ``target``, ``char``/``hi`` the round's announcement). Each seat
+    of the reveal order reveals; a Collector's power applies (``reverse``, ``skip``,
+    ``steal_tie``, ``scout``, ``tribute``; ``peek``/``swap`` with a target stop at that
+    decision, phase ``target``) and its owner reveals the next card; then one best value wins,
+    nobody is out, the game goes on, and the next chooser's pre-choice runs
+    (:func:`_collector_pre_choice` for Collectors on top). Returns the next state, exactly as
+    :class:`RoundWork` would give it, or ``None`` (nothing computed is kept) when the round
+    takes any other course (a seat without a card to reveal, a tie, a seat out, the cap, the
+    end): the caller then runs :class:`RoundWork`. When only the pre-choice cannot be run here
+    (the new chooser's pile runs out), the state returned is the one at the start of that
+    pre-choice, with ``st``'s own ``version`` (so the caller tells it apart). The events are the
+    caller's: :func:`common_events` tells those of the plainest course (:func:`is_plain`)."""
     global _PUBLIC
-    if st.level or st.queue or st.pending is not None:
-        return None
+    rnd = st.round
+    cap = st.round_cap
+    rules = st.rules
+    if rnd >= max_rounds or (cap is not None and rnd >= cap and (rules < 2 or rules >= 4)) or st.level:
+        return None  # the game ends at this round, or (rules 4) the seats behind catch up: RoundWork
     n = st.players
-    table = card_table(st.cards, st.rules)
+    table = card_table(st.cards, rules)
     shop, vals, kinds = table.shop, table.values[char], table.kinds
     out = st.out
     chooser = st.chooser
@@ -516,70 +523,150 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     orders = _ORDERS.get((n, direction))
     if orders is None:
         orders = _orders(n, direction)
+    rot = orders  # the rotation of the current direction (a reverse changes it, not the reveal order)
     piles = st.piles
     public = st.public
     cached = _PUBLIC
     pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
-    pot = list(st.pot) if st.pot else []
     new_piles = list(piles)
     plays = list(st.plays)
     new_public: list[int] = []
-    empty: list[int] = []  # seats whose pile runs out (out unless they win the pot)
-    best = winner = -1
+    learned: list[tuple[int, int]] = []  # (seat, card id) seen privately
+    chosen = st.chosen
     tied = False
-    active = 0
-    for seat in orders[chooser]:  # the chooser, then the others in rotation order (S4)
-        if out[seat] is not None:
-            continue
-        pile = piles[seat]
-        if not pile:
+    if target is None:  # the chooser's announcement: their card, then the others in rotation order
+        if st.queue or st.pending is not None:
             return None
+        pile = piles[chooser]
         cid = pile[0]
-        if shop[cid]:
-            rest = pile[1:]
+        pot = list(st.pot) if st.pot else []
+        new_piles[chooser] = pile[1:]
+        plays[chooser] += ((cid, 0),)
+        pot.append(cid)
+        if cid not in pub:
+            new_public.append(cid)
+        queue = [s for s in orders[chooser][1:] if out[s] is None]
+        if not queue:
+            return None
+        first = vals[cid]
+        assert first is not None
+        best, winner = first, chooser
+        if rules >= 4:  # S6: count the choices (counted(), inlined)
+            counts = list(chosen) if chosen else [0] * n
+            counts[chooser] += 1
+            chosen = tuple(counts)
+    else:  # the target of the Collector whose owner (queue[0]) then reveals the next card
+        pend = st.pending
+        if pend is None or not st.queue:
+            return None
+        owner = pend.owner
+        if kinds[pend.card] == "peek":
+            learned += [(owner, c) for c in piles[target]]
+        else:  # swap
+            a, b = piles[owner], piles[target]
+            new_piles[owner], new_piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
+        pot = list(st.pot)
+        queue = list(st.queue)
+        best = winner = -1
+        for seat in st.contenders:  # the values revealed so far (compare, S4)
+            cid = st.current[seat]  # type: ignore[assignment]
+            if cid is not None:
+                value = vals[cid]
+                assert value is not None
+                if winner < 0 or ((value > best) if hi else (value < best)):
+                    best, winner, tied = value, seat, False
+                elif value == best:
+                    tied = True
+    face_down: list[int] | None = None  # the tributes' cards, when there are any
+    tiebreakers: list[int] | None = None
+    emptied = target is not None or not new_piles[chooser]  # whether a pile may have run out (out unless it wins)
+    for seat in queue:
+        pile = new_piles[seat]
+        if not pile:
+            return None  # no card to reveal: drops out (RoundWork)
+        cid = pile[0]
+        pile = new_piles[seat] = pile[1:]
+        plays[seat] += ((cid, 0),)
+        pot.append(cid)
+        if cid not in pub:
+            new_public.append(cid)
+        while not shop[cid]:  # S2: the power applies, then the owner reveals the next card
+            kind = kinds[cid]
+            if kind == "skip":
+                skips += 1
+            elif kind == "reverse":
+                direction = -direction
+                rot = _orders(n, direction)
+            elif kind == "steal_tie":
+                if tiebreakers is None:
+                    tiebreakers = list(st.tiebreakers)
+                if seat not in tiebreakers:
+                    tiebreakers.append(seat)
+            elif kind == "scout":
+                for s in rot[seat][1:]:
+                    if out[s] is None and new_piles[s]:
+                        learned.append((seat, new_piles[s][0]))
+            elif kind == "tribute":
+                card = st.cards[cid]
+                assert isinstance(card, CollectorCard) and isinstance(card.power, TributePower)
+                count = card.power.cards
+                if face_down is None:
+                    face_down = list(st.face_down)
+                for s in rot[seat][1:]:
+                    if out[s] is None:
+                        taken = new_piles[s]
+                        new_piles[s] = taken[count:]
+                        pot += taken[:count]
+                        face_down += taken[:count]
+                        if len(taken) <= count:
+                            emptied = True
+            elif kind == "peek" or kind == "swap":
+                others = [s for s in rot[seat][1:] if out[s] is None and new_piles[s]]
+                if others and (kind == "peek" or pile):  # the owner's decision (else no effect)
+                    if target is None:
+                        current = list(_NO_CARDS[n])
+                        current[chooser] = plays[chooser][-1][0]
+                        contenders = (chooser, *queue)
+                    else:
+                        current = list(st.current)
+                        contenders = st.contenders
+                    rest = queue[queue.index(seat):]
+                    for s in queue[:len(queue) - len(rest)]:
+                        current[s] = plays[s][-1][0]
+                    public, pub, known = _seen(public, pub, st.known, new_public, learned)
+                    _PUBLIC = (public, pub)
+                    if face_down is None:
+                        face_down = list(st.face_down)
+                    return _next_state(
+                        st, st.version + 1, tuple(new_piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser,
+                        direction, skips, "target", char, hi, 0, contenders, tuple(rest), tuple(plays),
+                        tuple(current), tuple(st.tiebreakers if tiebreakers is None else tiebreakers),
+                        Pending(owner=seat, card=cid, targets=tuple(sorted(others))), public, known, st.last,
+                        st.lap_opener, chosen)
+            else:
+                return None
+            if not pile:
+                return None  # no card left to reveal: drops out (RoundWork)
+            cid = pile[0]
+            pile = new_piles[seat] = pile[1:]
             plays[seat] += ((cid, 0),)
             pot.append(cid)
             if cid not in pub:
                 new_public.append(cid)
-        else:  # S2: Collectors whose power acts only at the round's end, then the next card
-            if seat == chooser:
-                return None
-            shown = [cid]
-            k = 0
-            while not shop[cid]:
-                kind = kinds[cid]
-                if kind == "skip":
-                    skips += 1
-                elif kind == "reverse":
-                    direction = -direction
-                elif kind != "steal_tie":
-                    return None  # steal_tie matters on a tie only, which RoundWork runs anyway
-                k += 1
-                if len(pile) == k:
-                    return None  # no card left to reveal
-                cid = pile[k]
-                shown.append(cid)
-            rest = pile[k + 1:]
-            plays[seat] += tuple([(c, 0) for c in shown])
-            pot += shown
-            new_public += [c for c in shown if c not in pub]
-        new_piles[seat] = rest
-        if not rest:
-            empty.append(seat)
-        active += 1
+        if not pile:
+            emptied = True
         value = vals[cid]
         assert value is not None
-        if seat == chooser:
-            best, winner = value, seat
+        if winner < 0 or ((value > best) if hi else (value < best)):
+            best, winner, tied = value, seat, False
         elif value == best:
             tied = True
-        elif (value > best) if hi else (value < best):
-            best, winner, tied = value, seat, False
-    if tied or active <= 1:
+    if tied:
         return None
-    for seat in empty:
-        if seat != winner:
-            return None  # a seat is out
+    if emptied:
+        for seat in range(n):
+            if out[seat] is None and not new_piles[seat] and seat != winner:
+                return None  # a seat is out
     if direction != st.direction:
         orders = _orders(n, direction)
     nxt = _next_active(orders, out, chooser)
@@ -588,52 +675,178 @@ def common_round(st: ShopBattleState, char: str, hi: bool,
     for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
         nxt = _next_active(orders, out, nxt)
         assert nxt is not None
-    rnd = st.round
-    cap = st.round_cap
     opener = st.lap_opener
-    rules2 = st.rules >= 2
-    if rules2:
+    if rules >= 2:
         lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
         if lap_done:
             opener = nxt
-    if cap is not None and rnd >= cap and (not rules2 or lap_done or st.rules >= 4):
-        return None  # capped: the game ends (rules 4: or the seats behind catch up, RoundWork.catch_up)
-    if rnd >= max_rounds:
-        return None
+            if cap is not None and rnd >= cap:
+                return None  # rules 2-3: capped at the end of the lap, the game ends
     new_piles[winner] += tuple(pot)
     top = new_piles[nxt][0]
-    looks = shop[top]  # else a Collector on the next chooser's pile: the pre-choice is left to RoundWork
+    looks = shop[top]  # else a Collector on the next chooser's pile (see _collector_pre_choice)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
-    known = st.known
+    public, pub, known = _seen(public, pub, st.known, new_public, learned)
+    _PUBLIC = (public, pub)
+    mine = known[nxt]
+    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
+        listed = list(mine)
+        insort(listed, top)
+        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
+    if not looks:
+        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, known, last, rnd + 1, opener,
+                                      chosen)
+        if after is not None:
+            return after
+    return _next_state(
+        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
+        None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
+
+
+def _seen(public: tuple[int, ...], pub: AbstractSet[int], known: tuple[tuple[int, ...], ...],
+          new_public: list[int], learned: list[tuple[int, int]]
+          ) -> tuple[tuple[int, ...], AbstractSet[int], tuple[tuple[int, ...], ...]]:
+    """``(public, pub, known)`` once the cards ``new_public`` (distinct, not yet public) are face
+    up and each ``(seat, card)`` of ``learned`` was seen by that seat (``known`` holds only
+    private knowledge: a public card leaves it)."""
     if new_public:
-        # A seat's private knowledge never holds a public card, so only the new ones may leave it.
         fresh = frozenset(new_public)
         pub = pub | fresh
         listed = list(public)
         for c in new_public:
             insort(listed, c)
         public = tuple(listed)
-        _PUBLIC = (public, pub)
         known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
-    mine = known[nxt]
-    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
-        listed = list(mine)
-        insort(listed, top)
-        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    chosen = st.chosen
-    if st.rules >= 4:  # S6: count the choices (counted(), inlined)
-        counts = list(chosen) if chosen else [0] * n
-        counts[chooser] += 1
-        chosen = tuple(counts)
+    if learned:
+        seen: dict[int, set[int]] = {}
+        for seat, c in learned:
+            if c not in pub:
+                seen.setdefault(seat, set()).add(c)
+        if seen:
+            known = tuple([tuple(sorted(seen[s].union(o))) if s in seen else o for s, o in enumerate(known)])
+    return public, pub, known
+
+
+def is_plain(st: ShopBattleState, new: ShopBattleState) -> bool:
+    """Whether the :func:`common_round` from ``st`` to ``new`` took the course that
+    :func:`common_events` tells: an announcement, reveals with ``reverse``/``skip``/``steal_tie``
+    Collectors at most (a ``peek``/``swap`` without effect is not told there), a win, and a shop card on top of the next chooser's pile."""
+    last = new.last
+    if st.phase != "choose" or new.phase != "choose" or new.plays[new.chooser] or last is None:
+        return False
+    kinds = card_table(st.cards, st.rules).kinds
+    return all(kinds[c] in _PLAIN_KINDS for p in last.plays for c, _level in p)
+
+
+#: The Collectors :func:`common_events` tells (``None``: a shop card).
+_PLAIN_KINDS = frozenset({None, "reverse", "skip", "steal_tie"})
+
+
+def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tuple[int, ...]], chooser: int,
+                          direction: int, pub: AbstractSet[int], public: tuple[int, ...],
+                          known: tuple[tuple[int, ...], ...], last: LastRound | None, rnd: int, opener: int,
+                          chosen: tuple[int, ...], resumed: bool = False,
+                          learned: list[tuple[int, int]] | None = None) -> ShopBattleState | None:
+    """The pre-choice of round ``rnd`` (S2, :meth:`RoundWork.pre_choice`) in straight-line code,
+    for :func:`common_round` when the new chooser finds a Collector on top of their pile: each
+    Collector on top is revealed into the pot and its power applies (``peek``/``swap`` with a
+    target: the chooser's decision, phase ``target``), until a shop card is on top (the chooser
+    looks at it). ``piles``, ``pub``/``public``/``known`` and the other arguments describe the
+    state at the end of the previous round, or (``resumed``, :func:`pre_choice_target`) ``st``
+    after the chooser's target was applied (its pot, face-down cards, plays, skips and tie
+    breakers go on; ``learned``: the ``(seat, card)`` seen privately). Returns the next state
+    (its events are the caller's), or ``None`` when the chooser's pile runs out (the choice
+    passes on: the caller runs :class:`RoundWork`)."""
+    global _PUBLIC
+    shop, kinds, cards = table.shop, table.kinds, st.cards
+    n = st.players
+    out = st.out
+    orders = _orders(n, direction)
+    piles = list(piles)
+    if learned is None:
+        learned = []  # (seat, card) seen privately
+    pot: list[int] = list(st.pot) if resumed else []
+    face_down: list[int] = list(st.face_down) if resumed else []
+    shown: list[int] = [c for c, _level in st.plays[chooser]] if resumed else []  # the chooser's Collectors
+    skips = st.skips if resumed else 0
+    tiebreakers: tuple[int, ...] = st.tiebreakers if resumed else ()
+    pending: Pending | None = None
+    phase: Literal["choose", "target"] = "choose"
+    while True:
+        pile = piles[chooser]
+        if not pile:
+            return None
+        cid = pile[0]
+        if shop[cid]:
+            learned.append((chooser, cid))
+            break
+        piles[chooser] = pile[1:]
+        shown.append(cid)
+        pot.append(cid)
+        kind = kinds[cid]
+        if kind == "peek" or kind == "swap":
+            others = [s for s in orders[chooser][1:] if out[s] is None and piles[s]]
+            if others and (kind == "peek" or piles[chooser]):
+                pending = Pending(owner=chooser, card=cid, targets=tuple(sorted(others)))
+                phase = "target"
+                break
+        elif kind == "reverse":
+            direction = -direction
+            orders = _orders(n, direction)
+        elif kind == "skip":
+            skips += 1
+        elif kind == "steal_tie":
+            if chooser not in tiebreakers:
+                tiebreakers = (*tiebreakers, chooser)
+        elif kind == "scout":
+            for s in orders[chooser][1:]:
+                if out[s] is None and piles[s]:
+                    learned.append((chooser, piles[s][0]))
+        elif kind == "tribute":
+            card = cards[cid]
+            assert isinstance(card, CollectorCard) and isinstance(card.power, TributePower)
+            count = card.power.cards
+            for s in orders[chooser][1:]:
+                if out[s] is None:
+                    taken = piles[s]
+                    piles[s] = taken[count:]
+                    pot += taken[:count]
+                    face_down += taken[:count]
+        else:
+            return None
+    public, pub, known = _seen(public, pub, known, [c for c in shown if c not in pub], learned)
+    _PUBLIC = (public, pub)
+    plays = list(st.plays if resumed else _NO_PLAYS[n])
+    plays[chooser] = tuple([(c, 0) for c in shown])
     return _next_state(
-        st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
-        None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
+        st, st.version + 1, tuple(piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser, direction, skips,
+        phase, None, None, 0, (), (), tuple(plays), _NO_CARDS[n], tiebreakers, pending, public, known, last, opener,
+        chosen)
 
 
-def joined_events(st: ShopBattleState, mid: ShopBattleState, records: Sequence[Record]) -> tuple[Event, ...]:
-    """The events of a :func:`common_round` that stopped at the next pre-choice (``mid``), then
-    the ``records`` of the :class:`RoundWork` that ran it."""
-    return common_events(st, mid) + built(records)
+def pre_choice_target(st: ShopBattleState, target: int) -> ShopBattleState | None:
+    """The chooser's ``target`` for the ``peek``/``swap`` they revealed in the pre-choice (phase
+    ``target``, no announcement yet; :meth:`RoundWork.resolve_target`), then the rest of the
+    pre-choice (:func:`_collector_pre_choice`), in straight-line code. Returns the next state,
+    exactly as :class:`RoundWork` gives it, or ``None`` (the chooser's pile runs out: the
+    caller runs :class:`RoundWork`)."""
+    pend = st.pending
+    if pend is None or st.announce_char is not None or pend.owner != st.chooser:
+        return None
+    table = card_table(st.cards, st.rules)
+    owner = pend.owner
+    piles = list(st.piles)
+    learned: list[tuple[int, int]] = []
+    if table.kinds[pend.card] == "peek":
+        learned += [(owner, c) for c in piles[target]]
+    else:  # swap
+        a, b = piles[owner], piles[target]
+        piles[owner], piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
+    public = st.public
+    cached = _PUBLIC
+    pub: AbstractSet[int] = cached[1] if cached[0] is public else frozenset(public)
+    return _collector_pre_choice(st, table, piles, owner, st.direction, pub, public, st.known, st.last, st.round,
+                                 st.lap_opener, st.chosen, resumed=True, learned=learned)
 
 
 def common_events(st: ShopBattleState, new: ShopBattleState) -> tuple[Event, ...]:

@@ -164,7 +164,8 @@ from engine.shop_battle.round import (
     built,
     common_events,
     common_round,
-    joined_events,
+    is_plain,
+    pre_choice_target,
 )
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
@@ -306,8 +307,18 @@ def _deal_draws(seed: int, cards: int, players: int, picks: int) -> tuple[list[i
                 return r
 
     order = list(range(cards))
-    for i in range(cards - 1, 0, -1):
-        r = below(i + 1)
+    shifts, end = _SHIFTS, len(words)
+    for n in range(cards, 1, -1):  # the shuffle: below(n) inlined (a call per card is half its cost)
+        shift = shifts[n]
+        while True:
+            if pos == end:
+                words += _words(gen, 64)
+                end = len(words)
+            r = words[pos] >> shift
+            pos += 1
+            if r < n:
+                break
+        i = n - 1
         order[i], order[r] = order[r], order[i]
     pool = list(range(players))
     drawn = [below(n) for n in (players, *range(players, players - picks, -1))]  # randrange, then sample's draws
@@ -506,25 +517,51 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         max_rounds = self._max_rounds(state)
         if type(action) is Choose:
             common = common_round(state, action.char, action.hi, max_rounds)
-            if common is not None:
-                if common.version != state.version:
-                    return lazy_step(common, common_events, state, common)
-                w = RoundWork(common, max_rounds)  # the next round's pre-choice: a Collector on top
-                w.advance()
-                new = w.freeze()
-                if w.phase == "over":
-                    w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-                return lazy_step(new, joined_events, state, common, w.events)
+        elif state.announce_char is not None and state.announce_hi is not None:  # a target during the reveals
+            common = common_round(state, state.announce_char, state.announce_hi, max_rounds, action.target)
+        else:  # a target in the pre-choice
+            common = pre_choice_target(state, action.target)
+        if common is not None:
+            if common.version != state.version:
+                return lazy_step(common, self._round_events, state, common, action, max_rounds)
+            w = RoundWork(common, max_rounds)  # the next round's pre-choice: the chooser's pile runs out
+            w.advance()
+            new = w.freeze()
+        else:
+            w = RoundWork(state, max_rounds)
+            if type(action) is Choose:
+                w.announce(action.char, action.hi)
+            else:
+                w.resolve_target(action.target)
+            w.advance()
+            new = w.freeze()
+            if w.phase == "over":
+                w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+            return lazy_step(new, built, w.events)
+        return lazy_step(new, self._replayed_events, state, action, max_rounds)
+
+    def _round_events(self, state: ShopBattleState, new: ShopBattleState, action: ShopBattleAction,
+                      max_rounds: int) -> tuple[Event, ...]:
+        """The events of a step computed by :func:`~engine.shop_battle.round.common_round`:
+        :func:`~engine.shop_battle.round.common_events` for its plainest course, else replayed."""
+        if is_plain(state, new):
+            return common_events(state, new)
+        return self._replayed_events(state, action, max_rounds)
+
+    def _replayed_events(self, state: ShopBattleState, action: ShopBattleAction, max_rounds: int) -> tuple[Event, ...]:
+        """The events of ``apply(state, {seat: action})`` as :class:`RoundWork` records them (the
+        recipe of a step computed by :func:`~engine.shop_battle.round.common_round`)."""
         w = RoundWork(state, max_rounds)
         if type(action) is Choose:
             w.announce(action.char, action.hi)
         else:
+            assert isinstance(action, Target)
             w.resolve_target(action.target)
         w.advance()
         new = w.freeze()
         if w.phase == "over":
             w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return lazy_step(new, built, w.events)
+        return built(w.events)
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
