@@ -40,7 +40,8 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
         card = action.card  # type: ignore[union-attr]
         if card is None:
             w.to_discard(cards)
-            w.ev("ms.ev.pick_none", seat=seat)
+            if w.log:
+                w.ev("ms.ev.pick_none", seat=seat)
         else:
             pick(w, seat, card, cards)
     elif kind is Replace:
@@ -58,14 +59,16 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
 def place(w: Work, seat: int, key: str) -> None:
     """Place one token on slot ``key``."""
     w.add_token(seat, key, 1)
-    w.ev("ms.ev.place", seat=seat, slot=key)
+    if w.log:
+        w.ev("ms.ev.place", seat=seat, slot=key)
 
 
 def lose(w: Work, seat: int, key: str) -> None:
     """Lose one token from slot ``key`` (M6)."""
     w.add_token(seat, key, -1)
     w.seats[seat].lose -= 1
-    w.ev("ms.ev.lose", seat=seat, slot=key)
+    if w.log:
+        w.ev("ms.ev.lose", seat=seat, slot=key)
 
 
 def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, chosen: bool) -> None:
@@ -75,14 +78,15 @@ def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, ch
     mapping each slot key to its count in the seat's slot order (Speakeasy then Clients; placed
     tokens are public, so the public log names them); rules 1 emit {seat, n} only for a
     ``chosen`` discard (an answered ``discard`` follow-up), none for a one-way discard."""
-    counts = dict(option)
-    slots = {k: counts[k] for k, _ in w.holding(seat) if counts.get(k)}
+    if w.log:
+        if w.rules >= 2:
+            counts = dict(option)
+            slots = {k: counts[k] for k, _ in w.holding(seat) if counts.get(k)}
+            w.ev("ms.ev.discarded", seat=seat, n=n, slots=slots)
+        elif chosen:
+            w.ev("ms.ev.discarded", seat=seat, n=n)
     for key, c in option:
         w.add_token(seat, key, -c)
-    if w.rules >= 2:
-        w.ev("ms.ev.discarded", seat=seat, n=n, slots=slots)
-    elif chosen:
-        w.ev("ms.ev.discarded", seat=seat, n=n)
 
 
 def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
@@ -92,7 +96,8 @@ def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     s.clients.append(cid)
     s.cl_tokens.append(0)
     w.to_discard(c for c in cards if c != cid)
-    w.ev("ms.ev.keep", seat=seat, card=cid)
+    if w.log:
+        w.ev("ms.ev.keep", seat=seat, card=cid)
     instant(w, seat, cid)
 
 
@@ -119,10 +124,11 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
     s.clients[i] = cid
     s.cl_tokens[i] = 0
     w.to_discard((old,))
-    if w.rules >= 2:
-        w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
-    else:
-        w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
+    if w.log:
+        if w.rules >= 2:
+            w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
+        else:
+            w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
     instant(w, seat, cid)
 
 
@@ -133,7 +139,8 @@ def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None
         s.clients.append(cid)
         s.cl_tokens.append(0)
     w.to_discard(c for c in cards if c not in kept)
-    w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
+    if w.log:
+        w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
 
 
 def instant(w: Work, seat: int, cid: int) -> None:
@@ -145,7 +152,8 @@ def instant(w: Work, seat: int, cid: int) -> None:
         return
     s = w.seats[seat]
     gains = 2 if eff == "plus2_moon" else 1
-    w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
+    if w.log:
+        w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
     if w.rules < 2:
         s.queue += [PLACE] * gains
     else:
@@ -167,8 +175,9 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
     if missing <= 0:
         return
     cards = w.draw(b[DRAW])
-    w.ev("ms.ev.redraw", seat=seat, n=len(cards))
-    w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+    if w.log:
+        w.ev("ms.ev.redraw", seat=seat, n=len(cards))
+        w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
     s.queue.insert(at, follow_up("keep", tuple(cards)))
     if missing > 1 and cards:
         s.queue.insert(at + 1, follow_up("redraw"))
@@ -190,7 +199,8 @@ def auto(w: Work, seat: int) -> bool:
                 if room:
                     place(w, seat, room[0])
                 else:
-                    w.ev("ms.ev.token_lost", seat=seat)
+                    if w.log:
+                        w.ev("ms.ev.token_lost", seat=seat)
                 return True
         elif kind == "discard":
             n = q.n
@@ -210,7 +220,8 @@ def auto(w: Work, seat: int) -> bool:
         elif kind == "pick":
             if not q.cards:
                 w.seats[seat].queue.pop(0)
-                w.ev("ms.ev.pick_none", seat=seat)
+                if w.log:
+                    w.ev("ms.ev.pick_none", seat=seat)
                 return True
         elif kind == "replace":
             if len(s.clients) <= 1:

@@ -108,12 +108,15 @@ class Work:
     """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
 
     ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
-    seat without copying it."""
+    seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
+    :meth:`ev` only when it is true, and skip the work that only feeds an event (``apply`` runs
+    without it and makes the events only when they are read, by running the step again with it,
+    see :func:`engine.core.lazy_step`)."""
 
-    __slots__ = ("active", "deck", "dice", "discard", "events", "n", "phase", "rerolls", "round", "seats", "seed",
-                 "shuffles", "state", "to_draw", "variant", "version")
+    __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seats",
+                 "seed", "shuffles", "state", "to_draw", "variant", "version")
 
-    def __init__(self, state: MoonshineState) -> None:
+    def __init__(self, state: MoonshineState, log: bool = True) -> None:
         self.state = state
         self.seed = state.seed
         self.version = state.version + 1
@@ -130,11 +133,12 @@ class Work:
             state.to_draw)  # a list once a draw is added (resolve_actions)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
+        self.log = log
         self.n = state.players
 
     @staticmethod
-    def of(state: MoonshineState) -> Work:
-        """``Work(state)`` without the constructor call (the hot path of ``apply``)."""
+    def of(state: MoonshineState, log: bool) -> Work:
+        """``Work(state, log)`` without the constructor call (the hot path of ``apply``)."""
         w: Work = _new_object(Work)
         w.state = state
         w.seed = state.seed
@@ -153,6 +157,7 @@ class Work:
         w.to_draw = state.to_draw
         w.shuffles = state.shuffles
         w.events = []
+        w.log = log
         w.n = state.players
         return w
 
@@ -186,7 +191,8 @@ class Work:
         return random.Random(f"{self.state.seed}:{self.version}:{salt}")
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
-        """Record an event (private to ``audience`` when given): ``engine.core.event`` inlined,
+        """Record an event (private to ``audience`` when given; call it only when :attr:`log` is
+        true): ``engine.core.event`` inlined,
         the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
         e: Any = _new_object(_EventTwin)
         e.key = key
@@ -314,7 +320,8 @@ class Work:
                 deck = self.deck = pile
                 self.discard = ()
                 self.shuffles += 1
-                self.ev("ms.ev.reshuffle", n=len(pile))
+                if self.log:
+                    self.ev("ms.ev.reshuffle", n=len(pile))
             out.append(deck.pop(0))
         return out
 
