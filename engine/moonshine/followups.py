@@ -34,7 +34,8 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     if kind is Lose:
         lose(w, seat, action.slot)  # type: ignore[union-attr]
         return
-    q = s.queue.pop(0)
+    q = s.queue[0]
+    s.queue = s.queue[1:]
     cards = q.cards
     if kind is Pick:
         card = action.card  # type: ignore[union-attr]
@@ -93,8 +94,8 @@ def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """``seat`` keeps Client ``cid`` in front of it; the other ``cards`` go to the discard pile;
     the card's instant bonus applies at once."""
     s = w.seats[seat]
-    s.clients.append(cid)
-    s.cl_tokens.append(0)
+    s.clients += (cid,)
+    s.cl_tokens += (0,)
     w.to_discard(c for c in cards if c != cid)
     if w.log:
         w.ev("ms.ev.keep", seat=seat, card=cid)
@@ -110,7 +111,7 @@ def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     if len(s.clients) < icons or not s.clients:
         keep(w, seat, cid, ())
     else:
-        s.queue.insert(0, follow_up("replace", (cid,)))
+        s.queue = (follow_up("replace", (cid,)), *s.queue)
 
 
 def replace(w: Work, seat: int, cid: int, old: int) -> None:
@@ -121,8 +122,8 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
     s = w.seats[seat]
     i = s.clients.index(old)
     lost = s.cl_tokens[i]
-    s.clients[i] = cid
-    s.cl_tokens[i] = 0
+    s.clients = (*s.clients[:i], cid, *s.clients[i + 1:])
+    s.cl_tokens = (*s.cl_tokens[:i], 0, *s.cl_tokens[i + 1:])
     w.to_discard((old,))
     if w.log:
         if w.rules >= 2:
@@ -135,9 +136,8 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
 def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None:
     """Regular draft (M9): ``seat`` keeps ``kept`` of ``cards``; the others are discarded."""
     s = w.seats[seat]
-    for cid in kept:
-        s.clients.append(cid)
-        s.cl_tokens.append(0)
+    s.clients += tuple(kept)
+    s.cl_tokens += (0,) * len(kept)
     w.to_discard(c for c in cards if c not in kept)
     if w.log:
         w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
@@ -155,9 +155,9 @@ def instant(w: Work, seat: int, cid: int) -> None:
     if w.log:
         w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
     if w.rules < 2:
-        s.queue += [PLACE] * gains
+        s.queue += (PLACE,) * gains
     else:
-        s.queue[:0] = [PLACE] * gains
+        s.queue = (PLACE,) * gains + s.queue
     if gains == 1:
         for other in range(w.n):
             if other != seat:
@@ -178,9 +178,21 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
     if w.log:
         w.ev("ms.ev.redraw", seat=seat, n=len(cards))
         w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-    s.queue.insert(at, follow_up("keep", tuple(cards)))
+    q = s.queue
     if missing > 1 and cards:
-        s.queue.insert(at + 1, follow_up("redraw"))
+        s.queue = (*q[:at], follow_up("keep", tuple(cards)), _REDRAW, *q[at:])
+    else:
+        s.queue = (*q[:at], follow_up("keep", tuple(cards)), *q[at:])
+
+
+#: The ``redraw`` follow-up (shared: follow-ups are immutable values).
+_REDRAW = follow_up("redraw")
+
+
+def _pop(w: Work, seat: int) -> None:
+    """Drop the front follow-up of ``seat`` (copying the seat for writing)."""
+    s = w.seats[seat]
+    s.queue = s.queue[1:]
 
 
 def auto(w: Work, seat: int) -> bool:
@@ -195,7 +207,7 @@ def auto(w: Work, seat: int) -> bool:
         if kind == "place":
             room = w.room(seat)
             if len(room) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if room:
                     place(w, seat, room[0])
                 else:
@@ -206,27 +218,27 @@ def auto(w: Work, seat: int) -> bool:
             n = q.n
             opts = discard_options(w.holding(seat), n)
             if len(opts) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if opts:
                     discard(w, seat, opts[0], n, chosen=False)
                 return True
         elif kind == "keep":
             cards = q.cards
             if len(cards) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if cards:
                     keep(w, seat, cards[0], cards)
                 return True
         elif kind == "pick":
             if not q.cards:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if w.log:
                     w.ev("ms.ev.pick_none", seat=seat)
                 return True
         elif kind == "replace":
             if len(s.clients) <= 1:
                 ws = w.seats[seat]
-                ws.queue.pop(0)
+                ws.queue = ws.queue[1:]
                 if ws.clients:
                     replace(w, seat, q.cards[0], ws.clients[0])
                 else:
@@ -235,7 +247,7 @@ def auto(w: Work, seat: int) -> bool:
         elif kind == "draft":
             cards = q.cards
             if len(cards) <= q.n:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 draft(w, seat, list(cards), cards)
                 return True
         return False

@@ -89,7 +89,7 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
         elif kind is TakeMoon:
             if w.log:
                 w.ev("ms.ev.act_moon", seat=seat)
-            w.seats[seat].queue.append(PLACE)
+            w.seats[seat].queue += (PLACE,)
         elif kind is Validate:
             _validate(w, seat, action.card)  # type: ignore[union-attr, arg-type]
 
@@ -106,8 +106,9 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     need = max(0, ci.moon - w.bundle(seat)[DISC])
     i = s.clients.index(cid)
     on_card = s.cl_tokens[i]
-    del s.clients[i], s.cl_tokens[i]
-    s.validated.append(cid)
+    s.clients = s.clients[:i] + s.clients[i + 1:]
+    s.cl_tokens = s.cl_tokens[:i] + s.cl_tokens[i + 1:]
+    s.validated += (cid,)
     rest = max(0, need - on_card)
     if w.log:
         points = points_of(s.validated, w.side(seat).silhouettes)
@@ -120,7 +121,7 @@ def _validate(w: Work, seat: int, cid: int) -> None:
         if len(opts) == 1:
             discard(w, seat, opts[0], rest, chosen=False)
         else:
-            s.queue.append(follow_up("discard", (), rest))
+            s.queue += (follow_up("discard", (), rest),)
     w.to_draw.append((seat, "keep"))  # type: ignore[union-attr]  # a list in the resolve phase
 
 
@@ -189,12 +190,12 @@ def settle(w: Work) -> None:
         if phase == "draft":
             w.phase = "setup"
             for i in range(n):
-                w.seats[i].queue.append(PLACE)
+                w.seats[i].queue += (PLACE,)
         elif phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
                 for seat in range(n):
-                    for cid in list(w.seats[seat].clients):
+                    for cid in w.seats[seat].clients:
                         instant(w, seat, cid)
             else:
                 _start_round(w)
@@ -212,7 +213,8 @@ def _second_redraws(w: Work) -> bool:
     done = False
     for seat in w.order():
         if w.front(seat) == "redraw":
-            w.seats[seat].queue.pop(0)
+            ws = w.seats[seat]
+            ws.queue = ws.queue[1:]
             redraw_once(w, seat, 0)
             done = True
     return done
@@ -229,7 +231,7 @@ def _do_draws(w: Work) -> None:
             if w.log:
                 w.ev("ms.ev.drew", seat=seat, n=len(cards))
                 w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-            s.queue.append(follow_up("pick", tuple(cards)))
+            s.queue += (follow_up("pick", tuple(cards)),)
         elif w.rules >= 2:
             redraw_once(w, seat, len(s.queue))
         else:
@@ -239,7 +241,7 @@ def _do_draws(w: Work) -> None:
                 if w.log:
                     w.ev("ms.ev.redraw", seat=seat, n=len(cards))
                     w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-                s.queue.append(follow_up("keep", tuple(cards)))
+                s.queue += (follow_up("keep", tuple(cards)),)
     w.to_draw = ()
 
 

@@ -141,5 +141,5 @@ def gains(w: Work) -> None:
             if n:
                 if w.log:
                     w.ev("ms.ev.gain", seat=seat, n=n)
-                w.seats[seat].queue += [PLACE] * n
+                w.seats[seat].queue += (PLACE,) * n
     w.phase = "gain"

@@ -56,23 +56,25 @@ _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
 
 class WorkSeat:
-    """Mutable copy of a :class:`SeatState`."""
+    """Mutable copy of a :class:`SeatState`: the same fields, each replaced whole when it changes
+    (they stay tuples, shared with the frozen seat until then: copying a seat and freezing it
+    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``)."""
 
     __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
 
     def __init__(self, s: SeatState) -> None:
         self.speakeasy = s.speakeasy
-        self.se_tokens = list(s.se_tokens)
-        self.clients = list(s.clients)
-        self.cl_tokens = list(s.cl_tokens)
-        self.validated = list(s.validated)
-        self.queue: list[FollowUp] = list(s.queue)
+        self.se_tokens: tuple[int, ...] = s.se_tokens
+        self.clients: tuple[int, ...] = s.clients
+        self.cl_tokens: tuple[int, ...] = s.cl_tokens
+        self.validated: tuple[int, ...] = s.validated
+        self.queue: tuple[FollowUp, ...] = s.queue
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
-        return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
-                         tuple(self.validated), tuple(self.queue), self.lose)
+        return _new_seat(None, self.speakeasy, self.se_tokens, self.clients, self.cl_tokens, self.validated,
+                         self.queue, self.lose)
 
 
 class _Seats(dict[int, WorkSeat]):
@@ -91,11 +93,11 @@ class _Seats(dict[int, WorkSeat]):
         s = self.orig[i]
         x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
         x.speakeasy = s.speakeasy
-        x.se_tokens = list(s.se_tokens)
-        x.clients = list(s.clients)
-        x.cl_tokens = list(s.cl_tokens)
-        x.validated = list(s.validated)
-        x.queue = list(s.queue)
+        x.se_tokens = s.se_tokens
+        x.clients = s.clients
+        x.cl_tokens = s.cl_tokens
+        x.validated = s.validated
+        x.queue = s.queue
         x.lose = s.lose
         self[i] = self.work[i] = x
         return x
@@ -259,7 +261,7 @@ class Work:
         x = self.seats.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
         side = SIDE_INFOS[self.variant][s.speakeasy]
-        tokens = tuple(s.se_tokens)
+        tokens = s.se_tokens
         rooms = side.room_by_tokens.get(tokens)
         if rooms is None:
             rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, tokens)) if t < sp)  # noqa: B905
@@ -291,9 +293,13 @@ class Work:
         """Add ``delta`` tokens to slot ``key`` of ``seat``."""
         s = self.seats[seat]
         if key[0] == "s":
-            s.se_tokens[int(key[1:])] += delta
+            i = int(key[1:])
+            t = s.se_tokens
+            s.se_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
         else:
-            s.cl_tokens[s.clients.index(int(key[1:]))] += delta
+            i = s.clients.index(int(key[1:]))
+            t = s.cl_tokens
+            s.cl_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
 
     # --- deck ------------------------------------------------------------------------------------
     def draw(self, k: int) -> list[int]:
