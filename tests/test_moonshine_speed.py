@@ -99,7 +99,7 @@ def test_work_of_copies_like_the_constructor():
         if name != "seats":
             assert getattr(a, name) == getattr(b, name), name
     assert a.seats.orig is b.seats.orig and a.seats.work == b.seats.work == [None] * 3
-    assert b.seats[1].clients == list(state.seats[1].clients) and b.seats.work[1] is b.seats[1]
+    assert b.seats[1].clients == state.seats[1].clients and b.seats.work[1] is b.seats[1]
 
 
 def _slow_bundle(side, se_tokens, clients, cl_tokens, validated):
