@@ -96,10 +96,10 @@ def test_work_of_copies_like_the_constructor():
     state = GAME.setup(5, 3, {})
     a, b = Work(state, False), Work.of(state, False)
     for name in Work.__slots__:
-        if name != "seats":
-            assert getattr(a, name) == getattr(b, name), name
-    assert a.seats.orig is b.seats.orig and a.seats.work == b.seats.work == [None] * 3
-    assert b.seats[1].clients == state.seats[1].clients and b.seats.work[1] is b.seats[1]
+        assert getattr(a, name) == getattr(b, name), name
+    assert a.work == b.work == [None] * 3
+    assert b.copy(1).clients == state.seats[1].clients and b.work[1] is not None and b.peek(1) is b.work[1]
+    assert b.freeze().seats[1] == state.seats[1]
 
 
 def _slow_bundle(side, se_tokens, clients, cl_tokens, validated):

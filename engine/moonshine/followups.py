@@ -29,7 +29,7 @@ __all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
 
 def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     """Apply the (legal) answer of ``seat`` to its front follow-up, or to its pending loss."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     kind = type(action)  # actions are exact classes (legal ones, or equal to one: same class)
     if kind is Lose:
         lose(w, seat, action.slot)  # type: ignore[union-attr]
@@ -67,7 +67,7 @@ def place(w: Work, seat: int, key: str) -> None:
 def lose(w: Work, seat: int, key: str) -> None:
     """Lose one token from slot ``key`` (M6)."""
     w.add_token(seat, key, -1)
-    w.seats[seat].lose -= 1
+    (w.work[seat] or w.copy(seat)).lose -= 1
     if w.log:
         w.ev("ms.ev.lose", seat=seat, slot=key)
 
@@ -93,7 +93,7 @@ def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, ch
 def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """``seat`` keeps Client ``cid`` in front of it; the other ``cards`` go to the discard pile;
     the card's instant bonus applies at once."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     s.clients += (cid,)
     s.cl_tokens += (0,)
     w.to_discard(c for c in cards if c != cid)
@@ -105,7 +105,7 @@ def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
 def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """Draw action: ``seat`` keeps drawn Client ``cid``; it is added when the seat has fewer
     Clients than Client-card icons (or none), else a ``replace`` follow-up asks which it replaces."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     w.to_discard(c for c in cards if c != cid)
     icons = w.bundle(seat)[CLIENT]
     if len(s.clients) < icons or not s.clients:
@@ -119,7 +119,7 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
 
     Logs ``ms.ev.replace`` {seat, card, old}; rules 2 add ``tokens``, the Moon tokens that were
     on ``old`` (public: they were placed)."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     i = s.clients.index(old)
     lost = s.cl_tokens[i]
     s.clients = (*s.clients[:i], cid, *s.clients[i + 1:])
@@ -135,7 +135,7 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
 
 def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None:
     """Regular draft (M9): ``seat`` keeps ``kept`` of ``cards``; the others are discarded."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     s.clients += tuple(kept)
     s.cl_tokens += (0,) * len(kept)
     w.to_discard(c for c in cards if c not in kept)
@@ -150,7 +150,7 @@ def instant(w: Work, seat: int, cid: int) -> None:
     eff = client_info(cid).instant
     if not eff:
         return
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     gains = 2 if eff == "plus2_moon" else 1
     if w.log:
         w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
@@ -161,7 +161,7 @@ def instant(w: Work, seat: int, cid: int) -> None:
     if gains == 1:
         for other in range(w.n):
             if other != seat:
-                w.seats[other].lose += 1
+                (w.work[other] or w.copy(other)).lose += 1
 
 
 def redraw_once(w: Work, seat: int, at: int) -> None:
@@ -170,7 +170,7 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
     when yet another Client is missing (a double redraw, rules 2), queue a ``redraw`` after it.
     Nothing more is queued once the deck and the discard pile are both exhausted (M7)."""
     b = w.bundle(seat)
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     missing = b[CLIENT] - len(s.clients)
     if missing <= 0:
         return
@@ -191,7 +191,7 @@ _REDRAW = follow_up("redraw")
 
 def _pop(w: Work, seat: int) -> None:
     """Drop the front follow-up of ``seat`` (copying the seat for writing)."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     s.queue = s.queue[1:]
 
 
@@ -199,7 +199,7 @@ def auto(w: Work, seat: int) -> bool:
     """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
     something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order).
     The seat is copied for writing only when something changes."""
-    x = w.seats.work[seat]
+    x = w.work[seat]
     s = w.state.seats[seat] if x is None else x
     if s.queue:
         q = s.queue[0]
@@ -237,7 +237,7 @@ def auto(w: Work, seat: int) -> bool:
                 return True
         elif kind == "replace":
             if len(s.clients) <= 1:
-                ws = w.seats[seat]
+                ws = w.work[seat] or w.copy(seat)
                 ws.queue = ws.queue[1:]
                 if ws.clients:
                     replace(w, seat, q.cards[0], ws.clients[0])
@@ -257,6 +257,6 @@ def auto(w: Work, seat: int) -> bool:
             if held:
                 lose(w, seat, held[0][0])
             else:
-                w.seats[seat].lose = 0
+                (w.work[seat] or w.copy(seat)).lose = 0
             return True
     return False

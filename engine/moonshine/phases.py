@@ -89,7 +89,7 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
         elif kind is TakeMoon:
             if w.log:
                 w.ev("ms.ev.act_moon", seat=seat)
-            w.seats[seat].queue += (PLACE,)
+            (w.work[seat] or w.copy(seat)).queue += (PLACE,)
         elif kind is Validate:
             _validate(w, seat, action.card)  # type: ignore[union-attr, arg-type]
 
@@ -101,7 +101,7 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
     and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     ci = client_info(cid)
     need = max(0, ci.moon - w.bundle(seat)[DISC])
     i = s.clients.index(cid)
@@ -139,7 +139,7 @@ def settle(w: Work) -> None:
     rules2 = w.state.rules >= 2
     n = w.n
     orig = w.state.seats
-    work = w.seats.work
+    work = w.work
     seats = range(n)
     while True:
         # every automatic answer, and the front follow-ups and whether anything is pending after
@@ -190,12 +190,12 @@ def settle(w: Work) -> None:
         if phase == "draft":
             w.phase = "setup"
             for i in range(n):
-                w.seats[i].queue += (PLACE,)
+                (w.work[i] or w.copy(i)).queue += (PLACE,)
         elif phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
                 for seat in range(n):
-                    for cid in w.seats[seat].clients:
+                    for cid in (w.work[seat] or w.copy(seat)).clients:
                         instant(w, seat, cid)
             else:
                 _start_round(w)
@@ -213,7 +213,7 @@ def _second_redraws(w: Work) -> bool:
     done = False
     for seat in w.order():
         if w.front(seat) == "redraw":
-            ws = w.seats[seat]
+            ws = w.work[seat] or w.copy(seat)
             ws.queue = ws.queue[1:]
             redraw_once(w, seat, 0)
             done = True
@@ -225,7 +225,7 @@ def _do_draws(w: Work) -> None:
     double redraw now; rules 2 deal the first and queue the second (:func:`redraw_once`)."""
     for seat, kind in w.to_draw:
         b = w.bundle(seat)
-        s = w.seats[seat]
+        s = w.work[seat] or w.copy(seat)
         if kind == "pick":
             cards = w.draw(b[DRAW])
             if w.log:
@@ -271,7 +271,7 @@ def _end_round(w: Work) -> None:
     over = w.round >= MAX_ROUNDS
     if not over:
         target = w.state.target
-        work = w.seats.work
+        work = w.work
         for i, s in enumerate(w.state.seats):
             x = work[i]
             if points_of(s.validated if x is None else x.validated, w.side(i).silhouettes) >= target:

@@ -116,7 +116,7 @@ def settled_roll(w: Work) -> bool:
     """After :func:`roll_step`, what :func:`settle` would do when no seat has anything pending
     (no Moon token gained): stay in the roll (rerolls left) or go to the action phase. False
     (nothing done) when a seat has something pending: then :func:`settle` must run."""
-    work = w.seats.work
+    work = w.work
     for i, s in enumerate(w.state.seats):
         x = work[i]
         if x is not None:
@@ -141,5 +141,5 @@ def gains(w: Work) -> None:
             if n:
                 if w.log:
                     w.ev("ms.ev.gain", seat=seat, n=n)
-                w.seats[seat].queue += (PLACE,) * n
+                (w.work[seat] or w.copy(seat)).queue += (PLACE,) * n
     w.phase = "gain"

@@ -46,7 +46,6 @@ class _EventTwin:
 
 
 _new_object = object.__new__
-_new_dict = dict.__new__
 _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
@@ -77,46 +76,20 @@ class WorkSeat:
                          self.queue, self.lose)
 
 
-class _Seats(dict[int, WorkSeat]):
-    """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
-    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
-    ``work[i]`` is the copy of seat ``i`` or ``None``; ``seats[i]`` (a dict hit once copied)
-    makes the copy when missing."""
-
-    __slots__ = ("orig", "work")
-
-    def __init__(self, orig: tuple[SeatState, ...]) -> None:
-        self.orig = orig
-        self.work: list[WorkSeat | None] = [None] * len(orig)
-
-    def __missing__(self, i: int) -> WorkSeat:
-        s = self.orig[i]
-        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
-        x.speakeasy = s.speakeasy
-        x.se_tokens = s.se_tokens
-        x.clients = s.clients
-        x.cl_tokens = s.cl_tokens
-        x.validated = s.validated
-        x.queue = s.queue
-        x.lose = s.lose
-        self[i] = self.work[i] = x
-        return x
-
-    def __len__(self) -> int:
-        return len(self.orig)
-
-
 class Work:
     """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
 
-    ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
-    seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
+    Seats are copied on write: ``work[i]`` is the :class:`WorkSeat` of seat ``i`` once copied,
+    else ``None`` (a seat nobody touched keeps its frozen :class:`SeatState` in the next state);
+    the rules write ``w.work[i] or w.copy(i)`` for the seat to change (a list index and a
+    truth test: a ``dict`` subclass with ``__missing__`` would go through the generic, slower
+    subscript slot). :meth:`peek` reads a seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
     :meth:`ev` only when it is true, and skip the work that only feeds an event (``apply`` runs
     without it and makes the events only when they are read, by running the step again with it,
     see :func:`engine.core.lazy_step`)."""
 
-    __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seats",
-                 "seed", "shuffles", "state", "to_draw", "variant", "version")
+    __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seed",
+                 "work", "shuffles", "state", "to_draw", "variant", "version")
 
     def __init__(self, state: MoonshineState, log: bool = True) -> None:
         self.state = state
@@ -130,7 +103,7 @@ class Work:
         self.rerolls = state.rerolls
         self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
         self.discard: tuple[int, ...] = state.discard  # replaced whole (draw, to_discard)
-        self.seats = _Seats(state.seats)
+        self.work: list[WorkSeat | None] = [None] * state.players
         self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
             state.to_draw)  # a list once a draw is added (resolve_actions)
         self.shuffles = state.shuffles
@@ -153,15 +126,27 @@ class Work:
         w.rerolls = state.rerolls
         w.deck = state.deck
         w.discard = state.discard
-        seats = w.seats = _new_dict(_Seats)
-        orig = seats.orig = state.seats
-        seats.work = [None] * len(orig)
+        w.work = [None] * state.players
         w.to_draw = state.to_draw
         w.shuffles = state.shuffles
         w.events = []
         w.log = log
         w.n = state.players
         return w
+
+    def copy(self, seat: int) -> WorkSeat:
+        """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
+        s = self.state.seats[seat]
+        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
+        x.speakeasy = s.speakeasy
+        x.se_tokens = s.se_tokens
+        x.clients = s.clients
+        x.cl_tokens = s.cl_tokens
+        x.validated = s.validated
+        x.queue = s.queue
+        x.lose = s.lose
+        self.work[seat] = x
+        return x
 
     @property
     def rules(self) -> int:
@@ -172,7 +157,7 @@ class Work:
         """The next state."""
         s = self.state
         seats = s.seats
-        work = self.seats.work
+        work = self.work
         for x in work:
             if x is not None:
                 seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work)])  # noqa: B905
@@ -205,19 +190,19 @@ class Work:
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         return self.state.seats[seat] if x is None else x
 
     def pending(self, seat: int) -> bool:
         """True when ``seat`` has a follow-up or a loss pending."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s = self.state.seats[seat] if x is None else x
         return bool(s.queue or s.lose)
 
     def fronts(self) -> list[str | None]:
         """:meth:`front` of every seat, in seat order."""
         out: list[str | None] = []
-        for x, o in zip(self.seats.work, self.state.seats):  # noqa: B905
+        for x, o in zip(self.work, self.state.seats):  # noqa: B905
             if x is None:
                 out.append(o.queue[0].kind if o.queue else None)
             else:
@@ -226,7 +211,7 @@ class Work:
 
     def any_pending(self) -> bool:
         """True when some seat has a follow-up or a loss pending."""
-        for x, o in zip(self.seats.work, self.state.seats):  # noqa: B905
+        for x, o in zip(self.work, self.state.seats):  # noqa: B905
             s = o if x is None else x
             if s.queue or s.lose:
                 return True
@@ -234,7 +219,7 @@ class Work:
 
     def front(self, seat: int) -> str | None:
         """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         if x is None:
             q = self.state.seats[seat].queue
             return q[0].kind if q else None
@@ -246,7 +231,7 @@ class Work:
 
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         if x is None:
             return seat_bundle(self.state.seats[seat], self.variant)
         return bundle_of(SIDE_INFOS[self.variant][x.speakeasy], x.se_tokens, x.clients, x.cl_tokens, x.validated)
@@ -258,7 +243,7 @@ class Work:
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
         """Slots of ``seat`` with an empty space (slot keys, in slot order)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
         side = SIDE_INFOS[self.variant][s.speakeasy]
         tokens = s.se_tokens
@@ -275,7 +260,7 @@ class Work:
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
         out = []
         i = 0
@@ -291,7 +276,7 @@ class Work:
 
     def add_token(self, seat: int, key: str, delta: int) -> None:
         """Add ``delta`` tokens to slot ``key`` of ``seat``."""
-        s = self.seats[seat]
+        s = (self.work[seat] or self.copy(seat))
         if key[0] == "s":
             i = int(key[1:])
             t = s.se_tokens
