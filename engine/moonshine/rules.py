@@ -136,13 +136,13 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, lazy_step
+from engine.core import Event, Game, GameOptions, Outcome, Step, lazy_step
 from engine.moonshine import hidden, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
-from engine.moonshine.legal import legal_actions, to_act
+from engine.moonshine.legal import check_actions, legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
 from engine.moonshine.view import MoonshineView, build_view
@@ -156,21 +156,8 @@ def _default_options() -> MoonshineOptions:
     return MoonshineOptions()
 
 
-def _check(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
-    """:meth:`Moonshine.check_actions`."""
-    expected = to_act(state)
-    if not expected:
-        raise IllegalAction("the game is over")
-    if actions.keys() != expected:
-        raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
-    for seat, action in actions.items():
-        legal = legal_actions(state, seat)
-        for a in legal:
-            if a is action:
-                break
-        else:
-            if action not in legal:
-                raise IllegalAction(f"seat {seat}: that action is not legal now")
+#: :meth:`Moonshine.check_actions` (:func:`engine.moonshine.legal.check_actions`).
+_check = check_actions
 
 
 def _run(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: tuple[str, ...] | None,
