@@ -267,13 +267,6 @@ class LazyStep(Step[S]):
         return (Step, (self.state, self.events))
 
 
-class _LazyStepDraft(Step[Any]):
-    """Same layout as :class:`LazyStep`, mutable: :func:`lazy_step` fills one and makes it a LazyStep."""
-
-    __slots__ = ("_recipe",)
-    __setattr__ = object.__setattr__
-
-
 _get_step_events = getattr(Step, "events").__get__  # noqa: B009 (the slot descriptor of the base class)
 _set_lazy_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
 
@@ -281,11 +274,9 @@ _set_lazy_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
 def lazy_step(state: S, *recipe: Any) -> Step[S]:
     """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
     (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
-    made: Any = _new_object(_LazyStepDraft)
-    made.state = state
-    made._recipe = recipe
-    made.__class__ = LazyStep
-    step: Step[S] = made
+    step: Step[S] = _new_object(LazyStep)
+    _set_step_state(step, state)  # the slot descriptors: no frozen __setattr__ on the way
+    _set_lazy_recipe(step, recipe)
     return step
 
 

@@ -479,7 +479,7 @@ def test_a_pending_discard_left_with_one_way_is_made_and_logged_from_rules_2(rul
     state = make([s, seat(VELVET, clients=("The Crooner",))], phase="resolve", rules=rules)
     w = Work(state)
     assert auto(w, 0)
-    assert w.seats[0].se_tokens == [0, 1, 0] and not w.seats[0].queue
+    assert w.work[0].se_tokens == (0, 1, 0) and not w.work[0].queue
     logged = [(e.key, dict(e.params)) for e in w.events]
     assert logged == ([("ms.ev.discarded", {"seat": 0, "n": 1, "slots": {"s1": 1}})] if rules >= 2 else [])
 

@@ -94,12 +94,12 @@ def test_a_stop_is_applied_as_before():
 
 def test_work_of_copies_like_the_constructor():
     state = GAME.setup(5, 3, {})
-    a, b = Work(state), Work.of(state)
+    a, b = Work(state, False), Work.of(state, False)
     for name in Work.__slots__:
-        if name != "seats":
-            assert getattr(a, name) == getattr(b, name), name
-    assert a.seats.orig is b.seats.orig and a.seats.work == b.seats.work == [None] * 3
-    assert b.seats[1].clients == list(state.seats[1].clients) and b.seats.work[1] is b.seats[1]
+        assert getattr(a, name) == getattr(b, name), name
+    assert a.work == b.work == [None] * 3
+    assert b.copy(1).clients == state.seats[1].clients and b.work[1] is not None and b.peek(1) is b.work[1]
+    assert b.freeze().seats[1] == state.seats[1]
 
 
 def _slow_bundle(side, se_tokens, clients, cl_tokens, validated):
@@ -210,3 +210,23 @@ def test_hashed_shuffle_reads_on_when_its_first_values_run_out(monkeypatch):
     got = list(range(70))
     hashed_shuffle(_Chance(5, 2), "s", got)
     assert got == want
+
+
+def test_events_are_made_when_read_and_are_those_of_the_logged_step():
+    import pickle
+
+    from engine.core import LazyStep
+    from engine.moonshine.rules import _run
+
+    state, seen = GAME.setup(12, 3, {"variant": "regular"}), set()
+    while GAME.to_act(state) and len(seen) < 200:
+        acts = {s: GAME.ai_action(state, s) for s in GAME.to_act(state)}
+        step = GAME.apply(state, acts)
+        assert isinstance(step, LazyStep)
+        if state.phase != "roll":  # (a roll without a gain is fast_roll's, pinned above)
+            quiet = _run(state, acts, None, False)
+            assert quiet.events == [] and quiet.freeze() == step.state
+            assert step.events == tuple(_run(state, acts, None, True).events)
+        assert pickle.loads(pickle.dumps(step)) == step
+        seen.add(state.version)
+        state = step.state

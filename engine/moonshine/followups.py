@@ -29,18 +29,20 @@ __all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
 
 def answer(w: Work, seat: int, action: MoonshineAction) -> None:
     """Apply the (legal) answer of ``seat`` to its front follow-up, or to its pending loss."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     kind = type(action)  # actions are exact classes (legal ones, or equal to one: same class)
     if kind is Lose:
         lose(w, seat, action.slot)  # type: ignore[union-attr]
         return
-    q = s.queue.pop(0)
+    q = s.queue[0]
+    s.queue = s.queue[1:]
     cards = q.cards
     if kind is Pick:
         card = action.card  # type: ignore[union-attr]
         if card is None:
             w.to_discard(cards)
-            w.ev("ms.ev.pick_none", seat=seat)
+            if w.log:
+                w.ev("ms.ev.pick_none", seat=seat)
         else:
             pick(w, seat, card, cards)
     elif kind is Replace:
@@ -58,14 +60,16 @@ def answer(w: Work, seat: int, action: MoonshineAction) -> None:
 def place(w: Work, seat: int, key: str) -> None:
     """Place one token on slot ``key``."""
     w.add_token(seat, key, 1)
-    w.ev("ms.ev.place", seat=seat, slot=key)
+    if w.log:
+        w.ev("ms.ev.place", seat=seat, slot=key)
 
 
 def lose(w: Work, seat: int, key: str) -> None:
     """Lose one token from slot ``key`` (M6)."""
     w.add_token(seat, key, -1)
-    w.seats[seat].lose -= 1
-    w.ev("ms.ev.lose", seat=seat, slot=key)
+    (w.work[seat] or w.copy(seat)).lose -= 1
+    if w.log:
+        w.ev("ms.ev.lose", seat=seat, slot=key)
 
 
 def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, chosen: bool) -> None:
@@ -75,37 +79,39 @@ def discard(w: Work, seat: int, option: Sequence[tuple[str, int]], n: int, *, ch
     mapping each slot key to its count in the seat's slot order (Speakeasy then Clients; placed
     tokens are public, so the public log names them); rules 1 emit {seat, n} only for a
     ``chosen`` discard (an answered ``discard`` follow-up), none for a one-way discard."""
-    counts = dict(option)
-    slots = {k: counts[k] for k, _ in w.holding(seat) if counts.get(k)}
+    if w.log:
+        if w.rules >= 2:
+            counts = dict(option)
+            slots = {k: counts[k] for k, _ in w.holding(seat) if counts.get(k)}
+            w.ev("ms.ev.discarded", seat=seat, n=n, slots=slots)
+        elif chosen:
+            w.ev("ms.ev.discarded", seat=seat, n=n)
     for key, c in option:
         w.add_token(seat, key, -c)
-    if w.rules >= 2:
-        w.ev("ms.ev.discarded", seat=seat, n=n, slots=slots)
-    elif chosen:
-        w.ev("ms.ev.discarded", seat=seat, n=n)
 
 
 def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """``seat`` keeps Client ``cid`` in front of it; the other ``cards`` go to the discard pile;
     the card's instant bonus applies at once."""
-    s = w.seats[seat]
-    s.clients.append(cid)
-    s.cl_tokens.append(0)
+    s = w.work[seat] or w.copy(seat)
+    s.clients += (cid,)
+    s.cl_tokens += (0,)
     w.to_discard(c for c in cards if c != cid)
-    w.ev("ms.ev.keep", seat=seat, card=cid)
+    if w.log:
+        w.ev("ms.ev.keep", seat=seat, card=cid)
     instant(w, seat, cid)
 
 
 def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """Draw action: ``seat`` keeps drawn Client ``cid``; it is added when the seat has fewer
     Clients than Client-card icons (or none), else a ``replace`` follow-up asks which it replaces."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     w.to_discard(c for c in cards if c != cid)
     icons = w.bundle(seat)[CLIENT]
     if len(s.clients) < icons or not s.clients:
         keep(w, seat, cid, ())
     else:
-        s.queue.insert(0, follow_up("replace", (cid,)))
+        s.queue = (follow_up("replace", (cid,)), *s.queue)
 
 
 def replace(w: Work, seat: int, cid: int, old: int) -> None:
@@ -113,27 +119,28 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
 
     Logs ``ms.ev.replace`` {seat, card, old}; rules 2 add ``tokens``, the Moon tokens that were
     on ``old`` (public: they were placed)."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     i = s.clients.index(old)
     lost = s.cl_tokens[i]
-    s.clients[i] = cid
-    s.cl_tokens[i] = 0
+    s.clients = (*s.clients[:i], cid, *s.clients[i + 1:])
+    s.cl_tokens = (*s.cl_tokens[:i], 0, *s.cl_tokens[i + 1:])
     w.to_discard((old,))
-    if w.rules >= 2:
-        w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
-    else:
-        w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
+    if w.log:
+        if w.rules >= 2:
+            w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
+        else:
+            w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
     instant(w, seat, cid)
 
 
 def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None:
     """Regular draft (M9): ``seat`` keeps ``kept`` of ``cards``; the others are discarded."""
-    s = w.seats[seat]
-    for cid in kept:
-        s.clients.append(cid)
-        s.cl_tokens.append(0)
+    s = w.work[seat] or w.copy(seat)
+    s.clients += tuple(kept)
+    s.cl_tokens += (0,) * len(kept)
     w.to_discard(c for c in cards if c not in kept)
-    w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
+    if w.log:
+        w.ev("ms.ev.drafted", seat=seat, cards=list(kept))
 
 
 def instant(w: Work, seat: int, cid: int) -> None:
@@ -143,17 +150,18 @@ def instant(w: Work, seat: int, cid: int) -> None:
     eff = client_info(cid).instant
     if not eff:
         return
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     gains = 2 if eff == "plus2_moon" else 1
-    w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
+    if w.log:
+        w.ev("ms.ev.plus2" if gains == 2 else "ms.ev.plus1minus1", seat=seat, card=cid)
     if w.rules < 2:
-        s.queue += [PLACE] * gains
+        s.queue += (PLACE,) * gains
     else:
-        s.queue[:0] = [PLACE] * gains
+        s.queue = (PLACE,) * gains + s.queue
     if gains == 1:
         for other in range(w.n):
             if other != seat:
-                w.seats[other].lose += 1
+                (w.work[other] or w.copy(other)).lose += 1
 
 
 def redraw_once(w: Work, seat: int, at: int) -> None:
@@ -162,23 +170,36 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
     when yet another Client is missing (a double redraw, rules 2), queue a ``redraw`` after it.
     Nothing more is queued once the deck and the discard pile are both exhausted (M7)."""
     b = w.bundle(seat)
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     missing = b[CLIENT] - len(s.clients)
     if missing <= 0:
         return
     cards = w.draw(b[DRAW])
-    w.ev("ms.ev.redraw", seat=seat, n=len(cards))
-    w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-    s.queue.insert(at, follow_up("keep", tuple(cards)))
+    if w.log:
+        w.ev("ms.ev.redraw", seat=seat, n=len(cards))
+        w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+    q = s.queue
     if missing > 1 and cards:
-        s.queue.insert(at + 1, follow_up("redraw"))
+        s.queue = (*q[:at], follow_up("keep", tuple(cards)), _REDRAW, *q[at:])
+    else:
+        s.queue = (*q[:at], follow_up("keep", tuple(cards)), *q[at:])
+
+
+#: The ``redraw`` follow-up (shared: follow-ups are immutable values).
+_REDRAW = follow_up("redraw")
+
+
+def _pop(w: Work, seat: int) -> None:
+    """Drop the front follow-up of ``seat`` (copying the seat for writing)."""
+    s = w.work[seat] or w.copy(seat)
+    s.queue = s.queue[1:]
 
 
 def auto(w: Work, seat: int) -> bool:
     """Resolve the seat's front follow-up (or its loss) when it leaves no choice; True if
     something changed. A ``redraw`` is left to the phase logic (it is drawn in seat order).
     The seat is copied for writing only when something changes."""
-    x = w.seats.work[seat]
+    x = w.work[seat]
     s = w.state.seats[seat] if x is None else x
     if s.queue:
         q = s.queue[0]
@@ -186,36 +207,38 @@ def auto(w: Work, seat: int) -> bool:
         if kind == "place":
             room = w.room(seat)
             if len(room) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if room:
                     place(w, seat, room[0])
                 else:
-                    w.ev("ms.ev.token_lost", seat=seat)
+                    if w.log:
+                        w.ev("ms.ev.token_lost", seat=seat)
                 return True
         elif kind == "discard":
             n = q.n
             opts = discard_options(w.holding(seat), n)
             if len(opts) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if opts:
                     discard(w, seat, opts[0], n, chosen=False)
                 return True
         elif kind == "keep":
             cards = q.cards
             if len(cards) <= 1:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 if cards:
                     keep(w, seat, cards[0], cards)
                 return True
         elif kind == "pick":
             if not q.cards:
-                w.seats[seat].queue.pop(0)
-                w.ev("ms.ev.pick_none", seat=seat)
+                _pop(w, seat)
+                if w.log:
+                    w.ev("ms.ev.pick_none", seat=seat)
                 return True
         elif kind == "replace":
             if len(s.clients) <= 1:
-                ws = w.seats[seat]
-                ws.queue.pop(0)
+                ws = w.work[seat] or w.copy(seat)
+                ws.queue = ws.queue[1:]
                 if ws.clients:
                     replace(w, seat, q.cards[0], ws.clients[0])
                 else:
@@ -224,7 +247,7 @@ def auto(w: Work, seat: int) -> bool:
         elif kind == "draft":
             cards = q.cards
             if len(cards) <= q.n:
-                w.seats[seat].queue.pop(0)
+                _pop(w, seat)
                 draft(w, seat, list(cards), cards)
                 return True
         return False
@@ -234,6 +257,6 @@ def auto(w: Work, seat: int) -> bool:
             if held:
                 lose(w, seat, held[0][0])
             else:
-                w.seats[seat].lose = 0
+                (w.work[seat] or w.copy(seat)).lose = 0
             return True
     return False

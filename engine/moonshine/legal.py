@@ -5,9 +5,11 @@ Shared by the Game (:mod:`engine.moonshine.rules`) and the AI (:mod:`engine.moon
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
+from engine.core import IllegalAction
 from engine.moonshine.actions import (
     Discard,
     Draft,
@@ -28,7 +30,7 @@ from engine.moonshine.dice import DIE_NAMES, FACE_MASK
 from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS, bundle_of
 from engine.moonshine.state import MoonshineState, SeatState, discard_options, slot_keys
 
-__all__ = ["is_legal", "legal_actions", "to_act"]
+__all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
 
 
 _NOBODY: frozenset[int] = frozenset()
@@ -96,6 +98,28 @@ def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ..
         _LAST = (state, memo)
     out = memo[seat] = _legal(state, seat)
     return out
+
+
+def check_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
+    """:meth:`engine.core.Game.check_actions` (same checks and messages: one action per seat of
+    ``to_act``, each legal), reading the legal actions the caller already asked for from the memo
+    (``_LAST``) and matching by identity first. Raises :class:`~engine.core.IllegalAction`."""
+    expected = to_act(state)
+    if not expected:
+        raise IllegalAction("the game is over")
+    if actions.keys() != expected:
+        raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+    for seat, action in actions.items():
+        last = _LAST
+        legal = last[1].get(seat) if last[0] is state else None
+        if legal is None:
+            legal = legal_actions(state, seat)
+        for a in legal:  # type: ignore[attr-defined]
+            if a is action:
+                break
+        else:
+            if action not in legal:  # type: ignore[operator]
+                raise IllegalAction(f"seat {seat}: that action is not legal now")
 
 
 def is_legal(state: MoonshineState, seat: int, action: object) -> bool:

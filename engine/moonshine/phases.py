@@ -1,5 +1,6 @@
-"""Moonshine round structure: setup, dice, Moon-token gains, the secret actions and their
-resolution, deck draws, round ends (RULINGS M2-M9; ``docs/rules/moonshine.md``).
+"""Moonshine round structure: setup, the secret actions and their resolution, deck draws, round
+ends (RULINGS M2-M9; ``docs/rules/moonshine.md``); the roll and its gains are in
+:mod:`engine.moonshine.roll` (re-exported here).
 
 Every function works on a :class:`~engine.moonshine.work.Work` copy; :func:`settle` runs every
 automatic step and phase change until a seat must decide or the game is over.
@@ -10,20 +11,17 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine.core import IllegalAction, Step, event, replacer, step_of
-from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
+from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
-from engine.moonshine.dice import DIE_FACES, DIE_NAMES, die_draws
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
+from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
 from engine.moonshine.work import PLACE, Work, follow_up
 
 __all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
-#: Die index by name (``DIE_NAMES``).
-_DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
 _NO_DICE = ("", "", "", "", "")
 #: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
 _ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
@@ -62,7 +60,7 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     state = MoonshineState(seed=seed, players=players, rules=rules, variant=variant, target=TARGET[variant],
                            phase=phase, first=first, active=first,
                            deck=tuple(deck), seats=tuple(seats))
-    w = Work(state)
+    w = Work(state, log=False)
     w.version = 0
     settle(w)
     return w.freeze()
@@ -72,122 +70,6 @@ def _new_seat(speakeasy: int, variant: str, hand: tuple[int, ...], queue: tuple[
     side = side_info(speakeasy, variant)
     return SeatState(speakeasy=speakeasy, se_tokens=(0,) * len(side.slots), clients=hand,
                      cl_tokens=(0,) * len(hand), queue=queue)
-
-
-# --- 1. dice ---------------------------------------------------------------------------------------
-
-
-def roll_step(w: Work, action: MoonshineAction, faces: tuple[str, ...] | None) -> None:
-    """The active player stops or rerolls (``faces`` forced, else drawn from the step's chance).
-
-    Raises :class:`IllegalAction` when forced ``faces`` do not fit the rerolled dice."""
-    if isinstance(action, Reroll):
-        which = [_DIE_INDEX[p] for p in action.dice]
-        if faces is None:
-            new = w.faces("reroll", which)
-        else:
-            new = faces
-            if len(new) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, new, strict=False)):
-                raise IllegalAction("impossible faces for these dice")
-        dice = list(w.dice)
-        for i, f in zip(which, new):  # noqa: B905
-            dice[i] = f
-        w.dice = tuple(dice)
-        w.rerolls -= 1
-        w.ev("ms.ev.reroll", seat=w.active, dice=dice, left=w.rerolls)
-    else:
-        w.rerolls = 0
-    if w.rerolls == 0:
-        _gains(w)
-
-
-class _Chance:
-    """``seed`` and ``version`` of the next state, for :func:`engine.moonshine.dice.die_draws`
-    (the same draws as ``Work.faces`` of that step)."""
-
-    __slots__ = ("seed", "version")
-
-    def __init__(self, seed: int, version: int) -> None:
-        self.seed = seed
-        self.version = version
-
-
-#: The next state of a roll step without a Moon-token gain (``engine.core.replacer``).
-_rolled = replacer(MoonshineState, "version", "phase", "dice", "rerolls")
-#: Die indexes of each reroll (by its die names).
-_REROLL_DICE: dict[tuple[str, ...], tuple[int, ...]] = {}
-
-
-def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineState] | tuple[str, ...] | None:
-    """The roll step of ``action`` (legal, by the active player) without a :class:`Work`, when no
-    Moon token is gained: the same state and events as :func:`roll_step`, :func:`settled_roll`
-    and :func:`settle`. Else (a Moon face on the blue or orange die ends the roll, M3) nothing is
-    built: the rerolled faces (``None`` for a stop) are returned for the general path, which
-    must use them (so the dice are drawn once)."""
-    for s in state.seats:
-        if s.queue or s.lose:
-            return None if type(action) is not Reroll else _faces(state, action)
-    seat = state.active
-    if type(action) is Reroll:
-        which = _REROLL_DICE.get(action.dice)
-        if which is None:
-            which = _REROLL_DICE[action.dice] = tuple(_DIE_INDEX[p] for p in action.dice)
-        draws = die_draws(_Chance(state.seed, state.version + 1), state.rules, "reroll", len(which))
-        dice = list(state.dice)
-        for i, v in zip(which, draws):  # noqa: B905
-            dice[i] = DIE_FACES[i][v]
-        left = state.rerolls - 1
-        if left:
-            return step_of(_rolled(state, state.version + 1, "roll", tuple(dice), left),
-                           (event("ms.ev.reroll", {"seat": seat, "dice": dice, "left": left}),))
-        if dice[3] == "moon" or dice[4] == "moon":
-            return tuple(dice[i] for i in which)
-        return step_of(_rolled(state, state.version + 1, "action", tuple(dice), 0),
-                       (event("ms.ev.reroll", {"seat": seat, "dice": dice, "left": 0}),
-                        event("ms.ev.dice", {"seat": seat, "dice": list(dice)})))
-    dice = list(state.dice)
-    if dice[3] == "moon" or dice[4] == "moon":
-        return None
-    return step_of(_rolled(state, state.version + 1, "action", state.dice, 0),
-                   (event("ms.ev.dice", {"seat": seat, "dice": dice}),))
-
-
-def _faces(state: MoonshineState, action: Reroll) -> tuple[str, ...]:
-    """The faces :func:`roll_step` draws for ``action`` in the step after ``state``."""
-    which = [_DIE_INDEX[p] for p in action.dice]
-    draws = die_draws(_Chance(state.seed, state.version + 1), state.rules, "reroll", len(which))
-    return tuple(DIE_FACES[d][v] for d, v in zip(which, draws))  # noqa: B905
-
-
-def settled_roll(w: Work) -> bool:
-    """After :func:`roll_step`, what :func:`settle` would do when no seat has anything pending
-    (no Moon token gained): stay in the roll (rerolls left) or go to the action phase. False
-    (nothing done) when a seat has something pending: then :func:`settle` must run."""
-    work = w.seats.work
-    for i, s in enumerate(w.state.seats):
-        x = work[i]
-        if x is not None:
-            s = x  # type: ignore[assignment]
-        if s.queue or s.lose:
-            return False
-    if w.phase == "gain":
-        w.phase = "action"
-    return True
-
-
-def _gains(w: Work) -> None:
-    """End of the roll: Moon-token gains from the dice for every player with access (M3)."""
-    dice = w.dice
-    w.ev("ms.ev.dice", seat=w.active, dice=list(dice))
-    blue, orange = dice[3] == "moon", dice[4] == "moon"
-    if blue or orange:
-        for seat in range(w.n):
-            b = w.bundle(seat)
-            n = (blue and b[BLUE] > 0) + (orange and b[ORANGE] > 0)
-            if n:
-                w.ev("ms.ev.gain", seat=seat, n=n)
-                w.seats[seat].queue += [PLACE] * n
-    w.phase = "gain"
 
 
 # --- 3. actions --------------------------------------------------------------------------------------
@@ -201,11 +83,13 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
         action = actions[seat]
         kind = type(action)  # exact classes (see followups.answer)
         if kind is DrawCards:
-            w.ev("ms.ev.act_draw", seat=seat)
+            if w.log:
+                w.ev("ms.ev.act_draw", seat=seat)
             w.to_draw.append((seat, "pick"))
         elif kind is TakeMoon:
-            w.ev("ms.ev.act_moon", seat=seat)
-            w.seats[seat].queue.append(PLACE)
+            if w.log:
+                w.ev("ms.ev.act_moon", seat=seat)
+            (w.work[seat] or w.copy(seat)).queue += (PLACE,)
         elif kind is Validate:
             _validate(w, seat, action.card)  # type: ignore[union-attr, arg-type]
 
@@ -217,25 +101,27 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
     and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
-    s = w.seats[seat]
+    s = w.work[seat] or w.copy(seat)
     ci = client_info(cid)
     need = max(0, ci.moon - w.bundle(seat)[DISC])
     i = s.clients.index(cid)
     on_card = s.cl_tokens[i]
-    del s.clients[i], s.cl_tokens[i]
-    s.validated.append(cid)
+    s.clients = s.clients[:i] + s.clients[i + 1:]
+    s.cl_tokens = s.cl_tokens[:i] + s.cl_tokens[i + 1:]
+    s.validated += (cid,)
     rest = max(0, need - on_card)
-    points = points_of(s.validated, w.side(seat).silhouettes)
-    if w.rules >= 2:
-        w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need, on_card=on_card)
-    else:
-        w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need)
+    if w.log:
+        points = points_of(s.validated, w.side(seat).silhouettes)
+        if w.rules >= 2:
+            w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need, on_card=on_card)
+        else:
+            w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need)
     if rest:
         opts = discard_options(w.holding(seat), rest)
         if len(opts) == 1:
             discard(w, seat, opts[0], rest, chosen=False)
         else:
-            s.queue.append(follow_up("discard", (), rest))
+            s.queue += (follow_up("discard", (), rest),)
     w.to_draw.append((seat, "keep"))  # type: ignore[union-attr]  # a list in the resolve phase
 
 
@@ -253,7 +139,7 @@ def settle(w: Work) -> None:
     rules2 = w.state.rules >= 2
     n = w.n
     orig = w.state.seats
-    work = w.seats.work
+    work = w.work
     seats = range(n)
     while True:
         # every automatic answer, and the front follow-ups and whether anything is pending after
@@ -304,12 +190,12 @@ def settle(w: Work) -> None:
         if phase == "draft":
             w.phase = "setup"
             for i in range(n):
-                w.seats[i].queue.append(PLACE)
+                (w.work[i] or w.copy(i)).queue += (PLACE,)
         elif phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
                 for seat in range(n):
-                    for cid in list(w.seats[seat].clients):
+                    for cid in (w.work[seat] or w.copy(seat)).clients:
                         instant(w, seat, cid)
             else:
                 _start_round(w)
@@ -327,7 +213,8 @@ def _second_redraws(w: Work) -> bool:
     done = False
     for seat in w.order():
         if w.front(seat) == "redraw":
-            w.seats[seat].queue.pop(0)
+            ws = w.work[seat] or w.copy(seat)
+            ws.queue = ws.queue[1:]
             redraw_once(w, seat, 0)
             done = True
     return done
@@ -338,21 +225,23 @@ def _do_draws(w: Work) -> None:
     double redraw now; rules 2 deal the first and queue the second (:func:`redraw_once`)."""
     for seat, kind in w.to_draw:
         b = w.bundle(seat)
-        s = w.seats[seat]
+        s = w.work[seat] or w.copy(seat)
         if kind == "pick":
             cards = w.draw(b[DRAW])
-            w.ev("ms.ev.drew", seat=seat, n=len(cards))
-            w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-            s.queue.append(follow_up("pick", tuple(cards)))
+            if w.log:
+                w.ev("ms.ev.drew", seat=seat, n=len(cards))
+                w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+            s.queue += (follow_up("pick", tuple(cards)),)
         elif w.rules >= 2:
             redraw_once(w, seat, len(s.queue))
         else:
             missing = b[CLIENT] - len(s.clients)
             for _ in range(max(0, missing)):
                 cards = w.draw(b[DRAW])
-                w.ev("ms.ev.redraw", seat=seat, n=len(cards))
-                w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
-                s.queue.append(follow_up("keep", tuple(cards)))
+                if w.log:
+                    w.ev("ms.ev.redraw", seat=seat, n=len(cards))
+                    w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+                s.queue += (follow_up("keep", tuple(cards)),)
     w.to_draw = ()
 
 
@@ -369,11 +258,12 @@ def _start_round(w: Work) -> None:
         dice[i] = f
     w.dice = tuple(dice)
     w.rerolls = b[REROLL]
-    w.ev("ms.ev.round", round=w.round, seat=w.active)
-    w.ev("ms.ev.roll", seat=w.active, dice=dice)
+    if w.log:
+        w.ev("ms.ev.round", round=w.round, seat=w.active)
+        w.ev("ms.ev.roll", seat=w.active, dice=dice)
     w.phase = "roll"
     if w.rerolls == 0:
-        _gains(w)
+        gains(w)
 
 
 def _end_round(w: Work) -> None:
@@ -381,7 +271,7 @@ def _end_round(w: Work) -> None:
     over = w.round >= MAX_ROUNDS
     if not over:
         target = w.state.target
-        work = w.seats.work
+        work = w.work
         for i, s in enumerate(w.state.seats):
             x = work[i]
             if points_of(s.validated if x is None else x.validated, w.side(i).silhouettes) >= target:
@@ -390,7 +280,8 @@ def _end_round(w: Work) -> None:
     if over:
         w.phase = "over"
         w.dice = _NO_DICE
-        out = outcome_of(w.freeze())
-        w.ev("ms.ev.end", winners=list(out.winners), scores=list(out.scores))
+        if w.log:
+            out = outcome_of(w.freeze())
+            w.ev("ms.ev.end", winners=list(out.winners), scores=list(out.scores))
     else:
         _start_round(w)

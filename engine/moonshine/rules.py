@@ -136,13 +136,13 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.core import Game, GameOptions, IllegalAction, Outcome, Step, step_of
+from engine.core import Event, Game, GameOptions, Outcome, Step, lazy_step
 from engine.moonshine import hidden, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
-from engine.moonshine.legal import legal_actions, to_act
+from engine.moonshine.legal import check_actions, legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
 from engine.moonshine.view import MoonshineView, build_view
@@ -156,21 +156,34 @@ def _default_options() -> MoonshineOptions:
     return MoonshineOptions()
 
 
-def _check(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> None:
-    """:meth:`Moonshine.check_actions`."""
-    expected = to_act(state)
-    if not expected:
-        raise IllegalAction("the game is over")
-    if actions.keys() != expected:
-        raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
-    for seat, action in actions.items():
-        legal = legal_actions(state, seat)
-        for a in legal:
-            if a is action:
-                break
-        else:
-            if action not in legal:
-                raise IllegalAction(f"seat {seat}: that action is not legal now")
+#: :meth:`Moonshine.check_actions` (:func:`engine.moonshine.legal.check_actions`).
+_check = check_actions
+
+
+def _run(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: tuple[str, ...] | None,
+         log: bool) -> Work:
+    """The general path of :meth:`Moonshine.apply` (checked ``actions``; a roll's ``faces`` forced
+    or drawn): the :class:`~engine.moonshine.work.Work` after the step, its events recorded when
+    ``log``."""
+    w = Work.of(state, log)
+    phase = state.phase
+    if phase == "roll":
+        phases.roll_step(w, actions[state.active], faces)
+        if phases.settled_roll(w):
+            return w
+    elif phase == "action":
+        phases.resolve_actions(w, actions)
+    else:
+        phases.answer_all(w, actions)
+    phases.settle(w)
+    return w
+
+
+def _events(state: MoonshineState, actions: Mapping[int, MoonshineAction],
+            faces: tuple[str, ...] | None) -> tuple[Event, ...]:
+    """The events of the step :func:`_run` makes: the same step run again, logging (the rules are
+    pure, so it is the very same step); read only when someone reads ``Step.events``."""
+    return tuple(_run(state, actions, faces, True).events)
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
@@ -214,7 +227,9 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         _check(state, actions)
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
-        """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction` otherwise."""
+        """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction`
+        otherwise. The step's events are made when first read (:func:`engine.core.lazy_step`: a
+        playout or a search never reads them), by running the step again with its events logged."""
         _check(state, actions)
         return self._apply(state, actions, None)
 
@@ -228,25 +243,14 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def _apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction],
                faces: tuple[str, ...] | None) -> Step[MoonshineState]:
-        if state.phase == "roll":
-            if faces is None:
-                fast = phases.fast_roll(state, actions[state.active])
-                if isinstance(fast, tuple):
-                    faces = fast
-                elif fast is not None:
-                    return fast
-            w = Work.of(state)
-            phases.roll_step(w, actions[state.active], faces)
-            if phases.settled_roll(w):
-                return step_of(w.freeze(), tuple(w.events))
-        elif state.phase == "action":
-            w = Work.of(state)
-            phases.resolve_actions(w, actions)
-        else:
-            w = Work.of(state)
-            phases.answer_all(w, actions)
-        phases.settle(w)
-        return step_of(w.freeze(), tuple(w.events))
+        if faces is None and state.phase == "roll":
+            fast = phases.fast_roll(state, actions[state.active])
+            if isinstance(fast, tuple):
+                faces = fast
+            elif fast is not None:
+                return fast
+        actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
+        return lazy_step(_run(state, actions, faces, False).freeze(), _events, state, actions, faces)
 
     def view(self, state: MoonshineState, seat: int | None) -> MoonshineView:
         """Typed view (see :mod:`engine.moonshine.view`): a :class:`~engine.moonshine.view.PlayerView`

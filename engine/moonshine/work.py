@@ -46,7 +46,6 @@ class _EventTwin:
 
 
 _new_object = object.__new__
-_new_dict = dict.__new__
 _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
@@ -56,64 +55,43 @@ _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
 
 class WorkSeat:
-    """Mutable copy of a :class:`SeatState`."""
+    """Mutable copy of a :class:`SeatState`: the same fields, each replaced whole when it changes
+    (they stay tuples, shared with the frozen seat until then: copying a seat and freezing it
+    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``)."""
 
     __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
 
     def __init__(self, s: SeatState) -> None:
         self.speakeasy = s.speakeasy
-        self.se_tokens = list(s.se_tokens)
-        self.clients = list(s.clients)
-        self.cl_tokens = list(s.cl_tokens)
-        self.validated = list(s.validated)
-        self.queue: list[FollowUp] = list(s.queue)
+        self.se_tokens: tuple[int, ...] = s.se_tokens
+        self.clients: tuple[int, ...] = s.clients
+        self.cl_tokens: tuple[int, ...] = s.cl_tokens
+        self.validated: tuple[int, ...] = s.validated
+        self.queue: tuple[FollowUp, ...] = s.queue
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
         """The frozen seat."""
-        return _new_seat(None, self.speakeasy, tuple(self.se_tokens), tuple(self.clients), tuple(self.cl_tokens),
-                         tuple(self.validated), tuple(self.queue), self.lose)
-
-
-class _Seats(dict[int, WorkSeat]):
-    """The seats of a :class:`Work`, copied into a :class:`WorkSeat` on first access (copy on
-    write: a seat nobody touched keeps its frozen :class:`SeatState` in the next state).
-    ``work[i]`` is the copy of seat ``i`` or ``None``; ``seats[i]`` (a dict hit once copied)
-    makes the copy when missing."""
-
-    __slots__ = ("orig", "work")
-
-    def __init__(self, orig: tuple[SeatState, ...]) -> None:
-        self.orig = orig
-        self.work: list[WorkSeat | None] = [None] * len(orig)
-
-    def __missing__(self, i: int) -> WorkSeat:
-        s = self.orig[i]
-        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
-        x.speakeasy = s.speakeasy
-        x.se_tokens = list(s.se_tokens)
-        x.clients = list(s.clients)
-        x.cl_tokens = list(s.cl_tokens)
-        x.validated = list(s.validated)
-        x.queue = list(s.queue)
-        x.lose = s.lose
-        self[i] = self.work[i] = x
-        return x
-
-    def __len__(self) -> int:
-        return len(self.orig)
+        return _new_seat(None, self.speakeasy, self.se_tokens, self.clients, self.cl_tokens, self.validated,
+                         self.queue, self.lose)
 
 
 class Work:
     """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
 
-    ``seats[i]`` gives a mutable :class:`WorkSeat` (copied on first access); :meth:`peek` reads a
-    seat without copying it."""
+    Seats are copied on write: ``work[i]`` is the :class:`WorkSeat` of seat ``i`` once copied,
+    else ``None`` (a seat nobody touched keeps its frozen :class:`SeatState` in the next state);
+    the rules write ``w.work[i] or w.copy(i)`` for the seat to change (a list index and a
+    truth test: a ``dict`` subclass with ``__missing__`` would go through the generic, slower
+    subscript slot). :meth:`peek` reads a seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
+    :meth:`ev` only when it is true, and skip the work that only feeds an event (``apply`` runs
+    without it and makes the events only when they are read, by running the step again with it,
+    see :func:`engine.core.lazy_step`)."""
 
-    __slots__ = ("active", "deck", "dice", "discard", "events", "n", "phase", "rerolls", "round", "seats", "seed",
-                 "shuffles", "state", "to_draw", "variant", "version")
+    __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seed",
+                 "work", "shuffles", "state", "to_draw", "variant", "version")
 
-    def __init__(self, state: MoonshineState) -> None:
+    def __init__(self, state: MoonshineState, log: bool = True) -> None:
         self.state = state
         self.seed = state.seed
         self.version = state.version + 1
@@ -125,16 +103,17 @@ class Work:
         self.rerolls = state.rerolls
         self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
         self.discard: tuple[int, ...] = state.discard  # replaced whole (draw, to_discard)
-        self.seats = _Seats(state.seats)
+        self.work: list[WorkSeat | None] = [None] * state.players
         self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
             state.to_draw)  # a list once a draw is added (resolve_actions)
         self.shuffles = state.shuffles
         self.events: list[Event] = []
+        self.log = log
         self.n = state.players
 
     @staticmethod
-    def of(state: MoonshineState) -> Work:
-        """``Work(state)`` without the constructor call (the hot path of ``apply``)."""
+    def of(state: MoonshineState, log: bool) -> Work:
+        """``Work(state, log)`` without the constructor call (the hot path of ``apply``)."""
         w: Work = _new_object(Work)
         w.state = state
         w.seed = state.seed
@@ -147,14 +126,27 @@ class Work:
         w.rerolls = state.rerolls
         w.deck = state.deck
         w.discard = state.discard
-        seats = w.seats = _new_dict(_Seats)
-        orig = seats.orig = state.seats
-        seats.work = [None] * len(orig)
+        w.work = [None] * state.players
         w.to_draw = state.to_draw
         w.shuffles = state.shuffles
         w.events = []
+        w.log = log
         w.n = state.players
         return w
+
+    def copy(self, seat: int) -> WorkSeat:
+        """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
+        s = self.state.seats[seat]
+        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
+        x.speakeasy = s.speakeasy
+        x.se_tokens = s.se_tokens
+        x.clients = s.clients
+        x.cl_tokens = s.cl_tokens
+        x.validated = s.validated
+        x.queue = s.queue
+        x.lose = s.lose
+        self.work[seat] = x
+        return x
 
     @property
     def rules(self) -> int:
@@ -165,7 +157,7 @@ class Work:
         """The next state."""
         s = self.state
         seats = s.seats
-        work = self.seats.work
+        work = self.work
         for x in work:
             if x is not None:
                 seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work)])  # noqa: B905
@@ -186,7 +178,8 @@ class Work:
         return random.Random(f"{self.state.seed}:{self.version}:{salt}")
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
-        """Record an event (private to ``audience`` when given): ``engine.core.event`` inlined,
+        """Record an event (private to ``audience`` when given; call it only when :attr:`log` is
+        true): ``engine.core.event`` inlined,
         the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
         e: Any = _new_object(_EventTwin)
         e.key = key
@@ -197,19 +190,19 @@ class Work:
 
     def peek(self, seat: int) -> WorkSeat | SeatState:
         """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         return self.state.seats[seat] if x is None else x
 
     def pending(self, seat: int) -> bool:
         """True when ``seat`` has a follow-up or a loss pending."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s = self.state.seats[seat] if x is None else x
         return bool(s.queue or s.lose)
 
     def fronts(self) -> list[str | None]:
         """:meth:`front` of every seat, in seat order."""
         out: list[str | None] = []
-        for x, o in zip(self.seats.work, self.state.seats):  # noqa: B905
+        for x, o in zip(self.work, self.state.seats):  # noqa: B905
             if x is None:
                 out.append(o.queue[0].kind if o.queue else None)
             else:
@@ -218,7 +211,7 @@ class Work:
 
     def any_pending(self) -> bool:
         """True when some seat has a follow-up or a loss pending."""
-        for x, o in zip(self.seats.work, self.state.seats):  # noqa: B905
+        for x, o in zip(self.work, self.state.seats):  # noqa: B905
             s = o if x is None else x
             if s.queue or s.lose:
                 return True
@@ -226,7 +219,7 @@ class Work:
 
     def front(self, seat: int) -> str | None:
         """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         if x is None:
             q = self.state.seats[seat].queue
             return q[0].kind if q else None
@@ -238,7 +231,7 @@ class Work:
 
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         if x is None:
             return seat_bundle(self.state.seats[seat], self.variant)
         return bundle_of(SIDE_INFOS[self.variant][x.speakeasy], x.se_tokens, x.clients, x.cl_tokens, x.validated)
@@ -250,10 +243,10 @@ class Work:
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
         """Slots of ``seat`` with an empty space (slot keys, in slot order)."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
         side = SIDE_INFOS[self.variant][s.speakeasy]
-        tokens = tuple(s.se_tokens)
+        tokens = s.se_tokens
         rooms = side.room_by_tokens.get(tokens)
         if rooms is None:
             rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, tokens)) if t < sp)  # noqa: B905
@@ -267,7 +260,7 @@ class Work:
 
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        x = self.seats.work[seat]
+        x = self.work[seat]
         s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
         out = []
         i = 0
@@ -283,11 +276,15 @@ class Work:
 
     def add_token(self, seat: int, key: str, delta: int) -> None:
         """Add ``delta`` tokens to slot ``key`` of ``seat``."""
-        s = self.seats[seat]
+        s = (self.work[seat] or self.copy(seat))
         if key[0] == "s":
-            s.se_tokens[int(key[1:])] += delta
+            i = int(key[1:])
+            t = s.se_tokens
+            s.se_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
         else:
-            s.cl_tokens[s.clients.index(int(key[1:]))] += delta
+            i = s.clients.index(int(key[1:]))
+            t = s.cl_tokens
+            s.cl_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
 
     # --- deck ------------------------------------------------------------------------------------
     def draw(self, k: int) -> list[int]:
@@ -314,7 +311,8 @@ class Work:
                 deck = self.deck = pile
                 self.discard = ()
                 self.shuffles += 1
-                self.ev("ms.ev.reshuffle", n=len(pile))
+                if self.log:
+                    self.ev("ms.ev.reshuffle", n=len(pile))
             out.append(deck.pop(0))
         return out
 
