@@ -841,21 +841,24 @@ def test_state_round_trips_through_json():
     assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
 
 
+def _next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
+    """The dice of the next roll when seat 1 (the next active player) holds ``speakeasy`` with
+    ``die_tokens`` tokens on its die slot (the second upper slot)."""
+    s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
+    s1 = seat(speakeasy, se=(0, die_tokens, 0), clients=("The Crooner", "The Flapper"))
+    new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+    assert new.active == 1 and new.phase == "roll"
+    return new.dice
+
+
 def test_rules_4_moonlit_garage_needs_three_tokens_for_the_blue_die():
     """Rules 4 (docs/rules/moonshine.md, "The Speakeasies"): The Moonlit Garage's blue-die slot has
     three spaces (two in rules 3): two tokens there no longer roll the blue die, three do."""
     garage3, garage4 = 5 + 4, 10 + 4  # global Speakeasy ids: set 1 (rules 3), set 2 (rules 4)
 
-    def next_roll(speakeasy: int, blue_tokens: int, rules: int) -> tuple[str, ...]:
-        s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
-        s1 = seat(speakeasy, se=(0, blue_tokens, 0), clients=("The Crooner", "The Flapper"))
-        new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
-        assert new.active == 1 and new.phase == "roll"
-        return new.dice
-
-    assert next_roll(garage3, 2, 3)[3] != ""  # rules 3: two tokens give the blue die
-    assert next_roll(garage4, 2, 4)[3] == ""
-    assert next_roll(garage4, 3, 4)[3] != ""
+    assert _next_roll(garage3, 2, 3)[3] != ""  # rules 3: two tokens give the blue die
+    assert _next_roll(garage4, 2, 4)[3] == ""
+    assert _next_roll(garage4, 3, 4)[3] != ""
 
 
 def test_rules_5_hush_room_needs_three_tokens_for_the_orange_die():
@@ -863,12 +866,5 @@ def test_rules_5_hush_room_needs_three_tokens_for_the_orange_die():
     three spaces (two in rules 4): two tokens there no longer roll the orange die, three do."""
     hush4, hush5 = 10 + 3, 15 + 3  # global Speakeasy ids: set 2 (rules 4), set 3 (rules 5)
 
-    def next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
-        s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
-        s1 = seat(speakeasy, se=(0, die_tokens, 0), clients=("The Crooner", "The Flapper"))
-        new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
-        assert new.active == 1 and new.phase == "roll"
-        return new.dice
-
-    assert next_roll(hush4, 2, 4)[4] != ""  # dice[4]: the orange die
-    assert next_roll(hush5, 2, 5)[4] == "" and next_roll(hush5, 3, 5)[4] != ""
+    assert _next_roll(hush4, 2, 4)[4] != ""  # dice[4]: the orange die
+    assert _next_roll(hush5, 2, 5)[4] == "" and _next_roll(hush5, 3, 5)[4] != ""
