@@ -712,3 +712,13 @@ def test_lazy_step_events_equal_the_recorded_ones_and_copy_as_plain_steps():
         plain = Step(step.state, step.events)
         assert copy.copy(step) == plain and pickle.loads(pickle.dumps(step)) == plain
         state = step.state
+
+
+def test_loaded_states_of_one_deck_share_one_cards_tuple():
+    """Two states decoded from storage with the same deck share their ``cards`` tuple (so the
+    card table cached by identity serves both) and load equal to the state dumped."""
+    g = G
+    state = g.setup(3, 4, {})
+    data = json.loads(json.dumps(g.dump_state(state)))
+    a, b = g.load_state(data), g.load_state(data)
+    assert a == state == b and a.cards is b.cards

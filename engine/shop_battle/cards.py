@@ -349,3 +349,21 @@ def _remember(cards: tuple[ShopCard | CollectorCard, ...], rules: int, table: Ca
 #: The last table :func:`card_table` returned, with its cards and rules (checked by identity
 #: first: a whole playout reads one deck).
 _LAST_TABLE: tuple[tuple[ShopCard | CollectorCard, ...], int, CardTable | None] = ((), -1, None)
+
+
+#: Card tuples of loaded states, by value (at most 64, oldest out first): see :func:`shared_cards`.
+_SHARED: dict[tuple[ShopCard | CollectorCard, ...], tuple[ShopCard | CollectorCard, ...]] = {}
+
+
+def shared_cards(cards: tuple[ShopCard | CollectorCard, ...]) -> tuple[ShopCard | CollectorCard, ...]:
+    """One tuple object for every equal deck: ``cards`` itself the first time, the earlier equal
+    tuple afterwards. A state decoded from storage gets a new tuple each time; sharing it lets
+    :func:`card_table` (cached by identity) serve every table of one deck, instead of building a
+    table at the first step of each resumed table (about 0.3 ms)."""
+    hit = _SHARED.get(cards)
+    if hit is not None:
+        return hit
+    if len(_SHARED) >= 64:
+        _SHARED.pop(next(iter(_SHARED)))
+    _SHARED[cards] = cards
+    return cards

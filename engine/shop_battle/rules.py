@@ -126,7 +126,7 @@ from __future__ import annotations
 
 import _random
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from functools import cache
 from hashlib import sha512
 from struct import unpack
@@ -157,6 +157,7 @@ from engine.shop_battle.actions import (
     encode_action,
 )
 from engine.shop_battle.ai import choose_action
+from engine.shop_battle.cards import shared_cards
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import (
     MAX_ROUNDS,
@@ -618,6 +619,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         if action is None:
             raise IllegalAction("malformed action code")
         return action
+
+    def load_state(self, data: Mapping[str, Any]) -> ShopBattleState:
+        """Inverse of :meth:`dump_state` (validated; raises ``pydantic.ValidationError``); equal
+        decks of loaded states share one tuple (:func:`engine.shop_battle.cards.shared_cards`)."""
+        state = super().load_state(data)
+        cards = shared_cards(state.cards)
+        return state if cards is state.cards else replace(state, cards=cards)
 
     def dump_state(self, state: ShopBattleState) -> dict[str, Any]:
         """JSON dict of the whole state; a rules-1 state leaves out ``lap_opener`` (a rules-2
