@@ -3,7 +3,7 @@
 The seeded-game digests (``tests/test_speed_digests_moonshine_shop.py``, and
 ``tests/test_speed_digests_moonshine_r3.py`` for rules 3) pin whole games; these tests pin each
 shortcut on its own, so that a failure names it: the inlined reshuffle, the roll step without a
-``Work``, ``Work.of``, and the bundle and room tables of the compiled Speakeasy sides. And the
+``Work``, and the bundle and room tables of the compiled Speakeasy sides. And the
 chance of rules 5 (dice and reshuffles from ``engine.core.hashed_draws``) against its definition.
 """
 
@@ -92,12 +92,10 @@ def test_a_stop_is_applied_as_before():
         assert GAME.apply(state, {state.active: Stop()}).state == _slow_roll(state, Stop())[0]
 
 
-def test_work_of_copies_like_the_constructor():
+def test_work_copies_seats_on_write():
     state = GAME.setup(5, 3, {})
-    a, b = Work(state, False), Work.of(state, False)
-    for name in Work.__slots__:
-        assert getattr(a, name) == getattr(b, name), name
-    assert a.work == b.work == [None] * 3
+    b = Work(state, False)
+    assert b.work == [None] * 3
     assert b.copy(1).clients == state.seats[1].clients and b.work[1] is not None and b.peek(1) is b.work[1]
     assert b.freeze().seats[1] == state.seats[1]
 

@@ -165,7 +165,7 @@ def _run(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: t
     """The general path of :meth:`Moonshine.apply` (checked ``actions``; a roll's ``faces`` forced
     or drawn): the :class:`~engine.moonshine.work.Work` after the step, its events recorded when
     ``log``."""
-    w = Work.of(state, log)
+    w = Work(state, log)
     phase = state.phase
     if phase == "roll":
         phases.roll_step(w, actions[state.active], faces)

@@ -111,41 +111,9 @@ class Work:
         self.log = log
         self.n = state.players
 
-    @staticmethod
-    def of(state: MoonshineState, log: bool) -> Work:
-        """``Work(state, log)`` without the constructor call (the hot path of ``apply``)."""
-        w: Work = _new_object(Work)
-        w.state = state
-        w.seed = state.seed
-        w.version = state.version + 1
-        w.variant = state.variant
-        w.phase = state.phase
-        w.round = state.round
-        w.active = state.active
-        w.dice = state.dice
-        w.rerolls = state.rerolls
-        w.deck = state.deck
-        w.discard = state.discard
-        w.work = [None] * state.players
-        w.to_draw = state.to_draw
-        w.shuffles = state.shuffles
-        w.events = []
-        w.log = log
-        w.n = state.players
-        return w
-
     def copy(self, seat: int) -> WorkSeat:
         """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
-        s = self.state.seats[seat]
-        x: WorkSeat = _new_object(WorkSeat)  # WorkSeat(s) without the constructor call
-        x.speakeasy = s.speakeasy
-        x.se_tokens = s.se_tokens
-        x.clients = s.clients
-        x.cl_tokens = s.cl_tokens
-        x.validated = s.validated
-        x.queue = s.queue
-        x.lose = s.lose
-        self.work[seat] = x
+        x = self.work[seat] = WorkSeat(self.state.seats[seat])
         return x
 
     @property
