@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from engine.moonshine import phases
-from tests.test_speed_digests_moonshine_shop import MOONSHINE, game_digest
+from tests.test_speed_digests_moonshine_shop import MOONSHINE, game_digest, mismatches
 
 DATA = Path(__file__).parent / "data_speed"
 #: Games per configuration in the fixtures, and how many of them the test suite replays.
@@ -64,14 +64,8 @@ def main(argv: list[str]) -> int:
         return 0
     bad = 0
     for rules in RULES:
-        got = digests(rules, RECORDED)
         want = json.loads((DATA / f"moonshine-r{rules}.json").read_text())["digests"]
-        for name, ds in got.items():
-            for g, (a, b) in enumerate(zip(ds, want[name], strict=True)):
-                if a != b:
-                    bad += 1
-                    print(f"MISMATCH {name} game {g}")
-        print(f"moonshine rules {rules}: {sum(len(v) for v in got.values())} games checked")
+        bad += mismatches(digests(rules, RECORDED), want, f"moonshine rules {rules}")
     return 1 if bad else 0
 
 

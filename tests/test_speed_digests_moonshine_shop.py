@@ -139,14 +139,21 @@ def main(argv: list[str]) -> int:
             path.write_text(json.dumps({"games_per_config": RECORDED, "digests": got}, indent=1) + "\n")
             print(f"recorded {path}")
             continue
-        want = json.loads(path.read_text())["digests"]
-        for name, ds in got.items():
-            for g, (a, b) in enumerate(zip(ds, want[name], strict=True)):
-                if a != b:
-                    bad += 1
-                    print(f"MISMATCH {key} {name} game {g}")
-        print(f"{key}: {sum(len(v) for v in got.values())} games checked")
+        bad += mismatches(got, json.loads(path.read_text())["digests"], key)
     return 1 if bad else 0
+
+
+def mismatches(got: dict[str, list[str]], want: dict[str, list[str]], label: str) -> int:
+    """Print every game whose digest differs from the recorded one, and how many games were
+    checked; returns the number of mismatches."""
+    bad = 0
+    for name, ds in got.items():
+        for g, (a, b) in enumerate(zip(ds, want[name], strict=True)):
+            if a != b:
+                bad += 1
+                print(f"MISMATCH {label} {name} game {g}")
+    print(f"{label}: {sum(len(v) for v in got.values())} games checked")
+    return bad
 
 
 if __name__ == "__main__":
