@@ -249,3 +249,14 @@ def test_shop_battle_long_names_take_two_lines_not_an_ellipsis():
     endless = {"kind": "collector", "name": " ".join(["Fermé pour Travaux"] * 4)}
     lines = title_lines(c, endless)
     assert len(lines) == 2 and lines[1].endswith("…")
+
+
+def test_shop_battle_collector_band_wraps_in_french_and_the_card_grows():
+    from bot.i18n import Translator
+    from bot.render.draw import Canvas
+    from bot.render.shop_battle import _CARD_H, card_height
+
+    c = Canvas()
+    skip = {"kind": "collector", "name": "Fermé", "power": "skip"}
+    assert card_height(c, [skip], t=Translator("en")) == _CARD_H
+    assert card_height(c, [skip], t=Translator("fr")) > _CARD_H

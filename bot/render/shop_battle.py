@@ -53,26 +53,46 @@ def char_icon(c: Canvas, char: str, x: int, y: int, size: int) -> None:
 _LINE = style.SMALL + 4
 
 
-def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
-    """A card's name in at most two lines of ``w - 20`` px (bold, :data:`style.SMALL`); only a
-    name longer than two lines is shortened with "…"."""
-    lines = c.wrap(str(card.get("name", "?")), w - 20, style.SMALL, bold=True)
+def two_lines(c: Canvas, text: str, w: int = _CARD_W) -> list[str]:
+    """``text`` in at most two lines of ``w - 20`` px (bold, :data:`style.SMALL`); only a text
+    longer than two lines is shortened with "…"."""
+    lines = c.wrap(text, w - 20, style.SMALL, bold=True)
     if len(lines) > 2:
         lines = [lines[0], c.fit(" ".join(lines[1:]), w - 20, style.SMALL, bold=True)]
     return lines or ["?"]
 
 
+def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
+    """A card's name in at most two lines (:func:`two_lines`)."""
+    return two_lines(c, str(card.get("name", "?")), w)
+
+
+def _band(card: dict[str, Any], t: Translator) -> str:
+    """A Collector's band: "Collector · <power>"."""
+    return f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
+
+
+def _band_lines(c: Canvas, card: dict[str, Any], t: Translator | None, w: int) -> list[str]:
+    """The lines of a card's coloured band: the name of a shop card, "Collector · <power>" of a
+    Collector (whose name comes under the band)."""
+    if card.get("kind") == "shop":
+        return title_lines(c, card, w)
+    return two_lines(c, _band(card, t), w) if t is not None else [""]
+
+
 def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: Translator,
           winner: bool = False, w: int = _CARD_W, h: int = _CARD_H) -> None:
     """One revealed card: a shop card with its four values (``char`` highlighted) or a Collector
-    with its power. Its name takes up to two lines (:func:`title_lines`); the caller makes ``h``
-    :data:`_LINE` px taller for a two-line name (:func:`card_height`)."""
+    with its power. Its band and a Collector's name take up to two lines each; the caller makes
+    ``h`` taller to match (:func:`card_height`)."""
     box = (x, y, x + w, y + h)
-    names = title_lines(c, card, w)
+    band = _band_lines(c, card, t, w)
+    top = card_box(c, box, _SHOP_BAND if card.get("kind") == "shop" else _COLLECTOR_BAND, "", style.INK,
+                   band_h=36 + _LINE * (len(band) - 1))
+    for i, line in enumerate(band):
+        c.text(x + 10, y + 20 + i * _LINE, line, style.SMALL, style.INK, bold=True, anchor="lm")
     if card.get("kind") != "shop":
-        band = f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
-        top = card_box(c, box, _COLLECTOR_BAND, band, style.INK)
-        for line in names:
+        for line in title_lines(c, card, w):
             c.text(x + 10, top, line, style.SMALL, bold=True)
             top += _LINE
         params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
@@ -82,10 +102,6 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
             c.text(x + 10, yy, line, style.SMALL)
             yy += style.SMALL + 2
         return
-    band_h = 36 + _LINE * (len(names) - 1)
-    top = card_box(c, box, _SHOP_BAND, "", style.INK, band_h=band_h)
-    for i, line in enumerate(names):
-        c.text(x + 10, y + 20 + i * _LINE, line, style.SMALL, style.INK, bold=True, anchor="lm")
     row = (h - (top - y) - 6) // 4
     for i, ch in enumerate(CHARS):
         yy = top + i * row
@@ -98,10 +114,16 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
 
 
-def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H) -> int:
-    """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE` more
-    when one of the names takes two lines, so the row stays aligned."""
-    return h + _LINE * (max((len(title_lines(c, card, w)) for card in cards), default=1) - 1)
+def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H,
+                t: Translator | None = None) -> int:
+    """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE`
+    more per extra line of the tallest card (a two-line name; with ``t``, a two-line Collector
+    band too), so the row stays aligned."""
+    def extra(card: dict[str, Any]) -> int:
+        more = len(title_lines(c, card, w)) - 1
+        return more + (len(_band_lines(c, card, t, w)) - 1 if card.get("kind") != "shop" else 0)
+
+    return h + _LINE * max((extra(card) for card in cards), default=0)
 
 
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
@@ -137,7 +159,7 @@ def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | Non
         top = c.y
         row = cells[start:start + per_row]
         extra = style.SMALL + 8 if any(len(seq) > 1 for _, seq in row) else 0
-        h = card_height(c, [seq[-1]["card"] for _, seq in row])
+        h = card_height(c, [seq[-1]["card"] for _, seq in row], t=t)
         for i, (seat, seq) in enumerate(row):
             x = style.MARGIN + i * (_CARD_W + 16)
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
@@ -247,7 +269,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
         c.y += style.SMALL + 8
         y0 = c.y
-        h = card_height(c, [top], w=300, h=280)
+        h = card_height(c, [top], w=300, h=280, t=t)
         _card(c, x0, y0, top, None, t, w=300, h=h)
         yy = y0 + h - 280 + 44
         row = (280 - 44 - 6) // 4
@@ -265,7 +287,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
                     x1 - x0, style.SMALL)
         c.space(10)
-        h = card_height(c, [card])
+        h = card_height(c, [card], t=t)
         _card(c, x0, c.y, card, None, t, h=h)
         cx, cy = x0 + _CARD_W + 30, c.y
         for code in legal:
