@@ -260,3 +260,20 @@ def test_shop_battle_collector_band_wraps_in_french_and_the_card_grows():
     skip = {"kind": "collector", "name": "Fermé", "power": "skip"}
     assert card_height(c, [skip], t=Translator("en")) == _CARD_H
     assert card_height(c, [skip], t=Translator("fr")) > _CARD_H
+
+
+def test_moonshine_long_client_names_take_two_lines_and_the_row_grows():
+    from bot.i18n import Translator
+    from bot.render.draw import Canvas
+    from bot.render.moonshine import _CARD_H, name_lines, row_height
+
+    c = Canvas()
+    en, fr = Translator("en"), Translator("fr")
+    assert name_lines(c, 268, en) == ["The Lookout"]
+    assert name_lines(c, 210, en) == ["The Short-Order", "Cook"]
+    assert name_lines(c, 254, fr) == ["La Diseuse de", "bonne aventure"]
+    assert row_height(c, [268], en) == _CARD_H
+    # a row of two cards: one long name makes both cards taller, so the row stays aligned
+    assert row_height(c, [268, 210], en) > _CARD_H
+    assert name_lines(c, 268, fr) == ["Le Guetteur"]
+    assert row_height(c, [268], fr) == _CARD_H

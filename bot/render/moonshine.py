@@ -28,6 +28,8 @@ KEY = "moonshine"
 _ICON = 28
 _CARD_W = 354
 _CARD_H = 150
+#: Height in px of a Client name's second line in its band.
+_LINE2 = 30
 _DIE_FILLS: tuple[Colour, ...] = ((255, 255, 255),) * 3 + (style.SKY, style.ORANGE)
 _DIE_TAGS = ("", "", "", "B", "O")
 _RES_COLOURS: dict[str, Colour] = {"food": style.VERMILLION, "music": style.BLUE, "drink": style.ORANGE}
@@ -130,20 +132,40 @@ def _card_name(cid: int, t: Translator) -> str:
     return card.name.fr if t.lang == "fr" else card.name.en
 
 
+def name_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[str]:
+    """The Client's name as it fits in its band: one line, or two when one does not fit in
+    ``w - 110`` px at the smallest font (the second line clipped with "…" only past two lines)."""
+    name = _card_name(cid, t)
+    lines = c.wrap(name, w - 110, style.SMALL, bold=True)
+    if len(lines) <= 2:
+        return lines
+    return [lines[0], c.fit(" ".join(lines[1:]), w - 110, style.SMALL, bold=True)]
+
+
+def row_height(c: Canvas, cids: Sequence[int], t: Translator, w: int = _CARD_W) -> int:
+    """Height in px of a row of Client cards: :data:`_CARD_H`, plus one band line when a name
+    in the row takes two lines (the cards of a row are drawn the same height)."""
+    two = any(len(name_lines(c, cid, t, w)) > 1 for cid in cids)
+    return _CARD_H + (_LINE2 if two else 0)
+
+
 def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int = 0, legal: bool = False,
-                w: int = _CARD_W, slot_legal: bool = False) -> None:
-    """A Client card: colour band with its shape and name, points (a star), its cost (resources
-    and Moon tokens), its upper part (slot with tokens or instant effect) and its lower bonus."""
+                w: int = _CARD_W, slot_legal: bool = False, h: int = _CARD_H) -> None:
+    """A Client card of ``h`` px (see :func:`row_height`): colour band with its shape and name
+    (one or two lines), points (a star), its cost (resources and Moon tokens), its upper part
+    (slot with tokens or instant effect) and its lower bonus."""
     card = client_of(cid)
-    h = _CARD_H
     fill = style.CLIENT_COLOURS.get(card.colour, style.MUTED)
+    extra = h - _CARD_H
     c.d.rounded_rectangle((x, y, x + w, y + h), radius=12, fill=(255, 255, 255), outline=style.INK, width=2)
-    c.d.rounded_rectangle((x + 2, y + 2, x + w - 2, y + 40), radius=10, fill=fill)
+    c.d.rounded_rectangle((x + 2, y + 2, x + w - 2, y + 40 + extra), radius=10, fill=fill)
     colour_mark(c, card.colour, x + 8, y + 7, 26)
     ink = style.INK if sum(fill) > 420 else (255, 255, 255)
-    c.text(x + 42, y + 21, _card_name(cid, t), style.SMALL, ink, bold=True, max_w=w - 110, anchor="lm")
+    for k, line in enumerate(name_lines(c, cid, t, w)):
+        c.text(x + 42, y + 21 + k * _LINE2, line, style.SMALL, ink, bold=True, max_w=w - 110, anchor="lm")
     shape(c, "star", (x + w - 62, y + 6, x + w - 34, y + 34), style.YELLOW)
     c.text(x + w - 12, y + 21, str(card.points), style.SMALL, ink, bold=True, anchor="rm")
+    y += extra
     # cost
     cx, cy = x + 10, y + 50
     for res in ("food", "music", "drink"):
@@ -247,14 +269,18 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
         c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic['discount']}", style.SMALL, bold=True, anchor="lm")
     c.y += _ICON + 14
     # Clients in front
-    for k, (cid, tok) in enumerate(zip(seat["clients"], seat["cl_tokens"], strict=False)):
+    clients = list(seat["clients"])
+    h = _CARD_H
+    for k, (cid, tok) in enumerate(zip(clients, seat["cl_tokens"], strict=False)):
         cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
-        if k % 2 == 0 and k:
-            c.y += _CARD_H + 14
+        if k % 2 == 0:
+            if k:
+                c.y += h + 14
+            h = row_height(c, clients[k:k + 2], t)
         client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards),
-                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots))
-    if seat["clients"]:
-        c.y += _CARD_H + 14
+                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots), h=h)
+    if clients:
+        c.y += h + 14
     # validated
     cards = all_clients()
     vx = x0 + 14
@@ -377,13 +403,19 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     chips = [code for code in _ACTION_KEYS if code in legal]
     if dice:
         chips.insert(0, "rr")
-    if chips or n_other:
-        x = style.MARGIN + 6
-        for code in chips:
-            text = plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else label(t, "reroll_framed")
-            x += chip(c, x, c.y, text, legal=True, max_w=340)
-        if n_other:
-            chip(c, x, c.y, plain(t("ms.act.dis", n="…")), legal=True, max_w=340)
+    texts = [plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else label(t, "reroll_framed") for code in chips]
+    if n_other:
+        texts.append(plain(t("ms.act.dis", n="…")))
+    if texts:
+        # Chips flow left to right and wrap to a new row rather than clip their label.
+        left, right = style.MARGIN + 6, style.WIDTH - style.MARGIN
+        x = left
+        for text in texts:
+            w = c.width(text, style.BODY, bold=True) + 28
+            if x > left and x + w > right:
+                x = left
+                c.y += style.BODY + 30
+            x += chip(c, x, c.y, text, legal=True, max_w=right - x)
         c.y += style.BODY + 44
     private = view.get("private") or {}
     queue = private.get("queue") or []
@@ -392,11 +424,14 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     offered = [cid for cid in offered if cid not in own]
     if offered:
         c.heading(plain(t("ms.panel.offered", n=len(offered))))
+        h = _CARD_H
         for k, cid in enumerate(offered):
-            if k % 2 == 0 and k:
-                c.y += _CARD_H + 18
-            client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards)
-        c.y += _CARD_H + 24
+            if k % 2 == 0:
+                if k:
+                    c.y += h + 18
+                h = row_height(c, offered[k:k + 2], t)
+            client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards, h=h)
+        c.y += h + 24
     if isinstance(me, int):
         _seat(c, me, view, names, t, legal_cards=cards, legal_slots=slots)
     _legend(c, t, panel=True)
