@@ -25,10 +25,9 @@ __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
 
 #: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
-#: is never read): the next state, a seat, a follow-up.
+#: is never read): the next state, a follow-up.
 _next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
                        "seats", "to_draw", "shuffles")
-_new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
@@ -57,23 +56,42 @@ _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 class WorkSeat:
     """Mutable copy of a :class:`SeatState`: the same fields, each replaced whole when it changes
     (they stay tuples, shared with the frozen seat until then: copying a seat and freezing it
-    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``)."""
+    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``).
+
+    The very layout of :class:`SeatState` (the same slots in the same order, checked at import),
+    so that :meth:`Work.freeze` makes it the frozen seat by ``__class__`` assignment, in place,
+    with no copy: a :class:`WorkSeat` is written only by the step that made it, and never after
+    that step's ``freeze``."""
 
     __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
+    speakeasy: int
+    se_tokens: tuple[int, ...]
+    clients: tuple[int, ...]
+    cl_tokens: tuple[int, ...]
+    validated: tuple[int, ...]
+    queue: tuple[FollowUp, ...]
+    lose: int
 
     def __init__(self, s: SeatState) -> None:
         self.speakeasy = s.speakeasy
-        self.se_tokens: tuple[int, ...] = s.se_tokens
-        self.clients: tuple[int, ...] = s.clients
-        self.cl_tokens: tuple[int, ...] = s.cl_tokens
-        self.validated: tuple[int, ...] = s.validated
-        self.queue: tuple[FollowUp, ...] = s.queue
+        self.se_tokens = s.se_tokens
+        self.clients = s.clients
+        self.cl_tokens = s.cl_tokens
+        self.validated = s.validated
+        self.queue = s.queue
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
-        """The frozen seat."""
-        return _new_seat(None, self.speakeasy, self.se_tokens, self.clients, self.cl_tokens, self.validated,
-                         self.queue, self.lose)
+        """This seat made the frozen :class:`SeatState`, in place (write nothing to it after)."""
+        frozen: Any = self
+        frozen.__class__ = SeatState
+        seat: SeatState = frozen
+        return seat
+
+
+_probe_seat: Any = _new_object(WorkSeat)
+_probe_seat.__class__ = SeatState  # fails at import if the layouts ever differ
+del _probe_seat
 
 
 class Work:
@@ -128,7 +146,11 @@ class Work:
         work = self.work
         for x in work:
             if x is not None:
-                seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work)])  # noqa: B905
+                frozen = SeatState
+                for x in work:
+                    if x is not None and x.__class__ is not frozen:  # a second freeze: already done
+                        x.__class__ = frozen  # type: ignore[assignment]  # same layout (WorkSeat)
+                seats = tuple([o if x is None else x for o, x in zip(seats, work)])  # type: ignore[misc]  # noqa: B905
                 break
         return _next_state(
             s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
