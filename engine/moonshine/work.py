@@ -146,10 +146,10 @@ class Work:
         work = self.work
         for x in work:
             if x is not None:
-                frozen = SeatState
+                frozen: Any = SeatState
                 for x in work:
                     if x is not None and x.__class__ is not frozen:  # a second freeze: already done
-                        x.__class__ = frozen  # type: ignore[assignment]  # same layout (WorkSeat)
+                        x.__class__ = frozen  # same layout (WorkSeat)
                 seats = tuple([o if x is None else x for o, x in zip(seats, work)])  # type: ignore[misc]  # noqa: B905
                 break
         return _next_state(
