@@ -19,7 +19,7 @@ from typing import Any, Literal
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
-from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
+from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
@@ -48,6 +48,9 @@ _new_object = object.__new__
 _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
+
+#: ``_ORDERS[n][active]``: the seats of an ``n``-seat table in order from ``active`` (M2).
+_ORDERS = tuple(tuple(tuple((a + i) % n for i in range(n)) for a in range(n)) for n in range(6))
 
 #: ``frozenset({seat})``: the audience of a private event, shared.
 _AUDIENCE = tuple(frozenset({i}) for i in range(5))
@@ -222,13 +225,12 @@ class Work:
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
         x = self.work[seat]
-        if x is None:
-            return seat_bundle(self.state.seats[seat], self.variant)
-        return bundle_of(SIDE_INFOS[self.variant][x.speakeasy], x.se_tokens, x.clients, x.cl_tokens, x.validated)
+        s = self.state.seats[seat] if x is None else x
+        return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
 
-    def order(self) -> list[int]:
-        """Seats in order from the active player (RULINGS M2)."""
-        return [(self.active + i) % self.n for i in range(self.n)]
+    def order(self) -> tuple[int, ...]:
+        """Seats in order from the active player (RULINGS M2), from a table (:data:`_ORDERS`)."""
+        return _ORDERS[self.n][self.active]
 
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
