@@ -210,7 +210,17 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
                 _LOWERS.clear()
             lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
         b += lower
-    return tuple(b.to_bytes(NB, "little"))
+    out = _UNPACKED.get(b)
+    if out is None:
+        if len(_UNPACKED) >= 1 << 14:
+            _UNPACKED.clear()
+        out = _UNPACKED[b] = tuple(b.to_bytes(NB, "little"))
+    return out
+
+
+#: Bundles by their packed int (memo of :func:`bundle_of`: unpacking costs more than a lookup;
+#: a few hundred distinct bundles occur in a game).
+_UNPACKED: dict[int, tuple[int, ...]] = {}
 
 
 #: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`bundle_of`).
