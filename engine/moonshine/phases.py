@@ -101,9 +101,9 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
     and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
-    s = w.work[seat] or w.copy(seat)
     ci = client_info(cid)
-    need = max(0, ci.moon - w.bundle(seat)[DISC])
+    need = max(0, ci.moon - w.bundle(seat)[DISC])  # before the copy: the bundle the legal actions read
+    s = w.work[seat] or w.copy(seat)
     i = s.clients.index(cid)
     on_card = s.cl_tokens[i]
     s.clients = s.clients[:i] + s.clients[i + 1:]

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
-from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
+from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
@@ -225,7 +225,15 @@ class Work:
     def bundle(self, seat: int) -> tuple[int, ...]:
         """The active icons of ``seat`` now."""
         x = self.work[seat]
-        s = self.state.seats[seat] if x is None else x
+        if x is None:
+            known = ACTION_BUNDLES  # computed by the legal actions of this very state
+            if known[0] is self.state:
+                hit: tuple[int, ...] | None = known[1][seat]
+                if hit is not None:
+                    return hit
+            s: WorkSeat | SeatState = self.state.seats[seat]
+        else:
+            s = x
         return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
 
     def order(self) -> tuple[int, ...]:
