@@ -228,3 +228,32 @@ def test_events_are_made_when_read_and_are_those_of_the_logged_step():
         assert pickle.loads(pickle.dumps(step)) == step
         seen.add(state.version)
         state = step.state
+
+
+def test_frozen_work_seats_are_seat_states_and_a_second_freeze_gives_the_same_state():
+    from engine.moonshine.state import SeatState
+
+    state = GAME.setup(5, 3, {})
+    w = Work(state, False)
+    w.copy(0).lose += 1
+    first = w.freeze()
+    assert type(first.seats[0]) is SeatState and first.seats[0].lose == state.seats[0].lose + 1
+    assert first.seats[1] is state.seats[1]  # untouched seats are shared
+    assert w.freeze() == first
+
+
+def test_the_bundles_read_back_from_the_action_phase_legal_actions_are_the_seats_bundles():
+    from engine.moonshine.state import ACTION_BUNDLES, seat_bundle
+
+    state, checked = GAME.setup(9, 4, {}), 0
+    while GAME.to_act(state) and checked < 20:
+        if state.phase == "action":
+            for seat in range(state.players):
+                legal_actions(state, seat)
+            assert ACTION_BUNDLES[0] is state
+            w = Work(state, False)
+            for seat in range(state.players):
+                assert w.bundle(seat) == seat_bundle(state.seats[seat], state.variant)
+            checked += 1
+        state = GAME.apply(state, {s: GAME.ai_action(state, s) for s in GAME.to_act(state)}).state
+    assert checked >= 10

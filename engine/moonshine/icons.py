@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
+from typing import Any
 
 from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
 
@@ -185,10 +186,12 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
 
     Summed as packed ints (:func:`_bits`; the Speakeasy part read from :attr:`SideInfo.by_tokens`,
     the validated part memoized); the result is an immutable tuple of :data:`NB` counters."""
-    tokens = tuple(se_tokens)
-    b = side.by_tokens.get(tokens)
+    try:  # the rules pass tuples: no copy (a list is accepted, as before)
+        b = side.by_tokens.get(se_tokens)  # type: ignore[call-overload]
+    except TypeError:
+        b = side.by_tokens.get(tuple(se_tokens))
     if b is None:
-        b = _slots_sum(side.base_bits, side.slot_bits, tokens)
+        b = _slots_sum(side.base_bits, side.slot_bits, se_tokens)
     if clients:
         infos = CLIENT_INFOS
         for cid, t in zip(clients, cl_tokens):  # noqa: B905
@@ -196,14 +199,28 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
             if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
                 b += ci.slot_bits
     if validated:
-        v = tuple(validated)
-        lower = _LOWERS.get(v)
+        v: Any = validated
+        try:  # as the tokens above
+            lower = _LOWERS.get(v)
+        except TypeError:
+            v = tuple(validated)
+            lower = _LOWERS.get(v)
         if lower is None:
             if len(_LOWERS) >= 1 << 14:
                 _LOWERS.clear()
             lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
         b += lower
-    return tuple(b.to_bytes(NB, "little"))
+    out = _UNPACKED.get(b)
+    if out is None:
+        if len(_UNPACKED) >= 1 << 14:
+            _UNPACKED.clear()
+        out = _UNPACKED[b] = tuple(b.to_bytes(NB, "little"))
+    return out
+
+
+#: Bundles by their packed int (memo of :func:`bundle_of`: unpacking costs more than a lookup;
+#: a few hundred distinct bundles occur in a game).
+_UNPACKED: dict[int, tuple[int, ...]] = {}
 
 
 #: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`bundle_of`).

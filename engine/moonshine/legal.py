@@ -28,7 +28,7 @@ from engine.moonshine.actions import (
 )
 from engine.moonshine.dice import DIE_NAMES, FACE_MASK
 from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS, bundle_of
-from engine.moonshine.state import MoonshineState, SeatState, discard_options, slot_keys
+from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
 
 __all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
 
@@ -154,7 +154,7 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         return ()
     s = state.seats[seat]
     if ph == "action":
-        return _action_phase(state, s)
+        return _action_phase(state, s, seat)
     key: tuple[object, ...]
     if s.queue:
         q = s.queue[0]
@@ -226,13 +226,19 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
     return tuple(out)
 
 
-def _action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
+def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
 
     Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
-    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand."""
+    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand. The
+    seat's bundle is kept in :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
     variant = state.variant
     bundle = bundle_of(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    known = ACTION_BUNDLES
+    if known[0] is not state:
+        known[0] = state
+        known[1] = [None] * 5
+    known[1][seat] = bundle
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []

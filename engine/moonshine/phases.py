@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
-from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, client_info, side_info
+from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SIDE_INFOS, client_info, side_info
 from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
@@ -101,9 +101,9 @@ def _validate(w: Work, seat: int, cid: int) -> None:
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
     and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
-    s = w.work[seat] or w.copy(seat)
     ci = client_info(cid)
-    need = max(0, ci.moon - w.bundle(seat)[DISC])
+    need = max(0, ci.moon - w.bundle(seat)[DISC])  # before the copy: the bundle the legal actions read
+    s = w.work[seat] or w.copy(seat)
     i = s.clients.index(cid)
     on_card = s.cl_tokens[i]
     s.clients = s.clients[:i] + s.clients[i + 1:]
@@ -271,10 +271,11 @@ def _end_round(w: Work) -> None:
     over = w.round >= MAX_ROUNDS
     if not over:
         target = w.state.target
-        work = w.work
-        for i, s in enumerate(w.state.seats):
-            x = work[i]
-            if points_of(s.validated if x is None else x.validated, w.side(i).silhouettes) >= target:
+        sides = SIDE_INFOS[w.variant]
+        for x, s in zip(w.work, w.state.seats):  # noqa: B905
+            if x is not None:
+                s = x  # type: ignore[assignment]  # the same fields
+            if s.validated and points_of(s.validated, sides[s.speakeasy].silhouettes) >= target:
                 over = True
                 break
     if over:

@@ -6,16 +6,18 @@ the hot path of a roll step that gains no token (no :class:`~engine.moonshine.wo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from engine.core import Event, IllegalAction, Step, event, lazy_step, replacer
+from engine.core import Event, IllegalAction, Step, event, hashed_draws, lazy_step, replacer, rng_draws
 from engine.moonshine.actions import MoonshineAction, Reroll
-from engine.moonshine.dice import DIE_FACES, DIE_NAMES, die_draws
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES, HASHED_RULES, die_draws
 from engine.moonshine.icons import BLUE, ORANGE
 from engine.moonshine.state import MoonshineState
 from engine.moonshine.work import PLACE, Work
 
 __all__ = ["fast_roll", "gains", "roll_step", "settled_roll"]
 
+_new_object = object.__new__
 #: Die index by name (``DIE_NAMES``).
 _DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
 
@@ -77,7 +79,13 @@ def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineS
         which = _REROLL_DICE.get(action.dice)
         if which is None:
             which = _REROLL_DICE[action.dice] = tuple(_DIE_INDEX[p] for p in action.dice)
-        draws = die_draws(_Chance(state.seed, state.version + 1), state.rules, "reroll", len(which))
+        chance: Any = _new_object(_Chance)  # no __init__ call on the hot path
+        chance.seed = state.seed
+        chance.version = state.version + 1
+        if state.rules >= HASHED_RULES:  # die_draws, inlined
+            draws = hashed_draws(chance, "reroll", len(which), 6)
+        else:
+            draws = rng_draws(chance, "reroll", len(which), 6)
         dice = list(state.dice)
         for i, v in zip(which, draws):  # noqa: B905
             dice[i] = DIE_FACES[i][v]

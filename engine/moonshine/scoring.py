@@ -8,6 +8,7 @@ that player. Ties: most Moon tokens, then most validated Clients, then a shared 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.core import Outcome, ranks_from_scores
 from engine.moonshine.icons import MAJ, client_info, side_info
@@ -28,8 +29,12 @@ def points_of(validated: Sequence[int], silhouettes: Sequence[int] = ()) -> int:
     The k-th "?" icon scores the count of the k-th majority colour among colours without a
     silhouette; each silhouette (a colour index) scores the count of its colour. Memoized.
     """
-    key = (tuple(validated), tuple(silhouettes))
-    hit = _POINTS.get(key)
+    key: Any = (validated, silhouettes)
+    try:  # the rules pass tuples: no copies (lists are accepted, as before)
+        hit = _POINTS.get(key)
+    except TypeError:
+        key = (tuple(validated), tuple(silhouettes))
+        hit = _POINTS.get(key)
     if hit is not None:
         return hit
     if len(_POINTS) >= 1 << 14:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from engine.core import GameOptions, State
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, bundle_of
 
 __all__ = [
+    "ACTION_BUNDLES",
     "DRAFT_SIZES",
     "FollowUp",
     "FollowUpKind",
@@ -100,6 +101,13 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
     and full slots, full Client slots, validated lower parts."""
     return bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
+
+
+#: ``[state, bundles]``: the bundles (:func:`seat_bundle`) of the seats of the last action-phase
+#: state whose legal actions were computed (``bundles[seat]``, ``None`` when not computed),
+#: read back by the step that applies it (:meth:`engine.moonshine.work.Work.bundle`); a frozen
+#: state never changes, so the bundles stay true. Written in place, never rebound.
+ACTION_BUNDLES: list[Any] = [None, [None] * 5]
 
 
 def seat_tokens(seat: SeatState) -> int:

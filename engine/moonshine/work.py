@@ -19,16 +19,15 @@ from typing import Any, Literal
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
-from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, seat_bundle
+from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
 
 #: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
-#: is never read): the next state, a seat, a follow-up.
+#: is never read): the next state, a follow-up.
 _next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
                        "seats", "to_draw", "shuffles")
-_new_seat = replacer(SeatState, "speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
@@ -50,6 +49,9 @@ _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
 
+#: ``_ORDERS[n][active]``: the seats of an ``n``-seat table in order from ``active`` (M2).
+_ORDERS = tuple(tuple(tuple((a + i) % n for i in range(n)) for a in range(n)) for n in range(6))
+
 #: ``frozenset({seat})``: the audience of a private event, shared.
 _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 
@@ -57,23 +59,42 @@ _AUDIENCE = tuple(frozenset({i}) for i in range(5))
 class WorkSeat:
     """Mutable copy of a :class:`SeatState`: the same fields, each replaced whole when it changes
     (they stay tuples, shared with the frozen seat until then: copying a seat and freezing it
-    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``)."""
+    converts nothing; the rules write ``s.queue = s.queue[1:]`` rather than ``pop(0)``).
+
+    The very layout of :class:`SeatState` (the same slots in the same order, checked at import),
+    so that :meth:`Work.freeze` makes it the frozen seat by ``__class__`` assignment, in place,
+    with no copy: a :class:`WorkSeat` is written only by the step that made it, and never after
+    that step's ``freeze``."""
 
     __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
+    speakeasy: int
+    se_tokens: tuple[int, ...]
+    clients: tuple[int, ...]
+    cl_tokens: tuple[int, ...]
+    validated: tuple[int, ...]
+    queue: tuple[FollowUp, ...]
+    lose: int
 
     def __init__(self, s: SeatState) -> None:
         self.speakeasy = s.speakeasy
-        self.se_tokens: tuple[int, ...] = s.se_tokens
-        self.clients: tuple[int, ...] = s.clients
-        self.cl_tokens: tuple[int, ...] = s.cl_tokens
-        self.validated: tuple[int, ...] = s.validated
-        self.queue: tuple[FollowUp, ...] = s.queue
+        self.se_tokens = s.se_tokens
+        self.clients = s.clients
+        self.cl_tokens = s.cl_tokens
+        self.validated = s.validated
+        self.queue = s.queue
         self.lose = s.lose
 
     def freeze(self) -> SeatState:
-        """The frozen seat."""
-        return _new_seat(None, self.speakeasy, self.se_tokens, self.clients, self.cl_tokens, self.validated,
-                         self.queue, self.lose)
+        """This seat made the frozen :class:`SeatState`, in place (write nothing to it after)."""
+        frozen: Any = self
+        frozen.__class__ = SeatState
+        seat: SeatState = frozen
+        return seat
+
+
+_probe_seat: Any = _new_object(WorkSeat)
+_probe_seat.__class__ = SeatState  # fails at import if the layouts ever differ
+del _probe_seat
 
 
 class Work:
@@ -128,7 +149,11 @@ class Work:
         work = self.work
         for x in work:
             if x is not None:
-                seats = tuple([o if x is None else x.freeze() for o, x in zip(seats, work)])  # noqa: B905
+                frozen: Any = SeatState
+                for x in work:
+                    if x is not None and x.__class__ is not frozen:  # a second freeze: already done
+                        x.__class__ = frozen  # same layout (WorkSeat)
+                seats = tuple([o if x is None else x for o, x in zip(seats, work)])  # type: ignore[misc]  # noqa: B905
                 break
         return _next_state(
             s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
@@ -201,12 +226,19 @@ class Work:
         """The active icons of ``seat`` now."""
         x = self.work[seat]
         if x is None:
-            return seat_bundle(self.state.seats[seat], self.variant)
-        return bundle_of(SIDE_INFOS[self.variant][x.speakeasy], x.se_tokens, x.clients, x.cl_tokens, x.validated)
+            known = ACTION_BUNDLES  # computed by the legal actions of this very state
+            if known[0] is self.state:
+                hit: tuple[int, ...] | None = known[1][seat]
+                if hit is not None:
+                    return hit
+            s: WorkSeat | SeatState = self.state.seats[seat]
+        else:
+            s = x
+        return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
 
-    def order(self) -> list[int]:
-        """Seats in order from the active player (RULINGS M2)."""
-        return [(self.active + i) % self.n for i in range(self.n)]
+    def order(self) -> tuple[int, ...]:
+        """Seats in order from the active player (RULINGS M2), from a table (:data:`_ORDERS`)."""
+        return _ORDERS[self.n][self.active]
 
     # --- tokens ----------------------------------------------------------------------------------
     def room(self, seat: int) -> list[str]:
