@@ -509,7 +509,8 @@ class Database:
         if self._owner is asyncio.current_task():
             return fn(self._conn._conn)
         async with self._lock:
-            await self._heal()
+            if self._conn.in_transaction:  # _heal() inlined (no coroutine per step)
+                await self._heal()
             return fn(self._conn._conn)
 
     async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
