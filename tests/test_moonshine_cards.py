@@ -178,8 +178,9 @@ def test_ids_of_every_set_share_one_space():
     assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
     assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
     assert client_of(210) == card_sets()[3].clients[0] and speakeasy_of(19) == card_sets()[3].speakeasies[4]
+    assert client_of(280) == card_sets()[4].clients[0] and speakeasy_of(24) == card_sets()[4].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(280)
+        client_of(350)
     with pytest.raises(IndexError):
         client_of(-1)
 
@@ -209,3 +210,20 @@ def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
     assert [s.name.en for s, old in pairs if s.standard != old.standard] == ["The Blind Tiger", "The Hush Room"]
     assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Gin Joint", "The Hush Room",
                                                                                "The Moonlit Garage"]
+
+
+def test_the_rules_6_set_keeps_the_rules_5_set_but_the_standard_moonlit_garage():
+    """Rules 6 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-5 set with one
+    Standard side changed, The Moonlit Garage's blue-die slot at two spaces (three in rules 4 and
+    5); every other side, every Client and every check as in rules 5."""
+    set5, set6 = card_sets()[3], card_sets()[4]
+    assert SET_PATHS[4].name == "cards-rules6.json" and set_index(5) == 3 and set_index(6) == 4
+    assert set6.clients == set5.clients and set_problems(set6) == [] and dominated_pairs(set6) == []
+    pairs = list(zip(set6.speakeasies, set5.speakeasies, strict=True))
+    assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
+    assert [s.regular for s, old in pairs] == [old.regular for s, old in pairs]
+    assert [s.name.en for s, old in pairs if s.standard != old.standard] == ["The Moonlit Garage"]
+    garage, old = pairs[4]
+    assert [slot.spaces for slot in garage.standard.slots] == [1, 2, 2]
+    assert [slot.spaces for slot in old.standard.slots] == [1, 3, 2]
+    assert [slot.bonus for slot in garage.standard.slots] == [slot.bonus for slot in old.standard.slots]
