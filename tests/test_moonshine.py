@@ -88,15 +88,15 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 5 deal the fourth card set: global ids 210..279, Speakeasies 15..19
+    # rules 6 deal the fifth card set: global ids 280..349, Speakeasies 20..24
     k = set_index(G.rules_version)
-    assert k == 3
+    assert k == 4
     starting = {70 * k + c.id for c in card_sets()[k].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(210, 280))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(15, 20))
+    assert set(state.deck) <= set(range(280, 350))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(20, 25))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -530,7 +530,7 @@ def test_double_redraw_keeps_one_before_drawing_again():
     s = seat(BLIND_PIG, se=(0, 2, 1), clients=("The Cook", "The Baker"))
     state = make([s, seat(VELVET, clients=("The Crooner",))], dice=("food", "food", "food", "", ""),
                  deck=list(range(40, 50)))
-    assert state.rules == 5 == G.setup(1, 2).rules
+    assert state.rules == G.rules_version == G.setup(1, 2).rules
     step = play(state, {0: f"val.{cook}", 1: "moon"})
     new = step.state
     assert [(q.kind, q.cards) for q in new.seats[0].queue] == [("keep", (40, 41, 42)), ("redraw", ())]
@@ -868,3 +868,12 @@ def test_rules_5_hush_room_needs_three_tokens_for_the_orange_die():
 
     assert _next_roll(hush4, 2, 4)[4] != ""  # dice[4]: the orange die
     assert _next_roll(hush5, 2, 5)[4] == "" and _next_roll(hush5, 3, 5)[4] != ""
+
+
+def test_rules_6_standard_moonlit_garage_rolls_the_blue_die_with_two_tokens():
+    """Rules 6 (docs/rules/moonshine.md, "The Speakeasies"): the Standard Moonlit Garage's
+    blue-die slot has two spaces again (three in rules 4 and 5): two tokens roll the blue die."""
+    garage5, garage6 = 15 + 4, 20 + 4  # global Speakeasy ids: set 3 (rules 5), set 4 (rules 6)
+
+    assert _next_roll(garage5, 2, 5)[3] == ""  # dice[3]: the blue die
+    assert _next_roll(garage6, 2, 6)[3] != "" and _next_roll(garage6, 1, 6)[3] == ""

@@ -178,8 +178,9 @@ def test_ids_of_every_set_share_one_space():
     assert speakeasy_of(5) == SET3.speakeasies[0] and all_clients()[139] == SET3.clients[69]
     assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
     assert client_of(210) == card_sets()[3].clients[0] and speakeasy_of(19) == card_sets()[3].speakeasies[4]
+    assert client_of(280) == card_sets()[4].clients[0] and speakeasy_of(24) == card_sets()[4].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(280)
+        client_of(350)
     with pytest.raises(IndexError):
         client_of(-1)
 
@@ -209,3 +210,27 @@ def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
     assert [s.name.en for s, old in pairs if s.standard != old.standard] == ["The Blind Tiger", "The Hush Room"]
     assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Gin Joint", "The Hush Room",
                                                                                "The Moonlit Garage"]
+
+
+def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
+    """Rules 6 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-5 set with three
+    sides changed: the Standard Moonlit Garage's blue-die slot takes two tokens (three in rules 4
+    and 5), and on the Regular side The Copper Still and The Moonlit Garage swap the bonus of
+    their two-space slot (The Copper Still now draws a card, The Moonlit Garage rerolls); every
+    Client and every other side as in rules 5, every check still passes."""
+    set5, set6 = card_sets()[3], card_sets()[4]
+    assert SET_PATHS[4].name == "cards-rules6.json" and set_index(5) == 3 and set_index(6) == 4
+    assert set6.clients == set5.clients and set_problems(set6) == [] and dominated_pairs(set6) == []
+    pairs = list(zip(set6.speakeasies, set5.speakeasies, strict=True))
+    assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
+    assert [s.name.en for s, old in pairs if s.standard != old.standard] == ["The Moonlit Garage"]
+    assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Copper Still", "The Moonlit Garage"]
+    garage, old = pairs[4]
+    assert [slot.spaces for slot in garage.standard.slots] == [1, 2, 2]
+    assert [slot.spaces for slot in old.standard.slots] == [1, 3, 2]
+    assert [slot.bonus for slot in garage.standard.slots] == [slot.bonus for slot in old.standard.slots]
+    still, old_still = pairs[2]
+    assert still.regular.slots[:2] == old_still.regular.slots[:2] and garage.regular.slots[:2] == old.regular.slots[:2]
+    assert still.regular.slots[2] == old.regular.slots[2] and garage.regular.slots[2] == old_still.regular.slots[2]
+    assert [b.kind for b in still.regular.slots[2].bonus] == ["draw"]
+    assert [b.kind for b in garage.regular.slots[2].bonus] == ["reroll"]
