@@ -499,11 +499,13 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     of the reveal order reveals; a Collector's power applies (``reverse``, ``skip``,
     ``steal_tie``, ``scout``, ``tribute``; ``peek``/``swap`` with a target stop at that
     decision, phase ``target``) and its owner reveals the next card; then one best value wins,
-    nobody is out, the game goes on, and the next chooser's pre-choice runs
-    (:func:`_collector_pre_choice` for Collectors on top). Returns the next state, exactly as
-    :class:`RoundWork` would give it, or ``None`` (nothing computed is kept) when the round
-    takes any other course (a seat without a card to reveal, a tie, a seat out, the cap, the
-    end): the caller then runs :class:`RoundWork`. When only the pre-choice cannot be run here
+    nobody is out, and the next chooser's pre-choice runs (:func:`_collector_pre_choice` for
+    Collectors on top). Rules 4 past the cap (S6, :meth:`RoundWork.catch_up`): the next chooser
+    is the first seat behind, or the game ends (phase ``over``) when every seat still in has
+    chosen equally often. Returns the next state, exactly as :class:`RoundWork` would give it,
+    or ``None`` (nothing computed is kept) when the round takes any other course (a seat
+    without a card to reveal, a tie, a seat out, the cap of rules 1-3, the safety limit): the
+    caller then runs :class:`RoundWork`. When only the pre-choice cannot be run here
     (the new chooser's pile runs out), the state returned is the one at the start of that
     pre-choice, with ``st``'s own ``version`` (so the caller tells it apart). The events are the
     caller's: :func:`common_events` tells those of the plainest course (:func:`is_plain`)."""
@@ -511,8 +513,8 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     rnd = st.round
     cap = st.round_cap
     rules = st.rules
-    if rnd >= max_rounds or (cap is not None and rnd >= cap and (rules < 2 or rules >= 4)) or st.level:
-        return None  # the game ends at this round, or (rules 4) the seats behind catch up: RoundWork
+    if rnd >= max_rounds or (cap is not None and rnd >= cap and rules < 2) or st.level:
+        return None  # the game ends at this round (the safety limit, rules 1's cap), or a bataille: RoundWork
     n = st.players
     table = card_table(st.cards, rules)
     shop, vals, kinds = table.shop, table.values[char], table.kinds
@@ -672,17 +674,31 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     nxt = _next_active(orders, out, chooser)
     if nxt is None:
         return None
-    for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
-        nxt = _next_active(orders, out, nxt)
-        assert nxt is not None
+    new_piles[winner] += tuple(pot)
+    if rules >= 4 and cap is not None and rnd >= cap:  # S6 (rules 4): past the cap, catch_up(), inlined
+        most = max([chosen[s] for s in range(n) if out[s] is None])
+        for s in (*orders[chooser][1:], chooser):
+            if out[s] is None and chosen[s] < most and new_piles[s]:
+                nxt = s  # the seat behind chooses next; pending skips are dropped
+                break
+        else:  # every seat still in has chosen equally often: the game ends (RoundWork.end_round)
+            public, pub, known = _seen(public, pub, st.known, new_public, learned)
+            _PUBLIC = (public, pub)
+            last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
+            return _next_state(
+                st, st.version + 1, tuple(new_piles), (), (), out, rnd, chooser, direction, skips, "over", None, None, 0,
+                (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, st.lap_opener, chosen)
+    else:
+        for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
+            nxt = _next_active(orders, out, nxt)
+            assert nxt is not None
     opener = st.lap_opener
     if rules >= 2:
         lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
         if lap_done:
             opener = nxt
-            if cap is not None and rnd >= cap:
+            if cap is not None and rnd >= cap and rules < 4:
                 return None  # rules 2-3: capped at the end of the lap, the game ends
-    new_piles[winner] += tuple(pot)
     top = new_piles[nxt][0]
     looks = shop[top]  # else a Collector on the next chooser's pile (see _collector_pre_choice)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
@@ -734,6 +750,9 @@ def is_plain(st: ShopBattleState, new: ShopBattleState) -> bool:
     last = new.last
     if st.phase != "choose" or new.phase != "choose" or new.plays[new.chooser] or last is None:
         return False
+    cap = st.round_cap
+    if cap is not None and st.round >= cap:
+        return False  # rules 4 past the cap: the seats behind catch up (pending skips are dropped)
     kinds = card_table(st.cards, st.rules).kinds
     return all(kinds[c] in _PLAIN_KINDS for p in last.plays for c, _level in p)
 
