@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from engine.core import Event, event, replacer
 from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
-from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
+from engine.shop_battle.state import CCW, CW, LastRound, Pending, ShopBattleState
 
 __all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "is_plain", "pre_choice_target"]
 
@@ -42,15 +42,19 @@ def _scout_params(seat: int, tops: tuple[tuple[int, int], ...], dicts: Sequence[
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
 
-#: ``_ORDERS[(players, direction)][start]``: every seat in rotation order from ``start``.
-_ORDERS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+def _rotations(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
+
+
+#: ``_ROTATIONS[direction][players][start]``: every seat in rotation order from ``start`` (2-6
+#: players; built at import, looked up by small ints on the hot path).
+_ROTATIONS: dict[int, tuple[tuple[tuple[int, ...], ...], ...]] = {
+    d: tuple(_rotations(n, d) for n in range(7)) for d in (CCW, CW)}
 
 
 def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
-    hit = _ORDERS.get((n, direction))
-    if hit is None:
-        hit = _ORDERS[(n, direction)] = tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
-    return hit
+    """``_ROTATIONS[direction][n]``: every seat of ``n`` in rotation order from each start."""
+    return _ROTATIONS[direction][n] if n < 7 else _rotations(n, direction)
 
 
 #: ``_NO_PLAYS[n]`` / ``_NO_CARDS[n]``: ``plays`` and ``current`` of ``n`` seats at a round's start.
@@ -115,8 +119,7 @@ class RoundWork:
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
         self.events: list[Record] = []
-        orders = _ORDERS.get((n, direction))
-        self.orders = orders if orders is not None else _orders(n, direction)
+        self.orders = _orders(n, direction)
         self.vals = table.values[char] if char is not None else ()
 
     # -- helpers
@@ -517,14 +520,12 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
         return None  # the game ends at this round (the safety limit, rules 1's cap), or a bataille: RoundWork
     n = st.players
     table = card_table(st.cards, rules)
-    shop, vals, kinds = table.shop, table.values[char], table.kinds
+    shop, vals, kinds, first_plays = table.shop, table.values[char], table.kinds, table.first_plays
     out = st.out
     chooser = st.chooser
     direction = st.direction
     skips = st.skips
-    orders = _ORDERS.get((n, direction))
-    if orders is None:
-        orders = _orders(n, direction)
+    orders = _ROTATIONS[direction][n]
     rot = orders  # the rotation of the current direction (a reverse changes it, not the reveal order)
     piles = st.piles
     public = st.public
@@ -543,11 +544,13 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
         cid = pile[0]
         pot = list(st.pot) if st.pot else []
         new_piles[chooser] = pile[1:]
-        plays[chooser] += ((cid, 0),)
+        plays[chooser] += first_plays[cid]
         pot.append(cid)
         if cid not in pub:
             new_public.append(cid)
-        queue = [s for s in orders[chooser][1:] if out[s] is None]
+        queue: Sequence[int] = orders[chooser][1:]
+        if out.count(None) != n:  # a seat is out: it does not reveal
+            queue = [s for s in queue if out[s] is None]
         if not queue:
             return None
         first = vals[cid]
@@ -568,7 +571,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             a, b = piles[owner], piles[target]
             new_piles[owner], new_piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
         pot = list(st.pot)
-        queue = list(st.queue)
+        queue = st.queue
         best = winner = -1
         for seat in st.contenders:  # the values revealed so far (compare, S4)
             cid = st.current[seat]  # type: ignore[assignment]
@@ -588,7 +591,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             return None  # no card to reveal: drops out (RoundWork)
         cid = pile[0]
         pile = new_piles[seat] = pile[1:]
-        plays[seat] += ((cid, 0),)
+        plays[seat] += first_plays[cid]
         pot.append(cid)
         if cid not in pub:
             new_public.append(cid)
@@ -651,7 +654,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
                 return None  # no card left to reveal: drops out (RoundWork)
             cid = pile[0]
             pile = new_piles[seat] = pile[1:]
-            plays[seat] += ((cid, 0),)
+            plays[seat] += first_plays[cid]
             pot.append(cid)
             if cid not in pub:
                 new_public.append(cid)
@@ -732,7 +735,14 @@ def _seen(public: tuple[int, ...], pub: AbstractSet[int], known: tuple[tuple[int
         for c in new_public:
             insort(listed, c)
         public = tuple(listed)
-        known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
+        changed: list[tuple[int, ...]] | None = None  # ``known`` is kept when no seat's knowledge changes
+        for s, o in enumerate(known):
+            if not fresh.isdisjoint(o):
+                if changed is None:
+                    changed = list(known)
+                changed[s] = tuple([c for c in o if c not in fresh])
+        if changed is not None:
+            known = tuple(changed)
     if learned:
         seen: dict[int, set[int]] = {}
         for seat, c in learned:
