@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from engine.core import Event, event, replacer
+from engine.shop_battle import cards as _cards
 from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CCW, CW, LastRound, Pending, ShopBattleState
 
@@ -519,7 +520,8 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     if rnd >= max_rounds or (cap is not None and rnd >= cap and rules < 2) or st.level:
         return None  # the game ends at this round (the safety limit, rules 1's cap), or a bataille: RoundWork
     n = st.players
-    table = card_table(st.cards, rules)
+    hit = _cards._LAST_TABLE  # card_table()'s first check, inlined
+    table = hit[2] if hit[0] is st.cards and hit[1] == rules and hit[2] is not None else card_table(st.cards, rules)
     shop, vals, kinds, first_plays = table.shop, table.values[char], table.kinds, table.first_plays
     out = st.out
     chooser = st.chooser
@@ -537,6 +539,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     learned: list[tuple[int, int]] = []  # (seat, card id) seen privately
     chosen = st.chosen
     tied = False
+    everyone = out.count(None) == n  # nobody is out
     if target is None:  # the chooser's announcement: their card, then the others in rotation order
         if st.queue or st.pending is not None:
             return None
@@ -549,7 +552,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
         if cid not in pub:
             new_public.append(cid)
         queue: Sequence[int] = orders[chooser][1:]
-        if out.count(None) != n:  # a seat is out: it does not reveal
+        if not everyone:  # a seat is out: it does not reveal
             queue = [s for s in queue if out[s] is None]
         if not queue:
             return None
@@ -674,7 +677,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
                 return None  # a seat is out
     if direction != st.direction:
         orders = _orders(n, direction)
-    nxt = _next_active(orders, out, chooser)
+    nxt: int | None = orders[chooser][1] if everyone else _next_active(orders, out, chooser)
     if nxt is None:
         return None
     new_piles[winner] += tuple(pot)
