@@ -708,18 +708,19 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     top = new_piles[nxt][0]
     looks = shop[top]  # else a Collector on the next chooser's pile (see _collector_pre_choice)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
-    public, pub, known = _seen(public, pub, st.known, new_public, learned)
-    _PUBLIC = (public, pub)
-    mine = known[nxt]
-    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
-        listed = list(mine)
-        insort(listed, top)
-        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    if not looks:
-        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, known, last, rnd + 1, opener,
-                                      chosen)
+    if not looks:  # what this round made public and seen is merged there, with the pre-choice's own
+        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, st.known, last, rnd + 1,
+                                      opener, chosen, learned=list(learned), new_public=new_public)
         if after is not None:
             return after
+    public, pub, known = _seen(public, pub, st.known, new_public, learned)
+    _PUBLIC = (public, pub)
+    if looks:
+        mine = known[nxt]
+        if top not in pub and top not in mine:  # the next chooser looks at their top card
+            listed = list(mine)
+            insort(listed, top)
+            known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     return _next_state(
         st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
         None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
@@ -778,7 +779,8 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                           direction: int, pub: AbstractSet[int], public: tuple[int, ...],
                           known: tuple[tuple[int, ...], ...], last: LastRound | None, rnd: int, opener: int,
                           chosen: tuple[int, ...], resumed: bool = False,
-                          learned: list[tuple[int, int]] | None = None) -> ShopBattleState | None:
+                          learned: list[tuple[int, int]] | None = None,
+                          new_public: Sequence[int] = ()) -> ShopBattleState | None:
     """The pre-choice of round ``rnd`` (S2, :meth:`RoundWork.pre_choice`) in straight-line code,
     for :func:`common_round` when the new chooser finds a Collector on top of their pile: each
     Collector on top is revealed into the pot and its power applies (``peek``/``swap`` with a
@@ -786,7 +788,9 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
     looks at it). ``piles``, ``pub``/``public``/``known`` and the other arguments describe the
     state at the end of the previous round, or (``resumed``, :func:`pre_choice_target`) ``st``
     after the chooser's target was applied (its pot, face-down cards, plays, skips and tie
-    breakers go on; ``learned``: the ``(seat, card)`` seen privately). Returns the next state
+    breakers go on; ``learned``: the ``(seat, card)`` seen privately). ``new_public``: cards made
+    public since ``pub``/``public``/``known`` (distinct, not in ``pub``; they and ``learned`` are
+    merged with the pre-choice's own in one :func:`_seen`). Returns the next state
     (its events are the caller's), or ``None`` when the chooser's pile runs out (the choice
     passes on: the caller runs :class:`RoundWork`)."""
     global _PUBLIC
@@ -846,7 +850,8 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                     face_down += taken[:count]
         else:
             return None
-    public, pub, known = _seen(public, pub, known, [c for c in shown if c not in pub], learned)
+    shown_public = [c for c in shown if c not in pub and c not in new_public]
+    public, pub, known = _seen(public, pub, known, [*new_public, *shown_public] if new_public else shown_public, learned)
     _PUBLIC = (public, pub)
     plays = list(st.plays if resumed else _NO_PLAYS[n])
     plays[chooser] = tuple([(c, 0) for c in shown])
