@@ -676,7 +676,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             if out[seat] is None and not new_piles[seat] and seat != winner:
                 return None  # a seat is out
     if direction != st.direction:
-        orders = _orders(n, direction)
+        orders = _ROTATIONS[direction][n]
     nxt: int | None = orders[chooser][1] if everyone else _next_active(orders, out, chooser)
     if nxt is None:
         return None
@@ -797,7 +797,7 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
     shop, kinds, cards = table.shop, table.kinds, st.cards
     n = st.players
     out = st.out
-    orders = _orders(n, direction)
+    orders = _ROTATIONS[direction][n]
     piles = list(piles)
     if learned is None:
         learned = []  # (seat, card) seen privately
@@ -828,7 +828,7 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                 break
         elif kind == "reverse":
             direction = -direction
-            orders = _orders(n, direction)
+            orders = _ROTATIONS[direction][n]
         elif kind == "skip":
             skips += 1
         elif kind == "steal_tie":
@@ -854,7 +854,7 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
     public, pub, known = _seen(public, pub, known, [*new_public, *shown_public] if new_public else shown_public, learned)
     _PUBLIC = (public, pub)
     plays = list(st.plays if resumed else _NO_PLAYS[n])
-    plays[chooser] = tuple([(c, 0) for c in shown])
+    plays[chooser] = table.first_plays[shown[0]] if len(shown) == 1 else tuple([(c, 0) for c in shown])
     return _next_state(
         st, st.version + 1, tuple(piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser, direction, skips,
         phase, None, None, 0, (), (), tuple(plays), _NO_CARDS[n], tiebreakers, pending, public, known, last, opener,
