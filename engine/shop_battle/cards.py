@@ -280,9 +280,11 @@ class CardTable:
         dicts: :func:`card_dict` of every card, for views and events.
         names: every card's name (event parameters).
         kinds: each Collector's power kind (``None`` for a shop card).
+        first_plays: ``((cid, 0),)`` for each card: a seat's plays after its main reveal
+            (``plays[seat] += first_plays[cid]`` makes no tuple when the seat had none).
     """
 
-    __slots__ = ("_strength", "dicts", "kinds", "names", "shop", "shops", "values")
+    __slots__ = ("_strength", "dicts", "first_plays", "kinds", "names", "shop", "shops", "values")
 
     def __init__(self, cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> None:
         self.shop = tuple(isinstance(c, ShopCard) for c in cards)
@@ -293,6 +295,7 @@ class CardTable:
         self.dicts = tuple(card_dict(c, i, rules) for i, c in enumerate(cards))
         self.names = tuple(c.name for c in cards)
         self.kinds = tuple(c.power.kind if isinstance(c, CollectorCard) else None for c in cards)
+        self.first_plays = tuple(((cid, 0),) for cid in range(len(cards)))
         self._strength: tuple[float, ...] | None = None
 
     @property

@@ -14,8 +14,9 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from engine.core import Event, event, replacer
+from engine.shop_battle import cards as _cards
 from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
-from engine.shop_battle.state import CW, LastRound, Pending, ShopBattleState
+from engine.shop_battle.state import CCW, CW, LastRound, Pending, ShopBattleState
 
 __all__ = ["MAX_ROUNDS", "Record", "RoundWork", "built", "common_events", "common_round", "is_plain", "pre_choice_target"]
 
@@ -42,15 +43,19 @@ def _scout_params(seat: int, tops: tuple[tuple[int, int], ...], dicts: Sequence[
 #: Safety limit: a game without ``round_cap`` still ends after this many rounds (as at a cap).
 MAX_ROUNDS = 500
 
-#: ``_ORDERS[(players, direction)][start]``: every seat in rotation order from ``start``.
-_ORDERS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+def _rotations(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
+
+
+#: ``_ROTATIONS[direction][players][start]``: every seat in rotation order from ``start`` (2-6
+#: players; built at import, looked up by small ints on the hot path).
+_ROTATIONS: dict[int, tuple[tuple[tuple[int, ...], ...], ...]] = {
+    d: tuple(_rotations(n, d) for n in range(7)) for d in (CCW, CW)}
 
 
 def _orders(n: int, direction: int) -> tuple[tuple[int, ...], ...]:
-    hit = _ORDERS.get((n, direction))
-    if hit is None:
-        hit = _ORDERS[(n, direction)] = tuple(tuple((start + direction * k) % n for k in range(n)) for start in range(n))
-    return hit
+    """``_ROTATIONS[direction][n]``: every seat of ``n`` in rotation order from each start."""
+    return _ROTATIONS[direction][n] if n < 7 else _rotations(n, direction)
 
 
 #: ``_NO_PLAYS[n]`` / ``_NO_CARDS[n]``: ``plays`` and ``current`` of ``n`` seats at a round's start.
@@ -115,8 +120,7 @@ class RoundWork:
         self.lap_opener = st.lap_opener
         self.chosen = st.chosen
         self.events: list[Record] = []
-        orders = _ORDERS.get((n, direction))
-        self.orders = orders if orders is not None else _orders(n, direction)
+        self.orders = _orders(n, direction)
         self.vals = table.values[char] if char is not None else ()
 
     # -- helpers
@@ -499,11 +503,13 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     of the reveal order reveals; a Collector's power applies (``reverse``, ``skip``,
     ``steal_tie``, ``scout``, ``tribute``; ``peek``/``swap`` with a target stop at that
     decision, phase ``target``) and its owner reveals the next card; then one best value wins,
-    nobody is out, the game goes on, and the next chooser's pre-choice runs
-    (:func:`_collector_pre_choice` for Collectors on top). Returns the next state, exactly as
-    :class:`RoundWork` would give it, or ``None`` (nothing computed is kept) when the round
-    takes any other course (a seat without a card to reveal, a tie, a seat out, the cap, the
-    end): the caller then runs :class:`RoundWork`. When only the pre-choice cannot be run here
+    nobody is out, and the next chooser's pre-choice runs (:func:`_collector_pre_choice` for
+    Collectors on top). Rules 4 past the cap (S6, :meth:`RoundWork.catch_up`): the next chooser
+    is the first seat behind, or the game ends (phase ``over``) when every seat still in has
+    chosen equally often. Returns the next state, exactly as :class:`RoundWork` would give it,
+    or ``None`` (nothing computed is kept) when the round takes any other course (a seat
+    without a card to reveal, a tie, a seat out, the cap of rules 1-3, the safety limit): the
+    caller then runs :class:`RoundWork`. When only the pre-choice cannot be run here
     (the new chooser's pile runs out), the state returned is the one at the start of that
     pre-choice, with ``st``'s own ``version`` (so the caller tells it apart). The events are the
     caller's: :func:`common_events` tells those of the plainest course (:func:`is_plain`)."""
@@ -511,18 +517,17 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     rnd = st.round
     cap = st.round_cap
     rules = st.rules
-    if rnd >= max_rounds or (cap is not None and rnd >= cap and (rules < 2 or rules >= 4)) or st.level:
-        return None  # the game ends at this round, or (rules 4) the seats behind catch up: RoundWork
+    if rnd >= max_rounds or (cap is not None and rnd >= cap and rules < 2) or st.level:
+        return None  # the game ends at this round (the safety limit, rules 1's cap), or a bataille: RoundWork
     n = st.players
-    table = card_table(st.cards, rules)
-    shop, vals, kinds = table.shop, table.values[char], table.kinds
+    hit = _cards._LAST_TABLE  # card_table()'s first check, inlined
+    table = hit[2] if hit[0] is st.cards and hit[1] == rules and hit[2] is not None else card_table(st.cards, rules)
+    shop, vals, kinds, first_plays = table.shop, table.values[char], table.kinds, table.first_plays
     out = st.out
     chooser = st.chooser
     direction = st.direction
     skips = st.skips
-    orders = _ORDERS.get((n, direction))
-    if orders is None:
-        orders = _orders(n, direction)
+    orders = _ROTATIONS[direction][n]
     rot = orders  # the rotation of the current direction (a reverse changes it, not the reveal order)
     piles = st.piles
     public = st.public
@@ -534,6 +539,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
     learned: list[tuple[int, int]] = []  # (seat, card id) seen privately
     chosen = st.chosen
     tied = False
+    everyone = out.count(None) == n  # nobody is out
     if target is None:  # the chooser's announcement: their card, then the others in rotation order
         if st.queue or st.pending is not None:
             return None
@@ -541,11 +547,13 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
         cid = pile[0]
         pot = list(st.pot) if st.pot else []
         new_piles[chooser] = pile[1:]
-        plays[chooser] += ((cid, 0),)
+        plays[chooser] += first_plays[cid]
         pot.append(cid)
         if cid not in pub:
             new_public.append(cid)
-        queue = [s for s in orders[chooser][1:] if out[s] is None]
+        queue: Sequence[int] = orders[chooser][1:]
+        if not everyone:  # a seat is out: it does not reveal
+            queue = [s for s in queue if out[s] is None]
         if not queue:
             return None
         first = vals[cid]
@@ -566,7 +574,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             a, b = piles[owner], piles[target]
             new_piles[owner], new_piles[target] = (b[0], *a[1:]), (a[0], *b[1:])
         pot = list(st.pot)
-        queue = list(st.queue)
+        queue = st.queue
         best = winner = -1
         for seat in st.contenders:  # the values revealed so far (compare, S4)
             cid = st.current[seat]  # type: ignore[assignment]
@@ -586,7 +594,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             return None  # no card to reveal: drops out (RoundWork)
         cid = pile[0]
         pile = new_piles[seat] = pile[1:]
-        plays[seat] += ((cid, 0),)
+        plays[seat] += first_plays[cid]
         pot.append(cid)
         if cid not in pub:
             new_public.append(cid)
@@ -649,7 +657,7 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
                 return None  # no card left to reveal: drops out (RoundWork)
             cid = pile[0]
             pile = new_piles[seat] = pile[1:]
-            plays[seat] += ((cid, 0),)
+            plays[seat] += first_plays[cid]
             pot.append(cid)
             if cid not in pub:
                 new_public.append(cid)
@@ -668,36 +676,51 @@ def common_round(st: ShopBattleState, char: str, hi: bool, max_rounds: int = MAX
             if out[seat] is None and not new_piles[seat] and seat != winner:
                 return None  # a seat is out
     if direction != st.direction:
-        orders = _orders(n, direction)
-    nxt = _next_active(orders, out, chooser)
+        orders = _ROTATIONS[direction][n]
+    nxt: int | None = orders[chooser][1] if everyone else _next_active(orders, out, chooser)
     if nxt is None:
         return None
-    for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
-        nxt = _next_active(orders, out, nxt)
-        assert nxt is not None
+    new_piles[winner] += tuple(pot)
+    if rules >= 4 and cap is not None and rnd >= cap:  # S6 (rules 4): past the cap, catch_up(), inlined
+        most = max([chosen[s] for s in range(n) if out[s] is None])
+        for s in (*orders[chooser][1:], chooser):
+            if out[s] is None and chosen[s] < most and new_piles[s]:
+                nxt = s  # the seat behind chooses next; pending skips are dropped
+                break
+        else:  # every seat still in has chosen equally often: the game ends (RoundWork.end_round)
+            public, pub, known = _seen(public, pub, st.known, new_public, learned)
+            _PUBLIC = (public, pub)
+            last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
+            return _next_state(
+                st, st.version + 1, tuple(new_piles), (), (), out, rnd, chooser, direction, skips, "over", None, None, 0,
+                (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, st.lap_opener, chosen)
+    else:
+        for _ in range(skips):  # the next chooser is passed over, once per skip (S2)
+            nxt = _next_active(orders, out, nxt)
+            assert nxt is not None
     opener = st.lap_opener
     if rules >= 2:
         lap_done = nxt == opener if out[opener] is None else nxt == _next_active(orders, out, opener)
         if lap_done:
             opener = nxt
-            if cap is not None and rnd >= cap:
+            if cap is not None and rnd >= cap and rules < 4:
                 return None  # rules 2-3: capped at the end of the lap, the game ends
-    new_piles[winner] += tuple(pot)
     top = new_piles[nxt][0]
     looks = shop[top]  # else a Collector on the next chooser's pile (see _collector_pre_choice)
     last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, 0, len(pot), False)
-    public, pub, known = _seen(public, pub, st.known, new_public, learned)
-    _PUBLIC = (public, pub)
-    mine = known[nxt]
-    if looks and top not in pub and top not in mine:  # the next chooser looks at their top card
-        listed = list(mine)
-        insort(listed, top)
-        known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
-    if not looks:
-        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, known, last, rnd + 1, opener,
-                                      chosen)
+    if not looks:  # what this round made public and seen is merged there, with the pre-choice's own
+        after = _collector_pre_choice(st, table, new_piles, nxt, direction, pub, public, st.known, last, rnd + 1,
+                                      opener, chosen, learned=list(learned), new_public=new_public)
         if after is not None:
             return after
+    public, pub, known = _seen(public, pub, st.known, new_public, learned)
+    _PUBLIC = (public, pub)
+    if looks:
+        mine = known[nxt]
+        if top not in pub and top not in mine:  # the next chooser looks at their top card
+            listed = list(mine)
+            insort(listed, top)
+            known = (*known[:nxt], tuple(listed), *known[nxt + 1:])
     return _next_state(
         st, st.version + 1 if looks else st.version, tuple(new_piles), (), (), out, rnd + 1, nxt, direction, 0, "choose",
         None, None, 0, (), (), _NO_PLAYS[n], _NO_CARDS[n], (), None, public, known, last, opener, chosen)
@@ -716,7 +739,14 @@ def _seen(public: tuple[int, ...], pub: AbstractSet[int], known: tuple[tuple[int
         for c in new_public:
             insort(listed, c)
         public = tuple(listed)
-        known = tuple([o if fresh.isdisjoint(o) else tuple([c for c in o if c not in fresh]) for o in known])
+        changed: list[tuple[int, ...]] | None = None  # ``known`` is kept when no seat's knowledge changes
+        for s, o in enumerate(known):
+            if not fresh.isdisjoint(o):
+                if changed is None:
+                    changed = list(known)
+                changed[s] = tuple([c for c in o if c not in fresh])
+        if changed is not None:
+            known = tuple(changed)
     if learned:
         seen: dict[int, set[int]] = {}
         for seat, c in learned:
@@ -734,6 +764,9 @@ def is_plain(st: ShopBattleState, new: ShopBattleState) -> bool:
     last = new.last
     if st.phase != "choose" or new.phase != "choose" or new.plays[new.chooser] or last is None:
         return False
+    cap = st.round_cap
+    if cap is not None and st.round >= cap:
+        return False  # rules 4 past the cap: the seats behind catch up (pending skips are dropped)
     kinds = card_table(st.cards, st.rules).kinds
     return all(kinds[c] in _PLAIN_KINDS for p in last.plays for c, _level in p)
 
@@ -746,7 +779,8 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                           direction: int, pub: AbstractSet[int], public: tuple[int, ...],
                           known: tuple[tuple[int, ...], ...], last: LastRound | None, rnd: int, opener: int,
                           chosen: tuple[int, ...], resumed: bool = False,
-                          learned: list[tuple[int, int]] | None = None) -> ShopBattleState | None:
+                          learned: list[tuple[int, int]] | None = None,
+                          new_public: Sequence[int] = ()) -> ShopBattleState | None:
     """The pre-choice of round ``rnd`` (S2, :meth:`RoundWork.pre_choice`) in straight-line code,
     for :func:`common_round` when the new chooser finds a Collector on top of their pile: each
     Collector on top is revealed into the pot and its power applies (``peek``/``swap`` with a
@@ -754,14 +788,16 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
     looks at it). ``piles``, ``pub``/``public``/``known`` and the other arguments describe the
     state at the end of the previous round, or (``resumed``, :func:`pre_choice_target`) ``st``
     after the chooser's target was applied (its pot, face-down cards, plays, skips and tie
-    breakers go on; ``learned``: the ``(seat, card)`` seen privately). Returns the next state
+    breakers go on; ``learned``: the ``(seat, card)`` seen privately). ``new_public``: cards made
+    public since ``pub``/``public``/``known`` (distinct, not in ``pub``; they and ``learned`` are
+    merged with the pre-choice's own in one :func:`_seen`). Returns the next state
     (its events are the caller's), or ``None`` when the chooser's pile runs out (the choice
     passes on: the caller runs :class:`RoundWork`)."""
     global _PUBLIC
     shop, kinds, cards = table.shop, table.kinds, st.cards
     n = st.players
     out = st.out
-    orders = _orders(n, direction)
+    orders = _ROTATIONS[direction][n]
     piles = list(piles)
     if learned is None:
         learned = []  # (seat, card) seen privately
@@ -792,7 +828,7 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                 break
         elif kind == "reverse":
             direction = -direction
-            orders = _orders(n, direction)
+            orders = _ROTATIONS[direction][n]
         elif kind == "skip":
             skips += 1
         elif kind == "steal_tie":
@@ -814,10 +850,11 @@ def _collector_pre_choice(st: ShopBattleState, table: CardTable, piles: list[tup
                     face_down += taken[:count]
         else:
             return None
-    public, pub, known = _seen(public, pub, known, [c for c in shown if c not in pub], learned)
+    shown_public = [c for c in shown if c not in pub and c not in new_public]
+    public, pub, known = _seen(public, pub, known, [*new_public, *shown_public] if new_public else shown_public, learned)
     _PUBLIC = (public, pub)
     plays = list(st.plays if resumed else _NO_PLAYS[n])
-    plays[chooser] = tuple([(c, 0) for c in shown])
+    plays[chooser] = table.first_plays[shown[0]] if len(shown) == 1 else tuple([(c, 0) for c in shown])
     return _next_state(
         st, st.version + 1, tuple(piles), tuple(pot), tuple(sorted(face_down)), out, rnd, chooser, direction, skips,
         phase, None, None, 0, (), (), tuple(plays), _NO_CARDS[n], tiebreakers, pending, public, known, last, opener,

@@ -157,7 +157,7 @@ from engine.shop_battle.actions import (
     encode_action,
 )
 from engine.shop_battle.ai import choose_action
-from engine.shop_battle.cards import shared_cards
+from engine.shop_battle.cards import card_table, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import (
     MAX_ROUNDS,
@@ -426,8 +426,18 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def _begin(self, seed: int, piles: tuple[tuple[int, ...], ...], pot: tuple[int, ...], chooser: int,
                opts: ShopBattleOptions, deck: Deck, rules: int) -> ShopBattleState:
         """:meth:`start_from` on checked input: the state before the first step, then the first
-        pre-choice step."""
+        pre-choice step (its commonest course in straight-line code: every seat holds cards and the
+        chooser finds a shop card on top, which they look at; no event)."""
         players = len(piles)
+        top = piles[chooser][0] if piles[chooser] else None
+        if top is not None and all(piles) and card_table(deck.cards, rules).shop[top]:
+            known: list[tuple[int, ...]] = [()] * players
+            known[chooser] = (top,)
+            return _fresh_state(
+                None, seed, 0, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
+                (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (),
+                ((),) * players, (None,) * players, (), None, (), tuple(known), None, (), chooser if rules >= 2 else 0,
+                ())
         st = _fresh_state(
             None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
             (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players,
