@@ -9,22 +9,14 @@ from typing import Any
 
 from engine.shop_battle import ShopBattle, default_deck, shuffled_deal
 from engine.shop_battle.actions import Choose
-from engine.shop_battle.round import MAX_ROUNDS, RoundWork, built, common_round
+from engine.shop_battle.round import MAX_ROUNDS, built, common_round
 
 SHOP = ShopBattle()
 
 
 def reference(state: Any, action: Any) -> tuple[Any, tuple[Any, ...]]:
     """``apply`` by :class:`RoundWork` alone: the new state and its events."""
-    w = RoundWork(state, MAX_ROUNDS)
-    if type(action) is Choose:
-        w.announce(action.char, action.hi)
-    else:
-        w.resolve_target(action.target)
-    w.advance()
-    new = w.freeze()
-    if w.phase == "over":
-        w.ev("sb.ev.end", players=list(SHOP.outcome_of(new).winners))
+    new, w = SHOP.round_machine(state, action, MAX_ROUNDS)
     return new, built(w.events)
 
 

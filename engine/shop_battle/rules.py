@@ -508,6 +508,23 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
                 return
         super().check_actions(state, actions)
 
+    def round_machine(self, state: ShopBattleState, action: ShopBattleAction,
+                      max_rounds: int) -> tuple[ShopBattleState, RoundWork]:
+        """``action`` applied by the general round machine alone (:class:`RoundWork`, every
+        rule of ``docs/rules/shop-battle.md`` "A round" and S6): the new state and the work, whose
+        ``events`` hold the step's events (the end of the game's included). The straight-line
+        round must give the same (``tests/test_shop_battle_straight_line.py``)."""
+        w = RoundWork(state, max_rounds)
+        if isinstance(action, Target):
+            w.resolve_target(action.target)
+        else:
+            w.announce(action.char, action.hi)
+        w.advance()
+        new = w.freeze()
+        if w.phase == "over":
+            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+        return new, w
+
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
@@ -539,15 +556,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             w.advance()
             new = w.freeze()
         else:
-            w = RoundWork(state, max_rounds)
-            if type(action) is Choose:
-                w.announce(action.char, action.hi)
-            else:
-                w.resolve_target(action.target)
-            w.advance()
-            new = w.freeze()
-            if w.phase == "over":
-                w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
+            new, w = self.round_machine(state, action, max_rounds)
             return lazy_step(new, built, w.events)
         return lazy_step(new, self._replayed_events, state, action, max_rounds)
 
