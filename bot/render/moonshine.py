@@ -193,7 +193,7 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
         c.d.line((lx - 8, uy - 4, lx - 8, uy + _ICON + 4), fill=style.LINE, width=2)
         _icons(c, card.lower, lx, uy)
     if legal:
-        legal_frame(c, (x, y, x + w, y + h))
+        legal_frame(c, (x, y - extra, x + w, y - extra + h))
 
 
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
