@@ -31,6 +31,7 @@ import asyncio
 import os
 import re
 import signal
+import sqlite3
 import sys
 import threading
 from collections import Counter
@@ -358,8 +359,12 @@ class TerminalGame:
         if self.resume and not path.exists():  # nothing to resume: create no file (a mistyped --db)
             self.out(self.t("term.nothing_saved"))
             return 2
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = await open_store(path)  # the terminal keeps its own SQLite file
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = await open_store(path)  # the terminal keeps its own SQLite file
+        except (OSError, sqlite3.Error) as err:  # a folder, a file that is not a database, no rights
+            self.out(self.t("term.bad_db", path=str(path), reason=str(err)))
+            return 2
         seed = self.seed
         service = TableService(db, notifier=self.notifier, ai_delay=self.pace,
                                seed_source=(lambda: seed) if seed is not None else None)

@@ -437,3 +437,17 @@ async def test_a_tie_at_the_round_cap_says_who_shared_the_victory(tmp_path, monk
     assert "🥇 Player 1 (you) — 4 cards\n🥇 AI 1 🤖 (normal) — 4 cards" in results
     assert ("🤝 Shared victory: Player 1 (you), AI 1 🤖 (normal) share first place with 4 cards each.\n"
             "(Local game") in results
+
+
+@pytest.mark.parametrize("resume", [False, True])
+async def test_a_db_path_that_is_no_game_file_gets_one_line_not_a_traceback(tmp_path, resume):
+    """``play --db FOLDER`` or ``--db`` on a file that is not SQLite: a one-line message, exit 2."""
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database " * 100)
+    for path in (tmp_path, junk):
+        lines: list[str] = []
+        tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=path, ask=lambda prompt: "q", out=lines.append,
+                          pace=0, resume=resume)
+        assert await tg.run() == 2
+        assert len(lines) == 1 and lines[0].startswith(f"Cannot open {path} as a game file:"), lines
+    assert junk.read_text().startswith("not a database")  # nothing written over it
