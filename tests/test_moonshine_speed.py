@@ -250,7 +250,7 @@ def test_the_bundles_read_back_from_the_action_phase_legal_actions_are_the_seats
         if state.phase == "action":
             for seat in range(state.players):
                 legal_actions(state, seat)
-            assert ACTION_BUNDLES[0] is state
+            assert ACTION_BUNDLES[0][0] is state
             w = Work(state, False)
             for seat in range(state.players):
                 assert w.bundle(seat) == seat_bundle(state.seats[seat], state.variant)

@@ -234,11 +234,13 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     seat's bundle is kept in :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
     variant = state.variant
     bundle = bundle_of(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
-    known = ACTION_BUNDLES
-    if known[0] is not state:
-        known[0] = state
-        known[1] = [None] * 5
-    known[1][seat] = bundle
+    known = ACTION_BUNDLES[0]
+    if known[0] is state:
+        known[1][seat] = bundle
+    else:
+        bundles: list[Any] = [None] * 5
+        bundles[seat] = bundle
+        ACTION_BUNDLES[0] = (state, bundles)
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     disc = bundle[DISC]
     out: list[MoonshineAction] = []

@@ -103,11 +103,12 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     return bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
 
 
-#: ``[state, bundles]``: the bundles (:func:`seat_bundle`) of the seats of the last action-phase
+#: ``[(state, bundles)]``: the bundles (:func:`seat_bundle`) of the seats of the last action-phase
 #: state whose legal actions were computed (``bundles[seat]``, ``None`` when not computed),
 #: read back by the step that applies it (:meth:`engine.moonshine.work.Work.bundle`); a frozen
-#: state never changes, so the bundles stay true. Written in place, never rebound.
-ACTION_BUNDLES: list[Any] = [None, [None] * 5]
+#: state never changes, so the bundles stay true. The pair is replaced whole (one store), so a
+#: reader never sees one state's bundles under another state. The list is never rebound.
+ACTION_BUNDLES: list[tuple[Any, list[Any]]] = [(None, [None] * 5)]
 
 
 def seat_tokens(seat: SeatState) -> int:

@@ -226,7 +226,7 @@ class Work:
         """The active icons of ``seat`` now."""
         x = self.work[seat]
         if x is None:
-            known = ACTION_BUNDLES  # computed by the legal actions of this very state
+            known = ACTION_BUNDLES[0]  # computed by the legal actions of this very state
             if known[0] is self.state:
                 hit: tuple[int, ...] | None = known[1][seat]
                 if hit is not None:
