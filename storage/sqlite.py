@@ -509,7 +509,7 @@ class Database:
         if self._owner is asyncio.current_task():
             return fn(self._conn._conn)
         async with self._lock:
-            if self._conn.in_transaction:  # _heal() inlined (no coroutine per step)
+            if self._conn.in_transaction:  # the _heal() coroutine only when there is a transaction to heal
                 await self._heal()
             return fn(self._conn._conn)
 

@@ -53,8 +53,11 @@ class Canvas:
             self.d.bitmap((int(x) + dx, int(y) + dy), mask, fill=fill)
         return self.width(text, size, bold)
 
-    def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False) -> list[str]:
-        """``text`` broken into lines of at most ``max_w`` px (long words are clipped)."""
+    def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False,
+             max_lines: int | None = None) -> list[str]:
+        """``text`` broken into lines of at most ``max_w`` px (long words are clipped); with
+        ``max_lines``, what does not fit in that many lines is joined to the last one and
+        shortened with "…"."""
         lines: list[str] = []
         current = ""
         for word in text.split():
@@ -66,6 +69,8 @@ class Canvas:
                 current = word
         if current:
             lines.append(current)
+        if max_lines is not None and len(lines) > max_lines:
+            lines = [*lines[:max_lines - 1], " ".join(lines[max_lines - 1:])]
         return [self.fit(line, max_w, size, bold) for line in lines]
 
     def paragraph(self, x: int, text: str, max_w: int, size: int = style.BODY, fill: Colour = style.INK,

@@ -135,11 +135,7 @@ def _card_name(cid: int, t: Translator) -> str:
 def name_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[str]:
     """The Client's name as it fits in its band: one line, or two when one does not fit in
     ``w - 110`` px at the smallest font (the second line clipped with "…" only past two lines)."""
-    name = _card_name(cid, t)
-    lines = c.wrap(name, w - 110, style.SMALL, bold=True)
-    if len(lines) <= 2:
-        return lines
-    return [lines[0], c.fit(" ".join(lines[1:]), w - 110, style.SMALL, bold=True)]
+    return c.wrap(_card_name(cid, t), w - 110, style.SMALL, bold=True, max_lines=2)
 
 
 def row_height(c: Canvas, cids: Sequence[int], t: Translator, w: int = _CARD_W) -> int:

@@ -56,10 +56,7 @@ _LINE = style.SMALL + 4
 def two_lines(c: Canvas, text: str, w: int = _CARD_W) -> list[str]:
     """``text`` in at most two lines of ``w - 20`` px (bold, :data:`style.SMALL`); only a text
     longer than two lines is shortened with "…"."""
-    lines = c.wrap(text, w - 20, style.SMALL, bold=True)
-    if len(lines) > 2:
-        lines = [lines[0], c.fit(" ".join(lines[1:]), w - 20, style.SMALL, bold=True)]
-    return lines or ["?"]
+    return c.wrap(text, w - 20, style.SMALL, bold=True, max_lines=2) or ["?"]
 
 
 def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
