@@ -4,7 +4,9 @@
   without it, prints what to set and how to play locally, and exits with status 2).
 - ``python -m bot play GAME [--players N] [--ai LEVEL,...] [--seed S] [--lang en|fr] [--pace S | --fast]
   [--db FILE]``: play in the terminal (saved as you go) against AI players of the given levels
-  (easy, normal, strong; one per AI seat); ``python -m bot play --resume`` continues the last game.
+  (easy, normal, strong; one per AI seat); ``python -m bot play --resume`` continues the last game
+  (in the language it was started in unless ``--lang`` says otherwise; the new-game options
+  ``--players``/``--seed``/``--ai``/``--option``/``--deck`` do not apply to it, and it says so).
 - ``python -m bot simulate GAME --games N --players P [--seed S] [--option KEY=VALUE] [--ai LEVEL[,LEVEL...]]``:
   win shares by turn position and (Moonshine) Speakeasy with 95% intervals (``docs/balance.md``).
 - ``python -m bot rules GAME [--lang en|fr]``: print a rules summary.
@@ -106,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", choices=games, nargs="?", help="the game (optional with --resume)")
     play.add_argument("--players", type=int, default=None, help="number of seats (you + AI players)")
     play.add_argument("--seed", type=_seed, default=None, help="seed for a reproducible game")
-    play.add_argument("--lang", choices=["en", "fr"], default="en")
+    play.add_argument("--lang", choices=["en", "fr"], default=None,
+                      help="the language (default: English; a resumed game: the language it was started in)")
     play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                       help="table option: shop-battle round_cap=N|none, moonshine variant=standard|regular")
     play.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
@@ -169,6 +172,27 @@ def _levels(raw: str | None) -> list[str] | None:
     return levels
 
 
+def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
+    """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels,
+    else the game's default. Exits with a clear message when they do not fit the game."""
+    wanted = given
+    if given is None and levels is not None:
+        wanted = len(levels) + 1
+        g = GAMES[game]
+        if not g.min_players <= wanted <= g.max_players:
+            seats = (f"{g.min_players - 1}" if g.min_players == g.max_players
+                     else f"{g.min_players - 1} to {g.max_players - 1}")
+            raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {game} has "
+                             f"{seats} AI player(s) beside you: e.g. --ai "
+                             + ",".join(["normal"] * (g.min_players - 1)))
+    players = _players(game, wanted)
+    if levels is not None and len(levels) != players - 1:
+        raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
+                         f"(--players {players}): give one level per AI seat, e.g. --ai "
+                         + ",".join(["normal"] * (players - 1)))
+    return players
+
+
 def _players(game: str, wanted: int | None) -> int:
     g = GAMES[game]
     n = wanted if wanted is not None else min(max(g.min_players, 3), g.max_players)
@@ -197,29 +221,18 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("--pace is from 0 to 10 seconds")
         options = {} if args.game is None else _options(args.game, args.option, args.deck)
         levels = _levels(args.ai)
-        if levels is not None and args.resume:
-            raise SystemExit("--ai is for a new game: a resumed game keeps its AI players' levels")
-        wanted = args.players if args.players is not None or levels is None else len(levels) + 1
-        if args.game is not None and args.players is None and levels is not None:
-            g = GAMES[args.game]
-            if not g.min_players <= wanted <= g.max_players:
-                seats = (f"{g.min_players - 1}" if g.min_players == g.max_players
-                         else f"{g.min_players - 1} to {g.max_players - 1}")
-                raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {args.game} has "
-                                 f"{seats} AI player(s) beside you: e.g. --ai "
-                                 + ",".join(["normal"] * (g.min_players - 1)))
-        players = 0 if args.game is None else _players(args.game, wanted)
-        if levels is not None and len(levels) != players - 1:
-            raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
-                             f"(--players {players}): give one level per AI seat, e.g. --ai "
-                             + ",".join(["normal"] * (players - 1)))
+        if args.resume:  # the table keeps its seats, seed, levels and options: the terminal says so
+            players = args.players or 0
+        else:
+            assert args.game is not None
+            players = _new_players(args.game, args.players, levels)
         game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
                             resume=args.resume, pace=pace, db_path=Path(args.db) if args.db else None,
                             ai_levels=levels)
         try:
             return asyncio.run(game.run())
         except KeyboardInterrupt:  # Ctrl-C while the AI plays: every step is already saved
-            print("\nBye! Your game is saved: ./scripts/start.sh play --resume continues it.")
+            print("\n" + game.t("term.bye", command=game.resume_command))
             return 130
     if args.command == "simulate":
         from bot.simulate import simulate

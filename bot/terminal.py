@@ -16,11 +16,17 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   every seat's reroll the log says which dice it kept and which it rolled again
   (:func:`reroll_split`, from the public view); a single die is asked as "type 1", not "(1-1)".
 - The final standings name the players who share a victory (a tie for first place).
-- A choice with only one legal action is applied with a line instead of a prompt.
+- A choice with only one legal action is applied with a line instead of a prompt; so is a
+  sub-question with a single answer, and a menu whose only entry is a sub-question (Moonshine's
+  "Choose 2 Clients…") goes straight to it.
+- ``play --resume`` says in one line which new-game options it cannot apply (the table keeps its
+  seats, seed, AI levels and options), and shows the table in the language it was started in, or
+  in ``--lang``, generated names included (:func:`display_seats`).
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
-  printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and
-  those it showed last time.
+  printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
+  when nothing public happened since, those it showed last time. A footer that does not change
+  (Moonshine's notation legend) is printed once.
 - Texts come from the catalogs, preferring a terminal variant ``term.alt.<key>`` where the
   Discord text speaks of buttons or bold tiles (:class:`TerminalTranslator`).
 """
@@ -28,6 +34,7 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import signal
@@ -36,15 +43,16 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bot import texts
-from bot.i18n import Translator, colon
+from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import Store, TableRow
+from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
 
 HUMAN_ID = 1
@@ -160,6 +168,31 @@ def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str
     return "\n".join(parts)
 
 
+@functools.cache
+def _generated_names() -> tuple[frozenset[str], re.Pattern[str]]:
+    """The human's generated name in every language, and the pattern of a generated AI name."""
+    you = frozenset(Translator(lang)("term.you") for lang in LANGS)
+    names = "|".join(re.escape(Translator(lang)("lobby.ai_name")) for lang in LANGS)
+    return you, re.compile(f"(?:{names}) ([0-9]+)")
+
+
+def display_seats(seats: Sequence[SeatRow], t: Translator) -> list[SeatRow]:
+    """The seats with the names the terminal generated put in ``t``'s language: the human's
+    "Player 1 (you)" / "Joueur 1 (vous)" and the AI players' "AI 2" / "IA 2", in whichever
+    language they were stored (a table started with ``--lang fr``, resumed in English). Any other
+    name is kept as stored."""
+    you, ai = _generated_names()
+    out = []
+    for s in seats:
+        m = ai.fullmatch(s.name) if s.is_ai else None
+        if m:
+            s = replace(s, name=f"{t('lobby.ai_name')} {m.group(1)}")
+        elif not s.is_ai and s.user_id == HUMAN_ID and s.name in you:
+            s = replace(s, name=t("term.you"))
+        out.append(s)
+    return out
+
+
 class TerminalTranslator(Translator):
     """A translator that prefers the terminal variant ``term.alt.<key>`` of a text when the
     catalogs have one (texts that speak of Discord's buttons or bold tiles)."""
@@ -245,6 +278,8 @@ class TerminalNotifier(Notifier):
         self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
         self.public_news = True  # something public happened since the board was last printed
         self.before: Any = None  # the public view after the step printed last (what a reroll kept)
+        #: the table as shown (generated names in the reader's language: :func:`display_seats`)
+        self.shown: Callable[[TableView], TableView] = lambda table: table
 
     def _mine(self, table: TableView) -> bool:
         return self.table_id is None or table.id == self.table_id
@@ -255,6 +290,7 @@ class TerminalNotifier(Notifier):
     async def step_applied(self, table: TableView, events: list[Event]) -> None:
         if not self._mine(table):
             return
+        table = self.shown(table)
         if self.images is not None:
             from bot.render import render_board_png
 
@@ -290,6 +326,7 @@ class TerminalNotifier(Notifier):
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         if not self._mine(table):
             return
+        table = self.shown(table)
         self.out("")
         card = texts.results_card(table, outcome, self.t)
         self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
@@ -323,29 +360,43 @@ class TerminalGame:
     ``pace``: seconds between AI steps (0 = no pause); ``ai_levels``: the AI players' levels in
     seat order (``--ai``; a missing one is normal). Strong AI players think in worker processes
     (:class:`bot.ai_pool.AiPool`, one second a move).
+
+    On a resumed table, ``players``, ``seed``, ``options`` and ``ai_levels`` cannot apply (the
+    table keeps its own): when given and different from the table's, one line says so. ``lang``
+    (``None`` = English for a new table, the table's stored language for a resumed one) is the
+    language of everything shown, the generated names included ("Player 1 (you)", "AI 2": see
+    :func:`display_seats`), whatever language the table was started in.
     """
 
-    def __init__(self, game: str | None, players: int, seed: int | None, lang: str = "en", db_path: Path | None = None,
+    def __init__(self, game: str | None, players: int, seed: int | None, lang: str | None = None,
+                 db_path: Path | None = None,
                  ask: Callable[[str], str] | None = None, out: Callable[[str], None] = print,
                  options: dict[str, Any] | None = None, images: str | Path | None = None,
                  resume: bool = False, pace: float = DEFAULT_PACE, ai_levels: list[str] | None = None) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
         self.ai_levels = list(ai_levels or [])
         self.images = Path(images) if images is not None else None
-        self.t: Translator = TerminalTranslator(lang)
+        self.lang = lang  # None: English for a new table, the stored language for a resumed one
+        self.t: Translator = TerminalTranslator(lang or DEFAULT_LANG)
         self.db_path = db_path
         self.ask, self.out = ask or fresh_input, out
         self.resume = resume
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
         self.notifier.follow = self._roll_line
+        self.notifier.shown = self._shown
         self.board: Card | None = None  # the board printed last
         self.on_screen: set[tuple[str, str]] = set()  # its blocks (name, value)
         self.panel_seen: set[tuple[str, str]] = set()  # the blocks of the panel printed last
+        self.footers: set[str] = set()  # the footers printed so far (each is printed once)
         self.dice: list[int] | None = None  # Gang of Dice: my dice by position
         self.changed: set[int] = set()  # positions rerolled by the last roll
         self.rerolling: list[int] | None = None  # positions of the reroll just asked
 
+
+    def _shown(self, table: TableView) -> TableView:
+        """``table`` with the generated names in the language shown (:func:`display_seats`)."""
+        return replace(table, seats=display_seats(table.seats, self.t))
 
     @property
     def resume_command(self) -> str:
@@ -413,21 +464,45 @@ class TerminalGame:
         if saved is None:
             self.out(t("term.nothing_saved"))
             return None
+        if self.lang is None and saved.lang in LANGS and saved.lang != t.lang:  # shown as it was started
+            t = self.t = self.notifier.t = TerminalTranslator(saved.lang)
         self.notifier.table_id = saved.id
         self.game = saved.game
         await service.resume()
         table = await service.table(saved.id)
         self.notifier.before = table.game.view(table.state, None)
+        kept = self._not_applied(table)
         self.players = len(table.seats)
         self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id, version=table.version))
+        if kept:
+            self.out(t("term.resume_keeps", flags=", ".join(kept), players=self.players))
         return table
+
+    def _not_applied(self, table: TableView) -> list[str]:
+        """The options of a new game given with ``--resume`` that the resumed ``table`` does not
+        take, as typed (``--players 4``, ``--seed 7``, ``--ai strong``, ``--option K=V``,
+        ``--deck``): its seats, seed, AI levels and options stay as stored. An option equal to the
+        table's own is not listed."""
+        out = []
+        if self.players and self.players != len(table.seats):
+            out.append(f"--players {self.players}")
+        if self.seed is not None and self.seed != getattr(table.state, "seed", None):
+            out.append(f"--seed {self.seed}")
+        levels = [s.level for s in table.seats if s.is_ai]
+        if self.ai_levels and self.ai_levels != levels:
+            out.append("--ai " + ",".join(self.ai_levels))
+        stored = table.row.options or {}
+        for key, value in self.options.items():
+            if key != "deck" and stored.get(key) != value:
+                out.append("--deck" if key == "deck_data" else f"--option {key}={value}")
+        return out
 
     async def _play(self, service: TableService, table: TableView) -> int:
         t = self.t
         stuck = 0
         while True:
             await service.idle()
-            table = await service.table(table.id)
+            table = self._shown(await service.table(table.id))
             if table.row.status != "running":
                 return 0 if table.row.status == "finished" else 1
             if 0 not in table.to_act() or 0 in table.pending:
@@ -449,9 +524,10 @@ class TerminalGame:
             self.out("")
             if self.notifier.public_news:  # the board once per change, without the unchanged blocks
                 self.board = texts.board(table, [], t).card
-                self.out(compact_card(self.board, self.on_screen, self.t.lang))
+                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang), self.board))
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
+                self.panel_seen = set()  # things happened since the last panel: it is shown whole
             if table.row.game == "gang-of-dice":
                 codes = self._god_turn(table, legal)
             else:
@@ -521,9 +597,14 @@ class TerminalGame:
         ``None`` when the player wants to leave."""
         t = self.t
         panel = texts.panel(table, 0, t)
-        self.out(compact_card(panel.card, self.on_screen | self.panel_seen, self.t.lang))
+        self.out(self._once(compact_card(panel.card, self.on_screen | self.panel_seen, self.t.lang), panel.card))
         self.panel_seen = {(f.name, f.value) for f in panel.card.fields}
         choices = keyed(table.row.game, menu(panel))
+        live = [c for c in choices if not c.disabled]
+        if len(live) == 1 and live[0].code is None:  # one entry, a sub-question: go straight to it
+            self.out(t("term.taken", choice=plain(live[0].label)))
+            code = self._detail(live[0].component, alone=True)
+            return None if code is None or code is BACK else str(code)
         by_key = {c.key.lower(): c for c in choices}
         numbered = all(c.key == str(i) for i, c in enumerate(choices, start=1))
         prompt = (t("term.prompt_one" if len(choices) == 1 else "term.prompt", n=len(choices)) if numbered
@@ -551,6 +632,18 @@ class TerminalGame:
                 return str(code)
             self._show(choices)
 
+    def _once(self, text: str, card: Card) -> str:
+        """``text`` (``card`` printed) without its footer when that footer was printed before:
+        a footer that does not change (Moonshine's notation legend, Shop Battle's deck) is
+        printed once; ``b`` prints the board's again."""
+        if not card.footer:
+            return text
+        footer = f"({plain(card.footer)})"
+        if footer in self.footers:
+            return text.removesuffix("\n" + footer)
+        self.footers.add(footer)
+        return text
+
     def _show(self, choices: list[Choice]) -> None:
         group = None
         width = max((len(c.key) for c in choices), default=1)
@@ -562,15 +655,22 @@ class TerminalGame:
             indent = "    " if c.group else "  "
             self.out(f"{indent}{c.key.rjust(width)}) {plain(c.label)}" + (f"  ({self.t('term.not_now')})" if c.disabled else ""))
 
-    def _detail(self, comp: Any) -> Any:
+    def _detail(self, comp: Any, alone: bool = False) -> Any:
         """Ask the details of a multi-select or a number prompt: a code, ``BACK`` (``q``) or
-        ``None`` (Ctrl-C / Ctrl-D: the player wants to leave)."""
+        ``None`` (Ctrl-C / Ctrl-D: the player wants to leave). ``alone``: the menu had no other
+        entry, so ``q`` quits (``BACK`` too) instead of going back. A question with a single
+        answer (every option to take, a number from n to n) is not asked: the answer is taken,
+        with a line."""
         t = self.t
+        q = t("term.q_quit" if alone else "term.q_back")
         if isinstance(comp, Select):
+            if comp.min_values >= len(comp.options) and comp.options:  # one way: take them all
+                self.out(t("term.taken", choice=", ".join(plain(o.label) for o in comp.options)))
+                return comp.code_for([o.value for o in comp.options])
             for i, o in enumerate(comp.options, start=1):
                 self.out(f"    {i}) {plain(o.label)}")
-            ask = (t("term.multi_n", n=comp.min_values) if comp.min_values == comp.max_values
-                   else t("term.multi", min=comp.min_values, max=comp.max_values))
+            ask = (t("term.multi_n", n=comp.min_values, q=q) if comp.min_values == comp.max_values
+                   else t("term.multi", min=comp.min_values, max=comp.max_values, q=q))
             while True:
                 raw = self._read(ask)
                 if raw is None:
@@ -584,8 +684,11 @@ class TerminalGame:
                          if comp.min_values == comp.max_values
                          else t("term.bad_multi", min=comp.min_values, max=comp.max_values, n=len(comp.options)))
         prompt: NumberPrompt = comp
+        if prompt.minimum == prompt.maximum:  # one number: take it
+            self.out(t("term.taken", choice=f"{plain(prompt.label)} {prompt.minimum}"))
+            return prompt.template.format(n=prompt.minimum)
         while True:
-            raw = self._read(t("term.number", label=prompt.label))
+            raw = self._read(t("term.number", label=prompt.label, q=q))
             if raw is None:
                 return None
             if raw.lower() in _QUIT:
@@ -678,5 +781,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "compact_card", "default_db_path", "display_seats", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
            "plain", "reroll_split", "value_key"]

@@ -108,17 +108,20 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
     def _trick_lines(self, trick: Sequence[tuple[int, Tile]], ctx: RenderContext) -> str:
         return "\n".join(f"{ctx.name(s)} {_tile_md(tile)}" for s, tile in trick)
 
-    def _bid_field(self, view: MoonView, ctx: RenderContext) -> str:
+    def _bid_field(self, view: MoonView, ctx: RenderContext) -> Field:
+        """The bid block, the bid said once: while bidding, "Bids" lists every bid made so far in
+        order, one a line, the high one in bold (``tpm.bid_line``); afterwards "Bid" is the
+        bidder's bid alone (or "No bid yet")."""
         t = ctx.t
-        lines = []
-        if view.bidder is not None and view.bid:
-            lines.append(t("tpm.bid_line", name=ctx.name(view.bidder), bid=self._bid_text(t, view.bid)))
-        else:
-            lines.append(t("tpm.no_bid"))
         if view.phase == "bid" and view.bids:
-            bids = " · ".join(f"{ctx.name(s)} {self._bid_text(t, b)}" for s, b in view.bids)
-            lines.append(t("tpm.bids", bids=bids))
-        return "\n".join(lines)
+            lines = [t("tpm.bid_line" if b and s == view.bidder and b == view.bid else "tpm.bid_entry",
+                       name=ctx.name(s), bid=self._bid_text(t, b)) for s, b in view.bids]
+            return Field(t("tpm.field.bids"), "\n".join(lines), True)
+        if view.bidder is not None and view.bid:
+            value = t("tpm.bid_line", name=ctx.name(view.bidder), bid=self._bid_text(t, view.bid))
+        else:
+            value = t("tpm.no_bid")
+        return Field(t("tpm.field.bid"), value, True)
 
     # --- board ---------------------------------------------------------------------------------
     def board(self, view: MoonView, ctx: RenderContext) -> Card:
@@ -126,7 +129,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         per seat, scores to 21, the last trick and the last hand's result. No hidden tile."""
         t = ctx.t
         fields = [
-            Field(t("tpm.field.bid"), self._bid_field(view, ctx), True),
+            self._bid_field(view, ctx),
             Field(t("tpm.field.trump"), trump_name(t, view.trump), True),
         ]
         if view.phase == "play" or view.trick:
@@ -221,7 +224,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
             if code not in drawn:
                 buttons.append(Button(self.action_label(code, view, ctx), code))
         fields = [Field(t("tpm.field.trump"), trump_name(t, trump), True)]
-        fields.append(Field(t("tpm.field.bid"), self._bid_field(view, ctx), True))
+        fields.append(self._bid_field(view, ctx))
         if phase == "play":
             fields.append(Field(t("tpm.field.table"), self._trick_lines(view.trick, ctx) or t("tpm.nothing")))
         if widow and phase != "discard":
