@@ -451,3 +451,100 @@ async def test_a_db_path_that_is_no_game_file_gets_one_line_not_a_traceback(tmp_
         assert await tg.run() == 2
         assert len(lines) == 1 and lines[0].startswith(f"Cannot open {path} as a game file:"), lines
     assert junk.read_text().startswith("not a database")  # nothing written over it
+
+
+# --- play --resume: the options it cannot apply, the language -----------------------------------------
+async def test_resume_says_which_new_game_options_it_cannot_apply_and_keeps_the_language(tmp_path):
+    path = tmp_path / "t.db"
+    s = Script(["q", "o"])
+    assert await TerminalGame("three-player-moon", 3, seed=5, lang="fr", db_path=path, ask=s.ask,
+                              out=s.lines.append, pace=0).run() == 0
+    # no --lang: shown in French, as it was started; --players/--seed/--ai do not apply, in one line
+    again = Script(["q", "o"])
+    assert await TerminalGame(None, 4, 99, db_path=path, ask=again.ask, out=again.lines.append, pace=0,
+                              resume=True, ai_levels=["strong", "easy"]).run() == 0
+    kept = [line for line in again.lines if line.startswith("Sans effet")]
+    assert kept == ["Sans effet sur une partie reprise : --players 4, --seed 99, --ai strong,easy (elle garde "
+                    "ses 3 joueurs, les niveaux de ses IA, ses options et sa graine)."]
+    assert "Reprise de Lune à trois joueurs" in again.text and "IA 2 🤖 (normal)" in again.text
+    # --lang en: everything in English, the generated names too; an option equal to the table's is no news
+    en = Script(["q", "y"])
+    assert await TerminalGame(None, 3, 5, lang="en", db_path=path, ask=en.ask, out=en.lines.append, pace=0,
+                              resume=True).run() == 0
+    assert "Resuming Three-Player Moon" in en.text and "Not applied" not in en.text
+    assert "Player 1 (you)" in en.text and "AI 2 🤖 (normal)" in en.text
+    assert "Joueur" not in en.text and "IA " not in en.text and "vous" not in en.text
+
+
+def test_display_seats_translates_only_generated_names():
+    from bot.i18n import Translator
+    from bot.terminal import display_seats
+    from storage.db import SeatRow
+
+    seats = [SeatRow(0, 1, "Joueur 1 (vous)", False), SeatRow(1, None, "IA 2", True),
+             SeatRow(2, None, "Zoé", True), SeatRow(3, 7, "IA 3", False)]
+    assert [s.name for s in display_seats(seats, Translator("en"))] == ["Player 1 (you)", "AI 2", "Zoé", "IA 3"]
+    assert [s.name for s in display_seats(seats, Translator("fr"))] == [s.name for s in seats]
+
+
+def test_play_resume_passes_the_options_through_instead_of_refusing(monkeypatch):
+    from bot.__main__ import main
+
+    seen: dict[str, object] = {}
+
+    async def fake_run(self):
+        seen.update(players=self.players, seed=self.seed, levels=self.ai_levels, lang=self.lang)
+        return 0
+
+    monkeypatch.setattr(TerminalGame, "run", fake_run)
+    assert main(["play", "--resume", "--players", "9", "--seed", "3", "--ai", "strong"]) == 0
+    assert seen == {"players": 9, "seed": 3, "levels": ["strong"], "lang": None}  # the table says what it keeps
+    assert main(["play", "gang-of-dice"]) == 0 and seen["lang"] is None and seen["players"] == 3
+
+
+# --- one choice: taken, not asked -------------------------------------------------------------------------
+async def test_a_menu_whose_only_entry_is_a_sub_question_goes_straight_to_it(tmp_path):
+    s = Script(["q", "n", "1 2"])  # Moonshine regular: the starting hand is drafted (keep 2 of 5)
+    tg = game("moonshine", 3, tmp_path, s, options={"variant": "regular"})
+    assert await tg.run() == 0
+    assert "→ Choose 2 Clients… (your only choice here)" in s.text
+    assert s.prompts[0] == "Type 2 numbers separated by spaces (q to quit): "  # no "type 1" menu first
+    assert s.prompts[1].startswith("Leave the table?")  # q: nothing to go back to
+    assert s.prompts[2] == s.prompts[0]
+    assert (await action_log(tmp_path / "t.db"))[0].startswith("draft.")
+
+
+async def test_a_sub_question_with_one_answer_is_taken(tmp_path):
+    from bot.ui import NumberPrompt, Select, SelectOption
+
+    s = Script([])
+    tg = game("moonshine", 3, tmp_path, s)
+    both = Select("Tokens", (SelectOption("🌙 A", "a"), SelectOption("🌙 B", "b")), min_values=2, max_values=2,
+                  prefix="dis.")
+    assert tg._detail(both) == "dis.a.b" and s.lines == ["→ 🌙 A, 🌙 B (your only choice here)"]
+    assert tg._detail(NumberPrompt("Commit", "Dice", 3, 3, "c{n}")) == "c3" and not s.prompts
+
+
+# --- panels whole after news, constant footers once ---------------------------------------------------------
+async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_path, monkeypatch):
+    """A panel block printed last time is left out only when nothing public happened since (Shop
+    Battle's top card coming back, Moonshine's "what each Client misses" that its text points
+    to); a footer that never changes (Moonshine's legend) is printed once."""
+    import dataclasses
+
+    import bot.terminal as terminal
+    from bot.ui import Field
+
+    real = terminal.texts.panel
+
+    def panel(table, seat, t):
+        p = real(table, seat, t)
+        card = dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same")), footer="Legend")
+        return dataclasses.replace(p, card=card)
+
+    monkeypatch.setattr(terminal.texts, "panel", panel)
+    s = Script(["0", "0", "0"])  # three bids in Three-Player Moon, each after other players' moves
+    await game("three-player-moon", 3, tmp_path, s).run()
+    panels = s.text.count("== Your tiles ==")
+    assert panels >= 2 and s.text.count("Pinned: same") == panels
+    assert s.text.count("(Legend)") == 1

@@ -206,3 +206,22 @@ def test_panel_reads_widow_and_discard_only_from_the_bidder_view():
     # The public view has no hand: a panel drawn from it lists nothing.
     public = P.panel(G.view(s, None), (), ctx("en", None))
     assert public.card.description.startswith(Translator("en")("tpm.nothing"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_board_says_the_bid_once(lang):
+    """While bidding, "Bids" lists every bid in order, one a line (the high one in bold); once the
+    bidding is over, "Bid" is the bidder's bid alone. No bid is written twice."""
+    t = Translator(lang)
+    s = act(stacked(*STRONG, first=1), "b5", "b0")  # Bob bids 5, Chloé passes, Alice to bid
+    board = P.board(G.view(s, None), ctx(lang))
+    (bids,) = [f for f in board.fields if f.name == t("tpm.field.bids")]
+    assert bids.value.splitlines() == [t("tpm.bid_line", name="Bob", bid="5"),
+                                       t("tpm.bid_entry", name="Chloé", bid=t("tpm.bid.pass"))]
+    assert sum(f.value.count(t("tpm.bid_line", name="Bob", bid="5")) for f in board.fields) == 1
+    assert "Bob 5" not in card_text(board)  # the old second line, "Bids: Bob 5 · Chloé pass"
+    assert not [f for f in board.fields if f.name == t("tpm.field.bid")]
+    s = act(s, "b0")  # Alice passes: Bob has the bid
+    board = P.board(G.view(s, None), ctx(lang))
+    (bid,) = [f for f in board.fields if f.name in (t("tpm.field.bid"), t("tpm.field.bids"))]
+    assert bid.name == t("tpm.field.bid") and bid.value == t("tpm.bid_line", name="Bob", bid="5")
