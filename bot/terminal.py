@@ -151,7 +151,9 @@ def card_text(card: Card) -> str:
 
 def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en") -> str:
     """Plain text of a card for the play loop: a field whose value fits one line prints as
-    ``Name: value``; fields in ``skip`` (``(name, value)`` pairs already on screen) are left out."""
+    ``Name: value``, unless the value has a label of its own (``Bid: AI 2: 4`` would read as two
+    labels): that one, like a value of several lines, prints under its name, indented. Fields in
+    ``skip`` (``(name, value)`` pairs already on screen) are left out."""
     parts = [f"== {plain(card.title)} =="]
     if card.description:
         parts.append(plain(card.description))
@@ -159,7 +161,7 @@ def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str
         if skip and (f.name, f.value) in skip:
             continue
         value = plain(f.value)
-        if "\n" in value:
+        if "\n" in value or colon(lang) + " " in value:
             parts.append(f"{plain(f.name)}{colon(lang)}\n" + "\n".join(f"  {line}" for line in value.splitlines()))
         else:
             parts.append(f"{plain(f.name)}{colon(lang)} {value}")

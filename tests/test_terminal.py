@@ -548,3 +548,38 @@ async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_
     panels = s.text.count("== Your tiles ==")
     assert panels >= 2 and s.text.count("Pinned: same") == panels
     assert s.text.count("(Legend)") == 1
+
+
+# --- wording found by playing every game in both languages ---------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_value_with_a_label_of_its_own_prints_under_its_name(lang):
+    from bot.i18n import colon
+    from bot.terminal import compact_card
+    from bot.ui import Card, Field
+
+    c = colon(lang)
+    card = Card(title="T", description="", fields=(Field("Bid", f"AI 2{c} 4"), Field("Trumps", "6s")))
+    assert compact_card(card, lang=lang).splitlines()[1:] == [f"Bid{c}", f"  AI 2{c} 4", f"Trumps{c} 6s"]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_shop_name_ending_in_a_number_stays_apart_from_its_value(lang):
+    from bot.i18n import Translator
+    from bot.presenters.shop_battle import card_label
+    from engine.shop_battle.view import ShopCardView
+
+    card = ShopCardView(id=1, name="Disquaire Vinyle 33", year=1972, letters=17, street=33, games=5)
+    assert card_label(card, "street", TerminalTranslator(lang)) == "Disquaire Vinyle 33 (33)"
+    assert card_label(card, "street", Translator(lang)) == "Disquaire Vinyle 33 **33**"  # Discord: bold
+
+
+def test_ctrl_c_while_the_ai_moves_says_bye_in_the_games_language(monkeypatch, capsys, tmp_path):
+    from bot.__main__ import main
+
+    async def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TerminalGame, "run", interrupted)
+    assert main(["play", "gang-of-dice", "--lang", "fr", "--db", str(tmp_path / "x.db")]) == 130
+    out = capsys.readouterr().out
+    assert "Vous avez quitté la table" in out and f"play --resume --db {tmp_path / 'x.db'}" in out

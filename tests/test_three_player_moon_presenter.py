@@ -191,7 +191,7 @@ def test_board_reports_the_last_hand_from_the_typed_view(lang):
     assert type(view) is MoonView and view.last_hand is not None and view.last_hand.made
     text = card_text(P.board(view, ctx(lang)))
     tr = Translator(lang)
-    assert tr("tpm.last_hand.made", name="Alice", bid=4, tricks=7, trump=tr("tpm.trump.suit", n="6")) in text
+    assert tr("tpm.last_hand.made", name="Alice", bid=4, tricks=7, trump=tr("tpm.trump.suit", n="6").lower()) in text
     assert tr("tpm.last_hand.points", points="Alice +4 · Bob +0 · Chloé +0") in text
 
 

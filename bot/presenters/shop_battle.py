@@ -42,13 +42,15 @@ def _clip(text: str, limit: int = _FIELD_MAX) -> str:
 
 
 def card_label(card: CardView, char: str | None, t: Translator, bold: bool = True) -> str:
-    """One revealed card: ``Name **1952**`` (the compared value highlighted) or ``✨ *Name*``."""
+    """One revealed card: ``Name **1952**`` (``sb.card_value``: the compared value highlighted;
+    the terminal's variant writes ``Name (1952)``, so that a name ending in a number, "Vinyle 33",
+    stays apart from its value) or ``✨ *Name*``."""
     if not isinstance(card, ShopCardView):
         return f"✨ *{card.name}*"
     if char is None:
         return card.name
     value = card.value(char)
-    return f"{card.name} **{value}**" if bold else f"{card.name} {value}"
+    return t("sb.card_value", name=card.name, value=value) if bold else f"{card.name} {value}"
 
 
 def card_values(card: ShopCardView, t: Translator) -> str:

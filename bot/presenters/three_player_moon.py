@@ -153,8 +153,9 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         if last:
             key = "tpm.last_hand.made" if last.made else "tpm.last_hand.set"
             pts = " · ".join(f"{ctx.name(s)} {p:+d}" for s, p in enumerate(last.points))
+            trump = trump_name(t, last.trump)  # inside a sentence: "(doubles)", "(les 1)"
             value = t(key, name=ctx.name(last.bidder), bid=last.bid, tricks=last.tricks[last.bidder],
-                      trump=trump_name(t, last.trump)) + "\n" + t("tpm.last_hand.points", points=pts)
+                      trump=trump[:1].lower() + trump[1:]) + "\n" + t("tpm.last_hand.points", points=pts)
             fields.append(Field(t("tpm.field.last_hand", n=last.hand_no), value))
         title = f"{self.title(t)} · {t('tpm.board.hand', n=view.hand_no)}"
         return Card(title=title, description=self._status(view, ctx), fields=tuple(fields), color=_COLOR)
