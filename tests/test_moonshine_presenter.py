@@ -201,3 +201,20 @@ def test_double_redraw_board_says_a_second_draw_follows_and_the_panel_offers_the
     assert _panel_codes(panel) == {"keep.40", "keep.41", "keep.42"}
     t = Translator("en")
     assert not any(_mentions(_panel_text(panel), c, t) for c in range(43, 50))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_discard_ways_follow_the_board_order_and_say_2x_only_for_two(lang):
+    """Tokens on s1 (2), s2 (1) and The Baker (1), 2 to discard: each way names its places as
+    the board lists them (Speakeasy bonuses, then Clients), the ways in that order too."""
+    from tests.test_moonshine import C, owl_chosen, play
+
+    state = play(owl_chosen(), {0: f"val.{C['The Night Owl']}", 1: "moon"}).state
+    panel = P.panel(G.view(state, 0), _codes(state, 0), _ctx(lang, 2, 0))
+    (sel,) = [c for row in panel.rows for c in row if isinstance(c, Select)]
+    t = Translator(lang)
+    me = G.view(state, 0).seats[0]
+    s1, s2, baker = (P._slot_label(k, me, "standard", t)[0] for k in ("s1", "s2", f"c{C['The Baker']}"))
+    assert baker == card_name(C["The Baker"], t) and s1 != s2
+    assert [o.label for o in sel.options] == [f"2× {s1}", f"{s1} + {s2}", f"{s1} + {baker}", f"{s2} + {baker}"]
+    assert set(_panel_codes(panel)) >= set(_codes(state, 0))

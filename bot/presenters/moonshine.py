@@ -389,14 +389,22 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if head == "dis":
             n = front.n if front else 1
             if len(legal) <= 25:
-                ways: list[SelectOption] = []
+                # each way names its tokens in the order of the seat's board (the Speakeasy's
+                # bonus spaces, then the Clients), "2× " only before a place giving two
+                order = {k: i for i, (k, _) in enumerate(self._holdings(me))}
+                ways: list[tuple[list[int], SelectOption]] = []
                 for code in legal:
                     counts: dict[str, int] = {}
                     for p in code[4:].split("."):
                         counts[p[:-1]] = counts.get(p[:-1], 0) + 1
-                    label = " + ".join(f"{c}× {self._slot_label(k, me, variant, t)[0]}" for k, c in counts.items())
-                    ways.append(SelectOption(label[:100], code))
-                return [(Select(t("ms.ph.discard", n=n), tuple(ways)),)], t("ms.panel.discard", n=n)
+                    keys = sorted(counts, key=lambda k: order.get(k, len(order)))
+                    label = " + ".join(("" if counts[k] == 1 else f"{counts[k]}× ")
+                                       + self._slot_label(k, me, variant, t)[0] for k in keys)
+                    ways.append(([order.get(k, len(order)) for k in keys for _ in range(counts[k])],
+                                 SelectOption(label[:100], code)))
+                ways.sort(key=lambda way: way[0])
+                options = tuple(option for _, option in ways)
+                return [(Select(t("ms.ph.discard", n=n), options),)], t("ms.panel.discard", n=n)
             tokens: list[SelectOption] = []
             for k, tok in self._holdings(me):
                 label = self._slot_label(k, me, variant, t)[0]
