@@ -209,19 +209,21 @@ class Choice:
     build one (a multi-select or a number prompt). ``group`` is the heading it is listed under."""
 
     def __init__(self, label: str, code: str | None = None, component: Any = None, disabled: bool = False,
-                 group: str | None = None, key: str = "") -> None:
+                 group: str | None = None, key: str = "", confirm: bool = False) -> None:
         self.label = label
         self.code = code
         self.component = component
         self.disabled = disabled
         self.group = group
         self.key = key
+        self.confirm = confirm  # a risky choice (a "danger" button in Discord): asked again first
 
 
 def menu(panel: Panel) -> list[Choice]:
     """Numbered choices of a panel, in panel order: buttons (disabled ones keep their number, so
-    numbers do not shift from one screen to the next), the options of single selects (under the
-    select's placeholder), and multi-selects and number prompts as one entry each."""
+    numbers do not shift from one screen to the next; a "danger" one, such as shooting the moon,
+    is confirmed before it is played), the options of single selects (under the select's
+    placeholder), and multi-selects and number prompts as one entry each."""
     out: list[Choice] = []
     for row in panel.rows:
         for comp in row:
@@ -231,7 +233,7 @@ def menu(panel: Panel) -> list[Choice]:
                 elif comp.prompt is not None:
                     out.append(Choice(comp.label, None, comp.prompt))
                 elif comp.code:
-                    out.append(Choice(comp.label, comp.code))
+                    out.append(Choice(comp.label, comp.code, confirm=comp.style == "danger"))
             elif isinstance(comp, Select):
                 if comp.max_values == 1 and not comp.prefix:
                     for o in comp.options:
@@ -626,6 +628,8 @@ class TerminalGame:
                 self.out(t("term.disabled"))
                 continue
             if choice.code is not None:
+                if choice.confirm and not self._yes(self._confirm_text(table.row.game, choice)):
+                    continue
                 return choice.code
             code = self._detail(choice.component)
             if code is None:
@@ -633,6 +637,12 @@ class TerminalGame:
             if code is not BACK:
                 return str(code)
             self._show(choices)
+
+    def _confirm_text(self, game: str, choice: Choice) -> str:
+        """The question before a risky choice: the game's own (``term.confirm.<game>.<code>``,
+        which says what is at stake) or a plain "Sure?"."""
+        key = f"term.confirm.{game}.{choice.code}"
+        return self.t(key if self.t.has(key) else "term.confirm", choice=plain(choice.label))
 
     def _once(self, text: str, card: Card) -> str:
         """``text`` (``card`` printed) without its footer when that footer was printed before:

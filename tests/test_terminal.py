@@ -583,3 +583,14 @@ def test_ctrl_c_while_the_ai_moves_says_bye_in_the_games_language(monkeypatch, c
     assert main(["play", "gang-of-dice", "--lang", "fr", "--db", str(tmp_path / "x.db")]) == 130
     out = capsys.readouterr().out
     assert "Vous avez quitté la table" in out and f"play --resume --db {tmp_path / 'x.db'}" in out
+
+
+async def test_shooting_the_moon_is_confirmed_first(tmp_path):
+    """A "danger" button (Three-Player Moon's 21: all 7 tricks or -21 points) is asked again."""
+    s = Script(["21", "n", "21", "y"])
+    assert await game("three-player-moon", 3, tmp_path, s).run() == 0
+    assert s.prompts[0].startswith("Your choice (0, ") and "21" in s.prompts[0]
+    assert s.prompts[1] == ("Shoot the moon (21): you must then take all 7 tricks, or lose 21 points. "
+                            "Shoot the moon? (y/n): ")
+    assert s.prompts[2] == s.prompts[0]  # "n": the same question again, nothing played
+    assert (await action_log(tmp_path / "t.db"))[0] == "b21"
