@@ -137,6 +137,21 @@ def reroll_split(event: Event, before: Any) -> tuple[list[int], list[int]] | Non
     return sorted(kept.elements()), sorted(rolled.elements())
 
 
+def list_lines(line: str, width: int = 100) -> list[str]:
+    """A long line that lists items after a label (``…: A; B; C``, Shop Battle's peek at a
+    pile) as the label and then one numbered item a line; any other line as it is.
+
+    >>> list_lines("Pile: " + "; ".join(["a card with a long name"] * 4), width=40)[:2]
+    ['Pile:', '      1. a card with a long name']
+    """
+    if len(line) <= width or "; " not in line:
+        return [line]
+    head, sep, rest = line.partition(": ")
+    if not sep or "; " in head:
+        return [line]
+    return [head + sep.rstrip()] + [f"      {i}. {item}" for i, item in enumerate(rest.split("; "), start=1)]
+
+
 def card_text(card: Card) -> str:
     """Plain text of a card (the ``rules`` command)."""
     parts = [f"== {plain(card.title)} =="]
@@ -317,7 +332,8 @@ class TerminalNotifier(Notifier):
                     self.out(extra)
             else:
                 for line in texts.private_log([event], table, self.t, 0):
-                    self.out(f"  🔒 {plain(line)}")
+                    for part in list_lines(f"  🔒 {plain(line)}"):
+                        self.out(part)
 
     def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
         """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""
@@ -793,5 +809,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "display_seats", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "compact_card", "default_db_path", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
            "plain", "reroll_split", "value_key"]

@@ -594,3 +594,16 @@ async def test_shooting_the_moon_is_confirmed_first(tmp_path):
                             "Shoot the moon? (y/n): ")
     assert s.prompts[2] == s.prompts[0]  # "n": the same question again, nothing played
     assert (await action_log(tmp_path / "t.db"))[0] == "b21"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_peek_at_a_pile_prints_one_card_a_line(lang):
+    from bot.i18n import Translator, colon
+    from bot.terminal import list_lines, plain
+
+    cards = [f"Shop {i} (founded 19{i}0 · 12 letters · street no. {i} · 3 games in the shop)" for i in range(1, 4)]
+    line = plain(Translator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10, cards="; ".join(cards)))
+    head, *items = list_lines(line)
+    assert head.endswith("10 s)" + colon(lang)) and "Shop" not in head
+    assert items == [f"      {i}. {card}" for i, card in enumerate(cards, start=1)]
+    assert list_lines("  🔒 You drew: The Crooner, The Baker") == ["  🔒 You drew: The Crooner, The Baker"]
