@@ -141,6 +141,9 @@ def test_collector_target_panel_names_the_players():
         assert "HYPER U" in text_of(panel.card) and "10" in text_of(panel.card)
         board = P.board(G.view(st, None), ctx(lang, players=3))
         assert "HYPER U" in text_of(board) and "Alice" in board.description
+        # the label of a target names the Collector (the terminal's "→ HYPER U: Bob" forced line)
+        assert P.action_label("t.1", G.view(st, 0), ctx(lang, 0, 3)) == ("HYPER U: Bob" if lang == "en"
+                                                                          else "HYPER U : Bob")
     step = G.apply(st, {0: G.decode("t.2")})
     private = next(e for e in step.events if e.key == "sb.ev.peek_result")
     line = P.event(private, ctx("en", 0, 3))

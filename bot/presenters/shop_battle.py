@@ -284,12 +284,15 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
                  games=card["games"])
 
     def action_label(self, code: str, view: ShopBattleView, ctx: RenderContext) -> str:
-        """``c.year.hi`` → "Year founded, higher wins"; ``t.2`` → "Target: <name>"."""
+        """``c.year.hi`` → "Year founded, higher wins"; ``t.2`` → "HYPER U: <name>" (the
+        Collector waiting for its target; "Target: <name>" when the view has none)."""
         t = ctx.t
         parts = code.split(".")
         if len(parts) == 3 and parts[0] == "c" and parts[1] in CHARACTERISTICS and parts[2] in ("hi", "lo"):
             return t("sb.label.choose", char=t(f"sb.char.{parts[1]}"), dir=t(f"sb.dir.{parts[2]}"))
         if len(parts) == 2 and parts[0] == "t" and parts[1].isdigit():
+            if view.pending is not None:
+                return t("sb.label.target_card", card=view.pending.card.name, name=ctx.name(int(parts[1])))
             return t("sb.label.target", name=ctx.name(int(parts[1])))
         return code
 
