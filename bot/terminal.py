@@ -457,10 +457,12 @@ class TerminalGame:
             await service.close()
             await db.close()
 
-    async def _saved(self, db: Store) -> TableRow | None:
-        """The last unfinished terminal table of the file (of ``self.game`` when set)."""
+    async def _saved(self, db: Store, any_game: bool = False) -> TableRow | None:
+        """The last unfinished terminal table of the file (of ``self.game`` when set, unless
+        ``any_game``)."""
         rows = [r for r in await db.tables_with_status("running")
-                if r.guild_id == 0 and r.host_user_id == HUMAN_ID and (self.game is None or r.game == self.game)]
+                if r.guild_id == 0 and r.host_user_id == HUMAN_ID
+                and (any_game or self.game is None or r.game == self.game)]
         return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
 
     async def _new(self, service: TableService) -> TableView:
@@ -482,7 +484,12 @@ class TerminalGame:
         t = self.t
         saved = await self._saved(service.db)
         if saved is None:
-            self.out(t("term.nothing_saved"))
+            other = await self._saved(service.db, any_game=True) if self.game is not None else None
+            if other is not None and self.game is not None:  # another game is saved: say how to go on
+                self.out(t("term.nothing_saved_game", game=texts.game_title(self.game, t),
+                           other=texts.game_title(other.game, t), command=self.resume_command))
+            else:
+                self.out(t("term.nothing_saved"))
             return None
         if self.lang is None and saved.lang in LANGS and saved.lang != t.lang:  # shown as it was started
             t = self.t = self.notifier.t = TerminalTranslator(saved.lang)

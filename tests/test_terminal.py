@@ -607,3 +607,14 @@ def test_a_peek_at_a_pile_prints_one_card_a_line(lang):
     assert head.endswith("10 s)" + colon(lang)) and "Shop" not in head
     assert items == [f"      {i}. {card}" for i, card in enumerate(cards, start=1)]
     assert list_lines("  🔒 You drew: The Crooner, The Baker") == ["  🔒 You drew: The Crooner, The Baker"]
+
+
+async def test_resume_of_a_game_not_saved_names_the_game_that_is(tmp_path):
+    s = Script(["q", "y"])
+    await game("gang-of-dice", 2, tmp_path, s).run()
+    again = Script([])
+    tg = TerminalGame("moonshine", 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                      pace=0, resume=True)
+    assert await tg.run() == 2
+    assert again.lines == [f"No unfinished game of Moonshine to resume. Your unfinished game of Gang of Dice "
+                           f"continues with: ./scripts/start.sh play --resume --db {tmp_path / 't.db'}"]
