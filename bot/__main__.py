@@ -73,10 +73,7 @@ def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]
             raise SystemExit(f"--option takes KEY=VALUE, got {pair!r}")
         if key not in fields:
             raise SystemExit(f"{game} has no option {key!r}. Options: {', '.join(fields) or 'none'}.")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
+        out[key] = _json_or_text(value)
     if deck is not None:
         if "deck_data" not in g.options_model.model_fields:
             raise SystemExit(f"{game} does not use decks.")
@@ -172,6 +169,14 @@ def _levels(raw: str | None) -> list[str] | None:
     return levels
 
 
+def _json_or_text(value: str) -> object:
+    """``--option`` values: JSON when they parse (``30``, ``null``), else the text."""
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
+
+
 def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
     """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels,
     else the game's default. Exits with a clear message when they do not fit the game."""
@@ -219,7 +224,12 @@ def main(argv: list[str] | None = None) -> int:
         pace = 0.0 if args.fast else DEFAULT_PACE if args.pace is None else args.pace
         if not 0 <= pace <= 10:
             raise SystemExit("--pace is from 0 to 10 seconds")
-        options = {} if args.game is None else _options(args.game, args.option, args.deck)
+        if args.game is not None:
+            options = _options(args.game, args.option, args.deck)
+        else:  # play --resume without a game: not checked, only named as not applied (if they differ)
+            options = {key: _json_or_text(value) for key, _, value in (p.partition("=") for p in args.option)}
+            if args.deck is not None:
+                options["deck_data"] = args.deck
         levels = _levels(args.ai)
         if args.resume:  # the table keeps its seats, seed, levels and options: the terminal says so
             players = args.players or 0

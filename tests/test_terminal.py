@@ -493,12 +493,14 @@ def test_play_resume_passes_the_options_through_instead_of_refusing(monkeypatch)
     seen: dict[str, object] = {}
 
     async def fake_run(self):
-        seen.update(players=self.players, seed=self.seed, levels=self.ai_levels, lang=self.lang)
+        seen.update(players=self.players, seed=self.seed, levels=self.ai_levels, lang=self.lang, options=self.options)
         return 0
 
     monkeypatch.setattr(TerminalGame, "run", fake_run)
-    assert main(["play", "--resume", "--players", "9", "--seed", "3", "--ai", "strong"]) == 0
-    assert seen == {"players": 9, "seed": 3, "levels": ["strong"], "lang": None}  # the table says what it keeps
+    assert main(["play", "--resume", "--players", "9", "--seed", "3", "--ai", "strong", "--option", "round_cap=50",
+                 "--deck", "mine.json"]) == 0
+    assert seen == {"players": 9, "seed": 3, "levels": ["strong"], "lang": None,  # the table says what it keeps
+                    "options": {"round_cap": 50, "deck_data": "mine.json"}}
     assert main(["play", "gang-of-dice"]) == 0 and seen["lang"] is None and seen["players"] == 3
 
 
@@ -618,3 +620,13 @@ async def test_resume_of_a_game_not_saved_names_the_game_that_is(tmp_path):
     assert await tg.run() == 2
     assert again.lines == [f"No unfinished game of Moonshine to resume. Your unfinished game of Gang of Dice "
                            f"continues with: ./scripts/start.sh play --resume --db {tmp_path / 't.db'}"]
+
+
+async def test_resume_names_options_and_a_deck_it_does_not_apply(tmp_path):
+    s = Script(["q", "y"])
+    await game("shop-battle", 3, tmp_path, s, options={"round_cap": 30}).run()
+    again = Script(["q", "y"])
+    assert await TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                              pace=0, resume=True, options={"round_cap": 50, "deck_data": "mine.json"}).run() == 0
+    assert ("Not applied to a resumed table: --option round_cap=50, --deck (it keeps its 3 players, their AI "
+            "levels, its options and its seed).") in again.lines
