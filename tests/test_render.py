@@ -277,3 +277,13 @@ def test_moonshine_long_client_names_take_two_lines_and_the_row_grows():
     assert row_height(c, [268, 210], en) > _CARD_H
     assert name_lines(c, 268, fr) == ["Le Guetteur"]
     assert row_height(c, [268], fr) == _CARD_H
+
+
+def test_three_player_moon_board_shows_the_high_bid_once():
+    from bot.render.three_player_moon import other_bids
+
+    view = {"phase": "bid", "bidder": 2, "bid": 6, "bids": [[0, 0], [1, 5], [2, 6]]}
+    assert other_bids(view) == [(0, 0), (1, 5)]
+    # only the high bid so far: no second line at all
+    assert other_bids({"phase": "bid", "bidder": 0, "bid": 4, "bids": [[0, 4]]}) == []
+    assert other_bids({"phase": "bid", "bidder": None, "bid": 0, "bids": []}) == []

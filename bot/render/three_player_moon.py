@@ -88,6 +88,14 @@ def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     return plain(t(f"tpm.status.{phase}", name=name_of(names, view.get("turn"))))
 
 
+def other_bids(view: dict[str, Any]) -> list[tuple[int, int]]:
+    """The bids of ``view["bids"]`` (``[seat, bid]`` pairs, 0 = pass, 21 = shoot the moon) other
+    than the high bid, which the board's bid box shows with its bidder: the line under the box
+    lists these only, so no bid is shown twice."""
+    high = (view.get("bidder"), view.get("bid"))
+    return [(s, b) for s, b in view.get("bids") or () if (s, b) != high]
+
+
 def _header(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     mid = (x0 + x1) // 2
@@ -106,9 +114,10 @@ def _header(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator
     c.text(mid + 22 + w, top + 72, trump_name(t, view.get("trump")), style.HEAD, bold=True,
            max_w=x1 - mid - 40 - w, anchor="lm")
     c.y = top + h + 14
-    if view["phase"] == "bid" and view.get("bids"):
-        bids = ", ".join(f"{name_of(names, s)} {_bid_text(t, b)}" for s, b in view["bids"])
-        c.paragraph(x0, plain(t("tpm.bids", bids=bids)), x1 - x0, style.SMALL, style.MUTED)
+    others = other_bids(view)
+    if view["phase"] == "bid" and others:
+        bids = ", ".join(f"{name_of(names, s)} {_bid_text(t, b)}" for s, b in others)
+        c.paragraph(x0, plain(t("tpm.other_bids", bids=bids)), x1 - x0, style.SMALL, style.MUTED)
         c.space(6)
 
 
