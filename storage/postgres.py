@@ -31,7 +31,7 @@ import asyncpg
 
 from storage import sqlite
 from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TimerRow, VersionConflict
-from storage.sqlite import Database, _rating, _seat, _table, dumps
+from storage.sqlite import Database, _rating, _seat, _step_events, _table, dumps
 
 __all__ = ["MIGRATION_LOCK", "PostgresDatabase", "create_schema", "drop_schema", "is_postgres_url", "postgres_problem",
            "to_postgres", "with_schema"]
@@ -127,19 +127,16 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-# One statement: the compare-and-set, then (only when it matched) the action row, the events, the
-# buffered choices cleared and the timer cancelled / set. Atomic as any single statement.
+# One statement: the compare-and-set, then (only when it matched) the action row with the step's
+# events (migration 7), the buffered choices cleared and the timer cancelled / set. Atomic as any single statement.
 _COMMIT_STEP = """
 WITH t AS (
     UPDATE game_tables SET state = $1, version = $2, updated_at = $3, action_seq = $4, event_seq = $5,
            status = COALESCE($6, status)
     WHERE id = $7 AND version = $8 AND status = 'running' RETURNING id),
 a AS (
-    INSERT INTO actions (table_id, seq, version, actions, source, created_at)
-    SELECT id, $4, $8, $9, $10, $3 FROM t),
-e AS (
-    INSERT INTO events (table_id, seq, version, event)
-    SELECT t.id, $11 + u.ord - 1, $2, u.ev FROM t, unnest($12::text[]) WITH ORDINALITY AS u(ev, ord)),
+    INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)
+    SELECT id, $4, $8, $9, $10, $3, $11::bigint, $12::text FROM t),
 p AS (
     DELETE FROM pending WHERE $13 AND table_id = $7 AND EXISTS (SELECT 1 FROM t)),
 c AS (
@@ -307,8 +304,8 @@ class PostgresDatabase(Database):
 
     async def commit_step(self, step: StepWrite) -> None:
         """Store an applied step in one statement (one round trip, atomic): the compare-and-set
-        of the snapshot and version on a running table, the action-log row, the events, the
-        counters, the buffered choices cleared, the timer cancelled / set (see
+        of the snapshot and version on a running table, the action-log row carrying the step's
+        events, the counters, the buffered choices cleared, the timer cancelled / set (see
         :class:`storage.base.StepWrite`). Raises :class:`storage.base.VersionConflict` (nothing
         stored) when the table is no longer running at ``step.version_before``. Joins the
         caller's transaction if any."""
@@ -319,7 +316,7 @@ class PostgresDatabase(Database):
             cancel = None  # the set replaces it (one statement may not touch a row twice)
         args = (dumps(step.state), step.version, step.now, step.action_seq, last_event, step.status,
                 step.table_id, step.version_before, dumps({str(k): v for k, v in step.actions.items()}),
-                step.source, step.event_seq, [dumps(ev) for ev in step.events], step.clear_pending, cancel,
+                step.source, *_step_events(step), step.clear_pending, cancel,
                 timer.key if timer else None, timer.due if timer else None,
                 dumps(timer.payload) if timer else None)
         async with self._access():

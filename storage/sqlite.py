@@ -210,6 +210,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE seats ADD COLUMN ai_level TEXT;
     """,
+    # 7: a step's events ride in its action-log row (a JSON array, the first one's seq beside it):
+    # a step then writes one B-tree and its index instead of two and two. Rows written before
+    # keep their events in the events table (NULL here), which still takes the events recorded
+    # outside a step (a table's opening events); readers merge both by seq.
+    """
+    ALTER TABLE actions ADD COLUMN event_seq INTEGER;
+    ALTER TABLE actions ADD COLUMN events TEXT;
+    """,
 )
 
 
@@ -280,6 +288,27 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
+def _step_events(step: StepWrite) -> tuple[int | None, str | None]:
+    """The ``(event_seq, events)`` columns of a step's action-log row: the first event's seq and
+    the events as one JSON array, or ``(None, None)`` for a step without events."""
+    return (step.event_seq, dumps(step.events)) if step.events else (None, None)
+
+
+def _merged_events(rows: Iterable[Any], steps: Iterable[Any]) -> list[dict[str, Any]]:
+    """Events in seq order from the events table's ``(seq, event)`` rows and the action-log
+    rows' ``(event_seq, events)`` arrays (a step's events have consecutive seqs).
+
+    >>> _merged_events([(1, '{"k":"open"}')], [(2, '[{"k":"a"},{"k":"b"}]'), (4, '[{"k":"c"}]')])
+    [{'k': 'open'}, {'k': 'a'}, {'k': 'b'}, {'k': 'c'}]
+    """
+    found = [(r[0], loads(r[1])) for r in rows]
+    for r in steps:
+        first = r[0]
+        found.extend((first + i, event) for i, event in enumerate(loads(r[1])))
+    found.sort(key=lambda pair: pair[0])
+    return [event for _, event in found]
+
+
 #: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
 CHECKPOINT_EVERY = 200
 
@@ -287,6 +316,8 @@ _STEP_UPDATE = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, 
                 " WHERE id = ? AND version = ? AND status = 'running'")
 _STEP_UPDATE_STATUS = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
                        " status = ? WHERE id = ? AND version = ? AND status = 'running'")
+_STEP_ACTION = ("INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
@@ -653,8 +684,9 @@ class Database:
     async def commit_step(self, step: StepWrite) -> None:
         """Store an applied step in one transaction and one round trip: the snapshot (compact
         JSON) and version by compare-and-set (``UPDATE ... WHERE id = ? AND version = ?`` on a
-        running table), the action-log row, the events (one ``executemany``), the sequence
-        counters, the buffered choices cleared, the timer set or cancelled.
+        running table), the action-log row carrying the step's events (a JSON array and the
+        first one's seq, migration 7: one B-tree and its index written, not two and two), the
+        sequence counters, the buffered choices cleared, the timer set or cancelled.
 
         Raises :class:`storage.base.VersionConflict` (nothing stored) when the table is no
         longer running at ``step.version_before``. Joins the caller's transaction if any.
@@ -671,9 +703,8 @@ class Database:
                                                           step.action_seq, last_event, step.status,
                                                           step.table_id, step.version_before)
         action_args = (step.table_id, step.action_seq, step.version_before,
-                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now)
-        event_rows = [(step.table_id, seq, step.version, dumps(ev))
-                      for seq, ev in enumerate(step.events, start=step.event_seq)]
+                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now,
+                       *_step_events(step))
         timer = step.timer
         timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
 
@@ -681,11 +712,7 @@ class Database:
             cur = conn.execute(table_sql, table_args)
             if cur.rowcount != 1:
                 raise VersionConflict(step.table_id, step.version_before)
-            conn.execute("INSERT INTO actions (table_id, seq, version, actions, source, created_at)"
-                         " VALUES (?, ?, ?, ?, ?, ?)", action_args)
-            if event_rows:
-                conn.executemany("INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
-                                 event_rows)
+            conn.execute(_STEP_ACTION, action_args)
             if step.clear_pending:
                 conn.execute("DELETE FROM pending WHERE table_id = ?", (step.table_id,))
             if step.cancel_timer is not None:
@@ -730,11 +757,18 @@ class Database:
         return [(r["version"], {int(k): v for k, v in loads(r["actions"]).items()}, r["source"]) for r in rows]
 
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
-        """The last ``limit`` events of a table, oldest first."""
-        rows = await self._all(
-            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
-            " ORDER BY seq", (table_id, limit))
-        return [loads(r["event"]) for r in rows]
+        """The last ``limit`` events of a table, oldest first: from the events table (rows
+        written before migration 7, events recorded outside a step) and the action-log rows
+        carrying their step's events, merged by seq. Two reads (portable SQL, ``_all``)."""
+        if limit <= 0:
+            return []
+        old = await self._all(
+            "SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?", (table_id, limit))
+        # a row with events holds at least one: ``limit`` rows hold the last ``limit`` events
+        steps = await self._all(
+            "SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+            " ORDER BY seq DESC LIMIT ?", (table_id, limit))
+        return _merged_events(old, steps)[-limit:]
 
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
         """Buffer (or change) a seat's choice in a simultaneous step."""
@@ -885,9 +919,12 @@ class Database:
         return _table(row) if row else None
 
     async def all_events(self, table_id: int) -> list[dict[str, Any]]:
-        """Every event of a table in order (all audiences: filter before showing)."""
-        rows = await self._all("SELECT event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
-        return [loads(r["event"]) for r in rows]
+        """Every event of a table in order (all audiences: filter before showing): the events
+        table's rows and the action-log rows' events (migration 7), merged by seq."""
+        old = await self._all("SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
+        steps = await self._all("SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+                                " ORDER BY seq", (table_id,))
+        return _merged_events(old, steps)
 
 
 def _is_a_store(db: Database) -> Store:

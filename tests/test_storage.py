@@ -61,7 +61,7 @@ async def test_migration_4_gives_old_tables_rules_version_1(db_url, monkeypatch)
     await db.close()
     monkeypatch.undo()
     db = await open_store(path)
-    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 6
+    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 7
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
     assert (await db.get_table(t)).rules_version == 2
