@@ -31,7 +31,7 @@ import asyncpg
 
 from storage import sqlite
 from storage.base import RatingRow, RunningTable, SeatRow, StepWrite, Store, TimerRow, VersionConflict
-from storage.sqlite import Database, _rating, _seat, _table, dumps
+from storage.sqlite import Database, _rating, _row_turn, _seat, _step_events, _table, dumps, turn_table
 
 __all__ = ["MIGRATION_LOCK", "PostgresDatabase", "create_schema", "drop_schema", "is_postgres_url", "postgres_problem",
            "to_postgres", "with_schema"]
@@ -127,19 +127,19 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-# One statement: the compare-and-set, then (only when it matched) the action row, the events, the
-# buffered choices cleared and the timer cancelled / set. Atomic as any single statement.
+# One statement: the compare-and-set (with the table's own turn deadline, migration 8, when $18),
+# then (only when it matched) the action row with the step's events (migration 7), the buffered
+# choices cleared and another timer cancelled / set. Atomic as any single statement.
 _COMMIT_STEP = """
 WITH t AS (
     UPDATE game_tables SET state = $1, version = $2, updated_at = $3, action_seq = $4, event_seq = $5,
-           status = COALESCE($6, status)
+           status = COALESCE($6, status),
+           turn_due = CASE WHEN $18::boolean THEN $19::float8 ELSE turn_due END,
+           turn_timer = CASE WHEN $18::boolean THEN $20::text ELSE turn_timer END
     WHERE id = $7 AND version = $8 AND status = 'running' RETURNING id),
 a AS (
-    INSERT INTO actions (table_id, seq, version, actions, source, created_at)
-    SELECT id, $4, $8, $9, $10, $3 FROM t),
-e AS (
-    INSERT INTO events (table_id, seq, version, event)
-    SELECT t.id, $11 + u.ord - 1, $2, u.ev FROM t, unnest($12::text[]) WITH ORDINALITY AS u(ev, ord)),
+    INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)
+    SELECT id, $4, $8, $9, $10, $3, $11::bigint, $12::text FROM t),
 p AS (
     DELETE FROM pending WHERE $13 AND table_id = $7 AND EXISTS (SELECT 1 FROM t)),
 c AS (
@@ -155,6 +155,11 @@ WITH t AS (
     UPDATE game_tables SET event_seq = event_seq + $3 WHERE id = $1 RETURNING event_seq - $3 AS base)
 INSERT INTO events (table_id, seq, version, event)
 SELECT $1, t.base + u.ord, $2, u.ev FROM t, unnest($4::text[]) WITH ORDINALITY AS u(ev, ord)
+"""
+
+_SET_TURNS = """
+UPDATE game_tables g SET turn_due = u.due, turn_timer = u.payload
+FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS u(id, due, payload) WHERE g.id = u.id RETURNING g.id
 """
 
 _SET_TIMERS = """
@@ -307,21 +312,20 @@ class PostgresDatabase(Database):
 
     async def commit_step(self, step: StepWrite) -> None:
         """Store an applied step in one statement (one round trip, atomic): the compare-and-set
-        of the snapshot and version on a running table, the action-log row, the events, the
-        counters, the buffered choices cleared, the timer cancelled / set (see
+        of the snapshot and version on a running table, the action-log row carrying the step's
+        events, the counters, the buffered choices cleared, the timer cancelled / set (see
         :class:`storage.base.StepWrite`). Raises :class:`storage.base.VersionConflict` (nothing
         stored) when the table is no longer running at ``step.version_before``. Joins the
         caller's transaction if any."""
         last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
-        timer = step.timer
-        cancel = step.cancel_timer
+        timer, cancel, turn = _row_turn(step)
         if timer is not None and cancel == timer.key:
             cancel = None  # the set replaces it (one statement may not touch a row twice)
         args = (dumps(step.state), step.version, step.now, step.action_seq, last_event, step.status,
                 step.table_id, step.version_before, dumps({str(k): v for k, v in step.actions.items()}),
-                step.source, step.event_seq, [dumps(ev) for ev in step.events], step.clear_pending, cancel,
+                step.source, *_step_events(step), step.clear_pending, cancel,
                 timer.key if timer else None, timer.due if timer else None,
-                dumps(timer.payload) if timer else None)
+                dumps(timer.payload) if timer else None, turn is not None, *(turn or (None, None)))
         async with self._access():
             matched = await self._pg.fetchval(_COMMIT_STEP, *args)
         if matched != 1:
@@ -349,13 +353,21 @@ class PostgresDatabase(Database):
         return {r["user_id"]: _rating(r) for r in rows}
 
     async def set_timers(self, timers: Iterable[TimerRow]) -> None:
-        """Set (or replace) many timers at once (one statement; the last of a repeated key wins)."""
+        """Set (or replace) many timers at once: the tables' turn deadlines in their rows (one
+        statement), the rest in the timers table (one more; the last of a repeated key wins)."""
         rows = {t.key: t for t in timers}
         if not rows:
             return
+        turns = {tid: t for t in rows.values() if (tid := turn_table(t.key)) is not None}
         async with self._access():
-            await self._pg.execute(_SET_TIMERS, list(rows), [float(t.due) for t in rows.values()],
-                                   [dumps(t.payload) for t in rows.values()])
+            if turns:
+                done = await self._pg.fetch(_SET_TURNS, list(turns), [float(t.due) for t in turns.values()],
+                                            [dumps(t.payload) for t in turns.values()])
+                for r in done:
+                    rows.pop(turns[r["id"]].key, None)
+            if rows:
+                await self._pg.execute(_SET_TIMERS, list(rows), [float(t.due) for t in rows.values()],
+                                       [dumps(t.payload) for t in rows.values()])
 
 
 def _is_a_store(db: PostgresDatabase) -> Store:

@@ -210,6 +210,26 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE seats ADD COLUMN ai_level TEXT;
     """,
+    # 7: a step's events ride in its action-log row (a JSON array, the first one's seq beside it):
+    # a step then writes one B-tree and its index instead of two and two. Rows written before
+    # keep their events in the events table (NULL here), which still takes the events recorded
+    # outside a step (a table's opening events); readers merge both by seq.
+    """
+    ALTER TABLE actions ADD COLUMN event_seq INTEGER;
+    ALTER TABLE actions ADD COLUMN events TEXT;
+    """,
+    # 8: a table's turn deadline (the timer 'turn:<table id>') is kept in the table's own row, so
+    # a step that moves it writes no timers row; the stored ones move there
+    """
+    ALTER TABLE game_tables ADD COLUMN turn_due REAL;
+    ALTER TABLE game_tables ADD COLUMN turn_timer TEXT;
+    UPDATE game_tables SET
+        turn_due = (SELECT tm.due FROM timers tm WHERE tm.key = 'turn:' || game_tables.id),
+        turn_timer = (SELECT tm.payload FROM timers tm WHERE tm.key = 'turn:' || game_tables.id)
+        WHERE EXISTS (SELECT 1 FROM timers tm WHERE tm.key = 'turn:' || game_tables.id);
+    DELETE FROM timers WHERE CAST(CASE WHEN rtrim(key, '0123456789') = 'turn:' AND length(key) > 5
+                                       THEN substr(key, 6) END AS INTEGER) IN (SELECT id FROM game_tables);
+    """,
 )
 
 
@@ -280,13 +300,74 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
+def turn_table(key: str) -> int | None:
+    """The table id of a turn-deadline timer key ``turn:<table id>``, else ``None``. Such a
+    timer is kept in its table's row (``turn_due``, ``turn_timer``; migration 8) when the table
+    is stored, in the timers table otherwise.
+
+    >>> turn_table("turn:12"), turn_table("lobby:12"), turn_table("turn:"), turn_table("turn:1x")
+    (12, None, None, None)
+    """
+    if key.startswith("turn:"):
+        digits = key[5:]
+        if digits.isascii() and digits.isdigit():
+            return int(digits)
+    return None
+
+
+def _row_turn(step: StepWrite) -> tuple[TimerRow | None, str | None, tuple[float | None, str | None] | None]:
+    """How a step's timer change is stored: ``(timer to set in the timers table, key to remove
+    there, (turn_due, turn_timer) of the table's row or None when the row's deadline stays)``.
+    The table's own turn deadline goes to its row (see :func:`turn_table`)."""
+    timer, cancel = step.timer, step.cancel_timer
+    turn: tuple[float | None, str | None] | None = None
+    if cancel is not None and turn_table(cancel) == step.table_id:
+        cancel, turn = None, (None, None)
+    if timer is not None and turn_table(timer.key) == step.table_id:
+        turn = (timer.due, dumps(timer.payload))
+        timer = None
+    return timer, cancel, turn
+
+
+def _step_events(step: StepWrite) -> tuple[int | None, str | None]:
+    """The ``(event_seq, events)`` columns of a step's action-log row: the first event's seq and
+    the events as one JSON array, or ``(None, None)`` for a step without events."""
+    return (step.event_seq, dumps(step.events)) if step.events else (None, None)
+
+
+def _merged_events(rows: Iterable[Any], steps: Iterable[Any]) -> list[dict[str, Any]]:
+    """Events in seq order from the events table's ``(seq, event)`` rows and the action-log
+    rows' ``(event_seq, events)`` arrays (a step's events have consecutive seqs).
+
+    >>> _merged_events([(1, '{"k":"open"}')], [(2, '[{"k":"a"},{"k":"b"}]'), (4, '[{"k":"c"}]')])
+    [{'k': 'open'}, {'k': 'a'}, {'k': 'b'}, {'k': 'c'}]
+    """
+    found = [(r[0], loads(r[1])) for r in rows]
+    for r in steps:
+        first = r[0]
+        found.extend((first + i, event) for i, event in enumerate(loads(r[1])))
+    found.sort(key=lambda pair: pair[0])
+    return [event for _, event in found]
+
+
 #: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
 CHECKPOINT_EVERY = 200
 
-_STEP_UPDATE = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
-                " WHERE id = ? AND version = ? AND status = 'running'")
-_STEP_UPDATE_STATUS = ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?,"
-                       " status = ? WHERE id = ? AND version = ? AND status = 'running'")
+def _step_update(status: bool, turn: bool) -> str:
+    """The compare-and-set ``UPDATE`` of a step: with ``status`` when it changes, with the
+    row's turn deadline (``turn_due``, ``turn_timer``) when the step sets or clears it."""
+    return ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
+            + (", status = ?" if status else "") + (", turn_due = ?, turn_timer = ?" if turn else "")
+            + " WHERE id = ? AND version = ? AND status = 'running'")
+
+
+#: ``_STEP_UPDATES[status, turn]``: see :func:`_step_update`.
+_STEP_UPDATES = {(status, turn): _step_update(status, turn) for status in (False, True) for turn in (False, True)}
+_SET_TURN = "UPDATE game_tables SET turn_due = ?, turn_timer = ? WHERE id = ?"
+_CANCEL_TURN = "UPDATE game_tables SET turn_due = NULL, turn_timer = NULL WHERE id = ? AND turn_due IS NOT NULL"
+_TURN_TIMERS = "SELECT 'turn:' || g.id AS key, g.turn_due AS due, g.turn_timer AS payload FROM game_tables g"
+_STEP_ACTION = ("INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
@@ -653,43 +734,36 @@ class Database:
     async def commit_step(self, step: StepWrite) -> None:
         """Store an applied step in one transaction and one round trip: the snapshot (compact
         JSON) and version by compare-and-set (``UPDATE ... WHERE id = ? AND version = ?`` on a
-        running table), the action-log row, the events (one ``executemany``), the sequence
-        counters, the buffered choices cleared, the timer set or cancelled.
+        running table), the action-log row carrying the step's events (a JSON array and the
+        first one's seq, migration 7: one B-tree and its index written, not two and two), the
+        sequence counters, the buffered choices cleared, the timer set or cancelled (the
+        table's own turn deadline in its row, migration 8: no timers row written).
 
         Raises :class:`storage.base.VersionConflict` (nothing stored) when the table is no
         longer running at ``step.version_before``. Joins the caller's transaction if any.
         """
         last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
+        timer, cancel, turn = _row_turn(step)
         # status is SET only when it changes: a column in the SET list makes SQLite rewrite the
         # entries of every index holding it (two on status), whatever the value
-        table_args: tuple[Any, ...]
-        if step.status is None:
-            table_sql, table_args = _STEP_UPDATE, (dumps(step.state), step.version, step.now, step.action_seq,
-                                                   last_event, step.table_id, step.version_before)
-        else:
-            table_sql, table_args = _STEP_UPDATE_STATUS, (dumps(step.state), step.version, step.now,
-                                                          step.action_seq, last_event, step.status,
-                                                          step.table_id, step.version_before)
+        table_sql = _STEP_UPDATES[step.status is not None, turn is not None]
+        table_args: tuple[Any, ...] = (dumps(step.state), step.version, step.now, step.action_seq, last_event,
+                                       *((step.status,) if step.status is not None else ()), *(turn or ()),
+                                       step.table_id, step.version_before)
         action_args = (step.table_id, step.action_seq, step.version_before,
-                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now)
-        event_rows = [(step.table_id, seq, step.version, dumps(ev))
-                      for seq, ev in enumerate(step.events, start=step.event_seq)]
-        timer = step.timer
+                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now,
+                       *_step_events(step))
         timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
 
         def write(conn: sqlite3.Connection) -> None:
             cur = conn.execute(table_sql, table_args)
             if cur.rowcount != 1:
                 raise VersionConflict(step.table_id, step.version_before)
-            conn.execute("INSERT INTO actions (table_id, seq, version, actions, source, created_at)"
-                         " VALUES (?, ?, ?, ?, ?, ?)", action_args)
-            if event_rows:
-                conn.executemany("INSERT INTO events (table_id, seq, version, event) VALUES (?, ?, ?, ?)",
-                                 event_rows)
+            conn.execute(_STEP_ACTION, action_args)
             if step.clear_pending:
                 conn.execute("DELETE FROM pending WHERE table_id = ?", (step.table_id,))
-            if step.cancel_timer is not None:
-                conn.execute("DELETE FROM timers WHERE key = ?", (step.cancel_timer,))
+            if cancel is not None:
+                conn.execute("DELETE FROM timers WHERE key = ?", (cancel,))
             if timer_args is not None:
                 conn.execute(_SET_TIMER, timer_args)
 
@@ -730,11 +804,18 @@ class Database:
         return [(r["version"], {int(k): v for k, v in loads(r["actions"]).items()}, r["source"]) for r in rows]
 
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
-        """The last ``limit`` events of a table, oldest first."""
-        rows = await self._all(
-            "SELECT event FROM (SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?) AS recent"
-            " ORDER BY seq", (table_id, limit))
-        return [loads(r["event"]) for r in rows]
+        """The last ``limit`` events of a table, oldest first: from the events table (rows
+        written before migration 7, events recorded outside a step) and the action-log rows
+        carrying their step's events, merged by seq. Two reads (portable SQL, ``_all``)."""
+        if limit <= 0:
+            return []
+        old = await self._all(
+            "SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?", (table_id, limit))
+        # a row with events holds at least one: ``limit`` rows hold the last ``limit`` events
+        steps = await self._all(
+            "SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+            " ORDER BY seq DESC LIMIT ?", (table_id, limit))
+        return _merged_events(old, steps)[-limit:]
 
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
         """Buffer (or change) a seat's choice in a simultaneous step."""
@@ -749,44 +830,70 @@ class Database:
         return {r["seat"]: r["code"] for r in rows}
 
     # --- timers ----------------------------------------------------------------------------
+    # A table's turn deadline ``turn:<id>`` lives in its row (turn_due, turn_timer; migration 8),
+    # every other timer (and a turn timer of no stored table) in the timers table. Written with
+    # the portable helpers only, so PostgresDatabase inherits them.
     async def set_timer(self, timer: TimerRow) -> None:
-        """Set (or replace, by key) a persisted timer."""
-        await self._exec(_SET_TIMER, (timer.key, timer.due, dumps(timer.payload)))
+        """Set (or replace, by key) a persisted timer (a table's turn deadline in its row)."""
+        table_id = turn_table(timer.key)
+        payload = dumps(timer.payload)
+        if table_id is not None and await self._exec(_SET_TURN, (timer.due, payload, table_id)) == 1:
+            return
+        await self._exec(_SET_TIMER, (timer.key, timer.due, payload))
 
     async def set_timers(self, timers: Iterable[TimerRow]) -> None:
-        """Set (or replace) many timers at once (one ``executemany``)."""
+        """Set (or replace) many timers at once (one round trip: an ``executemany`` of the rest
+        after the tables' turn deadlines)."""
         rows = [(t.key, t.due, dumps(t.payload)) for t in timers]
+
         def write(conn: sqlite3.Connection) -> None:
-            conn.executemany(_SET_TIMER, rows)
+            rest = []
+            for key, due, payload in rows:
+                table_id = turn_table(key)
+                if table_id is None or conn.execute(_SET_TURN, (due, payload, table_id)).rowcount != 1:
+                    rest.append((key, due, payload))
+            conn.executemany(_SET_TIMER, rest)
 
         if rows:
             await self._atomic(write)
 
     async def cancel_timer(self, key: str) -> None:
         """Remove a timer (no error when there is none)."""
+        table_id = turn_table(key)
+        if table_id is not None and await self._exec(_CANCEL_TURN, (table_id,)) == 1:
+            return
         await self._exec("DELETE FROM timers WHERE key = ?", (key,))
 
     async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
-        """Every persisted timer, the earliest due first (one bulk read). With ``shards``, only
-        the timers those shards own: ``<kind>:<table id>`` follows its table's guild (joined on
-        the id after the ``:``); a timer of no table belongs to shard 0. Portable SQL through
-        ``_all`` (inherited by a backend that translates it)."""
+        """Every persisted timer, the earliest due first (one bulk read: the timers table and
+        the tables' turn deadlines). With ``shards``, only the timers those shards own:
+        ``<kind>:<table id>`` follows its table's guild (joined on the id after the ``:``); a
+        timer of no table belongs to shard 0. Portable SQL through ``_all`` (inherited by a
+        backend that translates it)."""
         if shards is None or shards.everything:
-            return [_timer(r) for r in await self._all("SELECT * FROM timers ORDER BY due, key")]
+            return [_timer(r) for r in await self._all(
+                f"SELECT key, due, payload FROM timers UNION ALL {_TURN_TIMERS} WHERE g.turn_due IS NOT NULL"
+                " ORDER BY due, key")]
         owned, args = _owned("g.guild_id", shards)
         # the table id is the key's trailing digits when a ':' comes just before them (portable
         # SQL: rtrim/substr/length/NULLIF exist in SQLite and PostgreSQL alike)
         head = "length(rtrim(tm.key, '0123456789'))"
         rows = await self._all(
-            "SELECT tm.* FROM timers tm LEFT JOIN game_tables g"
+            "SELECT tm.key, tm.due, tm.payload FROM timers tm LEFT JOIN game_tables g"
             f" ON substr(tm.key, {head}, 1) = ':'"
             f" AND g.id = CAST(NULLIF(substr(tm.key, {head} + 1), '') AS INTEGER)"
-            f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?) ORDER BY tm.due, tm.key",
-            (*args, 0 in shards.ids))
+            f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?)"
+            f" UNION ALL {_TURN_TIMERS} WHERE g.turn_due IS NOT NULL{owned} ORDER BY due, key",
+            (*args, 0 in shards.ids, *args))
         return [_timer(r) for r in rows]
 
     async def timer(self, key: str) -> TimerRow | None:
         """One timer, or ``None``."""
+        table_id = turn_table(key)
+        if table_id is not None:
+            row = await self._one(f"{_TURN_TIMERS} WHERE g.id = ? AND g.turn_due IS NOT NULL", (table_id,))
+            if row is not None:
+                return _timer(row)
         row = await self._one("SELECT * FROM timers WHERE key = ?", (key,))
         return _timer(row) if row is not None else None
 
@@ -885,9 +992,12 @@ class Database:
         return _table(row) if row else None
 
     async def all_events(self, table_id: int) -> list[dict[str, Any]]:
-        """Every event of a table in order (all audiences: filter before showing)."""
-        rows = await self._all("SELECT event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
-        return [loads(r["event"]) for r in rows]
+        """Every event of a table in order (all audiences: filter before showing): the events
+        table's rows and the action-log rows' events (migration 7), merged by seq."""
+        old = await self._all("SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
+        steps = await self._all("SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+                                " ORDER BY seq", (table_id,))
+        return _merged_events(old, steps)
 
 
 def _is_a_store(db: Database) -> Store:

@@ -722,3 +722,28 @@ def test_loaded_states_of_one_deck_share_one_cards_tuple():
     data = json.loads(json.dumps(g.dump_state(state)))
     a, b = g.load_state(data), g.load_state(data)
     assert a == state == b and a.cards is b.cards
+
+
+def test_dump_and_load_take_a_known_decks_cards_as_they_are_and_validate_any_other():
+    """``dump_state`` writes the same dict, in the same key order, as pydantic dumping the whole
+    state (the stored form is unchanged); ``load_state`` takes an already validated deck's tuple
+    for cards stored exactly as that deck dumps, and validates cards it does not know."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from engine.shop_battle import default_deck
+    from engine.shop_battle.state import ShopBattleState
+
+    whole = TypeAdapter(ShopBattleState)
+    custom = default_deck().model_copy(update={"name": "Mine", "cards": default_deck().cards[::-1]})
+    for options in ({}, {"deck": "12", "deck_data": custom.model_dump()}):
+        state = G.setup(4, 3, options)
+        want = whole.dump_python(state, mode="json")
+        data = G.dump_state(state)
+        assert json.dumps(data) == json.dumps(want)  # same keys, same order, same values
+        back = G.load_state(json.loads(json.dumps(data)))
+        assert back == state and back.cards is G.load_state(data).cards
+        data["cards"] = list(data["cards"])
+        data["cards"][0] = {**data["cards"][0], "name": 12345}  # not a deck seen before
+        with pytest.raises(ValidationError):
+            G.load_state(data)
+        assert G.dump_state(state)["cards"] == want["cards"]  # the cached form was not changed

@@ -61,7 +61,7 @@ async def test_migration_4_gives_old_tables_rules_version_1(db_url, monkeypatch)
     await db.close()
     monkeypatch.undo()
     db = await open_store(path)
-    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 6
+    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
     assert (await db.get_table(t)).rules_version == 2
@@ -95,6 +95,63 @@ async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url,
     assert (row.action_seq, row.event_seq) == (3, 1)
     assert (await db.get_table(b)).action_seq == 0
     assert (await db.seats(a))[0].timeouts == 0
+    await db.close()
+
+
+async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines_into_the_rows(db_url, monkeypatch):
+    import storage.sqlite as storage_sqlite
+
+    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:6])  # the version before
+    db = await open_store(db_url)
+    t = await _running(db)
+    await db.record_events(t, 0, [{"key": "opening"}])
+    # a step's rows as the previous version wrote them
+    await db._exec("INSERT INTO actions VALUES (?, 1, 0, '{\"0\":\"a\"}', 'user', 1.0)", (t,))
+    for seq, key in ((2, "e1"), (3, "e2")):
+        await db._exec("INSERT INTO events VALUES (?, ?, 1, ?)", (t, seq, f'{{"key":"{key}"}}'))
+    await db.update_table(t, 1.0, state={"v": 1}, version=1)
+    await db._exec("UPDATE game_tables SET action_seq = 1, event_seq = 3 WHERE id = ?", (t,))
+    await db._exec("INSERT INTO timers VALUES (?, 50.0, '{\"version\":1}')", (f"turn:{t}",))
+    await db._exec("INSERT INTO timers VALUES ('lobby:99', 20.0, '{}')")
+    await db.close()
+    monkeypatch.undo()
+    db = await open_store(db_url)
+    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
+    assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]  # the turn one moved
+    assert await db.timers() == [("lobby:99", 20.0, {}), (f"turn:{t}", 50.0, {"version": 1})]
+    assert await db.timer(f"turn:{t}") == (f"turn:{t}", 50.0, {"version": 1})
+    # a step now stores its events in its action-log row and its deadline in the table's row
+    await db.commit_step(StepWrite(table_id=t, version_before=1, version=2, state={"v": 2}, actions={1: "b"},
+                                   source="ai", events=[{"key": "e3"}, {"key": "e4"}], action_seq=2, event_seq=4,
+                                   now=2.0, timer=TimerRow(f"turn:{t}", 60.0, {"version": 2})))
+    assert len(await db._all("SELECT * FROM events WHERE table_id = ?", (t,))) == 3  # the old rows only
+    assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]
+    assert await db.action_log(t) == [(0, {0: "a"}, "user"), (1, {1: "b"}, "ai")]
+    assert [e["key"] for e in await db.all_events(t)] == ["opening", "e1", "e2", "e3", "e4"]
+    assert [e["key"] for e in await db.recent_events(t, 3)] == ["e2", "e3", "e4"]
+    assert await db.timer(f"turn:{t}") == (f"turn:{t}", 60.0, {"version": 2})
+    await db.commit_step(StepWrite(table_id=t, version_before=2, version=3, state={"v": 3}, actions={0: "c"},
+                                   source="user", events=[], action_seq=3, event_seq=6, now=3.0,
+                                   cancel_timer=f"turn:{t}"))
+    assert await db.timer(f"turn:{t}") is None and [r.key for r in await db.timers()] == ["lobby:99"]
+    assert [e["key"] for e in await db.recent_events(t, 10)] == ["opening", "e1", "e2", "e3", "e4"]
+    assert (await db.get_table(t)).event_seq == 5
+    await db.close()
+
+
+async def test_a_tables_turn_timer_lives_in_its_row_and_any_other_in_the_timers_table(db_url):
+    db = await open_store(db_url)
+    t = await _running(db)
+    await db.set_timer(TimerRow(f"turn:{t}", 30.0, {"version": 0}))
+    await db.set_timer(TimerRow("turn:999", 10.0, {}))  # no such table: kept in the timers table
+    await db.set_timers([TimerRow(f"turn:{t}", 40.0, {"version": 1}), TimerRow("lobby:5", 5.0, {"x": 1})])
+    assert sorted(r["key"] for r in await db._all("SELECT key FROM timers")) == ["lobby:5", "turn:999"]
+    assert await db.timers() == [("lobby:5", 5.0, {"x": 1}), ("turn:999", 10.0, {}),
+                                 (f"turn:{t}", 40.0, {"version": 1})]
+    await db.cancel_timer("turn:999")
+    await db.cancel_timer(f"turn:{t}")
+    await db.cancel_timer(f"turn:{t}")  # no error
+    assert [r.key for r in await db.timers()] == ["lobby:5"]
     await db.close()
 
 
