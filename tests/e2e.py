@@ -81,14 +81,16 @@ class E2E:
                        deal: Mapping[str, Deal] | None = None,
                        dice: Mapping[str, Iterable[Iterable[int]]] | None = None,
                        guild_shard: tuple[int, int] | None = None, require_ack: bool = True,
-                       **settings: Any) -> DiscordWorld:
+                       settle_timeout: float = 5.0, **settings: Any) -> DiscordWorld:
         """Open the world (once per test); start the bot unless ``start=False`` (then call
         :meth:`start` after arranging the world). ``deal`` / ``dice``: scripted chance (see the
-        class docstring). ``guild_shard`` / ``require_ack``: see :class:`tests.harness.DiscordWorld`."""
+        class docstring). ``guild_shard`` / ``require_ack`` / ``settle_timeout`` (seconds, a bound on waiting, not a
+        timing assertion): see :class:`tests.harness.DiscordWorld`."""
         assert self.world is None, "one world per test"
         self._script(deal or {}, dice or {})
         self._seeds = seeds
-        self.world = await self._stack.enter_async_context(DiscordWorld(guild_locale=guild_locale, guild_shard=guild_shard, require_ack=require_ack))
+        self.world = await self._stack.enter_async_context(DiscordWorld(
+            guild_locale=guild_locale, guild_shard=guild_shard, require_ack=require_ack, settle_timeout=settle_timeout))
         self.factory = bot_factory(self.db_path, seeds, **settings)
         if start:
             await self.world.start_bot(self.factory)

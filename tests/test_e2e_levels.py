@@ -17,7 +17,9 @@ def picker_selects(msg) -> list:
 
 
 async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_them(e2e):
-    world = await e2e(seeds=[4], ai_iterations=2, ai_workers=1)
+    # a worker process starts (spawn and imports) inside the first strong move: on a loaded
+    # machine that can take longer than the default 5 s bound on settling
+    world = await e2e(seeds=[4], ai_iterations=2, ai_workers=1, settle_timeout=60)
     alice, bob = world.member("alice"), world.member("bob")
     lobby = (await world.slash(alice, "play", game="three-player-moon")).response
     tid = lobby_id(lobby)
