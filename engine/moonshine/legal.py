@@ -26,8 +26,19 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, FACE_MASK
-from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS, bundle_of
+from engine.moonshine.dice import DIE_NAMES, FACE_MASK, feasible, sources_of
+from engine.moonshine.icons import (
+    _UNPACKED,
+    BLUE,
+    CLIENT_INFOS,
+    DISC,
+    ORANGE,
+    SE_KEYS,
+    SIDE_INFOS,
+    ClientInfo,
+    bundle_bits,
+    unpack_bundle,
+)
 from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
 
 __all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
@@ -226,14 +237,74 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
     return tuple(out)
 
 
+#: Packed supply (one byte per lane, see :func:`_action_phase`): lanes 0-6 are the subsets
+#: {Food}, {Music}, {Drink}, {Food, Music}, {Food, Drink}, {Music, Drink}, {Food, Music, Drink}
+#: (resource masks 1, 2, 4, 3, 5, 6, 7), lane 7 the Moon tokens (held + discount icons).
+_LANES = (1, 2, 4, 3, 5, 6, 7)
+#: ``_SUPPLY_OF[mask]``: what one unit serving the resource set ``mask`` adds to each lane (it
+#: serves a subset S when it can pay a resource of S: ``mask & S``; mask 0, a Moon face, nothing).
+_SUPPLY_OF = tuple(sum(1 << 8 * lane for lane, sub in enumerate(_LANES) if m & sub) for m in range(8))
+#: The top bit of every lane: with every lane below 128, ``((supply | _HIGH) - demand) & _HIGH``
+#: keeps a lane's bit exactly when that lane's supply covers its demand (no borrow crosses lanes).
+_HIGH = int.from_bytes(b"\x80" * 8, "little")
+_MOON_LANE = 56
+
+
+def _demand(ci: ClientInfo) -> int:
+    f, m, d = ci.cost
+    lanes = (f, m, d, f + m, f + d, m + d, f + m + d, ci.moon)
+    if max(lanes) > 127:
+        raise ValueError(f"Client {ci.id}: a cost too big for the packed supply")
+    return int.from_bytes(bytes(lanes), "little")
+
+
+#: The packed demand of every Client by global id (:data:`_LANES`, Moon cost in lane 7).
+_DEMAND = tuple(_demand(ci) for ci in CLIENT_INFOS)
+#: ``resource bits -> packed supply | _HIGH`` (the resource counters of a packed bundle, bytes
+#: 1-7, see :func:`_resource_supply`), or -1 when the icons are too many for the packed lanes
+#: (then the plain test of :func:`_slow_action_phase` runs).
+_RES_SUPPLY: dict[int, int] = {}
+#: The resource counters (bytes 1-7) of a packed bundle.
+_RES_BITS = (1 << 64) - 256
+#: ``dice -> (packed supply of the white dice, of the blue die, of the orange die)``.
+_DICE_SUPPLY: dict[tuple[str, ...], tuple[int, int, int]] = {}
+
+
+def _resource_supply(bits: int) -> int:
+    counts = bits.to_bytes(8, "little")
+    if sum(counts) > 120:  # with 5 dice, a lane could reach 128
+        hit = -1
+    else:
+        hit = sum(counts[m] * _SUPPLY_OF[m] for m in range(1, 8)) | _HIGH
+    if len(_RES_SUPPLY) >= 1 << 12:
+        _RES_SUPPLY.clear()
+    _RES_SUPPLY[bits] = hit
+    return hit
+
+
+def _dice_supply(dice: tuple[str, ...]) -> tuple[int, int, int]:
+    mask = FACE_MASK
+    hit = (_SUPPLY_OF[mask[dice[0]]] + _SUPPLY_OF[mask[dice[1]]] + _SUPPLY_OF[mask[dice[2]]],
+           _SUPPLY_OF[mask[dice[3]]], _SUPPLY_OF[mask[dice[4]]])
+    if len(_DICE_SUPPLY) >= 1 << 12:
+        _DICE_SUPPLY.clear()
+    _DICE_SUPPLY[dice] = hit
+    return hit
+
+
 def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
 
-    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
-    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand. The
-    seat's bundle is kept in :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
-    variant = state.variant
-    bundle = bundle_of(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` and enough Moon tokens
+    (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
+    supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
+    of one int (:data:`_LANES`), each Client's demand another (:data:`_DEMAND`), and a borrow
+    test compares every lane in one subtraction. The seat's bundle is kept in
+    :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
+    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    bundle = _UNPACKED.get(b)
+    if bundle is None:
+        bundle = unpack_bundle(b)
     known = ACTION_BUNDLES[0]
     if known[0] is state:
         known[1][seat] = bundle
@@ -241,34 +312,43 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
         bundles: list[Any] = [None] * 5
         bundles[seat] = bundle
         ACTION_BUNDLES[0] = (state, bundles)
-    toks = sum(s.se_tokens) + sum(s.cl_tokens)
-    disc = bundle[DISC]
     out: list[MoonshineAction] = []
-    supply: tuple[int, ...] | None = None
-    infos = CLIENT_INFOS
-    for cid in s.clients:
-        ci = infos[cid]
-        if toks >= ci.moon - disc:
-            if supply is None:
-                # the resource sources (dice.sources_of): white dice always, blue/orange with access
-                dice = state.dice
-                mask = FACE_MASK
-                src = list(bundle[:8])
-                src[mask[dice[0]]] += 1
-                src[mask[dice[1]]] += 1
-                src[mask[dice[2]]] += 1
-                if bundle[BLUE]:
-                    src[mask[dice[3]]] += 1
-                if bundle[ORANGE]:
-                    src[mask[dice[4]]] += 1
-                _, a1, a2, a3, a4, a5, a6, a7 = src
-                t = a1 + a2 + a3 + a4 + a5 + a6 + a7
-                supply = (t - a2 - a4 - a6, t - a1 - a4 - a5, t - a1 - a2 - a3, t - a4, t - a2, t - a1, t)
-            f, m, d = ci.cost
-            if (f <= supply[0] and m <= supply[1] and d <= supply[2] and f + m <= supply[3]
-                    and f + d <= supply[4] and m + d <= supply[5] and f + m + d <= supply[6]):
+    clients = s.clients
+    if clients:
+        x = _RES_SUPPLY.get(b & _RES_BITS)
+        if x is None:
+            x = _resource_supply(b & _RES_BITS)
+        if x < 0:
+            return _slow_action_phase(state, s, bundle)
+        dice = state.dice
+        ds = _DICE_SUPPLY.get(dice)
+        if ds is None:
+            ds = _dice_supply(dice)
+        x += ds[0]
+        if bundle[BLUE]:
+            x += ds[1]
+        if bundle[ORANGE]:
+            x += ds[2]
+        toks = sum(s.se_tokens) + sum(s.cl_tokens) + bundle[DISC]
+        x += (toks if toks < 128 else 127) << _MOON_LANE
+        high = _HIGH
+        demand = _DEMAND
+        for cid in clients:
+            if (x - demand[cid]) & high == high:
                 out.append(_VALIDATE[cid])
-    if _has_room(s, variant):
+    if _has_room(s, state.variant):
+        out.append(_TAKE_MOON)
+    out.append(_DRAW_CARDS)
+    return tuple(out)
+
+
+def _slow_action_phase(state: MoonshineState, s: SeatState, bundle: tuple[int, ...]) -> tuple[MoonshineAction, ...]:
+    """:func:`_action_phase` with the plain tests (a seat with more resource icons than the
+    packed lanes hold)."""
+    toks = sum(s.se_tokens) + sum(s.cl_tokens)
+    sources = sources_of(bundle, state.dice)
+    out: list[MoonshineAction] = [_VALIDATE[cid] for cid in s.clients if feasible(cid, bundle, sources, toks)]
+    if _has_room(s, state.variant):
         out.append(_TAKE_MOON)
     out.append(_DRAW_CARDS)
     return tuple(out)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
-from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
+from engine.moonshine.icons import _UNPACKED, CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_bits, unpack_bundle
 from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
@@ -234,7 +234,9 @@ class Work:
             s: WorkSeat | SeatState = self.state.seats[seat]
         else:
             s = x
-        return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        b = bundle_bits(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        out = _UNPACKED.get(b)
+        return unpack_bundle(b) if out is None else out
 
     def order(self) -> tuple[int, ...]:
         """Seats in order from the active player (RULINGS M2), from a table (:data:`_ORDERS`)."""
