@@ -115,7 +115,13 @@ def check_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
     """:meth:`engine.core.Game.check_actions` (same checks and messages: one action per seat of
     ``to_act``, each legal), reading the legal actions the caller already asked for from the memo
     (``_LAST``) and matching by identity first. Raises :class:`~engine.core.IllegalAction`."""
-    expected = to_act(state)
+    ph = state.phase  # to_act, its two commonest phases inlined
+    if ph == "roll":
+        expected = _ONE[state.active]
+    elif ph == "action":
+        expected = _ALL[state.players]
+    else:
+        expected = to_act(state)
     if not expected:
         raise IllegalAction("the game is over")
     if actions.keys() != expected:
