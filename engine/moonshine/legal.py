@@ -55,19 +55,10 @@ _BY_MASK = tuple(frozenset(i for i in range(5) if m >> i & 1) for m in range(32)
 _LAST: tuple[object, dict[object, object]] = (None, {})
 
 
-def _memo(state: MoonshineState) -> dict[object, object]:
-    global _LAST
-    last = _LAST
-    if last[0] is state:
-        return last[1]
-    memo: dict[object, object] = {}
-    _LAST = (state, memo)
-    return memo
-
-
 def to_act(state: MoonshineState) -> frozenset[int]:
     """Seats to decide now: the active player (roll), every seat (action, M2), or the seats with
     a pending private follow-up (in parallel). Empty when the game is over."""
+    global _LAST
     ph = state.phase
     if ph == "roll":
         return _ONE[state.active]
@@ -87,7 +78,10 @@ def to_act(state: MoonshineState) -> frozenset[int]:
             m |= bit
         bit <<= 1
     out = _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
-    _memo(state)["to_act"] = out
+    if last[0] is state:  # the memo of this state, or a new one
+        last[1]["to_act"] = out
+    else:
+        _LAST = (state, {"to_act": out})
     return out
 
 

@@ -134,8 +134,17 @@ class Work:
 
     def copy(self, seat: int) -> WorkSeat:
         """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
-        x = self.work[seat] = WorkSeat(self.state.seats[seat])
-        return x
+        s = self.state.seats[seat]
+        x: Any = _new_object(WorkSeat)  # WorkSeat(s), without the __init__ call (hot path)
+        x.speakeasy = s.speakeasy
+        x.se_tokens = s.se_tokens
+        x.clients = s.clients
+        x.cl_tokens = s.cl_tokens
+        x.validated = s.validated
+        x.queue = s.queue
+        x.lose = s.lose
+        self.work[seat] = x
+        return x  # type: ignore[no-any-return]
 
     @property
     def rules(self) -> int:
