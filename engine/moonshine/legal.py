@@ -90,7 +90,7 @@ def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ..
     seat is not to act). Take a Moon token needs an empty space (M5). Computed once per state
     and seat (see ``_LAST``)."""
     global _LAST
-    if not isinstance(seat, int):
+    if seat.__class__ is not int and not isinstance(seat, int):  # the class test first: no call
         return ()
     last = _LAST
     if last[0] is state:
@@ -101,7 +101,17 @@ def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ..
     else:
         memo = {}
         _LAST = (state, memo)
-    out = memo[seat] = _legal(state, seat)
+    ph = state.phase  # the roll and the action phase inlined (no _legal call)
+    out: tuple[MoonshineAction, ...] | None
+    if ph == "roll" and seat == state.active:
+        out = _BY_DICE.get(state.dice)
+        if out is None:
+            out = _legal(state, seat)
+    elif ph == "action" and 0 <= seat < state.players:
+        out = _action_phase(state, state.seats[seat], seat)
+    else:
+        out = _legal(state, seat)
+    memo[seat] = out
     return out
 
 
