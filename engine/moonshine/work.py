@@ -154,16 +154,20 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
-        seats = s.seats
-        work = self.work
-        for x in work:
+        seats: Any = s.seats
+        changed: list[Any] | None = None
+        frozen: Any = SeatState
+        i = 0
+        for x in self.work:
             if x is not None:
-                frozen: Any = SeatState
-                for x in work:
-                    if x is not None and x.__class__ is not frozen:  # a second freeze: already done
-                        x.__class__ = frozen  # same layout (WorkSeat)
-                seats = tuple([o if x is None else x for o, x in zip(seats, work)])  # type: ignore[misc]  # noqa: B905
-                break
+                if x.__class__ is not frozen:  # else a second freeze: already done
+                    x.__class__ = frozen  # same layout (WorkSeat)
+                if changed is None:
+                    changed = list(seats)
+                changed[i] = x
+            i += 1
+        if changed is not None:
+            seats = tuple(changed)
         return _next_state(
             s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
             self.discard, seats, tuple(self.to_draw), self.shuffles)
