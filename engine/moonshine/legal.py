@@ -53,6 +53,8 @@ _BY_MASK = tuple(frozenset(i for i in range(5) if m >> i & 1) for m in range(32)
 #: ``to_act`` and ``legal_actions`` several times of the same immutable state (the caller, then
 #: ``apply``'s check), so they are computed once. One entry only, replaced in one assignment.
 _LAST: tuple[object, dict[object, object]] = (None, {})
+#: An empty memo (never written).
+_NO_MEMO: dict[object, object] = {}
 
 
 def to_act(state: MoonshineState) -> frozenset[int]:
@@ -130,9 +132,10 @@ def check_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
         raise IllegalAction("the game is over")
     if actions.keys() != expected:
         raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
+    last = _LAST
+    memo = last[1] if last[0] is state else _NO_MEMO
     for seat, action in actions.items():
-        last = _LAST
-        legal = last[1].get(seat) if last[0] is state else None
+        legal = memo.get(seat)
         if legal is None:
             legal = legal_actions(state, seat)
         for a in legal:  # type: ignore[attr-defined]
