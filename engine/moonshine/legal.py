@@ -121,19 +121,22 @@ def check_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
     """:meth:`engine.core.Game.check_actions` (same checks and messages: one action per seat of
     ``to_act``, each legal), reading the legal actions the caller already asked for from the memo
     (``_LAST``) and matching by identity first. Raises :class:`~engine.core.IllegalAction`."""
-    ph = state.phase  # to_act, its two commonest phases inlined
+    last = _LAST
+    memo = last[1] if last[0] is state else _NO_MEMO
+    ph = state.phase  # to_act: its two commonest phases inlined, else read from the memo first
+    expected: Any
     if ph == "roll":
         expected = _ONE[state.active]
     elif ph == "action":
         expected = _ALL[state.players]
     else:
-        expected = to_act(state)
+        expected = memo.get("to_act")
+        if expected is None:
+            expected = to_act(state)
     if not expected:
         raise IllegalAction("the game is over")
     if actions.keys() != expected:
         raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
-    last = _LAST
-    memo = last[1] if last[0] is state else _NO_MEMO
     for seat, action in actions.items():
         legal = memo.get(seat)
         if legal is None:
