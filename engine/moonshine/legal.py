@@ -26,7 +26,7 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, FACE_MASK, feasible, sources_of
+from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
 from engine.moonshine.icons import (
     _UNPACKED,
     BLUE,
@@ -35,11 +35,20 @@ from engine.moonshine.icons import (
     ORANGE,
     SE_KEYS,
     SIDE_INFOS,
-    ClientInfo,
     bundle_bits,
     unpack_bundle,
 )
 from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
+from engine.moonshine.supply import (
+    DEMAND,
+    DICE_SUPPLY,
+    HIGH,
+    MOON_LANE,
+    RES_BITS,
+    RES_SUPPLY,
+    dice_supply,
+    resource_supply,
+)
 
 __all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
 
@@ -253,68 +262,13 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
     return tuple(out)
 
 
-#: Packed supply (one byte per lane, see :func:`_action_phase`): lanes 0-6 are the subsets
-#: {Food}, {Music}, {Drink}, {Food, Music}, {Food, Drink}, {Music, Drink}, {Food, Music, Drink}
-#: (resource masks 1, 2, 4, 3, 5, 6, 7), lane 7 the Moon tokens (held + discount icons).
-_LANES = (1, 2, 4, 3, 5, 6, 7)
-#: ``_SUPPLY_OF[mask]``: what one unit serving the resource set ``mask`` adds to each lane (it
-#: serves a subset S when it can pay a resource of S: ``mask & S``; mask 0, a Moon face, nothing).
-_SUPPLY_OF = tuple(sum(1 << 8 * lane for lane, sub in enumerate(_LANES) if m & sub) for m in range(8))
-#: The top bit of every lane: with every lane below 128, ``((supply | _HIGH) - demand) & _HIGH``
-#: keeps a lane's bit exactly when that lane's supply covers its demand (no borrow crosses lanes).
-_HIGH = int.from_bytes(b"\x80" * 8, "little")
-_MOON_LANE = 56
-
-
-def _demand(ci: ClientInfo) -> int:
-    f, m, d = ci.cost
-    lanes = (f, m, d, f + m, f + d, m + d, f + m + d, ci.moon)
-    if max(lanes) > 127:
-        raise ValueError(f"Client {ci.id}: a cost too big for the packed supply")
-    return int.from_bytes(bytes(lanes), "little")
-
-
-#: The packed demand of every Client by global id (:data:`_LANES`, Moon cost in lane 7).
-_DEMAND = tuple(_demand(ci) for ci in CLIENT_INFOS)
-#: ``resource bits -> packed supply | _HIGH`` (the resource counters of a packed bundle, bytes
-#: 1-7, see :func:`_resource_supply`), or -1 when the icons are too many for the packed lanes
-#: (then the plain test of :func:`_slow_action_phase` runs).
-_RES_SUPPLY: dict[int, int] = {}
-#: The resource counters (bytes 1-7) of a packed bundle.
-_RES_BITS = (1 << 64) - 256
-#: ``dice -> (packed supply of the white dice, of the blue die, of the orange die)``.
-_DICE_SUPPLY: dict[tuple[str, ...], tuple[int, int, int]] = {}
-
-
-def _resource_supply(bits: int) -> int:
-    counts = bits.to_bytes(8, "little")
-    if sum(counts) > 120:  # with 5 dice, a lane could reach 128
-        hit = -1
-    else:
-        hit = sum(counts[m] * _SUPPLY_OF[m] for m in range(1, 8)) | _HIGH
-    if len(_RES_SUPPLY) >= 1 << 12:
-        _RES_SUPPLY.clear()
-    _RES_SUPPLY[bits] = hit
-    return hit
-
-
-def _dice_supply(dice: tuple[str, ...]) -> tuple[int, int, int]:
-    mask = FACE_MASK
-    hit = (_SUPPLY_OF[mask[dice[0]]] + _SUPPLY_OF[mask[dice[1]]] + _SUPPLY_OF[mask[dice[2]]],
-           _SUPPLY_OF[mask[dice[3]]], _SUPPLY_OF[mask[dice[4]]])
-    if len(_DICE_SUPPLY) >= 1 << 12:
-        _DICE_SUPPLY.clear()
-    _DICE_SUPPLY[dice] = hit
-    return hit
-
-
 def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
 
     Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` and enough Moon tokens
     (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
     supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
-    of one int (:data:`_LANES`), each Client's demand another (:data:`_DEMAND`), and a borrow
+    of one int (:data:`_LANES`), each Client's demand another (:data:`DEMAND`), and a borrow
     test compares every lane in one subtraction. The seat's bundle is kept in
     :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
     b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
@@ -331,24 +285,24 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     out: list[MoonshineAction] = []
     clients = s.clients
     if clients:
-        x = _RES_SUPPLY.get(b & _RES_BITS)
+        x = RES_SUPPLY.get(b & RES_BITS)
         if x is None:
-            x = _resource_supply(b & _RES_BITS)
+            x = resource_supply(b & RES_BITS)
         if x < 0:
             return _slow_action_phase(state, s, bundle)
         dice = state.dice
-        ds = _DICE_SUPPLY.get(dice)
+        ds = DICE_SUPPLY.get(dice)
         if ds is None:
-            ds = _dice_supply(dice)
+            ds = dice_supply(dice)
         x += ds[0]
         if bundle[BLUE]:
             x += ds[1]
         if bundle[ORANGE]:
             x += ds[2]
         toks = sum(s.se_tokens) + sum(s.cl_tokens) + bundle[DISC]
-        x += (toks if toks < 128 else 127) << _MOON_LANE
-        high = _HIGH
-        demand = _DEMAND
+        x += (toks if toks < 128 else 127) << MOON_LANE
+        high = HIGH
+        demand = DEMAND
         for cid in clients:
             if (x - demand[cid]) & high == high:
                 out.append(_VALIDATE[cid])
