@@ -841,12 +841,12 @@ def test_state_round_trips_through_json():
     assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
 
 
-def _next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
+def _next_roll(speakeasy: int, die_tokens: int, rules: int, variant: str = "standard", slot: int = 1) -> tuple[str, ...]:
     """The dice of the next roll when seat 1 (the next active player) holds ``speakeasy`` with
-    ``die_tokens`` tokens on its die slot (the second upper slot)."""
+    ``die_tokens`` tokens on its die slot (upper slot ``slot``: the second on the Standard sides)."""
     s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
-    s1 = seat(speakeasy, se=(0, die_tokens, 0), clients=("The Crooner", "The Flapper"))
-    new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+    s1 = seat(speakeasy, se=tuple(die_tokens if k == slot else 0 for k in range(3)), clients=("The Crooner", "The Flapper"))
+    new = play(make([s0, s1], phase="resolve", active=0, rules=rules, variant=variant), {0: f"keep.{C['The Cook']}"}).state
     assert new.active == 1 and new.phase == "roll"
     return new.dice
 
@@ -877,3 +877,15 @@ def test_rules_6_standard_moonlit_garage_rolls_the_blue_die_with_two_tokens():
 
     assert _next_roll(garage5, 2, 5)[3] == ""  # dice[3]: the blue die
     assert _next_roll(garage6, 2, 6)[3] != "" and _next_roll(garage6, 1, 6)[3] == ""
+
+
+def test_rules_7_regular_copper_still_rolls_the_orange_die_with_one_token():
+    """Rules 7 (docs/rules/moonshine.md, "The Speakeasies"): the Regular Copper Still's orange-die
+    slot (its first upper slot) has one space (two in rules 5 and 6): one token rolls the orange die."""
+    still6, still7 = 20 + 2, 25 + 2  # global Speakeasy ids: set 4 (rules 6), set 5 (rules 7)
+
+    def orange(still: int, tokens: int, rules: int) -> str:
+        return _next_roll(still, tokens, rules, variant="regular", slot=0)[4]  # dice[4]: the orange die
+
+    assert orange(still6, 1, 6) == "" and orange(still6, 2, 6) != ""
+    assert orange(still7, 1, 7) != "" and orange(still7, 0, 7) == ""
