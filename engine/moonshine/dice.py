@@ -66,17 +66,24 @@ def hashed_shuffle(chance: Any, salt: str, x: list[int]) -> None:
     want = 2 * size + 8
     values = hashed_draws(chance, salt, want, 128)
     k = 0
+    n = len(values)
+    masks = _MASKS
     for i in range(size - 1, 0, -1):
-        mask = (1 << i.bit_length()) - 1
+        mask = masks[i]
         while True:
-            if k == len(values):
+            if k == n:
                 want *= 2
                 values = hashed_draws(chance, salt, want, 128)  # the same values first (a prefix)
+                n = len(values)
             j = values[k] & mask
             k += 1
             if j <= i:
                 break
         x[i], x[j] = x[j], x[i]
+
+
+#: ``_MASKS[i]``: the low ``i.bit_length()`` bits (:func:`hashed_shuffle`).
+_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(128))
 
 
 def roll_faces(rng: random.Random, dice: Sequence[int]) -> tuple[str, ...]:

@@ -39,9 +39,11 @@ __all__ = [
     "SIDE_INFOS",
     "ClientInfo",
     "SideInfo",
+    "bundle_bits",
     "bundle_of",
     "client_info",
     "side_info",
+    "unpack_bundle",
 ]
 
 REROLL, DRAW, CLIENT, BLUE, ORANGE, DISC, MAJ = range(8, 15)
@@ -179,13 +181,11 @@ def side_info(speakeasy: int, variant: str) -> SideInfo:
     return SIDE_INFOS[variant][speakeasy]
 
 
-def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
-              validated: Sequence[int]) -> tuple[int, ...]:
-    """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
-    the covered slots of the Clients in front, and the lower parts of the validated Clients.
-
-    Summed as packed ints (:func:`_bits`; the Speakeasy part read from :attr:`SideInfo.by_tokens`,
-    the validated part memoized); the result is an immutable tuple of :data:`NB` counters."""
+def bundle_bits(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
+                validated: Sequence[int]) -> int:
+    """:func:`bundle_of` packed into one int (one byte per counter, :func:`_bits`), for the hot
+    path; :func:`unpack_bundle` gives the tuple."""
+    b: int | None
     try:  # the rules pass tuples: no copy (a list is accepted, as before)
         b = side.by_tokens.get(se_tokens)  # type: ignore[call-overload]
     except TypeError:
@@ -210,11 +210,31 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
                 _LOWERS.clear()
             lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
         b += lower
+    return b
+
+
+def unpack_bundle(b: int) -> tuple[int, ...]:
+    """The bundle (a tuple of :data:`NB` counters) packed in ``b`` (:func:`bundle_bits`); memoized."""
     out = _UNPACKED.get(b)
     if out is None:
         if len(_UNPACKED) >= 1 << 14:
             _UNPACKED.clear()
         out = _UNPACKED[b] = tuple(b.to_bytes(NB, "little"))
+    return out
+
+
+def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], cl_tokens: Sequence[int],
+              validated: Sequence[int]) -> tuple[int, ...]:
+    """Every active icon (RULINGS M4): the Speakeasy base, its slots whose spaces are all covered,
+    the covered slots of the Clients in front, and the lower parts of the validated Clients.
+
+    Summed as packed ints (:func:`bundle_bits`; the Speakeasy part read from
+    :attr:`SideInfo.by_tokens`, the validated part memoized); the result is an immutable tuple of
+    :data:`NB` counters."""
+    b = bundle_bits(side, se_tokens, clients, cl_tokens, validated)
+    out = _UNPACKED.get(b)
+    if out is None:
+        out = unpack_bundle(b)
     return out
 
 

@@ -26,9 +26,29 @@ from engine.moonshine.actions import (
     Validate,
     discard_action,
 )
-from engine.moonshine.dice import DIE_NAMES, FACE_MASK
-from engine.moonshine.icons import BLUE, CLIENT_INFOS, DISC, ORANGE, SE_KEYS, SIDE_INFOS, bundle_of
+from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
+from engine.moonshine.icons import (
+    _UNPACKED,
+    BLUE,
+    CLIENT_INFOS,
+    DISC,
+    ORANGE,
+    SE_KEYS,
+    SIDE_INFOS,
+    bundle_bits,
+    unpack_bundle,
+)
 from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
+from engine.moonshine.supply import (
+    DEMAND,
+    DICE_SUPPLY,
+    HIGH,
+    MOON_LANE,
+    RES_BITS,
+    RES_SUPPLY,
+    dice_supply,
+    resource_supply,
+)
 
 __all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
 
@@ -42,21 +62,14 @@ _BY_MASK = tuple(frozenset(i for i in range(5) if m >> i & 1) for m in range(32)
 #: ``to_act`` and ``legal_actions`` several times of the same immutable state (the caller, then
 #: ``apply``'s check), so they are computed once. One entry only, replaced in one assignment.
 _LAST: tuple[object, dict[object, object]] = (None, {})
-
-
-def _memo(state: MoonshineState) -> dict[object, object]:
-    global _LAST
-    last = _LAST
-    if last[0] is state:
-        return last[1]
-    memo: dict[object, object] = {}
-    _LAST = (state, memo)
-    return memo
+#: An empty memo (never written).
+_NO_MEMO: dict[object, object] = {}
 
 
 def to_act(state: MoonshineState) -> frozenset[int]:
     """Seats to decide now: the active player (roll), every seat (action, M2), or the seats with
     a pending private follow-up (in parallel). Empty when the game is over."""
+    global _LAST
     ph = state.phase
     if ph == "roll":
         return _ONE[state.active]
@@ -76,7 +89,10 @@ def to_act(state: MoonshineState) -> frozenset[int]:
             m |= bit
         bit <<= 1
     out = _BY_MASK[m] if m < 32 else frozenset(i for i, s in enumerate(state.seats) if s.queue or s.lose)
-    _memo(state)["to_act"] = out
+    if last[0] is state:  # the memo of this state, or a new one
+        last[1]["to_act"] = out
+    else:
+        _LAST = (state, {"to_act": out})
     return out
 
 
@@ -85,7 +101,7 @@ def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ..
     seat is not to act). Take a Moon token needs an empty space (M5). Computed once per state
     and seat (see ``_LAST``)."""
     global _LAST
-    if not isinstance(seat, int):
+    if seat.__class__ is not int and not isinstance(seat, int):  # the class test first: no call
         return ()
     last = _LAST
     if last[0] is state:
@@ -96,7 +112,17 @@ def legal_actions(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ..
     else:
         memo = {}
         _LAST = (state, memo)
-    out = memo[seat] = _legal(state, seat)
+    ph = state.phase  # the roll and the action phase inlined (no _legal call)
+    out: tuple[MoonshineAction, ...] | None
+    if ph == "roll" and seat == state.active:
+        out = _BY_DICE.get(state.dice)
+        if out is None:
+            out = _legal(state, seat)
+    elif ph == "action" and 0 <= seat < state.players:
+        out = _action_phase(state, state.seats[seat], seat)
+    else:
+        out = _legal(state, seat)
+    memo[seat] = out
     return out
 
 
@@ -104,14 +130,24 @@ def check_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
     """:meth:`engine.core.Game.check_actions` (same checks and messages: one action per seat of
     ``to_act``, each legal), reading the legal actions the caller already asked for from the memo
     (``_LAST``) and matching by identity first. Raises :class:`~engine.core.IllegalAction`."""
-    expected = to_act(state)
+    last = _LAST
+    memo = last[1] if last[0] is state else _NO_MEMO
+    ph = state.phase  # to_act: its two commonest phases inlined, else read from the memo first
+    expected: Any
+    if ph == "roll":
+        expected = _ONE[state.active]
+    elif ph == "action":
+        expected = _ALL[state.players]
+    else:
+        expected = memo.get("to_act")
+        if expected is None:
+            expected = to_act(state)
     if not expected:
         raise IllegalAction("the game is over")
     if actions.keys() != expected:
         raise IllegalAction(f"expected actions from seats {sorted(expected)}, got {sorted(actions)}")
     for seat, action in actions.items():
-        last = _LAST
-        legal = last[1].get(seat) if last[0] is state else None
+        legal = memo.get(seat)
         if legal is None:
             legal = legal_actions(state, seat)
         for a in legal:  # type: ignore[attr-defined]
@@ -229,11 +265,16 @@ def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
 def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
 
-    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` written out: the supply of
-    every subset of {Food, Music, Drink} (computed once for the seat) covers its demand. The
-    seat's bundle is kept in :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
-    variant = state.variant
-    bundle = bundle_of(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` and enough Moon tokens
+    (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
+    supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
+    of one int (:data:`_LANES`), each Client's demand another (:data:`DEMAND`), and a borrow
+    test compares every lane in one subtraction. The seat's bundle is kept in
+    :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
+    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    bundle = _UNPACKED.get(b)
+    if bundle is None:
+        bundle = unpack_bundle(b)
     known = ACTION_BUNDLES[0]
     if known[0] is state:
         known[1][seat] = bundle
@@ -241,34 +282,43 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
         bundles: list[Any] = [None] * 5
         bundles[seat] = bundle
         ACTION_BUNDLES[0] = (state, bundles)
-    toks = sum(s.se_tokens) + sum(s.cl_tokens)
-    disc = bundle[DISC]
     out: list[MoonshineAction] = []
-    supply: tuple[int, ...] | None = None
-    infos = CLIENT_INFOS
-    for cid in s.clients:
-        ci = infos[cid]
-        if toks >= ci.moon - disc:
-            if supply is None:
-                # the resource sources (dice.sources_of): white dice always, blue/orange with access
-                dice = state.dice
-                mask = FACE_MASK
-                src = list(bundle[:8])
-                src[mask[dice[0]]] += 1
-                src[mask[dice[1]]] += 1
-                src[mask[dice[2]]] += 1
-                if bundle[BLUE]:
-                    src[mask[dice[3]]] += 1
-                if bundle[ORANGE]:
-                    src[mask[dice[4]]] += 1
-                _, a1, a2, a3, a4, a5, a6, a7 = src
-                t = a1 + a2 + a3 + a4 + a5 + a6 + a7
-                supply = (t - a2 - a4 - a6, t - a1 - a4 - a5, t - a1 - a2 - a3, t - a4, t - a2, t - a1, t)
-            f, m, d = ci.cost
-            if (f <= supply[0] and m <= supply[1] and d <= supply[2] and f + m <= supply[3]
-                    and f + d <= supply[4] and m + d <= supply[5] and f + m + d <= supply[6]):
+    clients = s.clients
+    if clients:
+        x = RES_SUPPLY.get(b & RES_BITS)
+        if x is None:
+            x = resource_supply(b & RES_BITS)
+        if x < 0:
+            return _slow_action_phase(state, s, bundle)
+        dice = state.dice
+        ds = DICE_SUPPLY.get(dice)
+        if ds is None:
+            ds = dice_supply(dice)
+        x += ds[0]
+        if bundle[BLUE]:
+            x += ds[1]
+        if bundle[ORANGE]:
+            x += ds[2]
+        toks = sum(s.se_tokens) + sum(s.cl_tokens) + bundle[DISC]
+        x += (toks if toks < 128 else 127) << MOON_LANE
+        high = HIGH
+        demand = DEMAND
+        for cid in clients:
+            if (x - demand[cid]) & high == high:
                 out.append(_VALIDATE[cid])
-    if _has_room(s, variant):
+    if _has_room(s, state.variant):
+        out.append(_TAKE_MOON)
+    out.append(_DRAW_CARDS)
+    return tuple(out)
+
+
+def _slow_action_phase(state: MoonshineState, s: SeatState, bundle: tuple[int, ...]) -> tuple[MoonshineAction, ...]:
+    """:func:`_action_phase` with the plain tests (a seat with more resource icons than the
+    packed lanes hold)."""
+    toks = sum(s.se_tokens) + sum(s.cl_tokens)
+    sources = sources_of(bundle, state.dice)
+    out: list[MoonshineAction] = [_VALIDATE[cid] for cid in s.clients if feasible(cid, bundle, sources, toks)]
+    if _has_room(s, state.variant):
         out.append(_TAKE_MOON)
     out.append(_DRAW_CARDS)
     return tuple(out)

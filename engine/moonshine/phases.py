@@ -18,7 +18,7 @@ from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SID
 from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
-from engine.moonshine.work import PLACE, Work, follow_up
+from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
 
 __all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
@@ -29,27 +29,28 @@ _ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
 
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
     """A new game: random Speakeasies and first player from the seed; Standard: 2 Starting
-    Clients each and the first token to place; Regular: the draft of 4/5/5/6/6 cards (M9)."""
+    Clients each and the first token to place; Regular: the draft of 4/5/5/6/6 cards (M9). The
+    shuffles are ``rng.shuffle`` inlined (the same draws, :func:`engine.moonshine.work._shuffle`)."""
     rng = random.Random(f"{seed}:setup")
     first = rng.randrange(players)
     k = set_index(rules)
     speak = [k * SPEAKEASIES_PER_SET + s for s in range(SPEAKEASIES_PER_SET)]
-    rng.shuffle(speak)
+    _shuffle(rng, speak)
     cards = card_sets()[k].clients
     base = k * CLIENTS_PER_SET
     seats = []
     if variant == "standard":
         starting = [base + c.id for c in cards if c.starting]
-        rng.shuffle(starting)
+        _shuffle(rng, starting)
         deck = [base + c.id for c in cards if not c.starting] + starting[2 * players:]
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         for p in range(players):
             hand = tuple(starting[2 * p: 2 * p + 2])
             seats.append(_new_seat(speak[p], variant, hand, (FollowUp(kind="place"),)))
         phase: Phase = "setup"
     else:
         deck = [base + c.id for c in cards]
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         for p in range(players):
             pos = (p - first) % players
             k = DRAFT_SIZES[pos]
@@ -151,11 +152,14 @@ def settle(w: Work) -> None:
             s = orig[seat] if x is None else x
             q = s.queue
             if q or s.lose:
-                if auto(w, seat):
+                if q and q[0].kind == "pick" and q[0].cards:
+                    pass  # a pick among drawn cards is a choice: auto() would return False
+                elif auto(w, seat):
                     changed = True
                     while auto(w, seat):
                         pass
-                elif not changed:
+                    continue
+                if not changed:
                     pending = True
                     if q:
                         kind = q[0].kind

@@ -238,7 +238,14 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         otherwise. The step's events are made when first read (:func:`engine.core.lazy_step`: a
         playout or a search never reads them), by running the step again with its events logged."""
         _check(state, actions)
-        return self._apply(state, actions, None)
+        if state.phase == "roll":  # self._apply(state, actions, None), inlined
+            fast = phases.fast_roll(state, actions[state.active])
+            if fast is not None and not isinstance(fast, tuple):
+                return fast
+            actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
+            return lazy_step(_run(state, actions, fast, False).freeze(), _events, state, actions, fast)
+        actions = dict(actions)
+        return lazy_step(_run(state, actions, None, False).freeze(), _events, state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:
         """Like ``apply({active: action})`` for a reroll (an action or its code), with the rerolled

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
-from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_of
+from engine.moonshine.icons import _UNPACKED, CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_bits, unpack_bundle
 from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
@@ -134,8 +134,17 @@ class Work:
 
     def copy(self, seat: int) -> WorkSeat:
         """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
-        x = self.work[seat] = WorkSeat(self.state.seats[seat])
-        return x
+        s = self.state.seats[seat]
+        x: Any = _new_object(WorkSeat)  # WorkSeat(s), without the __init__ call (hot path)
+        x.speakeasy = s.speakeasy
+        x.se_tokens = s.se_tokens
+        x.clients = s.clients
+        x.cl_tokens = s.cl_tokens
+        x.validated = s.validated
+        x.queue = s.queue
+        x.lose = s.lose
+        self.work[seat] = x
+        return x  # type: ignore[no-any-return]
 
     @property
     def rules(self) -> int:
@@ -145,16 +154,20 @@ class Work:
     def freeze(self) -> MoonshineState:
         """The next state."""
         s = self.state
-        seats = s.seats
-        work = self.work
-        for x in work:
+        seats: Any = s.seats
+        changed: list[Any] | None = None
+        frozen: Any = SeatState
+        i = 0
+        for x in self.work:
             if x is not None:
-                frozen: Any = SeatState
-                for x in work:
-                    if x is not None and x.__class__ is not frozen:  # a second freeze: already done
-                        x.__class__ = frozen  # same layout (WorkSeat)
-                seats = tuple([o if x is None else x for o, x in zip(seats, work)])  # type: ignore[misc]  # noqa: B905
-                break
+                if x.__class__ is not frozen:  # else a second freeze: already done
+                    x.__class__ = frozen  # same layout (WorkSeat)
+                if changed is None:
+                    changed = list(seats)
+                changed[i] = x
+            i += 1
+        if changed is not None:
+            seats = tuple(changed)
         return _next_state(
             s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
             self.discard, seats, tuple(self.to_draw), self.shuffles)
@@ -234,7 +247,9 @@ class Work:
             s: WorkSeat | SeatState = self.state.seats[seat]
         else:
             s = x
-        return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        b = bundle_bits(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+        out = _UNPACKED.get(b)
+        return unpack_bundle(b) if out is None else out
 
     def order(self) -> tuple[int, ...]:
         """Seats in order from the active player (RULINGS M2), from a table (:data:`_ORDERS`)."""
