@@ -88,15 +88,15 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 6 deal the fifth card set: global ids 280..349, Speakeasies 20..24
+    # rules 7 deal the sixth card set: global ids 350..419, Speakeasies 25..29
     k = set_index(G.rules_version)
-    assert k == 4
+    assert k == 5
     starting = {70 * k + c.id for c in card_sets()[k].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(280, 350))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(20, 25))
+    assert set(state.deck) <= set(range(350, 420))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(25, 30))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -841,12 +841,12 @@ def test_state_round_trips_through_json():
     assert G.load_state(json.loads(json.dumps(G.dump_state(state)))) == state
 
 
-def _next_roll(speakeasy: int, die_tokens: int, rules: int) -> tuple[str, ...]:
+def _next_roll(speakeasy: int, die_tokens: int, rules: int, variant: str = "standard", slot: int = 1) -> tuple[str, ...]:
     """The dice of the next roll when seat 1 (the next active player) holds ``speakeasy`` with
-    ``die_tokens`` tokens on its die slot (the second upper slot)."""
+    ``die_tokens`` tokens on its die slot (upper slot ``slot``: the second on the Standard sides)."""
     s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))
-    s1 = seat(speakeasy, se=(0, die_tokens, 0), clients=("The Crooner", "The Flapper"))
-    new = play(make([s0, s1], phase="resolve", active=0, rules=rules), {0: f"keep.{C['The Cook']}"}).state
+    s1 = seat(speakeasy, se=tuple(die_tokens if k == slot else 0 for k in range(3)), clients=("The Crooner", "The Flapper"))
+    new = play(make([s0, s1], phase="resolve", active=0, rules=rules, variant=variant), {0: f"keep.{C['The Cook']}"}).state
     assert new.active == 1 and new.phase == "roll"
     return new.dice
 
@@ -877,3 +877,15 @@ def test_rules_6_standard_moonlit_garage_rolls_the_blue_die_with_two_tokens():
 
     assert _next_roll(garage5, 2, 5)[3] == ""  # dice[3]: the blue die
     assert _next_roll(garage6, 2, 6)[3] != "" and _next_roll(garage6, 1, 6)[3] == ""
+
+
+def test_rules_7_regular_copper_still_rolls_the_orange_die_with_one_token():
+    """Rules 7 (docs/rules/moonshine.md, "The Speakeasies"): the Regular Copper Still's orange-die
+    slot (its first upper slot) has one space (two in rules 5 and 6): one token rolls the orange die."""
+    still6, still7 = 20 + 2, 25 + 2  # global Speakeasy ids: set 4 (rules 6), set 5 (rules 7)
+
+    def orange(still: int, tokens: int, rules: int) -> str:
+        return _next_roll(still, tokens, rules, variant="regular", slot=0)[4]  # dice[4]: the orange die
+
+    assert orange(still6, 1, 6) == "" and orange(still6, 2, 6) != ""
+    assert orange(still7, 1, 7) != "" and orange(still7, 0, 7) == ""

@@ -179,8 +179,9 @@ def test_ids_of_every_set_share_one_space():
     assert client_of(140) == card_sets()[2].clients[0] and speakeasy_of(14) == card_sets()[2].speakeasies[4]
     assert client_of(210) == card_sets()[3].clients[0] and speakeasy_of(19) == card_sets()[3].speakeasies[4]
     assert client_of(280) == card_sets()[4].clients[0] and speakeasy_of(24) == card_sets()[4].speakeasies[4]
+    assert client_of(350) == card_sets()[5].clients[0] and speakeasy_of(29) == card_sets()[5].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(350)
+        client_of(420)
     with pytest.raises(IndexError):
         client_of(-1)
 
@@ -234,3 +235,20 @@ def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
     assert still.regular.slots[2] == old.regular.slots[2] and garage.regular.slots[2] == old_still.regular.slots[2]
     assert [b.kind for b in still.regular.slots[2].bonus] == ["draw"]
     assert [b.kind for b in garage.regular.slots[2].bonus] == ["reroll"]
+
+
+def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
+    """Rules 7 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-6 set with one
+    Regular side changed, The Copper Still's orange-die slot at one space (two in rules 5 and 6);
+    every other side, every Client and every check as in rules 6."""
+    set6, set7 = card_sets()[4], card_sets()[5]
+    assert SET_PATHS[5].name == "cards-rules7.json" and set_index(6) == 4 and set_index(7) == 5
+    assert set7.clients == set6.clients and set_problems(set7) == [] and dominated_pairs(set7) == []
+    pairs = list(zip(set7.speakeasies, set6.speakeasies, strict=True))
+    assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
+    assert [s.standard for s, old in pairs] == [old.standard for s, old in pairs]
+    assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Copper Still"]
+    still, old = pairs[2]
+    assert [slot.spaces for slot in still.regular.slots] == [1, 1, 2]
+    assert [slot.spaces for slot in old.regular.slots] == [2, 1, 2]
+    assert [slot.bonus for slot in still.regular.slots] == [slot.bonus for slot in old.regular.slots]
