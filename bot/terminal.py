@@ -74,6 +74,12 @@ def default_db_path() -> Path:
     return Path(base) / "speakeasy" / "terminal.db"
 
 
+def log_path(db_path: Path | None = None) -> Path:
+    """Where ``play`` writes its log lines (never onto the player's screen): beside the tables'
+    file, ``terminal.db`` → ``terminal.log`` (``db_path`` ``None`` = :func:`default_db_path`)."""
+    return (db_path or default_db_path()).with_suffix(".log")
+
+
 def plain(text: str) -> str:
     """Discord markdown removed for the terminal (bold, code, escapes)."""
     return _MARKDOWN.sub("", text)
@@ -563,6 +569,7 @@ class TerminalGame:
             if codes is None:
                 if self._confirm_leave():
                     raise Leave
+                self.panel_seen = set()  # staying: the panel comes back whole
                 continue
             await self._submit(service, table.id, codes)
 
@@ -575,6 +582,9 @@ class TerminalGame:
                 await service.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
                 self.out(self.t(exc.key, **exc.params))
+                if exc.key == "err.stale":  # moved in another window: show where it stands now, whole
+                    self.notifier.public_news = True
+                    self.on_screen = set()
                 break
         self.rerolling = None
 
@@ -816,5 +826,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "compact_card", "default_db_path", "log_path", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
            "plain", "reroll_split", "value_key"]
