@@ -320,7 +320,7 @@ class TerminalNotifier(Notifier):
             from bot.render import render_board_png
 
             png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
-                                         table.names(), self.t.lang)
+                                         texts.picture_names(table, self.t), self.t.lang)
             if png is not None:
                 self.images.mkdir(parents=True, exist_ok=True)
                 (self.images / f"board-{table.version:04d}.png").write_bytes(png)

@@ -40,6 +40,13 @@ def ai_name(name: str, level: str, t: Translator) -> str:
     return t("ai.named", name=name, level=level_name(level, t))
 
 
+def picture_names(table: TableView, t: Translator) -> tuple[str, ...]:
+    """Seat names for the pictures (:mod:`bot.render`), in seat order and unescaped (a picture
+    has no markdown): an AI player's name carries its level in ``t``'s language, as on the text
+    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack)."""
+    return tuple(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
+
+
 def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
     """Render context for ``seat`` (``None`` = public) at ``table``: an AI player's name carries
     🤖 and its level, an away member's 💤."""
