@@ -325,3 +325,25 @@ def test_the_render_tool_names_the_level_of_the_ai_playing_each_seat(tmp_path, m
     monkeypatch.setattr(cli, "render_board", board)
     assert cli.main(["gang-of-dice", "--lang", "fr", "--steps", "0", "--out", str(tmp_path)]) == 0
     assert seen == [("Alice (normal)", "Bérénice (normal)", "Chloé (normal)")]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
+    from bot.i18n import Translator
+    from bot.render.moonshine import unrolled_dice
+    from bot.render.style import label
+    from engine.registry import GAMES
+
+    assert unrolled_dice(["food", "food", "music", "", "music"]) == [3]
+    assert unrolled_dice(["food", "drink", "music", "", ""]) == [3, 4]
+    assert unrolled_dice(["", "", "", "", ""]) == [] and unrolled_dice(["food", "food", "food", "moon", "drink"]) == []
+    assert label(Translator(lang), "unrolled_both") != "unrolled_both"
+    g = GAMES["moonshine"]
+    state = g.setup(1, 3, {})
+    for _ in range(10):
+        state = g.apply(state, {s: g.ai_action(state, s) for s in g.to_act(state)}).state
+    view = g.view_json(state, None)
+    view["dice"] = [*view["dice"][:3], "", ""]
+    from bot.render import render_board
+
+    check_png(render_board("moonshine", view, ["A", "B", "C"], lang, cache=None))
