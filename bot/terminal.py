@@ -325,7 +325,10 @@ class TerminalNotifier(Notifier):
                 self.images.mkdir(parents=True, exist_ok=True)
                 (self.images / f"board-{table.version:04d}.png").write_bytes(png)
         before, self.before = self.before, table.game.view(table.state, None)
-        for event in events:  # in order: a private result right after what caused it
+        from bot.presenters import PRESENTERS
+
+        # in order: a private result right after what caused it; two events saying one thing, one line
+        for event in PRESENTERS[table.row.game].log_events(events):
             if event.audience is None:
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")

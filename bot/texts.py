@@ -126,7 +126,7 @@ def public_log(events: list[Event], table: TableView, t: Translator) -> list[str
     """The public log lines of ``events`` (private events dropped)."""
     presenter = PRESENTERS[table.row.game]
     ctx = context(table, t, None)
-    return [presenter.event(e, ctx) for e in events if e.audience is None]
+    return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
 
 
 def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:

@@ -454,6 +454,23 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return out
 
     # --- texts -----------------------------------------------------------------------------------
+    def log_events(self, events: Sequence[Event]) -> list[Event]:
+        """The events with each "draws cards" action (``ms.ev.act_draw``, told as the actions
+        resolve, M2) and the draw it leads to later in the same step (``ms.ev.drew`` {seat, n})
+        told as one line, "draws 3 cards", where the action was: the log says it once."""
+        out = list(events)
+        folded: set[int] = set()
+        for i, e in enumerate(out):
+            if e.key != "ms.ev.drew" or e.audience is not None:
+                continue
+            for j in range(i - 1, -1, -1):
+                act = out[j]
+                if act.key == "ms.ev.act_draw" and act.audience is None and act.params.get("seat") == e.params.get("seat"):
+                    out[j] = e
+                    folded.add(i)
+                    break
+        return [e for i, e in enumerate(out) if i not in folded]
+
     def event(self, event: Event, ctx: RenderContext) -> str:
         """A log line: seats become names, card ids names, dice emoji, slots labels."""
         t = ctx.t
