@@ -122,17 +122,26 @@ def level_picker(table: TableView, t: Translator, notice: str = "") -> tuple[Car
     return card, tuple(selects)
 
 
+def _log_extras(table: TableView) -> dict[str, Any]:
+    """The presenter's :meth:`~bot.presenters.base.Presenter.log_extras` of ``table`` (from its
+    public view, built only when the presenter asks)."""
+    state = table.state
+    if state is None:
+        return {}
+    return PRESENTERS[table.row.game].log_extras(lambda: table.game.view(state, None))
+
+
 def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:
     """The public log lines of ``events`` (private events dropped)."""
     presenter = PRESENTERS[table.row.game]
-    ctx = context(table, t, None)
+    ctx = context(table, t, None, _log_extras(table))
     return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
 
 
 def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:
     """Log lines visible to ``seat`` only (its private events)."""
     presenter = PRESENTERS[table.row.game]
-    ctx = context(table, t, seat)
+    ctx = context(table, t, seat, _log_extras(table))
     return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
 
 
