@@ -701,3 +701,23 @@ async def test_staying_after_leave_shows_the_panel_whole_again(tmp_path, monkeyp
     await game("three-player-moon", 3, tmp_path, s).run()
     stay = s.text.split("> n", 1)[1]
     assert "Pinned: same" in stay.split("? ", 1)[0]
+
+
+@pytest.mark.skipif(__import__("os").name != "posix", reason="the check asks the OS about a process id")
+async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_path, god_script):
+    import os
+
+    from bot.terminal import marker_path, open_elsewhere
+
+    s = Script(["q", "y"])
+    assert await game("gang-of-dice", 3, tmp_path, s).run() == 0
+    marker = marker_path(tmp_path / "t.db", 1)
+    assert not marker.exists(), "leaving removes this process's note"
+    for pid, warned in ((os.getppid(), True), (999_999_999, False)):  # a running process; no such process
+        marker.write_text(str(pid))
+        assert open_elsewhere(marker) is warned
+        again = Script(["q", "y"])
+        resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                               pace=0, resume=True)
+        assert await resumed.run() == 0
+        assert ("This table is also open in another window" in again.text) is warned
