@@ -119,15 +119,16 @@ def test_french_elides_de_before_a_vowel(name, expected):
 
 @pytest.mark.parametrize("name", ["Joueur 1 (vous)", "IA 2", "Bob", "Émile"])
 def test_french_shop_battle_and_waits_read_well_for_any_name(name):
-    """No "de"/"d'" before a name (a generated "Joueur 1 (vous)" would want "du"): rephrased."""
+    """No "de"/"d'"/"à" before a name (a generated "Joueur 1 (vous)" would want "du"/"au"): rephrased."""
     fr = Translator("fr")
     texts = [fr("sb.ev.peek", player="Ann", target=name, seconds=10),
              fr("sb.ev.peek_result", target=name, count=2, seconds=10, cards="x"),
              fr("sb.ev.swap", player="Ann", target=name), fr("sb.ev.tribute", player=name, cards=2),
-             fr("sb.panel.wait", name=name), fr("god.panel.wait", name=name)]
+             fr("sb.panel.wait", name=name), fr("god.panel.wait", name=name),
+             fr("tpm.status.bid", name=name), fr("tpm.status.play", name=name)]
     assert texts[0] == f"🔍 **Ann** regarde le paquet que tient **{name}** pendant 10 s."
     for text in texts:
-        assert not re.search(r"(?:\bde |\bdu |\bd')\**" + re.escape(name), text), text
+        assert not re.search(r"(?:\bde |\bdu |\bd'|\b[àÀ] |\bau )\**" + re.escape(name), text), text
 
 
 def test_elision_ignores_markdown_and_case():
