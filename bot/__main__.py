@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return render_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "play":
-        from bot.terminal import DEFAULT_PACE, TerminalGame
+        from bot.terminal import DEFAULT_PACE, TerminalGame, log_path
 
         if args.game is None and not args.resume:
             raise SystemExit(f"play needs a game ({', '.join(sorted(GAMES))}) or --resume")
@@ -236,8 +236,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             assert args.game is not None
             players = _new_players(args.game, args.players, levels)
+        db_path = Path(args.db) if args.db else None
+        # the service's log lines go to a file beside the tables, never onto the player's screen
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                            handlers=[logging.FileHandler(log_path(db_path), delay=True, encoding="utf-8")])
         game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
-                            resume=args.resume, pace=pace, db_path=Path(args.db) if args.db else None,
+                            resume=args.resume, pace=pace, db_path=db_path,
                             ai_levels=levels)
         try:
             return asyncio.run(game.run())

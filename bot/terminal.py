@@ -74,6 +74,38 @@ def default_db_path() -> Path:
     return Path(base) / "speakeasy" / "terminal.db"
 
 
+def log_path(db_path: Path | None = None) -> Path:
+    """Where ``play`` writes its log lines (never onto the player's screen): beside the tables'
+    file, ``terminal.db`` → ``terminal.log`` (``db_path`` ``None`` = :func:`default_db_path`)."""
+    return (db_path or default_db_path()).with_suffix(".log")
+
+
+def marker_path(db_path: Path, table_id: int) -> Path:
+    """The file that says which process has table ``table_id`` of ``db_path`` open
+    (``terminal.db`` → ``terminal.db.table-3.pid``): a hint for a warning, not a lock."""
+    return db_path.with_name(f"{db_path.name}.table-{table_id}.pid")
+
+
+def open_elsewhere(marker: Path) -> bool:
+    """Whether ``marker`` (:func:`marker_path`) names another process that is still running
+    (POSIX only: elsewhere, and on any doubt, ``False``). Never raises."""
+    if os.name != "posix":
+        return False
+    try:
+        pid = int(marker.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists but belongs to someone else
+        return True
+    return True
+
+
 def plain(text: str) -> str:
     """Discord markdown removed for the terminal (bold, code, escapes)."""
     return _MARKDOWN.sub("", text)
@@ -314,12 +346,15 @@ class TerminalNotifier(Notifier):
             from bot.render import render_board_png
 
             png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
-                                         table.names(), self.t.lang)
+                                         texts.picture_names(table, self.t), self.t.lang)
             if png is not None:
                 self.images.mkdir(parents=True, exist_ok=True)
                 (self.images / f"board-{table.version:04d}.png").write_bytes(png)
         before, self.before = self.before, table.game.view(table.state, None)
-        for event in events:  # in order: a private result right after what caused it
+        from bot.presenters import PRESENTERS
+
+        # in order: a private result right after what caused it; two events saying one thing, one line
+        for event in PRESENTERS[table.row.game].log_events(events):
             if event.audience is None:
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
@@ -442,10 +477,12 @@ class TerminalGame:
         if threading.current_thread() is threading.main_thread():
             # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
             signal.signal(signal.SIGINT, signal.default_int_handler)
+        marker: Path | None = None
         try:
             table = await (self._resume(service) if self.resume else self._new(service))
             if table is None:
                 return 2
+            marker = self._mark(path, table.id)
             return await self._play(service, table)
         except Leave:  # the game is saved: leaving is not a failure
             self.out(self.t("term.bye", command=self.resume_command))
@@ -454,8 +491,31 @@ class TerminalGame:
             self.out(self.t(err.key, **err.params))
             return 2
         finally:
+            if marker is not None:
+                self._unmark(marker)
             await service.close()
             await db.close()
+
+    def _mark(self, path: Path, table_id: int) -> Path | None:
+        """Say so when another terminal has this table open (:func:`open_elsewhere`: a warning,
+        both may play on), then note this process as the one that has it open."""
+        marker = marker_path(path, table_id)
+        if open_elsewhere(marker):
+            self.out(self.t("term.open_elsewhere"))
+        try:
+            marker.write_text(str(os.getpid()), encoding="ascii")
+        except OSError:
+            return None
+        return marker
+
+    @staticmethod
+    def _unmark(marker: Path) -> None:
+        """Remove ``marker`` when it still names this process."""
+        try:
+            if marker.read_text(encoding="ascii").strip() == str(os.getpid()):
+                marker.unlink()
+        except OSError:
+            pass
 
     async def _saved(self, db: Store, any_game: bool = False) -> TableRow | None:
         """The last unfinished terminal table of the file (of ``self.game`` when set, unless
@@ -563,6 +623,7 @@ class TerminalGame:
             if codes is None:
                 if self._confirm_leave():
                     raise Leave
+                self.panel_seen = set()  # staying: the panel comes back whole
                 continue
             await self._submit(service, table.id, codes)
 
@@ -575,6 +636,9 @@ class TerminalGame:
                 await service.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
                 self.out(self.t(exc.key, **exc.params))
+                if exc.key == "err.stale":  # moved in another window: show where it stands now, whole
+                    self.notifier.public_news = True
+                    self.on_screen = set()
                 break
         self.rerolling = None
 
@@ -816,5 +880,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
            "plain", "reroll_split", "value_key"]

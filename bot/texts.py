@@ -40,6 +40,13 @@ def ai_name(name: str, level: str, t: Translator) -> str:
     return t("ai.named", name=name, level=level_name(level, t))
 
 
+def picture_names(table: TableView, t: Translator) -> tuple[str, ...]:
+    """Seat names for the pictures (:mod:`bot.render`), in seat order and unescaped (a picture
+    has no markdown): an AI player's name carries its level in ``t``'s language, as on the text
+    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack)."""
+    return tuple(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
+
+
 def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
     """Render context for ``seat`` (``None`` = public) at ``table``: an AI player's name carries
     🤖 and its level, an away member's 💤."""
@@ -115,17 +122,26 @@ def level_picker(table: TableView, t: Translator, notice: str = "") -> tuple[Car
     return card, tuple(selects)
 
 
+def _log_extras(table: TableView) -> dict[str, Any]:
+    """The presenter's :meth:`~bot.presenters.base.Presenter.log_extras` of ``table`` (from its
+    public view, built only when the presenter asks)."""
+    state = table.state
+    if state is None:
+        return {}
+    return PRESENTERS[table.row.game].log_extras(lambda: table.game.view(state, None))
+
+
 def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:
     """The public log lines of ``events`` (private events dropped)."""
     presenter = PRESENTERS[table.row.game]
-    ctx = context(table, t, None)
-    return [presenter.event(e, ctx) for e in events if e.audience is None]
+    ctx = context(table, t, None, _log_extras(table))
+    return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
 
 
 def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:
     """Log lines visible to ``seat`` only (its private events)."""
     presenter = PRESENTERS[table.row.game]
-    ctx = context(table, t, seat)
+    ctx = context(table, t, seat, _log_extras(table))
     return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
 
 

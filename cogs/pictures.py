@@ -83,8 +83,7 @@ def can_attach(place: Any, me: Any = None) -> bool:
 def raw_names(table: TableView) -> tuple[str, ...]:
     """Display names in seat order, unescaped (pictures have no markdown); an AI player's name
     carries its level in the table's language ("AI 1 (strong)")."""
-    t = Translator(table.row.lang)
-    return tuple(texts.ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
+    return texts.picture_names(table, Translator(table.row.lang))
 
 
 #: (table id, "board" or "panel") whose drawing failure was already logged as an error

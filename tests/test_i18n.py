@@ -107,21 +107,34 @@ def test_known_bad_texts_are_fixed():
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("IA 1 🤖", "regarde le paquet d'**IA 1 🤖**"),
-    ("Émile", "regarde le paquet d'**Émile**"),
-    ("Hélène", "regarde le paquet d'**Hélène**"),
-    ("Bob", "regarde le paquet de **Bob**"),
-    ("42", "regarde le paquet de **42**"),
+    ("IA 1 🤖", "Statistiques d'IA 1 🤖"),
+    ("Émile", "Statistiques d'Émile"),
+    ("Hélène", "Statistiques d'Hélène"),
+    ("Bob", "Statistiques de Bob"),
+    ("42", "Statistiques de 42"),
 ])
 def test_french_elides_de_before_a_vowel(name, expected):
-    assert expected in Translator("fr")("sb.ev.peek", player="Ann", target=name, seconds=10)
+    assert expected in Translator("fr")("stats.title", name=name)
+
+
+@pytest.mark.parametrize("name", ["Joueur 1 (vous)", "IA 2", "Bob", "Émile"])
+def test_french_shop_battle_and_waits_read_well_for_any_name(name):
+    """No "de"/"d'"/"à" before a name (a generated "Joueur 1 (vous)" would want "du"/"au"): rephrased."""
+    fr = Translator("fr")
+    texts = [fr("sb.ev.peek", player="Ann", target=name, seconds=10),
+             fr("sb.ev.peek_result", target=name, count=2, seconds=10, cards="x"),
+             fr("sb.ev.swap", player="Ann", target=name), fr("sb.ev.tribute", player=name, cards=2),
+             fr("sb.panel.wait", name=name), fr("god.panel.wait", name=name),
+             fr("tpm.status.bid", name=name), fr("tpm.status.play", name=name)]
+    assert texts[0] == f"🔍 **Ann** regarde le paquet que tient **{name}** pendant 10 s."
+    for text in texts:
+        assert not re.search(r"(?:\bde |\bdu |\bd'|\b[àÀ] |\bau )\**" + re.escape(name), text), text
 
 
 def test_elision_ignores_markdown_and_case():
     assert starts_with_vowel("**IA 2**") and starts_with_vowel("\\_ursula") and starts_with_vowel("Yves")
     assert not starts_with_vowel("**Bob**") and not starts_with_vowel("") and not starts_with_vowel("🤖")
     t = Translator("fr")
-    assert t("god.panel.wait", name="IA 2 🤖") == "En attente d'IA 2 🤖."
     assert t("stats.title", name="Anna") == "Statistiques d'Anna"
     assert t("stats.title", name="Zoé") == "Statistiques de Zoé"
 
@@ -163,7 +176,7 @@ def test_peek_and_scout_lines_label_every_value():
                                       audience=(0,)), ctx)
         assert want in scout
     fr = RenderContext(t=Translator("fr"), names=("Ann", "IA 1"), seat=0)
-    assert "Paquet d'**IA 1**" in presenter.event(
+    assert "Paquet que tient **IA 1**" in presenter.event(
         Event("sb.ev.peek_result", {"target": 1, "count": 1, "seconds": 10, "cards": [card]}, audience=(0,)), fr)
 
 

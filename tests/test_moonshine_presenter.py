@@ -218,3 +218,18 @@ def test_discard_ways_follow_the_board_order_and_say_2x_only_for_two(lang):
     assert baker == card_name(C["The Baker"], t) and s1 != s2
     assert [o.label for o in sel.options] == [f"2× {s1}", f"{s1} + {s2}", f"{s1} + {baker}", f"{s2} + {baker}"]
     assert set(_panel_codes(panel)) >= set(_codes(state, 0))
+
+
+@pytest.mark.parametrize(("lang", "line"), [("en", "👁️ Ann draws 3 cards."), ("fr", "👁️ Ann pioche 3 cartes.")])
+def test_a_draw_action_and_its_draw_are_one_log_line(lang, line):
+    from engine.core import Event
+
+    events = [Event("ms.ev.act_draw", {"seat": 0}, None), Event("ms.ev.act_moon", {"seat": 1}, None),
+              Event("ms.ev.drew", {"seat": 0, "n": 3}, None),
+              Event("ms.ev.drew_private", {"seat": 0, "cards": []}, (0,))]
+    p = MoonshinePresenter()
+    folded = p.log_events(events)
+    assert [e.key for e in folded] == ["ms.ev.drew", "ms.ev.act_moon", "ms.ev.drew_private"]
+    ctx = RenderContext(t=Translator(lang), names=("Ann", "Bob"), seat=None)
+    assert p.event(folded[0], ctx) == line
+    assert [e.key for e in p.log_events(events[:1])] == ["ms.ev.act_draw"]  # no draw yet: the action alone

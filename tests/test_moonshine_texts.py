@@ -229,3 +229,22 @@ def test_the_same_follow_up_twice_is_shown_once_with_its_count():
 
     assert collapse_repeats(["placing a 🌙", "placing a 🌙", "losing 1 🌙"]) == ["placing a 🌙 ×2", "losing 1 🌙"]
     assert collapse_repeats(["a", "b", "a"]) == ["a", "b", "a"] and collapse_repeats([]) == []
+
+
+def test_the_log_names_a_speakeasy_space_as_the_menu_does():
+    """One name for one space: "The Copper Still (bonus 2)" in the menu, the log and the labels."""
+    from bot.presenters.moonshine import speakeasy_name
+    from engine.moonshine import Moonshine
+    from engine.moonshine.cards import speakeasy_of
+
+    g = Moonshine()
+    state = g.setup(1, 2, {})
+    sp = g.view(state, None).seats[0].speakeasy
+    for lang in LANGS:
+        t = Translator(lang)
+        extras = P.log_extras(lambda: g.view(state, None))
+        c = RenderContext(t, ("Ann", "IA 1"), None, extras)
+        name = t("ms.slot.speakeasy", n=2, name=speakeasy_name(sp, t))
+        assert speakeasy_of(sp).name.en in name or speakeasy_of(sp).name.fr in name
+        assert P.event(Event("ms.ev.place", {"seat": 0, "slot": "s1"}), c) == t("ms.ev.place", seat="Ann", slot=name)
+        assert P.action_label("pl.s1", g.view(state, 0), ctx(lang, 0)) == t("ms.act.pl", slot=name)

@@ -287,3 +287,63 @@ def test_three_player_moon_board_shows_the_high_bid_once():
     # only the high bid so far: no second line at all
     assert other_bids({"phase": "bid", "bidder": 0, "bid": 4, "bids": [[0, 4]]}) == []
     assert other_bids({"phase": "bid", "bidder": None, "bid": 0, "bids": []}) == []
+
+
+@pytest.mark.parametrize(("lang", "expected"), [("en", ("Player 1 (you)", "AI 1 (strong)")),
+                                                ("fr", ("Joueur 1 (vous)", "IA 1 (fort)"))])
+async def test_play_images_name_each_ai_players_level_as_the_text_board(tmp_path, monkeypatch, lang, expected):
+    import bot.render
+    from bot.terminal import TerminalGame
+
+    seen: list[tuple[str, ...]] = []
+
+    async def board(game, view, names, lang):
+        seen.append(tuple(names))
+        return None
+
+    monkeypatch.setattr(bot.render, "render_board_png", board)
+
+    def ask(prompt: str) -> str:
+        raise EOFError
+
+    tg = TerminalGame("gang-of-dice", 2, seed=1, lang=lang, db_path=tmp_path / "t.db", ask=ask,
+                      out=lambda s: None, images=tmp_path / "img", ai_levels=["strong"], pace=0)
+    await tg.run()
+    assert seen and seen[0] == expected
+
+
+def test_the_render_tool_names_the_level_of_the_ai_playing_each_seat(tmp_path, monkeypatch):
+    import bot.render.cli as cli
+
+    seen: list[tuple[str, ...]] = []
+    real = cli.render_board
+
+    def board(game, view, names, lang, cache=None):
+        seen.append(tuple(names))
+        return real(game, view, names, lang, cache=cache)
+
+    monkeypatch.setattr(cli, "render_board", board)
+    assert cli.main(["gang-of-dice", "--lang", "fr", "--steps", "0", "--out", str(tmp_path)]) == 0
+    assert seen == [("Alice (normal)", "Bérénice (normal)", "Chloé (normal)")]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
+    from bot.i18n import Translator
+    from bot.render.moonshine import unrolled_dice
+    from bot.render.style import label
+    from engine.registry import GAMES
+
+    assert unrolled_dice(["food", "food", "music", "", "music"]) == [3]
+    assert unrolled_dice(["food", "drink", "music", "", ""]) == [3, 4]
+    assert unrolled_dice(["", "", "", "", ""]) == [] and unrolled_dice(["food", "food", "food", "moon", "drink"]) == []
+    assert label(Translator(lang), "unrolled_both") != "unrolled_both"
+    g = GAMES["moonshine"]
+    state = g.setup(1, 3, {})
+    for _ in range(10):
+        state = g.apply(state, {s: g.ai_action(state, s) for s in g.to_act(state)}).state
+    view = g.view_json(state, None)
+    view["dice"] = [*view["dice"][:3], "", ""]
+    from bot.render import render_board
+
+    check_png(render_board("moonshine", view, ["A", "B", "C"], lang, cache=None))

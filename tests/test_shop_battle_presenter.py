@@ -258,3 +258,14 @@ def test_board_title_without_a_cap_is_the_round_alone():
         view = G.view(st, None)
         assert view.round_cap is None
         assert P.board(view, ctx(lang, players=2)).title == want
+
+
+def test_the_default_deck_has_a_name_in_each_language_and_stored_data_keeps_its_own():
+    from bot.presenters.shop_battle import deck_title
+    from engine.shop_battle import default_deck
+
+    stored = default_deck().name
+    assert stored == "Bataille des commerces"  # what states and snapshots carry: unchanged
+    assert deck_title(stored, Translator("en")) == "Shop Battle"
+    assert deck_title(stored, Translator("fr")) == "Bataille des commerces"
+    assert deck_title("Mon paquet", Translator("en")) == "Mon paquet"  # an uploaded deck: as named

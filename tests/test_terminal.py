@@ -630,3 +630,94 @@ async def test_resume_names_options_and_a_deck_it_does_not_apply(tmp_path):
                               pace=0, resume=True, options={"round_cap": 50, "deck_data": "mine.json"}).run() == 0
     assert ("Not applied to a resumed table: --option round_cap=50, --deck (it keeps its 3 players, their AI "
             "levels, its options and its seed).") in again.lines
+
+
+# --- a newcomer's report (issue: terminal, pictures, texts) ----------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_again(tmp_path, god_script, lang):
+    """The same table open in two terminals: the older one's move is refused with a plain,
+    translated line (no Discord wording, no log line), then the board as it stands is printed."""
+    import asyncio
+    import threading
+
+    from bot.service import TableService
+
+    path = tmp_path / "t.db"
+
+    def other_window() -> None:
+        async def go() -> None:
+            db = await Database.open(path)
+            service = TableService(db, ai_delay=0)
+            try:
+                await service.submit(1, 1, 0, "c2")
+            finally:
+                await service.close()
+                await db.close()
+
+        asyncio.run(go())
+
+    answers: list[str | type[BaseException]] = ["2"]
+    s = Script(answers)
+    real_ask = s.ask
+
+    def ask(prompt: str) -> str:
+        if len(s.prompts) == 0:  # while this window waits, the other one moves first
+            thread = threading.Thread(target=other_window)
+            thread.start()
+            thread.join()
+        return real_ask(prompt)
+
+    tg = TerminalGame("gang-of-dice", 3, seed=11, lang=lang, db_path=path, ask=ask, out=s.lines.append, pace=0)
+    assert await tg.run() == 0
+    line = TerminalTranslator(lang)("err.stale")
+    assert line in s.text and line.startswith(("This table was changed in another window",
+                                                "Cette table a été modifiée dans une autre fenêtre"))
+    assert not DISCORD_WORDS.search(s.text) and "another writer" not in s.text
+    after = s.text.split(line, 1)[1]
+    assert after.split("? ", 1)[0].lstrip("\n").startswith("== ")  # the board as it stands, at once
+    assert (await action_log(path))[:1] == ["c2"]
+
+
+def test_play_writes_its_log_beside_the_tables_not_on_the_screen(tmp_path):
+    from bot.terminal import log_path
+
+    assert log_path(tmp_path / "t.db") == tmp_path / "t.log"
+
+
+async def test_staying_after_leave_shows_the_panel_whole_again(tmp_path, monkeypatch):
+    import dataclasses
+
+    import bot.terminal as terminal
+    from bot.ui import Field
+
+    real = terminal.texts.panel
+
+    def panel(table, seat, t):
+        p = real(table, seat, t)
+        return dataclasses.replace(p, card=dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same"))))
+
+    monkeypatch.setattr(terminal.texts, "panel", panel)
+    s = Script(["q", "n", "q", "y"])
+    await game("three-player-moon", 3, tmp_path, s).run()
+    stay = s.text.split("> n", 1)[1]
+    assert "Pinned: same" in stay.split("? ", 1)[0]
+
+
+@pytest.mark.skipif(__import__("os").name != "posix", reason="the check asks the OS about a process id")
+async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_path, god_script):
+    import os
+
+    from bot.terminal import marker_path, open_elsewhere
+
+    s = Script(["q", "y"])
+    assert await game("gang-of-dice", 3, tmp_path, s).run() == 0
+    marker = marker_path(tmp_path / "t.db", 1)
+    assert not marker.exists(), "leaving removes this process's note"
+    for pid, warned in ((os.getppid(), True), (999_999_999, False)):  # a running process; no such process
+        marker.write_text(str(pid))
+        assert open_elsewhere(marker) is warned
+        again = Script(["q", "y"])
+        resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                               pace=0, resume=True)
+        assert await resumed.run() == 0
+        assert ("This table is also open in another window" in again.text) is warned

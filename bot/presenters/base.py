@@ -8,6 +8,7 @@ and take every text from the i18n catalogs through ``ctx.t``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -65,6 +66,17 @@ class Presenter(Generic[V]):
         multi-selects). When ``legal`` is empty the panel only shows information.
         """
         raise NotImplementedError
+
+    def log_events(self, events: Sequence[Event]) -> list[Event]:
+        """The events of the log, in order, as they are to be read: the game's events unchanged by
+        default; a game may fold two events that say one thing into one (Moonshine)."""
+        return list(events)
+
+    def log_extras(self, view: Callable[[], Any]) -> dict[str, Any]:
+        """What the log lines need of the table beyond the events (``ctx.extras`` of
+        :meth:`event`), read from the public view ``view()`` (called only when needed): nothing by
+        default; Moonshine's Speakeasy of each seat."""
+        return {}
 
     def event(self, event: Event, ctx: RenderContext) -> str:
         """One log line for ``event`` (already filtered for the reader's audience)."""

@@ -34,7 +34,7 @@ that the Moon tokens on it are discarded (``docs/rules/moonshine.md``, RULINGS M
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.i18n import Translator
@@ -454,6 +454,28 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return out
 
     # --- texts -----------------------------------------------------------------------------------
+    def log_events(self, events: Sequence[Event]) -> list[Event]:
+        """The events with each "draws cards" action (``ms.ev.act_draw``, told as the actions
+        resolve, M2) and the draw it leads to later in the same step (``ms.ev.drew`` {seat, n})
+        told as one line, "draws 3 cards", where the action was: the log says it once."""
+        out = list(events)
+        folded: set[int] = set()
+        for i, e in enumerate(out):
+            if e.key != "ms.ev.drew" or e.audience is not None:
+                continue
+            for j in range(i - 1, -1, -1):
+                act = out[j]
+                if act.key == "ms.ev.act_draw" and act.audience is None and act.params.get("seat") == e.params.get("seat"):
+                    out[j] = e
+                    folded.add(i)
+                    break
+        return [e for i, e in enumerate(out) if i not in folded]
+
+    def log_extras(self, view: Callable[[], Any]) -> dict[str, Any]:
+        """Each seat's Speakeasy (``speakeasies``: ids in seat order), so that the log names a
+        Speakeasy space as the menus do ("The Copper Still (bonus 2)")."""
+        return {"speakeasies": tuple(s.speakeasy for s in view().seats)}
+
     def event(self, event: Event, ctx: RenderContext) -> str:
         """A log line: seats become names, card ids names, dice emoji, slots labels."""
         t = ctx.t
@@ -465,8 +487,11 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             params["cards"] = ", ".join(card_name(c, t) for c in params["cards"]) or "—"
         if "dice" in params:
             params["dice"] = _dice_text(params["dice"])
+        speakeasies = ctx.extras.get("speakeasies") or ()
+        seat = params.get("seat")
+        own = speakeasies[seat] if isinstance(seat, int) and 0 <= seat < len(speakeasies) else None
         if "slot" in params:
-            params["slot"] = self._slot_name(str(params["slot"]), t)
+            params["slot"] = self._slot_name(str(params["slot"]), t, own)
         if "winners" in params:
             params["n"] = len(params["winners"])
             params["winners"] = ", ".join(ctx.name(s) for s in params["winners"])
@@ -478,7 +503,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if key == "ms.ev.validate" and isinstance(params.get("on_card"), int):
             key = "ms.ev.validate_on_card"
         elif key == "ms.ev.discarded" and isinstance(params.get("slots"), dict):
-            params["tokens"] = ", ".join(t("ms.token_from", n=c, slot=self._slot_name(k, t))
+            params["tokens"] = ", ".join(t("ms.token_from", n=c, slot=self._slot_name(k, t, own))
                                          for k, c in params["slots"].items())
             key = "ms.ev.discarded_from"
         elif key == "ms.ev.replace" and isinstance(params.get("tokens"), int) and params["tokens"]:
@@ -486,9 +511,14 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return t(key, **params)
 
     @staticmethod
-    def _slot_name(slot: str, t: Translator) -> str:
-        """A slot key of an event (``s1``, ``c12``) as a name."""
-        return t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1) if slot[:1] == "s" else card_name(int(slot[1:]), t)
+    def _slot_name(slot: str, t: Translator, speakeasy: int | None = None) -> str:
+        """A slot key of an event (``s1``, ``c12``) as a name: a Speakeasy space named as the
+        menus name it, "The Copper Still (bonus 2)", when the seat's ``speakeasy`` is known."""
+        if slot[:1] != "s":
+            return card_name(int(slot[1:]), t)
+        if speakeasy is None:
+            return t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1)
+        return t("ms.slot.speakeasy", n=int(slot[1:]) + 1, name=speakeasy_name(speakeasy, t))
 
     def action_label(self, code: str, view: MoonshineView, ctx: RenderContext) -> str:
         """Human label of a code (``val.12`` → "Validate The Baker", ``moon``, ``draw``…)."""
@@ -504,8 +534,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             if head == "rr":
                 return t("ms.act.rr", dice=" ".join(DIE_EMOJI[DIE_CODES.index(d)] for d in rest.split(".")))
             if head in ("pl", "lose"):
-                slot = (t("ms.slot.speakeasy_short", n=int(rest[1:]) + 1) if rest[:1] == "s"
-                        else card_name(int(rest[1:]), t))
+                me = getattr(view, "me", None)
+                own = view.seats[me].speakeasy if isinstance(me, int) and 0 <= me < len(view.seats) else None
+                slot = self._slot_name(rest, t, own)
                 return t(f"ms.act.{head}", slot=slot)
             if head == "draft":
                 return t("ms.act.draft", cards=", ".join(card_name(int(c), t) for c in rest.split(".")))

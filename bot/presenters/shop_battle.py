@@ -12,6 +12,7 @@ and ``t.<seat>`` (Collector targets, one button per player name).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
 from engine.core import Event
-from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS
+from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS, default_deck
 from engine.shop_battle.view import (
     AnnounceView,
     CardView,
@@ -63,6 +64,19 @@ def power_text(t: Translator, kind: str, params: Mapping[str, Any] | None) -> st
     p = {"seconds": 10, "cards": 1, **(params or {})}
     return t(f"sb.power.{kind}", **p)
 
+
+
+@functools.cache
+def _default_deck_name() -> str:
+    """The name the shipped default deck carries in states and views (``data/default.json``)."""
+    return default_deck().name
+
+
+def deck_title(name: str, t: Translator) -> str:
+    """A deck's display name: the shipped default deck's localised name (``sb.deck.default_name``:
+    "Shop Battle", "Bataille des commerces"), any other deck's name as stored. Display only: the
+    name stored in states and snapshots stays as it is (``docs/rules/shop-battle.md``, Decks)."""
+    return t("sb.deck.default_name") if name == _default_deck_name() else name
 
 class ShopBattlePresenter(Presenter[ShopBattleView]):
     """Presenter of ``shop-battle``."""
@@ -175,7 +189,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
         title = self._title(view, t)
-        footer = t("sb.footer", deck=view.deck_name, cards=view.cards_total)
+        footer = t("sb.footer", deck=deck_title(view.deck_name, t), cards=view.cards_total)
         return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
     def _title(self, view: ShopBattleView, t: Translator) -> str:

@@ -3,10 +3,11 @@
 and the printed card data (:func:`engine.moonshine.cards.client_of`: names, costs, bonuses).
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
-dice showing their resource), then every seat: points and Moon tokens, its Speakeasy with its
-Moon-token spaces (filled or empty) and their bonuses, its icons, its Clients in front drawn as
-cards (colour with its shape, points, cost, upper part, lower bonus) and its validated Clients
-by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
+dice showing their resource; a blue or orange die the active player did not roll, having no
+access to it, is dimmed, struck through and named "not rolled (no access)"), then every seat:
+points and Moon tokens, its Speakeasy with its Moon-token spaces (filled or empty) and their
+bonuses, its icons, its Clients in front drawn as cards (colour with its shape, points, cost,
+upper part, lower bonus) and its validated Clients by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
 
 Panel: the same seat block for the reader plus the cards offered to it; every Client, Speakeasy
 space and action that is legal now is framed in blue.
@@ -207,16 +208,43 @@ def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, 
     seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
     c.text(style.WIDTH - style.MARGIN, c.y + 4, label(t, "active"), style.SMALL, style.MUTED, anchor="ra")
     c.y += style.BODY + 16
-    for i, face in enumerate(view["dice"]):
+    dice = view["dice"]
+    unrolled = unrolled_dice(dice)
+    for i, face in enumerate(dice):
         dx = x + i * 78
-        die(c, dx, c.y, 60, None, fill=_DIE_FILLS[i])
+        if i in unrolled:  # dimmed and struck through: not a blank face
+            die(c, dx, c.y, 60, None, fill=_dim(_DIE_FILLS[i]), outline=style.LINE)
+            c.d.line((dx + 10, c.y + 50, dx + 50, c.y + 10), fill=style.LINE, width=4)
+        else:
+            die(c, dx, c.y, 60, None, fill=_DIE_FILLS[i])
         if face:
             resource(c, face, dx + 8, c.y + 8, 34 if _DIE_TAGS[i] else 40)
         if _DIE_TAGS[i]:
-            c.text(dx + 56, c.y + 58, _DIE_TAGS[i], style.SMALL, style.INK, bold=True, anchor="rb")
+            c.text(dx + 56, c.y + 58, _DIE_TAGS[i], style.SMALL, style.MUTED if i in unrolled else style.INK,
+                   bold=True, anchor="rb")
         if i in legal_dice:
             legal_frame(c, (dx, c.y, dx + 60, c.y + 60))
+    if unrolled:
+        key = "unrolled_both" if len(unrolled) == 2 else "unrolled_blue" if unrolled[0] == 3 else "unrolled_orange"
+        cx = x + len(dice) * 78 + 4
+        lines = c.wrap(label(t, key), style.WIDTH - style.MARGIN - cx, style.SMALL)[:2]
+        ty = c.y + 30 - len(lines) * (style.SMALL + 4) // 2
+        for line in lines:
+            c.text(cx, ty, line, style.SMALL, style.MUTED)
+            ty += style.SMALL + 4
     c.y += 78
+
+
+def unrolled_dice(dice: Sequence[str]) -> list[int]:
+    """Positions (3 = blue, 4 = orange) of the coloured dice the active player did not roll this
+    round, having no access to them (``docs/rules/moonshine.md``, "A round", step 1): left blank
+    while the white dice (0-2) show faces. Before the roll every die is blank: none is listed."""
+    return [i for i in (3, 4) if any(dice[:3]) and i < len(dice) and not dice[i]]
+
+
+def _dim(colour: Colour) -> Colour:
+    """``colour`` faded two thirds of the way into the paper (a die not rolled this round)."""
+    return tuple((2 * b + a) // 3 for a, b in zip(colour, style.BG, strict=True))  # type: ignore[return-value]
 
 
 def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Translator,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.i18n import Translator, plural_category
+from bot.presenters.shop_battle import deck_title
 from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
 from bot.render.style import label, plain
@@ -212,7 +213,7 @@ def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Can
     c = Canvas(max_height=3200)
     cap = view.get("round_cap")
     rnd = f"{view['round']}/{cap}" if cap else str(view["round"])
-    deck = view.get("deck_name") or ""
+    deck = deck_title(str(view.get("deck_name") or ""), t)
     subtitle = label(t, "round_n", n=rnd) + (f" · {deck}" if deck and deck != plain(t("game.shop-battle.name")) else "")
     c.title_bar(plain(t("game.shop-battle.name")), subtitle)
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)

@@ -96,6 +96,10 @@ def other_bids(view: dict[str, Any]) -> list[tuple[int, int]]:
     return [(s, b) for s, b in view.get("bids") or () if (s, b) != high]
 
 
+#: Width of a seat chip's disc and the gap after it (:func:`bot.render.draw.seat_chip`, body size).
+_CHIP = 2 * (style.BODY // 2 + 2) + 10
+
+
 def _header(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     mid = (x0 + x1) // 2
@@ -105,8 +109,14 @@ def _header(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator
     c.box((mid + 8, top, x1, top + h))
     c.text(x0 + 14, top + 10, label(t, "bid"), style.SMALL, style.MUTED)
     if view.get("bidder") is not None and view.get("bid"):
-        seat_chip(c, x0 + 14, top + 48, view["bidder"], name_of(names, view["bidder"]), mid - x0 - 130, bold=True)
-        c.text(mid - 22, top + 48, _bid_text(t, view["bid"]), style.HEAD, bold=True, anchor="ra")
+        bid, name = _bid_text(t, view["bid"]), name_of(names, view["bidder"])
+        room = mid - 22 - c.width(bid, style.HEAD, True) - 12 - (x0 + 14)  # left of the bid, on one line
+        if _CHIP + c.width(name, style.BODY, True) <= room:
+            seat_chip(c, x0 + 14, top + 48, view["bidder"], name, room, bold=True)
+            c.text(mid - 22, top + 48, bid, style.HEAD, bold=True, anchor="ra")
+        else:  # a long name ("Bérénice (normal)"): the name, then the bid under it
+            seat_chip(c, x0 + 14, top + 40, view["bidder"], name, mid - 8 - 14 - (x0 + 14), bold=True)
+            c.text(mid - 22, top + 74, bid, style.HEAD, bold=True, anchor="ra")
     else:
         c.text(x0 + 14, top + 50, plain(t("tpm.no_bid")), style.BODY)
     c.text(mid + 22, top + 10, label(t, "trump"), style.SMALL, style.MUTED)
@@ -118,7 +128,7 @@ def _header(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator
     if view["phase"] == "bid" and others:
         bids = ", ".join(f"{name_of(names, s)} {_bid_text(t, b)}" for s, b in others)
         c.paragraph(x0, plain(t("tpm.other_bids", bids=bids)), x1 - x0, style.SMALL, style.MUTED)
-        c.space(6)
+        c.space(20)  # room before the next heading
 
 
 def _trick(c: Canvas, trick: Sequence[Any], names: Sequence[str], t: Translator, title: str,
