@@ -312,21 +312,6 @@ async def test_play_images_name_each_ai_players_level_as_the_text_board(tmp_path
     assert seen and seen[0] == expected
 
 
-def test_the_render_tool_names_the_level_of_the_ai_playing_each_seat(tmp_path, monkeypatch):
-    import bot.render.cli as cli
-
-    seen: list[tuple[str, ...]] = []
-    real = cli.render_board
-
-    def board(game, view, names, lang, cache=None):
-        seen.append(tuple(names))
-        return real(game, view, names, lang, cache=cache)
-
-    monkeypatch.setattr(cli, "render_board", board)
-    assert cli.main(["gang-of-dice", "--lang", "fr", "--steps", "0", "--out", str(tmp_path)]) == 0
-    assert seen == [("Alice (normal)", "Bérénice (normal)", "Chloé (normal)")]
-
-
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
     from bot.i18n import Translator

@@ -16,9 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.i18n import Translator
 from bot.render import render_board, render_panel
-from bot.texts import ai_name
 from engine.registry import GAMES
 
 #: Seat names used by the tool (accents on purpose: they must render).
@@ -74,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     while played < args.steps and (to_act := game.to_act(state)):
         state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
         played += 1
-    # every seat is played by the baseline AI: its level is on the seat names, as at a table
-    names = tuple(ai_name(name, "normal", Translator(args.lang)) for name in NAMES[:players])
+    names = NAMES[:players]
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{args.game}-board.png"
     path.write_bytes(render_board(args.game, game.view_json(state, None), names, args.lang, cache=None))
