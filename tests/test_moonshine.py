@@ -889,3 +889,22 @@ def test_rules_7_regular_copper_still_rolls_the_orange_die_with_one_token():
 
     assert orange(still6, 1, 6) == "" and orange(still6, 2, 6) != ""
     assert orange(still7, 1, 7) != "" and orange(still7, 0, 7) == ""
+
+
+def test_rules_8_regular_hush_room_one_space_slot_gives_food_or_music():
+    """Rules 8 (docs/rules/moonshine.md, "The Speakeasies"): the Regular Hush Room's one-space slot
+    (its second upper slot) gives Food or Music (Food or Drink in rules 3 to 7). With one token
+    there and three white dice, The Baker (3 Food, 1 Drink) is paid under rules 7 only and The
+    Distiller (1 Music, 3 Drink) under rules 8 only."""
+    hush7, hush8 = 25 + 3, 30 + 3  # global Speakeasy ids: set 5 (rules 7), set 6 (rules 8)
+    baker, distiller = C["The Baker"], C["The Distiller"]
+
+    def payable(hush: int, rules: int, white: str, tokens: int = 1) -> set[int]:
+        me = seat(hush, se=(0, tokens, 0), clients=("The Baker", "The Distiller"))
+        state = make([seat(BLIND_PIG, clients=("The Crooner", "The Flapper")), me],
+                     dice=(white, white, white, "", ""), variant="regular", rules=rules)
+        return {c for c in (baker, distiller) if f"val.{c}" in codes_of(state, 1)}
+
+    assert payable(hush7, 7, "food") == {baker} and payable(hush7, 7, "drink") == set()
+    assert payable(hush8, 8, "food") == set() and payable(hush8, 8, "drink") == {distiller}
+    assert payable(hush8, 8, "drink", tokens=0) == set()  # the slot works only with its token
