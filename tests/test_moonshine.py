@@ -88,15 +88,15 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 7 deal the sixth card set: global ids 350..419, Speakeasies 25..29
+    # rules 8 deal the seventh card set: global ids 420..489, Speakeasies 30..34
     k = set_index(G.rules_version)
-    assert k == 5
+    assert k == 6
     starting = {70 * k + c.id for c in card_sets()[k].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(350, 420))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(25, 30))
+    assert set(state.deck) <= set(range(420, 490))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(30, 35))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
