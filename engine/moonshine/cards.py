@@ -376,8 +376,7 @@ def card_sets() -> tuple[CardSet, ...]:
 
 
 def set_index(rules: int) -> int:
-    """The card set dealt under rules version ``rules`` (0 for rules 1-2, 1 for rules 3, 2 for rules 4, 3 for rules 5,
-    4 for rules 6, 5 for rules 7, 6 from rules 8)."""
+    """The card set dealt under rules version ``rules`` (0 for rules 1-2, then one set per version: 6 from rules 8)."""
     return max(k for k, first in enumerate(SET_RULES) if rules >= first)
 
 
