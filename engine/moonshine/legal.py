@@ -24,7 +24,6 @@ from engine.moonshine.actions import (
     Stop,
     TakeMoon,
     Validate,
-    discard_action,
 )
 from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
 from engine.moonshine.icons import (
@@ -38,7 +37,7 @@ from engine.moonshine.icons import (
     bundle_bits,
     unpack_bundle,
 )
-from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
+from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_ways
 from engine.moonshine.supply import (
     DEMAND,
     DICE_SUPPLY,
@@ -203,6 +202,8 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
             return tuple(map(_KEEP_OF, q.cards))
         if kind == "place":
             return _places(s, state.variant)
+        if kind == "discard":
+            return _discards(s, q.n)
         key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
     elif s.lose:
         return _losses(s)
@@ -371,13 +372,50 @@ def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
     return tuple(out)
 
 
+def _discards(s: SeatState, n: int) -> tuple[MoonshineAction, ...]:
+    """Discard ``n`` tokens (M4): every way (:func:`~engine.moonshine.state.discard_ways`), each
+    as its :class:`Discard` (tokens sorted as strings), memoized by the slots holding tokens."""
+    held = []
+    i = 0
+    for t in s.se_tokens:
+        if t:
+            held.append((SE_KEYS[i], t))
+        i += 1
+    infos = CLIENT_INFOS
+    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
+        if t:
+            held.append((infos[cid].key, t))
+    key = (tuple(held), n)
+    hit = _BY_HELD.get(key)
+    if hit is None:
+        if len(_BY_HELD) >= 1 << 14:
+            _BY_HELD.clear()
+        names = [_TOKENS[k] for k, _ in held]
+        hit = _BY_HELD[key] = _shared_tuple(tuple([
+            _DISCARD[tuple(sorted([tok for i, c in way for tok in names[i][:c]]))]
+            for way in discard_ways(tuple([t for _, t in held]), n)]))
+    return hit
+
+
+#: Legal discards by the slots holding tokens and the count (see :func:`_discards`).
+_BY_HELD: dict[tuple[tuple[tuple[str, int], ...], int], tuple[MoonshineAction, ...]] = {}
+
+
+class _Tokens(dict[str, tuple[str, str, str]]):
+    """A slot key's token names in discard codes (``s1`` -> ``s1a``, ``s1b``, ``s1c``)."""
+
+    def __missing__(self, key: str) -> tuple[str, str, str]:
+        value = self[key] = (key + "a", key + "b", key + "c")
+        return value
+
+
+_TOKENS = _Tokens()
+
+
 def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
     s = state.seats[seat]
     if s.queue:
         kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
-        if kind == "discard":
-            slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
-            return tuple([_DISCARD[discard_action(o).tokens] for o in discard_options(slots, n)])
         if kind == "draft":
             return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
     return ()
