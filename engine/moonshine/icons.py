@@ -41,6 +41,7 @@ __all__ = [
     "SideInfo",
     "bundle_bits",
     "bundle_of",
+    "client_icons",
     "client_info",
     "side_info",
     "unpack_bundle",
@@ -167,6 +168,9 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS: tuple[ClientInfo, ...]
 SIDE_INFOS: dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS, SIDE_INFOS = _compiled()
+if any(ci.slot[CLIENT] for ci in CLIENT_INFOS) or any(b[CLIENT] for x in SIDE_INFOS.values() for si in x
+                                                      for _, b in si.slots):
+    raise ValueError("a Moon-token slot with a Client-card icon (client_icons counts none there)")
 
 
 def client_info(cid: int) -> ClientInfo:
@@ -211,6 +215,16 @@ def bundle_bits(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int]
             lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
         b += lower
     return b
+
+
+def client_icons(side: SideInfo, validated: Sequence[int]) -> int:
+    """The Client-card icons of a seat (``bundle_of(...)[CLIENT]``): its Speakeasy base and the
+    lower parts of its validated Clients (no Moon-token slot carries one, checked at import)."""
+    n = side.base[CLIENT]
+    infos = CLIENT_INFOS
+    for cid in validated:
+        n += infos[cid].lower[CLIENT]
+    return n
 
 
 def unpack_bundle(b: int) -> tuple[int, ...]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
+from engine.core import hashed_draws, rng_draws
 from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
+from engine.moonshine.dice import DIE_FACES, HASHED_RULES
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
 from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SIDE_INFOS, client_info, side_info
 from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
@@ -250,24 +252,39 @@ def _do_draws(w: Work) -> None:
 
 
 def _start_round(w: Work) -> None:
-    """A new round: the next active player rolls the white dice, plus blue/orange with access."""
+    """A new round: the next active player rolls the white dice, plus blue/orange with access
+    (the faces of :meth:`Work.faces`, drawn here without its calls, the dice tuple by its draws
+    from :data:`_START_DICE`)."""
     w.round += 1
     if w.round > 1:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
-    which = _ROLLED[bool(b[BLUE])][bool(b[ORANGE])]
-    faces = w.faces("roll", which)
-    dice = [""] * 5
-    for i, f in zip(which, faces):  # noqa: B905
-        dice[i] = f
-    w.dice = tuple(dice)
+    blue, orange = b[BLUE] > 0, b[ORANGE] > 0
+    which = _ROLLED[blue][orange]
+    if w.state.rules >= HASHED_RULES:  # die_draws, inlined
+        draws = hashed_draws(w, "roll", len(which), 6)
+    else:
+        draws = rng_draws(w, "roll", len(which), 6)
+    memo = _START_DICE[blue][orange]
+    dice = memo.get(draws)
+    if dice is None:
+        made = [""] * 5
+        for i, v in zip(which, draws):  # noqa: B905
+            made[i] = DIE_FACES[i][v]
+        dice = memo[draws] = tuple(made)
+    w.dice = dice
     w.rerolls = b[REROLL]
     if w.log:
         w.ev("ms.ev.round", round=w.round, seat=w.active)
-        w.ev("ms.ev.roll", seat=w.active, dice=dice)
+        w.ev("ms.ev.roll", seat=w.active, dice=list(dice))
     w.phase = "roll"
     if w.rerolls == 0:
         gains(w)
+
+
+#: ``_START_DICE[blue][orange]``: the dice a round starts with by the draws of the rolled dice
+#: (:data:`_ROLLED`), made on first use (at most ``6 ** 5`` of each).
+_START_DICE: tuple[tuple[dict[bytes, tuple[str, ...]], ...], ...] = (({}, {}), ({}, {}))
 
 
 def _end_round(w: Work) -> None:
