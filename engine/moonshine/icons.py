@@ -30,6 +30,7 @@ __all__ = [
     "CLIENT_INFOS",
     "DISC",
     "DRAW",
+    "LOWERS",
     "MAJ",
     "NB",
     "ORANGE",
@@ -43,6 +44,7 @@ __all__ = [
     "bundle_of",
     "client_icons",
     "client_info",
+    "lower_bits",
     "side_info",
     "unpack_bundle",
 ]
@@ -210,11 +212,18 @@ def bundle_bits(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int]
             v = tuple(validated)
             lower = _LOWERS.get(v)
         if lower is None:
-            if len(_LOWERS) >= 1 << 14:
-                _LOWERS.clear()
-            lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
+            lower = lower_bits(v)
         b += lower
     return b
+
+
+def lower_bits(validated: tuple[int, ...]) -> int:
+    """The packed lower bundles of the validated Clients ``validated``, summed; memoized in
+    :data:`LOWERS` (read it first on the hot path)."""
+    if len(_LOWERS) >= 1 << 14:
+        _LOWERS.clear()
+    lower = _LOWERS[validated] = sum(CLIENT_INFOS[cid].lower_bits for cid in validated)
+    return lower
 
 
 def client_icons(side: SideInfo, validated: Sequence[int]) -> int:
@@ -257,5 +266,7 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
 _UNPACKED: dict[int, tuple[int, ...]] = {}
 
 
-#: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`bundle_of`).
+#: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`lower_bits`).
 _LOWERS: dict[tuple[int, ...], int] = {}
+#: :data:`_LOWERS`, for the hot paths of other modules (read only).
+LOWERS: Mapping[tuple[int, ...], int] = _LOWERS

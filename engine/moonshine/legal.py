@@ -31,10 +31,12 @@ from engine.moonshine.icons import (
     BLUE,
     CLIENT_INFOS,
     DISC,
+    LOWERS,
     ORANGE,
     SE_KEYS,
     SIDE_INFOS,
     bundle_bits,
+    lower_bits,
     unpack_bundle,
 )
 from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_ways
@@ -270,9 +272,31 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
     supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
     of one int (:data:`_LANES`), each Client's demand another (:data:`DEMAND`), and a borrow
-    test compares every lane in one subtraction. The seat's bundle is kept in
+    test compares every lane in one subtraction. The seat's bundle
+    (:func:`~engine.moonshine.icons.bundle_bits`, inlined with the tokens held and the room
+    test of :func:`_has_room` in one pass over the Clients) is kept in
     :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
-    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    side = SIDE_INFOS[state.variant][s.speakeasy]
+    se = s.se_tokens
+    b = side.by_tokens.get(se)
+    rooms = side.room_by_tokens.get(se)
+    if b is None or rooms is None:  # not a layout of the tables (never in play)
+        return _plain_action_phase(state, s, seat)
+    room = rooms != ()
+    toks = sum(se)
+    clients = s.clients
+    infos = CLIENT_INFOS
+    for cid, t in zip(clients, s.cl_tokens):  # noqa: B905
+        ci = infos[cid]
+        if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
+            b += ci.slot_bits
+        else:
+            room = True
+        toks += t
+    v = s.validated
+    if v:
+        lower = LOWERS.get(v)
+        b += lower_bits(v) if lower is None else lower
     bundle = _UNPACKED.get(b)
     if bundle is None:
         bundle = unpack_bundle(b)
@@ -283,8 +307,6 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
         bundles: list[Any] = [None] * 5
         bundles[seat] = bundle
         ACTION_BUNDLES[0] = (state, bundles)
-    out: list[MoonshineAction] = []
-    clients = s.clients
     if clients:
         x = RES_SUPPLY.get(b & RES_BITS)
         if x is None:
@@ -300,17 +322,38 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
             x += ds[1]
         if bundle[ORANGE]:
             x += ds[2]
-        toks = sum(s.se_tokens) + sum(s.cl_tokens) + bundle[DISC]
+        toks += bundle[DISC]
         x += (toks if toks < 128 else 127) << MOON_LANE
         high = HIGH
         demand = DEMAND
+        out: list[MoonshineAction] = []
         for cid in clients:
             if (x - demand[cid]) & high == high:
                 out.append(_VALIDATE[cid])
-    if _has_room(s, state.variant):
-        out.append(_TAKE_MOON)
-    out.append(_DRAW_CARDS)
-    return tuple(out)
+        if room:
+            out.append(_TAKE_MOON)
+        out.append(_DRAW_CARDS)
+        return tuple(out)
+    return _MOON_DRAW if room else _DRAW_ONLY
+
+
+#: The action phase's legal actions of a seat without Clients.
+_MOON_DRAW: tuple[MoonshineAction, ...] = (_TAKE_MOON, _DRAW_CARDS)
+_DRAW_ONLY: tuple[MoonshineAction, ...] = (_DRAW_CARDS,)
+
+
+def _plain_action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
+    """:func:`_action_phase` for a Speakeasy token layout outside the side's tables."""
+    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    bundle = unpack_bundle(b)
+    known = ACTION_BUNDLES[0]
+    if known[0] is state:
+        known[1][seat] = bundle
+    else:
+        bundles: list[Any] = [None] * 5
+        bundles[seat] = bundle
+        ACTION_BUNDLES[0] = (state, bundles)
+    return _slow_action_phase(state, s, bundle)
 
 
 def _slow_action_phase(state: MoonshineState, s: SeatState, bundle: tuple[int, ...]) -> tuple[MoonshineAction, ...]:
