@@ -11,13 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine.core import hashed_draws, rng_draws
 from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
-from engine.moonshine.dice import DIE_FACES, HASHED_RULES
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
-from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SIDE_INFOS, client_info, side_info
-from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
+from engine.moonshine.icons import CLIENT, DISC, DRAW, REROLL, SIDE_INFOS, client_info, side_info
+from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll, start_dice
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
 from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
@@ -25,8 +23,6 @@ from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
 __all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
 _NO_DICE = ("", "", "", "", "")
-#: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
-_ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
 
 
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
@@ -253,26 +249,12 @@ def _do_draws(w: Work) -> None:
 
 def _start_round(w: Work) -> None:
     """A new round: the next active player rolls the white dice, plus blue/orange with access
-    (the faces of :meth:`Work.faces`, drawn here without its calls, the dice tuple by its draws
-    from :data:`_START_DICE`)."""
+    (:func:`engine.moonshine.roll.start_dice`)."""
     w.round += 1
     if w.round > 1:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
-    blue, orange = b[BLUE] > 0, b[ORANGE] > 0
-    which = _ROLLED[blue][orange]
-    if w.state.rules >= HASHED_RULES:  # die_draws, inlined
-        draws = hashed_draws(w, "roll", len(which), 6)
-    else:
-        draws = rng_draws(w, "roll", len(which), 6)
-    memo = _START_DICE[blue][orange]
-    dice = memo.get(draws)
-    if dice is None:
-        made = [""] * 5
-        for i, v in zip(which, draws):  # noqa: B905
-            made[i] = DIE_FACES[i][v]
-        dice = memo[draws] = tuple(made)
-    w.dice = dice
+    w.dice = dice = start_dice(w, w.state.rules, b)
     w.rerolls = b[REROLL]
     if w.log:
         w.ev("ms.ev.round", round=w.round, seat=w.active)
@@ -280,11 +262,6 @@ def _start_round(w: Work) -> None:
     w.phase = "roll"
     if w.rerolls == 0:
         gains(w)
-
-
-#: ``_START_DICE[blue][orange]``: the dice a round starts with by the draws of the rolled dice
-#: (:data:`_ROLLED`), made on first use (at most ``6 ** 5`` of each).
-_START_DICE: tuple[tuple[dict[bytes, tuple[str, ...]], ...], ...] = (({}, {}), ({}, {}))
 
 
 def _end_round(w: Work) -> None:

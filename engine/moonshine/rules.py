@@ -150,6 +150,7 @@ from engine.moonshine.icons import client_info
 from engine.moonshine.legal import check_actions, legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
+from engine.moonshine.straight import plain_actions, plain_answers
 from engine.moonshine.view import MoonshineView, build_view
 from engine.moonshine.work import Work
 
@@ -245,6 +246,9 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
             return lazy_step(_run(state, actions, fast, False).freeze(), _events, state, actions, fast)
         actions = dict(actions)
+        plain = plain_actions(state, actions) if state.phase == "action" else plain_answers(state, actions)
+        if plain is not None:
+            return lazy_step(plain, _events, state, actions, None)
         return lazy_step(_run(state, actions, None, False).freeze(), _events, state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:

@@ -1,0 +1,266 @@
+"""Moonshine's straight-line steps (issue 11, part 1): the commonest steps built directly on the
+frozen state, without a :class:`~engine.moonshine.work.Work` and the general machine
+(:func:`engine.moonshine.phases.settle`). Each returns the very state the general path makes
+(``tests/test_moonshine_straight_line.py`` replays games through both, step by step), or
+``None`` when the step is not its common case; then the general path runs.
+
+- :func:`plain_actions`: an action phase where nobody validates (RULINGS M2, M5): Moon tokens
+  taken (placed at once when a single slot has room), then the deck draws in seat order from
+  the active player.
+- :func:`plain_answers`: answers to follow-ups that leave no automatic step behind (no instant
+  bonus, no discard, no second redraw), and the next phase when nobody has anything left: the
+  action phase after the gains, the next round (M3) after the action phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import replacer
+from engine.moonshine.actions import DrawCards, Keep, Lose, MoonshineAction, Pick, Place, Replace, TakeMoon
+from engine.moonshine.followups import _REPLACES
+from engine.moonshine.icons import (
+    _UNPACKED,
+    CLIENT_INFOS,
+    DRAW,
+    REROLL,
+    SE_KEYS,
+    SIDE_INFOS,
+    bundle_bits,
+    client_icons,
+    unpack_bundle,
+)
+from engine.moonshine.roll import _Chance, start_dice
+from engine.moonshine.scoring import MAX_ROUNDS, points_of
+from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState
+from engine.moonshine.work import _ORDERS, PLACE, follow_up
+
+__all__ = ["plain_actions", "plain_answers"]
+
+#: The next state of an action phase (``engine.core.replacer``).
+_resolving = replacer(MoonshineState, "version", "phase", "deck", "seats", "to_draw")
+#: A seat with new tokens on its Speakeasy, on its Clients, or a new queue.
+_se_tokens = replacer(SeatState, "se_tokens")
+_cl_tokens = replacer(SeatState, "cl_tokens")
+_queue = replacer(SeatState, "queue")
+#: The ``place`` follow-up alone in a queue (shared).
+_PLACE_ONLY = (PLACE,)
+
+
+def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> MoonshineState | None:
+    """The next state of an action phase (checked ``actions``) where every seat takes a Moon
+    token or draws, at least one draws, and the deck holds every card drawn (no reshuffle);
+    else ``None``. What :func:`~engine.moonshine.phases.resolve_actions` and
+    :func:`~engine.moonshine.phases.settle` do then: a token with a single slot with room is
+    placed there (else a ``place`` follow-up, M5), then each drawer, in seat order from the
+    active player, draws as many cards as its card-draw icons and has them to pick from."""
+    if state.to_draw:
+        return None
+    seats: list[Any] = list(state.seats)
+    drawers = 0
+    variant = state.variant
+    infos = CLIENT_INFOS
+    for seat, s in enumerate(seats):
+        if s.queue or s.lose:
+            return None
+        kind = actions[seat].__class__
+        if kind is DrawCards:
+            drawers += 1
+        elif kind is TakeMoon:
+            side = SIDE_INFOS[variant][s.speakeasy]
+            rooms = side.room_by_tokens.get(s.se_tokens)
+            if rooms is None:
+                return None
+            count = len(rooms)
+            at = -1
+            i = 0
+            for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
+                if t < infos[cid].spaces:
+                    count += 1
+                    at = i
+                i += 1
+            if count > 1:
+                seats[seat] = _queue(s, _PLACE_ONLY)
+            elif rooms:  # the single slot with room (a legal Take a Moon token has one)
+                k = int(rooms[0][1:])
+                t = s.se_tokens
+                seats[seat] = _se_tokens(s, (*t[:k], t[k] + 1, *t[k + 1:]))
+            elif at >= 0:
+                t = s.cl_tokens
+                seats[seat] = _cl_tokens(s, (*t[:at], t[at] + 1, *t[at + 1:]))
+            else:
+                return None
+        else:
+            return None
+    if not drawers:
+        return None
+    deck = state.deck
+    known = ACTION_BUNDLES[0]
+    bundles = known[1] if known[0] is state else None
+    for seat in _ORDERS[state.players][state.active]:
+        if actions[seat].__class__ is DrawCards:
+            s = seats[seat]
+            b = None if bundles is None else bundles[seat]
+            if b is None:
+                bits = bundle_bits(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens,
+                                   s.validated)
+                b = _UNPACKED.get(bits)
+                if b is None:
+                    b = unpack_bundle(bits)
+            k = b[DRAW]
+            if not 0 < k <= len(deck):
+                return None
+            seats[seat] = _queue(s, (follow_up("pick", deck[:k]),))
+            deck = deck[k:]
+    return _resolving(state, state.version + 1, "resolve", deck, tuple(seats), ())
+
+
+#: The next state of a follow-up step (every field :func:`plain_answers` may change).
+_answered = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "discard", "seats")
+#: A seat after its answer.
+_answer_seat = replacer(SeatState, "se_tokens", "clients", "cl_tokens", "queue", "lose")
+#: Speakeasy slot index by slot key; Client id by slot key.
+_SE_INDEX = {k: i for i, k in enumerate(SE_KEYS)}
+_KEY_CLIENT = {ci.key: ci.id for ci in CLIENT_INFOS}
+_new_object = object.__new__
+
+
+def plain_answers(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> MoonshineState | None:
+    """The next state of a follow-up step (checked ``actions``, in the ``resolve`` phase with no
+    deck draw waiting, or in the ``gain`` phase) whose answers are places, losses (M6), picks,
+    replacements and keeps of cards without an instant bonus, when no answering seat is left
+    with a follow-up or a loss that :func:`~engine.moonshine.followups.auto` would resolve;
+    else ``None``. The answers are those of :func:`~engine.moonshine.followups.answer` in seat
+    order; when nobody has anything left, the gains lead to the action phase, and the action
+    phase to the next round (:func:`~engine.moonshine.phases._end_round`: ``None`` when the
+    game ends or the new active player has no reroll, left to the general path)."""
+    phase = state.phase
+    if (phase != "resolve" and phase != "gain") or state.to_draw:
+        return None
+    seats: list[Any] = list(state.seats)
+    discard = state.discard
+    variant = state.variant
+    infos = CLIENT_INFOS
+    pending = False
+    for seat in sorted(actions):
+        action: Any = actions[seat]
+        s = seats[seat]
+        se, clients, cl, queue, lose = s.se_tokens, s.clients, s.cl_tokens, s.queue, s.lose
+        kind = action.__class__
+        delta = 0
+        if kind is Lose:
+            delta = -1
+            lose -= 1
+        else:
+            q = queue[0]
+            queue = queue[1:]
+            cards = q.cards
+            if kind is Place:
+                delta = 1
+            elif kind is Pick:
+                card = action.card
+                if card is None:
+                    discard = (*discard, *cards)
+                else:
+                    i = cards.index(card)
+                    discard = (*discard, *cards[:i], *cards[i + 1:])
+                    if not clients or len(clients) < client_icons(SIDE_INFOS[variant][s.speakeasy], s.validated):
+                        if infos[card].instant:
+                            return None
+                        clients = (*clients, card)
+                        cl = (*cl, 0)
+                    else:
+                        queue = (_REPLACES[card], *queue)
+            elif kind is Replace:
+                card = cards[0]
+                if infos[card].instant:
+                    return None
+                i = clients.index(action.old)
+                clients = (*clients[:i], card, *clients[i + 1:])
+                cl = (*cl[:i], 0, *cl[i + 1:])
+                discard = (*discard, action.old)
+            elif kind is Keep:
+                card = action.card
+                if infos[card].instant:
+                    return None
+                clients = (*clients, card)
+                cl = (*cl, 0)
+                i = cards.index(card)
+                discard = (*discard, *cards[:i], *cards[i + 1:])
+            else:
+                return None
+        if delta:
+            key = action.slot
+            i = _SE_INDEX.get(key, -1)
+            if i >= 0:
+                se = (*se[:i], se[i] + delta, *se[i + 1:])
+            else:
+                i = clients.index(_KEY_CLIENT[key])
+                cl = (*cl[:i], cl[i] + delta, *cl[i + 1:])
+        # what settle would find: a choice left (pending), or an automatic step (general path)
+        if queue:
+            q = queue[0]
+            left = q.kind
+            if left == "pick":
+                if not q.cards:
+                    return None
+            elif left == "place":
+                rooms = SIDE_INFOS[variant][s.speakeasy].room_by_tokens.get(se)
+                if rooms is None:
+                    return None
+                count = len(rooms)
+                for cid, t in zip(clients, cl):  # noqa: B905
+                    if t < infos[cid].spaces:
+                        count += 1
+                if count <= 1:
+                    return None
+            elif left == "keep":
+                if len(q.cards) <= 1:
+                    return None
+            elif left == "replace":
+                if len(clients) <= 1:
+                    return None
+            else:
+                return None
+            pending = True
+        elif lose:
+            count = 0
+            for t in se:
+                if t:
+                    count += 1
+            for t in cl:
+                if t:
+                    count += 1
+            if count <= 1:
+                return None
+            pending = True
+        seats[seat] = _answer_seat(s, se, clients, cl, queue, lose)
+    version = state.version + 1
+    if pending:
+        return _answered(state, version, phase, state.round, state.active, state.dice, state.rerolls, discard,
+                         tuple(seats))
+    if phase == "gain":
+        return _answered(state, version, "action", state.round, state.active, state.dice, state.rerolls, discard,
+                         tuple(seats))
+    if state.round >= MAX_ROUNDS:
+        return None
+    target = state.target
+    sides = SIDE_INFOS[variant]
+    for s in seats:
+        if s.validated and points_of(s.validated, sides[s.speakeasy].silhouettes) >= target:
+            return None
+    active = (state.active + 1) % state.players if state.round else state.active
+    s = seats[active]
+    bits = bundle_bits(sides[s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    b = _UNPACKED.get(bits)
+    if b is None:
+        b = unpack_bundle(bits)
+    rerolls = b[REROLL]
+    if not rerolls:
+        return None
+    chance: Any = _new_object(_Chance)
+    chance.seed = state.seed
+    chance.version = version
+    return _answered(state, version, "roll", state.round + 1, active, start_dice(chance, state.rules, b), rerolls,
+                     discard, tuple(seats))
