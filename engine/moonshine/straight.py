@@ -4,9 +4,9 @@ frozen state, without a :class:`~engine.moonshine.work.Work` and the general mac
 (``tests/test_moonshine_straight_line.py`` replays games through both, step by step), or
 ``None`` when the step is not its common case; then the general path runs.
 
-- :func:`plain_actions`: an action phase where nobody validates (RULINGS M2, M5): Moon tokens
-  taken (placed at once when a single slot has room), then the deck draws in seat order from
-  the active player.
+- :func:`plain_actions`: an action phase (RULINGS M2, M4, M5) with Moon tokens taken (placed at
+  once when a single slot has room), validations without a choice of tokens to discard, and
+  the deck draws in seat order from the active player.
 - :func:`plain_answers`: answers to follow-ups that leave no automatic step behind (no instant
   bonus, no discard, no second redraw), and the next phase when nobody has anything left: the
   action phase after the gains, the next round (M3) after the action phase.
@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import replacer
-from engine.moonshine.actions import DrawCards, Keep, Lose, MoonshineAction, Pick, Place, Replace, TakeMoon
-from engine.moonshine.followups import _REPLACES
+from engine.moonshine.actions import DrawCards, Keep, Lose, MoonshineAction, Pick, Place, Replace, TakeMoon, Validate
+from engine.moonshine.followups import _REDRAW, _REPLACES
 from engine.moonshine.icons import (
     _UNPACKED,
+    CLIENT,
     CLIENT_INFOS,
+    DISC,
     DRAW,
     REROLL,
     SE_KEYS,
@@ -50,23 +52,30 @@ _PLACE_ONLY = (PLACE,)
 
 def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> MoonshineState | None:
     """The next state of an action phase (checked ``actions``) where every seat takes a Moon
-    token or draws, at least one draws, and the deck holds every card drawn (no reshuffle);
-    else ``None``. What :func:`~engine.moonshine.phases.resolve_actions` and
+    token, draws, or (rules 2 on) validates a Client with no token to discard beyond those on
+    the card, when the deck holds every card drawn (no reshuffle) and someone is left with a
+    choice; else ``None``. What :func:`~engine.moonshine.phases.resolve_actions` and
     :func:`~engine.moonshine.phases.settle` do then: a token with a single slot with room is
-    placed there (else a ``place`` follow-up, M5), then each drawer, in seat order from the
-    active player, draws as many cards as its card-draw icons and has them to pick from."""
+    placed there (else a ``place`` follow-up, M5); a validated card moves to the validated ones
+    (M4); then in seat order from the active player each drawer draws as many cards as its
+    card-draw icons and has them to pick from, and each validator missing a Client draws as
+    many to keep one (a second redraw queued when two are missing,
+    :func:`~engine.moonshine.followups.redraw_once`)."""
     if state.to_draw:
         return None
     seats: list[Any] = list(state.seats)
-    drawers = 0
     variant = state.variant
     infos = CLIENT_INFOS
+    known = ACTION_BUNDLES[0]
+    bundles = known[1] if known[0] is state else _NO_BUNDLES
+    pending = False
     for seat, s in enumerate(seats):
         if s.queue or s.lose:
             return None
-        kind = actions[seat].__class__
+        action: Any = actions[seat]
+        kind = action.__class__
         if kind is DrawCards:
-            drawers += 1
+            pending = True
         elif kind is TakeMoon:
             side = SIDE_INFOS[variant][s.speakeasy]
             rooms = side.room_by_tokens.get(s.se_tokens)
@@ -82,6 +91,7 @@ def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
                 i += 1
             if count > 1:
                 seats[seat] = _queue(s, _PLACE_ONLY)
+                pending = True
             elif rooms:  # the single slot with room (a legal Take a Moon token has one)
                 k = int(rooms[0][1:])
                 t = s.se_tokens
@@ -91,29 +101,60 @@ def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
                 seats[seat] = _cl_tokens(s, (*t[:at], t[at] + 1, *t[at + 1:]))
             else:
                 return None
+        elif kind is Validate and state.rules >= 2:
+            cid = action.card
+            b = bundles[seat]
+            if b is None:
+                b = _bundle(s, variant)
+            i = s.clients.index(cid)
+            t = s.cl_tokens
+            if infos[cid].moon - b[DISC] > t[i]:  # tokens to discard beyond those on the card
+                return None
+            c = s.clients
+            seats[seat] = _validated(s, (*c[:i], *c[i + 1:]), (*t[:i], *t[i + 1:]), (*s.validated, cid))
         else:
             return None
-    if not drawers:
-        return None
     deck = state.deck
-    known = ACTION_BUNDLES[0]
-    bundles = known[1] if known[0] is state else None
     for seat in _ORDERS[state.players][state.active]:
-        if actions[seat].__class__ is DrawCards:
+        kind = actions[seat].__class__
+        if kind is DrawCards:
             s = seats[seat]
-            b = None if bundles is None else bundles[seat]
+            b = bundles[seat]
             if b is None:
-                bits = bundle_bits(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens,
-                                   s.validated)
-                b = _UNPACKED.get(bits)
-                if b is None:
-                    b = unpack_bundle(bits)
+                b = _bundle(s, variant)
             k = b[DRAW]
             if not 0 < k <= len(deck):
                 return None
             seats[seat] = _queue(s, (follow_up("pick", deck[:k]),))
             deck = deck[k:]
+        elif kind is Validate:
+            s = seats[seat]
+            b = _bundle(s, variant)
+            missing = b[CLIENT] - len(s.clients)
+            if missing > 0:
+                k = b[DRAW]
+                if not 1 < k <= len(deck):  # a single card would be kept at once
+                    return None
+                drawn = follow_up("keep", deck[:k])
+                seats[seat] = _queue(s, (drawn, _REDRAW) if missing > 1 else (drawn,))
+                deck = deck[k:]
+                pending = True
+    if not pending:
+        return None
     return _resolving(state, state.version + 1, "resolve", deck, tuple(seats), ())
+
+
+#: No bundles known (:data:`~engine.moonshine.state.ACTION_BUNDLES` of another state).
+_NO_BUNDLES: tuple[None, ...] = (None,) * 5
+#: A seat after validating a Client (``clients``, ``cl_tokens``, ``validated``).
+_validated = replacer(SeatState, "clients", "cl_tokens", "validated")
+
+
+def _bundle(s: SeatState, variant: str) -> tuple[int, ...]:
+    """The seat's bundle (:func:`~engine.moonshine.icons.bundle_of`)."""
+    bits = bundle_bits(SIDE_INFOS[variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    b = _UNPACKED.get(bits)
+    return unpack_bundle(bits) if b is None else b
 
 
 #: The next state of a follow-up step (every field :func:`plain_answers` may change).
