@@ -1,6 +1,7 @@
 """Moonshine: the straight-line steps (``engine.moonshine.straight``) give exactly the states
 and events of the general machine (a ``Work``, ``settle``), step by step, under every rules
-version, both variants and every seat count (issue 11, part 1).
+version, both variants and every seat count (issue 11, part 1); the roll steps too (the roll's
+own shortcut, ``fast_roll``, and the gains after it).
 
 Games are played with a scripted mix of moves (the baseline AI's choice, and the legal actions
 taken in turn), so that the straight lines meet places, losses, picks of none, keeps, and the
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from engine.moonshine import Moonshine, phases, straight
+from engine.moonshine.roll import fast_roll
 from engine.moonshine.rules import _run
 
 GAME = Moonshine()
@@ -27,7 +29,7 @@ def _reference(state: Any, actions: dict[int, Any]) -> tuple[Any, tuple[Any, ...
 
 @pytest.mark.parametrize("rules", [1, 2, 3, 4, 5, 6, 7])
 def test_straight_line_steps_match_the_general_machine(rules: int) -> None:
-    used = {"actions": 0, "answers": 0}
+    used = {"actions": 0, "answers": 0, "gains": 0}
     ended = 0
     for variant in ("standard", "regular"):
         for players in range(2, 6):
@@ -40,10 +42,12 @@ def test_straight_line_steps_match_the_general_machine(rules: int) -> None:
                         legal = GAME.legal_actions(state, seat)
                         actions[seat] = GAME.ai_action(state, seat) if (k + seat) % 3 else legal[k % len(legal)]
                     k += 1
-                    if state.phase == "roll":  # the roll has its own shortcut (tests/test_moonshine_speed.py)
-                        state = GAME.apply(state, actions).state
-                        continue
-                    if state.phase == "action":
+                    if state.phase == "roll":
+                        action = actions[state.active]
+                        fast = fast_roll(state, action)
+                        if fast is None or isinstance(fast, tuple):
+                            used["gains"] += straight.plain_gains(state, action, fast) is not None
+                    elif state.phase == "action":
                         used["actions"] += straight.plain_actions(state, actions) is not None
                     else:
                         used["answers"] += straight.plain_answers(state, actions) is not None
@@ -55,4 +59,4 @@ def test_straight_line_steps_match_the_general_machine(rules: int) -> None:
                     state = step.state
                 ended += state.phase == "over"
     assert ended == 16
-    assert used["actions"] > 20 and used["answers"] > 100  # the straight lines were taken
+    assert used["actions"] > 20 and used["answers"] > 100 and used["gains"] > 5  # the straight lines were taken

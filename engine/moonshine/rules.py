@@ -150,7 +150,7 @@ from engine.moonshine.icons import client_info
 from engine.moonshine.legal import check_actions, legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
-from engine.moonshine.straight import plain_actions, plain_answers
+from engine.moonshine.straight import plain_actions, plain_answers, plain_gains
 from engine.moonshine.view import MoonshineView, build_view
 from engine.moonshine.work import Work
 
@@ -240,10 +240,14 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         playout or a search never reads them), by running the step again with its events logged."""
         _check(state, actions)
         if state.phase == "roll":  # self._apply(state, actions, None), inlined
-            fast = phases.fast_roll(state, actions[state.active])
+            action = actions[state.active]
+            fast = phases.fast_roll(state, action)
             if fast is not None and not isinstance(fast, tuple):
                 return fast
             actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
+            gained = plain_gains(state, action, fast)
+            if gained is not None:
+                return lazy_step(gained, _events, state, actions, fast)
             return lazy_step(_run(state, actions, fast, False).freeze(), _events, state, actions, fast)
         actions = dict(actions)
         plain = plain_actions(state, actions) if state.phase == "action" else plain_answers(state, actions)

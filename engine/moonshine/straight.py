@@ -7,6 +7,8 @@ frozen state, without a :class:`~engine.moonshine.work.Work` and the general mac
 - :func:`plain_actions`: an action phase (RULINGS M2, M4, M5) with Moon tokens taken (placed at
   once when a single slot has room), validations without a choice of tokens to discard, and
   the deck draws in seat order from the active player.
+- :func:`plain_gains`: a roll that ends with Moon-token gains (M3), the tokens placed at once
+  where a single slot has room.
 - :func:`plain_answers`: answers to follow-ups that leave no automatic step behind (no instant
   bonus, no discard, no second redraw), and the next phase when nobody has anything left: the
   action phase after the gains, the next round (M3) after the action phase.
@@ -18,17 +20,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import replacer
-from engine.moonshine.actions import DrawCards, Keep, Lose, MoonshineAction, Pick, Place, Replace, TakeMoon, Validate
+from engine.moonshine.actions import (
+    DrawCards,
+    Keep,
+    Lose,
+    MoonshineAction,
+    Pick,
+    Place,
+    Replace,
+    Reroll,
+    Stop,
+    TakeMoon,
+    Validate,
+)
+from engine.moonshine.dice import DIE_NAMES
 from engine.moonshine.followups import _REDRAW, _REPLACES
 from engine.moonshine.icons import (
     _UNPACKED,
+    BLUE,
     CLIENT,
     CLIENT_INFOS,
     DISC,
     DRAW,
+    ORANGE,
     REROLL,
     SE_KEYS,
     SIDE_INFOS,
+    SideInfo,
     bundle_bits,
     client_icons,
     unpack_bundle,
@@ -38,14 +56,14 @@ from engine.moonshine.scoring import MAX_ROUNDS, points_of
 from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState
 from engine.moonshine.work import _ORDERS, PLACE, follow_up
 
-__all__ = ["plain_actions", "plain_answers"]
+__all__ = ["plain_actions", "plain_answers", "plain_gains"]
 
 #: The next state of an action phase (``engine.core.replacer``).
 _resolving = replacer(MoonshineState, "version", "phase", "deck", "seats", "to_draw")
-#: A seat with new tokens on its Speakeasy, on its Clients, or a new queue.
-_se_tokens = replacer(SeatState, "se_tokens")
-_cl_tokens = replacer(SeatState, "cl_tokens")
+#: A seat with new tokens, a new queue, or both.
+_tokens = replacer(SeatState, "se_tokens", "cl_tokens")
 _queue = replacer(SeatState, "queue")
+_tokens_queue = replacer(SeatState, "se_tokens", "cl_tokens", "queue")
 #: The ``place`` follow-up alone in a queue (shared).
 _PLACE_ONLY = (PLACE,)
 
@@ -77,30 +95,14 @@ def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
         if kind is DrawCards:
             pending = True
         elif kind is TakeMoon:
-            side = SIDE_INFOS[variant][s.speakeasy]
-            rooms = side.room_by_tokens.get(s.se_tokens)
-            if rooms is None:
+            placed = _place(SIDE_INFOS[variant][s.speakeasy], s.clients, s.se_tokens, s.cl_tokens)
+            if placed is None:
                 return None
-            count = len(rooms)
-            at = -1
-            i = 0
-            for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-                if t < infos[cid].spaces:
-                    count += 1
-                    at = i
-                i += 1
-            if count > 1:
+            if placed[0] > 1:
                 seats[seat] = _queue(s, _PLACE_ONLY)
                 pending = True
-            elif rooms:  # the single slot with room (a legal Take a Moon token has one)
-                k = int(rooms[0][1:])
-                t = s.se_tokens
-                seats[seat] = _se_tokens(s, (*t[:k], t[k] + 1, *t[k + 1:]))
-            elif at >= 0:
-                t = s.cl_tokens
-                seats[seat] = _cl_tokens(s, (*t[:at], t[at] + 1, *t[at + 1:]))
-            else:
-                return None
+            else:  # a legal Take a Moon token has a slot with room
+                seats[seat] = _tokens(s, placed[1], placed[2])
         elif kind is Validate and state.rules >= 2:
             cid = action.card
             b = bundles[seat]
@@ -148,6 +150,84 @@ def plain_actions(state: MoonshineState, actions: Mapping[int, MoonshineAction])
 _NO_BUNDLES: tuple[None, ...] = (None,) * 5
 #: A seat after validating a Client (``clients``, ``cl_tokens``, ``validated``).
 _validated = replacer(SeatState, "clients", "cl_tokens", "validated")
+
+
+def _place(side: SideInfo, clients: tuple[int, ...], se: tuple[int, ...],
+           cl: tuple[int, ...]) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
+    """One gained token of a seat (``se``/``cl`` its tokens) as :func:`~engine.moonshine.followups.auto`
+    places it: ``(slots with room, se, cl)``, the token placed when a single slot has room (lost
+    when none has, M5; a choice when several have: the tokens unchanged); ``None`` when the
+    Speakeasy tokens are outside the side's tables (never in play)."""
+    rooms = side.room_by_tokens.get(se)
+    if rooms is None:
+        return None
+    count = len(rooms)
+    at = -1
+    i = 0
+    infos = CLIENT_INFOS
+    for cid, t in zip(clients, cl):  # noqa: B905
+        if t < infos[cid].spaces:
+            count += 1
+            at = i
+        i += 1
+    if count == 1:
+        if rooms:
+            k = _SE_INDEX[rooms[0]]
+            return 1, (*se[:k], se[k] + 1, *se[k + 1:]), cl
+        return 1, se, (*cl[:at], cl[at] + 1, *cl[at + 1:])
+    return count, se, cl
+
+
+def plain_gains(state: MoonshineState, action: MoonshineAction, faces: tuple[str, ...] | None) -> MoonshineState | None:
+    """The next state of a roll step (checked ``action``; a reroll's ``faces`` as
+    :func:`~engine.moonshine.roll.fast_roll` returns them) that ends the roll with a Moon face on
+    the blue or orange die, when nobody had anything pending: every seat with access to such a
+    die gains a token (M3) per die, placed at once while a single slot has room (lost when none
+    has, M5), else left to place; then the gain phase, or the action phase when nothing is
+    left (:func:`~engine.moonshine.roll.gains`, :func:`~engine.moonshine.phases.settle`). Else
+    ``None``."""
+    dice = state.dice
+    if action.__class__ is Reroll:
+        if faces is None or state.rerolls != 1:
+            return None
+        made = list(dice)
+        for name, f in zip(action.dice, faces):  # noqa: B905
+            made[_DIE_INDEX[name]] = f
+        dice = tuple(made)
+    elif action.__class__ is not Stop:
+        return None
+    blue, orange = dice[3] == "moon", dice[4] == "moon"
+    if not (blue or orange):
+        return None
+    seats: list[Any] = list(state.seats)
+    variant = state.variant
+    sides = SIDE_INFOS[variant]
+    pending = False
+    for seat, s in enumerate(seats):
+        if s.queue or s.lose:
+            return None
+        b = _bundle(s, variant)
+        n = (blue and b[BLUE] > 0) + (orange and b[ORANGE] > 0)
+        if n:
+            se, cl = s.se_tokens, s.cl_tokens
+            while n:
+                placed = _place(sides[s.speakeasy], s.clients, se, cl)
+                if placed is None:
+                    return None
+                if placed[0] > 1:
+                    break
+                se, cl = placed[1], placed[2]
+                n -= 1
+            if n:
+                pending = True
+            seats[seat] = _tokens_queue(s, se, cl, (PLACE,) * n)
+    return _gained(state, state.version + 1, "gain" if pending else "action", dice, 0, tuple(seats))
+
+
+#: The next state of a roll step with Moon-token gains.
+_gained = replacer(MoonshineState, "version", "phase", "dice", "rerolls", "seats")
+#: Die index by name.
+_DIE_INDEX = {name: i for i, name in enumerate(DIE_NAMES)}
 
 
 def _bundle(s: SeatState, variant: str) -> tuple[int, ...]:
