@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import cache
 
 from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
@@ -34,20 +35,19 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     k = set_index(rules)
     speak = [k * SPEAKEASIES_PER_SET + s for s in range(SPEAKEASIES_PER_SET)]
     _shuffle(rng, speak)
-    cards = card_sets()[k].clients
-    base = k * CLIENTS_PER_SET
+    starting_ids, other_ids, every_id = _set_ids(k)
     seats = []
     if variant == "standard":
-        starting = [base + c.id for c in cards if c.starting]
+        starting = list(starting_ids)
         _shuffle(rng, starting)
-        deck = [base + c.id for c in cards if not c.starting] + starting[2 * players:]
+        deck = [*other_ids, *starting[2 * players:]]
         _shuffle(rng, deck)
         for p in range(players):
             hand = tuple(starting[2 * p: 2 * p + 2])
-            seats.append(_new_seat(speak[p], variant, hand, (FollowUp(kind="place"),)))
+            seats.append(_new_seat(speak[p], variant, hand, (PLACE,)))
         phase: Phase = "setup"
     else:
-        deck = [base + c.id for c in cards]
+        deck = list(every_id)
         _shuffle(rng, deck)
         for p in range(players):
             pos = (p - first) % players
@@ -63,6 +63,16 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     w.version = 0
     settle(w)
     return w.freeze()
+
+
+@cache
+def _set_ids(k: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The global ids of card set ``k``'s Clients in card order: the Starting ones, the others,
+    all (read from the card models once)."""
+    cards = card_sets()[k].clients
+    base = k * CLIENTS_PER_SET
+    return (tuple(base + c.id for c in cards if c.starting), tuple(base + c.id for c in cards if not c.starting),
+            tuple(base + c.id for c in cards))
 
 
 def _new_seat(speakeasy: int, variant: str, hand: tuple[int, ...], queue: tuple[FollowUp, ...]) -> SeatState:
