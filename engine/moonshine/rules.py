@@ -2,7 +2,8 @@
 
 Modules: :mod:`~engine.moonshine.state` (state dataclasses), :mod:`~engine.moonshine.actions`
 (typed actions and codes), :mod:`~engine.moonshine.legal` (who acts, legal actions),
-:mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does),
+:mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does;
+:mod:`~engine.moonshine.straight` the same for the commonest steps, in straight-line code),
 :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`, :mod:`~engine.moonshine.icons`
 (card data compiled from :mod:`~engine.moonshine.cards`), :mod:`~engine.moonshine.view` (typed
 views) and :mod:`~engine.moonshine.ai` (the baseline AI; it imports the helper modules, never
@@ -237,7 +238,9 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction`
         otherwise. The step's events are made when first read (:func:`engine.core.lazy_step`: a
-        playout or a search never reads them), by running the step again with its events logged."""
+        playout or a search never reads them), by running the step again with its events logged.
+        The commonest steps are built in straight-line code (:mod:`~engine.moonshine.straight`:
+        the same states), the others by the general machine (:func:`_run`)."""
         _check(state, actions)
         if state.phase == "roll":  # self._apply(state, actions, None), inlined
             action = actions[state.active]
