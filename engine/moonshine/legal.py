@@ -42,7 +42,7 @@ from engine.moonshine.legal_answers import (
     losses,
     places,
 )
-from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState
+from engine.moonshine.state import MoonshineState, SeatState, remember_bundle
 from engine.moonshine.supply import (
     DEMAND,
     DICE_SUPPLY,
@@ -266,13 +266,7 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     bundle = _UNPACKED.get(b)
     if bundle is None:
         bundle = unpack_bundle(b)
-    known = ACTION_BUNDLES[0]
-    if known[0] is state:
-        known[1][seat] = bundle
-    else:
-        bundles: list[Any] = [None] * 5
-        bundles[seat] = bundle
-        ACTION_BUNDLES[0] = (state, bundles)
+    remember_bundle(state, seat, bundle)
     if clients:
         x = RES_SUPPLY.get(b & RES_BITS)
         if x is None:
@@ -312,13 +306,7 @@ def _plain_action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple
     """:func:`_action_phase` for a Speakeasy token layout outside the side's tables."""
     b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
     bundle = unpack_bundle(b)
-    known = ACTION_BUNDLES[0]
-    if known[0] is state:
-        known[1][seat] = bundle
-    else:
-        bundles: list[Any] = [None] * 5
-        bundles[seat] = bundle
-        ACTION_BUNDLES[0] = (state, bundles)
+    remember_bundle(state, seat, bundle)
     return _slow_action_phase(state, s, bundle)
 
 

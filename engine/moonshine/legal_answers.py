@@ -23,7 +23,7 @@ from engine.moonshine.actions import (
     Validate,
 )
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS
-from engine.moonshine.state import MoonshineState, SeatState, discard_ways
+from engine.moonshine.state import MoonshineState, SeatState, discard_ways, held_slots
 
 __all__ = ["compute", "discards", "losses", "places"]
 
@@ -98,17 +98,8 @@ def losses(s: SeatState) -> tuple[MoonshineAction, ...]:
 def discards(s: SeatState, n: int) -> tuple[MoonshineAction, ...]:
     """Discard ``n`` tokens (M4): every way (:func:`~engine.moonshine.state.discard_ways`), each
     as its :class:`Discard` (tokens sorted as strings), memoized by the slots holding tokens."""
-    held = []
-    i = 0
-    for t in s.se_tokens:
-        if t:
-            held.append((SE_KEYS[i], t))
-        i += 1
-    infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-        if t:
-            held.append((infos[cid].key, t))
-    key = (tuple(held), n)
+    held = tuple(held_slots(s))
+    key = (held, n)
     hit = _BY_HELD.get(key)
     if hit is None:
         if len(_BY_HELD) >= 1 << 14:

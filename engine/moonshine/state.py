@@ -28,6 +28,8 @@ __all__ = [
     "Variant",
     "discard_options",
     "discard_ways",
+    "held_slots",
+    "remember_bundle",
     "seat_bundle",
     "seat_tokens",
     "slot_keys",
@@ -110,6 +112,34 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
 #: state never changes, so the bundles stay true. The pair is replaced whole (one store), so a
 #: reader never sees one state's bundles under another state. The list is never rebound.
 ACTION_BUNDLES: list[tuple[Any, list[Any]]] = [(None, [None] * 5)]
+
+
+def remember_bundle(state: Any, seat: int, bundle: tuple[int, ...]) -> None:
+    """Keep ``bundle`` as ``seat``'s in :data:`ACTION_BUNDLES` for ``state`` (a new pair, stored
+    whole, when the pair held another state's)."""
+    known = ACTION_BUNDLES[0]
+    if known[0] is state:
+        known[1][seat] = bundle
+    else:
+        bundles: list[Any] = [None] * 5
+        bundles[seat] = bundle
+        ACTION_BUNDLES[0] = (state, bundles)
+
+
+def held_slots(seat: Any) -> list[tuple[str, int]]:
+    """The Moon-token slots of a seat (a :class:`SeatState` or anything with its token fields)
+    that hold tokens, as ``(key, tokens)``: the Speakeasy's (``s<i>``), then the Clients'."""
+    out = []
+    i = 0
+    for t in seat.se_tokens:
+        if t:
+            out.append((SE_KEYS[i], t))
+        i += 1
+    infos = CLIENT_INFOS
+    for cid, t in zip(seat.clients, seat.cl_tokens):  # noqa: B905
+        if t:
+            out.append((infos[cid].key, t))
+    return out
 
 
 def seat_tokens(seat: SeatState) -> int:
