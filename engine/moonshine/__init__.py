@@ -8,6 +8,7 @@ Modules (each a few hundred lines at most):
 - :mod:`~engine.moonshine.actions`: typed actions and their stable codes;
 - :mod:`~engine.moonshine.legal`: who acts and the legal actions;
 - :mod:`~engine.moonshine.phases` / :mod:`~engine.moonshine.followups`: what ``apply`` does;
+  :mod:`~engine.moonshine.straight`: the commonest steps in straight-line code (the same states);
 - :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`: dice, resources, points;
 - :mod:`~engine.moonshine.cards` (pydantic models of ``data/cards.json``) and
   :mod:`~engine.moonshine.icons` (the same compiled into plain dataclasses);

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.moonshine.actions import Discard, Draft, Keep, Lose, MoonshineAction, Pick, Place, Replace
-from engine.moonshine.icons import CLIENT, DRAW, client_info
-from engine.moonshine.state import discard_options
+from engine.moonshine.icons import CLIENT, CLIENT_INFOS, DRAW, SIDE_INFOS, client_icons, client_info
+from engine.moonshine.state import FollowUp, discard_options
 from engine.moonshine.work import PLACE, Work, follow_up
 
 __all__ = ["answer", "auto", "discard", "instant", "keep", "redraw_once"]
@@ -96,22 +96,25 @@ def keep(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     s = w.work[seat] or w.copy(seat)
     s.clients += (cid,)
     s.cl_tokens += (0,)
-    w.to_discard(c for c in cards if c != cid)
+    if cards:
+        i = cards.index(cid)  # the cards are distinct
+        w.discard = (*w.discard, *cards[:i], *cards[i + 1:])
     if w.log:
         w.ev("ms.ev.keep", seat=seat, card=cid)
-    instant(w, seat, cid)
+    if CLIENT_INFOS[cid].instant:
+        instant(w, seat, cid)
 
 
 def pick(w: Work, seat: int, cid: int, cards: Sequence[int]) -> None:
     """Draw action: ``seat`` keeps drawn Client ``cid``; it is added when the seat has fewer
     Clients than Client-card icons (or none), else a ``replace`` follow-up asks which it replaces."""
     s = w.work[seat] or w.copy(seat)
-    w.to_discard(c for c in cards if c != cid)
-    icons = w.bundle(seat)[CLIENT]
-    if len(s.clients) < icons or not s.clients:
+    i = cards.index(cid)  # the cards are distinct
+    w.discard = (*w.discard, *cards[:i], *cards[i + 1:])
+    if not s.clients or len(s.clients) < client_icons(SIDE_INFOS[w.variant][s.speakeasy], s.validated):
         keep(w, seat, cid, ())
     else:
-        s.queue = (follow_up("replace", (cid,)), *s.queue)
+        s.queue = (_REPLACES[cid], *s.queue)
 
 
 def replace(w: Work, seat: int, cid: int, old: int) -> None:
@@ -124,13 +127,14 @@ def replace(w: Work, seat: int, cid: int, old: int) -> None:
     lost = s.cl_tokens[i]
     s.clients = (*s.clients[:i], cid, *s.clients[i + 1:])
     s.cl_tokens = (*s.cl_tokens[:i], 0, *s.cl_tokens[i + 1:])
-    w.to_discard((old,))
+    w.discard = (*w.discard, old)
     if w.log:
         if w.rules >= 2:
             w.ev("ms.ev.replace", seat=seat, card=cid, old=old, tokens=lost)
         else:
             w.ev("ms.ev.replace", seat=seat, card=cid, old=old)
-    instant(w, seat, cid)
+    if CLIENT_INFOS[cid].instant:
+        instant(w, seat, cid)
 
 
 def draft(w: Work, seat: int, kept: Sequence[int], cards: Sequence[int]) -> None:
@@ -187,6 +191,17 @@ def redraw_once(w: Work, seat: int, at: int) -> None:
 
 #: The ``redraw`` follow-up (shared: follow-ups are immutable values).
 _REDRAW = follow_up("redraw")
+
+
+class _Replaces(dict[int, FollowUp]):
+    """The ``replace`` follow-up of each picked card, made on first use and shared."""
+
+    def __missing__(self, cid: int) -> FollowUp:
+        value = self[cid] = follow_up("replace", (cid,))
+        return value
+
+
+_REPLACES = _Replaces()
 
 
 def _pop(w: Work, seat: int) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "CLIENT_INFOS",
     "DISC",
     "DRAW",
+    "LOWERS",
     "MAJ",
     "NB",
     "ORANGE",
@@ -41,7 +42,9 @@ __all__ = [
     "SideInfo",
     "bundle_bits",
     "bundle_of",
+    "client_icons",
     "client_info",
+    "lower_bits",
     "side_info",
     "unpack_bundle",
 ]
@@ -167,6 +170,9 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS: tuple[ClientInfo, ...]
 SIDE_INFOS: dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS, SIDE_INFOS = _compiled()
+if any(ci.slot[CLIENT] for ci in CLIENT_INFOS) or any(b[CLIENT] for x in SIDE_INFOS.values() for si in x
+                                                      for _, b in si.slots):
+    raise ValueError("a Moon-token slot with a Client-card icon (client_icons counts none there)")
 
 
 def client_info(cid: int) -> ClientInfo:
@@ -206,11 +212,28 @@ def bundle_bits(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int]
             v = tuple(validated)
             lower = _LOWERS.get(v)
         if lower is None:
-            if len(_LOWERS) >= 1 << 14:
-                _LOWERS.clear()
-            lower = _LOWERS[v] = sum(CLIENT_INFOS[cid].lower_bits for cid in v)
+            lower = lower_bits(v)
         b += lower
     return b
+
+
+def lower_bits(validated: tuple[int, ...]) -> int:
+    """The packed lower bundles of the validated Clients ``validated``, summed; memoized in
+    :data:`LOWERS` (read it first on the hot path)."""
+    if len(_LOWERS) >= 1 << 14:
+        _LOWERS.clear()
+    lower = _LOWERS[validated] = sum(CLIENT_INFOS[cid].lower_bits for cid in validated)
+    return lower
+
+
+def client_icons(side: SideInfo, validated: Sequence[int]) -> int:
+    """The Client-card icons of a seat (``bundle_of(...)[CLIENT]``): its Speakeasy base and the
+    lower parts of its validated Clients (no Moon-token slot carries one, checked at import)."""
+    n = side.base[CLIENT]
+    infos = CLIENT_INFOS
+    for cid in validated:
+        n += infos[cid].lower[CLIENT]
+    return n
 
 
 def unpack_bundle(b: int) -> tuple[int, ...]:
@@ -243,5 +266,7 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
 _UNPACKED: dict[int, tuple[int, ...]] = {}
 
 
-#: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`bundle_of`).
+#: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`lower_bits`).
 _LOWERS: dict[tuple[int, ...], int] = {}
+#: :data:`_LOWERS`, for the hot paths of other modules (read only).
+LOWERS: Mapping[tuple[int, ...], int] = _LOWERS

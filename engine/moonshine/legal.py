@@ -11,20 +11,7 @@ from typing import Any
 
 from engine.core import IllegalAction
 from engine.moonshine.actions import (
-    Discard,
-    Draft,
-    DrawCards,
-    Keep,
-    Lose,
     MoonshineAction,
-    Pick,
-    Place,
-    Replace,
-    Reroll,
-    Stop,
-    TakeMoon,
-    Validate,
-    discard_action,
 )
 from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
 from engine.moonshine.icons import (
@@ -32,13 +19,30 @@ from engine.moonshine.icons import (
     BLUE,
     CLIENT_INFOS,
     DISC,
+    LOWERS,
     ORANGE,
-    SE_KEYS,
     SIDE_INFOS,
     bundle_bits,
+    lower_bits,
     unpack_bundle,
 )
-from engine.moonshine.state import ACTION_BUNDLES, MoonshineState, SeatState, discard_options, slot_keys
+from engine.moonshine.legal_answers import (
+    _DRAW_CARDS,
+    _KEEP_OF,
+    _PICK_NONE,
+    _PICK_OF,
+    _REPLACE_OF,
+    _REROLL,
+    _STOP,
+    _TAKE_MOON,
+    _VALIDATE,
+    _shared_tuple,
+    compute,
+    discards,
+    losses,
+    places,
+)
+from engine.moonshine.state import MoonshineState, SeatState, remember_bundle
 from engine.moonshine.supply import (
     DEMAND,
     DICE_SUPPLY,
@@ -202,55 +206,20 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         if kind == "keep":
             return tuple(map(_KEEP_OF, q.cards))
         if kind == "place":
-            return _places(s, state.variant)
+            return places(s, state.variant)
+        if kind == "discard":
+            return discards(s, q.n)
         key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
     elif s.lose:
-        return _losses(s)
+        return losses(s)
     else:
         return ()
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
             _BY_KEY.clear()
-        hit = _BY_KEY[key] = _shared_tuple(_compute(state, seat))
+        hit = _BY_KEY[key] = _shared_tuple(compute(state, seat))
     return hit
-
-
-class _Shared(dict[Any, Any]):
-    """Shared action values by their field (a card id, a slot key, die names, tokens), made on
-    first use. Actions are immutable values, so one instance serves every state; sharing also
-    keeps the memos below from holding thousands of equal objects (each one more object for
-    the cyclic garbage collector to traverse)."""
-
-    __slots__ = ("cls",)
-
-    def __init__(self, cls: type[Any]) -> None:
-        super().__init__()
-        self.cls = cls
-
-    def __missing__(self, key: Any) -> Any:
-        value = self[key] = self.cls(key)
-        return value
-
-
-_PICK, _KEEP, _REPLACE, _VALIDATE = _Shared(Pick), _Shared(Keep), _Shared(Replace), _Shared(Validate)
-_PLACE, _LOSE, _REROLL, _DISCARD = _Shared(Place), _Shared(Lose), _Shared(Reroll), _Shared(Discard)
-#: Equal tuples of legal actions share one instance (see :class:`_Shared`).
-_TUPLES: dict[tuple[MoonshineAction, ...], tuple[MoonshineAction, ...]] = {}
-
-
-def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction, ...]:
-    hit = _TUPLES.get(actions)
-    if hit is None:
-        if len(_TUPLES) >= 1 << 14:
-            _TUPLES.clear()
-        hit = _TUPLES[actions] = actions
-    return hit
-_PICK_NONE = Pick(None)
-#: The shared actions by card id (``dict.__getitem__``, which calls ``__missing__``), for ``map``.
-_PICK_OF, _KEEP_OF, _REPLACE_OF = _PICK.__getitem__, _KEEP.__getitem__, _REPLACE.__getitem__
-_TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
-_STOP = Stop()
 
 
 def _rolls(dice: tuple[str, ...]) -> tuple[MoonshineAction, ...]:
@@ -269,21 +238,35 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
     supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
     of one int (:data:`_LANES`), each Client's demand another (:data:`DEMAND`), and a borrow
-    test compares every lane in one subtraction. The seat's bundle is kept in
+    test compares every lane in one subtraction. The seat's bundle
+    (:func:`~engine.moonshine.icons.bundle_bits`, inlined with the tokens held and the room
+    test of :func:`_has_room` in one pass over the Clients) is kept in
     :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
-    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    side = SIDE_INFOS[state.variant][s.speakeasy]
+    se = s.se_tokens
+    b = side.by_tokens.get(se)
+    rooms = side.room_by_tokens.get(se)
+    if b is None or rooms is None:  # not a layout of the tables (never in play)
+        return _plain_action_phase(state, s, seat)
+    room = rooms != ()
+    toks = sum(se)
+    clients = s.clients
+    infos = CLIENT_INFOS
+    for cid, t in zip(clients, s.cl_tokens):  # noqa: B905
+        ci = infos[cid]
+        if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
+            b += ci.slot_bits
+        else:
+            room = True
+        toks += t
+    v = s.validated
+    if v:
+        lower = LOWERS.get(v)
+        b += lower_bits(v) if lower is None else lower
     bundle = _UNPACKED.get(b)
     if bundle is None:
         bundle = unpack_bundle(b)
-    known = ACTION_BUNDLES[0]
-    if known[0] is state:
-        known[1][seat] = bundle
-    else:
-        bundles: list[Any] = [None] * 5
-        bundles[seat] = bundle
-        ACTION_BUNDLES[0] = (state, bundles)
-    out: list[MoonshineAction] = []
-    clients = s.clients
+    remember_bundle(state, seat, bundle)
     if clients:
         x = RES_SUPPLY.get(b & RES_BITS)
         if x is None:
@@ -299,17 +282,32 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
             x += ds[1]
         if bundle[ORANGE]:
             x += ds[2]
-        toks = sum(s.se_tokens) + sum(s.cl_tokens) + bundle[DISC]
+        toks += bundle[DISC]
         x += (toks if toks < 128 else 127) << MOON_LANE
         high = HIGH
         demand = DEMAND
+        out: list[MoonshineAction] = []
         for cid in clients:
             if (x - demand[cid]) & high == high:
                 out.append(_VALIDATE[cid])
-    if _has_room(s, state.variant):
-        out.append(_TAKE_MOON)
-    out.append(_DRAW_CARDS)
-    return tuple(out)
+        if room:
+            out.append(_TAKE_MOON)
+        out.append(_DRAW_CARDS)
+        return tuple(out)
+    return _MOON_DRAW if room else _DRAW_ONLY
+
+
+#: The action phase's legal actions of a seat without Clients.
+_MOON_DRAW: tuple[MoonshineAction, ...] = (_TAKE_MOON, _DRAW_CARDS)
+_DRAW_ONLY: tuple[MoonshineAction, ...] = (_DRAW_CARDS,)
+
+
+def _plain_action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
+    """:func:`_action_phase` for a Speakeasy token layout outside the side's tables."""
+    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
+    bundle = unpack_bundle(b)
+    remember_bundle(state, seat, bundle)
+    return _slow_action_phase(state, s, bundle)
 
 
 def _slow_action_phase(state: MoonshineState, s: SeatState, bundle: tuple[int, ...]) -> tuple[MoonshineAction, ...]:
@@ -339,45 +337,3 @@ def _has_room(s: SeatState, variant: str) -> bool:
         if t < infos[c].spaces:
             return True
     return False
-
-
-def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
-    """Place a token: every slot with an empty space, in slot order (M5)."""
-    side = SIDE_INFOS[variant][s.speakeasy]
-    rooms = side.room_by_tokens.get(s.se_tokens)
-    if rooms is None:
-        rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens)) if t < sp)  # noqa: B905
-    out: list[MoonshineAction] = [_PLACE[k] for k in rooms]
-    infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-        ci = infos[cid]
-        if t < ci.spaces:
-            out.append(_PLACE[ci.key])
-    return tuple(out)
-
-
-def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
-    """Lose a token (M6): every slot holding one, in slot order."""
-    out: list[MoonshineAction] = []
-    i = 0
-    for t in s.se_tokens:
-        if t:
-            out.append(_LOSE[SE_KEYS[i]])
-        i += 1
-    infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-        if t:
-            out.append(_LOSE[infos[cid].key])
-    return tuple(out)
-
-
-def _compute(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
-    s = state.seats[seat]
-    if s.queue:
-        kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
-        if kind == "discard":
-            slots = [(k, t) for k, t, _ in slot_keys(s, state.variant)]
-            return tuple([_DISCARD[discard_action(o).tokens] for o in discard_options(slots, n)])
-        if kind == "draft":
-            return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
-    return ()

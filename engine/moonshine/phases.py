@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import cache
 
 from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
-from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SIDE_INFOS, client_info, side_info
-from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll
+from engine.moonshine.icons import CLIENT, DISC, DRAW, REROLL, SIDE_INFOS, client_info, side_info
+from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll, start_dice
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
 from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
 from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
@@ -23,8 +24,6 @@ from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
 __all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
 
 _NO_DICE = ("", "", "", "", "")
-#: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
-_ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
 
 
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
@@ -36,20 +35,19 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     k = set_index(rules)
     speak = [k * SPEAKEASIES_PER_SET + s for s in range(SPEAKEASIES_PER_SET)]
     _shuffle(rng, speak)
-    cards = card_sets()[k].clients
-    base = k * CLIENTS_PER_SET
+    starting_ids, other_ids, every_id = _set_ids(k)
     seats = []
     if variant == "standard":
-        starting = [base + c.id for c in cards if c.starting]
+        starting = list(starting_ids)
         _shuffle(rng, starting)
-        deck = [base + c.id for c in cards if not c.starting] + starting[2 * players:]
+        deck = [*other_ids, *starting[2 * players:]]
         _shuffle(rng, deck)
         for p in range(players):
             hand = tuple(starting[2 * p: 2 * p + 2])
-            seats.append(_new_seat(speak[p], variant, hand, (FollowUp(kind="place"),)))
+            seats.append(_new_seat(speak[p], variant, hand, (PLACE,)))
         phase: Phase = "setup"
     else:
-        deck = [base + c.id for c in cards]
+        deck = list(every_id)
         _shuffle(rng, deck)
         for p in range(players):
             pos = (p - first) % players
@@ -65,6 +63,16 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     w.version = 0
     settle(w)
     return w.freeze()
+
+
+@cache
+def _set_ids(k: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The global ids of card set ``k``'s Clients in card order: the Starting ones, the others,
+    all (read from the card models once)."""
+    cards = card_sets()[k].clients
+    base = k * CLIENTS_PER_SET
+    return (tuple(base + c.id for c in cards if c.starting), tuple(base + c.id for c in cards if not c.starting),
+            tuple(base + c.id for c in cards))
 
 
 def _new_seat(speakeasy: int, variant: str, hand: tuple[int, ...], queue: tuple[FollowUp, ...]) -> SeatState:
@@ -250,21 +258,17 @@ def _do_draws(w: Work) -> None:
 
 
 def _start_round(w: Work) -> None:
-    """A new round: the next active player rolls the white dice, plus blue/orange with access."""
+    """A new round: the next active player rolls the white dice, plus blue/orange with access
+    (:func:`engine.moonshine.roll.start_dice`)."""
     w.round += 1
     if w.round > 1:
         w.active = (w.active + 1) % w.n
     b = w.bundle(w.active)
-    which = _ROLLED[bool(b[BLUE])][bool(b[ORANGE])]
-    faces = w.faces("roll", which)
-    dice = [""] * 5
-    for i, f in zip(which, faces):  # noqa: B905
-        dice[i] = f
-    w.dice = tuple(dice)
+    w.dice = dice = start_dice(w, w.state.rules, b)
     w.rerolls = b[REROLL]
     if w.log:
         w.ev("ms.ev.round", round=w.round, seat=w.active)
-        w.ev("ms.ev.roll", seat=w.active, dice=dice)
+        w.ev("ms.ev.roll", seat=w.active, dice=list(dice))
     w.phase = "roll"
     if w.rerolls == 0:
         gains(w)

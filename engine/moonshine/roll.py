@@ -15,7 +15,7 @@ from engine.moonshine.icons import BLUE, ORANGE
 from engine.moonshine.state import MoonshineState
 from engine.moonshine.work import PLACE, Work
 
-__all__ = ["fast_roll", "gains", "roll_step", "settled_roll"]
+__all__ = ["fast_roll", "gains", "roll_step", "settled_roll", "start_dice"]
 
 _new_object = object.__new__
 #: Die index by name (``DIE_NAMES``).
@@ -100,6 +100,34 @@ def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineS
     if old[3] == "moon" or old[4] == "moon":
         return None
     return lazy_step(_rolled(state, state.version + 1, "action", old, 0), _roll_events, seat, old, None)
+
+
+#: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
+_ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
+#: ``_START_DICE[blue][orange]``: the dice a round starts with by the draws of the rolled dice
+#: (:data:`_ROLLED`), made on first use (at most ``6 ** 5`` of each).
+_START_DICE: tuple[tuple[dict[bytes, tuple[str, ...]], ...], ...] = (({}, {}), ({}, {}))
+
+
+def start_dice(chance: Any, rules: int, bundle: Sequence[int]) -> tuple[str, ...]:
+    """The dice a round starts with (M3): the white dice, plus the blue and orange ones when
+    ``bundle`` (the active player's icons) has access, drawn from the chance of ``chance`` (the
+    step's ``seed`` and ``version``; salt ``roll``) as :meth:`engine.moonshine.work.Work.faces`
+    draws them; the other dice ``""``."""
+    blue, orange = bundle[BLUE] > 0, bundle[ORANGE] > 0
+    which = _ROLLED[blue][orange]
+    if rules >= HASHED_RULES:  # die_draws, inlined
+        draws = hashed_draws(chance, "roll", len(which), 6)
+    else:
+        draws = rng_draws(chance, "roll", len(which), 6)
+    memo = _START_DICE[blue][orange]
+    dice = memo.get(draws)
+    if dice is None:
+        made = [""] * 5
+        for i, v in zip(which, draws):  # noqa: B905
+            made[i] = DIE_FACES[i][v]
+        dice = memo[draws] = tuple(made)
+    return dice
 
 
 def _roll_events(seat: int, dice: Sequence[str], left: int | None) -> tuple[Event, ...]:

@@ -2,7 +2,8 @@
 
 Modules: :mod:`~engine.moonshine.state` (state dataclasses), :mod:`~engine.moonshine.actions`
 (typed actions and codes), :mod:`~engine.moonshine.legal` (who acts, legal actions),
-:mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does),
+:mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does;
+:mod:`~engine.moonshine.straight` the same for the commonest steps, in straight-line code),
 :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`, :mod:`~engine.moonshine.icons`
 (card data compiled from :mod:`~engine.moonshine.cards`), :mod:`~engine.moonshine.view` (typed
 views) and :mod:`~engine.moonshine.ai` (the baseline AI; it imports the helper modules, never
@@ -152,6 +153,7 @@ from engine.moonshine.icons import client_info
 from engine.moonshine.legal import check_actions, legal_actions, to_act
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
+from engine.moonshine.straight import plain_actions, plain_answers, plain_gains
 from engine.moonshine.view import MoonshineView, build_view
 from engine.moonshine.work import Work
 
@@ -239,15 +241,24 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction`
         otherwise. The step's events are made when first read (:func:`engine.core.lazy_step`: a
-        playout or a search never reads them), by running the step again with its events logged."""
+        playout or a search never reads them), by running the step again with its events logged.
+        The commonest steps are built in straight-line code (:mod:`~engine.moonshine.straight`:
+        the same states), the others by the general machine (:func:`_run`)."""
         _check(state, actions)
         if state.phase == "roll":  # self._apply(state, actions, None), inlined
-            fast = phases.fast_roll(state, actions[state.active])
+            action = actions[state.active]
+            fast = phases.fast_roll(state, action)
             if fast is not None and not isinstance(fast, tuple):
                 return fast
             actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
+            gained = plain_gains(state, action, fast)
+            if gained is not None:
+                return lazy_step(gained, _events, state, actions, fast)
             return lazy_step(_run(state, actions, fast, False).freeze(), _events, state, actions, fast)
         actions = dict(actions)
+        plain = plain_actions(state, actions) if state.phase == "action" else plain_answers(state, actions)
+        if plain is not None:
+            return lazy_step(plain, _events, state, actions, None)
         return lazy_step(_run(state, actions, None, False).freeze(), _events, state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:

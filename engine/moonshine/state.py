@@ -27,6 +27,9 @@ __all__ = [
     "SeatState",
     "Variant",
     "discard_options",
+    "discard_ways",
+    "held_slots",
+    "remember_bundle",
     "seat_bundle",
     "seat_tokens",
     "slot_keys",
@@ -111,6 +114,34 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
 ACTION_BUNDLES: list[tuple[Any, list[Any]]] = [(None, [None] * 5)]
 
 
+def remember_bundle(state: Any, seat: int, bundle: tuple[int, ...]) -> None:
+    """Keep ``bundle`` as ``seat``'s in :data:`ACTION_BUNDLES` for ``state`` (a new pair, stored
+    whole, when the pair held another state's)."""
+    known = ACTION_BUNDLES[0]
+    if known[0] is state:
+        known[1][seat] = bundle
+    else:
+        bundles: list[Any] = [None] * 5
+        bundles[seat] = bundle
+        ACTION_BUNDLES[0] = (state, bundles)
+
+
+def held_slots(seat: Any) -> list[tuple[str, int]]:
+    """The Moon-token slots of a seat (a :class:`SeatState` or anything with its token fields)
+    that hold tokens, as ``(key, tokens)``: the Speakeasy's (``s<i>``), then the Clients'."""
+    out = []
+    i = 0
+    for t in seat.se_tokens:
+        if t:
+            out.append((SE_KEYS[i], t))
+        i += 1
+    infos = CLIENT_INFOS
+    for cid, t in zip(seat.clients, seat.cl_tokens):  # noqa: B905
+        if t:
+            out.append((infos[cid].key, t))
+    return out
+
+
 def seat_tokens(seat: SeatState) -> int:
     """Moon tokens the seat holds (on its Speakeasy and its Clients)."""
     return sum(seat.se_tokens) + sum(seat.cl_tokens)
@@ -131,34 +162,53 @@ def slot_keys(seat: SeatState, variant: str) -> list[tuple[str, int, int]]:
 def discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
     """Every way to discard ``n`` tokens from ``slots`` = ``(key, tokens)``, as tuples of
     ``(key, count)`` with count > 0 (in slot order); empty when they hold fewer than ``n``.
-    Memoized: the list returned is shared, do not change it."""
+    Memoized: the list returned is shared, do not change it. The ways depend only on the token
+    counts of the slots holding some (:func:`discard_ways`), so only the names are put in here."""
     key = (tuple(slots), n)
     hit = _DISCARDS.get(key)
     if hit is None:
         if len(_DISCARDS) >= 1 << 14:
             _DISCARDS.clear()
-        hit = _DISCARDS[key] = _discard_options(key[0], n)
+        held = [k for k, t in slots if t > 0]
+        hit = _DISCARDS[key] = [tuple([(held[i], c) for i, c in way])
+                                for way in discard_ways(tuple([t for _, t in slots if t > 0]), n)]
     return hit
 
 
 _DISCARDS: dict[tuple[tuple[tuple[str, int], ...], int], list[tuple[tuple[str, int], ...]]] = {}
 
 
-def _discard_options(slots: Sequence[tuple[str, int]], n: int) -> list[tuple[tuple[str, int], ...]]:
-    held = [(k, t) for k, t in slots if t > 0]
-    out: list[tuple[tuple[str, int], ...]] = []
+def discard_ways(counts: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Every way to discard ``n`` tokens from slots holding ``counts`` tokens (each > 0), as
+    tuples of ``(slot index, count)`` with count > 0, in slot order, the first slot's count
+    falling first (the order of :func:`discard_options`); empty when they hold fewer than ``n``.
+    Memoized (a few hundred token layouts occur)."""
+    key = (counts, n)
+    hit = _WAYS.get(key)
+    if hit is None:
+        if len(_WAYS) >= 1 << 12:
+            _WAYS.clear()
+        hit = _WAYS[key] = _discard_ways(counts, n)
+    return hit
 
-    def rec(i: int, left: int, acc: list[tuple[str, int]]) -> None:
+
+_WAYS: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, int], ...], ...]] = {}
+
+
+def _discard_ways(counts: tuple[int, ...], n: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    out: list[tuple[tuple[int, int], ...]] = []
+
+    def rec(i: int, left: int, acc: list[tuple[int, int]]) -> None:
         if left == 0:
             out.append(tuple(acc))
             return
-        if i == len(held):
+        if i == len(counts):
             return
-        if sum(t for _, t in held[i:]) < left:
+        if sum(counts[i:]) < left:
             return
-        k, t = held[i]
+        t = counts[i]
         for c in range(min(t, left), -1, -1):
-            rec(i + 1, left - c, acc + [(k, c)] if c else acc)
+            rec(i + 1, left - c, acc + [(i, c)] if c else acc)
 
     rec(0, n, [])
-    return out
+    return tuple(out)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from engine.core import Event, replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import _UNPACKED, CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_bits, unpack_bundle
-from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState
+from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, held_slots
 
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
@@ -268,18 +268,7 @@ class Work:
     def holding(self, seat: int) -> list[tuple[str, int]]:
         """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
         x = self.work[seat]
-        s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
-        out = []
-        i = 0
-        for t in s.se_tokens:
-            if t:
-                out.append((SE_KEYS[i], t))
-            i += 1
-        infos = CLIENT_INFOS
-        for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-            if t:
-                out.append((infos[cid].key, t))
-        return out
+        return held_slots(self.state.seats[seat] if x is None else x)
 
     def add_token(self, seat: int, key: str, delta: int) -> None:
         """Add ``delta`` tokens to slot ``key`` of ``seat``."""
