@@ -108,29 +108,34 @@ async def test_a_database_of_the_previous_version_resumes_and_finishes_its_table
 
 
 def test_moonshine_tables_of_rules_2_keep_the_first_card_set() -> None:
-    """Issue 14: rules 3 to 6 deal new card sets; a rules-2 table keeps the cards it was
+    """Issue 14: rules 3 to 8 deal new card sets; a rules-2 table keeps the cards it was
     dealt (ids 0..69, Speakeasies 0..4), a rules-3 table the second set (70..139, 5..9), a rules-4
     table the third (140..209, 10..14), a rules-5 table the fourth (210..279, 15..19), a rules-6 table the
-    fifth (280..349, 20..24), each with the same deal from the same seed as the new set (350..419, 25..29)."""
-    from engine.moonshine.cards import card_set, client_of
+    fifth (280..349, 20..24), a rules-7 table the sixth (350..419, 25..29, card set 5), each with the same
+    deal from the same seed as the new set (420..489, 30..34)."""
+    from engine.moonshine.cards import card_set, client_of, set_index
     from engine.moonshine.phases import deal
 
     def ids(state):
         return [*state.deck, *(c for s in state.seats for c in s.clients), *(c for s in state.seats for q in s.queue for c in q.cards)]
 
+    assert set_index(7) == 5 and set_index(GAMES["moonshine"].rules_version) == 6
     for variant in ("standard", "regular"):
-        old, mid, r4, r5, r6, new = (deal(11, 4, variant, 2), deal(11, 4, variant, 3), deal(11, 4, variant, 4),
-                                     deal(11, 4, variant, 5), deal(11, 4, variant, 6),
-                                     GAMES["moonshine"].setup(11, 4, {"variant": variant}))
-        old_ids, mid_ids, r4_ids, r5_ids, r6_ids, new_ids = ids(old), ids(mid), ids(r4), ids(r5), ids(r6), ids(new)
+        old, mid, r4, r5, r6, r7, new = (deal(11, 4, variant, 2), deal(11, 4, variant, 3), deal(11, 4, variant, 4),
+                                         deal(11, 4, variant, 5), deal(11, 4, variant, 6), deal(11, 4, variant, 7),
+                                         GAMES["moonshine"].setup(11, 4, {"variant": variant}))
+        old_ids, mid_ids, r4_ids, r5_ids, r6_ids, r7_ids, new_ids = (ids(old), ids(mid), ids(r4), ids(r5), ids(r6),
+                                                                     ids(r7), ids(new))
         assert all(c < 70 for c in old_ids) and all(70 <= c < 140 for c in mid_ids)
         assert all(140 <= c < 210 for c in r4_ids) and all(210 <= c < 280 for c in r5_ids)
-        assert all(280 <= c < 350 for c in r6_ids) and all(350 <= c < 420 for c in new_ids)
+        assert all(280 <= c < 350 for c in r6_ids) and all(350 <= c < 420 for c in r7_ids)
+        assert all(420 <= c < 490 for c in new_ids) and r7.rules == 7 and new.rules == 8
         assert ([s.speakeasy for s in old.seats] == [s.speakeasy - 5 for s in mid.seats]
                 == [s.speakeasy - 10 for s in r4.seats] == [s.speakeasy - 15 for s in r5.seats]
-                == [s.speakeasy - 20 for s in r6.seats] == [s.speakeasy - 25 for s in new.seats])
-        assert old.first == mid.first == r4.first == r5.first == r6.first == new.first
+                == [s.speakeasy - 20 for s in r6.seats] == [s.speakeasy - 25 for s in r7.seats]
+                == [s.speakeasy - 30 for s in new.seats])
+        assert old.first == mid.first == r4.first == r5.first == r6.first == r7.first == new.first
         assert [c + 70 for c in old_ids] == mid_ids and [c + 140 for c in old_ids] == r4_ids  # same chance, other cards
         assert [c + 210 for c in old_ids] == r5_ids and [c + 280 for c in old_ids] == r6_ids
-        assert [c + 350 for c in old_ids] == new_ids
+        assert [c + 350 for c in old_ids] == r7_ids and [c + 420 for c in old_ids] == new_ids
         assert client_of(old_ids[0]) == card_set().clients[old_ids[0]]

@@ -88,15 +88,15 @@ def test_speakeasy_base_icons():
 
 def test_standard_setup_deals_two_starting_clients_and_asks_for_the_first_token():
     state = G.setup(7, 4, {"variant": "standard"})
-    # rules 7 deal the sixth card set: global ids 350..419, Speakeasies 25..29
+    # rules 8 deal the seventh card set: global ids 420..489, Speakeasies 30..34
     k = set_index(G.rules_version)
-    assert k == 5
+    assert k == 6
     starting = {70 * k + c.id for c in card_sets()[k].clients if c.starting}
     dealt = [c for s in state.seats for c in s.clients]
     assert len(dealt) == 8 and set(dealt) <= starting
     assert len(state.deck) == 70 - 8 and not set(dealt) & set(state.deck)
-    assert set(state.deck) <= set(range(350, 420))
-    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(25, 30))
+    assert set(state.deck) <= set(range(420, 490))
+    assert len({s.speakeasy for s in state.seats}) == 4 and {s.speakeasy for s in state.seats} <= set(range(30, 35))
     assert state.phase == "setup" and G.to_act(state) == frozenset(range(4))
     step = play(state, {s: codes_of(state, s)[0] for s in range(4)})
     assert step.state.phase == "roll" and step.state.round == 1 and step.state.active == state.first
@@ -889,3 +889,22 @@ def test_rules_7_regular_copper_still_rolls_the_orange_die_with_one_token():
 
     assert orange(still6, 1, 6) == "" and orange(still6, 2, 6) != ""
     assert orange(still7, 1, 7) != "" and orange(still7, 0, 7) == ""
+
+
+def test_rules_8_regular_hush_room_one_space_slot_gives_food_or_music():
+    """Rules 8 (docs/rules/moonshine.md, "The Speakeasies"): the Regular Hush Room's one-space slot
+    (its second upper slot) gives Food or Music (Food or Drink in rules 3 to 7). With one token
+    there and three white dice, The Baker (3 Food, 1 Drink) is paid under rules 7 only and The
+    Distiller (1 Music, 3 Drink) under rules 8 only."""
+    hush7, hush8 = 25 + 3, 30 + 3  # global Speakeasy ids: set 5 (rules 7), set 6 (rules 8)
+    baker, distiller = C["The Baker"], C["The Distiller"]
+
+    def payable(hush: int, rules: int, white: str, tokens: int = 1) -> set[int]:
+        me = seat(hush, se=(0, tokens, 0), clients=("The Baker", "The Distiller"))
+        state = make([seat(BLIND_PIG, clients=("The Crooner", "The Flapper")), me],
+                     dice=(white, white, white, "", ""), variant="regular", rules=rules)
+        return {c for c in (baker, distiller) if f"val.{c}" in codes_of(state, 1)}
+
+    assert payable(hush7, 7, "food") == {baker} and payable(hush7, 7, "drink") == set()
+    assert payable(hush8, 8, "food") == set() and payable(hush8, 8, "drink") == {distiller}
+    assert payable(hush8, 8, "drink", tokens=0) == set()  # the slot works only with its token

@@ -180,8 +180,9 @@ def test_ids_of_every_set_share_one_space():
     assert client_of(210) == card_sets()[3].clients[0] and speakeasy_of(19) == card_sets()[3].speakeasies[4]
     assert client_of(280) == card_sets()[4].clients[0] and speakeasy_of(24) == card_sets()[4].speakeasies[4]
     assert client_of(350) == card_sets()[5].clients[0] and speakeasy_of(29) == card_sets()[5].speakeasies[4]
+    assert client_of(420) == card_sets()[6].clients[0] and speakeasy_of(34) == card_sets()[6].speakeasies[4]
     with pytest.raises(IndexError):
-        client_of(420)
+        client_of(490)
     with pytest.raises(IndexError):
         client_of(-1)
 
@@ -252,3 +253,22 @@ def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
     assert [slot.spaces for slot in still.regular.slots] == [1, 1, 2]
     assert [slot.spaces for slot in old.regular.slots] == [2, 1, 2]
     assert [slot.bonus for slot in still.regular.slots] == [slot.bonus for slot in old.regular.slots]
+
+
+def test_the_rules_8_set_keeps_the_rules_7_set_but_the_regular_hush_room():
+    """Rules 8 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-7 set with one
+    Regular side changed, The Hush Room's one-space slot gives Food or Music (Food or Drink in
+    rules 3 to 7); every other side, every Client and every check as in rules 7."""
+    set7, set8 = card_sets()[5], card_sets()[6]
+    assert SET_PATHS[6].name == "cards-rules8.json" and set_index(7) == 5 and set_index(8) == 6
+    assert set8.clients == set7.clients and set_problems(set8) == [] and dominated_pairs(set8) == []
+    pairs = list(zip(set8.speakeasies, set7.speakeasies, strict=True))
+    assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
+    assert [s.standard for s, old in pairs] == [old.standard for s, old in pairs]
+    assert [s.name.en for s, old in pairs if s.regular != old.regular] == ["The Hush Room"]
+    hush, old = pairs[3]
+    assert hush.regular.base == old.regular.base
+    assert [slot.spaces for slot in hush.regular.slots] == [slot.spaces for slot in old.regular.slots] == [2, 1, 3]
+    assert [hush.regular.slots[k] == old.regular.slots[k] for k in range(3)] == [True, False, True]
+    assert [b.res for b in hush.regular.slots[1].bonus if b.kind == "resource"] == ["food_or_music"]
+    assert [b.res for b in old.regular.slots[1].bonus if b.kind == "resource"] == ["food_or_drink"]

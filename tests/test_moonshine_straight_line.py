@@ -27,7 +27,7 @@ def _reference(state: Any, actions: dict[int, Any]) -> tuple[Any, tuple[Any, ...
     return w.freeze(), tuple(w.events)
 
 
-@pytest.mark.parametrize("rules", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("rules", [1, 2, 3, 4, 5, 6, 7, 8])
 def test_straight_line_steps_match_the_general_machine(rules: int) -> None:
     used = {"actions": 0, "answers": 0, "gains": 0}
     ended = 0

@@ -1,5 +1,5 @@
 """Moonshine card sets as data (RULINGS M1): pydantic models and loaders of ``data/cards.json`` (rules
-1-2) and ``cards-rules<r>.json`` for rules 3 to 7 (4 to 7: Speakeasies re-tuned; :data:`SET_PATHS`).
+1-2) and ``cards-rules<r>.json`` for rules 3 to 8 (4 to 8: Speakeasies re-tuned; :data:`SET_PATHS`).
 
 The published card list is not public, so the project ships its own set: 70 Client cards (14 in
 each colour green/pink/purple/yellow/red, 10 of them Starting cards = 2 per colour) and 5
@@ -70,9 +70,9 @@ RESOURCES: tuple[str, ...] = ("food", "music", "drink", "any", "food_or_music", 
 
 DATA_PATH = Path(__file__).parent / "data" / "cards.json"
 #: The card sets in order (set ``k`` is played under the rules versions of :data:`SET_RULES`).
-SET_PATHS: tuple[Path, ...] = (DATA_PATH, *(Path(__file__).parent / "data" / f"cards-rules{r}.json" for r in (3, 4, 5, 6, 7)))
+SET_PATHS: tuple[Path, ...] = (DATA_PATH, *(Path(__file__).parent / "data" / f"cards-rules{r}.json" for r in (3, 4, 5, 6, 7, 8)))
 #: ``SET_RULES[k]``: the first rules version that deals set ``k``.
-SET_RULES: tuple[int, ...] = (1, 3, 4, 5, 6, 7)
+SET_RULES: tuple[int, ...] = (1, 3, 4, 5, 6, 7, 8)
 #: Cards per set: global id = ``k * CLIENTS_PER_SET + local id`` (Speakeasies: ``SPEAKEASIES_PER_SET``),
 #: one id space for states and codes; an old table's ids (set 0: 0..69, 0..4) never change.
 CLIENTS_PER_SET = 70
@@ -376,7 +376,7 @@ def card_sets() -> tuple[CardSet, ...]:
 
 
 def set_index(rules: int) -> int:
-    """The card set dealt under rules version ``rules`` (0 for rules 1-2, 1 for rules 3, 2 for rules 4, 3 for rules 5, 4 for rules 6, 5 from rules 7)."""
+    """The card set dealt under rules version ``rules`` (0 for rules 1-2, then one set per version: 6 from rules 8)."""
     return max(k for k, first in enumerate(SET_RULES) if rules >= first)
 
 

@@ -70,7 +70,9 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
-- Card sets (M1): rules 7 (:attr:`Moonshine.rules_version`) deal the sixth set,
+- Card sets (M1): rules 8 (:attr:`Moonshine.rules_version`) deal the seventh set,
+  ``data/cards-rules8.json`` (Clients 420..489, Speakeasies 30..34: the rules-7 set with the
+  Regular Hush Room's one-space slot giving Food or Music); rules 7 the sixth set,
   ``data/cards-rules7.json`` (Clients 350..419, Speakeasies 25..29: the rules-6 set with the
   Regular Copper Still's orange-die slot at one space); rules 6 the fifth set,
   ``data/cards-rules6.json`` (Clients 280..349, Speakeasies 20..24: the rules-5 set with the
@@ -84,7 +86,7 @@ Rules and rulings implemented:
   rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
   the version.
 - Chance: the first player, the Speakeasies and the deal come from a ``random.Random`` of
-  ``"{seed}:setup"`` (every version). Rules 5 to 7 (:attr:`Moonshine.rules_version`) roll the dice and
+  ``"{seed}:setup"`` (every version). Rules 5 to 8 (:attr:`Moonshine.rules_version`) roll the dice and
   reshuffle from :func:`engine.core.hashed_draws` (BLAKE2b of seed, step version and salt,
   exactly uniform; :func:`engine.moonshine.dice.die_draws`,
   :func:`engine.moonshine.dice.hashed_shuffle`): the same cards and rules as rules 4, a cheaper
@@ -197,15 +199,16 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     """Moonshine for 2-5 players (see the module docstring). Rules 2: the double redraw; rules 3
     and 4: the second and third card sets; rules 5: the fourth set (re-tuned Speakeasy sides), dice
     and reshuffles from :func:`engine.core.hashed_draws` (:mod:`engine.moonshine.dice`); rules 6:
-    the fifth set (the Standard Moonlit Garage re-tuned); rules 7 (new tables): the sixth set (the
-    Regular Copper Still re-tuned), the dice of rules 5."""
+    the fifth set (the Standard Moonlit Garage re-tuned); rules 7: the sixth set (the Regular
+    Copper Still re-tuned); rules 8 (new tables): the seventh set (the Regular Hush Room re-tuned),
+    the dice of rules 5."""
 
     key: ClassVar[str] = "moonshine"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     state_model: ClassVar[type[Any]] = MoonshineState
     options_model: ClassVar[type[GameOptions]] = MoonshineOptions
-    rules_version: ClassVar[int] = 7
+    rules_version: ClassVar[int] = 8
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({"variant": "standard"}, {"variant": "regular"})
 
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonshineState:

@@ -1,4 +1,4 @@
-"""Moonshine rules 4 to 7 play the very same seeded games as recorded (issue 11, part 1).
+"""Moonshine rules 4 to 8 play the very same seeded games as recorded (issue 11, part 1).
 
 ``tests/data_speed/moonshine-r4.json`` was recorded with the engine of commit 4dedb6c, before the
 second round of speed work (lazy events, memoized bundles, the rules-5 dice); a faster engine must
@@ -7,12 +7,13 @@ Clients and rules, the rules-5 Speakeasy sides, dice and reshuffles from
 :func:`engine.core.hashed_draws`), recorded once the rules-5 card set was added, before rules 5
 shipped; ``moonshine-r6.json`` pins rules 6 (the rules-5 game with the rules-6 Standard Moonlit
 Garage), recorded when rules 6 was added; ``moonshine-r7.json`` rules 7 (the rules-6 game with the
-rules-7 Regular Copper Still), recorded when rules 7 was added. Same digest as the other Moonshine fixtures
+rules-7 Regular Copper Still), recorded when rules 7 was added; ``moonshine-r8.json`` rules 8 (the
+rules-7 game with the rules-8 Regular Hush Room), recorded when rules 8 was added. Same digest as the other Moonshine fixtures
 (:func:`~tests.test_speed_digests_moonshine_shop.game_digest`: states, events, legal actions in
 order, views, AI choices); never re-record to make a failure pass. The suite replays the first
 game of every configuration; the module run alone checks all::
 
-    .venv/bin/python -m tests.test_speed_digests_moonshine_r4567 [--record 4|5|6|7]
+    .venv/bin/python -m tests.test_speed_digests_moonshine_r45678 [--record 4|5|6|7|8]
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tests.test_speed_digests_moonshine_shop import MOONSHINE, game_digest, mism
 DATA = Path(__file__).parent / "data_speed"
 #: Games per configuration in the fixtures, and how many of them the test suite replays.
 RECORDED, IN_SUITE = 6, 1
-RULES = (4, 5, 6, 7)
+RULES = (4, 5, 6, 7, 8)
 
 
 def configs(rules: int) -> Iterator[tuple[str, Callable[[int], Any]]]:
