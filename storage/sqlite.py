@@ -352,6 +352,9 @@ def _merged_events(rows: Iterable[Any], steps: Iterable[Any]) -> list[dict[str, 
 
 #: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
 CHECKPOINT_EVERY = 200
+#: How long :meth:`Database.open` keeps retrying while another connection (another process
+#: opening the same file) holds a lock that SQLite reports at once, without waiting (seconds).
+OPEN_RETRY_SECONDS = 15.0
 
 def _step_update(status: bool, turn: bool) -> str:
     """The compare-and-set ``UPDATE`` of a step: with ``status`` when it changes, with the
@@ -426,20 +429,40 @@ class Database:
         conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + OPEN_RETRY_SECONDS
         try:
-            # WAL + synchronous=NORMAL: durable across application crashes, fast commits
-            # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
-            # checkpoint copies and syncs up to 1,000 pages: milliseconds on the event loop's
-            # thread, see _inline); a second connection does it in a thread (_wrote)
-            for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"):
-                async with conn.execute(pragma) as cur:
-                    await cur.fetchall()
-            await db.migrate()
+            while True:
+                try:
+                    await db._set_up()
+                    break
+                except sqlite3.OperationalError as err:
+                    # Turning a new file to WAL needs its write lock, and SQLite does not wait
+                    # for it while another connection reads the file (two processes opening a
+                    # new database together): "database is locked" at once. Try again shortly.
+                    if "locked" not in str(err) or loop.time() > give_up:
+                        raise
+                    await asyncio.sleep(0.02)
         except BaseException:
             await conn.close()  # its worker thread would keep the process alive
             raise
         return db
+
+    async def _set_up(self) -> None:
+        """The connection's settings, then the pending migrations (each in its own transaction,
+        so this may run again after a lock error)."""
+        # busy_timeout first: every statement after it waits for a lock held elsewhere
+        # WAL + synchronous=NORMAL: durable across application crashes, fast commits
+        # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
+        # checkpoint copies and syncs up to 1,000 pages: milliseconds on the event loop's
+        # thread, see _inline); a second connection does it in a thread (_wrote)
+        for pragma in ("PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                       "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0"):
+            async with self._conn.execute(pragma) as cur:
+                row = await cur.fetchone()
+            if pragma == "PRAGMA journal_mode=WAL" and self.path != ":memory:" and row is not None and row[0] != "wal":
+                raise sqlite3.OperationalError(f"database is locked (journal mode still {row[0]})")
+        await self.migrate()
 
     async def close(self) -> None:
         """Close the connection (after the WAL checkpoint in progress, if any)."""

@@ -296,6 +296,34 @@ def test_database_problem_names_what_is_wrong_with_a_path(tmp_path):
     assert (tmp_path / "new").is_dir()
 
 
+async def test_a_sqlite_file_another_process_is_writing_still_opens(tmp_path):
+    """Two processes opening one new SQLite file together: turning it to WAL reads the file,
+    then needs its write lock, and SQLite refuses that at once, without waiting (a deadlock
+    rule), while another connection holds it ("database is locked"; a bot process of the
+    shards test once failed to start this way). The open waits for the writer instead."""
+    import sqlite3
+    import threading
+
+    from storage.sqlite import Database
+
+    path = tmp_path / "shared.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x)")  # a new file, still in rollback-journal mode
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1)")  # the other process writes: it holds the write lock
+    writing = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    writing.start()
+    try:
+        db = await Database.open(path)
+    finally:
+        writing.join()
+        other.close()
+    async with db._conn.execute("PRAGMA journal_mode") as cur:
+        assert (await cur.fetchone())[0] == "wal"
+    assert await db.schema_version() >= 8
+    await db.close()
+
+
 async def test_processes_starting_together_apply_each_postgres_migration_once():
     """Two stores opened at once on one empty PostgreSQL database (two connections, as two
     processes would): the advisory lock makes the second wait, then find nothing to do."""
