@@ -17,6 +17,13 @@ formats below are those of every button already posted in Discord, byte for byte
 - ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
   dynamic items in discord.py: the lobby cog's interaction listener parses it)
 
+Action buttons, the clicks of play, are routed by the lobby cog's interaction listener too, from
+their custom_id alone (:meth:`ActionButton.parse`), not through discord.py's dynamic-item
+dispatch, which rebuilds a whole view from the clicked message for every click (about a tenth of
+a click's cost, issue 9); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
+are sent as stopped views (:func:`panel_view`), which discord.py never stores: nothing would
+register the class there behind the router's back.
+
 The callbacks only hand the parsed item to the click router (the lobby cog, always loaded, see
 :mod:`cogs.lobby`), which finds the table's game cog: so buttons keep working whether or not
 the game's cog is loaded. This module imports no other cog module.
@@ -125,10 +132,16 @@ class BoardButton(_RoutedButton, template=rf"se:b:(?P<table>{_ID}):(?P<op>[a-z]{
         return cls(int(match["table"]), match["op"])
 
 
-class ActionButton(_RoutedButton,
-                   template=rf"se:a:(?P<table>{_ID}):(?P<version>{_ID}):(?P<code>[A-Za-z0-9.:_+-]{{1,80}})"):
+_ACTION_TEMPLATE = rf"se:a:(?P<table>{_ID}):(?P<version>{_ID}):(?P<code>[A-Za-z0-9.:_+-]{{1,80}})"
+
+
+class ActionButton(_RoutedButton, template=_ACTION_TEMPLATE):
     """An action button ``se:a:<table>:<version>:<code>``: submits the engine's action ``code``
-    for the panel drawn at ``version`` (the service refuses malformed codes)."""
+    for the panel drawn at ``version`` (the service refuses malformed codes). Its clicks reach
+    the router through the lobby cog's interaction listener (:meth:`parse`), see the module
+    docstring."""
+
+    TEMPLATE: ClassVar[re.Pattern[str]] = re.compile(_ACTION_TEMPLATE)
 
     def __init__(self, table_id: int, version: int, code: str, label: str = "·",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, emoji: str | None = None,
@@ -140,6 +153,19 @@ class ActionButton(_RoutedButton,
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: re.Match[str]) -> Self:
         return cls(int(match["table"]), int(match["version"]), match["code"])
+
+    @classmethod
+    def parse(cls, custom_id: str) -> ActionButton | None:
+        """The button of ``custom_id``, or ``None`` when it is not an action button's.
+
+        >>> b = ActionButton.parse("se:a:12:7:pick.3.5")
+        >>> (b.table_id, b.version, b.code) if b else None
+        (12, 7, 'pick.3.5')
+        >>> ActionButton.parse("se:a:12:7:") is None
+        True
+        """
+        m = cls.TEMPLATE.fullmatch(custom_id)
+        return None if m is None else cls(int(m["table"]), int(m["version"]), m["code"])
 
 
 class PromptButton(_RoutedButton,
@@ -221,10 +247,11 @@ class LevelSelect(_RoutedSelect,
         return cls(int(match["table"]), int(match["seat"]), match["tag"])
 
 
-#: Every persistent component class, registered with ``bot.add_dynamic_items`` (their templates
-#: are mutually exclusive: discord.py dispatches a click to every matching class).
+#: The persistent component classes registered with ``bot.add_dynamic_items`` (their templates
+#: are mutually exclusive: discord.py dispatches a click to every matching class): all but
+#: :class:`ActionButton`, whose clicks the lobby cog's interaction listener routes.
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, LobbyOptionSelect, BoardButton, ActionButton, PromptButton, PanelSelect, LevelSelect)
+    LobbyButton, LobbyOptionSelect, BoardButton, PromptButton, PanelSelect, LevelSelect)
 
 
 @dataclass(frozen=True)
@@ -298,7 +325,9 @@ def _options(comp: Select) -> list[discord.SelectOption]:
 
 
 def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
-    """The components of a private panel; every code is bound to ``table_id``/``version``."""
+    """The components of a private panel; every code is bound to ``table_id``/``version``. The
+    view is stopped: discord.py sends it but never stores it (its clicks are routed by custom_id,
+    see the module docstring)."""
     view = discord.ui.View(timeout=None)
     for r, row in enumerate(panel.rows):
         for c, comp in enumerate(row):
@@ -313,6 +342,7 @@ def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
                 item = PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
                                    comp.max_values, r)
             view.add_item(item)
+    view.stop()
     return view
 
 

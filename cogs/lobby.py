@@ -156,10 +156,19 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Number modals (``se:m:…``) are answered here, from their custom_id alone."""
-        if interaction.type is not discord.InteractionType.modal_submit or not isinstance(interaction.data, dict):
+        """Action buttons (``se:a:…``, :meth:`ActionButton.parse`) and number modals (``se:m:…``)
+        are answered here, from their custom_id alone (see :mod:`cogs.components`)."""
+        data = interaction.data
+        if not isinstance(data, dict):
             return
-        custom_id = str(interaction.data.get("custom_id", ""))
+        if interaction.type is discord.InteractionType.component:
+            item = ActionButton.parse(str(data.get("custom_id", ""))) if data.get("component_type") == 2 else None
+            if item is not None:
+                await self.route(interaction, item)
+            return
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        custom_id = str(data.get("custom_id", ""))
         if not custom_id.startswith("se:m:"):
             return
         with self.bot.service.foreground.answering():

@@ -101,6 +101,8 @@ def test_custom_ids_keep_their_format_and_parse_into_typed_fields():
     assert NumberModalId.parse("se:m:12:7:1.2") == NumberModalId(12, 7, (1, 2))
     assert NumberModalId.parse("se:m:12:x:1.2") is None
     templates = {cls: cls.__discord_ui_compiled_template__ for cls in DYNAMIC_ITEMS}
+    assert ActionButton not in templates  # routed by the lobby cog's listener (cogs.components)
+    templates[ActionButton] = ActionButton.TEMPLATE
     cases = {"se:l:12:join": LobbyButton, "se:l:3:ai-": LobbyButton, "se:b:12:abandon": BoardButton,
              "se:a:12:7:pick.3.5": ActionButton, "se:a:1:0:dis.c12-s3_x": ActionButton,
              "se:p:12:7:0.4": PromptButton, "se:o:12:2": LobbyOptionSelect, "se:s:12:7:1": PanelSelect}
@@ -111,6 +113,10 @@ def test_custom_ids_keep_their_format_and_parse_into_typed_fields():
         assert not any(t.fullmatch(bad) for t in templates.values()), bad
     m = ActionButton.__discord_ui_compiled_template__.fullmatch("se:a:12:7:pick.3.5")
     assert m is not None and (int(m["table"]), int(m["version"]), m["code"]) == (12, 7, "pick.3.5")
+    assert ActionButton.TEMPLATE.pattern == ActionButton.__discord_ui_compiled_template__.pattern
+    b = ActionButton.parse("se:a:1:0:dis.c12-s3_x")
+    assert b is not None and (b.table_id, b.version, b.code) == (1, 0, "dis.c12-s3_x")
+    assert ActionButton.parse("se:a:١٢:7:c1") is None and ActionButton.parse("se:p:12:7:0.4") is None
 
 
 def test_panel_components_carry_the_typed_kinds():
@@ -123,6 +129,45 @@ def test_panel_components_carry_the_typed_kinds():
     kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]
+
+
+async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
+    """Action buttons are routed by the lobby cog's interaction listener, not by discord.py's
+    dynamic items (cogs.components): a click is submitted once and answered once, whether the
+    panel was drawn by this process or before a restart, and discord.py keeps no panel view
+    (which would also register the action button class behind the router's back)."""
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    svc = world.bot.service
+    submits: list[tuple[int, str]] = []
+    real_submit = svc.submit
+
+    async def counting_submit(table_id, user_id, version, code):
+        submits.append((table_id, code))
+        return await real_submit(table_id, user_id, version, code)
+
+    svc.submit = counting_submit  # type: ignore[method-assign]
+    rng = random.Random(3)
+    for _ in range(4):
+        table = await svc.table(tid)
+        first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+        before = len(submits)
+        assert await take_turn(world, first, tid, rng)
+        assert len(submits) == before + 1
+    store = world.bot._connection._view_store
+    assert ActionButton not in store._dynamic_items.values()
+    assert not any(isinstance(i, ActionButton) for v in store._synced_message_views.values() for i in v.children)
+    # after a restart, a panel drawn by the old process is still answered (from its custom_id)
+    table = await svc.table(tid)
+    first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+    res = await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")
+    await world.restart_bot()
+    code = next(b.custom_id for b in res.response.buttons
+                if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
+    answered = await world.click(first, res.response, code)
+    assert answered.kind == "update" and answered.acknowledged
+    assert (await world.bot.service.table(tid)).version == table.version + 1
 
 
 async def test_tree_errors_are_answered_privately_and_logged(e2e, caplog):
