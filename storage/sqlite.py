@@ -426,6 +426,12 @@ class Database:
         # check_same_thread=False: the short writes of a step run on the event loop's thread
         # (see _inline), every other statement in aiosqlite's worker thread; the lock below
         # ensures the two never use the connection at the same time.
+        if path != ":memory:":
+            # a file that cannot be opened (a folder, no rights) fails here, on this thread: a
+            # failed aiosqlite.connect leaves its worker thread answering a loop that may be
+            # closed by then (a "RuntimeError: Event loop is closed" traceback at exit,
+            # omnilib/aiosqlite#389)
+            sqlite3.connect(path).close()
         conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
