@@ -216,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return render_main(argv[1:])
     args = build_parser().parse_args(argv)
+    from bot.settings import caller_path
+
+    for name in ("db", "images", "deck", "source"):  # paths typed by the user: from where they typed them
+        if getattr(args, name, None):
+            setattr(args, name, caller_path(getattr(args, name)))
     if args.command == "play":
         from bot.terminal import DEFAULT_PACE, TerminalGame, log_path
 

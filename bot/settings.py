@@ -16,6 +16,34 @@ from engine.registry import GAMES
 from storage.base import Shards
 from storage.factory import url_problem
 
+#: Set by ``scripts/start.sh`` to the folder it was started from (it runs the bot from the
+#: clone's root, where ``.env`` lives): relative paths given on the command line are taken from
+#: there, as the member who typed them expects.
+CALLER_DIR_ENV = "SPEAKEASY_CALLER_DIR"
+
+
+def caller_path(value: str) -> str:
+    """A path given on the command line (``--db``, ``--images``, ``--deck``, ``--from``,
+    ``--out``), relative to the folder the command was typed in: ``value`` itself when absolute,
+    a URL (``sqlite:///…``), or when no :data:`CALLER_DIR_ENV` is set (``python -m bot`` run
+    directly), else joined to it.
+
+    >>> import os; os.environ[CALLER_DIR_ENV] = "/home/ann/games"
+    >>> caller_path("mine.db"), caller_path("/tmp/x.db"), caller_path("sqlite:///x.db")
+    ('/home/ann/games/mine.db', '/tmp/x.db', 'sqlite:///x.db')
+    >>> del os.environ[CALLER_DIR_ENV]; caller_path("mine.db")
+    'mine.db'
+    """
+    import os
+
+    if "://" in value:
+        return value
+    base = os.environ.get(CALLER_DIR_ENV)
+    path = Path(value).expanduser()
+    if base and not path.is_absolute():
+        return str(Path(base) / path)
+    return str(path) if value.startswith("~") else value
+
 
 class Settings(BaseSettings):
     """Every runtime setting of the bot.

@@ -3,6 +3,8 @@
 # Without a token it explains what to set and how to play locally in the terminal.
 # Extra arguments go to `python -m bot` (e.g. scripts/start.sh play gang-of-dice).
 set -euo pipefail
+# paths typed on the command line (--db, --deck, --images, --out, --from) are taken from here
+export SPEAKEASY_CALLER_DIR="$PWD"
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 install_project '.'

@@ -31,6 +31,27 @@ def test_cli_prints_identical_summaries(capsys):
     assert "games/s" in first.err
 
 
+def test_paths_typed_on_the_command_line_are_taken_from_where_they_were_typed(tmp_path, monkeypatch, capsys):
+    """``scripts/start.sh`` runs the bot from the clone's root (for ``.env``) and passes the
+    folder it was started from in ``SPEAKEASY_CALLER_DIR``: a relative ``--deck`` or render
+    ``--out`` is found there, not in the clone."""
+    import shutil
+    from pathlib import Path
+
+    from bot.settings import CALLER_DIR_ENV
+
+    root = Path(__file__).resolve().parents[1]
+    shutil.copy(root / "docs" / "decks" / "example-deck.json", tmp_path / "my-deck.json")
+    monkeypatch.setenv(CALLER_DIR_ENV, str(tmp_path))
+    assert main(["simulate", "shop-battle", "--games", "2", "--players", "2", "--deck", "my-deck.json"]) == 0
+    assert "position 0: won" in capsys.readouterr().out
+    assert main(["render", "gang-of-dice", "--players", "2", "--steps", "1", "--out", "pics"]) == 0
+    assert list((tmp_path / "pics").glob("*.png")) and not (root / "pics").exists()
+    monkeypatch.delenv(CALLER_DIR_ENV)
+    with pytest.raises(SystemExit, match="my-deck.json"):  # run directly: from the current folder (the clone)
+        main(["simulate", "shop-battle", "--games", "2", "--players", "2", "--deck", "my-deck.json"])
+
+
 def test_cli_refuses_bad_player_count():
     with pytest.raises(SystemExit) as e:
         main(["simulate", "gang-of-dice", "--players", "9"])

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bot.render import render_board, render_panel
+from bot.settings import caller_path
 from engine.registry import GAMES
 
 #: Seat names used by the tool (accents on purpose: they must render).
@@ -34,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=["en", "fr"], default="en")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="table option, e.g. moonshine variant=regular (values read as JSON when they parse)")
-    parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files (created if needed)")
+    parser.add_argument("--out", required=True, type=lambda v: Path(caller_path(v)),
+                        help="folder for the PNG files (created if needed)")
     return parser
 
 
