@@ -25,7 +25,7 @@ import functools
 import re
 from collections.abc import Iterable
 from typing import Any, cast
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
@@ -189,9 +189,26 @@ async def postgres_problem(url: str, *, timeout: float = 10.0) -> str | None:
 
 
 def _scrub(text: str, url: str) -> str:
-    """``text`` without the password of ``url`` (error messages may quote the URL)."""
-    match = re.match(r"^[a-z]+://[^:/@]*:([^@/]*)@", url)
-    return text.replace(match.group(1), "***") if match and match.group(1) else text
+    """``text`` without the password of ``url``: where the message quotes the URL or its
+    ``user:password@`` part (as given or percent-decoded), the password becomes ``***``. A bare
+    occurrence is masked only when the password is long (8 characters or more): masking every
+    occurrence of a short one garbled the message and gave the password away (``No such file
+    or direct***ry`` for ``o``).
+
+    >>> _scrub("Errno 2: No such file or directory (dsn postgresql://bot:o@/db)", "postgresql://bot:o@/db")
+    'Errno 2: No such file or directory (dsn postgresql://bot:***@/db)'
+    >>> _scrub("bad token 'longsecret9'", "postgresql://bot:longsecret9@h/db")
+    "bad token '***'"
+    """
+    match = re.match(r"^[a-z]+://([^:/@]*):([^@/]*)@", url)
+    if match is None or not match.group(2):
+        return text
+    user, password = match.group(1), match.group(2)
+    for pw in dict.fromkeys((password, unquote(password))):
+        text = text.replace(f"{user}:{pw}@", f"{user}:***@").replace(f":{pw}@", ":***@")
+        if len(pw) >= 8:
+            text = text.replace(pw, "***")
+    return text
 
 
 class PostgresDatabase(Database):

@@ -65,6 +65,11 @@ async def test_migrate_data_to_postgres_refuses_what_it_cannot_use(tmp_path):
     assert await copy_store(str(tmp_path / "old.db"), "postgresql://bot:s3cret@127.0.0.1:1/db",
                             out=lines.append) == 2
     assert "cannot reach the PostgreSQL server" in lines[-1] and "s3cret" not in lines[-1]
+    # a one-letter password: the message stays whole (masking every "o" once gave the password
+    # away: "[Errn*** 2] N*** such file ***r direct***ry")
+    assert await copy_store(str(tmp_path / "old.db"), "postgresql://x:o@/nope?host=/nonexistent-folder",
+                            out=lines.append) == 2
+    assert "No such file or directory" in lines[-1] and "x:***@" in lines[-1] and "x:o@" not in lines[-1]
 
 
 def test_database_url_chooses_the_store_and_a_bad_one_is_explained(tmp_path, monkeypatch, capsys):
