@@ -528,8 +528,10 @@ class GangOfDice(Game[GangOfDiceState, GangOfDiceAction, GangOfDiceView]):
         return state.round if state.phase == "over" else state.round - 1
 
     def stats(self, state: GangOfDiceState) -> dict[str, float]:
-        """Counters of a finished game: eliminated players and dice that left the game."""
-        return {"eliminated": sum(1 for s in state.status if s == "out"), "dice_removed": state.removed}
+        """Counters of a finished game for ``simulate``, named as its summary prints them:
+        players put out and dice that left the game."""
+        return {"players put out": sum(1 for s in state.status if s == "out"),
+                "dice removed from the game": state.removed}
 
     def hidden_variant(self, state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
         """Undrawn cards re-dealt, stocks inferred exactly (:func:`engine.gang_of_dice.hidden.hidden_variant`)."""

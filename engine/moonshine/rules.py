@@ -309,16 +309,19 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         return state.round
 
     def stats(self, state: MoonshineState) -> dict[str, float]:
-        """Counters for ``simulate``: validated Clients (in all, per colour and per card: key
-        ``card NN Name``), capped games."""
-        out: dict[str, float] = {"validated": 0.0}
+        """Counters for ``simulate``, named as its summary prints them: Clients validated (in
+        all, per colour, per card: ``Clients validated, card NN Name``) and the games the
+        round cap ended (RULINGS M1's safety cap)."""
+        total = "Clients validated"
+        out: dict[str, float] = {total: 0.0}
         for s in state.seats:
             for cid in s.validated:
-                out["validated"] += 1
-                for key in (f"validated.{COLOURS[client_info(cid).colour]}", f"card {cid:02d} {client_of(cid).name.en}"):
+                out[total] += 1
+                for key in (f"{total}, {COLOURS[client_info(cid).colour]}",
+                            f"{total}, card {cid:02d} {client_of(cid).name.en}"):
                     out[key] = out.get(key, 0.0) + 1
-        out["capped"] = float(state.phase == "over" and state.round >= MAX_ROUNDS
-                              and max(outcome_of(state).scores) < state.target)
+        out[f"games ended by the {MAX_ROUNDS}-round cap"] = float(
+            state.phase == "over" and state.round >= MAX_ROUNDS and max(outcome_of(state).scores) < state.target)
         return out
 
     def encode(self, action: MoonshineAction) -> str:
