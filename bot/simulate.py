@@ -169,7 +169,7 @@ class Summary:
             out.append(f"  win share by {kind} dealt (of the games in which it was dealt; {fair}):")
             for (k, name), (won, dealt) in sorted(self.labels.items()):
                 if k == kind:
-                    out.append(share_line(f"{kind} {name}", won, int(dealt)))
+                    out.append(share_line(f"{kind} {name}", won, int(dealt)) + f" of {int(dealt)} dealt")
         if len(set(self.levels)) > 1:
             out.append(f"  win share by AI level (per seat and game; {fair}):")
             for lv in sorted(set(self.levels)):

@@ -126,9 +126,12 @@ def test_the_summary_explains_its_lines_to_a_reader_without_the_docs():
     assert any(line.startswith("  win share by seat (seat 0 = ") for line in lines)
     heading = lines.index("  counters of the game, summed over the 2 games:")
     assert all(line.startswith("    ") for line in lines[heading + 1:])
-    cards = [line for line in lines if line.startswith("    card ")]
-    ids = [int(line.split()[1]) for line in cards]
-    assert ids == sorted(ids), "card counters in numeric order"
+    cards = [line for line in lines if line.startswith("    Clients validated, card ")]
+    ids = [int(line.split()[4]) for line in cards]
+    assert cards and ids == sorted(ids), "card counters in numeric order"
+    assert any(line.startswith("    games ended by the 60-round cap: ") for line in lines)
+    sides = [line for line in lines if line.startswith("  speakeasy The ")]
+    assert sum(int(line.rsplit(" of ", 1)[1].split()[0]) for line in sides) == 2 * 2  # every seat's side, dealt
 
 
 def test_a_reader_that_stops_early_gets_no_traceback():
