@@ -127,7 +127,7 @@ def test_the_summary_explains_its_lines_to_a_reader_without_the_docs():
     heading = lines.index("  counters of the game, summed over the 2 games:")
     assert all(line.startswith("    ") for line in lines[heading + 1:])
     cards = [line for line in lines if line.startswith("    Clients validated, card ")]
-    ids = [int(line.split()[4]) for line in cards]
+    ids = [int(line.split()[3]) for line in cards]
     assert cards and ids == sorted(ids), "card counters in numeric order"
     assert any(line.startswith("    games ended by the 60-round cap: ") for line in lines)
     sides = [line for line in lines if line.startswith("  speakeasy The ")]
