@@ -22,6 +22,8 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 - ``play --resume`` says in one line which new-game options it cannot apply (the table keeps its
   seats, seed, AI levels and options), and shows the table in the language it was started in, or
   in ``--lang``, generated names included (:func:`display_seats`).
+- ``--images DIR`` is checked before anything starts (:func:`images_problem`: one line, exit 2);
+  a picture that cannot be written later is one warning line, printed after the step's lines.
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
   printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
@@ -34,12 +36,15 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
+import logging
 import os
 import re
 import signal
 import sqlite3
 import sys
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -54,6 +59,8 @@ from bot.ui import Button, Card, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
 from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
+
+log = logging.getLogger(__name__)
 
 HUMAN_ID = 1
 #: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
@@ -104,6 +111,27 @@ def open_elsewhere(marker: Path) -> bool:
     except OSError:  # it exists but belongs to someone else
         return True
     return True
+
+
+def os_reason(err: OSError) -> str:
+    """The system's words for ``err``, without the path it names ("No space left on device")."""
+    return err.strerror or str(err)
+
+
+def images_problem(folder: Path) -> str | None:
+    """Why board pictures cannot be written into ``folder`` (``play --images DIR``), in the
+    system's words, or ``None`` when they can: the folder is created when missing, then a probe
+    file is written in it and removed. Never raises."""
+    if folder.exists() and not folder.is_dir():
+        return os.strerror(errno.ENOTDIR)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".speakeasy-probe-", suffix=".png", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        return os_reason(err)
+    return None
 
 
 def plain(text: str) -> str:
@@ -324,6 +352,7 @@ class TerminalNotifier(Notifier):
         self.t = t
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
+        self.picture_failed = False  # the last picture could not be written (warned once)
         self.table_id: int | None = None  # the table followed (None: every table)
         #: called after each printed event with it and the step's events; may return a line to add
         self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
@@ -342,14 +371,6 @@ class TerminalNotifier(Notifier):
         if not self._mine(table):
             return
         table = self.shown(table)
-        if self.images is not None:
-            from bot.render import render_board_png
-
-            png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
-                                         texts.picture_names(table, self.t), self.t.lang)
-            if png is not None:
-                self.images.mkdir(parents=True, exist_ok=True)
-                (self.images / f"board-{table.version:04d}.png").write_bytes(png)
         before, self.before = self.before, table.game.view(table.state, None)
         from bot.presenters import PRESENTERS
 
@@ -369,6 +390,31 @@ class TerminalNotifier(Notifier):
                 for line in texts.private_log([event], table, self.t, 0):
                     for part in list_lines(f"  🔒 {plain(line)}"):
                         self.out(part)
+        if self.images is not None:  # after the lines: a picture that fails never hides them
+            await self._picture(table)
+
+    async def _picture(self, table: TableView) -> None:
+        """Write the public board of ``table`` as ``board-NNNN.png`` in :attr:`images`. A failure
+        (disk full, the folder removed) prints one warning line, until a picture is written
+        again; the game goes on without the picture."""
+        from bot.render import render_board_png
+
+        assert self.images is not None
+        png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
+                                     texts.picture_names(table, self.t), self.t.lang)
+        if png is None:  # the renderer failed (logged): the text board is there
+            return
+        try:
+            self.images.mkdir(parents=True, exist_ok=True)  # removed during the game: made again
+            (self.images / f"board-{table.version:04d}.png").write_bytes(png)
+        except OSError as err:
+            log.warning("writing a picture to %s failed: %s", self.images, err)
+            if not self.picture_failed:
+                reason = images_problem(self.images) or os_reason(err)  # "Not a directory" before "File exists"
+                self.out(self.t("term.images_failed", path=str(self.images), reason=reason))
+            self.picture_failed = True
+        else:
+            self.picture_failed = False
 
     def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
         """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""
@@ -462,6 +508,10 @@ class TerminalGame:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
         path = self.db_path or default_db_path()
+        problem = images_problem(self.images) if self.images is not None else None
+        if problem is not None:  # a file, a folder that cannot be made or written: say it, start nothing
+            self.out(self.t("term.bad_images", path=str(self.images), reason=problem))
+            return 2
         if self.resume and not path.exists():  # nothing to resume: create no file (a mistyped --db)
             self.out(self.t("term.nothing_saved"))
             return 2
@@ -880,5 +930,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "plain", "reroll_split", "value_key"]
+           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "images_problem", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "os_reason", "plain", "reroll_split", "value_key"]

@@ -737,3 +737,74 @@ async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_
                                pace=0, resume=True)
         assert await resumed.run() == 0
         assert ("This table is also open in another window" in again.text) is warned
+
+
+# --- play --images DIR: refused at once when unusable; a later failure never hides the game --------------
+@pytest.mark.parametrize("resume", [False, True])
+async def test_an_images_path_that_cannot_take_pictures_gets_one_line_and_exit_2(tmp_path, resume):
+    """``--images`` on a regular file, under a file, or where no folder can be made: one line
+    naming the path and the system's reason, exit 2, and no game file created."""
+    junk = tmp_path / "bad1.json"
+    junk.write_text("{}")
+    for images, reason in ((junk, "Not a directory"), (junk / "sub", "Not a directory"),
+                           (Path("/proc/nope"), "No such file or directory")):
+        lines: list[str] = []
+        tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=lambda prompt: "q",
+                          out=lines.append, pace=0, images=images, resume=resume)
+        assert await tg.run() == 2
+        assert lines == [f"Cannot write pictures to {images}: {reason}. Give --images a folder you can write "
+                         "to (it is created if missing)."]
+    assert not (tmp_path / "t.db").exists() and junk.read_text() == "{}"
+
+
+def test_the_real_command_refuses_an_images_file_with_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    junk = tmp_path / "bad1.json"
+    junk.write_text("{}")
+    run = subprocess.run([sys.executable, "-m", "bot", "play", "gang-of-dice", "--fast", "--seed", "3",
+                          "--images", str(junk), "--db", str(tmp_path / "t.db")],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stdout.strip() == (f"Cannot write pictures to {junk}: Not a directory. Give --images a folder "
+                                  "you can write to (it is created if missing).")
+    assert run.stderr == "" and not (tmp_path / "t.db").exists()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_picture_that_cannot_be_written_mid_game_is_one_warning_and_the_game_shows_on(tmp_path, lang):
+    """The pictures' folder turns into a file during the game (as a full disk would fail a write):
+    one warning line, then the event lines and the board as usual; once the folder is back, the
+    pictures are written again (and a new failure warns again)."""
+    import shutil
+
+    images = tmp_path / "pics"
+    s = Script([])
+    player = Player(seed=5)
+    player.script = []
+
+    def ask(prompt: str) -> str:
+        n = len(s.prompts)
+        if n == 0:  # after the first pictures: the folder becomes a file
+            assert sorted(images.glob("board-*.png"))
+            shutil.rmtree(images)
+            images.write_text("not a folder")
+        elif n == 4:  # the folder comes back
+            images.unlink()
+        s.prompts.append(prompt)
+        s.lines.append(f"? {prompt}")
+        answer = ("y" if "(y/n)" in prompt or "(o/n)" in prompt else "q") if n >= 8 else player(prompt)
+        s.lines.append(f"> {answer}")
+        return answer
+
+    tg = TerminalGame("moonshine", 3, seed=11, lang=lang, db_path=tmp_path / "t.db", ask=ask,
+                      out=s.lines.append, pace=0, images=images)
+    assert await tg.run() == 0
+    warning = TerminalTranslator(lang)("term.images_failed", path=str(images), reason="Not a directory")
+    assert s.text.count(warning) == 1, s.text
+    failing = s.text.split("\n> ", 1)[1].split("\n> ", 4)[:4]  # the answers given while it was a file
+    assert warning in failing[0]
+    for chunk in failing:
+        assert "\n  • " in chunk and "\n== " in chunk, chunk  # event lines, and the board drawn again
+    assert images.is_dir() and sorted(images.glob("board-*.png")), "pictures are written again"
