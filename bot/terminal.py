@@ -26,7 +26,7 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   a picture that cannot be written later is one warning line, printed after the step's lines.
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
-  printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
+  printed, which one line under it names (:func:`block_names`; ``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
   when nothing public happened since, those it showed last time. A footer that does not change
   (Moonshine's notation legend) is printed once.
 - Texts come from the catalogs, preferring a terminal variant ``term.alt.<key>`` where the
@@ -55,7 +55,7 @@ from typing import Any
 from bot import texts
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
-from bot.ui import Button, Card, NumberPrompt, Panel, Select
+from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
 from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
@@ -224,11 +224,12 @@ def card_text(card: Card) -> str:
     return "\n".join(parts)
 
 
-def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en") -> str:
+def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en", note: str = "") -> str:
     """Plain text of a card for the play loop: a field whose value fits one line prints as
     ``Name: value``, unless the value has a label of its own (``Bid: AI 2: 4`` would read as two
     labels): that one, like a value of several lines, prints under its name, indented. Fields in
-    ``skip`` (``(name, value)`` pairs already on screen) are left out."""
+    ``skip`` (``(name, value)`` pairs already on screen) are left out; ``note`` (a line saying
+    which) follows the fields, before the footer."""
     parts = [f"== {plain(card.title)} =="]
     if card.description:
         parts.append(plain(card.description))
@@ -240,9 +241,25 @@ def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str
             parts.append(f"{plain(f.name)}{colon(lang)}\n" + "\n".join(f"  {line}" for line in value.splitlines()))
         else:
             parts.append(f"{plain(f.name)}{colon(lang)} {value}")
+    if note:
+        parts.append(note)
     if card.footer:
         parts.append(f"({plain(card.footer)})")
     return "\n".join(parts)
+
+
+def block_names(fields: Iterable[Field], names: Sequence[str]) -> list[str]:
+    """What to call each of the board's blocks ``fields`` in one short line: the player's name
+    (``names``, the seats' display names, plain) when the block's heading names a player (a
+    Moonshine seat: "AI 1 🤖 (normal) — 16 pts · 🌙 1" → "AI 1 🤖 (normal)"), else its heading."""
+    out = []
+    for f in fields:
+        heading = plain(f.name)
+        named = [n for n in sorted(names, key=len, reverse=True) if n and n in heading]
+        label = named[0] if named else heading
+        if label not in out:
+            out.append(label)
+    return out
 
 
 @functools.cache
@@ -661,7 +678,8 @@ class TerminalGame:
             self.out("")
             if self.notifier.public_news:  # the board once per change, without the unchanged blocks
                 self.board = texts.board(table, [], t).card
-                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang), self.board))
+                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang,
+                                                 note=self._unchanged(table, self.board)), self.board))
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
                 self.panel_seen = set()  # things happened since the last panel: it is shown whole
@@ -676,6 +694,15 @@ class TerminalGame:
                 self.panel_seen = set()  # staying: the panel comes back whole
                 continue
             await self._submit(service, table.id, codes)
+
+    def _unchanged(self, table: TableView, board: Card) -> str:
+        """The line under a board printed without its unchanged blocks, naming them ("AI 1:
+        unchanged (b shows the whole board)"); empty when every block is printed."""
+        left_out = [f for f in board.fields if (f.name, f.value) in self.on_screen]
+        if not left_out:
+            return ""
+        names = [plain(n) for n in texts.context(table, self.t, None).names]
+        return self.t("term.unchanged", blocks=", ".join(block_names(left_out, names)))
 
     async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
         """Submit ``codes`` in order (each at the table's current version); on an error, say it
@@ -931,4 +958,4 @@ class TerminalGame:
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
            "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "images_problem", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "os_reason", "plain", "reroll_split", "value_key"]
+           "os_reason", "plain", "block_names", "reroll_split", "value_key"]

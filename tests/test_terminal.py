@@ -13,7 +13,7 @@ import pytest
 
 import engine.gang_of_dice.rules as god_rules
 from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, place_dice, value_key
-from bot.ui import Button, Card, Panel
+from bot.ui import Button, Card, Field, Panel
 from engine.gang_of_dice import scripted_setup
 from engine.registry import GAMES
 from storage.db import Database
@@ -396,13 +396,15 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     before_b, after_b = s.text.split("> b")
     # round 1's warning card is printed once although the board printed twice (commit, roll)
     assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
-    assert before_b.count("Warning card:") == 1
+    assert before_b.count("Warning card:\n") == 1
     assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
+    # and a line says which blocks the second board left out
+    assert "Warning card: unchanged (b shows the whole board)\n(Table #1" in before_b.split("> 3")[1]
     # the panel never repeats what the board shows
     for panel in before_b.split("== Behind your screen ==")[1:]:
         assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
     # "b" prints the whole board again, warning card included, and asks the same question again
-    assert after_b.split("\n? ")[0].count("Warning card:") == 1
+    assert after_b.split("\n? ")[0].count("Warning card:\n") == 1 and "unchanged" not in after_b.split("\n? ")[0]
     assert s.prompts[1] == s.prompts[2]
 
 
@@ -808,3 +810,50 @@ async def test_a_picture_that_cannot_be_written_mid_game_is_one_warning_and_the_
     for chunk in failing:
         assert "\n  • " in chunk and "\n== " in chunk, chunk  # event lines, and the board drawn again
     assert images.is_dir() and sorted(images.glob("board-*.png")), "pictures are written again"
+
+
+# --- the automatic board says which blocks it leaves out ----------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_board_without_its_unchanged_blocks_names_them(tmp_path, lang):
+    """Moonshine, 3 players: every board printed shows each player's block or names the player
+    in one line under it ("AI 1 🤖 (normal): unchanged (b shows the whole board)"); "b" prints
+    the whole board, without that line."""
+    from bot.terminal import block_names
+
+    s = Script([])
+    player = Player(seed=5)
+    player.script = []
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) == 12:
+            answer = "b"
+        elif len(asked) > 24:
+            answer = "y" if "(y/n)" in prompt or "(o/n)" in prompt else "q"
+        else:
+            answer = player(prompt)
+        s.lines.append(f"? {prompt}\n> {answer}")
+        return answer
+
+    tg = TerminalGame("moonshine", 3, seed=11, lang=lang, db_path=tmp_path / "t.db", ask=ask,
+                      out=s.lines.append, pace=0)
+    assert await tg.run() == 0
+    t = TerminalTranslator(lang)
+    seats = [t("term.you"), f"{t('lobby.ai_name')} 1 🤖 ({t('ai.level.normal')})",
+             f"{t('lobby.ai_name')} 2 🤖 ({t('ai.level.normal')})"]
+    tail = t("term.unchanged", blocks="\0").split("\0")[1]
+    boards = [chunk.split("\n(")[0] for chunk in s.text.split("\n== Moonshine")[1:]]
+    noted = 0
+    for board in boards:
+        lines = board.splitlines()
+        shown = [name for name in seats if any(line.lstrip("▶️ ").startswith(name + " —") for line in lines)]
+        notes = [line for line in lines if line.endswith(tail)]
+        named = notes[0].removesuffix(tail).split(", ") if notes else []
+        assert sorted(shown + [n for n in named if n in seats]) == sorted(seats), board
+        noted += bool(named)
+    assert noted, "some board left a player out"
+    whole = s.text.split("> b\n", 1)[1].split("\n? ")[0]
+    assert all(name in whole for name in seats) and tail not in whole
+    assert block_names([Field("▶️ AI 1 🤖 (normal) — 16 pts · 🌙 1", "x"), Field("Scores (first to 21)", "y")],
+                       ["AI 1 🤖 (normal)", "AI 11 🤖 (normal)"]) == ["AI 1 🤖 (normal)", "Scores (first to 21)"]
