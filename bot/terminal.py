@@ -15,7 +15,9 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   the rerolled ones are marked; committing every die of the stock asks for a confirmation. After
   every seat's reroll the log says which dice it kept and which it rolled again
   (:func:`reroll_split`, from the public view); a single die is asked as "type 1", not "(1-1)".
-- The final standings name the players who share a victory (a tie for first place).
+- The final standings name the players who share a victory (a tie for first place). A game
+  finished in another window shows, at this window's next answer, its whole board and the final
+  standings.
 - A choice with only one legal action is applied with a line instead of a prompt; so is a
   sub-question with a single answer, and a menu whose only entry is a sub-question (Moonshine's
   "Choose 2 Clients…") goes straight to it.
@@ -370,6 +372,7 @@ class TerminalNotifier(Notifier):
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
         self.picture_failed = False  # the last picture could not be written (warned once)
+        self.finished = False  # the final standings were printed
         self.table_id: int | None = None  # the table followed (None: every table)
         #: called after each printed event with it and the step's events; may return a line to add
         self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
@@ -444,7 +447,11 @@ class TerminalNotifier(Notifier):
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         if not self._mine(table):
             return
-        table = self.shown(table)
+        self.standings(self.shown(table), outcome)
+
+    def standings(self, table: TableView, outcome: Outcome) -> None:
+        """Print the final standings of ``table`` (once it is finished, here or elsewhere)."""
+        self.finished = True
         self.out("")
         card = texts.results_card(table, outcome, self.t)
         self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
@@ -658,6 +665,8 @@ class TerminalGame:
             await service.idle()
             table = self._shown(await service.table(table.id))
             if table.row.status != "running":
+                if table.row.status == "finished" and not self.notifier.finished:
+                    self._finished_elsewhere(table)
                 return 0 if table.row.status == "finished" else 1
             if 0 not in table.to_act() or 0 in table.pending:
                 # AI seats must act: make sure their driver runs (bounded: never hang)
@@ -694,6 +703,16 @@ class TerminalGame:
                 self.panel_seen = set()  # staying: the panel comes back whole
                 continue
             await self._submit(service, table.id, codes)
+
+    def _finished_elsewhere(self, table: TableView) -> None:
+        """The end of a game finished in another window (this one saw no last step): the whole
+        board as it stands, then the final standings, as a game finished here shows them."""
+        outcome = table.game.outcome(table.state) if table.state is not None else None
+        if outcome is None:
+            return
+        self.board = texts.board(table, [], self.t).card
+        self.out(compact_card(self.board, lang=self.t.lang))
+        self.notifier.standings(table, outcome)
 
     def _unchanged(self, table: TableView, board: Card) -> str:
         """The line under a board printed without its unchanged blocks, naming them ("AI 1:

@@ -857,3 +857,46 @@ async def test_a_board_without_its_unchanged_blocks_names_them(tmp_path, lang):
     assert all(name in whole for name in seats) and tail not in whole
     assert block_names([Field("▶️ AI 1 🤖 (normal) — 16 pts · 🌙 1", "x"), Field("Scores (first to 21)", "y")],
                        ["AI 1 🤖 (normal)", "AI 11 🤖 (normal)"]) == ["AI 1 🤖 (normal)", "Scores (first to 21)"]
+
+
+# --- a table finished in another window -------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_and_the_standings(tmp_path, lang):
+    """Window A has a Shop Battle table open; window B (``play --resume``) plays it to the end;
+    A's next answer gets the stale line, then the board as it stands and the final standings, and
+    A exits 0."""
+    import asyncio
+    import threading
+
+    path = tmp_path / "t.db"
+
+    def window_b() -> None:
+        player = Player(seed=4)
+        player.script = []
+        b = TerminalGame(None, 0, None, db_path=path, ask=player, out=lambda line: None, pace=0, resume=True)
+        assert asyncio.run(b.run()) == 0
+
+    s = Script(["1"])
+    real_ask = s.ask
+
+    def ask(prompt: str) -> str:
+        if not s.prompts:  # while A waits at its first prompt, B finishes the game
+            thread = threading.Thread(target=window_b)
+            thread.start()
+            thread.join()
+        return real_ask(prompt)
+
+    a = TerminalGame("shop-battle", 3, seed=11, lang=lang, db_path=path, ask=ask, out=s.lines.append, pace=0,
+                     options={"round_cap": 10})
+    assert await a.run() == 0
+    t = TerminalTranslator(lang)
+    stale = t("err.stale")
+    assert stale in s.text and len(s.prompts) == 1
+    after = s.text.split(stale, 1)[1]
+    title = t("result.title", game=t("game.shop-battle.name"))
+    assert f"== {title} ==" in after and "🥇" in after  # the final standings
+    board, results = after.split(f"== {title} ==")
+    assert board.lstrip("\n").startswith(f"== {t('game.shop-battle.name')} · ")  # the whole board first
+    assert board.lstrip("\n").splitlines()[1].startswith("🏆 ")  # as it stands: game over
+    assert t("sb.field.piles") + (" :" if lang == "fr" else ":") in board
+    assert results.rstrip().endswith(f"({t('term.footer')})")
