@@ -380,3 +380,22 @@ def test_shop_battle_picture_says_the_round_past_the_cap_and_when_a_player_went_
     lines = _drawn(monkeypatch)
     board(G.view_json(gone, None), NAMES[:4], t)
     assert out in lines and not any(line.endswith("(12)") for line in lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_hyper_u_seconds_never_wrap_apart_from_their_number(lang):
+    """"10 s" is written with a no-break space, which the pictures keep: the HYPER U panel's
+    sentence and the Collector's power text wrap before "10", never between "10" and "s"."""
+    from bot.i18n import Translator
+    from bot.render.draw import Canvas
+    from bot.render.style import plain
+
+    t, c = Translator(lang), Canvas()
+    for text in (t("sb.panel.target.peek", card="HYPER U", seconds=10), t("sb.power.peek", seconds=10)):
+        text = plain(text)
+        assert "10\u00a0s" in text
+        for width in range(120, 760, 4):
+            lines = c.wrap(text, width, style.SMALL)
+            assert not any(line.startswith(("s ", "s)", "s.")) or line == "s" for line in lines), (width, lines)
+            assert " ".join(lines).replace("\u00a0", " ") == text.replace("\u00a0", " ")
+    assert plain("a \n b\u00a0c  **d**") == "a b\u00a0c d"

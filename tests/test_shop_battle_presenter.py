@@ -148,7 +148,7 @@ def test_collector_target_panel_names_the_players():
     private = next(e for e in step.events if e.key == "sb.ev.peek_result")
     line = P.event(private, ctx("en", 0, 3))
     assert "Chloé" in line and "C1 (founded 1990 · 1 letter · street no. 10 · 10 games in the shop)" in line and line.index("C1") < line.index("C3")
-    assert "10 s" in line
+    assert "10\u00a0s" in line  # a no-break space: "10" and "s" never on two lines
 
 
 def test_board_highlights_the_compared_value_and_the_winner():

@@ -622,9 +622,12 @@ def test_a_peek_at_a_pile_prints_one_card_a_line(lang):
     from bot.terminal import list_lines, plain
 
     cards = [f"Shop {i} (founded 19{i}0 · 12 letters · street no. {i} · 3 games in the shop)" for i in range(1, 4)]
-    line = plain(Translator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10, cards="; ".join(cards)))
+    line = plain(TerminalTranslator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10,
+                                          cards="; ".join(cards)))
     head, *items = list_lines(line)
-    assert head.endswith("10 s)" + colon(lang)) and "Shop" not in head
+    assert head.endswith(("3 cards)" if lang == "en" else "3 cartes)") + colon(lang))
+    assert "Shop" not in head and "10" not in head
+    assert "10\u00a0s" in Translator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10, cards="x")
     assert items == [f"      {i}. {card}" for i, card in enumerate(cards, start=1)]
     assert list_lines("  🔒 You drew: The Crooner, The Baker") == ["  🔒 You drew: The Crooner, The Baker"]
 
@@ -900,3 +903,25 @@ async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_a
     assert board.lstrip("\n").splitlines()[1].startswith("🏆 ")  # as it stands: game over
     assert t("sb.field.piles") + (" :" if lang == "fr" else ":") in board
     assert results.rstrip().endswith(f"({t('term.footer')})")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_hyper_u_peek_in_the_terminal_keeps_its_private_mark_and_speaks_of_no_seconds(tmp_path, monkeypatch,
+                                                                                                lang):
+    """HYPER U in the terminal: the pile seen stays in the scrollback, so nothing says "visible
+    10 s" (Discord's disappearing message) nor "for 10 s"; the line keeps its 🔒 private mark."""
+    from tests.test_shop_battle_presenter import _shop, _stacked
+
+    g = GAMES["shop-battle"]
+
+    def setup(seed, players, options=None):  # the human chooses first, and its top card is HYPER U
+        return _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],
+                         [_shop("B1"), _shop("B2"), _shop("B3")], [_shop("C1"), _shop("C2"), _shop("C3")]])
+
+    monkeypatch.setattr(g, "setup", setup)
+    s = Script(["1"])
+    assert await game("shop-battle", 3, tmp_path, s, lang=lang).run() == 0
+    peek = [line for line in s.lines if line.startswith("  🔒 🔍 ")]
+    assert len(peek) == 1 and ("B1" in s.text.split(peek[0], 1)[1].split("\n? ")[0])
+    assert not re.search(r"10[ \u00a0]s\b|visible|secondes?\b|seconds?\b", s.text), re.findall(r".*10[ \u00a0]s.*", s.text)
+    assert "HYPER U" in s.text

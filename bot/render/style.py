@@ -249,6 +249,10 @@ _MARKUP = re.compile(r"\*\*|__|~~|`|\*")
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D\u20E3\u2190-\u21FF]")
 
 
+_SPACES = re.compile(r"[ \t\r\n\f\v]+")
+
+
 def plain(text: str) -> str:
-    """A catalog text without Discord markdown and emoji, spaces collapsed."""
-    return " ".join(_EMOJI.sub("", _MARKUP.sub("", text)).split())
+    """A catalog text without Discord markdown and emoji, spaces collapsed (a no-break space
+    stays: it keeps "10\u00a0s" on one line)."""
+    return _SPACES.sub(" ", _EMOJI.sub("", _MARKUP.sub("", text))).strip(" ")
