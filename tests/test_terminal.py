@@ -270,7 +270,7 @@ async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, 
     resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                            pace=0, resume=True)
     assert await resumed.run() == 0
-    assert "Resuming Gang of Dice, table #1, at move 0." in again.text
+    assert "Resuming Gang of Dice, table #1." in again.text
     assert (await action_log(tmp_path / "t.db"))[:2] == ["c2", "s"]
 
 
@@ -399,7 +399,7 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     assert before_b.count("Warning card:\n") == 1
     assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
     # and a line says which blocks the second board left out
-    assert "Warning card: unchanged (b shows the whole board)\n(Table #1" in before_b.split("> 3")[1]
+    assert "Warning card: unchanged (b shows the whole board)\n== Behind your screen ==" in before_b.split("> 3")[1]
     # the panel never repeats what the board shows
     for panel in before_b.split("== Behind your screen ==")[1:]:
         assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
@@ -925,3 +925,28 @@ async def test_a_hyper_u_peek_in_the_terminal_keeps_its_private_mark_and_speaks_
     assert len(peek) == 1 and ("B1" in s.text.split(peek[0], 1)[1].split("\n? ")[0])
     assert not re.search(r"10[ \u00a0]s\b|visible|secondes?\b|seconds?\b", s.text), re.findall(r".*10[ \u00a0]s.*", s.text)
     assert "HYPER U" in s.text
+
+
+# --- no step counter on screen ----------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_reroll_of_many_dice_moves_no_counter_on_screen(tmp_path, god_script, lang):
+    """The table's stored count is of engine steps: a reroll of 40 dice is 41 of them (40 marks
+    and the roll), which the old footer showed as "move 3" → "move 44". The terminal counts no
+    moves: the footer names the table only, the heading gives the round."""
+    rolls, _ = god_script
+    rolls += [(1,) * 40, (2,) * 40]
+    s = Script(["40", "all", "s"])
+    tg = game("gang-of-dice", 3, tmp_path, s, lang=lang)
+    assert await tg.run() == 0
+    log = await action_log(tmp_path / "t.db")
+    assert log[:42] == ["c40"] + ["m1"] * 40 + ["r"]  # one answer, 41 steps of the table
+    table = TerminalTranslator(lang)("board.footer", id=1, version=99)
+    assert table == ("Table #1" if lang == "en" else "Table n°1")
+    footers = [line for line in s.text.splitlines() if line.startswith("(Table")]
+    assert footers and set(footers) == {f"({table})"}
+    assert not re.search(r"\b(?:move|coup) [0-9]", s.text)
+    again = Script(["q", "y"])
+    assert await TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                              pace=0, resume=True).run() == 0
+    assert not re.search(r"\b(?:move|coup) [0-9]", again.text)
+    assert ("Resuming Gang of Dice, table #1." if lang == "en" else "Reprise de Gang of Dice, table n°1.") in again.text
