@@ -15,18 +15,25 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   the rerolled ones are marked; committing every die of the stock asks for a confirmation. After
   every seat's reroll the log says which dice it kept and which it rolled again
   (:func:`reroll_split`, from the public view); a single die is asked as "type 1", not "(1-1)".
-- The final standings name the players who share a victory (a tie for first place).
+- The final standings name the players who share a victory (a tie for first place). A game
+  finished in another window shows, at this window's next answer, its whole board and the final
+  standings.
 - A choice with only one legal action is applied with a line instead of a prompt; so is a
   sub-question with a single answer, and a menu whose only entry is a sub-question (Moonshine's
   "Choose 2 Clients…") goes straight to it.
 - ``play --resume`` says in one line which new-game options it cannot apply (the table keeps its
   seats, seed, AI levels and options), and shows the table in the language it was started in, or
   in ``--lang``, generated names included (:func:`display_seats`).
+- ``--images DIR`` is checked before anything starts (:func:`images_problem`: one line, exit 2);
+  a picture that cannot be written later is one warning line, printed after the step's lines.
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
-  printed (``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
+  printed, which one line under it names (:func:`block_names`; ``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
   when nothing public happened since, those it showed last time. A footer that does not change
   (Moonshine's notation legend) is printed once.
+- The board's footer and the resume line name the table but count no moves: the stored count
+  is of engine steps (a Gang of Dice reroll of 40 dice is 41 of them: 40 marks and the roll),
+  which means nothing to a player; the heading says where the game stands (round, hand).
 - Texts come from the catalogs, preferring a terminal variant ``term.alt.<key>`` where the
   Discord text speaks of buttons or bold tiles (:class:`TerminalTranslator`).
 """
@@ -34,12 +41,15 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
+import logging
 import os
 import re
 import signal
 import sqlite3
 import sys
+import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -50,10 +60,12 @@ from typing import Any
 from bot import texts
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
-from bot.ui import Button, Card, NumberPrompt, Panel, Select
+from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
 from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
+
+log = logging.getLogger(__name__)
 
 HUMAN_ID = 1
 #: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
@@ -104,6 +116,27 @@ def open_elsewhere(marker: Path) -> bool:
     except OSError:  # it exists but belongs to someone else
         return True
     return True
+
+
+def os_reason(err: OSError) -> str:
+    """The system's words for ``err``, without the path it names ("No space left on device")."""
+    return err.strerror or str(err)
+
+
+def images_problem(folder: Path) -> str | None:
+    """Why board pictures cannot be written into ``folder`` (``play --images DIR``), in the
+    system's words, or ``None`` when they can: the folder is created when missing, then a probe
+    file is written in it and removed. Never raises."""
+    if folder.exists() and not folder.is_dir():
+        return os.strerror(errno.ENOTDIR)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".speakeasy-probe-", suffix=".png", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        return os_reason(err)
+    return None
 
 
 def plain(text: str) -> str:
@@ -196,11 +229,12 @@ def card_text(card: Card) -> str:
     return "\n".join(parts)
 
 
-def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en") -> str:
+def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en", note: str = "") -> str:
     """Plain text of a card for the play loop: a field whose value fits one line prints as
     ``Name: value``, unless the value has a label of its own (``Bid: AI 2: 4`` would read as two
     labels): that one, like a value of several lines, prints under its name, indented. Fields in
-    ``skip`` (``(name, value)`` pairs already on screen) are left out."""
+    ``skip`` (``(name, value)`` pairs already on screen) are left out; ``note`` (a line saying
+    which) follows the fields, before the footer."""
     parts = [f"== {plain(card.title)} =="]
     if card.description:
         parts.append(plain(card.description))
@@ -212,9 +246,25 @@ def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str
             parts.append(f"{plain(f.name)}{colon(lang)}\n" + "\n".join(f"  {line}" for line in value.splitlines()))
         else:
             parts.append(f"{plain(f.name)}{colon(lang)} {value}")
+    if note:
+        parts.append(note)
     if card.footer:
         parts.append(f"({plain(card.footer)})")
     return "\n".join(parts)
+
+
+def block_names(fields: Iterable[Field], names: Sequence[str]) -> list[str]:
+    """What to call each of the board's blocks ``fields`` in one short line: the player's name
+    (``names``, the seats' display names, plain) when the block's heading names a player (a
+    Moonshine seat: "AI 1 🤖 (normal) — 16 pts · 🌙 1" → "AI 1 🤖 (normal)"), else its heading."""
+    out = []
+    for f in fields:
+        heading = plain(f.name)
+        named = [n for n in sorted(names, key=len, reverse=True) if n and n in heading]
+        label = named[0] if named else heading
+        if label not in out:
+            out.append(label)
+    return out
 
 
 @functools.cache
@@ -324,6 +374,8 @@ class TerminalNotifier(Notifier):
         self.t = t
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
+        self.picture_failed = False  # the last picture could not be written (warned once)
+        self.finished = False  # the final standings were printed
         self.table_id: int | None = None  # the table followed (None: every table)
         #: called after each printed event with it and the step's events; may return a line to add
         self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
@@ -342,14 +394,6 @@ class TerminalNotifier(Notifier):
         if not self._mine(table):
             return
         table = self.shown(table)
-        if self.images is not None:
-            from bot.render import render_board_png
-
-            png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
-                                         texts.picture_names(table, self.t), self.t.lang)
-            if png is not None:
-                self.images.mkdir(parents=True, exist_ok=True)
-                (self.images / f"board-{table.version:04d}.png").write_bytes(png)
         before, self.before = self.before, table.game.view(table.state, None)
         from bot.presenters import PRESENTERS
 
@@ -369,6 +413,31 @@ class TerminalNotifier(Notifier):
                 for line in texts.private_log([event], table, self.t, 0):
                     for part in list_lines(f"  🔒 {plain(line)}"):
                         self.out(part)
+        if self.images is not None:  # after the lines: a picture that fails never hides them
+            await self._picture(table)
+
+    async def _picture(self, table: TableView) -> None:
+        """Write the public board of ``table`` as ``board-NNNN.png`` in :attr:`images`. A failure
+        (disk full, the folder removed) prints one warning line, until a picture is written
+        again; the game goes on without the picture."""
+        from bot.render import render_board_png
+
+        assert self.images is not None
+        png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
+                                     texts.picture_names(table, self.t), self.t.lang)
+        if png is None:  # the renderer failed (logged): the text board is there
+            return
+        try:
+            self.images.mkdir(parents=True, exist_ok=True)  # removed during the game: made again
+            (self.images / f"board-{table.version:04d}.png").write_bytes(png)
+        except OSError as err:
+            log.warning("writing a picture to %s failed: %s", self.images, err)
+            if not self.picture_failed:
+                reason = images_problem(self.images) or os_reason(err)  # "Not a directory" before "File exists"
+                self.out(self.t("term.images_failed", path=str(self.images), reason=reason))
+            self.picture_failed = True
+        else:
+            self.picture_failed = False
 
     def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
         """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""
@@ -381,7 +450,11 @@ class TerminalNotifier(Notifier):
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         if not self._mine(table):
             return
-        table = self.shown(table)
+        self.standings(self.shown(table), outcome)
+
+    def standings(self, table: TableView, outcome: Outcome) -> None:
+        """Print the final standings of ``table`` (once it is finished, here or elsewhere)."""
+        self.finished = True
         self.out("")
         card = texts.results_card(table, outcome, self.t)
         self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
@@ -462,6 +535,10 @@ class TerminalGame:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
         path = self.db_path or default_db_path()
+        problem = images_problem(self.images) if self.images is not None else None
+        if problem is not None:  # a file, a folder that cannot be made or written: say it, start nothing
+            self.out(self.t("term.bad_images", path=str(self.images), reason=problem))
+            return 2
         if self.resume and not path.exists():  # nothing to resume: create no file (a mistyped --db)
             self.out(self.t("term.nothing_saved"))
             return 2
@@ -560,7 +637,7 @@ class TerminalGame:
         self.notifier.before = table.game.view(table.state, None)
         kept = self._not_applied(table)
         self.players = len(table.seats)
-        self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id, version=table.version))
+        self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id))
         if kept:
             self.out(t("term.resume_keeps", flags=", ".join(kept), players=self.players))
         return table
@@ -591,6 +668,8 @@ class TerminalGame:
             await service.idle()
             table = self._shown(await service.table(table.id))
             if table.row.status != "running":
+                if table.row.status == "finished" and not self.notifier.finished:
+                    self._finished_elsewhere(table)
                 return 0 if table.row.status == "finished" else 1
             if 0 not in table.to_act() or 0 in table.pending:
                 # AI seats must act: make sure their driver runs (bounded: never hang)
@@ -611,7 +690,8 @@ class TerminalGame:
             self.out("")
             if self.notifier.public_news:  # the board once per change, without the unchanged blocks
                 self.board = texts.board(table, [], t).card
-                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang), self.board))
+                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang,
+                                                 note=self._unchanged(table, self.board)), self.board))
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
                 self.panel_seen = set()  # things happened since the last panel: it is shown whole
@@ -626,6 +706,25 @@ class TerminalGame:
                 self.panel_seen = set()  # staying: the panel comes back whole
                 continue
             await self._submit(service, table.id, codes)
+
+    def _finished_elsewhere(self, table: TableView) -> None:
+        """The end of a game finished in another window (this one saw no last step): the whole
+        board as it stands, then the final standings, as a game finished here shows them."""
+        outcome = table.game.outcome(table.state) if table.state is not None else None
+        if outcome is None:
+            return
+        self.board = texts.board(table, [], self.t).card
+        self.out(compact_card(self.board, lang=self.t.lang))
+        self.notifier.standings(table, outcome)
+
+    def _unchanged(self, table: TableView, board: Card) -> str:
+        """The line under a board printed without its unchanged blocks, naming them ("AI 1:
+        unchanged (b shows the whole board)"); empty when every block is printed."""
+        left_out = [f for f in board.fields if (f.name, f.value) in self.on_screen]
+        if not left_out:
+            return ""
+        names = [plain(n) for n in texts.context(table, self.t, None).names]
+        return self.t("term.unchanged", blocks=", ".join(block_names(left_out, names)))
 
     async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
         """Submit ``codes`` in order (each at the table's current version); on an error, say it
@@ -880,5 +979,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "plain", "reroll_split", "value_key"]
+           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "images_problem", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "os_reason", "plain", "block_names", "reroll_split", "value_key"]

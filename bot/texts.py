@@ -167,6 +167,11 @@ def board(table: TableView, events: list[Event], t: Translator) -> Board:
             chosen = [ctx.name(s) for s in sorted(table.to_act()) if s not in waiting]
             fields.append(Field(t("board.waiting"), t("board.waiting_for", names=", ".join(ctx.name(s) for s in waiting),
                                                        chosen=", ".join(chosen) or "—")))
+    if table.row.status == "finished":  # the finished board says how ties were broken, as the standings do
+        outcome = table.game.outcome(table.state)
+        broken = tie_breaks(table, outcome, t) if outcome is not None else []
+        if broken:
+            fields.append(Field(t("result.tie_field"), "\n".join(broken)[:1024]))
     if lines:
         text = "\n".join(f"• {line}" for line in lines)
         while len(text) > 1024:
@@ -196,9 +201,20 @@ def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel
     return Panel(card=p.card, rows=p.rows, notice=notice or p.notice)
 
 
+def tie_breaks(table: TableView, outcome: Outcome, t: Translator) -> list[str]:
+    """The lines saying what the rules used to rank apart players level on score (Moonshine's
+    Moon tokens, Shop Battle's elimination round, Three-Player Moon's made moon), from the public
+    view of the finished ``table`` (:meth:`bot.presenters.base.Presenter.tie_breaks`)."""
+    if table.state is None:
+        return []
+    presenter = PRESENTERS[table.row.game]
+    return presenter.tie_breaks(table.game.view(table.state, None), outcome, context(table, t, None))
+
+
 def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
-    """The final standings: one line per seat by rank (medals for the first three), then, when
-    several seats share first place, a line naming them (with their common score)."""
+    """The final standings: one line per seat by rank (medals for the first three), the lines
+    saying how ties on score were broken (:func:`tie_breaks`), then, when several seats share
+    first place, a line naming them (with their common score)."""
     ctx = context(table, t, None)
     order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -208,6 +224,7 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
         return t(score_key, score=outcome.scores[s]) if t.has(score_key) else str(outcome.scores[s])
 
     lines = [f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {score(s)}" for s in order]
+    lines += tie_breaks(table, outcome, t)
     firsts = [s for s in order if outcome.ranks[s] == 1]
     if len(firsts) > 1:  # a shared first place (e.g. Shop Battle's round cap, RULINGS S6)
         names = ", ".join(ctx.name(s) for s in firsts)

@@ -263,7 +263,7 @@ class BoardPictures:
             if not new and self.enabled():
                 out["attachments"] = []
             return out
-        keep = {t("board.waiting"), t("board.log")}
+        keep = {t("board.waiting"), t("board.log"), t("result.tie_field")}  # the picture has none of these
         e = with_image(embed(short_card(board.card, keep, headline_only=True)), picture)
         if picture.png is None:  # unchanged: keep the attachment the message has
             return {"embed": e, "attachments": [self._known[table_id][2]]}

@@ -281,3 +281,19 @@ async def test_a_panel_click_is_redrawn_in_its_answer_or_after_a_defer(e2e, monk
     after = await world.bot.service.table(tid)
     assert after.version > before
     assert all(f":{before}:" not in cid for cid in panel.custom_ids), "the panel shows the new version"
+
+
+def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
+    """Beside the picture the board keeps only its headline and a few fields: the tie-break
+    line of a finished game (which no picture draws) is one of them."""
+    from bot.i18n import Translator
+    from bot.ui import Board, Card, Field
+    from cogs.pictures import BoardPictures, Picture
+
+    t = Translator("en")
+    card = Card("Moonshine", "🏆 Game over. Winner: AI 2.\nmore", fields=(
+        Field("AI 1", "seat block"), Field(t("result.tie_field"), "⚖️ AI 2, AI 1 level on 16 points: …"),
+        Field(t("board.log"), "• line")))
+    content = BoardPictures(lambda: True).content(1, Board(card=card, log=()), t,
+                                                  Picture(b"png", "k", "board.png"), new=True)
+    assert [f.name for f in content["embed"].fields] == [t("result.tie_field"), t("board.log")]

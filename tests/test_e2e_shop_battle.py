@@ -92,8 +92,8 @@ async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e, rules, last
     assert flashes[0].deleted
     assert "disappears in" not in world.all_public_text()
     board = board_of(world, tid)
-    # past the cap the title says the last lap was played (not "round 12/10")
-    title = "round 10/10" if last_round == 10 else f"round {last_round} · last lap played (cap: 10 rounds)"
+    # past the cap the title says the lap after the cap was finished (not "round 12/10")
+    title = "round 10/10" if last_round == 10 else f"round {last_round} (after the 10-round cap: lap finished)"
     assert title in board.text().lower()
 
 

@@ -126,7 +126,7 @@ def test_french_shop_battle_and_waits_read_well_for_any_name(name):
              fr("sb.ev.swap", player="Ann", target=name), fr("sb.ev.tribute", player=name, cards=2),
              fr("sb.panel.wait", name=name), fr("god.panel.wait", name=name),
              fr("tpm.status.bid", name=name), fr("tpm.status.play", name=name)]
-    assert texts[0] == f"🔍 **Ann** regarde le paquet que tient **{name}** pendant 10 s."
+    assert texts[0] == f"🔍 **Ann** regarde le paquet que tient **{name}** pendant 10\u00a0s."  # never "10 / s"
     for text in texts:
         assert not re.search(r"(?:\bde |\bdu |\bd'|\b[àÀ] |\bau )\**" + re.escape(name), text), text
 

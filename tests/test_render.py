@@ -332,3 +332,70 @@ def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
     from bot.render import render_board
 
     check_png(render_board("moonshine", view, ["A", "B", "C"], lang, cache=None))
+
+
+def _drawn(monkeypatch) -> list[str]:
+    """Every line of text the pictures draw from now on."""
+    from bot.render.draw import Canvas
+
+    lines: list[str] = []
+    real = Canvas.text
+
+    def text(self, x, y, text, size=style.BODY, fill=style.INK, bold=False, max_w=None, anchor="la"):
+        lines.append(text if max_w is None else self.fit(text, max_w, size, bold))  # as drawn: clipped?
+        return real(self, x, y, text, size, fill, bold, max_w, anchor)
+
+    monkeypatch.setattr(Canvas, "text", text)
+    return lines
+
+
+@pytest.mark.parametrize(("lang", "subtitles", "out"), [
+    ("en", ["Round 10/10", "Round 11 · past the 10-round cap: finishing the lap",
+            "Round 12 · past the 10-round cap: lap finished"], "out in round 12"),
+    ("fr", ["Manche 10/10", "Manche 11 · limite de 10 passée : fin du tour de table",
+            "Manche 12 · limite de 10 passée : tour de table fini"], "éliminé manche 12"),
+])
+def test_shop_battle_picture_says_the_round_past_the_cap_and_when_a_player_went_out(monkeypatch, lang, subtitles, out):
+    """Past the round cap the picture says the lap is being finished (not "Round 12/10"), and a
+    player out shows the round it went out in, not a bare number that reads as a card count."""
+    import dataclasses
+
+    from bot.i18n import Translator
+    from bot.render.shop_battle import board
+    from tests.test_shop_battle import G, _laps_table, act
+
+    t = Translator(lang)
+    st = _laps_table(rules=2, cap=10)
+    seen: dict[tuple[int, str], str] = {}
+    while True:
+        lines = _drawn(monkeypatch)
+        check_png(board(G.view_json(st, None), NAMES[:4], t))
+        seen[(st.round, st.phase)] = lines[1].removesuffix(" · Test deck")  # the title bar: title, subtitle
+        if not G.to_act(st):
+            break
+        st = act(st, "c.year.hi").state
+    assert [seen[(10, "choose")], seen[(11, "choose")], seen[(12, "over")]] == subtitles
+    assert not any("/10" in text for (r, _), text in seen.items() if r > 10)
+    gone = dataclasses.replace(st, piles=((), *st.piles[1:]), out=(12, None, None, None))
+    lines = _drawn(monkeypatch)
+    board(G.view_json(gone, None), NAMES[:4], t)
+    assert out in lines and not any(line.endswith("(12)") for line in lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_hyper_u_seconds_never_wrap_apart_from_their_number(lang):
+    """"10 s" is written with a no-break space, which the pictures keep: the HYPER U panel's
+    sentence and the Collector's power text wrap before "10", never between "10" and "s"."""
+    from bot.i18n import Translator
+    from bot.render.draw import Canvas
+    from bot.render.style import plain
+
+    t, c = Translator(lang), Canvas()
+    for text in (t("sb.panel.target.peek", card="HYPER U", seconds=10), t("sb.power.peek", seconds=10)):
+        text = plain(text)
+        assert "10\u00a0s" in text
+        for width in range(120, 760, 4):
+            lines = c.wrap(text, width, style.SMALL)
+            assert not any(line.startswith(("s ", "s)", "s.")) or line == "s" for line in lines), (width, lines)
+            assert " ".join(lines).replace("\u00a0", " ") == text.replace("\u00a0", " ")
+    assert plain("a \n b\u00a0c  **d**") == "a b\u00a0c d"

@@ -105,3 +105,105 @@ def test_results_card_names_a_shared_first_place(lang, line):
     assert card.description.splitlines()[-1] == line.format(a=ctx.name(0), c=ctx.name(2))
     alone = texts.results_card(final, Outcome(ranks=(1, 2, 3), scores=(5, 3, 2)), t)
     assert len(alone.description.splitlines()) == 3
+
+
+# --- the final standings say what broke a tie on score (each game's rules) --------------------------------
+def _finished(key: str, state):
+    """The finished table of ``state`` and its outcome as the engine computes it."""
+    game = GAMES[key]
+    outcome = game.outcome(state)
+    assert outcome is not None and not game.to_act(state)
+    return table_view(key, state, "finished"), outcome
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "⚖️ AI 2, AI 1 level on {points} points: decided by Moon tokens (5 for AI 2, 0 for AI 1)."),
+    ("fr", "⚖️ AI 2, AI 1 à égalité avec {points} points : départagés par les jetons Lune (5 pour AI 2, 0 pour AI 1)."),
+])
+def test_moonshine_standings_say_moon_tokens_broke_a_tie_on_points(lang, line):
+    """Moonshine (RULINGS M8): AI 1 and AI 2 level on points, AI 2 holds 5 Moon tokens and AI 1
+    none: the standings, in Discord as in the terminal, and the finished board say so."""
+    import dataclasses
+
+    game = GAMES["moonshine"]
+    state = game.setup(3, 3, {"variant": "regular"})
+    one = state.seats[1]
+    cards = tuple(range(1, 8))
+    tied = dataclasses.replace(one, validated=cards, clients=(), cl_tokens=(), se_tokens=(0,) * len(one.se_tokens))
+    rich = dataclasses.replace(tied, se_tokens=(5,) + (0,) * (len(one.se_tokens) - 1))
+    state = dataclasses.replace(state, phase="over", seats=(state.seats[0], tied, rich))
+    final, outcome = _finished("moonshine", state)
+    assert outcome.scores[1] == outcome.scores[2] > outcome.scores[0] and outcome.ranks[1:] == (2, 1)
+    t = Translator(lang)
+    text = line.format(points=outcome.scores[1]).replace("AI 1", texts.context(final, t, None).name(1)) \
+        .replace("AI 2", texts.context(final, t, None).name(2))
+    lines = texts.results_card(final, outcome, t).description.splitlines()
+    assert lines[-1] == text and len(lines) == 4
+    board = texts.board(final, [], t).card
+    assert [f.value for f in board.fields if f.name == t("result.tie_field")] == [text]
+    assert not check_card_limits(board)
+
+
+def test_shop_battle_standings_say_the_later_elimination_ranks_higher():
+    """Shop Battle (S6): two players out with no card are ranked by the round they went out in."""
+    import dataclasses
+
+    game = GAMES["shop-battle"]
+    state = game.setup(1, 3, {})
+    every = tuple(c for pile in state.piles for c in pile)
+    state = dataclasses.replace(state, phase="over", piles=((), every, ()), out=(9, None, 18), round=20)
+    final, outcome = _finished("shop-battle", state)
+    assert outcome.ranks == (3, 1, 2) and outcome.scores[0] == outcome.scores[2] == 0
+    t = Translator("en")
+    ctx = texts.context(final, t, None)
+    assert texts.results_card(final, outcome, t).description.splitlines()[3] == (
+        f"⚖️ {ctx.name(2)}, {ctx.name(0)} level on 0 cards: decided by how long each lasted "
+        f"(out in round 18 for {ctx.name(2)}, out in round 9 for {ctx.name(0)}).")
+
+
+def test_three_player_moon_standings_say_a_made_moon_wins_whatever_the_scores():
+    import dataclasses
+
+    game = GAMES["three-player-moon"]
+    state = game.setup(1, 3, {})
+    t = Translator("fr")
+    for scores, said in (((30, 30, 5), True), ((12, 30, 5), True), ((40, 30, 5), False)):
+        final, outcome = _finished("three-player-moon",
+                                   dataclasses.replace(state, phase="over", scores=scores, moon_winner=0))
+        assert outcome.ranks[0] == 1
+        lines = texts.results_card(final, outcome, t).description.splitlines()
+        moon = f"🌕 {texts.context(final, t, None).name(0)} a tiré la lune et fait tous les plis, ce qui gagne la " \
+               "partie quels que soient les scores."
+        assert (moon in lines) is said and len(lines) == 3 + said
+
+
+def test_a_tie_the_rules_share_gets_no_tie_break_line():
+    """Gang of Dice shares a place on equal stocks (G7): no tie-break line, only the shared victory."""
+    import dataclasses
+
+    game = GAMES["gang-of-dice"]
+    state = dataclasses.replace(game.setup(1, 3, {}), phase="over", stocks=(10, 10, 4))
+    final, outcome = _finished("gang-of-dice", state)
+    lines = texts.results_card(final, outcome, Translator("en")).description.splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("🤝 Shared victory") and not any("⚖️" in x for x in lines)
+    assert not [f for f in texts.board(final, [], Translator("en")).card.fields if f.name == "Tie-break"]
+
+
+def test_a_tie_line_follows_each_criterion_and_names_who_stays_level():
+    from bot.presenters.base import RenderContext, level_groups, tie_line
+    from engine.core import Outcome
+
+    outcome = Outcome(ranks=(1, 2, 2, 4), scores=(16, 16, 16, 3))
+    assert level_groups(outcome) == [[0, 1, 2]]
+    assert level_groups(Outcome(ranks=(1, 1, 3), scores=(5, 5, 2))) == []
+    tokens, clients = (5, 3, 3, 0), (6, 6, 6, 1)
+    ctx = RenderContext(t=Translator("en"), names=("A", "B", "C", "D"))
+    line = tie_line([0, 1, 2], "16 points", [("Moon tokens", tokens.__getitem__, lambda s: str(tokens[s])),
+                                              ("validated Clients", clients.__getitem__, lambda s: str(clients[s]))], ctx)
+    assert line == ("⚖️ A, B, C level on 16 points: decided by Moon tokens (5 for A, 3 for B, 3 for C); "
+                    "B, C stay level and share their place.")
+    clients = (6, 6, 5, 1)
+    line = tie_line([0, 1, 2], "16 points", [("Moon tokens", tokens.__getitem__, lambda s: str(tokens[s])),
+                                              ("validated Clients", clients.__getitem__, lambda s: str(clients[s]))], ctx)
+    assert line == ("⚖️ A, B, C level on 16 points: decided by Moon tokens (5 for A, 3 for B, 3 for C); "
+                    "then by validated Clients (6 for B, 5 for C).")

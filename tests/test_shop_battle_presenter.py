@@ -148,7 +148,7 @@ def test_collector_target_panel_names_the_players():
     private = next(e for e in step.events if e.key == "sb.ev.peek_result")
     line = P.event(private, ctx("en", 0, 3))
     assert "Chloé" in line and "C1 (founded 1990 · 1 letter · street no. 10 · 10 games in the shop)" in line and line.index("C1") < line.index("C3")
-    assert "10 s" in line
+    assert "10\u00a0s" in line  # a no-break space: "10" and "s" never on two lines
 
 
 def test_board_highlights_the_compared_value_and_the_winner():
@@ -234,20 +234,21 @@ def test_board_title_past_the_round_cap_says_the_last_lap_is_being_played():
     en = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "en")}
     assert en[(9, "choose")] == "Shop Battle · round 9/10"
     assert en[(10, "choose")] == "Shop Battle · round 10/10"
-    assert en[(11, "choose")] == "Shop Battle · round 11 · last lap (cap: 10 rounds)"
-    assert en[(12, "choose")] == "Shop Battle · round 12 · last lap (cap: 10 rounds)"
-    assert en[(12, "over")] == "Shop Battle · round 12 · last lap played (cap: 10 rounds)"
+    assert en[(11, "choose")] == "Shop Battle · round 11 (after the 10-round cap: the lap is being finished)"
+    assert en[(12, "choose")] == "Shop Battle · round 12 (after the 10-round cap: the lap is being finished)"
+    assert en[(12, "over")] == "Shop Battle · round 12 (after the 10-round cap: lap finished)"
     assert not any("/10" in title for (r, _), title in en.items() if r > 10)
     fr = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "fr")}
     assert fr[(10, "choose")] == "Bataille des commerces · manche 10/10"
-    assert fr[(11, "choose")] == "Bataille des commerces · manche 11 · dernier tour de table (limite : 10 manches)"
-    assert fr[(12, "over")] == "Bataille des commerces · manche 12 · dernier tour de table joué (limite : 10 manches)"
+    assert fr[(11, "choose")] == ("Bataille des commerces · manche 11 (après la limite de 10 manches : on finit le "
+                                  "tour de table)")
+    assert fr[(12, "over")] == "Bataille des commerces · manche 12 (après la limite de 10 manches : tour de table fini)"
 
 
 def test_board_title_of_a_rules_1_table_stops_at_the_cap():
     titles = _titles_through_the_cap(1, "en")
     assert titles[-1] == (10, "over", "Shop Battle · round 10/10")
-    assert all("last lap" not in title for _, _, title in titles)
+    assert all("cap" not in title for _, _, title in titles)
 
 
 def test_board_title_without_a_cap_is_the_round_alone():

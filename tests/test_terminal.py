@@ -13,7 +13,7 @@ import pytest
 
 import engine.gang_of_dice.rules as god_rules
 from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, place_dice, value_key
-from bot.ui import Button, Card, Panel
+from bot.ui import Button, Card, Field, Panel
 from engine.gang_of_dice import scripted_setup
 from engine.registry import GAMES
 from storage.db import Database
@@ -270,7 +270,7 @@ async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, 
     resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                            pace=0, resume=True)
     assert await resumed.run() == 0
-    assert "Resuming Gang of Dice, table #1, at move 0." in again.text
+    assert "Resuming Gang of Dice, table #1." in again.text
     assert (await action_log(tmp_path / "t.db"))[:2] == ["c2", "s"]
 
 
@@ -396,13 +396,15 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     before_b, after_b = s.text.split("> b")
     # round 1's warning card is printed once although the board printed twice (commit, roll)
     assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
-    assert before_b.count("Warning card:") == 1
+    assert before_b.count("Warning card:\n") == 1
     assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
+    # and a line says which blocks the second board left out
+    assert "Warning card: unchanged (b shows the whole board)\n== Behind your screen ==" in before_b.split("> 3")[1]
     # the panel never repeats what the board shows
     for panel in before_b.split("== Behind your screen ==")[1:]:
         assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
     # "b" prints the whole board again, warning card included, and asks the same question again
-    assert after_b.split("\n? ")[0].count("Warning card:") == 1
+    assert after_b.split("\n? ")[0].count("Warning card:\n") == 1 and "unchanged" not in after_b.split("\n? ")[0]
     assert s.prompts[1] == s.prompts[2]
 
 
@@ -620,9 +622,12 @@ def test_a_peek_at_a_pile_prints_one_card_a_line(lang):
     from bot.terminal import list_lines, plain
 
     cards = [f"Shop {i} (founded 19{i}0 · 12 letters · street no. {i} · 3 games in the shop)" for i in range(1, 4)]
-    line = plain(Translator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10, cards="; ".join(cards)))
+    line = plain(TerminalTranslator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10,
+                                          cards="; ".join(cards)))
     head, *items = list_lines(line)
-    assert head.endswith("10 s)" + colon(lang)) and "Shop" not in head
+    assert head.endswith(("3 cards)" if lang == "en" else "3 cartes)") + colon(lang))
+    assert "Shop" not in head and "10" not in head
+    assert "10\u00a0s" in Translator(lang)("sb.ev.peek_result", target="AI 1", count=3, seconds=10, cards="x")
     assert items == [f"      {i}. {card}" for i, card in enumerate(cards, start=1)]
     assert list_lines("  🔒 You drew: The Crooner, The Baker") == ["  🔒 You drew: The Crooner, The Baker"]
 
@@ -737,3 +742,211 @@ async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_
                                pace=0, resume=True)
         assert await resumed.run() == 0
         assert ("This table is also open in another window" in again.text) is warned
+
+
+# --- play --images DIR: refused at once when unusable; a later failure never hides the game --------------
+@pytest.mark.parametrize("resume", [False, True])
+async def test_an_images_path_that_cannot_take_pictures_gets_one_line_and_exit_2(tmp_path, resume):
+    """``--images`` on a regular file, under a file, or where no folder can be made: one line
+    naming the path and the system's reason, exit 2, and no game file created."""
+    junk = tmp_path / "bad1.json"
+    junk.write_text("{}")
+    for images, reason in ((junk, "Not a directory"), (junk / "sub", "Not a directory"),
+                           (Path("/proc/nope"), "No such file or directory")):
+        lines: list[str] = []
+        tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=lambda prompt: "q",
+                          out=lines.append, pace=0, images=images, resume=resume)
+        assert await tg.run() == 2
+        assert lines == [f"Cannot write pictures to {images}: {reason}. Give --images a folder you can write "
+                         "to (it is created if missing)."]
+    assert not (tmp_path / "t.db").exists() and junk.read_text() == "{}"
+
+
+def test_the_real_command_refuses_an_images_file_with_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    junk = tmp_path / "bad1.json"
+    junk.write_text("{}")
+    run = subprocess.run([sys.executable, "-m", "bot", "play", "gang-of-dice", "--fast", "--seed", "3",
+                          "--images", str(junk), "--db", str(tmp_path / "t.db")],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stdout.strip() == (f"Cannot write pictures to {junk}: Not a directory. Give --images a folder "
+                                  "you can write to (it is created if missing).")
+    assert run.stderr == "" and not (tmp_path / "t.db").exists()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_picture_that_cannot_be_written_mid_game_is_one_warning_and_the_game_shows_on(tmp_path, lang):
+    """The pictures' folder turns into a file during the game (as a full disk would fail a write):
+    one warning line, then the event lines and the board as usual; once the folder is back, the
+    pictures are written again (and a new failure warns again)."""
+    import shutil
+
+    images = tmp_path / "pics"
+    s = Script([])
+    player = Player(seed=5)
+    player.script = []
+
+    def ask(prompt: str) -> str:
+        n = len(s.prompts)
+        if n == 0:  # after the first pictures: the folder becomes a file
+            assert sorted(images.glob("board-*.png"))
+            shutil.rmtree(images)
+            images.write_text("not a folder")
+        elif n == 4:  # the folder comes back
+            images.unlink()
+        s.prompts.append(prompt)
+        s.lines.append(f"? {prompt}")
+        answer = ("y" if "(y/n)" in prompt or "(o/n)" in prompt else "q") if n >= 8 else player(prompt)
+        s.lines.append(f"> {answer}")
+        return answer
+
+    tg = TerminalGame("moonshine", 3, seed=11, lang=lang, db_path=tmp_path / "t.db", ask=ask,
+                      out=s.lines.append, pace=0, images=images)
+    assert await tg.run() == 0
+    warning = TerminalTranslator(lang)("term.images_failed", path=str(images), reason="Not a directory")
+    assert s.text.count(warning) == 1, s.text
+    failing = s.text.split("\n> ", 1)[1].split("\n> ", 4)[:4]  # the answers given while it was a file
+    assert warning in failing[0]
+    for chunk in failing:
+        assert "\n  • " in chunk and "\n== " in chunk, chunk  # event lines, and the board drawn again
+    assert images.is_dir() and sorted(images.glob("board-*.png")), "pictures are written again"
+
+
+# --- the automatic board says which blocks it leaves out ----------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_board_without_its_unchanged_blocks_names_them(tmp_path, lang):
+    """Moonshine, 3 players: every board printed shows each player's block or names the player
+    in one line under it ("AI 1 🤖 (normal): unchanged (b shows the whole board)"); "b" prints
+    the whole board, without that line."""
+    from bot.terminal import block_names
+
+    s = Script([])
+    player = Player(seed=5)
+    player.script = []
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) == 12:
+            answer = "b"
+        elif len(asked) > 24:
+            answer = "y" if "(y/n)" in prompt or "(o/n)" in prompt else "q"
+        else:
+            answer = player(prompt)
+        s.lines.append(f"? {prompt}\n> {answer}")
+        return answer
+
+    tg = TerminalGame("moonshine", 3, seed=11, lang=lang, db_path=tmp_path / "t.db", ask=ask,
+                      out=s.lines.append, pace=0)
+    assert await tg.run() == 0
+    t = TerminalTranslator(lang)
+    seats = [t("term.you"), f"{t('lobby.ai_name')} 1 🤖 ({t('ai.level.normal')})",
+             f"{t('lobby.ai_name')} 2 🤖 ({t('ai.level.normal')})"]
+    tail = t("term.unchanged", blocks="\0").split("\0")[1]
+    boards = [chunk.split("\n(")[0] for chunk in s.text.split("\n== Moonshine")[1:]]
+    noted = 0
+    for board in boards:
+        lines = board.splitlines()
+        shown = [name for name in seats if any(line.lstrip("▶️ ").startswith(name + " —") for line in lines)]
+        notes = [line for line in lines if line.endswith(tail)]
+        named = notes[0].removesuffix(tail).split(", ") if notes else []
+        assert sorted(shown + [n for n in named if n in seats]) == sorted(seats), board
+        noted += bool(named)
+    assert noted, "some board left a player out"
+    whole = s.text.split("> b\n", 1)[1].split("\n? ")[0]
+    assert all(name in whole for name in seats) and tail not in whole
+    assert block_names([Field("▶️ AI 1 🤖 (normal) — 16 pts · 🌙 1", "x"), Field("Scores (first to 21)", "y")],
+                       ["AI 1 🤖 (normal)", "AI 11 🤖 (normal)"]) == ["AI 1 🤖 (normal)", "Scores (first to 21)"]
+
+
+# --- a table finished in another window -------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_and_the_standings(tmp_path, lang):
+    """Window A has a Shop Battle table open; window B (``play --resume``) plays it to the end;
+    A's next answer gets the stale line, then the board as it stands and the final standings, and
+    A exits 0."""
+    import asyncio
+    import threading
+
+    path = tmp_path / "t.db"
+
+    def window_b() -> None:
+        player = Player(seed=4)
+        player.script = []
+        b = TerminalGame(None, 0, None, db_path=path, ask=player, out=lambda line: None, pace=0, resume=True)
+        assert asyncio.run(b.run()) == 0
+
+    s = Script(["1"])
+    real_ask = s.ask
+
+    def ask(prompt: str) -> str:
+        if not s.prompts:  # while A waits at its first prompt, B finishes the game
+            thread = threading.Thread(target=window_b)
+            thread.start()
+            thread.join()
+        return real_ask(prompt)
+
+    a = TerminalGame("shop-battle", 3, seed=11, lang=lang, db_path=path, ask=ask, out=s.lines.append, pace=0,
+                     options={"round_cap": 10})
+    assert await a.run() == 0
+    t = TerminalTranslator(lang)
+    stale = t("err.stale")
+    assert stale in s.text and len(s.prompts) == 1
+    after = s.text.split(stale, 1)[1]
+    title = t("result.title", game=t("game.shop-battle.name"))
+    assert f"== {title} ==" in after and "🥇" in after  # the final standings
+    board, results = after.split(f"== {title} ==")
+    assert board.lstrip("\n").startswith(f"== {t('game.shop-battle.name')} · ")  # the whole board first
+    assert board.lstrip("\n").splitlines()[1].startswith("🏆 ")  # as it stands: game over
+    assert t("sb.field.piles") + (" :" if lang == "fr" else ":") in board
+    assert results.rstrip().endswith(f"({t('term.footer')})")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_hyper_u_peek_in_the_terminal_keeps_its_private_mark_and_speaks_of_no_seconds(tmp_path, monkeypatch,
+                                                                                                lang):
+    """HYPER U in the terminal: the pile seen stays in the scrollback, so nothing says "visible
+    10 s" (Discord's disappearing message) nor "for 10 s"; the line keeps its 🔒 private mark."""
+    from tests.test_shop_battle_presenter import _shop, _stacked
+
+    g = GAMES["shop-battle"]
+
+    def setup(seed, players, options=None):  # the human chooses first, and its top card is HYPER U
+        return _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],
+                         [_shop("B1"), _shop("B2"), _shop("B3")], [_shop("C1"), _shop("C2"), _shop("C3")]])
+
+    monkeypatch.setattr(g, "setup", setup)
+    s = Script(["1"])
+    assert await game("shop-battle", 3, tmp_path, s, lang=lang).run() == 0
+    peek = [line for line in s.lines if line.startswith("  🔒 🔍 ")]
+    assert len(peek) == 1 and ("B1" in s.text.split(peek[0], 1)[1].split("\n? ")[0])
+    assert not re.search(r"10[ \u00a0]s\b|visible|secondes?\b|seconds?\b", s.text), re.findall(r".*10[ \u00a0]s.*", s.text)
+    assert "HYPER U" in s.text
+
+
+# --- no step counter on screen ----------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_reroll_of_many_dice_moves_no_counter_on_screen(tmp_path, god_script, lang):
+    """The table's stored count is of engine steps: a reroll of 40 dice is 41 of them (40 marks
+    and the roll), which the old footer showed as "move 3" → "move 44". The terminal counts no
+    moves: the footer names the table only, the heading gives the round."""
+    rolls, _ = god_script
+    rolls += [(1,) * 40, (2,) * 40]
+    s = Script(["40", "all", "s"])
+    tg = game("gang-of-dice", 3, tmp_path, s, lang=lang)
+    assert await tg.run() == 0
+    log = await action_log(tmp_path / "t.db")
+    assert log[:42] == ["c40"] + ["m1"] * 40 + ["r"]  # one answer, 41 steps of the table
+    table = TerminalTranslator(lang)("board.footer", id=1, version=99)
+    assert table == ("Table #1" if lang == "en" else "Table n°1")
+    footers = [line for line in s.text.splitlines() if line.startswith("(Table")]
+    assert footers and set(footers) == {f"({table})"}
+    assert not re.search(r"\b(?:move|coup) [0-9]", s.text)
+    again = Script(["q", "y"])
+    assert await TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                              pace=0, resume=True).run() == 0
+    assert not re.search(r"\b(?:move|coup) [0-9]", again.text)
+    assert ("Resuming Gang of Dice, table #1." if lang == "en" else "Reprise de Gang of Dice, table n°1.") in again.text

@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from bot.i18n import Translator
 from bot.ui import Card, Panel, Select
-from engine.core import Event
+from engine.core import Event, Outcome
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,17 @@ class Presenter(Generic[V]):
         is shown in the panel like any other private event). Example: Shop Battle's HYPER U."""
         return None
 
+    def tie_breaks(self, view: V, outcome: Outcome, ctx: RenderContext) -> list[str]:
+        """Lines under the final standings saying what ranked apart players the score alone
+        does not (the rules' tie-breaks), read from the public view of the finished game, so
+        they show nothing hidden: none by default (a game whose ties share the place)."""
+        return []
+
+    def score_text(self, score: int, t: Translator) -> str:
+        """A final score with its unit ("16 points", "12 dice"), as the standings show it."""
+        key = f"game.{self.game_key}.score"
+        return t(key, score=score) if t.has(key) else str(score)
+
     def action_label(self, code: str, view: V, ctx: RenderContext) -> str:
         """Short human label of an action code (terminal menus, confirmations)."""
         return code
@@ -102,3 +113,44 @@ class Presenter(Generic[V]):
     def rules(self, t: Translator) -> Card:
         """A short rules summary for ``/rules``."""
         return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"))
+
+
+#: A tie-break criterion for :func:`tie_line`: its name in the reader's language, the key of a
+#: seat (higher ranks first, as the engine orders them) and the key as shown for a seat.
+Criterion = tuple[str, Callable[[int], Any], Callable[[int], str]]
+
+
+def level_groups(outcome: Outcome) -> list[list[int]]:
+    """The seats level on score but not all ranked alike (a tie the rules broke), one group per
+    score, each in standings order, the best group first."""
+    by_score: dict[int, list[int]] = {}
+    for s in sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s)):
+        by_score.setdefault(outcome.scores[s], []).append(s)
+    groups = [g for g in by_score.values() if len(g) > 1 and len({outcome.ranks[s] for s in g}) > 1]
+    return sorted(groups, key=lambda g: outcome.ranks[g[0]])
+
+
+def tie_line(group: Sequence[int], score: str, criteria: Sequence[Criterion], ctx: RenderContext) -> str:
+    """One line saying how ``group`` (seats level on ``score``, in standings order) was ranked:
+    each criterion in turn, with the values of the seats it had to separate, and the seats still
+    level after the last one ("⚖️ AI 2, AI 1 level on 16 points: decided by Moon tokens (5 for
+    AI 2, 0 for AI 1).")."""
+    t = ctx.t
+    parts: list[str] = []
+    tied = [list(group)]
+    for name, key, shown in criteria:
+        split, still = [], []
+        for g in tied:
+            if len({key(s) for s in g}) > 1:
+                split += g
+            values: dict[Any, list[int]] = {}
+            for s in g:
+                values.setdefault(key(s), []).append(s)
+            still += [v for v in values.values() if len(v) > 1]
+        if split:
+            values_text = ", ".join(t("result.tie_value", value=shown(s), name=ctx.name(s)) for s in split)
+            parts.append(t("result.tie_then" if parts else "result.tie_by", criterion=name, values=values_text))
+        tied = still
+    for g in tied:
+        parts.append(t("result.tie_still", names=", ".join(ctx.name(s) for s in g)))
+    return t("result.tie", names=", ".join(ctx.name(s) for s in group), score=score, how="; ".join(parts))

@@ -38,9 +38,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.i18n import Translator
-from bot.presenters.base import Presenter, RenderContext
+from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
-from engine.core import Event
+from engine.core import Event, Outcome
 from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 from engine.moonshine.dice import shortfall
 from engine.moonshine.icons import client_info
@@ -519,6 +519,16 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if speakeasy is None:
             return t("ms.slot.speakeasy_short", n=int(slot[1:]) + 1)
         return t("ms.slot.speakeasy", n=int(slot[1:]) + 1, name=speakeasy_name(speakeasy, t))
+
+    def tie_breaks(self, view: MoonshineView, outcome: Outcome, ctx: RenderContext) -> list[str]:
+        """Players level on points are ranked by Moon tokens, then validated Clients (RULINGS
+        M8); both are public."""
+        seats = view.seats
+        criteria = [
+            (ctx.t("ms.tie.tokens"), lambda s: seats[s].tokens, lambda s: str(seats[s].tokens)),
+            (ctx.t("ms.tie.validated"), lambda s: len(seats[s].validated), lambda s: str(len(seats[s].validated))),
+        ]
+        return [tie_line(g, self.score_text(outcome.scores[g[0]], ctx.t), criteria, ctx) for g in level_groups(outcome)]
 
     def action_label(self, code: str, view: MoonshineView, ctx: RenderContext) -> str:
         """Human label of a code (``val.12`` → "Validate The Baker", ``moon``, ``draw``…)."""

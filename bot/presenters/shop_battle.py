@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.i18n import Translator
-from bot.presenters.base import Presenter, RenderContext
+from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
 from bot.ui import Button, Card, Field, Panel, Select, SelectOption
-from engine.core import Event
+from engine.core import Event, Outcome
 from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS, default_deck
 from engine.shop_battle.view import (
     AnnounceView,
@@ -253,6 +253,22 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             lines.append(t("sb.panel.pile", cards=count))
         card = Card(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=tuple(rows))
+
+    def tie_breaks(self, view: ShopBattleView, outcome: Outcome, ctx: RenderContext) -> list[str]:
+        """Players level on cards (those out, with none) are ranked by the round they went out
+        in, the later the better (RULINGS S6); still in beats out."""
+        t = ctx.t
+
+        def lasted(s: int) -> int:
+            out = view.out[s]
+            return 10**9 if out is None else out
+
+        def shown(s: int) -> str:
+            out = view.out[s]
+            return t("sb.tie.in") if out is None else t("sb.tie.out", round=out)
+
+        criteria = [(t("sb.tie.lasted"), lasted, shown)]
+        return [tie_line(g, self.score_text(outcome.scores[g[0]], t), criteria, ctx) for g in level_groups(outcome)]
 
     # --- log, labels, lobby, rules -------------------------------------------------------------
     def flash_seconds(self, event: Event) -> int | None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.ui import Button, Card, Field, Panel
+from engine.core import Outcome
 from engine.three_player_moon import TRUMP_SUIT, BidderView, MoonView, SeatView, Tile, is_trump, rank_in
 
 _COLOR = 0x2B4C7E
@@ -81,6 +82,16 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
     (and its seat / bidder subclasses)."""
 
     game_key = "three-player-moon"
+
+    def tie_breaks(self, view: MoonView, outcome: Outcome, ctx: RenderContext) -> list[str]:
+        """A made moon wins whatever the scores (T6): said when its shooter does not lead alone
+        on points (otherwise the points say it)."""
+        shooter = view.moon_winner
+        if shooter is None or not 0 <= shooter < len(outcome.scores):
+            return []
+        if all(outcome.scores[shooter] > x for s, x in enumerate(outcome.scores) if s != shooter):
+            return []
+        return [ctx.t("tpm.tie.moon", name=ctx.name(shooter))]
 
     # --- shared pieces -------------------------------------------------------------------------
     def _bid_text(self, t: Translator, bid: int) -> str:

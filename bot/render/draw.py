@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -16,6 +17,9 @@ from PIL import Image, ImageDraw
 
 from bot.render import style
 from bot.render.style import Colour
+
+#: Where :meth:`Canvas.wrap` may break a line: ASCII white space only (not a no-break space).
+_BREAKS = re.compile(r"[ \t\r\n\f\v]+")
 
 Box = tuple[int, int, int, int]
 
@@ -60,7 +64,7 @@ class Canvas:
         shortened with "…"."""
         lines: list[str] = []
         current = ""
-        for word in text.split():
+        for word in _BREAKS.split(text.strip()):  # a no-break space ("10\u00a0s") keeps its words together
             trial = f"{current} {word}".strip()
             if self.width(trial, size, bold) <= max_w or not current:
                 current = trial

@@ -124,6 +124,18 @@ def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h:
     return h + _LINE * max((extra(card) for card in cards), default=0)
 
 
+def round_label(view: dict[str, Any], t: Translator) -> str:
+    """The board's round: "Round 7/30" up to the round cap, past it (the lap the cap fell in is
+    finished, RULINGS S6) "Round 32 · past the 30-round cap: finishing the lap", and "lap
+    finished" once the game is over; "Round 7" without a cap."""
+    cap, n = view.get("round_cap"), view["round"]
+    if not cap:
+        return label(t, "round_n", n=n)
+    if n <= cap:
+        return label(t, "round_of", n=n, cap=cap)
+    return label(t, "round_cap_done" if view["phase"] == "over" else "round_past_cap", n=n, cap=cap)
+
+
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     phase = view["phase"]
     if phase == "over":
@@ -176,7 +188,8 @@ def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator)
         chooser = view["phase"] != "over" and seat == view.get("chooser")
         seat_chip(c, x0, c.y, seat, name_of(names, seat), 420, current=chooser)
         if out is not None:
-            c.text(x1, c.y, f"{label(t, 'out')} ({out})", style.BODY, style.VERMILLION, bold=True, anchor="ra")
+            gone = label(t, "out_in", n=out) if out else label(t, "out")  # round 0: dealt no card
+            c.text(x1, c.y, gone, style.BODY, style.VERMILLION, bold=True, anchor="ra")
         else:
             _pile_icon(c, x1 - 170, c.y, min(count, 4))
             c.text(x1, c.y, label(t, "pile", n=count), style.BODY, bold=True, anchor="ra")
@@ -211,10 +224,8 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
 def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
     """The public table on a :class:`Canvas` (see the module docstring)."""
     c = Canvas(max_height=3200)
-    cap = view.get("round_cap")
-    rnd = f"{view['round']}/{cap}" if cap else str(view["round"])
     deck = deck_title(str(view.get("deck_name") or ""), t)
-    subtitle = label(t, "round_n", n=rnd) + (f" · {deck}" if deck and deck != plain(t("game.shop-battle.name")) else "")
+    subtitle = round_label(view, t) + (f" · {deck}" if deck and deck != plain(t("game.shop-battle.name")) else "")
     c.title_bar(plain(t("game.shop-battle.name")), subtitle)
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(8)

@@ -109,6 +109,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "target": "first to {n}",
         "hand": "Your hand",
         "round_n": "Round {n}",
+        "round_of": "Round {n}/{cap}",
+        "round_past_cap": "Round {n} · past the {cap}-round cap: finishing the lap",
+        "round_cap_done": "Round {n} · past the {cap}-round cap: lap finished",
         "reroll_framed": "Reroll framed dice (choose in the menu)",
         "higher": "higher", "lower": "lower",
         "earlier": "+{n} earlier cards", "earlier_one": "+{n} earlier card",
@@ -118,6 +121,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "last_trick": "Last trick",
         "pile": "{n} cards", "pile_one": "{n} card",
         "out": "out",
+        "out_in": "out in round {n}",
         "pot": "Pot: {n} cards", "pot_one": "Pot: {n} card",
         "your_card": "Your top card",
         "chooser": "chooses",
@@ -178,6 +182,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "target": "premier à {n}",
         "hand": "Votre main",
         "round_n": "Manche {n}",
+        "round_of": "Manche {n}/{cap}",
+        "round_past_cap": "Manche {n} · limite de {cap} passée : fin du tour de table",
+        "round_cap_done": "Manche {n} · limite de {cap} passée : tour de table fini",
         "reroll_framed": "Relancer des dés encadrés (au menu)",
         "higher": "plus haut", "lower": "plus bas",
         "earlier": "+{n} cartes avant", "earlier_one": "+{n} carte avant",
@@ -187,6 +194,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "last_trick": "Dernier pli",
         "pile": "{n} cartes", "pile_one": "{n} carte",
         "out": "éliminé",
+        "out_in": "éliminé manche {n}",
         "pot": "Pot : {n} cartes", "pot_one": "Pot : {n} carte",
         "your_card": "Votre carte du dessus",
         "chooser": "choisit",
@@ -241,6 +249,10 @@ _MARKUP = re.compile(r"\*\*|__|~~|`|\*")
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D\u20E3\u2190-\u21FF]")
 
 
+_SPACES = re.compile(r"[ \t\r\n\f\v]+")
+
+
 def plain(text: str) -> str:
-    """A catalog text without Discord markdown and emoji, spaces collapsed."""
-    return " ".join(_EMOJI.sub("", _MARKUP.sub("", text)).split())
+    """A catalog text without Discord markdown and emoji, spaces collapsed (a no-break space
+    stays: it keeps "10\u00a0s" on one line)."""
+    return _SPACES.sub(" ", _EMOJI.sub("", _MARKUP.sub("", text))).strip(" ")
