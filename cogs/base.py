@@ -38,7 +38,7 @@ from cogs.components import (
     lobby_option_select,
 )
 from cogs.notifier import DiscordNotifier
-from cogs.panels import PanelMessages, panel_fields
+from cogs.panels import PanelMessages, delete_later, panel_fields
 from engine.core import Event
 
 if TYPE_CHECKING:
@@ -385,7 +385,7 @@ class GameCog(commands.Cog):
                 try:
                     msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
                                                           ephemeral=True, wait=True)
-                    await msg.delete(delay=secs)
+                    await delete_later(self.service, interaction, msg, table_id, secs)  # survives a restart
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
 

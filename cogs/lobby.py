@@ -39,6 +39,7 @@ from cogs.components import (
     modal_value,
 )
 from cogs.notifier import DiscordNotifier
+from cogs.panels import FLASH, flash_deleter
 from engine.registry import GAMES
 
 if TYPE_CHECKING:
@@ -109,11 +110,13 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             await report_error(interaction, exc)
 
     async def cog_load(self) -> None:
-        """Register ``/play``, the persistent components and the Discord notifier; start the
-        picture workers (``RENDER_WORKERS``) when pictures are on."""
+        """Register ``/play``, the persistent components, the Discord notifier and the handler
+        of the flash-deleting timers (:func:`cogs.panels.flash_deleter`); start the picture
+        workers (``RENDER_WORKERS``) when pictures are on."""
         self.bot.tree.add_command(self.play_command)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.set_notifier(DiscordNotifier(self.bot))
+        self.bot.service.scheduler.timers.handle(FLASH, flash_deleter(self.bot))
         if self.bot.settings.pictures:
             pictures.DRAWER.configure(self.bot.settings.render_workers)
             pictures.DRAWER.start()

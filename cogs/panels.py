@@ -19,10 +19,11 @@ from typing import Any
 
 import discord
 
-from bot.service import TableView
+from bot.service import TableService, TableView
 from bot.ui import Card, Panel
 from cogs import pictures
 from cogs.components import embed, panel_view
+from storage.base import TimerRow
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,42 @@ def panel_fields(panel: Panel, table: TableView, *, card: bool = True) -> dict[s
     if panel.rows:
         fields["view"] = panel_view(panel, table.id, table.version)
     return fields
+
+
+#: The kind of the timers that delete a private flash message (key ``flash:<message id>:<table
+#: id>``: the table's id last, so that the timer follows the table's shard).
+FLASH = "flash"
+
+
+def flash_key(message_id: int, table_id: int) -> str:
+    """The timer key that deletes the flash message ``message_id`` of table ``table_id``."""
+    return f"{FLASH}:{message_id}:{table_id}"
+
+
+async def delete_later(service: TableService, interaction: discord.Interaction, message: discord.Message,
+                       table_id: int, seconds: float) -> None:
+    """Delete the private ``message`` (a follow-up of ``interaction``) in ``seconds``, through a
+    persisted timer (:class:`bot.scheduler.Timers`), so that a restart in between does not leave
+    it shown: the timer keeps the interaction's webhook (its token is valid 15 minutes, longer
+    than any flash) and :func:`flash_deleter` deletes the message with it."""
+    payload = {"application_id": str(interaction.application_id), "token": interaction.token,
+               "message_id": str(message.id)}
+    await service.scheduler.timers.schedule(flash_key(message.id, table_id), service.clock.now() + seconds, payload)
+
+
+def flash_deleter(client: discord.Client) -> Callable[[TimerRow], Awaitable[None]]:
+    """The handler of the :data:`FLASH` timers: delete the message through the interaction's
+    webhook; a message already gone or a token expired during a long downtime is only logged."""
+
+    async def due(row: TimerRow) -> None:
+        p = row.payload
+        try:
+            webhook = discord.Webhook.partial(int(p["application_id"]), str(p["token"]), client=client)
+            await webhook.delete_message(int(p["message_id"]))
+        except (discord.HTTPException, KeyError, ValueError):
+            log.info("could not delete the flash message of timer %s", row.key, exc_info=True)
+
+    return due
 
 
 async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:

@@ -907,9 +907,9 @@ async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
 # ---------------------------------------------------------------------------------------- flashes
 
 
-@pytest.mark.xfail(strict=True, reason="DEFECT: HYPER U's self-deleting peek is never deleted when the bot restarts "
-                   "during its seconds (cogs/base.py GameCog.act: msg.delete(delay=...) is an in-memory timer)")
 async def test_hyper_u_peek_disappears_even_across_a_restart(e2e):
+    """The peek's deletion is a persisted timer (cogs.panels.delete_later): the restarted bot
+    deletes it (an in-memory ``msg.delete(delay=...)`` was lost with the process)."""
     # the scripted deal: alice's first card is HYPER U, so her first action is the peek
     world = await e2e(deal={"shop-battle": scripted_deal(ShopBattle.rules_version)})
     alice = world.member("alice")
