@@ -31,9 +31,10 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
   printed, which one line under it names (:func:`block_names`; ``b`` prints it whole); the panel below it leaves out the blocks the board shows and,
   when nothing public happened since, those it showed last time. A footer that does not change
   (Moonshine's notation legend) is printed once.
-- The board's footer and the resume line name the table but count no moves: the stored count
-  is of engine steps (a Gang of Dice reroll of 40 dice is 41 of them: 40 marks and the roll),
-  which means nothing to a player; the heading says where the game stands (round, hand).
+- The board's footer (here as on Discord) and the resume line name the table but count no
+  moves: the stored count is of engine steps (a Gang of Dice reroll of 40 dice is 41 of them:
+  40 marks and the roll), which means nothing to a player; the heading says where the game
+  stands (round, hand).
 - Texts come from the catalogs, preferring a terminal variant ``term.alt.<key>`` where the
   Discord text speaks of buttons or bold tiles (:class:`TerminalTranslator`).
 """

@@ -179,7 +179,7 @@ def board(table: TableView, events: list[Event], t: Translator) -> Board:
             text = "\n".join(f"• {line}" for line in lines)
         fields.append(Field(t("board.log"), text))
     fields = fields[:25]
-    footer = card.footer or t("board.footer", id=table.id, version=table.version)
+    footer = card.footer or t("board.footer", id=table.id)
     out = Card(title=card.title[:256], description=card.description, fields=tuple(fields), color=card.color, footer=footer)
     while check_card_limits(out) and len(out.fields) > 1:
         out = Card(out.title, out.description, out.fields[:-1], out.color, out.footer)

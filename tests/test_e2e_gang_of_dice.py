@@ -41,6 +41,8 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     assert f"<#{world.threads[0].id}>" in lobby.text()  # the lobby links to the table's thread
     board = board_of(world, tid)
     assert board.public and "Round 1/12" in board.text()
+    # the footer names the table and counts no moves (the stored count is of engine steps)
+    assert board.embeds[0]["footer"] == {"text": f"Table #{tid}"}
     table = await play_until(world, [alice, bob], tid, random.Random(3))
     assert table.row.status == "finished"
 
