@@ -262,6 +262,23 @@ def test_shop_battle_collector_band_wraps_in_french_and_the_card_grows():
     assert card_height(c, [skip], t=Translator("fr")) > _CARD_H
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_shop_battle_every_collector_band_fits_without_an_ellipsis(lang):
+    """The band names the power without the rules' parenthesis ("Coup d'œil (HYPER U)" was cut
+    to "Coup d'œil (HY…"); the card's name is printed under it."""
+    from bot.i18n import Translator
+    from bot.render.draw import Canvas
+    from bot.render.shop_battle import _band_lines
+    from engine.shop_battle.cards import POWER_KINDS
+
+    c, t = Canvas(), Translator(lang)
+    for power in POWER_KINDS:
+        lines = _band_lines(c, {"kind": "collector", "name": "HYPER U", "power": power}, t, 240)
+        text = " ".join(lines)
+        assert "…" not in text and "(" not in text and "HYPER" not in text, (power, lines)
+        assert text.replace(" · ", " ").split()[-1] in t(f"sb.kind.{power}"), (power, lines)
+
+
 def test_moonshine_long_client_names_take_two_lines_and_the_row_grows():
     from bot.i18n import Translator
     from bot.render.draw import Canvas

@@ -12,6 +12,8 @@ higher or lower wins) or the Collector targets, legal choices framed in blue.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,8 +68,11 @@ def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
 
 
 def _band(card: dict[str, Any], t: Translator) -> str:
-    """A Collector's band: "Collector · <power>"."""
-    return f"{label(t, 'collector')} · {plain(t('sb.kind.' + str(card.get('power'))))}"
+    """A Collector's band: "Collector · <power>", the power's name without its parenthesis (the
+    rules call the peek "Peek (HYPER U)" after the default deck's card, whose name, like any
+    deck's, is printed under the band: "Coup d'œil (HYPER U)" was cut to "Coup d'œil (HY…")."""
+    kind = plain(t("sb.kind." + str(card.get("power"))))
+    return f"{label(t, 'collector')} · {re.sub(r' *[(][^()]*[)]$', '', kind) or kind}"
 
 
 def _band_lines(c: Canvas, card: dict[str, Any], t: Translator | None, w: int) -> list[str]:
