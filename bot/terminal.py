@@ -63,6 +63,7 @@ from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
+from engine.registry import GAMES
 from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
 
@@ -116,7 +117,24 @@ def open_elsewhere(marker: Path) -> bool:
         return False
     except OSError:  # it exists but belongs to someone else
         return True
-    return True
+    return _still_a_terminal_game(pid)
+
+
+def _still_a_terminal_game(pid: int) -> bool:
+    """Whether process ``pid`` still looks like a terminal game where ``/proc`` can tell (Linux):
+    not a zombie (exited, not yet reaped by its parent), and its command line says ``play`` (a
+    window killed with ``kill -9`` leaves its marker behind, and its number may be reused by an
+    unrelated process). ``True`` where ``/proc`` cannot tell."""
+    proc = Path("/proc") / str(pid)
+    try:
+        stat = (proc / "stat").read_text(encoding="ascii", errors="replace")
+        cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return True
+    state = stat.rsplit(")", 1)[-1].split()[:1]
+    if state == ["Z"]:
+        return False
+    return not cmdline or cmdline == [b""] or b"play" in cmdline
 
 
 def os_reason(err: OSError) -> str:
@@ -563,6 +581,11 @@ class TerminalGame:
             marker = self._mark(path, table.id)
             return await self._play(service, table)
         except Leave:  # the game is saved: leaving is not a failure
+            finished = await self._ended_meanwhile(service, table.id)
+            if finished is not None:  # another window ended it: nothing is left to save
+                if not self.notifier.finished:
+                    self._finished_elsewhere(finished)
+                return 0
             self.out(self.t("term.bye", command=self.resume_command))
             return 0
         except ServiceError as err:
@@ -573,6 +596,20 @@ class TerminalGame:
                 self._unmark(marker)
             await service.close()
             await db.close()
+
+    @staticmethod
+    async def _ended_meanwhile(service: TableService, table_id: int) -> TableView | None:
+        """The table when it is no longer running (finished or closed, e.g. in another window)
+        as the player leaves; ``None`` while it runs (or cannot be read: then it is saved)."""
+        try:  # from the file, not the service's cache: the other window wrote it
+            row = await service.db.get_table(table_id)
+            if row is None or row.status == "running" or row.game not in GAMES:
+                return None
+            seats = await service.db.seats(table_id)
+            state = GAMES[row.game].load_state(row.state) if row.state else None
+        except (OSError, ValueError, sqlite3.Error):
+            return None
+        return TableView(row, seats, state)
 
     def _mark(self, path: Path, table_id: int) -> Path | None:
         """Say so when another terminal has this table open (:func:`open_elsewhere`: a warning,

@@ -726,7 +726,6 @@ async def test_staying_after_leave_shows_the_panel_whole_again(tmp_path, monkeyp
 
 @pytest.mark.skipif(__import__("os").name != "posix", reason="the check asks the OS about a process id")
 async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_path, god_script):
-    import os
 
     from bot.terminal import marker_path, open_elsewhere
 
@@ -734,14 +733,36 @@ async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_
     assert await game("gang-of-dice", 3, tmp_path, s).run() == 0
     marker = marker_path(tmp_path / "t.db", 1)
     assert not marker.exists(), "leaving removes this process's note"
-    for pid, warned in ((os.getppid(), True), (999_999_999, False)):  # a running process; no such process
-        marker.write_text(str(pid))
-        assert open_elsewhere(marker) is warned
-        again = Script(["q", "y"])
-        resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
-                               pace=0, resume=True)
-        assert await resumed.run() == 0
-        assert ("This table is also open in another window" in again.text) is warned
+    import subprocess
+    import sys
+    import time
+
+    def spawn(*args: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))", *args])
+
+    window = spawn("60", "play", "--resume")  # another terminal game, still running
+    other = spawn("60", "serve")  # a running process that is no game (a killed window's number reused)
+    zombie = spawn("0", "play")  # a window that exited, not yet reaped by its parent
+    try:
+        proc = Path(f"/proc/{zombie.pid}/stat")
+        deadline = time.monotonic() + 20
+        while proc.exists() and proc.read_text().rsplit(")", 1)[-1].split()[0] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        cases = [(window.pid, True), (999_999_999, False)]  # a running game; no such process
+        if proc.exists():  # Linux: /proc tells a zombie and another program apart
+            cases += [(other.pid, False), (zombie.pid, False)]
+        for pid, warned in cases:
+            marker.write_text(str(pid))
+            assert open_elsewhere(marker) is warned, pid
+            again = Script(["q", "y"])
+            resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
+                                   pace=0, resume=True)
+            assert await resumed.run() == 0
+            assert ("This table is also open in another window" in again.text) is warned
+    finally:
+        for p in (window, other, zombie):
+            p.kill()
+            p.wait()
 
 
 # --- play --images DIR: refused at once when unusable; a later failure never hides the game --------------
@@ -903,6 +924,42 @@ async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_a
     assert board.lstrip("\n").splitlines()[1].startswith("🏆 ")  # as it stands: game over
     assert t("sb.field.piles") + (" :" if lang == "fr" else ":") in board
     assert results.rstrip().endswith(f"({t('term.footer')})")
+
+
+async def test_leaving_a_window_whose_game_was_finished_elsewhere_does_not_say_it_is_saved(tmp_path):
+    """Window A is asked its move; window B plays the game to the end; A answers q, y: the game
+    is over, so A shows the board and the final standings, not "Your game is saved", and exits 0."""
+    import asyncio
+    import threading
+
+    path = tmp_path / "t.db"
+
+    def window_b() -> None:
+        player = Player(seed=4)
+        player.script = []
+        b = TerminalGame(None, 0, None, db_path=path, ask=player, out=lambda line: None, pace=0, resume=True)
+        assert asyncio.run(b.run()) == 0
+
+    s = Script(["q", "y"])
+    real_ask = s.ask
+
+    def ask(prompt: str) -> str:
+        if not s.prompts:  # while A waits at its first prompt, B finishes the game
+            thread = threading.Thread(target=window_b)
+            thread.start()
+            thread.join()
+        return real_ask(prompt)
+
+    a = TerminalGame("shop-battle", 3, seed=11, db_path=path, ask=ask, out=s.lines.append, pace=0,
+                     options={"round_cap": 10})
+    assert await a.run() == 0
+    assert len(s.prompts) == 2 and "Leave the table?" in s.prompts[1]
+    assert "Your game is saved" not in s.text.split(s.prompts[1], 1)[1]
+    assert "== Shop Battle — final standings ==" in s.text and "🥇" in s.text
+    nothing = Script([])
+    assert await TerminalGame(None, 0, None, db_path=path, ask=nothing.ask, out=nothing.lines.append, pace=0,
+                              resume=True).run() == 2
+    assert "No unfinished terminal game to resume" in nothing.text
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])

@@ -13,7 +13,6 @@ higher or lower wins) or the Collector targets, legal choices framed in blue.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from typing import Any
 
