@@ -574,6 +574,7 @@ class TerminalGame:
             # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
             signal.signal(signal.SIGINT, signal.default_int_handler)
         marker: Path | None = None
+        table: TableView | None = None
         try:
             table = await (self._resume(service) if self.resume else self._new(service))
             if table is None:
@@ -581,7 +582,7 @@ class TerminalGame:
             marker = self._mark(path, table.id)
             return await self._play(service, table)
         except Leave:  # the game is saved: leaving is not a failure
-            finished = await self._ended_meanwhile(service, table.id)
+            finished = None if table is None else await self._ended_meanwhile(service, table.id)
             if finished is not None:  # another window ended it: nothing is left to save
                 if not self.notifier.finished:
                     self._finished_elsewhere(finished)
