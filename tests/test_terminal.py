@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -884,15 +885,11 @@ async def test_a_board_without_its_unchanged_blocks_names_them(tmp_path, lang):
 
 
 # --- a table finished in another window -------------------------------------------------------------------
-@pytest.mark.parametrize("lang", ["en", "fr"])
-async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_and_the_standings(tmp_path, lang):
-    """Window A has a Shop Battle table open; window B (``play --resume``) plays it to the end;
-    A's next answer gets the stale line, then the board as it stands and the final standings, and
-    A exits 0."""
+def finished_by_window_b(path: Path, s: Script) -> Callable[[str], str]:
+    """Window A's ``ask``: at A's first prompt, window B (``play --resume`` on ``path``, in a
+    thread) plays the game to the end; then ``s`` answers."""
     import asyncio
     import threading
-
-    path = tmp_path / "t.db"
 
     def window_b() -> None:
         player = Player(seed=4)
@@ -900,16 +897,24 @@ async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_a
         b = TerminalGame(None, 0, None, db_path=path, ask=player, out=lambda line: None, pace=0, resume=True)
         assert asyncio.run(b.run()) == 0
 
-    s = Script(["1"])
-    real_ask = s.ask
-
     def ask(prompt: str) -> str:
         if not s.prompts:  # while A waits at its first prompt, B finishes the game
             thread = threading.Thread(target=window_b)
             thread.start()
             thread.join()
-        return real_ask(prompt)
+        return s.ask(prompt)
 
+    return ask
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_and_the_standings(tmp_path, lang):
+    """Window A has a Shop Battle table open; window B (``play --resume``) plays it to the end;
+    A's next answer gets the stale line, then the board as it stands and the final standings, and
+    A exits 0."""
+    path = tmp_path / "t.db"
+    s = Script(["1"])
+    ask = finished_by_window_b(path, s)
     a = TerminalGame("shop-battle", 3, seed=11, lang=lang, db_path=path, ask=ask, out=s.lines.append, pace=0,
                      options={"round_cap": 10})
     assert await a.run() == 0
@@ -929,27 +934,9 @@ async def test_a_window_left_open_on_a_game_finished_elsewhere_shows_the_board_a
 async def test_leaving_a_window_whose_game_was_finished_elsewhere_does_not_say_it_is_saved(tmp_path):
     """Window A is asked its move; window B plays the game to the end; A answers q, y: the game
     is over, so A shows the board and the final standings, not "Your game is saved", and exits 0."""
-    import asyncio
-    import threading
-
     path = tmp_path / "t.db"
-
-    def window_b() -> None:
-        player = Player(seed=4)
-        player.script = []
-        b = TerminalGame(None, 0, None, db_path=path, ask=player, out=lambda line: None, pace=0, resume=True)
-        assert asyncio.run(b.run()) == 0
-
     s = Script(["q", "y"])
-    real_ask = s.ask
-
-    def ask(prompt: str) -> str:
-        if not s.prompts:  # while A waits at its first prompt, B finishes the game
-            thread = threading.Thread(target=window_b)
-            thread.start()
-            thread.join()
-        return real_ask(prompt)
-
+    ask = finished_by_window_b(path, s)
     a = TerminalGame("shop-battle", 3, seed=11, db_path=path, ask=ask, out=s.lines.append, pace=0,
                      options={"round_cap": 10})
     assert await a.run() == 0
