@@ -394,6 +394,7 @@ class TerminalNotifier(Notifier):
         self.out = out
         self.images = images  # folder for board pictures (``play --images DIR``)
         self.picture_failed = False  # the last picture could not be written (warned once)
+        self.last_picture: bytes | None = None  # the PNG written last (an unchanged board is not written again)
         self.finished = False  # the final standings were printed
         self.table_id: int | None = None  # the table followed (None: every table)
         #: called after each printed event with it and the step's events; may return a line to add
@@ -436,15 +437,17 @@ class TerminalNotifier(Notifier):
             await self._picture(table)
 
     async def _picture(self, table: TableView) -> None:
-        """Write the public board of ``table`` as ``board-NNNN.png`` in :attr:`images`. A failure
-        (disk full, the folder removed) prints one warning line, until a picture is written
-        again; the game goes on without the picture."""
+        """Write the public board of ``table`` as ``board-NNNN.png`` in :attr:`images` (``NNNN``:
+        the table's stored step), unless it is the picture written last: the steps that change
+        nothing public (a Gang of Dice reroll marks each die, one step a die) write no copies. A
+        failure (disk full, the folder removed) prints one warning line, until a picture is
+        written again; the game goes on without the picture."""
         from bot.render import render_board_png
 
         assert self.images is not None
         png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
                                      texts.picture_names(table, self.t), self.t.lang)
-        if png is None:  # the renderer failed (logged): the text board is there
+        if png is None or png == self.last_picture:  # the renderer failed (logged), or nothing changed
             return
         try:
             self.images.mkdir(parents=True, exist_ok=True)  # removed during the game: made again
@@ -457,6 +460,7 @@ class TerminalNotifier(Notifier):
             self.picture_failed = True
         else:
             self.picture_failed = False
+            self.last_picture = png
 
     def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
         """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""

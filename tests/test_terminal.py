@@ -766,6 +766,28 @@ async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_
             p.wait()
 
 
+async def test_images_writes_no_copy_of_an_unchanged_board(tmp_path, god_script):
+    """``--images``: a reroll of 40 dice in one answer is 41 stored steps (40 marks and the roll);
+    only the steps that change the public board write a picture, so the folder holds no two
+    identical PNGs (it held 40 copies), and the roll's picture is there."""
+    import hashlib
+
+    rolls, _ = god_script
+    rolls += [(1,) * 40, (2,) * 40]
+    images = tmp_path / "pics"
+    s = Script(["40", "all", "s"])
+    assert await game("gang-of-dice", 3, tmp_path, s, images=images).run() == 0
+    log = await action_log(tmp_path / "t.db")
+    assert log[:42] == ["c40"] + ["m1"] * 40 + ["r"]
+    pictures = sorted(images.glob("board-*.png"))
+    digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in pictures]
+    assert len(set(digests)) == len(digests) >= 3  # the commitment, the first roll, the reroll, ...
+    written = {int(p.stem.split("-")[1]) for p in pictures}
+    # steps 2-41 are the marks (the first one changes the board: a reroll begins), 42 the roll
+    assert not written & set(range(3, 42)), sorted(written)
+    assert 42 in written
+
+
 # --- play --images DIR: refused at once when unusable; a later failure never hides the game --------------
 @pytest.mark.parametrize("resume", [False, True])
 async def test_an_images_path_that_cannot_take_pictures_gets_one_line_and_exit_2(tmp_path, resume):
