@@ -28,3 +28,66 @@ def test_render_says_in_one_line_when_a_picture_cannot_be_written(tmp_path, caps
     monkeypatch.setattr(Path, "write_bytes", full)
     assert main(["render", "gang-of-dice", "--steps", "0", "--out", str(tmp_path / "pics")]) == 2
     assert capsys.readouterr().err.startswith(f"Cannot write pictures to {tmp_path / 'pics'}: No space left on device.")
+
+
+def _refusal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line ``python -m bot ARGV`` refuses ``argv`` with (render: exit 2 and standard
+    error; play and simulate: ``SystemExit`` with the line)."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        assert isinstance(exc.code, str), exc.code
+        return exc.code
+    assert status == 2, status
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err.rstrip("\n")
+
+
+COMMANDS = {"play": ["play"], "simulate": ["simulate"], "render": ["render"]}
+
+
+def _lines(capsys, game: str, *args: str, tmp_path: Path) -> dict[str, str]:
+    out = str(tmp_path / "pics")
+    return {name: _refusal([*head, game, *args, *(["--out", out] if name == "render" else [])], capsys)
+            for name, head in COMMANDS.items()}
+
+
+def test_a_player_count_the_game_refuses_is_said_alike_by_every_command(tmp_path, capsys):
+    lines = _lines(capsys, "three-player-moon", "--players", "2", tmp_path=tmp_path)
+    assert set(lines.values()) == {"three-player-moon is played by exactly 3 players (got --players 2)."}
+    lines = _lines(capsys, "gang-of-dice", "--players", "9", tmp_path=tmp_path)
+    assert set(lines.values()) == {"gang-of-dice is played by 2 to 4 players (got --players 9)."}
+    assert not (tmp_path / "pics").exists()
+
+
+def test_an_option_value_out_of_range_says_the_values_the_option_takes(tmp_path, capsys):
+    for value in ("5", "201", "abc"):
+        lines = _lines(capsys, "shop-battle", "--option", f"round_cap={value}", tmp_path=tmp_path)
+        assert set(lines.values()) == {
+            f"bad --option round_cap={value}: round_cap takes a whole number from 10 to 200, or none."}, value
+    lines = _lines(capsys, "moonshine", "--option", "variant=short", tmp_path=tmp_path)
+    assert set(lines.values()) == {"bad --option variant=short: variant takes standard or regular."}
+
+
+def test_an_unknown_option_is_said_alike_by_every_command(tmp_path, capsys):
+    lines = _lines(capsys, "moonshine", "--option", "foo=1", tmp_path=tmp_path)
+    assert set(lines.values()) == {"moonshine has no option 'foo'. Options: variant."}
+
+
+def test_option_values_are_read_from_the_options_model():
+    from pydantic import BaseModel, Field
+
+    from bot.arguments import option_values
+    from engine.moonshine import MoonshineOptions
+    from engine.shop_battle import ShopBattleOptions
+
+    class Toy(BaseModel):
+        flag: bool = False
+        count: int = Field(1, ge=1)
+        name: str = "x"
+
+    assert option_values(ShopBattleOptions, "round_cap") == "a whole number from 10 to 200, or none"
+    assert option_values(MoonshineOptions, "variant") == "standard or regular"
+    assert option_values(Toy, "flag") == "true or false"
+    assert option_values(Toy, "count") is None and option_values(Toy, "name") is None

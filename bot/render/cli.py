@@ -12,12 +12,10 @@ step is played, as ``play --images`` refuses its folder).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from bot.arguments import BadArgument, player_count, table_options
 from bot.render import render_board, render_panel
 from bot.settings import caller_path
 from engine.registry import GAMES
@@ -53,28 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the tool; returns the exit status."""
     args = build_parser().parse_args(argv)
     game = GAMES[args.game]
-    players = args.players if args.players is not None else min(max(game.min_players, 3), game.max_players)
-    if not game.min_players <= players <= game.max_players:
-        print(f"{args.game} is played by {game.min_players} to {game.max_players} players.", file=sys.stderr)
-        return 2
     if args.steps < 0 or not 0 <= args.seed <= 2**62:
         print("--steps must be 0 or more and --seed from 0 to 2**62.", file=sys.stderr)
         return 2
-    options: dict[str, object] = {}
-    for pair in args.option:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            print(f"--option takes KEY=VALUE, got {pair!r}", file=sys.stderr)
-            return 2
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
-    try:
+    try:  # the words of play and simulate (bot/arguments.py)
+        players = player_count(args.game, args.players)
+        options = table_options(args.game, args.option)
         state = game.setup(args.seed, players, options)
-    except ValidationError as exc:  # one line, as `play` and `simulate` say it
-        err = exc.errors()[0]
-        print(f"bad --option {'.'.join(str(p) for p in err['loc']) or 'option'}: {err['msg']}", file=sys.stderr)
+    except BadArgument as exc:
+        print(exc, file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"bad --option: {exc}", file=sys.stderr)
