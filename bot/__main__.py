@@ -64,6 +64,8 @@ def _seed(raw: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``,
     ``migrate-data``."""
+    from bot.terminal import default_db_path
+
     parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
@@ -79,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--images", metavar="DIR", help="write the board as a PNG picture after each step")
     play.add_argument("--resume", action="store_true", help="continue the last unfinished terminal game")
     play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
-                      "~/.local/share/speakeasy/terminal.db)")
+                      f"{default_db_path()})")
     play.add_argument("--ai", metavar="LEVEL[,LEVEL...]", default=None,
                       help="the AI players' levels, one per AI seat in order: easy, normal or strong "
                            "(e.g. --ai strong,normal; default: normal)")

@@ -91,3 +91,21 @@ def test_option_values_are_read_from_the_options_model():
     assert option_values(MoonshineOptions, "variant") == "standard or regular"
     assert option_values(Toy, "flag") == "true or false"
     assert option_values(Toy, "count") is None and option_values(Toy, "name") is None
+
+
+@pytest.mark.parametrize("xdg", [True, False])
+def test_play_help_shows_the_real_default_of_db(tmp_path, capsys, monkeypatch, xdg):
+    """The default file of ``--db`` follows ``XDG_DATA_HOME`` (bot.terminal.default_db_path):
+    ``play --help`` shows the one in use, not a fixed ``~/.local/share`` path."""
+    if xdg:
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+        expected = tmp_path / "data" / "speakeasy" / "terminal.db"
+    else:
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        expected = Path.home() / ".local" / "share" / "speakeasy" / "terminal.db"
+    monkeypatch.setenv("COLUMNS", "400")  # one help line per option
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "--db FILE " in x)
+    assert line.endswith(f"(default: {expected})"), line
+    assert "~" not in line
