@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import sys
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from bot.arguments import json_or_text, player_count, table_options
 from engine.registry import GAMES
 
 NO_TOKEN = """\
@@ -61,43 +61,11 @@ def _seed(raw: str) -> int:
     return value
 
 
-def _options(game: str, pairs: list[str], deck: str | None) -> dict[str, object]:
-    """Table options from ``--option KEY=VALUE`` (values read as JSON when they parse) and
-    ``--deck FILE`` (a Shop Battle deck file), validated by the game. Exits with a clear message."""
-    g = GAMES[game]
-    fields = sorted(name for name in g.options_model.model_fields if name not in ("deck", "deck_data"))
-    out: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--option takes KEY=VALUE, got {pair!r}")
-        if key not in fields:
-            raise SystemExit(f"{game} has no option {key!r}. Options: {', '.join(fields) or 'none'}.")
-        out[key] = _json_or_text(value)
-    if deck is not None:
-        if "deck_data" not in g.options_model.model_fields:
-            raise SystemExit(f"{game} does not use decks.")
-        from engine.shop_battle import DeckError, parse_deck
-
-        try:
-            parsed = parse_deck(open(deck, "rb").read())
-        except OSError as exc:
-            raise SystemExit(f"cannot read {deck}: {exc.strerror}") from None
-        except DeckError as exc:
-            raise SystemExit("this deck is refused:\n" + "\n".join(f"  {i}" for i in exc.issues)) from None
-        out.update(deck="file", deck_data=parsed.model_dump(mode="json"))
-    try:
-        g.parse_options(out)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "option"
-        raise SystemExit(f"bad --option {where}: {err['msg']}") from None
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``,
     ``migrate-data``."""
+    from bot.terminal import default_db_path
+
     parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
@@ -113,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--images", metavar="DIR", help="write the board as a PNG picture after each step")
     play.add_argument("--resume", action="store_true", help="continue the last unfinished terminal game")
     play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
-                      "~/.local/share/speakeasy/terminal.db)")
+                      f"{default_db_path()})")
     play.add_argument("--ai", metavar="LEVEL[,LEVEL...]", default=None,
                       help="the AI players' levels, one per AI seat in order: easy, normal or strong "
                            "(e.g. --ai strong,normal; default: normal)")
@@ -169,14 +137,6 @@ def _levels(raw: str | None) -> list[str] | None:
     return levels
 
 
-def _json_or_text(value: str) -> object:
-    """``--option`` values: JSON when they parse (``30``, ``null``), else the text."""
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
-
-
 def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
     """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels,
     else the game's default. Exits with a clear message when they do not fit the game."""
@@ -190,22 +150,12 @@ def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
             raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {game} has "
                              f"{seats} AI player(s) beside you: e.g. --ai "
                              + ",".join(["normal"] * (g.min_players - 1)))
-    players = _players(game, wanted)
+    players = player_count(game, wanted)
     if levels is not None and len(levels) != players - 1:
         raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
                          f"(--players {players}): give one level per AI seat, e.g. --ai "
                          + ",".join(["normal"] * (players - 1)))
     return players
-
-
-def _players(game: str, wanted: int | None) -> int:
-    g = GAMES[game]
-    n = wanted if wanted is not None else min(max(g.min_players, 3), g.max_players)
-    if not g.min_players <= n <= g.max_players:
-        if g.min_players == g.max_players:
-            raise SystemExit(f"{game} is played by exactly {g.min_players} players (got --players {n}).")
-        raise SystemExit(f"{game} is played by {g.min_players} to {g.max_players} players (got --players {n}).")
-    return n
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 <= pace <= 10:
             raise SystemExit("--pace is from 0 to 10 seconds")
         if args.game is not None:
-            options = _options(args.game, args.option, args.deck)
+            options = table_options(args.game, args.option, args.deck)
         else:  # play --resume without a game: not checked, only named as not applied (if they differ)
-            options = {key: _json_or_text(value) for key, _, value in (p.partition("=") for p in args.option)}
+            options = {key: json_or_text(value) for key, _, value in (p.partition("=") for p in args.option)}
             if args.deck is not None:
                 options["deck_data"] = args.deck
         levels = _levels(args.ai)
@@ -262,10 +212,10 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("--iterations must be from 1 to 1000000")
         from bot.simulate import parse_levels
 
-        players = _players(args.game, args.players)
+        players = player_count(args.game, args.players)
         try:
             summary = simulate(GAMES[args.game], args.games, players, args.seed,
-                               _options(args.game, args.option, args.deck), parse_levels(args.ai, players),
+                               table_options(args.game, args.option, args.deck), parse_levels(args.ai, players),
                                args.iterations)
         except (ValueError, ValidationError) as exc:
             raise SystemExit(str(exc)) from None

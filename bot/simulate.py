@@ -132,7 +132,9 @@ class Summary:
         positions: per turn position (0 = the starter), wins with shared places split.
         labels: per ``(kind, name)`` seat label, ``[wins (split), games where dealt]``.
         levels: per seat, its AI level.
-        rounds: per game, ``game.progress(final_state)``.
+        rounds: per game, ``game.progress(final_state)`` (rounds, or the game's
+            ``progress_unit``: Three-Player Moon counts hands).
+        unit: what ``rounds`` counts, plural (``Game.progress_unit``).
         steps: per game, the number of applied steps.
         stats: summed game-specific counters (``game.stats``).
         seconds: wall time (not part of the reproducible summary).
@@ -148,6 +150,7 @@ class Summary:
     labels: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     levels: tuple[str, ...] = ()
     iterations: int | None = None
+    unit: str = "rounds"
     level_wins: dict[str, float] = field(default_factory=dict)
     stats: Counter = field(default_factory=Counter)
     seconds: float = 0.0
@@ -179,7 +182,7 @@ class Summary:
         out.append(f"  win share by seat (seat 0 = the first seat at the table, not the starter; {fair}):")
         for seat, w in enumerate(self.wins):
             out.append(share_line(f"seat {seat}", w, self.games))
-        out.append(f"  rounds per game: average {statistics.mean(self.rounds):.2f}, median {statistics.median(self.rounds):g},"
+        out.append(f"  {self.unit} per game: average {statistics.mean(self.rounds):.2f}, median {statistics.median(self.rounds):g},"
                    f" min {min(self.rounds)}, max {max(self.rounds)}")
         out.append(f"  steps per game (one step = one decision applied): average {statistics.mean(self.steps):.1f}")
         if self.stats:
@@ -241,7 +244,7 @@ def simulate(game: Game, games: int, players: int, seed: int, options: dict[str,
         raise ValueError(f"{len(lv)} AI levels for {players} players")
     chooser = policy(iterations)
     summary = Summary(game.key, players, games, [0.0] * players, [], [], positions=[0.0] * players, levels=lv,
-                      iterations=iterations)
+                      iterations=iterations, unit=game.progress_unit)
     started = time.perf_counter()
     for s in game_seeds(seed, games):
         state, steps, first = _play(game, players, s, options, lv, chooser)

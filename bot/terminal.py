@@ -8,6 +8,8 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 - The table lives in a SQLite file in a known place (:func:`default_db_path`, or ``--db``); every
   step is saved as it happens, so ``play --resume`` continues the last unfinished terminal table.
 - ``q``, Ctrl-C and Ctrl-D never leave at once: the terminal asks first and says how to resume.
+  A yes/no question takes ``y``/``n`` (``o``/``n`` in French; ``yes``, ``no``, ``oui``, ``non``);
+  any other answer is not taken for a no: a short line ("Please answer y or n.") asks again.
 - Menus are numbered choices built from the very same panel as in Discord; a count (how many
   dice) is never a menu entry but a typed number, and number-valued choices (Three-Player Moon
   bids, trump suits) are typed as their own value, so a typed number always means what it says.
@@ -76,6 +78,7 @@ _MARKDOWN = re.compile(r"\*\*|__|~~|`|(?<!\\)\*|\\(?=[\\*_`~|>#\[\]()])")
 _INT = re.compile(r"[0-9]{1,9}")
 _QUIT = ("q", "quit", "exit")
 _YES = ("y", "yes", "o", "oui")
+_NO = ("n", "no", "non")
 BACK = object()
 #: Dice per line in the Gang of Dice dice line.
 _DICE_PER_LINE = 12
@@ -804,15 +807,28 @@ class TerminalGame:
                 continue
             return raw
 
+    def _yes_no(self, prompt: str, yes: Sequence[str], interrupted: bool) -> bool:
+        """A yes/no question: ``True`` for an answer in ``yes``, ``False`` for ``n``/``no``/``non``,
+        ``interrupted`` on Ctrl-C or Ctrl-D; any other answer says "answer y or n" and asks again."""
+        while True:
+            raw = self._read(prompt)
+            if raw is None:
+                return interrupted
+            if raw.lower() in yes:
+                return True
+            if raw.lower() in _NO:
+                return False
+            self.out(self.t("term.yes_no"))
+
     def _yes(self, prompt: str) -> bool:
-        """A yes/no question: yes only for ``y``/``yes`` (``o``/``oui``); Ctrl-C/Ctrl-D = no."""
-        raw = self._read(prompt)
-        return raw is not None and raw.lower() in _YES
+        """A yes/no question: yes for ``y``/``yes`` (``o``/``oui``), no for ``n``/``no``/``non``;
+        Ctrl-C/Ctrl-D = no; any other answer asks again."""
+        return self._yes_no(prompt, _YES, interrupted=False)
 
     def _confirm_leave(self) -> bool:
-        """Ask before leaving. Yes, or end of input / Ctrl-C again, leaves (the game is saved)."""
-        raw = self._read(self.t("term.leave", command=self.resume_command))
-        return raw is None or raw.lower() in _YES or raw.lower() in _QUIT
+        """Ask before leaving. Yes (or ``q`` again), or end of input / Ctrl-C again, leaves (the
+        game is saved); no stays; any other answer asks again."""
+        return self._yes_no(self.t("term.leave", command=self.resume_command), _YES + _QUIT, interrupted=True)
 
     def _count(self, prompt: str, lo: int, hi: int) -> int | None:
         """A typed count in ``[lo, hi]``, asked until valid; ``None`` when the player wants to leave."""

@@ -581,6 +581,8 @@ class Game(ABC, Generic[S, A, V]):
         state_model: the state class (a :class:`State` dataclass).
         options_model: the :class:`GameOptions` subclass for table options.
         rules_version: bumped by every change that alters what a seed and a log produce.
+        progress_unit: what :meth:`progress` counts, plural, as ``simulate`` prints it
+            (``"rounds"``; Three-Player Moon: ``"hands"``).
         conformance_options: option dicts (for :meth:`setup`) that the shared conformance
             suite (``tests/conformance.py``) plays through, one playout set per dict; list one
             dict per meaningful variant (``({}, {"variant": "regular"})``). Default: defaults only.
@@ -592,6 +594,7 @@ class Game(ABC, Generic[S, A, V]):
     state_model: ClassVar[type[Any]]
     options_model: ClassVar[type[GameOptions]] = GameOptions
     rules_version: ClassVar[int] = 1
+    progress_unit: ClassVar[str] = "rounds"
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -649,7 +652,8 @@ class Game(ABC, Generic[S, A, V]):
         return ()
 
     def progress(self, state: S) -> int:
-        """Rounds (or hands) played so far, for summaries; default: the number of applied steps."""
+        """Rounds (or hands: :attr:`progress_unit`) played so far, for summaries; default: the
+        number of applied steps."""
         version: int = state.version  # type: ignore[attr-defined]
         return version
 

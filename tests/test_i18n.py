@@ -252,3 +252,30 @@ def test_no_rendered_text_shows_a_placeholder_or_a_selector(key):
     bad = [x for x in texts if left.search(x)]
     assert not bad, bad[:5]
     assert len(texts) > 100
+
+
+#: Per language, the words a game's texts must not use for one of its things, and the term they
+#: use instead (the pictures' term too): one name for one thing in every text of a language.
+OTHER_WORDS = {
+    "fr": [
+        (r"\bCollectors?\b", "Collectionneur"),  # Shop Battle
+        (r"\b[Mm]is(?:é|és|ée|ées|er|ez)\b|\b(?:met|mis|mettre) en jeu\b", "engagés"),  # Gang of Dice
+        (r"\b[Dd]ominos?\b", "tuile"),  # Three-Player Moon
+    ],
+    "en": [
+        (r"\bCollectionneurs?\b", "Collector"),
+        (r"\b(?:[Bb]ets?|[Ss]takes?|[Ww]agers?)\b|\bput (?:in|into) play\b", "commit"),
+        (r"\b[Dd]ominoe?s?\b", "tile"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(OTHER_WORDS))
+def test_each_thing_has_one_name_in_each_language(lang):
+    messages = catalog(lang)
+    text = "\n".join(leaf for message in messages.values() for leaf in leaves(message))
+    for pattern, term in OTHER_WORDS[lang]:
+        found = sorted(key for key, message in messages.items()
+                       if any(re.search(pattern, leaf) for leaf in leaves(message)))
+        assert not found, f"{lang}: {found} use another word than {term!r} ({pattern})"
+        assert term in text, term

@@ -190,7 +190,7 @@ def test_render_tool_writes_the_board_and_every_panel(tmp_path, capsys):
     capsys.readouterr()
     assert render_cli(["shop-battle", "--option", "round_cap=7", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err  # one line, as play and simulate say it, no pydantic page
-    assert err == "bad --option round_cap: Input should be greater than or equal to 10\n"
+    assert err == "bad --option round_cap=7: round_cap takes a whole number from 10 to 200, or none.\n"
 
 
 def test_the_render_tool_names_every_seat_of_a_six_player_table():

@@ -143,3 +143,12 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 1
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_game_lengths_are_counted_in_the_games_own_unit():
+    """Three-Player Moon is played in hands, the other games in rounds: the length line says so."""
+    moon = simulate(GAMES["three-player-moon"], 2, 3, seed=1).lines()
+    assert any(line.startswith("  hands per game: average ") for line in moon)
+    assert not any("rounds" in line for line in moon)
+    dice = simulate(GAMES["gang-of-dice"], 2, 3, seed=1).lines()
+    assert any(line.startswith("  rounds per game: average ") for line in dice)

@@ -37,6 +37,8 @@ class Player:
             raise AssertionError("the terminal game did not end")
         if self.script:
             return self.script.pop(0)
+        if "(y/n)" in prompt or "(o/n)" in prompt:  # anything else is asked again
+            return self.rng.choice(("y", "n"))
         m = re.search(r"\((\d+)-(\d+)", prompt)
         if m:
             lo, hi = int(m.group(1)), int(m.group(2))
@@ -50,7 +52,8 @@ class Player:
 
 
 class Script:
-    """Answers from a list, recording every prompt and line; then ``q`` and ``y`` (leave)."""
+    """Answers from a list, recording every prompt and line; then ``q``, and ``y`` to a yes/no
+    question (``o/n`` in French: leave, or go ahead)."""
 
     def __init__(self, answers: list[str | type[BaseException]]) -> None:
         self.answers = list(answers)
@@ -62,7 +65,7 @@ class Script:
         self.lines.append(f"? {prompt}")
         if len(self.prompts) > 500:
             raise AssertionError("too many prompts")
-        answer = self.answers.pop(0) if self.answers else ("y" if "(y/n)" in prompt else "q")
+        answer = self.answers.pop(0) if self.answers else ("y" if "(y/n)" in prompt or "(o/n)" in prompt else "q")
         if isinstance(answer, type):
             raise answer()
         self.lines.append(f"> {answer}")
@@ -254,6 +257,26 @@ def test_positions_and_placing():
     assert place_dice([3, 0, 4], [0], [1, 1, 1]) is None  # the kept dice are not in the roll
     assert parse_int("12") == 12
     assert parse_int("²") is None and parse_int("1" * 5000) is None and parse_int("-3") is None
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_a_yes_no_question_asks_again_on_any_other_answer(tmp_path, god_script, lang):
+    """"peut-être" or "clear" is neither yes nor no: a short line asks again (it used to count as
+    no); Ctrl-D still means no to a confirmation, and q / Ctrl-D still leave at "Leave now?"."""
+    rolls, _ = god_script
+    rolls.append((0, 1))
+    s = Script(["48", "peut-être", "clear", EOFError, "48", "", "n", "q", "maybe", "n", "2"])
+    tg = game("gang-of-dice", 3, tmp_path, s, lang=lang)
+    assert await tg.run() == 0
+    commit, again = TerminalTranslator(lang)("term.god.commit", min=1, max=48), TerminalTranslator(lang)("term.yes_no")
+    sure = TerminalTranslator(lang)("term.god.all", n=48)
+    assert again == ("Please answer y or n." if lang == "en" else "Répondez o ou n.")
+    assert s.prompts[:8] == [commit, sure, sure, sure, commit, sure, sure, commit]  # Ctrl-D: no
+    leave = s.prompts[8]
+    assert leave.startswith(("Leave the table?", "Quitter la table ?"))
+    assert s.prompts[9] == leave and s.prompts[10] == commit  # "maybe": asked again; "n": stays
+    assert s.text.count(f"\n{again}\n") == 4
+    assert (await action_log(tmp_path / "t.db"))[0] == "c2"
 
 
 # --- 4. confirmation before leaving, play --resume ------------------------------------------------------

@@ -4,18 +4,18 @@ play K AI steps of a new game and write its pictures, so anyone can look at a po
 - ``DIR/<game>-board.png``: the public board (from the public view);
 - ``DIR/<game>-panel-<seat>.png``: every seat's panel (from that seat's view, legal choices marked).
 
-Prints one line per file written; exit status 0, or 2 with a message on bad arguments.
+Prints one line per file written; exit status 0, or 2 with a message on bad arguments (an
+``--out`` that is a file or a folder that cannot be created or written to is refused before any
+step is played, as ``play --images`` refuses its folder).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from bot.arguments import BadArgument, player_count, table_options
 from bot.render import render_board, render_panel
 from bot.settings import caller_path
 from engine.registry import GAMES
@@ -40,51 +40,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def cannot_write(folder: Path, reason: str) -> str:
+    """The one line for an ``--out`` folder that cannot take the pictures (``reason``: the
+    system's words, as :func:`bot.terminal.images_problem` gives them)."""
+    return (f"Cannot write pictures to {folder}: {reason}. Give --out a folder you can write to "
+            "(it is created if missing).")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the tool; returns the exit status."""
     args = build_parser().parse_args(argv)
     game = GAMES[args.game]
-    players = args.players if args.players is not None else min(max(game.min_players, 3), game.max_players)
-    if not game.min_players <= players <= game.max_players:
-        print(f"{args.game} is played by {game.min_players} to {game.max_players} players.", file=sys.stderr)
-        return 2
     if args.steps < 0 or not 0 <= args.seed <= 2**62:
         print("--steps must be 0 or more and --seed from 0 to 2**62.", file=sys.stderr)
         return 2
-    options: dict[str, object] = {}
-    for pair in args.option:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            print(f"--option takes KEY=VALUE, got {pair!r}", file=sys.stderr)
-            return 2
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
-    try:
+    try:  # the words of play and simulate (bot/arguments.py)
+        players = player_count(args.game, args.players)
+        options = table_options(args.game, args.option)
         state = game.setup(args.seed, players, options)
-    except ValidationError as exc:  # one line, as `play` and `simulate` say it
-        err = exc.errors()[0]
-        print(f"bad --option {'.'.join(str(p) for p in err['loc']) or 'option'}: {err['msg']}", file=sys.stderr)
+    except BadArgument as exc:
+        print(exc, file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"bad --option: {exc}", file=sys.stderr)
+        return 2
+    from bot.terminal import images_problem, os_reason
+
+    problem = images_problem(args.out)  # a file, a folder that cannot be made or written: one line
+    if problem is not None:
+        print(cannot_write(args.out, problem), file=sys.stderr)
         return 2
     played = 0
     while played < args.steps and (to_act := game.to_act(state)):
         state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
         played += 1
     names = NAMES[:players]
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{args.game}-board.png"
-    path.write_bytes(render_board(args.game, game.view_json(state, None), names, args.lang, cache=None))
-    print(path)
-    for seat in range(players):
-        legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
-        png = render_panel(args.game, game.view_json(state, seat), legal, names, args.lang, cache=None)
-        path = args.out / f"{args.game}-panel-{seat}.png"
-        path.write_bytes(png)
+    try:
+        path = args.out / f"{args.game}-board.png"
+        path.write_bytes(render_board(args.game, game.view_json(state, None), names, args.lang, cache=None))
         print(path)
+        for seat in range(players):
+            legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+            png = render_panel(args.game, game.view_json(state, seat), legal, names, args.lang, cache=None)
+            path = args.out / f"{args.game}-panel-{seat}.png"
+            path.write_bytes(png)
+            print(path)
+    except OSError as err:  # the folder went away or filled up meanwhile: the same one line
+        print(cannot_write(args.out, os_reason(err)), file=sys.stderr)
+        return 2
     print(f"{played} step(s) played; game {'over' if not game.to_act(state) else 'running'}.", file=sys.stderr)
     return 0
 

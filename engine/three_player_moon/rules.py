@@ -142,6 +142,7 @@ class ThreePlayerMoon(Game[MoonState, MoonAction, MoonView]):
     max_players: ClassVar[int] = 3
     state_model: ClassVar[type[Any]] = MoonState
     options_model: ClassVar[type[GameOptions]] = GameOptions
+    progress_unit: ClassVar[str] = "hands"
 
     # --- lifecycle -------------------------------------------------------------------------
     def setup(self, seed: int, players: int, options: GameOptions | Mapping[str, Any] | None = None) -> MoonState:
