@@ -81,7 +81,8 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
         if not sep or not key:
             raise BadArgument(f"--option takes KEY=VALUE, got {pair!r}")
         if key not in fields:
-            raise BadArgument(f"{game} has no option {key!r}. Options: {', '.join(fields) or 'none'}.")
+            known = f"Options: {', '.join(fields)}." if fields else f"{game} takes no options."
+            raise BadArgument(f"{game} has no option {key!r}. {known}")
         out[key] = json_or_text(value)
         typed[key] = value
     if deck is not None:

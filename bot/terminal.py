@@ -572,7 +572,9 @@ class TerminalGame:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = await open_store(path)  # the terminal keeps its own SQLite file
         except (OSError, sqlite3.Error) as err:  # a folder, a file that is not a database, no rights
-            self.out(self.t("term.bad_db", path=str(path), reason=str(err)))
+            # the system's words without "[Errno 17] ... : path"; "Not a directory" before "File exists"
+            reason = (images_problem(path.parent) or os_reason(err)) if isinstance(err, OSError) else str(err)
+            self.out(self.t("term.bad_db", path=str(path), reason=reason))
             return 2
         seed = self.seed
         service = TableService(db, notifier=self.notifier, ai_delay=self.pace,

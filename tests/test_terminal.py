@@ -477,6 +477,13 @@ async def test_a_db_path_that_is_no_game_file_gets_one_line_not_a_traceback(tmp_
         assert await tg.run() == 2
         assert len(lines) == 1 and lines[0].startswith(f"Cannot open {path} as a game file:"), lines
     assert junk.read_text().startswith("not a database")  # nothing written over it
+    if not resume:  # a file in the middle of the path: the system's words, the right ones
+        lines = []
+        under = junk / "sub" / "t.db"
+        tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=under, ask=lambda prompt: "q", out=lines.append, pace=0)
+        assert await tg.run() == 2
+        assert lines == [f"Cannot open {under} as a game file: Not a directory. Give --db a new file name or a "
+                         "Speakeasy game file."]
 
 
 def test_a_folder_given_as_db_leaves_no_thread_traceback_at_exit(tmp_path):
