@@ -53,6 +53,10 @@ def char_icon(c: Canvas, char: str, x: int, y: int, size: int) -> None:
 
 
 _LINE = style.SMALL + 4
+#: A power text's line pitch, and the room its last line takes down to the card's edge (the
+#: glyphs reach 34 px below the line's top at :data:`style.SMALL`, then a margin).
+_POWER_LINE = style.SMALL + 2
+_LAST_LINE = 42
 
 
 def two_lines(c: Canvas, text: str, w: int = _CARD_W) -> list[str]:
@@ -97,12 +101,8 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         for line in title_lines(c, card, w):
             c.text(x + 10, top, line, style.SMALL, bold=True)
             top += _LINE
-        params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
-        lines = c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
-        yy = top + 2
-        for line in lines[: max(1, (y + h - yy - 6) // (style.SMALL + 2))]:
-            c.text(x + 10, yy, line, style.SMALL)
-            yy += style.SMALL + 2
+        for i, line in enumerate(power_lines(c, card, t, w)):  # every line: card_height made room
+            c.text(x + 10, top + 2 + i * _POWER_LINE, line, style.SMALL)
         return
     row = (h - (top - y) - 6) // 4
     for i, ch in enumerate(CHARS):
@@ -116,16 +116,28 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
 
 
+def power_lines(c: Canvas, card: dict[str, Any], t: Translator, w: int = _CARD_W) -> list[str]:
+    """A Collector's power text in lines of ``w - 20`` px, all of them (never shortened)."""
+    params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
+    return c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
+
+
 def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H,
                 t: Translator | None = None) -> int:
     """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE`
     more per extra line of the tallest card (a two-line name; with ``t``, a two-line Collector
-    band too), so the row stays aligned."""
-    def extra(card: dict[str, Any]) -> int:
+    band too), and with ``t`` at least the height a Collector's whole power text needs, so the
+    row stays aligned and no line of a power is left out."""
+    def height(card: dict[str, Any]) -> int:
         more = len(title_lines(c, card, w)) - 1
-        return more + (len(_band_lines(c, card, t, w)) - 1 if card.get("kind") != "shop" else 0)
+        if card.get("kind") == "shop" or t is None:
+            return h + _LINE * more
+        band = len(_band_lines(c, card, t, w))
+        body = 36 + _LINE * (band - 1) + 6 + _LINE * len(title_lines(c, card, w)) + 2
+        body += _POWER_LINE * (len(power_lines(c, card, t, w)) - 1) + _LAST_LINE
+        return max(h + _LINE * (more + band - 1), body)
 
-    return h + _LINE * max((extra(card) for card in cards), default=0)
+    return max((height(card) for card in cards), default=h)
 
 
 def round_label(view: dict[str, Any], t: Translator) -> str:

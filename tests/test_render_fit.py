@@ -1,0 +1,103 @@
+"""Pictures (bot/render) keep their text inside its box: every line of a text is drawn, nothing
+runs past the edge of its card or into an icon, and the legal-choice badges leave labels clear.
+Texts are measured as drawn (the font's box of each line at its place), not as the code means
+to draw them."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.i18n import Translator
+from bot.render import style
+from bot.render.draw import Box, Canvas
+from bot.render.style import plain
+from engine.registry import GAMES
+
+
+def drawn_boxes(monkeypatch) -> list[tuple[str, Box]]:
+    """Every line of text the pictures draw from now on, as drawn (clipped with "…" when it was)
+    with the box its glyphs cover."""
+    boxes: list[tuple[str, Box]] = []
+    real = Canvas.text
+
+    def text(self, x, y, text, size=style.BODY, fill=style.INK, bold=False, max_w=None, anchor="la"):
+        shown = text if max_w is None else self.fit(text, max_w, size, bold)
+        if shown:
+            x0, y0, x1, y1 = style.font(size, bold).getbbox(shown, anchor=anchor)
+            boxes.append((shown, (int(x) + x0, int(y) + y0, int(x) + x1, int(y) + y1)))
+        return real(self, x, y, text, size, fill, bold, max_w, anchor)
+
+    monkeypatch.setattr(Canvas, "text", text)
+    return boxes
+
+
+def inside(box: Box, outer: Box, margin: int = 0) -> bool:
+    """``box`` lies within ``outer`` shrunk by ``margin`` px."""
+    return (box[0] >= outer[0] + margin and box[1] >= outer[1] + margin and box[2] <= outer[2] - margin
+            and box[3] <= outer[3] - margin)
+
+
+def overlap(a: Box, b: Box, gap: int = 0) -> bool:
+    """``a`` and ``b`` overlap, or come closer than ``gap`` px."""
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def run(key: str, players: int, seed: int, steps: int, options: dict | None = None):
+    """The state after ``steps`` AI steps (fewer when the game ends), as ``python -m bot render``."""
+    game = GAMES[key]
+    state = game.setup(seed, players, options or {})
+    for _ in range(steps):
+        if not (to_act := game.to_act(state)):
+            break
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    return game, state
+
+
+# --- Shop Battle: a Collector's power text --------------------------------------------------------
+def _collectors() -> list[dict]:
+    from engine.shop_battle.cards import POWER_KINDS
+
+    cards = []
+    for power in POWER_KINDS:
+        params = {"peek": [{"seconds": 10}], "tribute": [{"cards": 1}, {"cards": 3}]}.get(power, [{}])
+        for p in params:
+            for name in ("HYPER U", "Le Repaire des Héros"):  # one line, two lines
+                cards.append({"id": 1, "kind": "collector", "name": name, "power": power, "params": p})
+    return cards
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize(("w", "h"), [(240, 200), (300, 280)])  # the board's and HYPER U panel's, the top card's
+def test_shop_battle_collector_power_text_is_drawn_whole_inside_its_card(monkeypatch, lang, w, h):
+    """Every word of every power (each kind of :data:`POWER_KINDS`) is drawn, on lines inside the
+    card, which :func:`card_height` makes tall enough; a row with a shop card takes that height."""
+    from bot.render.shop_battle import _card, card_height
+
+    t = Translator(lang)
+    shop = {"id": 2, "kind": "shop", "name": "Chez Lou", "year": 1990, "letters": 7, "street": 3, "games": 40}
+    for card in _collectors():
+        c = Canvas(max_height=900)
+        height = card_height(c, [card], w=w, h=h, t=t)
+        assert card_height(c, [shop, card], w=w, h=h, t=t) == height  # the row is aligned on the tallest
+        boxes = drawn_boxes(monkeypatch)
+        _card(c, 10, 10, card, None, t, w=w, h=height)
+        text = plain(t(f"sb.power.{card['power']}", **{"seconds": 10, "cards": 1, **card["params"]}))
+        lines = [s for s, _ in boxes]
+        assert " ".join(lines).endswith(text), (card, lines)
+        assert not any("…" in s for s in lines), lines
+        for s, box in boxes:
+            assert inside(box, (10, 10, 10 + w, 10 + height), margin=4), (card["power"], lang, s, box, height)
+
+
+@pytest.mark.parametrize(("lang", "players", "seed", "steps", "tail"), [
+    ("en", 4, 3, 6, "face down into the pot"),
+    ("fr", 4, 4, 2, "à laquelle il participe pendant cette manche"),
+])
+def test_shop_battle_board_draws_the_whole_power_text(monkeypatch, lang, players, seed, steps, tail):
+    """The newcomer's two boards (``render shop-battle``): the power text was cut mid-sentence."""
+    from bot.render.shop_battle import draw_board
+
+    game, state = run("shop-battle", players, seed, steps)
+    boxes = drawn_boxes(monkeypatch)
+    draw_board(game.view_json(state, None), ("A", "B", "C", "D"), Translator(lang))
+    assert " ".join(s for s, _ in boxes).find(tail) > 0
