@@ -101,3 +101,39 @@ def test_shop_battle_board_draws_the_whole_power_text(monkeypatch, lang, players
     boxes = drawn_boxes(monkeypatch)
     draw_board(game.view_json(state, None), ("A", "B", "C", "D"), Translator(lang))
     assert " ".join(s for s, _ in boxes).find(tail) > 0
+
+
+@pytest.mark.parametrize(("lang", "pot", "earlier"), [
+    ("en", "Pot: 4 cards, 3 face down", "Earlier: Prix Imbattables (Tiebreaker)"),
+    ("fr", "Pot : 4 cartes, dont 3 faces cachées", "Avant\u00a0: Prix Imbattables (Départage)"),
+])
+def test_shop_battle_board_says_the_face_down_pot_and_the_earlier_cards_in_words(monkeypatch, lang, pot, earlier):
+    """The pot's face-down (Tribute) cards are said in words, not an unexplained "(3 ↓)"; a seat's
+    earlier cards of the round, face up in the public view, are named (a Collector with its
+    power), not only counted ("+1 earlier card")."""
+    from bot.render.shop_battle import draw_board
+
+    game, state = run("shop-battle", 4, 3, 6)
+    view = game.view_json(state, None)
+    assert view["pot_face_down"] == 3 and [p["card"]["name"] for p in view["last"]["plays"][3]][0] == "Prix Imbattables"
+    boxes = drawn_boxes(monkeypatch)
+    draw_board(view, ("A", "B", "C", "D"), Translator(lang))
+    lines = [s for s, _ in boxes]
+    assert pot in lines and not any("↓" in s for s in lines)
+    start = next(i for i, s in enumerate(lines) if s.startswith(earlier.split()[0]))
+    assert " ".join(lines[start:start + 3]).startswith(earlier), lines[start:start + 3]
+    for s, box in boxes[start:start + 3]:  # inside the card's column, above the card
+        assert box[2] <= style.MARGIN + 240, (s, box)
+
+
+def test_shop_battle_earlier_cards_name_a_bataille_card_with_its_compared_value():
+    from bot.render.shop_battle import earlier_lines
+
+    c, t = Canvas(), Translator("en")
+    tied = {"card": {"id": 3, "kind": "shop", "name": "Lulu Jeux", "year": 2017, "letters": 8, "street": 509,
+                     "games": 1200}, "level": 0}
+    last = {"card": {"id": 4, "kind": "shop", "name": "Chez Lou", "year": 1990, "letters": 7, "street": 3,
+                     "games": 40}, "level": 1}
+    assert earlier_lines(c, [last], "letters", t) == []
+    assert " ".join(earlier_lines(c, [tied, last], "letters", t)) == "Earlier: Lulu Jeux (8)"
+    assert " ".join(earlier_lines(c, [tied, last], None, t)) == "Earlier: Lulu Jeux"

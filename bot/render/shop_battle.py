@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator, plural_category
+from bot.i18n import Translator
 from bot.presenters.shop_battle import deck_title
 from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
@@ -74,8 +74,13 @@ def _band(card: dict[str, Any], t: Translator) -> str:
     """A Collector's band: "Collector · <power>", the power's name without its parenthesis (the
     rules call the peek "Peek (HYPER U)" after the default deck's card, whose name, like any
     deck's, is printed under the band: "Coup d'œil (HYPER U)" was cut to "Coup d'œil (HY…")."""
+    return f"{label(t, 'collector')} · {power_name(card, t)}"
+
+
+def power_name(card: dict[str, Any], t: Translator) -> str:
+    """A Collector's power by name, without the rules' parenthesis ("Peek", not "Peek (HYPER U)")."""
     kind = plain(t("sb.kind." + str(card.get("power"))))
-    return f"{label(t, 'collector')} · {re.sub(r' *[(][^()]*[)]$', '', kind) or kind}"
+    return re.sub(r" *[(][^()]*[)]$", "", kind) or kind
 
 
 def _band_lines(c: Canvas, card: dict[str, Any], t: Translator | None, w: int) -> list[str]:
@@ -178,22 +183,38 @@ def _announce(c: Canvas, announce: dict[str, Any] | None, chooser: int, names: S
 def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | None, names: Sequence[str],
            t: Translator, winner: int | None = None) -> None:
     """Each seat's latest revealed card under its name, side by side (earlier cards of the same
-    round, after a bataille or a Collector, are counted above the card)."""
+    round, after a bataille or a Collector, are named above the card: :func:`earlier_lines`)."""
     per_row = (style.WIDTH - 2 * style.MARGIN + 16) // (_CARD_W + 16)
     cells = [(seat, seq) for seat, seq in enumerate(plays) if seq]
     for start in range(0, len(cells), per_row):
         top = c.y
         row = cells[start:start + per_row]
-        extra = style.SMALL + 8 if any(len(seq) > 1 for _, seq in row) else 0
+        before = [earlier_lines(c, seq, char, t) for _, seq in row]
+        extra = (style.SMALL + 4) * max(map(len, before)) + (4 if any(before) else 0)
         h = card_height(c, [seq[-1]["card"] for _, seq in row], t=t)
         for i, (seat, seq) in enumerate(row):
             x = style.MARGIN + i * (_CARD_W + 16)
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
             y = top + style.SMALL + 14
-            if len(seq) > 1:
-                c.text(x, y, label(t, "earlier_one" if plural_category(t.lang, len(seq) - 1) == "one" else "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
+            for k, line in enumerate(before[i]):
+                c.text(x, y + k * (style.SMALL + 4), line, style.SMALL, style.MUTED)
             _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat, h=h)
         c.y = top + style.SMALL + 14 + extra + h + 22
+
+
+def earlier_lines(c: Canvas, seq: Sequence[dict[str, Any]], char: str | None, t: Translator) -> list[str]:
+    """The cards a seat revealed this round before its last one (all face up: a bataille's tied
+    cards, Collectors), named in at most three lines over a card's width: "Earlier: Lulu Jeux
+    (8), Prix Imbattables (Tiebreaker)", a shop card with its compared value; none: ``[]``."""
+    def name(card: dict[str, Any]) -> str:
+        if card.get("kind") != "shop":
+            return f"{card.get('name', '?')} ({power_name(card, t)})"
+        return f"{card.get('name', '?')} ({card[char]})" if char and char in card else str(card.get("name", "?"))
+
+    if len(seq) < 2:
+        return []
+    text = label(t, "earlier", cards=", ".join(name(play["card"]) for play in seq[:-1]))
+    return c.wrap(text, _CARD_W, style.SMALL, max_lines=3)
 
 
 def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
@@ -211,8 +232,9 @@ def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator)
             c.text(x1, c.y, label(t, "pile", n=count), style.BODY, bold=True, anchor="ra")
         c.y += style.BODY + 18
     pot = view.get("pot", 0)
-    c.text(x0, c.y, label(t, "pot", n=pot) + (f" ({view['pot_face_down']} ↓)" if view.get("pot_face_down") else ""),
-           style.BODY, bold=True)
+    down = view.get("pot_face_down")  # in words: "Pot: 4 cards, 3 face down"
+    text = label(t, "pot_of", cards=plain(t("sb.pot_line", cards=pot, face_down=down))) if down else label(t, "pot", n=pot)
+    c.text(x0, c.y, text, style.BODY, bold=True, max_w=x1 - x0)
     c.y += style.BODY + 14
 
 
