@@ -75,11 +75,12 @@ def test_shop_battle_collector_power_text_is_drawn_whole_inside_its_card(monkeyp
 
     t = Translator(lang)
     shop = {"id": 2, "kind": "shop", "name": "Chez Lou", "year": 1990, "letters": 7, "street": 3, "games": 40}
+    boxes = drawn_boxes(monkeypatch)
     for card in _collectors():
         c = Canvas(max_height=900)
         height = card_height(c, [card], w=w, h=h, t=t)
         assert card_height(c, [shop, card], w=w, h=h, t=t) == height  # the row is aligned on the tallest
-        boxes = drawn_boxes(monkeypatch)
+        boxes.clear()
         _card(c, 10, 10, card, None, t, w=w, h=height)
         text = plain(t(f"sb.power.{card['power']}", **{"seconds": 10, "cards": 1, **card["params"]}))
         lines = [s for s, _ in boxes]
@@ -137,3 +138,64 @@ def test_shop_battle_earlier_cards_name_a_bataille_card_with_its_compared_value(
     assert earlier_lines(c, [last], "letters", t) == []
     assert " ".join(earlier_lines(c, [tied, last], "letters", t)) == "Earlier: Lulu Jeux (8)"
     assert " ".join(earlier_lines(c, [tied, last], None, t)) == "Earlier: Lulu Jeux"
+
+
+# --- Moonshine: Client cards -----------------------------------------------------------------------
+def _vertical_lines(c: Canvas) -> list[Box]:
+    """The vertical rules drawn on ``c`` from now on (a card's divider before its lower bonus)."""
+    lines: list[Box] = []
+    real = c.d.line
+
+    def line(xy, *args, **kwargs):
+        x0, y0, x1, y1 = (int(v) for v in xy[:4])
+        if x0 == x1:
+            lines.append((x0, min(y0, y1), x1, max(y0, y1)))
+        return real(xy, *args, **kwargs)
+
+    c.d.line = line  # type: ignore[method-assign]
+    return lines
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_every_client_card_keeps_its_text_inside_and_clear_of_the_divider(monkeypatch, lang):
+    """Every Client of every card set (``all_clients``), alone and beside the card with the
+    longest name: each text drawn lies inside the card and stays 6 px clear of the divider before
+    the lower bonus ("+1/−1 🌙 effet immédiat" ran into it and the bonus icon, in French); an
+    instant effect's label is drawn whole (wrapped, the card grown by :func:`row_height`)."""
+    from bot.render.moonshine import _CARD_W, band_extra, client_card, row_height
+    from bot.render.style import label
+    from engine.moonshine.cards import all_clients
+
+    t = Translator(lang)
+    clients = all_clients()
+    longest = max(range(len(clients)), key=lambda k: len(getattr(clients[k].name, lang)))
+    boxes = drawn_boxes(monkeypatch)
+    for cid, card in enumerate(clients):
+        for row in ([cid], [cid, longest]):
+            c = Canvas(max_height=400)
+            rules = _vertical_lines(c)
+            h = row_height(c, row, t)
+            boxes.clear()
+            client_card(c, cid, 10, 10, t, h=h, band=band_extra(c, row, t))
+            outer = (10, 10, 10 + _CARD_W, 10 + h)
+            for s, box in boxes:
+                assert inside(box, outer, margin=2), (cid, s, box, outer)
+                for rule in rules:
+                    assert not overlap(box, rule, gap=6), (cid, lang, s, box, rule)
+            if card.upper.kind == "instant":
+                drawn = " ".join(s for s, _ in boxes)
+                assert label(t, "instant") in drawn, (cid, drawn)
+
+
+def test_moonshine_french_instant_text_wraps_and_its_row_grows():
+    """"effet immédiat" beside "+1/−1 🌙" does not fit before a lower bonus: two lines, and the
+    row is one line taller (the English "instant effect" fits on one)."""
+    from bot.render.moonshine import _CARD_H, _LINE2, name_lines, row_height
+    from engine.moonshine.cards import all_clients
+
+    en, fr, c = Translator("en"), Translator("fr"), Canvas()
+    cards = [k for k, cl in enumerate(all_clients()) if cl.upper.kind == "instant" and cl.lower
+             and cl.upper.effect == "plus1_minus1_moon" and len(name_lines(c, k, fr)) == len(name_lines(c, k, en)) == 1]
+    assert cards
+    for k in cards:
+        assert row_height(c, [k], fr) == _CARD_H + _LINE2 and row_height(c, [k], en) == _CARD_H
