@@ -199,3 +199,25 @@ def test_moonshine_french_instant_text_wraps_and_its_row_grows():
     assert cards
     for k in cards:
         assert row_height(c, [k], fr) == _CARD_H + _LINE2 and row_height(c, [k], en) == _CARD_H
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
+    """Once the game is over no die is drawn: the last round's blank white dice and solid blue and
+    orange dice beside "active player" read as a roll. A running board still shows its five dice."""
+    import bot.render.moonshine as ms
+    from bot.render.style import label
+
+    t = Translator(lang)
+    game, over = run("moonshine", 5, 4, 2000)
+    assert not game.to_act(over)
+    _, running = run("moonshine", 5, 4, 20)
+    dice: list[int] = []
+    monkeypatch.setattr(ms, "die", lambda c, x, y, size, *a, **k: dice.append(size))
+    boxes = drawn_boxes(monkeypatch)
+    ms.draw_board(game.view_json(running, None), ("A", "B", "C", "D", "E"), t)
+    assert len(dice) == 5 and label(t, "active") in [s for s, _ in boxes]
+    dice.clear()
+    boxes.clear()
+    ms.draw_board(game.view_json(over, None), ("A", "B", "C", "D", "E"), t)
+    assert dice == [] and label(t, "active") not in [s for s, _ in boxes]

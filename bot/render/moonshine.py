@@ -4,7 +4,8 @@ and the printed card data (:func:`engine.moonshine.cards.client_of`: names, cost
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
 dice showing their resource; a blue or orange die the active player did not roll, having no
-access to it, is dimmed, struck through and named "not rolled (no access)"), then every seat:
+access to it, is dimmed, struck through and named "not rolled (no access)"; no dice once the game
+is over), then every seat:
 points and Moon tokens, its Speakeasy with its Moon-token spaces (filled or empty) and their
 bonuses, its icons, its Clients in front drawn as cards (colour with its shape, points, cost,
 upper part, lower bonus) and its validated Clients by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
@@ -408,7 +409,8 @@ def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Can
     _head(c, view, t, plain(t("game.moonshine.name")))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(10)
-    _dice(c, view, names, t, set())
+    if view["phase"] != "over":  # the last round's dice, blank at the end, would read as a roll
+        _dice(c, view, names, t, set())
     for i in range(len(view["seats"])):
         _seat(c, i, view, names, t)
     _legend(c, t)
