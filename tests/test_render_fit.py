@@ -221,3 +221,64 @@ def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
     boxes.clear()
     ms.draw_board(game.view_json(over, None), ("A", "B", "C", "D", "E"), t)
     assert dice == [] and label(t, "active") not in [s for s, _ in boxes]
+
+
+# --- the legal-choice badges ----------------------------------------------------------------------
+def badges(monkeypatch, *modules) -> list[tuple[Box, Box]]:
+    """The "✓" tab of every legal-choice frame drawn from now on, with the box it frames
+    (through ``draw`` and each of ``modules``, which import :func:`legal_frame` by name)."""
+    import bot.render.draw as draw
+
+    tabs: list[tuple[Box, Box]] = []
+    real = draw.legal_frame
+
+    def frame(c, box):
+        box = tuple(int(v) for v in box)
+        tabs.append((draw.legal_tab(box), box))
+        return real(c, box)
+
+    for module in (draw, *modules):
+        monkeypatch.setattr(module, "legal_frame", frame)
+    return tabs
+
+
+def clear_of(boxes: list[tuple[str, Box]], tabs: list[tuple[Box, Box]], gap: int = 4) -> list[tuple[str, Box, Box]]:
+    """The texts that a badge covers or comes within ``gap`` px of (but a chip's own label, in
+    the box the badge frames)."""
+    return [(s, box, tab) for s, box in boxes for tab, framed in tabs
+            if overlap(box, tab, gap) and not inside(box, framed)]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_three_player_moon_badges_leave_the_suit_labels_clear(monkeypatch, lang):
+    """The hand's "✓" badges sat on the group labels ("Les 6", "Les 3"): the newcomer's discard
+    (``render three-player-moon --seed 2 --steps 3``) and every seat along a playout."""
+    import bot.render.three_player_moon as tpm
+    from tests.test_render import legal_codes, sample
+
+    game, state = run("three-player-moon", 3, 2, 3)
+    states = [state, *sample("three-player-moon", 3, 5)[0]]
+    tabs = badges(monkeypatch, tpm)
+    boxes = drawn_boxes(monkeypatch)
+    for st in states:
+        for seat in range(3):
+            tabs.clear()
+            boxes.clear()
+            tpm.panel(game.view_json(st, seat), legal_codes(game, st, seat), ("A", "B", "C"), Translator(lang))
+            assert not clear_of(boxes, tabs), clear_of(boxes, tabs)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_shop_battle_hyper_u_badges_leave_the_prompt_clear(monkeypatch, lang):
+    """The target chips' badges touched the prompt above them (``render shop-battle --players 3
+    --seed 1 --steps 7``, the panel of the Collector's owner)."""
+    from bot.render.shop_battle import panel
+    from tests.test_render import legal_codes
+
+    game, state = run("shop-battle", 3, 1, 7)
+    view = game.view_json(state, None)
+    owner = view["pending"]["owner"]
+    tabs = badges(monkeypatch)
+    boxes = drawn_boxes(monkeypatch)
+    panel(game.view_json(state, owner), legal_codes(game, state, owner), ("A", "B", "C"), Translator(lang))
+    assert len(tabs) >= 2 and not clear_of(boxes, tabs), clear_of(boxes, tabs)

@@ -333,7 +333,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
         c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
                     x1 - x0, style.SMALL)
-        c.space(10)
+        c.space(24)  # the chips' badges stick out 14 px above them: clear of the prompt
         h = card_height(c, [card], t=t)
         _card(c, x0, c.y, card, None, t, h=h)
         cx, cy = x0 + _CARD_W + 30, c.y

@@ -227,7 +227,8 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
     widow = _tile(view["widow"]) if view.get("widow") else None
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     step = _HAND + 26
-    row_h = style.SMALL + 12 + 2 * _HAND + style.SMALL + 18
+    lift = 10 if choosing else 0  # the framed tiles' badges stick out above them: room under the labels
+    row_h = style.SMALL + 12 + lift + 2 * _HAND + style.SMALL + 18
     x = x0
     for suit, tiles in group_hand(view.get("hand", []), trump):
         name = label(t, "trump") if suit == TRUMP_SUIT else plain(t("tpm.trump.suit", n=suit))
@@ -237,7 +238,7 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
         c.text(x, c.y, name, style.SMALL, style.MUTED, bold=True)
         if x > x0:
             c.d.line((x - 14, c.y, x - 14, c.y + row_h - 24), fill=style.LINE, width=2)
-        ty = c.y + style.SMALL + 14
+        ty = c.y + style.SMALL + 14 + lift
         tx = x + 4
         for a, b in tiles:
             ok = f"p{a}{b}" in codes or f"d{a}{b}" in codes
@@ -277,7 +278,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
     c.paragraph(x0, text, style.WIDTH - 2 * x0, style.SMALL)
-    c.space(12)
+    c.space(24 if legal and phase in ("bid", "trump") else 12)  # the chips' badges stick out above them
     if phase == "bid" and legal:
         x = x0 + 6
         for code in legal:
