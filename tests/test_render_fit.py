@@ -282,3 +282,55 @@ def test_shop_battle_hyper_u_badges_leave_the_prompt_clear(monkeypatch, lang):
     boxes = drawn_boxes(monkeypatch)
     panel(game.view_json(state, owner), legal_codes(game, state, owner), ("A", "B", "C"), Translator(lang))
     assert len(tabs) >= 2 and not clear_of(boxes, tabs), clear_of(boxes, tabs)
+
+
+# --- legends ----------------------------------------------------------------------------------------
+def drawn_in_order(monkeypatch, module) -> list[tuple]:
+    """Dice (``("die", face, fill)``) and texts (``("text", line)``) as ``module`` draws them,
+    legends included (their cache emptied)."""
+    import bot.render.draw as draw
+
+    events: list[tuple] = []
+    real_die, real_text = module.die, Canvas.text
+
+    def die(c, x, y, size, face, fill=(255, 255, 255), *args, **kwargs):
+        events.append(("die", face, tuple(fill)))
+        return real_die(c, x, y, size, face, fill, *args, **kwargs)
+
+    def text(self, x, y, text, *args, **kwargs):
+        events.append(("text", text))
+        return real_text(self, x, y, text, *args, **kwargs)
+
+    monkeypatch.setattr(draw, "_LEGENDS", {})
+    monkeypatch.setattr(module, "die", die)
+    monkeypatch.setattr(Canvas, "text", text)
+    return events
+
+
+def icon_before(events: list[tuple], prefix: str) -> tuple:
+    """The die drawn just before the first text starting with ``prefix``."""
+    k = next(i for i, e in enumerate(events) if e[0] == "text" and e[1].startswith(prefix))
+    return next(e for e in reversed(events[:k]) if e[0] == "die")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_gang_of_dice_stock_icon_is_the_legends(monkeypatch, lang):
+    """The legend explains "dice committed / in stock" with the icon drawn beside "Your stock"
+    (it showed six pips, the stock five) and beside each committed count on the board."""
+    import bot.render.gang_of_dice as god
+    from bot.render.style import label
+    from tests.test_render import legal_codes
+
+    t = Translator(lang)
+    game, state = run("gang-of-dice", 4, 5, 4)
+    events = drawn_in_order(monkeypatch, god)
+    god.panel(game.view_json(state, 0), legal_codes(game, state, 0), ("A", "B", "C", "D"), t)
+    key = icon_before(events, label(t, "dice_count"))
+    assert icon_before(events, label(t, "stock", n=0).split(":")[0].rstrip()) == key
+    events.clear()
+    view = game.view_json(state, None)
+    committed = next(s["committed"] for s in view["seats"] if s["committed"])
+    god.draw_board(view, ("A", "B", "C", "D"), t)
+    assert icon_before(events, label(t, "dice_count")) == key
+    counts = [k for k, e in enumerate(events) if e == ("text", str(committed)) and events[k + 1][0] == "die"]
+    assert counts and all(events[k + 1] == key for k in counts)  # a count, then its icon on its left
