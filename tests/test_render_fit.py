@@ -334,3 +334,25 @@ def test_gang_of_dice_stock_icon_is_the_legends(monkeypatch, lang):
     assert icon_before(events, label(t, "dice_count")) == key
     counts = [k for k, e in enumerate(events) if e == ("text", str(committed)) and events[k + 1][0] == "die"]
     assert counts and all(events[k + 1] == key for k in counts)  # a count, then its icon on its left
+
+
+@pytest.mark.parametrize(("lang", "text"), [("en", "not playable now"), ("fr", "injouable pour l'instant")])
+def test_three_player_moon_legend_explains_greyed_tiles_where_they_are_shown(monkeypatch, lang, text):
+    """A hand with tiles that cannot be played (greyed: follow suit) has a legend entry for them;
+    a hand with none greyed (every tile legal, or waiting) has none."""
+    import bot.render.draw as draw
+    import bot.render.three_player_moon as tpm
+    from tests.test_render import legal_codes
+
+    monkeypatch.setattr(draw, "_LEGENDS", {})
+    game, state = run("three-player-moon", 3, 1, 4)
+    assert state.phase == "play" and 0 in game.to_act(state)
+    legal = legal_codes(game, state, 0)
+    assert 0 < len(legal) < len(game.view_json(state, 0)["hand"])
+    boxes = drawn_boxes(monkeypatch)
+    tpm.panel(game.view_json(state, 0), legal, ("A", "B", "C"), Translator(lang))
+    assert text in [s for s, _ in boxes]
+    for seat in (1, 2):  # waiting: no tile greyed
+        boxes.clear()
+        tpm.panel(game.view_json(state, seat), legal_codes(game, state, seat), ("A", "B", "C"), Translator(lang))
+        assert text not in [s for s, _ in boxes]

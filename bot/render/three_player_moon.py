@@ -8,8 +8,8 @@ tricks, tiles in hand and score, the last trick and the last hand's result. Rule
 ``docs/rules/three-player-moon.md`` (trump suits and ranks: RULINGS T4, leading: T5).
 
 Panel: the seat's hand as tiles grouped by suit under the named trumps (trumps first); legal
-tiles (plays ``p..``, discards ``d..``) framed in blue, the others dimmed; bids and trump
-choices as chips.
+tiles (plays ``p..``, discards ``d..``) framed in blue, the others greyed (a legend entry says
+so when there are any); bids and trump choices as chips.
 """
 
 from __future__ import annotations
@@ -184,16 +184,24 @@ def _last_hand(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Transla
     c.space(8)
 
 
-def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
+_GREYED = (232, 229, 222)
+
+
+def _legend(c: Canvas, t: Translator, panel: bool = False, greyed: bool = False) -> None:
     def led(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rounded_rectangle((x, y + 4, x + s, y + s - 4), radius=6, fill=style.INK)
 
     def won(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rounded_rectangle((x, y, x + s, y + s), radius=6, outline=style.GREEN, width=4)
 
+    def grey(cv: Canvas, x: int, y: int, s: int) -> None:
+        domino(cv, x + s // 4, y - 3, s // 2 + 3, 2, 1, fill=_GREYED, dim=True)
+
     items: list[tuple[Any, str]] = [(led, label(t, "led")), (won, plain(t("tpm.last_trick_winner", name="")).strip(" →:"))]
     if panel:
         items.append((legal_key, label(t, "legal")))
+    if greyed:
+        items.append((grey, label(t, "unplayable")))
     c.legend(label(t, "legend"), items, kind=f"tpm:{panel}")
 
 
@@ -220,7 +228,10 @@ def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
     return draw_board(view, names, t).png()
 
 
-def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) -> None:
+def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) -> bool:
+    """The hand grouped by suit (:func:`group_hand`), legal tiles framed, the others greyed
+    while choosing; returns whether a tile was greyed (the legend then explains it)."""
+    greyed = False
     trump = view.get("trump")
     codes = set(legal)
     choosing = any(code[:1] in ("p", "d") for code in codes)
@@ -242,8 +253,9 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
         tx = x + 4
         for a, b in tiles:
             ok = f"p{a}{b}" in codes or f"d{a}{b}" in codes
+            greyed = greyed or (choosing and not ok)
             box = domino(c, tx, ty, _HAND, a, b, dim=choosing and not ok,
-                         fill=(255, 255, 255) if not choosing or ok else (232, 229, 222))
+                         fill=(255, 255, 255) if not choosing or ok else _GREYED)
             if ok:
                 legal_frame(c, box)
             if widow == (a, b):
@@ -252,6 +264,7 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
             tx += step
         x += width + 28
     c.y += row_h
+    return greyed
 
 
 def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
@@ -299,11 +312,11 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             x += chip(c, x, c.y, text, legal=code in legal)
         c.y += style.BODY + 44
     c.heading(label(t, "hand"))
-    _hand(c, view, legal, t)
+    greyed = _hand(c, view, legal, t)
     if view.get("trump") is not None or view.get("trick"):
         c.text(x0, c.y, f"{label(t, 'trump')}: {trump_name(t, view.get('trump'))}", style.BODY, bold=True)
         c.y += style.BODY + 12
     if phase == "play" and view.get("trick"):
         _trick(c, view["trick"], names, t, label(t, "trick"), size=40)
-    _legend(c, t, panel=True)
+    _legend(c, t, panel=True, greyed=greyed)
     return c.png()
