@@ -284,6 +284,36 @@ def test_shop_battle_hyper_u_badges_leave_the_prompt_clear(monkeypatch, lang):
     assert len(tabs) >= 2 and not clear_of(boxes, tabs), clear_of(boxes, tabs)
 
 
+@pytest.mark.parametrize(("key", "players", "seed", "options"), [
+    ("gang-of-dice", 3, 4, {}), ("three-player-moon", 3, 3, {}), ("shop-battle", 4, 2, {}), ("moonshine", 3, 101, {}),
+    ("moonshine", 4, 3, {"variant": "regular"})])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_no_badge_covers_a_text_in_any_panel(monkeypatch, key, players, seed, options, lang):
+    """Every seat's panel along a playout (every phase): a badge stays 4 px clear of every text
+    but its own chip's label (Gang of Dice's commit chips and Moonshine's chips touched the
+    text above them, Moonshine's dice the seat's name and its spaces the Speakeasy's, Shop
+    Battle's chips the label of the chip above)."""
+    import bot.render as render
+    import bot.render.draw as draw
+    from tests.test_render import legal_codes, sample
+
+    monkeypatch.setattr(draw, "_LEGENDS", {})
+    module = render.RENDERERS[key]
+    game = GAMES[key]
+    tabs = badges(monkeypatch, *[m for m in render.RENDERERS.values() if hasattr(m, "legal_frame")])
+    boxes = drawn_boxes(monkeypatch)
+    names = ("Alice", "Bérénice", "Chloé", "Dédé")[:players]
+    framed = 0
+    for state in sample(key, players, seed, options)[0]:
+        for seat in range(players):
+            tabs.clear()
+            boxes.clear()
+            module.panel(game.view_json(state, seat), legal_codes(game, state, seat), names, Translator(lang))
+            framed += len(tabs)
+            assert not clear_of(boxes, tabs), (state.phase, seat, clear_of(boxes, tabs))
+    assert framed
+
+
 # --- legends ----------------------------------------------------------------------------------------
 def drawn_in_order(monkeypatch, module) -> list[tuple]:
     """Dice (``("die", face, fill)``) and texts (``("text", line)``) as ``module`` draws them,

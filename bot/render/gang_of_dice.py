@@ -225,7 +225,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
         c.paragraph(x, plain(t("god.panel.commit", round=view["round"])), style.WIDTH - 2 * x, style.SMALL)
-        c.space(14)
+        c.space(24)  # the chips' badges stick out above them
         cx = x + 6
         amounts = [n for n in _QUICK if n < stock] + [stock]
         for n in amounts:

@@ -237,7 +237,7 @@ def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, 
     x = style.MARGIN
     seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
     c.text(style.WIDTH - style.MARGIN, c.y + 4, label(t, "active"), style.SMALL, style.MUTED, anchor="ra")
-    c.y += style.BODY + 16
+    c.y += style.BODY + (26 if legal_dice else 16)  # framed dice: room for their badges
     dice = view["dice"]
     unrolled = unrolled_dice(dice)
     for i, face in enumerate(dice):
@@ -295,7 +295,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     side = sp.side(view["variant"])
     c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
            max_w=x1 - x0 - 28)
-    c.y += style.SMALL + (22 if legal_slots else 12)
+    c.y += style.SMALL + (30 if legal_slots else 12)
     sx = x0 + 20
     for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
         start = sx
@@ -462,6 +462,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     if n_other:
         texts.append(plain(t("ms.act.dis", n="…")))
     if texts:
+        c.space(12)  # the chips' badges stick out above them
         # Chips flow left to right and wrap to a new row rather than clip their label.
         left, right = style.MARGIN + 6, style.WIDTH - style.MARGIN
         x = left

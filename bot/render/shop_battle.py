@@ -26,6 +26,8 @@ KEY = "shop-battle"
 CHARS = ("year", "letters", "street", "games")
 _CARD_W = 240
 _CARD_H = 200
+#: Height of the panel's top card: its four rows hold a row of chips each, badges included.
+_TOP_H = 330
 _SHOP_BAND = (214, 228, 240)
 _COLLECTOR_BAND = style.PURPLE
 
@@ -316,10 +318,10 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
         c.y += style.SMALL + 8
         y0 = c.y
-        h = card_height(c, [top], w=300, h=280, t=t)
+        h = card_height(c, [top], w=300, h=_TOP_H, t=t)
         _card(c, x0, y0, top, None, t, w=300, h=h)
-        yy = y0 + h - 280 + 44
-        row = (280 - 44 - 6) // 4
+        yy = y0 + h - _TOP_H + 44
+        row = (_TOP_H - 44 - 6) // 4  # a chip and the badge of the chip under it
         for ch in CHARS:
             cx = x0 + 330
             cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + label(t, "higher"),
