@@ -386,3 +386,14 @@ def test_three_player_moon_legend_explains_greyed_tiles_where_they_are_shown(mon
         boxes.clear()
         tpm.panel(game.view_json(state, seat), legal_codes(game, state, seat), ("A", "B", "C"), Translator(lang))
         assert text not in [s for s, _ in boxes]
+
+
+@pytest.mark.parametrize(("lang", "line"), [("en", "Trumps: 5s"), ("fr", "Atouts : Les 5")])
+def test_three_player_moon_panel_names_the_trumps_with_the_languages_colon(monkeypatch, lang, line):
+    import bot.render.three_player_moon as tpm
+    from tests.test_render import legal_codes
+
+    game, state = run("three-player-moon", 3, 1, 4)
+    boxes = drawn_boxes(monkeypatch)
+    tpm.panel(game.view_json(state, 0), legal_codes(game, state, 0), ("A", "B", "C"), Translator(lang))
+    assert line in [s for s, _ in boxes]

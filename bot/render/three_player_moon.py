@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator
+from bot.i18n import Translator, colon
 from bot.render import style
 from bot.render.draw import Canvas, chip, domino, legal_frame, legal_key, name_of, pips, seat_chip
 from bot.render.style import label, plain
@@ -314,7 +314,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     c.heading(label(t, "hand"))
     greyed = _hand(c, view, legal, t)
     if view.get("trump") is not None or view.get("trick"):
-        c.text(x0, c.y, f"{label(t, 'trump')}: {trump_name(t, view.get('trump'))}", style.BODY, bold=True)
+        c.text(x0, c.y, f"{label(t, 'trump')}{colon(t.lang)} {trump_name(t, view.get('trump'))}", style.BODY, bold=True)
         c.y += style.BODY + 12
     if phase == "play" and view.get("trick"):
         _trick(c, view["trick"], names, t, label(t, "trick"), size=40)
