@@ -210,20 +210,28 @@ def to_png(image: Image.Image) -> bytes:
 
 
 # --- marks -------------------------------------------------------------------------------------
+def legal_tab(box: Box) -> Box:
+    """The corner tab (the "✓" badge) of :func:`legal_frame` around ``box``: it sticks out 14 px
+    above the box and 8 px right of it, so what is drawn there must leave it room."""
+    x0, y0, x1, _ = box
+    return (x1 - 26, y0 - 14, x1 + 8, y0 + 14)
+
+
 def legal_frame(c: Canvas, box: Box) -> None:
     """The mark of a legal choice: a thick blue frame and a check mark in a corner tab."""
     x0, y0, x1, y1 = box
     c.d.rounded_rectangle((x0 - 5, y0 - 5, x1 + 5, y1 + 5), radius=12, outline=style.LEGAL, width=5)
-    tab = (x1 - 26, y0 - 14, x1 + 8, y0 + 14)
+    tab = legal_tab(box)
     c.d.ellipse(tab, fill=style.LEGAL)
     cx, cy = (tab[0] + tab[2]) // 2, (tab[1] + tab[3]) // 2
     c.d.line((cx - 8, cy, cx - 2, cy + 7, cx + 9, cy - 7), fill=(255, 255, 255), width=4)
 
 
 def legal_key(c: Canvas, x: int, y: int, size: int) -> None:
-    """Legend drawer of the legal-choice mark."""
-    box = (x + 4, y + 4, x + size - 4, y + size - 4)
-    c.box(box, radius=6)
+    """Legend drawer of the legal-choice mark: a small framed box low in its cell, so that its
+    badge (:func:`legal_tab`) stays in the cell, clear of the legend row above."""
+    box = (x + 2, y + 14, x + size - 10, y + size + 2)
+    c.box(box, radius=4)
     legal_frame(c, box)
 
 

@@ -29,6 +29,11 @@ _SPELL_OUT = 24
 _QUICK = (1, 2, 3, 5, 8)
 
 
+def stock_die(c: Canvas, x: int, y: int, size: int) -> None:
+    """The icon of a count of dice committed or in stock (the legend's "dice committed / in stock")."""
+    die(c, x, y, size, 6, fill=(236, 233, 226))
+
+
 def _card(c: Canvas, view: dict[str, Any], t: Translator) -> None:
     card = view["card"]
     colour = card["colour"]
@@ -141,7 +146,7 @@ def _players(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translato
         seat_chip(c, x0 + 12, c.y, s, name_of(names, s), 420, current=current)
         if seat["committed"]:
             w = c.text(x1 - 14, c.y + 2, str(seat["committed"]), style.BODY, bold=True, anchor="ra")
-            die(c, x1 - 14 - w - 40, c.y + 2, 32, 6, fill=(236, 233, 226))
+            stock_die(c, x1 - 14 - w - 40, c.y + 2, 32)
         c.y += style.BODY + 12
         c.text(x0 + 16, c.y, _seat_status(seat, t), style.SMALL,
                style.VERMILLION if seat["status"] == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
@@ -164,7 +169,7 @@ def _final(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator)
         c.text(style.MARGIN, c.y, f"{ranks[s]}.", style.BODY, bold=True)
         seat_chip(c, style.MARGIN + 44, c.y, s, name_of(names, s), 480)
         w = c.text(style.WIDTH - style.MARGIN, c.y, str(stocks[s]), style.BODY, bold=True, anchor="ra")
-        die(c, style.WIDTH - style.MARGIN - w - 40, c.y, 32, 6, fill=(236, 233, 226))
+        stock_die(c, style.WIDTH - style.MARGIN - w - 40, c.y, 32)
         c.y += style.BODY + 16
 
 
@@ -172,7 +177,7 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     items = [
         (lambda cv, x, y, s: die(cv, x, y, s, 0), label(t, "boss")),
         (lambda cv, x, y, s: die(cv, x, y, s, 4, marked=True), label(t, "marked")),
-        (lambda cv, x, y, s: die(cv, x, y, s, 6, fill=(236, 233, 226)), label(t, "dice_count")),
+        (stock_die, label(t, "dice_count")),
     ]
     if panel:
         items.append((legal_key, label(t, "legal")))
@@ -208,7 +213,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     c = Canvas()
     c.title_bar(plain(t("god.panel.title")), label(t, "round", round=view["round"], rounds=view["rounds"]))
     x = style.MARGIN
-    die(c, x, c.y, 40, 5)
+    stock_die(c, x, c.y, 40)
     c.text(x + 52, c.y + 20, label(t, "stock", n=stock), style.HEAD, bold=True, anchor="lm")
     c.y += 56
     if not legal:
@@ -220,7 +225,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
         c.paragraph(x, plain(t("god.panel.commit", round=view["round"])), style.WIDTH - 2 * x, style.SMALL)
-        c.space(14)
+        c.space(24)  # the chips' badges stick out above them
         cx = x + 6
         amounts = [n for n in _QUICK if n < stock] + [stock]
         for n in amounts:

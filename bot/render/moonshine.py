@@ -4,7 +4,8 @@ and the printed card data (:func:`engine.moonshine.cards.client_of`: names, cost
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
 dice showing their resource; a blue or orange die the active player did not roll, having no
-access to it, is dimmed, struck through and named "not rolled (no access)"), then every seat:
+access to it, is dimmed, struck through and named "not rolled (no access)"; no dice once the game
+is over), then every seat:
 points and Moon tokens, its Speakeasy with its Moon-token spaces (filled or empty) and their
 bonuses, its icons, its Clients in front drawn as cards (colour with its shape, points, cost,
 upper part, lower bonus) and its validated Clients by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
@@ -139,21 +140,51 @@ def name_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[str
     return c.wrap(_card_name(cid, t), w - 110, style.SMALL, bold=True, max_lines=2)
 
 
+def band_extra(c: Canvas, cids: Sequence[int], t: Translator, w: int = _CARD_W) -> int:
+    """The px a row of Client cards adds to its bands: one line when a name in the row takes
+    two (the bands of a row are drawn the same height)."""
+    return _LINE2 if any(len(name_lines(c, cid, t, w)) > 1 for cid in cids) else 0
+
+
+def _effect_text(card: Any) -> str:
+    return "+2" if card.upper.effect == "plus2_moon" else "+1/−1"
+
+
+def instant_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[str]:
+    """An instant upper effect's label ("instant effect") in the room after its "+2 🌙" or
+    "+1/−1 🌙" and before the divider of the lower bonus: one line, or more when it does not fit
+    (never clipped); ``[]`` for a card with a Moon-token slot."""
+    card = client_of(cid)
+    if card.upper.kind != "instant":
+        return []
+    start = 54 + c.width(_effect_text(card), style.SMALL, True)
+    end = _lower_x(card, w) - 8 - 12 if card.lower else w - 10
+    return c.wrap(label(t, "instant"), end - start, style.SMALL)
+
+
+def _lower_x(card: Any, w: int) -> int:
+    """Where a card's lower bonus starts, from the card's left edge (its divider is 8 px before)."""
+    return w - 12 - len(card.lower) * (_ICON + 12)
+
+
 def row_height(c: Canvas, cids: Sequence[int], t: Translator, w: int = _CARD_W) -> int:
-    """Height in px of a row of Client cards: :data:`_CARD_H`, plus one band line when a name
-    in the row takes two lines (the cards of a row are drawn the same height)."""
-    two = any(len(name_lines(c, cid, t, w)) > 1 for cid in cids)
-    return _CARD_H + (_LINE2 if two else 0)
+    """Height in px of a row of Client cards: :data:`_CARD_H`, plus :func:`band_extra`, plus a
+    line per extra line of an instant effect's label (the cards of a row are drawn the same
+    height)."""
+    more = max((len(instant_lines(c, cid, t, w)) - 1 for cid in cids), default=0)
+    return _CARD_H + band_extra(c, cids, t, w) + _LINE2 * max(0, more)
 
 
 def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int = 0, legal: bool = False,
-                w: int = _CARD_W, slot_legal: bool = False, h: int = _CARD_H) -> None:
-    """A Client card of ``h`` px (see :func:`row_height`): colour band with its shape and name
-    (one or two lines), points (a star), its cost (resources and Moon tokens), its upper part
-    (slot with tokens or instant effect) and its lower bonus."""
+                w: int = _CARD_W, slot_legal: bool = False, h: int = _CARD_H, band: int | None = None) -> None:
+    """A Client card of ``h`` px (see :func:`row_height`) whose band is ``band`` px taller (its
+    row's :func:`band_extra`; by default its own): colour band with its shape and name (one or
+    two lines), points (a star), its cost (resources and Moon tokens), its upper part (slot with
+    tokens or instant effect) and its lower bonus."""
     card = client_of(cid)
     fill = style.CLIENT_COLOURS.get(card.colour, style.MUTED)
-    extra = h - _CARD_H
+    extra = band_extra(c, [cid], t, w) if band is None else band
+    bottom = y + h
     c.d.rounded_rectangle((x, y, x + w, y + h), radius=12, fill=(255, 255, 255), outline=style.INK, width=2)
     c.d.rounded_rectangle((x + 2, y + 2, x + w - 2, y + 40 + extra), radius=10, fill=fill)
     colour_mark(c, card.colour, x + 8, y + 7, 26)
@@ -176,21 +207,20 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
     uy = y + 96
     up = card.upper
     if up.kind == "instant":
-        w0 = c.text(x + 10, uy + 14, "+2" if up.effect == "plus2_moon" else "+1/−1", style.SMALL, bold=True,
-                    anchor="lm")
+        w0 = c.text(x + 10, uy + 14, _effect_text(card), style.SMALL, bold=True, anchor="lm")
         moon(c, x + 18 + w0, uy, 28)
-        c.text(x + 54 + w0, uy + 14, label(t, "instant"), style.SMALL, style.MUTED, anchor="lm",
-               max_w=w - 180)
+        for k, line in enumerate(instant_lines(c, cid, t, w)):
+            c.text(x + 54 + w0, uy + 14 + k * _LINE2, line, style.SMALL, style.MUTED, anchor="lm")
     else:
         end = slot(c, up.spaces, tokens, up.bonus, x + 14, uy)
         if slot_legal:
             legal_frame(c, (x + 9, uy - 5, end - 10, uy + _ICON + 5))
     if card.lower:
-        lx = x + w - 12 - len(card.lower) * (_ICON + 12)
+        lx = x + _lower_x(card, w)
         c.d.line((lx - 8, uy - 4, lx - 8, uy + _ICON + 4), fill=style.LINE, width=2)
         _icons(c, card.lower, lx, uy)
     if legal:
-        legal_frame(c, (x, y - extra, x + w, y - extra + h))
+        legal_frame(c, (x, y - extra, x + w, bottom))
 
 
 def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
@@ -207,7 +237,7 @@ def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, 
     x = style.MARGIN
     seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
     c.text(style.WIDTH - style.MARGIN, c.y + 4, label(t, "active"), style.SMALL, style.MUTED, anchor="ra")
-    c.y += style.BODY + 16
+    c.y += style.BODY + (26 if legal_dice else 16)  # framed dice: room for their badges
     dice = view["dice"]
     unrolled = unrolled_dice(dice)
     for i, face in enumerate(dice):
@@ -265,7 +295,7 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     side = sp.side(view["variant"])
     c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
            max_w=x1 - x0 - 28)
-    c.y += style.SMALL + (22 if legal_slots else 12)
+    c.y += style.SMALL + (30 if legal_slots else 12)
     sx = x0 + 20
     for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
         start = sx
@@ -294,15 +324,15 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     c.y += _ICON + 14
     # Clients in front
     clients = list(seat["clients"])
-    h = _CARD_H
+    h, band = _CARD_H, 0
     for k, (cid, tok) in enumerate(zip(clients, seat["cl_tokens"], strict=False)):
         cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
         if k % 2 == 0:
             if k:
                 c.y += h + 14
-            h = row_height(c, clients[k:k + 2], t)
+            h, band = row_height(c, clients[k:k + 2], t), band_extra(c, clients[k:k + 2], t)
         client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards),
-                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots), h=h)
+                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots), h=h, band=band)
     if clients:
         c.y += h + 14
     # validated
@@ -379,7 +409,8 @@ def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Can
     _head(c, view, t, plain(t("game.moonshine.name")))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(10)
-    _dice(c, view, names, t, set())
+    if view["phase"] != "over":  # the last round's dice, blank at the end, would read as a roll
+        _dice(c, view, names, t, set())
     for i in range(len(view["seats"])):
         _seat(c, i, view, names, t)
     _legend(c, t)
@@ -431,6 +462,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     if n_other:
         texts.append(plain(t("ms.act.dis", n="…")))
     if texts:
+        c.space(12)  # the chips' badges stick out above them
         # Chips flow left to right and wrap to a new row rather than clip their label.
         left, right = style.MARGIN + 6, style.WIDTH - style.MARGIN
         x = left
@@ -448,13 +480,14 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     offered = [cid for cid in offered if cid not in own]
     if offered:
         c.heading(plain(t("ms.panel.offered", n=len(offered))))
-        h = _CARD_H
+        h, band = _CARD_H, 0
         for k, cid in enumerate(offered):
             if k % 2 == 0:
                 if k:
                     c.y += h + 18
-                h = row_height(c, offered[k:k + 2], t)
-            client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards, h=h)
+                h, band = row_height(c, offered[k:k + 2], t), band_extra(c, offered[k:k + 2], t)
+            client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards, h=h,
+                        band=band)
         c.y += h + 24
     if isinstance(me, int):
         _seat(c, me, view, names, t, legal_cards=cards, legal_slots=slots)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator, plural_category
+from bot.i18n import Translator
 from bot.presenters.shop_battle import deck_title
 from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
@@ -26,6 +26,8 @@ KEY = "shop-battle"
 CHARS = ("year", "letters", "street", "games")
 _CARD_W = 240
 _CARD_H = 200
+#: Height of the panel's top card: its four rows hold a row of chips each, badges included.
+_TOP_H = 330
 _SHOP_BAND = (214, 228, 240)
 _COLLECTOR_BAND = style.PURPLE
 
@@ -53,6 +55,10 @@ def char_icon(c: Canvas, char: str, x: int, y: int, size: int) -> None:
 
 
 _LINE = style.SMALL + 4
+#: A power text's line pitch, and the room its last line takes down to the card's edge (the
+#: glyphs reach 34 px below the line's top at :data:`style.SMALL`, then a margin).
+_POWER_LINE = style.SMALL + 2
+_LAST_LINE = 42
 
 
 def two_lines(c: Canvas, text: str, w: int = _CARD_W) -> list[str]:
@@ -70,8 +76,13 @@ def _band(card: dict[str, Any], t: Translator) -> str:
     """A Collector's band: "Collector · <power>", the power's name without its parenthesis (the
     rules call the peek "Peek (HYPER U)" after the default deck's card, whose name, like any
     deck's, is printed under the band: "Coup d'œil (HYPER U)" was cut to "Coup d'œil (HY…")."""
+    return f"{label(t, 'collector')} · {power_name(card, t)}"
+
+
+def power_name(card: dict[str, Any], t: Translator) -> str:
+    """A Collector's power by name, without the rules' parenthesis ("Peek", not "Peek (HYPER U)")."""
     kind = plain(t("sb.kind." + str(card.get("power"))))
-    return f"{label(t, 'collector')} · {re.sub(r' *[(][^()]*[)]$', '', kind) or kind}"
+    return re.sub(r" *[(][^()]*[)]$", "", kind) or kind
 
 
 def _band_lines(c: Canvas, card: dict[str, Any], t: Translator | None, w: int) -> list[str]:
@@ -97,12 +108,8 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         for line in title_lines(c, card, w):
             c.text(x + 10, top, line, style.SMALL, bold=True)
             top += _LINE
-        params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
-        lines = c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
-        yy = top + 2
-        for line in lines[: max(1, (y + h - yy - 6) // (style.SMALL + 2))]:
-            c.text(x + 10, yy, line, style.SMALL)
-            yy += style.SMALL + 2
+        for i, line in enumerate(power_lines(c, card, t, w)):  # every line: card_height made room
+            c.text(x + 10, top + 2 + i * _POWER_LINE, line, style.SMALL)
         return
     row = (h - (top - y) - 6) // 4
     for i, ch in enumerate(CHARS):
@@ -116,16 +123,28 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
 
 
+def power_lines(c: Canvas, card: dict[str, Any], t: Translator, w: int = _CARD_W) -> list[str]:
+    """A Collector's power text in lines of ``w - 20`` px, all of them (never shortened)."""
+    params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
+    return c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
+
+
 def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H,
                 t: Translator | None = None) -> int:
     """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE`
     more per extra line of the tallest card (a two-line name; with ``t``, a two-line Collector
-    band too), so the row stays aligned."""
-    def extra(card: dict[str, Any]) -> int:
+    band too), and with ``t`` at least the height a Collector's whole power text needs, so the
+    row stays aligned and no line of a power is left out."""
+    def height(card: dict[str, Any]) -> int:
         more = len(title_lines(c, card, w)) - 1
-        return more + (len(_band_lines(c, card, t, w)) - 1 if card.get("kind") != "shop" else 0)
+        if card.get("kind") == "shop" or t is None:
+            return h + _LINE * more
+        band = len(_band_lines(c, card, t, w))
+        body = 36 + _LINE * (band - 1) + 6 + _LINE * len(title_lines(c, card, w)) + 2
+        body += _POWER_LINE * (len(power_lines(c, card, t, w)) - 1) + _LAST_LINE
+        return max(h + _LINE * (more + band - 1), body)
 
-    return h + _LINE * max((extra(card) for card in cards), default=0)
+    return max((height(card) for card in cards), default=h)
 
 
 def round_label(view: dict[str, Any], t: Translator) -> str:
@@ -166,22 +185,38 @@ def _announce(c: Canvas, announce: dict[str, Any] | None, chooser: int, names: S
 def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | None, names: Sequence[str],
            t: Translator, winner: int | None = None) -> None:
     """Each seat's latest revealed card under its name, side by side (earlier cards of the same
-    round, after a bataille or a Collector, are counted above the card)."""
+    round, after a bataille or a Collector, are named above the card: :func:`earlier_lines`)."""
     per_row = (style.WIDTH - 2 * style.MARGIN + 16) // (_CARD_W + 16)
     cells = [(seat, seq) for seat, seq in enumerate(plays) if seq]
     for start in range(0, len(cells), per_row):
         top = c.y
         row = cells[start:start + per_row]
-        extra = style.SMALL + 8 if any(len(seq) > 1 for _, seq in row) else 0
+        before = [earlier_lines(c, seq, char, t) for _, seq in row]
+        extra = (style.SMALL + 4) * max(map(len, before)) + (4 if any(before) else 0)
         h = card_height(c, [seq[-1]["card"] for _, seq in row], t=t)
         for i, (seat, seq) in enumerate(row):
             x = style.MARGIN + i * (_CARD_W + 16)
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
             y = top + style.SMALL + 14
-            if len(seq) > 1:
-                c.text(x, y, label(t, "earlier_one" if plural_category(t.lang, len(seq) - 1) == "one" else "earlier", n=len(seq) - 1), style.SMALL, style.MUTED, max_w=_CARD_W)
+            for k, line in enumerate(before[i]):
+                c.text(x, y + k * (style.SMALL + 4), line, style.SMALL, style.MUTED)
             _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat, h=h)
         c.y = top + style.SMALL + 14 + extra + h + 22
+
+
+def earlier_lines(c: Canvas, seq: Sequence[dict[str, Any]], char: str | None, t: Translator) -> list[str]:
+    """The cards a seat revealed this round before its last one (all face up: a bataille's tied
+    cards, Collectors), named in at most three lines over a card's width: "Earlier: Lulu Jeux
+    (8), Prix Imbattables (Tiebreaker)", a shop card with its compared value; none: ``[]``."""
+    def name(card: dict[str, Any]) -> str:
+        if card.get("kind") != "shop":
+            return f"{card.get('name', '?')} ({power_name(card, t)})"
+        return f"{card.get('name', '?')} ({card[char]})" if char and char in card else str(card.get("name", "?"))
+
+    if len(seq) < 2:
+        return []
+    text = label(t, "earlier", cards=", ".join(name(play["card"]) for play in seq[:-1]))
+    return c.wrap(text, _CARD_W, style.SMALL, max_lines=3)
 
 
 def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
@@ -199,8 +234,9 @@ def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator)
             c.text(x1, c.y, label(t, "pile", n=count), style.BODY, bold=True, anchor="ra")
         c.y += style.BODY + 18
     pot = view.get("pot", 0)
-    c.text(x0, c.y, label(t, "pot", n=pot) + (f" ({view['pot_face_down']} ↓)" if view.get("pot_face_down") else ""),
-           style.BODY, bold=True)
+    down = view.get("pot_face_down")  # in words: "Pot: 4 cards, 3 face down"
+    text = label(t, "pot_of", cards=plain(t("sb.pot_line", cards=pot, face_down=down))) if down else label(t, "pot", n=pot)
+    c.text(x0, c.y, text, style.BODY, bold=True, max_w=x1 - x0)
     c.y += style.BODY + 14
 
 
@@ -282,10 +318,10 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
         c.y += style.SMALL + 8
         y0 = c.y
-        h = card_height(c, [top], w=300, h=280, t=t)
+        h = card_height(c, [top], w=300, h=_TOP_H, t=t)
         _card(c, x0, y0, top, None, t, w=300, h=h)
-        yy = y0 + h - 280 + 44
-        row = (280 - 44 - 6) // 4
+        yy = y0 + h - _TOP_H + 44
+        row = (_TOP_H - 44 - 6) // 4  # a chip and the badge of the chip under it
         for ch in CHARS:
             cx = x0 + 330
             cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + label(t, "higher"),
@@ -299,7 +335,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
         c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
                     x1 - x0, style.SMALL)
-        c.space(10)
+        c.space(24)  # the chips' badges stick out 14 px above them: clear of the prompt
         h = card_height(c, [card], t=t)
         _card(c, x0, c.y, card, None, t, h=h)
         cx, cy = x0 + _CARD_W + 30, c.y

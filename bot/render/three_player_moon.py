@@ -8,8 +8,8 @@ tricks, tiles in hand and score, the last trick and the last hand's result. Rule
 ``docs/rules/three-player-moon.md`` (trump suits and ranks: RULINGS T4, leading: T5).
 
 Panel: the seat's hand as tiles grouped by suit under the named trumps (trumps first); legal
-tiles (plays ``p..``, discards ``d..``) framed in blue, the others dimmed; bids and trump
-choices as chips.
+tiles (plays ``p..``, discards ``d..``) framed in blue, the others greyed (a legend entry says
+so when there are any); bids and trump choices as chips.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator
+from bot.i18n import Translator, colon
 from bot.render import style
 from bot.render.draw import Canvas, chip, domino, legal_frame, legal_key, name_of, pips, seat_chip
 from bot.render.style import label, plain
@@ -184,16 +184,24 @@ def _last_hand(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Transla
     c.space(8)
 
 
-def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
+_GREYED = (232, 229, 222)
+
+
+def _legend(c: Canvas, t: Translator, panel: bool = False, greyed: bool = False) -> None:
     def led(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rounded_rectangle((x, y + 4, x + s, y + s - 4), radius=6, fill=style.INK)
 
     def won(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rounded_rectangle((x, y, x + s, y + s), radius=6, outline=style.GREEN, width=4)
 
+    def grey(cv: Canvas, x: int, y: int, s: int) -> None:
+        domino(cv, x + s // 4, y - 3, s // 2 + 3, 2, 1, fill=_GREYED, dim=True)
+
     items: list[tuple[Any, str]] = [(led, label(t, "led")), (won, plain(t("tpm.last_trick_winner", name="")).strip(" →:"))]
     if panel:
         items.append((legal_key, label(t, "legal")))
+    if greyed:
+        items.append((grey, label(t, "unplayable")))
     c.legend(label(t, "legend"), items, kind=f"tpm:{panel}")
 
 
@@ -220,14 +228,18 @@ def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
     return draw_board(view, names, t).png()
 
 
-def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) -> None:
+def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) -> bool:
+    """The hand grouped by suit (:func:`group_hand`), legal tiles framed, the others greyed
+    while choosing; returns whether a tile was greyed (the legend then explains it)."""
+    greyed = False
     trump = view.get("trump")
     codes = set(legal)
     choosing = any(code[:1] in ("p", "d") for code in codes)
     widow = _tile(view["widow"]) if view.get("widow") else None
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     step = _HAND + 26
-    row_h = style.SMALL + 12 + 2 * _HAND + style.SMALL + 18
+    lift = 10 if choosing else 0  # the framed tiles' badges stick out above them: room under the labels
+    row_h = style.SMALL + 12 + lift + 2 * _HAND + style.SMALL + 18
     x = x0
     for suit, tiles in group_hand(view.get("hand", []), trump):
         name = label(t, "trump") if suit == TRUMP_SUIT else plain(t("tpm.trump.suit", n=suit))
@@ -237,12 +249,13 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
         c.text(x, c.y, name, style.SMALL, style.MUTED, bold=True)
         if x > x0:
             c.d.line((x - 14, c.y, x - 14, c.y + row_h - 24), fill=style.LINE, width=2)
-        ty = c.y + style.SMALL + 14
+        ty = c.y + style.SMALL + 14 + lift
         tx = x + 4
         for a, b in tiles:
             ok = f"p{a}{b}" in codes or f"d{a}{b}" in codes
+            greyed = greyed or (choosing and not ok)
             box = domino(c, tx, ty, _HAND, a, b, dim=choosing and not ok,
-                         fill=(255, 255, 255) if not choosing or ok else (232, 229, 222))
+                         fill=(255, 255, 255) if not choosing or ok else _GREYED)
             if ok:
                 legal_frame(c, box)
             if widow == (a, b):
@@ -251,6 +264,7 @@ def _hand(c: Canvas, view: dict[str, Any], legal: Sequence[str], t: Translator) 
             tx += step
         x += width + 28
     c.y += row_h
+    return greyed
 
 
 def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
@@ -277,7 +291,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         c.text(x0, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
     c.paragraph(x0, text, style.WIDTH - 2 * x0, style.SMALL)
-    c.space(12)
+    c.space(24 if legal and phase in ("bid", "trump") else 12)  # the chips' badges stick out above them
     if phase == "bid" and legal:
         x = x0 + 6
         for code in legal:
@@ -298,11 +312,11 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             x += chip(c, x, c.y, text, legal=code in legal)
         c.y += style.BODY + 44
     c.heading(label(t, "hand"))
-    _hand(c, view, legal, t)
+    greyed = _hand(c, view, legal, t)
     if view.get("trump") is not None or view.get("trick"):
-        c.text(x0, c.y, f"{label(t, 'trump')}: {trump_name(t, view.get('trump'))}", style.BODY, bold=True)
+        c.text(x0, c.y, f"{label(t, 'trump')}{colon(t.lang)} {trump_name(t, view.get('trump'))}", style.BODY, bold=True)
         c.y += style.BODY + 12
     if phase == "play" and view.get("trick"):
         _trick(c, view["trick"], names, t, label(t, "trick"), size=40)
-    _legend(c, t, panel=True)
+    _legend(c, t, panel=True, greyed=greyed)
     return c.png()
