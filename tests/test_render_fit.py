@@ -397,3 +397,42 @@ def test_three_player_moon_panel_names_the_trumps_with_the_languages_colon(monke
     boxes = drawn_boxes(monkeypatch)
     tpm.panel(game.view_json(state, 0), legal_codes(game, state, 0), ("A", "B", "C"), Translator(lang))
     assert line in [s for s, _ in boxes]
+
+
+# --- Moonshine: the panel says the seat's own task ------------------------------------------------------
+@pytest.mark.parametrize("variant", ["standard", "regular"])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_panel_picture_says_the_seats_own_task_as_the_text_panel_does(monkeypatch, variant, lang):
+    """Under "Your turn" a seat with a follow-up (keep a card, choose the Clients it keeps, place
+    or lose a Moon token, discard, replace, draft) reads its own task, the first sentence of its
+    text panel, not the table's public status; in the roll and action phases, the status."""
+    from bot.i18n import Translator
+    from bot.render import moonshine as ms
+    from bot.render.style import label, plain
+    from tests.test_moonshine_texts import P, ctx
+
+    boxes = drawn_boxes(monkeypatch)
+    game = GAMES["moonshine"]
+    t = Translator(lang)
+    heads: set[str] = set()
+    for seed in (1, 2, 3, 4):
+        state = game.setup(seed, 3, {"variant": variant})
+        for _ in range(400):
+            to_act = game.to_act(state)
+            if not to_act:
+                break
+            for seat in sorted(to_act):
+                legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+                head = legal[0].partition(".")[0]
+                if head not in ms._TASKS or head in heads:
+                    continue
+                heads.add(head)
+                boxes.clear()
+                ms.panel(game.view_json(state, seat), legal, ("A", "B", "C"), t)
+                texts = [text for text, _ in boxes]
+                sentence = texts[texts.index(label(t, "your_turn")) + 1]
+                expected = plain(P.panel(game.view(state, seat), legal, ctx(lang, seat)).card.description)
+                assert expected.startswith(sentence), (head, sentence, expected)
+                assert sentence != plain(t(f"ms.status.{state.phase}")), head
+            state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    assert {"keep", "pl"} <= heads and (variant == "standard" or "draft" in heads), heads

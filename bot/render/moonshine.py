@@ -233,6 +233,24 @@ def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
     return plain(t(f"ms.status.{ph}"))
 
 
+#: The seat's own follow-up task, by the head of its legal codes: the text panel's sentence.
+_TASKS = {"keep": "ms.panel.keep", "pick": "ms.panel.pick", "rep": "ms.panel.replace", "draft": "ms.panel.draft",
+          "pl": "ms.panel.place", "lose": "ms.panel.lose", "dis": "ms.panel.discard"}
+
+
+def _task(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> str:
+    """The sentence under "Your turn": the seat's own task, as its text panel says it (keep one
+    of these cards, choose the 2 Clients you keep, place your Moon token…); in the roll and the
+    action phases, where the dice and the chips say the task, the table's status."""
+    key = _TASKS.get(legal[0].partition(".")[0]) if legal else None
+    if key is None:
+        return _status(view, names, t)
+    queue = (view.get("private") or {}).get("queue") or []
+    front = queue[0] if queue else {}
+    picked = (front.get("cards") or [None])[0]
+    return plain(t(key, n=front.get("n") or 1, card=_card_name(picked, t) if picked is not None else "?"))
+
+
 def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, legal_dice: set[int]) -> None:
     x = style.MARGIN
     seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
@@ -451,7 +469,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
     if legal:
         c.text(style.MARGIN, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
-    c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.SMALL)
+    c.paragraph(style.MARGIN, _task(view, legal, names, t), style.WIDTH - 2 * style.MARGIN, style.SMALL)
     c.space(10)
     if view["phase"] in ("roll", "action", "resolve", "gain") and any(view["dice"]):
         _dice(c, view, names, t, dice)
