@@ -261,6 +261,8 @@ OTHER_WORDS = {
         (r"\bCollectors?\b", "Collectionneur"),  # Shop Battle
         (r"\b[Mm]is(?:é|és|ée|ées|er|ez)\b|\b(?:met|mis|mettre) en jeu\b", "engagés"),  # Gang of Dice
         (r"\b[Dd]ominos?\b", "tuile"),  # Three-Player Moon
+        (r"\b[Ll]ancers\b|\b(?:[Uu]n|[Ll]e|[Dd]u|[Cc]e|[Cc]haque|premier|dernier) lancer\b", "jet"),  # a roll (the noun)
+        (r"\b[Cc]ases?\b", "emplacement"),  # Moonshine: a Moon-token space
     ],
     "en": [
         (r"\bCollectionneurs?\b", "Collector"),
@@ -279,3 +281,14 @@ def test_each_thing_has_one_name_in_each_language(lang):
                        if any(re.search(pattern, leaf) for leaf in leaves(message)))
         assert not found, f"{lang}: {found} use another word than {term!r} ({pattern})"
         assert term in text, term
+
+
+@pytest.mark.parametrize("lang", sorted(OTHER_WORDS))
+def test_the_pictures_labels_use_the_same_names_as_the_texts(lang):
+    """The labels drawn on the pictures (``bot.render.style``) name things as the catalogs do
+    ("8 dominos", "lancers restants", "case vide" were the pictures' own words)."""
+    from bot.render.style import _LABELS
+
+    for pattern, term in OTHER_WORDS[lang]:
+        found = sorted(key for key, label in _LABELS[lang].items() if re.search(pattern, label))
+        assert not found, f"{lang} pictures: {found} use another word than {term!r} ({pattern})"

@@ -203,7 +203,7 @@ def test_moonshine_french_instant_text_wraps_and_its_row_grows():
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
-    """Once the game is over no die is drawn: the last round's blank white dice and solid blue and
+    """Before the first roll and once the game is over no die is drawn: the last round's blank white dice and solid blue and
     orange dice beside "active player" read as a roll. A running board still shows its five dice."""
     import bot.render.moonshine as ms
     from bot.render.style import label
@@ -221,6 +221,11 @@ def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
     boxes.clear()
     ms.draw_board(game.view_json(over, None), ("A", "B", "C", "D", "E"), t)
     assert dice == [] and label(t, "active") not in [s for s, _ in boxes]
+    for options in ({}, {"variant": "regular"}):  # before the first roll: set-up, draft
+        game, start = run("moonshine", 5, 4, 0, options)
+        assert game.view_json(start, None)["phase"] in ("setup", "draft")
+        ms.draw_board(game.view_json(start, None), ("A", "B", "C", "D", "E"), t)
+        assert dice == [], options
 
 
 # --- the legal-choice badges ----------------------------------------------------------------------

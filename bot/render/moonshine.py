@@ -427,7 +427,9 @@ def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Can
     _head(c, view, t, plain(t("game.moonshine.name")))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(10)
-    if view["phase"] != "over":  # the last round's dice, blank at the end, would read as a roll
+    # no dice before the first roll (set-up, draft: every face blank) nor at the end (the last
+    # round's): blank white dice beside solid blue and orange ones read as a roll
+    if view["phase"] != "over" and any(view["dice"]):
         _dice(c, view, names, t, set())
     for i in range(len(view["seats"])):
         _seat(c, i, view, names, t)
