@@ -1,12 +1,17 @@
 """Command-line arguments that ``play``, ``simulate`` and ``render`` share (``bot/__main__.py``,
 ``bot/render/cli.py``): the seat count and the table options, checked against the game and
-refused in the same words whichever command reads them (:class:`BadArgument`: one line).
+refused in the same words whichever command reads them (:class:`BadArgument`: one line), and
+the check of a folder they write to (:func:`folder_problem`).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import tempfile
 import types
+from pathlib import Path
 from typing import Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -111,4 +116,26 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
     return out
 
 
-__all__ = ["BadArgument", "json_or_text", "option_values", "player_count", "table_options"]
+def os_reason(err: OSError) -> str:
+    """The system's words for ``err``, without the path it names ("No space left on device")."""
+    return err.strerror or str(err)
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why files cannot be written into ``folder`` (``play --images DIR``, ``render --out DIR``,
+    the folder of ``play --db FILE``), in the system's words, or ``None`` when they can: the folder is created when missing, then a probe
+    file is written in it and removed. Never raises."""
+    if folder.exists() and not folder.is_dir():
+        return os.strerror(errno.ENOTDIR)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".speakeasy-probe-", suffix=".png", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        return os_reason(err)
+    return None
+
+
+__all__ = ["BadArgument", "folder_problem", "json_or_text", "option_values", "os_reason", "player_count",
+           "table_options"]

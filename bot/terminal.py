@@ -26,7 +26,7 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 - ``play --resume`` says in one line which new-game options it cannot apply (the table keeps its
   seats, seed, AI levels and options), and shows the table in the language it was started in, or
   in ``--lang``, generated names included (:func:`display_seats`).
-- ``--images DIR`` is checked before anything starts (:func:`images_problem`: one line, exit 2);
+- ``--images DIR`` is checked before anything starts (:func:`folder_problem`: one line, exit 2);
   a picture that cannot be written later is one warning line, printed after the step's lines.
 - AI steps are paced (``pace`` seconds, the service's ``ai_delay``; ``--fast`` = 0).
 - The board prints once per change, without the blocks that did not change since it was last
@@ -44,7 +44,6 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 from __future__ import annotations
 
 import asyncio
-import errno
 import functools
 import logging
 import os
@@ -52,7 +51,6 @@ import re
 import signal
 import sqlite3
 import sys
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import texts
+from bot.arguments import folder_problem, os_reason
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
@@ -138,27 +137,6 @@ def _still_a_terminal_game(pid: int) -> bool:
     if state == ["Z"]:
         return False
     return not cmdline or cmdline == [b""] or b"play" in cmdline
-
-
-def os_reason(err: OSError) -> str:
-    """The system's words for ``err``, without the path it names ("No space left on device")."""
-    return err.strerror or str(err)
-
-
-def images_problem(folder: Path) -> str | None:
-    """Why board pictures cannot be written into ``folder`` (``play --images DIR``), in the
-    system's words, or ``None`` when they can: the folder is created when missing, then a probe
-    file is written in it and removed. Never raises."""
-    if folder.exists() and not folder.is_dir():
-        return os.strerror(errno.ENOTDIR)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".speakeasy-probe-", suffix=".png", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        return os_reason(err)
-    return None
 
 
 def plain(text: str) -> str:
@@ -458,7 +436,7 @@ class TerminalNotifier(Notifier):
         except OSError as err:
             log.warning("writing a picture to %s failed: %s", self.images, err)
             if not self.picture_failed:
-                reason = images_problem(self.images) or os_reason(err)  # "Not a directory" before "File exists"
+                reason = folder_problem(self.images) or os_reason(err)  # "Not a directory" before "File exists"
                 self.out(self.t("term.images_failed", path=str(self.images), reason=reason))
             self.picture_failed = True
         else:
@@ -561,7 +539,7 @@ class TerminalGame:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
         path = self.db_path or default_db_path()
-        problem = images_problem(self.images) if self.images is not None else None
+        problem = folder_problem(self.images) if self.images is not None else None
         if problem is not None:  # a file, a folder that cannot be made or written: say it, start nothing
             self.out(self.t("term.bad_images", path=str(self.images), reason=problem))
             return 2
@@ -573,7 +551,7 @@ class TerminalGame:
             db = await open_store(path)  # the terminal keeps its own SQLite file
         except (OSError, sqlite3.Error) as err:  # a folder, a file that is not a database, no rights
             # the system's words without "[Errno 17] ... : path"; "Not a directory" before "File exists"
-            reason = (images_problem(path.parent) or os_reason(err)) if isinstance(err, OSError) else str(err)
+            reason = (folder_problem(path.parent) or os_reason(err)) if isinstance(err, OSError) else str(err)
             self.out(self.t("term.bad_db", path=str(path), reason=reason))
             return 2
         seed = self.seed
@@ -1040,5 +1018,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "images_problem", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "os_reason", "plain", "block_names", "reroll_split", "value_key"]
+           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
+           "plain", "block_names", "reroll_split", "value_key"]

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bot.arguments import BadArgument, player_count, table_options
+from bot.arguments import BadArgument, folder_problem, os_reason, player_count, table_options
 from bot.render import render_board, render_panel
 from bot.settings import caller_path
 from engine.registry import GAMES
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cannot_write(folder: Path, reason: str) -> str:
     """The one line for an ``--out`` folder that cannot take the pictures (``reason``: the
-    system's words, as :func:`bot.terminal.images_problem` gives them)."""
+    system's words, as :func:`bot.arguments.folder_problem` gives them)."""
     return (f"Cannot write pictures to {folder}: {reason}. Give --out a folder you can write to "
             "(it is created if missing).")
 
@@ -64,9 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"bad --option: {exc}", file=sys.stderr)
         return 2
-    from bot.terminal import images_problem, os_reason
-
-    problem = images_problem(args.out)  # a file, a folder that cannot be made or written: one line
+    problem = folder_problem(args.out)  # a file, a folder that cannot be made or written: one line
     if problem is not None:
         print(cannot_write(args.out, problem), file=sys.stderr)
         return 2
