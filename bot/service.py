@@ -349,6 +349,12 @@ class TableService:
         if live is not None:
             self._check_owned(live.row.guild_id)
             return live.view()
+        return await self.stored(table_id)
+
+    async def stored(self, table_id: int) -> TableView:
+        """The table as its store holds it, not this process's cache (another process, e.g. a
+        second terminal window, may have moved or finished it). Raises :class:`ServiceError`
+        ``err.no_table``, ``err.not_owned``."""
         row = await self._row(table_id)
         seats = await self.db.seats(table_id)
         state = GAMES[row.game].load_state(row.state) if row.state and row.game in GAMES else None

@@ -64,7 +64,6 @@ from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from engine.registry import GAMES
 from storage.db import SeatRow, Store, TableRow
 from storage.factory import open_store
 
@@ -590,14 +589,10 @@ class TerminalGame:
         """The table when it is no longer running (finished or closed, e.g. in another window)
         as the player leaves; ``None`` while it runs (or cannot be read: then it is saved)."""
         try:  # from the file, not the service's cache: the other window wrote it
-            row = await service.db.get_table(table_id)
-            if row is None or row.status == "running" or row.game not in GAMES:
-                return None
-            seats = await service.db.seats(table_id)
-            state = GAMES[row.game].load_state(row.state) if row.state else None
-        except (OSError, ValueError, sqlite3.Error):
+            table = await service.stored(table_id)
+        except (ServiceError, OSError, ValueError, sqlite3.Error):
             return None
-        return TableView(row, seats, state)
+        return table if table.row.status != "running" and table.state is not None else None
 
     def _mark(self, path: Path, table_id: int) -> Path | None:
         """Say so when another terminal has this table open (:func:`open_elsewhere`: a warning,
