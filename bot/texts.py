@@ -218,10 +218,10 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
     ctx = context(table, t, None)
     order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    score_key = f"game.{table.row.game}.score"  # the score with its unit ("12 dice", "1 point")
+    presenter = PRESENTERS[table.row.game]
 
-    def score(s: int) -> str:
-        return t(score_key, score=outcome.scores[s]) if t.has(score_key) else str(outcome.scores[s])
+    def score(s: int) -> str:  # the score with its unit ("12 dice", "1 point")
+        return presenter.score_text(outcome.scores[s], t)
 
     lines = [f"{medals.get(outcome.ranks[s], f'{outcome.ranks[s]}.')} {ctx.name(s)} — {score(s)}" for s in order]
     lines += tie_breaks(table, outcome, t)
