@@ -152,6 +152,10 @@ class ActionButton(_RoutedButton, template=_ACTION_TEMPLATE):
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: re.Match[str]) -> Self:
+        return cls._of(match)
+
+    @classmethod
+    def _of(cls, match: re.Match[str]) -> Self:
         return cls(int(match["table"]), int(match["version"]), match["code"])
 
     @classmethod
@@ -165,7 +169,7 @@ class ActionButton(_RoutedButton, template=_ACTION_TEMPLATE):
         True
         """
         m = cls.TEMPLATE.fullmatch(custom_id)
-        return None if m is None else cls(int(m["table"]), int(m["version"]), m["code"])
+        return None if m is None else cls._of(m)
 
 
 class PromptButton(_RoutedButton,
