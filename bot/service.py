@@ -64,7 +64,8 @@ from bot.foreground import Foreground
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
-from engine.core import Event, IllegalAction, Outcome, replacer
+from engine.core import Event, IllegalAction, Outcome
+from engine.fast import replacer
 from engine.registry import GAMES
 from storage.base import (
     RatingRow,
@@ -93,7 +94,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: The cached row after a step (``dataclasses.replace`` of these fields, straight-line:
-#: ``engine.core.replacer``, about 1 µs instead of 9 µs a step)
+#: ``engine.fast.replacer``, about 1 µs instead of 9 µs a step)
 _stepped_row: Callable[[TableRow, int, float, int, int, str], TableRow] = replacer(
     TableRow, "version", "updated_at", "action_seq", "event_seq", "status")
 

@@ -8,8 +8,8 @@ Representation, decided once for every game:
 
 - **inside the engine**, states, actions and views are frozen dataclasses with slots (cheap to
   build, compare and hash; no validation on the hot path). Copy a state with
-  :func:`replace_state` (same result as :func:`dataclasses.replace`, several times faster) or,
-  in a game's inner loop, with a :func:`replacer` made once for the fields a step changes;
+  :func:`dataclasses.replace`, or on a hot path with the fast constructors of
+  :mod:`engine.fast`; every draw of chance comes from :mod:`engine.chance`;
 - **at the edges**, pydantic validates what comes from outside: :meth:`Game.load_state` (stored
   snapshots, through a cached ``pydantic.TypeAdapter`` of the state class), table options
   (:class:`GameOptions`) and data files (card sets, uploaded decks).
@@ -44,19 +44,18 @@ shown in public places).
 
 from __future__ import annotations
 
-import _random
 import dataclasses
 import enum
-import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from hashlib import blake2b, sha512
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from engine.chance import variant_seed
 
 __all__ = [
     "Action",
@@ -64,23 +63,13 @@ __all__ = [
     "Game",
     "GameOptions",
     "IllegalAction",
-    "LazyStep",
     "MAX_CODE_LEN",
     "Outcome",
     "State",
     "Step",
     "View",
-    "event",
     "ranks_from_scores",
-    "lazy_step",
-    "step_of",
-    "replace_state",
-    "replacer",
-    "hashed_draws",
-    "rng_draws",
-    "rng_for",
     "to_json",
-    "variant_seed",
 ]
 
 #: Longest action code allowed; custom_ids (100 chars) also carry the table id and version.
@@ -172,29 +161,6 @@ S = TypeVar("S")
 A = TypeVar("A")
 V = TypeVar("V")
 
-
-class _EventDraft:
-    """Same slots as :class:`Event`, mutable: :func:`event` fills one and makes it an Event."""
-
-    __slots__ = ("key", "params", "audience")
-
-
-_new_object = object.__new__
-
-
-def event(key: str, params: Mapping[str, Any], audience: frozenset[int] | None = None) -> Event:
-    """``Event(key, params, audience)``, built about twice as fast (for the games' hot paths):
-    the slots are stored into a mutable twin that then becomes an :class:`Event` by
-    ``__class__`` assignment (allowed between classes of the same layout)."""
-    e: Any = _new_object(_EventDraft)
-    e.key = key
-    e.params = params
-    e.audience = audience
-    e.__class__ = Event
-    made: Event = e
-    return made
-
-
 _set_event_key = getattr(Event, "key").__set__  # noqa: B009 (the slot descriptor, not a str)
 _set_event_params = getattr(Event, "params").__set__  # noqa: B009
 _set_event_audience = getattr(Event, "audience").__set__  # noqa: B009
@@ -218,66 +184,6 @@ _set_step_state = getattr(Step, "state").__set__  # noqa: B009
 _set_step_events = getattr(Step, "events").__set__  # noqa: B009
 
 
-class _StepDraft(Generic[S]):
-    """Same slots as :class:`Step`, mutable: :func:`step_of` fills one and makes it a Step."""
-
-    __slots__ = ("state", "events")
-
-
-def step_of(state: S, events: tuple[Event, ...] = ()) -> Step[S]:
-    """``Step(state, events)``, built faster (the hot path of ``apply``), as :func:`event`."""
-    made: Any = _new_object(_StepDraft)
-    made.state = state
-    made.events = events
-    made.__class__ = Step
-    result: Step[S] = made
-    return result
-
-
-class LazyStep(Step[S]):
-    """A :class:`Step` whose ``events`` are made when first read, then kept (every read gives
-    the same tuple), from a recipe ``(function, *arguments)`` stored by :func:`lazy_step`: a
-    random playout or a search reads only states and does not pay for events (issue 11 part 1).
-    Compares equal to the plain ``Step(state, events)`` in both directions, hashes and pickles
-    (and copies) as it."""
-
-    __slots__ = ("_recipe",)
-    _recipe: tuple[Any, ...]
-
-    @property  # the Step field, made on first read
-    def events(self) -> tuple[Event, ...]:
-        """The step's events, in order (made from the recipe on first read)."""
-        try:
-            made: tuple[Event, ...] = _get_step_events(self)
-        except AttributeError:
-            recipe = self._recipe
-            made = recipe[0](*recipe[1:])
-            _set_step_events(self, made)
-            _set_lazy_recipe(self, ())
-        return made
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Step):
-            return NotImplemented
-        return (self.state, self.events) == (other.state, other.events)
-
-    __hash__ = Step.__hash__
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Step, (self.state, self.events))
-
-
-_get_step_events = getattr(Step, "events").__get__  # noqa: B009 (the slot descriptor of the base class)
-_set_lazy_recipe = getattr(LazyStep, "_recipe").__set__  # noqa: B009
-
-
-def lazy_step(state: S, *recipe: Any) -> Step[S]:
-    """``Step(state, recipe[0](*recipe[1:]))`` with the events made on first read
-    (:class:`LazyStep`); the recipe's arguments must not change afterwards."""
-    step: Step[S] = _new_object(LazyStep)
-    _set_step_state(step, state)  # the slot descriptors: no frozen __setattr__ on the way
-    _set_lazy_recipe(step, recipe)
-    return step
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,202 +214,6 @@ def ranks_from_scores(keys: list[tuple[Any, ...]]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in keys if other > mine) for mine in keys)
 
 
-def rng_for(state: Any, salt: str = "") -> random.Random:
-    """A private ``random.Random`` derived from ``(seed, version, salt)`` of ``state``.
-
-    The same state always yields the same draws, so a game is reproducible from its seed and
-    action log. Never use the global ``random`` in the engine. For a batch of ``randrange``
-    draws, :func:`rng_draws` gives the same values faster.
-    """
-    return random.Random(f"{state.seed}:{state.version}:{salt}")
-
-
-def variant_seed(seed: int, salt: int) -> int:
-    """The seed of a ``hidden_variant`` drawn with ``salt`` (it decides every future draw of the
-    variant; see :meth:`Game.hidden_variant`)."""
-    return (seed * 7919 + salt + 1) % (2**62)
-
-
-_new_generator = _random.Random.__new__
-_seed_generator = _random.Random.seed
-
-
-@cache
-def _draw_tables(below: int) -> tuple[bytes, bytes]:
-    """``bytes.translate`` tables turning the top byte of each 32-bit Mersenne Twister word into
-    the value ``randrange(below)`` reads from it (its top ``k`` bits, ``k = below.bit_length()``),
-    and deleting the words ``randrange`` rejects (values ``>= below``)."""
-    shift = 8 - below.bit_length()
-    table = bytes(b >> shift for b in range(256))
-    return table, bytes(b for b in range(256) if b >> shift >= below)
-
-
-def rng_draws(state: Any, salt: str, n: int, below: int) -> bytes:
-    """The first ``n`` values of ``rng_for(state, salt).randrange(below)`` (``1 <= below <=
-    255``), as a ``bytes`` of ``n`` values: identical draws, computed in bulk.
-
-    ``randrange(below)`` takes one 32-bit word of the Mersenne Twister per attempt, keeps its top
-    ``below.bit_length()`` bits and retries when they are ``>= below``; this reads the same words
-    with one ``getrandbits`` call and keeps the same values (a CPython detail that
-    ``tests/test_engine_core.py`` pins). Raises ``ValueError`` for ``below`` outside 1..255.
-
-    >>> class S: seed, version = 7, 3
-    >>> rng = rng_for(S(), "roll")
-    >>> list(rng_draws(S(), "roll", 5, 6)) == [rng.randrange(6) for _ in range(5)]
-    True
-    """
-    if not 1 <= below <= 255:
-        raise ValueError("below must be in 1..255")
-    if n <= 0:
-        return b""
-    text = f"{state.seed}:{state.version}:{salt}".encode()
-    # A generator taken from the pool (list.pop/append are atomic: threads never share one).
-    gen = _generators.pop() if _generators else _new_generator(_random.Random)
-    # random.Random.seed(str) (version 2) seeds with this integer: the same generator state.
-    _seed_generator(gen, int.from_bytes(text + sha512(text).digest(), "big"))
-    table, rejected = _draw_tables(below)
-    out = b""
-    while len(out) < n:
-        words = (n - len(out)) * 3 // 2 + 4
-        out += gen.getrandbits(32 * words).to_bytes(4 * words, "little")[3::4].translate(table, rejected)
-    _generators.append(gen)
-    return out[:n]
-
-
-#: Spare generators for :func:`rng_draws` (each is fully re-seeded before use).
-_generators: list[_random.Random] = []
-
-
-@cache
-def _hash_tables(below: int) -> tuple[bytes, bytes]:
-    """``bytes.translate`` tables for :func:`hashed_draws`: byte ``b`` -> ``b % below``, and the
-    bytes ``>= 256 - 256 % below`` deleted (rejected, so that every value is equally likely)."""
-    keep = 256 - 256 % below
-    return bytes(b % below for b in range(256)), bytes(range(keep, 256))
-
-
-def hashed_draws(state: Any, salt: str, n: int, below: int) -> bytes:
-    """``n`` values, each uniform in ``0..below-1`` (``1 <= below <= 255``), derived from
-    ``(seed, version, salt)`` of ``state`` by a counter-based generator: cheap (no generator to
-    seed) and the same on every platform and Python version.
-
-    Block ``k`` (``k = 0, 1, …``) is the 64-byte BLAKE2b digest (RFC 7693, ``hashlib.blake2b``,
-    default parameters) of the ASCII text ``"{seed}:{version}:{salt}"`` for ``k = 0`` and
-    ``"{seed}:{version}:{salt}:{k}"`` after; the blocks' bytes are read in order, a byte ``b``
-    gives the value ``b % below`` when ``b < 256 - 256 % below`` and is skipped otherwise
-    (rejection: exactly uniform). For dice (``below = 6``) one block gives about 63 values.
-    About a sixth of the work of :func:`rng_draws` for a roll (it seeds a Mersenne Twister).
-    Raises ``ValueError`` for ``below`` outside 1..255.
-
-    >>> class S: seed, version = 7, 3
-    >>> list(hashed_draws(S(), "roll", 5, 6)) == list(hashed_draws(S(), "roll", 9, 6))[:5]
-    True
-    """
-    tables = _HASH_TABLES.get(below)
-    if tables is None:
-        if not 1 <= below <= 255:
-            raise ValueError("below must be in 1..255")
-        tables = _HASH_TABLES[below] = _hash_tables(below)
-    key = b"%d:%d:%s" % (state.seed, state.version, salt.encode())
-    out = blake2b(key).digest().translate(*tables)
-    if len(out) >= n:
-        return out[:n] if n > 0 else b""
-    block = 0
-    while len(out) < n:
-        block += 1
-        out += blake2b(b"%s:%d" % (key, block)).digest().translate(*tables)
-    return out[:n]
-
-
-#: :func:`_hash_tables` by ``below``, read without a call on the hot path.
-_HASH_TABLES: dict[int, tuple[bytes, bytes]] = {}
-
-
-@cache
-def _state_fields(cls: type) -> tuple[str, ...] | None:
-    """Field names of the dataclass ``cls``, or ``None`` when a plain copy of its slots would not
-    equal :func:`dataclasses.replace` (no slots, a ``__post_init__``, ``init=False`` fields)."""
-    if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__"):
-        return None
-    fs = dataclasses.fields(cls)
-    if any(not f.init for f in fs):
-        return None
-    return tuple(f.name for f in fs)
-
-
-@cache
-def _draft_class(cls: type) -> type | None:
-    """A mutable twin of the slotted dataclass ``cls``: same base, same slots, the plain
-    ``object.__setattr__``. A copy is written into a twin (fast slot stores) and then becomes a
-    ``cls`` by ``__class__`` assignment, which Python allows between classes of the same
-    layout; ``None`` when it refuses (the copy then goes through the slot descriptors)."""
-    base = cls.__base__ or object
-    try:
-        draft = type(f"_{cls.__name__}Draft", (base,), {
-            "__slots__": cls.__dict__["__slots__"], "__setattr__": object.__setattr__,
-            "__delattr__": object.__delattr__, "__module__": cls.__module__})
-        probe: Any = object.__new__(draft)
-        probe.__class__ = cls
-    except TypeError:
-        return None
-    return draft
-
-
-@cache
-def _make_replacer(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """Straight-line code (as :mod:`dataclasses` builds ``__init__``) copying every field of a
-    ``cls`` instance, ``names`` taken from the arguments instead. Nothing runs ``__init__`` nor
-    the frozen ``__setattr__``: the fields are stored into a :func:`_draft_class` instance that
-    then becomes a ``cls`` (else each slot is set through its member descriptor, slower)."""
-    every = _state_fields(cls)
-    if every is None:
-        raise TypeError(f"{cls.__name__} is not a frozen slotted dataclass without __post_init__")
-    unknown = [n for n in names if n not in every]
-    if unknown or len(set(names)) != len(names):
-        raise TypeError(f"{cls.__name__}: unknown or repeated fields {names}")
-    draft = _draft_class(cls)
-    args = "".join(f", _rp_v_{n}" for n in names)
-    lines = [f"def replace(_rp_state{args}):"]
-    namespace: dict[str, Any] = {"_rp_new": object.__new__, "_rp_cls": cls, "_rp_draft": draft}
-    if draft is not None:
-        lines.append("    _rp_o = _rp_new(_rp_draft)")
-        lines += [f"    _rp_o.{n} = _rp_v_{n}" if n in names else f"    _rp_o.{n} = _rp_state.{n}" for n in every]
-        lines.append("    _rp_o.__class__ = _rp_cls")
-    else:
-        lines.append("    _rp_o = _rp_new(_rp_cls)")
-        lines += [f"    _rp_set_{n}(_rp_o, _rp_v_{n})" if n in names else f"    _rp_set_{n}(_rp_o, _rp_state.{n})"
-                  for n in every]
-        namespace.update({f"_rp_set_{n}": getattr(cls, n).__set__ for n in every})
-    lines.append("    return _rp_o")
-    exec("\n".join(lines), namespace)  # the code is built from field names only
-    fn: Callable[..., Any] = namespace["replace"]
-    return fn
-
-
-def replacer(cls: type[S], *names: str) -> Callable[..., S]:
-    """A fast copier for the hot path: ``replacer(C, "version", "marks")(state, v, m)`` equals
-    ``dataclasses.replace(state, version=v, marks=m)`` for an instance of exactly ``C``, without
-    validation (several times faster; make it once, at import).
-
-    ``cls`` must be a frozen slotted dataclass without ``__post_init__`` nor ``init=False``
-    fields (every :class:`State` subclass of the engine); raises ``TypeError`` otherwise or on
-    an unknown or repeated field name.
-    """
-    target: Any = cls
-    return cast(Callable[..., S], _make_replacer(target, names))
-
-
-def replace_state(state: S, **changes: Any) -> S:
-    """A copy of ``state`` with ``changes`` (no validation): equal to
-    :func:`dataclasses.replace`, by a :func:`replacer` cached per class and set of names (falls
-    back to :func:`dataclasses.replace` for a class it cannot copy that way).
-
-    Raises ``TypeError`` on a name that is not a field."""
-    cls: Any = type(state)
-    if _state_fields(cls) is None:
-        return dataclasses.replace(state, **changes)  # type: ignore[type-var]
-    new: S = _make_replacer(cls, tuple(changes))(state, *changes.values())
-    return new
 
 
 def to_json(value: Any) -> Any:
@@ -644,7 +354,7 @@ class Game(ABC, Generic[S, A, V]):
         the default only changes the seed (which decides every future draw).
         """
         seed: int = state.seed  # type: ignore[attr-defined]
-        return replace_state(state, seed=variant_seed(seed, salt))
+        return dataclasses.replace(state, seed=variant_seed(seed, salt))  # type: ignore[type-var]
 
     def opening_events(self, state: S) -> tuple[Event, ...]:
         """Events that happened during ``setup`` (for example a card revealed before the first

@@ -16,19 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.core import (
-    Action,
-    Event,
-    Game,
-    GameOptions,
-    IllegalAction,
-    Outcome,
-    State,
-    Step,
-    View,
-    ranks_from_scores,
-    replace_state,
-)
+from engine.core import Action, Event, Game, GameOptions, IllegalAction, Outcome, State, Step, View, ranks_from_scores
+from engine.fast import replace_state
 
 __all__ = ["PICKS", "Confirm", "Pick", "PickAction", "PickGame", "PickOptions", "PickState", "PickView"]
 

@@ -16,18 +16,8 @@ from typing import Any
 
 import pytest
 
-from engine.core import (
-    Action,
-    Game,
-    GameOptions,
-    IllegalAction,
-    Outcome,
-    State,
-    Step,
-    View,
-    ranks_from_scores,
-    replace_state,
-)
+from engine.core import Action, Game, GameOptions, IllegalAction, Outcome, State, Step, View, ranks_from_scores
+from engine.fast import replace_state
 from engine.registry import GAMES
 from tests.conformance import check_game, check_levels, checked_indices, random_playout
 

@@ -16,7 +16,9 @@ from hashlib import blake2b
 
 import pytest
 
-from engine.core import State, hashed_draws, replace_state, replacer, rng_draws, rng_for, to_json
+from engine.chance import hashed_draws, rng_draws, rng_for
+from engine.core import State, to_json
+from engine.fast import replace_state, replacer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

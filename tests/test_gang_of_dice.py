@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from engine.core import IllegalAction, hashed_draws, rng_for
+from engine.chance import hashed_draws, rng_for
+from engine.core import IllegalAction
 from engine.gang_of_dice import (
     BONUS_DICE,
     CARDS,

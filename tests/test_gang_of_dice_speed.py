@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from engine.core import Step, hashed_draws
+from engine.chance import hashed_draws
+from engine.core import Step
 from engine.gang_of_dice import CARDS, GangOfDice, apply_with_faces, roll_faces, scripted_setup
 from engine.gang_of_dice.actions import Reroll
 from engine.gang_of_dice.cards import compiled_hit

@@ -4,7 +4,7 @@ The seeded-game digests (``tests/test_speed_digests_moonshine_shop.py``, and
 ``tests/test_speed_digests_moonshine_r3.py`` for rules 3) pin whole games; these tests pin each
 shortcut on its own, so that a failure names it: the inlined reshuffle, the roll step without a
 ``Work``, and the bundle and room tables of the compiled Speakeasy sides. And the
-chance of rules 5 (dice and reshuffles from ``engine.core.hashed_draws``) against its definition.
+chance of rules 5 (dice and reshuffles from ``engine.chance.hashed_draws``) against its definition.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from itertools import product
 
 import pytest
 
-from engine.core import hashed_draws, replace_state, rng_draws
+from engine.chance import hashed_draws, rng_draws
+from engine.fast import replace_state
 from engine.moonshine import Moonshine, Reroll, Stop, phases
 from engine.moonshine.dice import DIE_FACES, DIE_NAMES, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, NB, SE_KEYS, SIDE_INFOS, bundle_of
@@ -130,7 +131,7 @@ def test_bundles_and_rooms_from_the_tables_match_the_slot_by_slot_sums():
                 assert side.room_by_tokens.get(tokens, rooms) == rooms
 
 
-# --- rules 5: dice and reshuffles from engine.core.hashed_draws ---------------------------------
+# --- rules 5: dice and reshuffles from engine.chance.hashed_draws ---------------------------------
 
 
 class _Chance:
@@ -213,7 +214,7 @@ def test_hashed_shuffle_reads_on_when_its_first_values_run_out(monkeypatch):
 def test_events_are_made_when_read_and_are_those_of_the_logged_step():
     import pickle
 
-    from engine.core import LazyStep
+    from engine.fast import LazyStep
     from engine.moonshine.rules import _run
 
     state, seen = GAME.setup(12, 3, {"variant": "regular"}), set()

@@ -4,7 +4,7 @@
 second round of speed work (lazy events, memoized bundles, the rules-5 dice); a faster engine must
 play rules 4 exactly as it did. ``tests/data_speed/moonshine-r5.json`` pins rules 5 (the rules-4
 Clients and rules, the rules-5 Speakeasy sides, dice and reshuffles from
-:func:`engine.core.hashed_draws`), recorded once the rules-5 card set was added, before rules 5
+:func:`engine.chance.hashed_draws`), recorded once the rules-5 card set was added, before rules 5
 shipped; ``moonshine-r6.json`` pins rules 6 (the rules-5 game with the rules-6 Standard Moonlit
 Garage), recorded when rules 6 was added; ``moonshine-r7.json`` rules 7 (the rules-6 game with the
 rules-7 Regular Copper Still), recorded when rules 7 was added; ``moonshine-r8.json`` rules 8 (the

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.core import rng_for, variant_seed
+from engine.chance import rng_for, variant_seed
 from engine.gang_of_dice.state import GangOfDiceState
 
 __all__ = ["hidden_variant", "inferred_stocks"]
@@ -28,7 +28,7 @@ def inferred_stocks(state: GangOfDiceState, seat: int | None) -> tuple[int, ...]
 def hidden_variant(state: GangOfDiceState, seat: int | None, salt: int) -> GangOfDiceState:
     """``state`` with the undrawn warning cards re-shuffled from ``salt`` (reproducible), the
     stocks kept exactly (:func:`inferred_stocks`) and a new seed for the future rolls
-    (:func:`engine.core.variant_seed`)."""
+    (:func:`engine.chance.variant_seed`)."""
     rest = list(state.deck[state.round :])
     rng_for(state, f"variant:{seat}:{salt}").shuffle(rest)
     deck = state.deck[: state.round] + tuple(rest)

@@ -65,20 +65,9 @@ from itertools import chain, compress, repeat
 from operator import add, lt, sub
 from typing import Any
 
-from engine.core import (
-    Event,
-    Game,
-    GameOptions,
-    IllegalAction,
-    Outcome,
-    Step,
-    event,
-    hashed_draws,
-    lazy_step,
-    replacer,
-    rng_draws,
-    step_of,
-)
+from engine.chance import hashed_draws, rng_draws
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step
+from engine.fast import event, lazy_step, replacer, step_of
 from engine.gang_of_dice import ai, hidden
 from engine.gang_of_dice.actions import (
     MARKS,
@@ -172,7 +161,7 @@ def _putter(n: int, i: int) -> Callable[[tuple[Any, ...], Any], tuple[Any, ...]]
 _PUT: tuple[tuple[Callable[[tuple[Any, ...], Any], tuple[Any, ...]], ...], ...] = tuple(
     tuple(_putter(n, i) for i in range(n)) for n in range(7))
 
-# One copy per step, by straight-line code (engine.core.replacer): the fields each kind of step sets.
+# One copy per step, by straight-line code (engine.fast.replacer): the fields each kind of step sets.
 _marked = replacer(GangOfDiceState, "version", "marks")
 _rolled = replacer(GangOfDiceState, "version", "stocks", "committed", "table", "faces", "rolls", "marks",
                    "phase", "status")
@@ -392,7 +381,7 @@ _dealt = replacer(GangOfDiceState, "seed", "players", "rules", "deck", "first", 
 def _lazy(state: GangOfDiceState, before: GangOfDiceState, action: GangOfDiceAction,
           rolled: Sequence[int] | None) -> Step[GangOfDiceState]:
     """The step to ``state`` made by ``action`` from ``before``, which rolled ``rolled`` (``None``
-    for a stop); its events are built when read (:class:`~engine.core.LazyStep`: the step is
+    for a stop); its events are built when read (:class:`~engine.fast.LazyStep`: the step is
     played again from ``before`` with the dice it rolled, the events recorded)."""
     return lazy_step(state, _replayed_events, before, action, rolled)
 

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.core import hashed_draws, rng_draws
+from engine.chance import hashed_draws, rng_draws
 from engine.moonshine.icons import BLUE, DISC, ORANGE, client_info
 
 __all__ = [
@@ -40,15 +40,15 @@ DIE_FACES = (WHITE_FACES, WHITE_FACES, WHITE_FACES, BLUE_FACES, ORANGE_FACES)
 DIE_NAMES = ("0", "1", "2", "b", "o")
 #: Face -> resource mask (a Moon face and a die not rolled, ``""``, are no resource).
 FACE_MASK = {"food": 1, "music": 2, "drink": 4, "any": 7, "moon": 0, "": 0}
-#: The first rules version whose dice and reshuffles come from :func:`engine.core.hashed_draws`.
+#: The first rules version whose dice and reshuffles come from :func:`engine.chance.hashed_draws`.
 HASHED_RULES = 5
 
 
 def die_draws(chance: Any, rules: int, salt: str, n: int) -> bytes:
     """``n`` die values (each ``0..5``, an index into :data:`DIE_FACES`) of the step whose
     ``chance.seed`` and ``chance.version`` are given (the next state's version), for a table of
-    ``rules``: :func:`engine.core.hashed_draws` from rules 5 (:data:`HASHED_RULES`), else
-    :func:`engine.core.rng_draws` (the first ``n`` of ``rng_for(chance, salt).randrange(6)``)."""
+    ``rules``: :func:`engine.chance.hashed_draws` from rules 5 (:data:`HASHED_RULES`), else
+    :func:`engine.chance.rng_draws` (the first ``n`` of ``rng_for(chance, salt).randrange(6)``)."""
     if rules >= HASHED_RULES:
         return hashed_draws(chance, salt, n, 6)
     return rng_draws(chance, salt, n, 6)
@@ -57,7 +57,7 @@ def die_draws(chance: Any, rules: int, salt: str, n: int) -> bytes:
 def hashed_shuffle(chance: Any, salt: str, x: list[int]) -> None:
     """Shuffle ``x`` (at most 128 items) in place, rules 5 (M7): Fisher-Yates from the end,
     ``x[i]`` swapped with ``x[j]``, ``j`` uniform in ``0..i``: the low ``(i).bit_length()`` bits of
-    the next 7-bit value of :func:`engine.core.hashed_draws` ``(chance, salt, ·, 128)`` (no byte
+    the next 7-bit value of :func:`engine.chance.hashed_draws` ``(chance, salt, ·, 128)`` (no byte
     is rejected there: 256 is a multiple of 128), drawn again while ``j > i`` (rejection: every
     order equally likely). Raises ``ValueError`` for more than 128 items."""
     size = len(x)

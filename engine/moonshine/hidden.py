@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.core import rng_for, variant_seed
+from engine.chance import rng_for, variant_seed
 from engine.moonshine.state import MoonshineState, SeatState
 
 __all__ = ["hidden_variant"]
@@ -22,7 +22,7 @@ __all__ = ["hidden_variant"]
 def hidden_variant(state: MoonshineState, seat: int | None, salt: int) -> MoonshineState:
     """``state`` with the unseen Client cards of ``seat`` (``None`` = the public) re-dealt from
     ``salt`` (reproducible), with a new seed for the future dice and reshuffles
-    (:func:`engine.core.variant_seed`). Keeps every public card, the seat's own offers and the
+    (:func:`engine.chance.variant_seed`). Keeps every public card, the seat's own offers and the
     multiset of Client cards."""
     pool = list(state.deck) + list(state.discard)
     for i, s in enumerate(state.seats):

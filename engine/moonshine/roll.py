@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.core import Event, IllegalAction, Step, event, hashed_draws, lazy_step, replacer, rng_draws
+from engine.chance import hashed_draws, rng_draws
+from engine.core import Event, IllegalAction, Step
+from engine.fast import event, lazy_step, replacer
 from engine.moonshine.actions import MoonshineAction, Reroll
 from engine.moonshine.dice import DIE_FACES, DIE_NAMES, HASHED_RULES, die_draws
 from engine.moonshine.icons import BLUE, ORANGE
@@ -59,7 +61,7 @@ class _Chance:
         self.version = version
 
 
-#: The next state of a roll step without a Moon-token gain (``engine.core.replacer``).
+#: The next state of a roll step without a Moon-token gain (``engine.fast.replacer``).
 _rolled = replacer(MoonshineState, "version", "phase", "dice", "rerolls")
 #: Die indexes of each reroll (by its die names).
 _REROLL_DICE: dict[tuple[str, ...], tuple[int, ...]] = {}
@@ -68,7 +70,7 @@ _REROLL_DICE: dict[tuple[str, ...], tuple[int, ...]] = {}
 def fast_roll(state: MoonshineState, action: MoonshineAction) -> Step[MoonshineState] | tuple[str, ...] | None:
     """The roll step of ``action`` (legal, by the active player) without a :class:`Work`, when no
     Moon token is gained: the same state and events as :func:`roll_step`, :func:`settled_roll`
-    and :func:`settle` (the events made when read, :func:`engine.core.lazy_step`). Else (a Moon face on the blue or orange die ends the roll, M3) nothing is
+    and :func:`settle` (the events made when read, :func:`engine.fast.lazy_step`). Else (a Moon face on the blue or orange die ends the roll, M3) nothing is
     built: the rerolled faces (``None`` for a stop) are returned for the general path, which
     must use them (so the dice are drawn once)."""
     for s in state.seats:

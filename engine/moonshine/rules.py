@@ -87,10 +87,10 @@ Rules and rulings implemented:
   the version.
 - Chance: the first player, the Speakeasies and the deal come from a ``random.Random`` of
   ``"{seed}:setup"`` (every version). Rules 5 to 8 (:attr:`Moonshine.rules_version`) roll the dice and
-  reshuffle from :func:`engine.core.hashed_draws` (BLAKE2b of seed, step version and salt,
+  reshuffle from :func:`engine.chance.hashed_draws` (BLAKE2b of seed, step version and salt,
   exactly uniform; :func:`engine.moonshine.dice.die_draws`,
   :func:`engine.moonshine.dice.hashed_shuffle`): the same cards and rules as rules 4, a cheaper
-  derivation. Rules 1-4 roll from :func:`engine.core.rng_draws` (a Mersenne Twister per roll) and
+  derivation. Rules 1-4 roll from :func:`engine.chance.rng_draws` (a Mersenne Twister per roll) and
   reshuffle with a ``random.Random`` of ``"{seed}:shuffle:{k}"``.
 - Instant effects apply when a card is chosen (kept after a redraw, picked after a draw, drafted):
   ``plus2_moon`` gains 2 tokens, ``plus1_minus1_moon`` gains 1 and every other player loses 1 at
@@ -144,7 +144,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.core import Event, Game, GameOptions, Outcome, Step, lazy_step
+from engine.core import Event, Game, GameOptions, Outcome, Step
+from engine.fast import lazy_step
 from engine.moonshine import hidden, phases
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
@@ -198,7 +199,7 @@ def _events(state: MoonshineState, actions: Mapping[int, MoonshineAction],
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
     """Moonshine for 2-5 players (see the module docstring). Rules 2: the double redraw; rules 3
     and 4: the second and third card sets; rules 5: the fourth set (re-tuned Speakeasy sides), dice
-    and reshuffles from :func:`engine.core.hashed_draws` (:mod:`engine.moonshine.dice`); rules 6:
+    and reshuffles from :func:`engine.chance.hashed_draws` (:mod:`engine.moonshine.dice`); rules 6:
     the fifth set (the Standard Moonlit Garage re-tuned); rules 7: the sixth set (the Regular
     Copper Still re-tuned); rules 8 (new tables): the seventh set (the Regular Hush Room re-tuned),
     the dice of rules 5."""
@@ -240,7 +241,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
         """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction`
-        otherwise. The step's events are made when first read (:func:`engine.core.lazy_step`: a
+        otherwise. The step's events are made when first read (:func:`engine.fast.lazy_step`: a
         playout or a search never reads them), by running the step again with its events logged.
         The commonest steps are built in straight-line code (:mod:`~engine.moonshine.straight`:
         the same states), the others by the general machine (:func:`_run`)."""

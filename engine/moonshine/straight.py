@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import replacer
+from engine.fast import replacer
 from engine.moonshine.actions import (
     DrawCards,
     Keep,
@@ -58,7 +58,7 @@ from engine.moonshine.work import _ORDERS, PLACE, follow_up
 
 __all__ = ["plain_actions", "plain_answers", "plain_gains"]
 
-#: The next state of an action phase (``engine.core.replacer``).
+#: The next state of an action phase (``engine.fast.replacer``).
 _resolving = replacer(MoonshineState, "version", "phase", "deck", "seats", "to_draw")
 #: A seat with new tokens, a new queue, or both.
 _tokens = replacer(SeatState, "se_tokens", "cl_tokens")

@@ -16,7 +16,8 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from engine.core import Event, replacer
+from engine.core import Event
+from engine.fast import replacer
 from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
 from engine.moonshine.icons import _UNPACKED, CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_bits, unpack_bundle
 from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, held_slots
@@ -24,7 +25,7 @@ from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, Moons
 __all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
 
 
-#: Fast constructors (``engine.core.replacer``; when every field is given the copied instance
+#: Fast constructors (``engine.fast.replacer``; when every field is given the copied instance
 #: is never read): the next state, a follow-up.
 _next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
                        "seats", "to_draw", "shuffles")
@@ -99,7 +100,7 @@ class Work:
     subscript slot). :meth:`peek` reads a seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
     :meth:`ev` only when it is true, and skip the work that only feeds an event (``apply`` runs
     without it and makes the events only when they are read, by running the step again with it,
-    see :func:`engine.core.lazy_step`)."""
+    see :func:`engine.fast.lazy_step`)."""
 
     __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seed",
                  "work", "shuffles", "state", "to_draw", "variant", "version")
@@ -172,12 +173,12 @@ class Work:
         return tuple(DIE_FACES[d][v] for d, v in zip(dice, draws))  # noqa: B905
 
     def rng(self, salt: str) -> random.Random:
-        """The chance of this step (seed, next version, salt), as :func:`engine.core.rng_for`."""
+        """The chance of this step (seed, next version, salt), as :func:`engine.chance.rng_for`."""
         return random.Random(f"{self.state.seed}:{self.version}:{salt}")
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
         """Record an event (private to ``audience`` when given; call it only when :attr:`log` is
-        true): ``engine.core.event`` inlined,
+        true): ``engine.fast.event`` inlined,
         the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
         e: Any = _new_object(_EventTwin)
         e.key = key
@@ -321,7 +322,7 @@ def _shuffle(rng: random.Random, x: list[int]) -> None:
     """``rng.shuffle(x)`` with the same draws, inlined: CPython's ``Random.shuffle`` swaps ``x[i]``
     with ``x[_randbelow(i + 1)]`` for ``i`` from the end, and ``_randbelow(n)`` draws
     ``getrandbits(n.bit_length())`` until the value is below ``n`` (the same CPython detail that
-    :func:`engine.core.rng_draws` relies on; the seeded-game digests pin both)."""
+    :func:`engine.chance.rng_draws` relies on; the seeded-game digests pin both)."""
     getrandbits = rng.getrandbits
     for i in range(len(x) - 1, 0, -1):
         n = i + 1

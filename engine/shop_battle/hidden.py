@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.core import rng_for, variant_seed
+from engine.chance import rng_for, variant_seed
 from engine.shop_battle.cards import ShopCard
 from engine.shop_battle.state import ShopBattleState, knowledge
 
@@ -24,7 +24,7 @@ __all__ = ["hidden_variant"]
 def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
     """``state`` with every card ``seat`` (``None`` = the public) does not know re-dealt at
     random from ``salt`` (reproducible), every known card in its place, a new seed
-    (:func:`engine.core.variant_seed`).
+    (:func:`engine.chance.variant_seed`).
 
     Other seats' private knowledge (``known``) follows the places: what another seat saw at a
     place is the card now lying there. Preserves the multiset of cards, pile sizes and the

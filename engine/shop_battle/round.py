@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
-from engine.core import Event, event, replacer
+from engine.core import Event
+from engine.fast import event, replacer
 from engine.shop_battle import cards as _cards
 from engine.shop_battle.cards import CardTable, CollectorCard, PeekPower, TributePower, card_table
 from engine.shop_battle.state import CCW, CW, LastRound, Pending, ShopBattleState
@@ -65,7 +66,7 @@ _NO_CARDS: tuple[tuple[int | None, ...], ...] = tuple((None,) * n for n in range
 #: The public tuple of the last frozen state and the same as a frozenset (the next step's start).
 _PUBLIC: tuple[tuple[int, ...], AbstractSet[int]] = ((), frozenset())
 
-#: The next state: every field a step may change, the others copied (``engine.core.replacer``).
+#: The next state: every field a step may change, the others copied (``engine.fast.replacer``).
 _next_state = replacer(
     ShopBattleState, "version", "piles", "pot", "face_down", "out", "round", "chooser", "direction", "skips",
     "phase", "announce_char", "announce_hi", "level", "contenders", "queue", "plays", "current", "tiebreakers",

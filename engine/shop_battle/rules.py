@@ -134,18 +134,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, TypeAdapter, field_validator
 
-from engine.core import (
-    Event,
-    Game,
-    GameOptions,
-    IllegalAction,
-    Outcome,
-    Step,
-    lazy_step,
-    ranks_from_scores,
-    replace_state,
-    replacer,
-)
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.fast import lazy_step, replace_state, replacer
 from engine.shop_battle import hidden
 from engine.shop_battle.actions import (
     CHOOSE_ALL,
@@ -185,7 +175,7 @@ _ONE = tuple(frozenset({s}) for s in range(6))
 _NOBODY: frozenset[int] = frozenset()
 _CHOOSE_IDS = frozenset(id(a) for a in CHOOSE_ALL)  # module constants: their ids never change
 _MISSING: Any = object()
-#: ``ShopBattleState(...)`` with every field given, in field order (``engine.core.replacer``,
+#: ``ShopBattleState(...)`` with every field given, in field order (``engine.fast.replacer``,
 #: no ``__init__``; the copied instance is never read).
 _fresh_state = replacer(ShopBattleState, *(f.name for f in fields(ShopBattleState)))
 _new_generator = _random.Random.__new__

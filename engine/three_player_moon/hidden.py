@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.core import rng_for, variant_seed
+from engine.chance import rng_for, variant_seed
 from engine.three_player_moon.state import MoonState, evolve
 from engine.three_player_moon.tiles import Tile, belongs, led_suit, sort_hand, trick_winner
 
@@ -98,7 +98,7 @@ def _deal(pool: list[Tile], sizes: Sequence[int], void_of: Sequence[frozenset[in
 def hidden_variant(state: MoonState, seat: int | None, salt: int) -> MoonState:
     """``state`` with every tile ``seat`` (``None`` = the public) cannot see re-dealt from
     ``salt`` (reproducible), consistent with the voids shown this hand, with a new seed
-    (:func:`engine.core.variant_seed`).
+    (:func:`engine.chance.variant_seed`).
     Hand sizes, the multiset of the 22 tiles and what ``seat`` sees are kept."""
     rng = rng_for(state, f"variant:{seat}:{salt}")
     bidder = state.bidder

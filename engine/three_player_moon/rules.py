@@ -51,19 +51,9 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.core import (
-    Event,
-    Game,
-    GameOptions,
-    IllegalAction,
-    Outcome,
-    Step,
-    event,
-    ranks_from_scores,
-    replacer,
-    rng_for,
-    step_of,
-)
+from engine.chance import rng_for
+from engine.core import Event, Game, GameOptions, IllegalAction, Outcome, Step, ranks_from_scores
+from engine.fast import event, replacer, step_of
 from engine.three_player_moon import ai, hidden
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play, decode, encode
 from engine.three_player_moon.state import MAX_HANDS, HandResult, MoonState, evolve, shuffled_tiles, start_hand
@@ -110,7 +100,7 @@ _FOLLOW_PLAYS: dict[str | None, dict[Tile, dict[Tile, Play]]] = {
     trump: {lead: {t: _PLAYS[t] for t in ALL_TILES if t in members} for lead, members in by_lead.items()}
     for trump, by_lead in _FOLLOWERS.items()
 }
-# One copy per play (engine.core.replacer): the fields a play sets.
+# One copy per play (engine.fast.replacer): the fields a play sets.
 _mid_trick = replacer(MoonState, "hands", "trick", "played", "turn", "version")
 _trick_done = replacer(MoonState, "hands", "trick", "played", "turn", "leader", "tricks_won", "last_trick",
                        "last_winner", "version")
@@ -123,7 +113,7 @@ def _is_follow(trump: str | None, lead: Tile, tile: Tile, hand: tuple[Tile, ...]
     return tile in members or members.isdisjoint(hand)
 
 
-# The copies of the bidding steps (engine.core.replacer).
+# The copies of the bidding steps (engine.fast.replacer).
 _bid_on = replacer(MoonState, "bids", "bidder", "bid", "turn", "version")
 _bid_won = replacer(MoonState, "bids", "bidder", "bid", "hands", "phase", "turn", "version")
 _discarded = replacer(MoonState, "hands", "discard", "phase", "version")

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.core import State, replace_state
+from engine.core import State
+from engine.fast import replace_state
 from engine.three_player_moon.tiles import ALL_TILES, Played, Tile, deal_order
 
 __all__ = ["MAX_HANDS", "HandResult", "MoonState", "Phase", "deal_hands", "evolve", "shuffled_tiles", "start_hand"]
@@ -89,7 +90,7 @@ class MoonState(State):
 
 def evolve(state: MoonState, **changes: Any) -> MoonState:
     """A copy of ``state`` with ``changes`` (no validation), equal to :func:`dataclasses.replace`
-    but faster (``engine.core.replace_state``: straight-line code made once per set of names).
+    but faster (``engine.fast.replace_state``: straight-line code made once per set of names).
 
     Raises ``TypeError`` on a name that is not a field."""
     return replace_state(state, **changes)
