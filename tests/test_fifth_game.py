@@ -10,6 +10,7 @@ one line (:func:`bot.games.register` of :data:`tests.fifth_game.spec.HIGH_CARD`)
 from __future__ import annotations
 
 import json
+import logging
 import random
 import subprocess
 import sys
@@ -287,3 +288,20 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     claude = world.member("claude", locale="fr")
     rules = (await world.slash(claude, "rules", game=KEY)).response
     assert rules.ephemeral and "Carte haute" in rules.text()
+
+
+async def test_a_game_without_pictures_shows_text_boards_when_pictures_are_on(high_card, e2e, caplog):
+    """No renderer in its spec: the boards and panels are text, and no drawing is tried (none
+    fails, none is logged)."""
+    world = await e2e(seeds=[5], enabled_games=KEY, pictures=True)
+    alice = world.member("alice")
+    lobby = (await world.slash(alice, "play", game=KEY)).response
+    tid = lobby_id(lobby)
+    await world.click(alice, lobby, f"se:l:{tid}:ai+")
+    await world.click(alice, lobby, f"se:l:{tid}:start")
+    board = board_of(world, tid)
+    panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    await world.settle()
+    assert "Round 1/3" in board.text() and "You were dealt" in panel.text()
+    assert not board.image_urls and not panel.image_urls and world.uploads == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
