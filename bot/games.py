@@ -42,9 +42,9 @@ __all__ = ["GAMES", "GameSpec", "Registration", "register"]
 _KEY = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GameSpec:
-    """Everything a game is, in one declaration.
+    """Everything a game is, in one declaration (compared by identity: one object per game).
 
     Attributes:
         game: the stateless engine game object (:class:`engine.core.Game`); ``game.key`` is the
