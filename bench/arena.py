@@ -32,9 +32,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from bot.games import GAMES
 from bot.simulate import wilson
 from engine.policies import LEVELS, choose
-from engine.registry import GAMES
 from engine.search import outcome_rewards
 
 __all__ = ["play_game", "wilson"]
@@ -44,7 +44,7 @@ def play_game(key: str, players: int, seed: int, seat_a: int, a: str, b: str,
               iterations: int | None, think: float | None) -> tuple[float, list[float], list[float]]:
     """One game with level ``a`` in ``seat_a`` and ``b`` elsewhere: ``(score of a, CPU ms per
     move of a, CPU ms per move of b)`` (moves with one legal action are not timed)."""
-    game = GAMES[key]
+    game = GAMES[key].game
     state = game.setup(seed, players, {})
     times: tuple[list[float], list[float]] = ([], [])
     while to_act := game.to_act(state):
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--jobs", type=int, default=1, help="parallel worker processes")
     parser.add_argument("--quiet", action="store_true", help="only the summary lines")
     args = parser.parse_args(argv)
-    game = GAMES[args.game]
+    game = GAMES[args.game].game
     players = args.players or max(2, game.min_players)
     if not game.min_players <= players <= game.max_players:
         parser.error(f"{args.game} takes {game.min_players}-{game.max_players} players")

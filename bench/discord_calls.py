@@ -1,6 +1,6 @@
-"""Discord calls per applied step: a full game of each game through the offline Discord harness
-(``tests/harness``; needs the test extras), two members playing through their panels (the AI's
-move, clicked as a member would) and AI players, pictures on.
+"""Discord calls per applied step: a full game of each registered game through the offline Discord
+harness (``tests/harness``; needs the test extras), two members playing through their panels (the
+AI's move, clicked as a member would) and AI players (:func:`ai_players`), pictures on.
 
     .venv/bin/python -m bench.discord_calls [--only GAME] [--pictures off]
 
@@ -19,8 +19,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-#: AI players beside the two members, per game (Three-Player Moon seats exactly three).
-AI_PLAYERS = {"gang-of-dice": 1, "three-player-moon": 1, "shop-battle": 1, "moonshine": 2}
+from bot.games import GAMES
+
+#: AI players beside the two members where the published figures were measured with more than
+#: one (the default), by game key.
+MORE_AI = {"moonshine": 2}
+
+
+def ai_players(game: str) -> int:
+    """AI players beside the two members: one (:data:`MORE_AI` for the exceptions), no more than
+    the game seats."""
+    return max(0, min(MORE_AI.get(game, 1), GAMES[game].game.max_players - 2))
 
 
 @dataclass(frozen=True)
@@ -50,14 +59,14 @@ class CallCount:
 async def play_counting(world, game: str, members, rng: random.Random, *, ai: int | None = None,
                         options: dict[str, str] | None = None, limit: int = 5000) -> CallCount:
     """Open a table of ``game`` in ``world`` (a started bot) hosted by ``members[0]``, with the
-    other members and ``ai`` AI players (default :data:`AI_PLAYERS`), and play it to the end
+    other members and ``ai`` AI players (default :func:`ai_players`), and play it to the end
     through the members' panels; count the calls from the ``/play`` on. Raises
     ``AssertionError`` when the game does not end within ``limit`` rounds of turns."""
     from tests.e2e import open_table, take_turn
 
     start, uploads = len(world.http_log), len(world.uploads)
     tid = await open_table(world, members[0], game, members=members[1:],
-                           ai=AI_PLAYERS[game] if ai is None else ai, options=options)
+                           ai=ai_players(game) if ai is None else ai, options=options)
     service = world.bot.service
     for _ in range(limit):
         table = await service.table(tid)
@@ -94,10 +103,10 @@ def line(c: CallCount) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=sorted(AI_PLAYERS))
+    parser.add_argument("--only", choices=sorted(GAMES))
     parser.add_argument("--pictures", choices=("on", "off"), default="on")
     args = parser.parse_args()
-    for game in [args.only] if args.only else sorted(AI_PLAYERS):
+    for game in [args.only] if args.only else sorted(GAMES):
         print(line(asyncio.run(count_game(game, pictures=args.pictures == "on"))))
 
 

@@ -16,13 +16,13 @@ import argparse
 import json
 from collections import Counter
 
-from engine.registry import GAMES
+from bot.games import GAMES
 
 
 def count_hands(games: int, seed: int) -> Counter[tuple[int, int, int, int]]:
     """``(points of bidders 1, 2, 3 in bidding order, moon maker or -1) -> hands`` over ``games``
     normal-AI games."""
-    game = GAMES["three-player-moon"]
+    game = GAMES["three-player-moon"].game
     out: Counter[tuple[int, int, int, int]] = Counter()
     for g in range(games):
         state = game.setup(seed * 100000 + g, 3, {})

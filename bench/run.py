@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.games import GAMES
 from bot.service import TableService
-from engine.registry import GAMES
 from storage.db import Database
 
 
@@ -38,7 +38,7 @@ def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, 
     the random pick about 0.2 microseconds against 0.4 for ``rng.choice``, and the dict
     comprehension over ``sorted(to_act)`` about 0.6 more; the old loop was about 1.1
     microseconds a step, 7-18% of an engine step)."""
-    game = GAMES[key]
+    game = GAMES[key].game
     to_act, legal_actions, apply = game.to_act, game.legal_actions, game.apply
     rng = random.Random(seed)
     pick = rng.random
@@ -67,7 +67,7 @@ def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, 
 async def service_games(key: str, games: int) -> tuple[int, int, float]:
     """``games`` full tables of ``key`` through TableService (AI players; the host seat plays
     the AI's move through ``submit``): ``(games, steps, elapsed)``."""
-    game = GAMES[key]
+    game = GAMES[key].game
     players = min(max(game.min_players, 3), game.max_players)
     steps = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,7 +100,7 @@ def render_boards(key: str, boards: int = 40, seed: int = 3) -> tuple[float, flo
     process (``time.process_time``), so that other work on the machine does not inflate them."""
     from bot.render import render_board
 
-    game = GAMES[key]
+    game = GAMES[key].game
     players = min(max(game.min_players, 3), game.max_players)
     state = game.setup(seed, players, {})
     trace = [state]

@@ -96,12 +96,12 @@ import discord
 from bench.transport import FakeDiscord, Sent
 from bot import texts
 from bot.client import SpeakeasyBot
+from bot.games import GAMES
 from bot.i18n import Translator
 from bot.scheduler import turn_key
 from bot.service import ServiceError, TableService
 from bot.settings import Settings
 from bot.ui import Button, Panel
-from engine.registry import GAMES
 from storage.base import TimerRow
 from storage.db import SeatRow
 from storage.factory import open_store, public_url, sqlite_path
@@ -170,7 +170,7 @@ class Table:
 
 
 def players_for(key: str) -> int:
-    game = GAMES[key]
+    game = GAMES[key].game
     return min(max(game.min_players, 3), game.max_players)
 
 
@@ -192,7 +192,7 @@ async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
     t = Translator("en")
     out: dict[str, list[Point]] = {}
     try:
-        for key, game in GAMES.items():
+        for key, game in ((k, spec.game) for k, spec in GAMES.items()):
             found: list[Point] = []
             for _attempt in range(3):  # another game if the first offered too few points
                 table = await svc.open_lobby(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="Host")
@@ -330,7 +330,7 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     components = panel_view(p.panel, table.id, p.version).to_components()
     if not pictures:
         return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
-    game = GAMES[p.game]
+    game = GAMES[p.game].game
     state = game.load_state(p.state)
     legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
     names = tuple(s.name for s in p.seats)
@@ -496,7 +496,7 @@ def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:
     """Median ``Game.apply`` time (ms) per game over random legal playouts (``seconds`` each)."""
     rng = random.Random(seed)
     out = {}
-    for key, game in GAMES.items():
+    for key, game in ((k, spec.game) for k, spec in GAMES.items()):
         times: list[float] = []
         end = time.perf_counter() + seconds
         while time.perf_counter() < end or not times:
@@ -514,7 +514,7 @@ def engine_same_step(p: Point) -> float:
     """``Game.apply`` alone (ms) on the step a submit at a copy of ``p`` makes: the point's
     state, the member's action (with the buffered choices of a simultaneous step when it
     completes it). 0.0 when the action only buffers a choice (the engine does not step)."""
-    game = GAMES[p.game]
+    game = GAMES[p.game].game
     state = game.load_state(p.state)
     chosen = {**p.pending, 0: p.code}
     to_act = game.to_act(state)

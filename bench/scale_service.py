@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.games import GAMES
 from bot.service import ServiceError, TableService
-from engine.registry import GAMES
 from storage.db import Database, SeatRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
@@ -50,7 +50,7 @@ USER_BASE = 10
 
 def players_for(key: str) -> int:
     """Seat count used for ``key``: 3 where the game allows it."""
-    game = GAMES[key]
+    game = GAMES[key].game
     return min(max(game.min_players, 3), game.max_players)
 
 
@@ -58,7 +58,7 @@ def snapshots(seed: int = 1, steps: int = 6) -> dict[str, tuple[dict[str, Any], 
     """One running snapshot per game: ``{key: (dump_state, version)}`` after ``steps`` random
     legal steps from ``setup(seed, ...)`` (fewer if the game would end)."""
     out = {}
-    for key, game in sorted(GAMES.items()):
+    for key, game in sorted((k, spec.game) for k, spec in GAMES.items()):
         rng = random.Random(f"{seed}:{key}")
         state = game.setup(seed, players_for(key), {})
         for _ in range(steps):
@@ -90,7 +90,7 @@ async def populate(path: str | Path, n: int, *, seed: int = 1, batch: int = 500)
                     await db.replace_seats(tid, [SeatRow(s, USER_BASE * (i + 1) + s + 1, f"P{s}", False)
                                                  for s in range(players_for(key))])
                     await db.update_table(tid, now, status="running", seed=seed, state=state, version=version,
-                                          rules_version=GAMES[key].rules_version)
+                                          rules_version=GAMES[key].game.rules_version)
                     ids.append(tid)
         svc = TableService(db, turn_timeout=3600)
         await svc.resume()

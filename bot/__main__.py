@@ -28,7 +28,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bot.arguments import json_or_text, player_count, table_options
-from engine.registry import GAMES
+from bot.games import GAMES
 
 NO_TOKEN = """\
 Speakeasy needs a Discord bot token to connect to Discord.
@@ -143,7 +143,7 @@ def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
     wanted = given
     if given is None and levels is not None:
         wanted = len(levels) + 1
-        g = GAMES[game]
+        g = GAMES[game].game
         if not g.min_players <= wanted <= g.max_players:
             seats = (f"{g.min_players - 1}" if g.min_players == g.max_players
                      else f"{g.min_players - 1} to {g.max_players - 1}")
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
         players = player_count(args.game, args.players)
         try:
-            summary = simulate(GAMES[args.game], args.games, players, args.seed,
+            summary = simulate(GAMES[args.game].game, args.games, players, args.seed,
                                table_options(args.game, args.option, args.deck), parse_levels(args.ai, players),
                                args.iterations)
         except (ValueError, ValidationError) as exc:
@@ -226,10 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speed (varies by machine): {summary.speed()}", file=sys.stderr)
         return 0
     if args.command == "rules":
-        from bot.presenters import PRESENTERS
         from bot.terminal import TerminalTranslator, card_text
 
-        print(card_text(PRESENTERS[args.game].rules(TerminalTranslator(args.lang))))
+        print(card_text(GAMES[args.game].presenter.rules(TerminalTranslator(args.lang))))
         return 0
     if args.command == "migrate-data":
         from bot.migrate import migrate_data

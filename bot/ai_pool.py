@@ -36,9 +36,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot.games import GAMES
 from engine import policies
 from engine.core import Game
-from engine.registry import GAMES
 
 __all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "think"]
 
@@ -64,7 +64,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
     The think time (``think_seconds``) starts now, when the worker starts the move; with
     ``iterations`` the search gets that budget instead and no clock is read."""
     started = time.monotonic()
-    game = GAMES[game_key]
+    game = GAMES[game_key].game
     state = game.load_state(state_data)
     if iterations is not None:
         action = policies.choose(game, state, seat, level, salt=salt, iterations=iterations)

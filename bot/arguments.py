@@ -16,7 +16,7 @@ from typing import Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from engine.registry import GAMES
+from bot.games import GAMES
 
 
 class BadArgument(SystemExit):
@@ -27,7 +27,7 @@ class BadArgument(SystemExit):
 def player_count(game: str, wanted: int | None) -> int:
     """``--players`` (``None``: 3, or the game's only count, or the nearest it allows).
     Raises :class:`BadArgument` when the game is not played by that many."""
-    g = GAMES[game]
+    g = GAMES[game].game
     n = wanted if wanted is not None else min(max(g.min_players, 3), g.max_players)
     if not g.min_players <= n <= g.max_players:
         if g.min_players == g.max_players:
@@ -77,7 +77,7 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
     ``--deck FILE`` (a Shop Battle deck file), validated by the game. Raises
     :class:`BadArgument` on an unknown option, a value the option does not take (saying which
     it takes) or a refused deck."""
-    g = GAMES[game]
+    g = GAMES[game].game
     fields = sorted(name for name in g.options_model.model_fields if name not in ("deck", "deck_data"))
     out: dict[str, object] = {}
     typed: dict[str, str] = {}

@@ -27,6 +27,8 @@ from storage.factory import open_store
 
 log = logging.getLogger(__name__)
 
+#: The extension adding one cog per enabled game (:mod:`cogs.games`), loaded first.
+GAMES_EXTENSION = "cogs.games"
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
 SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
@@ -35,15 +37,6 @@ SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "
 #: With at least this many running tables resumed, the heap is frozen once they are decoded
 #: (:meth:`SpeakeasyBot._freeze_heap`); a small bot (and the tests' many small bots) never is.
 FREEZE_AFTER_TABLES = 500
-
-
-def game_extension(game: str) -> str:
-    """The extension (module) of a game's cog, by naming convention.
-
-    >>> game_extension("shop-battle")
-    'cogs.shop_battle'
-    """
-    return "cogs." + game.replace("-", "_")
 
 #: Permissions the bot needs in the channels where tables are played (see README).
 REQUIRED_PERMISSIONS = discord.Permissions(
@@ -121,7 +114,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
     unset) with discord.py's ``AutoShardedBot``, and its service owns the tables of their guilds.
 
     Args:
-        settings: runtime settings (``enabled_games`` chooses the game cogs loaded).
+        settings: runtime settings (``enabled_games`` chooses the game cogs added).
         db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the TableService (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
@@ -144,9 +137,9 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._freezing: asyncio.Task[None] | None = None
 
     def extensions_to_load(self) -> list[str]:
-        """The enabled games' cogs (``ENABLED_GAMES``), then the shared ones (the lobby lists the
-        game cogs loaded before it)."""
-        return [game_extension(key) for key in self.settings.games] + list(SHARED_EXTENSIONS)
+        """The game cogs' extension (it adds the ``ENABLED_GAMES``), then the shared ones (the
+        lobby lists the game cogs loaded before it)."""
+        return [GAMES_EXTENSION, *SHARED_EXTENSIONS]
 
     def set_notifier(self, notifier: Notifier) -> None:
         """Install the UI side of the service (the lobby cog's Discord notifier)."""

@@ -61,12 +61,12 @@ from pydantic import ValidationError
 from bot.ai_pool import LEVELS, AiPool
 from bot.driver import Driver
 from bot.foreground import Foreground
+from bot.games import GAMES
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
 from bot.table import LiveTable, Notifier, TableView, notify
 from engine.core import Event, IllegalAction, Outcome
 from engine.fast import replacer
-from engine.registry import GAMES
 from storage.base import (
     RatingRow,
     RunningTable,
@@ -292,7 +292,7 @@ class TableService:
                 raise ValueError(f"unknown game {entry.row.game}")
             if state_data is None:
                 raise ValueError(f"table {table_id} is running without a snapshot")
-            state = GAMES[entry.row.game].load_state(state_data)
+            state = GAMES[entry.row.game].game.load_state(state_data)
         except Exception:
             log.exception("table %s could not be resumed; abandoning it", table_id)
             async with self.db.transaction():
@@ -358,7 +358,7 @@ class TableService:
         ``err.no_table``, ``err.not_owned``."""
         row = await self._row(table_id)
         seats = await self.db.seats(table_id)
-        state = GAMES[row.game].load_state(row.state) if row.state and row.game in GAMES else None
+        state = GAMES[row.game].game.load_state(row.state) if row.state and row.game in GAMES else None
         return TableView(row, seats, state)
 
     def _check_status(self, row: TableRow, *allowed: str) -> None:
@@ -420,7 +420,7 @@ class TableService:
 
     def _validate_options(self, game: str, options: dict[str, Any]) -> dict[str, Any]:
         try:
-            return GAMES[game].parse_options(options).model_dump(mode="json", exclude_defaults=True)
+            return GAMES[game].game.parse_options(options).model_dump(mode="json", exclude_defaults=True)
         except ValidationError as exc:
             raise ServiceError("err.bad_option", detail=str(exc.errors()[0].get("msg", ""))) from None
 
@@ -445,9 +445,9 @@ class TableService:
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if any(s.user_id == user_id for s in seats):
                 raise ServiceError("err.already_seated")
-            if len(seats) >= GAMES[row.game].max_players:
+            if len(seats) >= GAMES[row.game].game.max_players:
                 if not any(s.is_ai for s in seats):
-                    raise ServiceError("err.table_full", max=GAMES[row.game].max_players)
+                    raise ServiceError("err.table_full", max=GAMES[row.game].game.max_players)
                 # a member takes the place of the last AI player
                 last_ai = max(i for i, s in enumerate(seats) if s.is_ai)
                 seats = seats[:last_ai] + seats[last_ai + 1:]
@@ -471,8 +471,8 @@ class TableService:
         check_level(level)
 
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
-            if len(seats) >= GAMES[row.game].max_players:
-                raise ServiceError("err.table_full", max=GAMES[row.game].max_players)
+            if len(seats) >= GAMES[row.game].game.max_players:
+                raise ServiceError("err.table_full", max=GAMES[row.game].game.max_players)
             n = sum(1 for s in seats if s.is_ai) + 1
             return seats + [SeatRow(len(seats), None, f"{ai_name} {n}", True, ai_level=level)]
         return await self._edit_lobby(table_id, user_id, change, host_only=True)
@@ -549,7 +549,7 @@ class TableService:
             self._check_status(row, "lobby")
             if user_id != row.host_user_id:
                 raise ServiceError("err.host_only")
-            game = GAMES[row.game]
+            game = GAMES[row.game].game
             seats = await self.db.seats(table_id)
             if fill_with_ai:
                 while len(seats) < game.min_players:
@@ -845,9 +845,10 @@ class TableService:
         row = await self._row(table_id)
         if row.seed is None or row.status == "lobby":
             raise ReplayError(f"table {table_id} has not started")
-        game = GAMES.get(row.game)
-        if game is None:
+        spec = GAMES.get(row.game)
+        if spec is None:
             raise ReplayError(f"table {table_id}: unknown game {row.game!r}")
+        game = spec.game
         if row.rules_version != game.rules_version:
             raise ReplayError(
                 f"table {table_id} started under rules version {row.rules_version} of {row.game}; "

@@ -12,7 +12,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.ai_pool import default_workers
-from engine.registry import GAMES
+from bot.games import GAMES
 from storage.base import Shards
 from storage.factory import url_problem
 

@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Protocol
 
+from bot.games import GAMES
 from engine.core import Event, Game, Outcome
-from engine.registry import GAMES
 from storage.base import SeatRow, TableRow
 
 __all__ = ["LiveTable", "Notifier", "TableHost", "TableView", "notify"]
@@ -55,7 +55,7 @@ class TableView:
     @property
     def game(self) -> Game:
         """The engine game object."""
-        return GAMES[self.row.game]
+        return GAMES[self.row.game].game
 
     @property
     def version(self) -> int:
@@ -120,7 +120,7 @@ class LiveTable:
     @property
     def game(self) -> Game:
         """The engine game object."""
-        return GAMES[self.row.game]
+        return GAMES[self.row.game].game
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of a member, or ``None`` when unseated."""

@@ -10,13 +10,13 @@ What the terminal does for a person at a keyboard (issue 13, part 8):
 - ``q``, Ctrl-C and Ctrl-D never leave at once: the terminal asks first and says how to resume.
   A yes/no question takes ``y``/``n`` (``o``/``n`` in French; ``yes``, ``no``, ``oui``, ``non``);
   any other answer is not taken for a no: a short line ("Please answer y or n.") asks again.
-- Menus are numbered choices built from the very same panel as in Discord; a count (how many
-  dice) is never a menu entry but a typed number, and number-valued choices (Three-Player Moon
-  bids, trump suits) are typed as their own value, so a typed number always means what it says.
-- Gang of Dice rerolls take one answer (``1 3 5``), the dice stay in place from roll to roll and
-  the rerolled ones are marked; committing every die of the stock asks for a confirmation. After
-  every seat's reroll the log says which dice it kept and which it rolled again
-  (:func:`reroll_split`, from the public view); a single die is asked as "type 1", not "(1-1)".
+- Menus are numbered choices built from the very same panel as in Discord; a count is never a
+  menu entry but a typed number, and number-valued choices are typed as their own value
+  (:func:`value_key`), so a typed number always means what it says.
+- A game may ask its turns its own way and add lines under its log lines: its terminal hooks
+  (:class:`bot.terminal_hooks.TerminalHooks`, named by its :attr:`bot.games.GameSpec.terminal`).
+  Gang of Dice types its commits as a count and a reroll as one answer (``1 3 5``) on dice kept
+  in place; Three-Player Moon keys its bids and trumps by their value.
 - The final standings name the players who share a victory (a tie for first place). A game
   finished in another window shows, at this window's next answer, its whole board and the final
   standings.
@@ -52,7 +52,6 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -60,8 +59,10 @@ from typing import Any
 
 from bot import texts
 from bot.arguments import folder_problem, os_reason
+from bot.games import GAMES
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
+from bot.terminal_hooks import QUIT, TerminalHooks, parse_int, parse_positions, plain
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
 from storage.db import SeatRow, Store, TableRow
@@ -72,14 +73,9 @@ log = logging.getLogger(__name__)
 HUMAN_ID = 1
 #: Seconds between AI steps unless ``--pace`` / ``--fast`` says otherwise.
 DEFAULT_PACE = 0.6
-_MARKDOWN = re.compile(r"\*\*|__|~~|`|(?<!\\)\*|\\(?=[\\*_`~|>#\[\]()])")
-_INT = re.compile(r"[0-9]{1,9}")
-_QUIT = ("q", "quit", "exit")
 _YES = ("y", "yes", "o", "oui")
 _NO = ("n", "no", "non")
 BACK = object()
-#: Dice per line in the Gang of Dice dice line.
-_DICE_PER_LINE = 12
 
 
 def default_db_path() -> Path:
@@ -136,69 +132,6 @@ def _still_a_terminal_game(pid: int) -> bool:
     if state == ["Z"]:
         return False
     return not cmdline or cmdline == [b""] or b"play" in cmdline
-
-
-def plain(text: str) -> str:
-    """Discord markdown removed for the terminal (bold, code, escapes)."""
-    return _MARKDOWN.sub("", text)
-
-
-def parse_int(raw: str) -> int | None:
-    """A whole number typed with ASCII digits (at most 9), else ``None``."""
-    return int(raw) if _INT.fullmatch(raw) else None
-
-
-def parse_positions(raw: str, count: int) -> list[int] | None:
-    """Die positions typed as ``"1 3 5"`` (commas allowed, ``all`` = every die) → sorted 0-based
-    positions; ``None`` when empty, out of ``1..count`` or repeated."""
-    if raw.strip().lower() in ("all", "tout", "tous"):
-        return list(range(count))
-    parts = [parse_int(p) for p in raw.replace(",", " ").split()]
-    if not parts or None in parts:
-        return None
-    picks = [p for p in parts if p is not None]
-    if len(set(picks)) != len(picks) or not all(1 <= p <= count for p in picks):
-        return None
-    return sorted(p - 1 for p in picks)
-
-
-def place_dice(before: Sequence[int], rerolled: Iterable[int], faces: Sequence[int]) -> list[int] | None:
-    """The dice after a reroll, kept in place: ``before`` (faces by position) with the
-    ``rerolled`` positions replaced by the new faces (``faces`` = the whole roll, any order,
-    as the engine reports it). ``None`` when ``faces`` does not contain the kept dice."""
-    moved = set(rerolled)
-    kept = Counter(f for i, f in enumerate(before) if i not in moved)
-    new = Counter(faces)
-    new.subtract(kept)
-    if any(c < 0 for c in new.values()) or sum(new.values()) != len(moved):
-        return None
-    fresh = sorted(new.elements())
-    out = list(before)
-    for i in sorted(moved):
-        out[i] = fresh.pop(0)
-    return out
-
-
-def reroll_split(event: Event, before: Any) -> tuple[list[int], list[int]] | None:
-    """Gang of Dice: the kept and the rerolled faces (each sorted) of a reroll ``event``
-    (``god.roll`` with ``roll`` ≥ 2), read from the public view ``before`` it (the roller's
-    dice and the dice marked for the reroll, both public); ``None`` for any other event or when
-    ``before`` does not match (for example the first step after a resume)."""
-    params = event.params
-    if event.key != "god.roll" or int(params.get("roll", 1)) < 2 or before is None:
-        return None
-    seat = params.get("seat")
-    marks = getattr(before, "marks", None)
-    seats = getattr(before, "seats", None)
-    if getattr(before, "current", None) != seat or marks is None or seats is None or not isinstance(seat, int):
-        return None
-    kept = Counter(seats[seat].faces)
-    kept.subtract(Counter({face: n for face, n in enumerate(marks) if n}))
-    rolled = Counter(int(f) for f in params.get("faces", ()))
-    rolled.subtract(kept)
-    if any(n < 0 for n in (*kept.values(), *rolled.values())) or rolled.total() != params.get("dice"):
-        return None
-    return sorted(kept.elements()), sorted(rolled.elements())
 
 
 def list_lines(line: str, width: int = 100) -> list[str]:
@@ -342,23 +275,26 @@ def menu(panel: Panel) -> list[Choice]:
     return out
 
 
+def hooks_of(game: str) -> TerminalHooks:
+    """New terminal hooks of ``game`` (its spec's :attr:`~bot.games.GameSpec.terminal`; the
+    generic terminal's for a game without, or unknown)."""
+    spec = GAMES.get(game)
+    return spec.terminal() if spec is not None and spec.terminal is not None else TerminalHooks()
+
+
 def value_key(game: str, code: str) -> str | None:
-    """The key of a number-valued choice, typed as its own value: Three-Player Moon bids
-    (``b6`` → ``6``, pass ``b0`` → ``0``) and trumps (``t6`` → ``6``, doubles ``d``, no trump
-    ``n``). ``None`` for any other choice (it keeps its menu number)."""
-    if game == "three-player-moon":
-        if re.fullmatch(r"b[0-9]+", code):
-            return code[1:]
-        if re.fullmatch(r"t[0-6DN]", code):
-            return code[1:].lower()
-    return None
+    """The key of a number-valued choice of ``game``, typed as its own value (its hooks'
+    :meth:`~bot.terminal_hooks.TerminalHooks.value_key`: Three-Player Moon's bids ``b6`` → ``6``).
+    ``None`` for any other choice (it keeps its menu number)."""
+    return hooks_of(game).value_key(code)
 
 
 def keyed(game: str, choices: list[Choice]) -> list[Choice]:
     """``choices`` keyed by :func:`value_key` when every enabled choice has a value key (a bid
     menu, a trump menu); otherwise unchanged (numbered)."""
     live = [c for c in choices if not c.disabled]
-    keys = [value_key(game, c.code) if c.code else None for c in live]
+    hooks = hooks_of(game)
+    keys = [hooks.value_key(c.code) if c.code else None for c in live]
     if live and all(keys) and len(set(keys)) == len(keys):
         for c, k in zip(live, keys, strict=True):
             c.key = str(k)
@@ -377,8 +313,8 @@ class TerminalNotifier(Notifier):
         self.last_picture: bytes | None = None  # the PNG written last (an unchanged board is not written again)
         self.finished = False  # the final standings were printed
         self.table_id: int | None = None  # the table followed (None: every table)
-        #: called after each printed event with it and the step's events; may return a line to add
-        self.follow: Callable[[Event, list[Event]], str | None] = lambda event, events: None
+        #: the terminal hooks of a game (they add lines under its public events)
+        self.hooks: Callable[[str], TerminalHooks] = hooks_of
         self.public_news = True  # something public happened since the board was last printed
         self.before: Any = None  # the public view after the step printed last (what a reroll kept)
         #: the table as shown (generated names in the reader's language: :func:`display_seats`)
@@ -395,19 +331,14 @@ class TerminalNotifier(Notifier):
             return
         table = self.shown(table)
         before, self.before = self.before, table.game.view(table.state, None)
-        from bot.presenters import PRESENTERS
-
+        hooks = self.hooks(table.row.game)
         # in order: a private result right after what caused it; two events saying one thing, one line
-        for event in PRESENTERS[table.row.game].log_events(events):
+        for event in GAMES[table.row.game].presenter.log_events(events):
             if event.audience is None:
                 for line in texts.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
                 self.public_news = True
-                split = reroll_split(event, before)
-                if split is not None:
-                    self.out("    " + self._reroll_text(*split))
-                extra = self.follow(event, events)
-                if extra:
+                for extra in hooks.event_lines(event, events, before, self.t):
                     self.out(extra)
             else:
                 for line in texts.private_log([event], table, self.t, 0):
@@ -421,10 +352,13 @@ class TerminalNotifier(Notifier):
         the table's stored step), unless it is the picture written last: the steps that change
         nothing public (a Gang of Dice reroll marks each die, one step a die) write no copies. A
         failure (disk full, the folder removed) prints one warning line, until a picture is
-        written again; the game goes on without the picture."""
-        from bot.render import render_board_png
+        written again; the game goes on without the picture. A game without pictures (no
+        renderer in its spec) writes none."""
+        from bot.render import draws, render_board_png
 
         assert self.images is not None
+        if not draws(table.row.game):
+            return
         png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
                                      texts.picture_names(table, self.t), self.t.lang)
         if png is None or png == self.last_picture:  # the renderer failed (logged), or nothing changed
@@ -441,14 +375,6 @@ class TerminalNotifier(Notifier):
         else:
             self.picture_failed = False
             self.last_picture = png
-
-    def _reroll_text(self, kept: list[int], rolled: list[int]) -> str:
-        """``kept 🕴️ · rerolled 2: 2️⃣ 3️⃣`` (Gang of Dice, after a reroll's log line)."""
-        from bot.presenters.gang_of_dice import faces_text
-
-        if not kept:
-            return self.t("term.god.rerolled_all", n=len(rolled), new=faces_text(rolled))
-        return self.t("term.god.rerolled", kept=faces_text(kept), n=len(rolled), new=faces_text(rolled))
 
     async def table_finished(self, table: TableView, outcome: Outcome) -> None:
         if not self._mine(table):
@@ -514,16 +440,20 @@ class TerminalGame:
         self.resume = resume
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
-        self.notifier.follow = self._roll_line
+        self.notifier.hooks = self.hooks
         self.notifier.shown = self._shown
         self.board: Card | None = None  # the board printed last
         self.on_screen: set[tuple[str, str]] = set()  # its blocks (name, value)
         self.panel_seen: set[tuple[str, str]] = set()  # the blocks of the panel printed last
         self.footers: set[str] = set()  # the footers printed so far (each is printed once)
-        self.dice: list[int] | None = None  # Gang of Dice: my dice by position
-        self.changed: set[int] = set()  # positions rerolled by the last roll
-        self.rerolling: list[int] | None = None  # positions of the reroll just asked
+        self._hooks: dict[str, TerminalHooks] = {}  # each game's terminal hooks (hooks())
+        self._table: TableView | None = None  # the table of the turn being asked (menu())
 
+    def hooks(self, game: str) -> TerminalHooks:
+        """The terminal hooks of ``game`` (:func:`hooks_of`), one instance for this game's play."""
+        if game not in self._hooks:
+            self._hooks[game] = hooks_of(game)
+        return self._hooks[game]
 
     def _shown(self, table: TableView) -> TableView:
         """``table`` with the generated names in the language shown (:func:`display_seats`)."""
@@ -716,11 +646,8 @@ class TerminalGame:
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
                 self.panel_seen = set()  # things happened since the last panel: it is shown whole
-            if table.row.game == "gang-of-dice":
-                codes = self._god_turn(table, legal)
-            else:
-                code = self._choose(table)
-                codes = None if code is None else [code]
+            self._table = table
+            codes = self.hooks(table.row.game).turn(self, game.view(table.state, 0), legal)
             if codes is None:
                 if self._confirm_leave():
                     raise Leave
@@ -760,16 +687,15 @@ class TerminalGame:
                     self.notifier.public_news = True
                     self.on_screen = set()
                 break
-        self.rerolling = None
+        if self.game is not None:
+            self.hooks(self.game).submitted()
 
     def _label(self, table: TableView, code: str) -> str:
-        from bot.presenters import PRESENTERS
-
         ctx = texts.context(table, self.t, 0)
-        return PRESENTERS[table.row.game].action_label(code, table.game.view(table.state, 0), ctx)
+        return GAMES[table.row.game].presenter.action_label(code, table.game.view(table.state, 0), ctx)
 
     # ------------------------------------------------------------------ input
-    def _read(self, prompt: str) -> str | None:
+    def read(self, prompt: str) -> str | None:
         """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board and asks again."""
         while True:
             try:
@@ -786,7 +712,7 @@ class TerminalGame:
         """A yes/no question: ``True`` for an answer in ``yes``, ``False`` for ``n``/``no``/``non``,
         ``interrupted`` on Ctrl-C or Ctrl-D; any other answer says "answer y or n" and asks again."""
         while True:
-            raw = self._read(prompt)
+            raw = self.read(prompt)
             if raw is None:
                 return interrupted
             if raw.lower() in yes:
@@ -795,7 +721,7 @@ class TerminalGame:
                 return False
             self.out(self.t("term.yes_no"))
 
-    def _yes(self, prompt: str) -> bool:
+    def yes(self, prompt: str) -> bool:
         """A yes/no question: yes for ``y``/``yes`` (``o``/``oui``), no for ``n``/``no``/``non``;
         Ctrl-C/Ctrl-D = no; any other answer asks again."""
         return self._yes_no(prompt, _YES, interrupted=False)
@@ -803,18 +729,24 @@ class TerminalGame:
     def _confirm_leave(self) -> bool:
         """Ask before leaving. Yes (or ``q`` again), or end of input / Ctrl-C again, leaves (the
         game is saved); no stays; any other answer asks again."""
-        return self._yes_no(self.t("term.leave", command=self.resume_command), _YES + _QUIT, interrupted=True)
+        return self._yes_no(self.t("term.leave", command=self.resume_command), _YES + QUIT, interrupted=True)
 
-    def _count(self, prompt: str, lo: int, hi: int) -> int | None:
+    def count(self, prompt: str, lo: int, hi: int) -> int | None:
         """A typed count in ``[lo, hi]``, asked until valid; ``None`` when the player wants to leave."""
         while True:
-            raw = self._read(prompt)
-            if raw is None or raw.lower() in _QUIT:
+            raw = self.read(prompt)
+            if raw is None or raw.lower() in QUIT:
                 return None
             n = parse_int(raw)
             if n is not None and lo <= n <= hi:
                 return n
             self.out(self.t("err.bad_number", min=lo, max=hi))
+
+    def menu(self) -> str | None:
+        """The panel of the turn being asked as a numbered menu (:meth:`_choose`): the chosen
+        code, ``None`` when the player wants to leave."""
+        assert self._table is not None
+        return self._choose(self._table)
 
     def _choose(self, table: TableView) -> str | None:
         """Show the panel (without the blocks the board shows) and ask until a valid choice;
@@ -835,8 +767,8 @@ class TerminalGame:
                   else t("term.prompt_keys", keys=", ".join(c.key for c in choices)))
         self._show(choices)
         while True:
-            raw = self._read(prompt)
-            if raw is None or raw.lower() in _QUIT:
+            raw = self.read(prompt)
+            if raw is None or raw.lower() in QUIT:
                 return None
             choice = by_key.get(raw.lower())
             if choice is None:
@@ -848,7 +780,7 @@ class TerminalGame:
                 self.out(t("term.disabled"))
                 continue
             if choice.code is not None:
-                if choice.confirm and not self._yes(self._confirm_text(table.row.game, choice)):
+                if choice.confirm and not self.yes(self._confirm_text(table.row.game, choice)):
                     continue
                 return choice.code
             code = self._detail(choice.component)
@@ -904,10 +836,10 @@ class TerminalGame:
             ask = (t("term.multi_n", n=comp.min_values, q=q) if comp.min_values == comp.max_values
                    else t("term.multi", min=comp.min_values, max=comp.max_values, q=q))
             while True:
-                raw = self._read(ask)
+                raw = self.read(ask)
                 if raw is None:
                     return None
-                if raw.lower() in _QUIT:
+                if raw.lower() in QUIT:
                     return BACK
                 picks = parse_positions(raw, len(comp.options))
                 if picks is not None and comp.min_values <= len(picks) <= comp.max_values:
@@ -920,98 +852,17 @@ class TerminalGame:
             self.out(t("term.taken", choice=f"{plain(prompt.label)} {prompt.minimum}"))
             return prompt.template.format(n=prompt.minimum)
         while True:
-            raw = self._read(t("term.number", label=prompt.label, q=q))
+            raw = self.read(t("term.number", label=prompt.label, q=q))
             if raw is None:
                 return None
-            if raw.lower() in _QUIT:
+            if raw.lower() in QUIT:
                 return BACK
             n = parse_int(raw)
             if n is not None and prompt.minimum <= n <= prompt.maximum:
                 return prompt.template.format(n=n)
             self.out(t("err.bad_number", min=prompt.minimum, max=prompt.maximum))
 
-    # ------------------------------------------------------------------ Gang of Dice
-    def _god_turn(self, table: TableView, legal: list[str]) -> list[str] | None:
-        """Gang of Dice: the count of dice to commit is typed (``c{n}``; every die of the stock
-        asks for a confirmation), and a reroll is one answer (``1 3 5`` → ``m{f}``… then ``r``)
-        on dice kept in place. Returns the codes to submit, ``None`` to leave."""
-        from bot.presenters.gang_of_dice import FACE_EMOJI
-        from engine.gang_of_dice import GangOfDiceSeatView, card_triggers
-
-        t = self.t
-        view = table.game.view(table.state, 0)
-        assert isinstance(view, GangOfDiceSeatView)
-        stock = view.me.stock
-        head = [f"== {plain(t('god.panel.title'))} ==", plain(t("god.panel.stock", stock=stock))]
-        if view.phase == "commit":
-            self.dice, self.changed = None, set()
-            commits = sorted(int(c[1:]) for c in legal if c.startswith("c"))
-            lo, hi = commits[0], commits[-1]
-            self.out("\n".join(head))
-            while True:
-                n = self._count(t("term.god.commit", min=lo, max=hi), lo, hi)
-                if n is None:
-                    return None
-                if n == stock and not self._yes(t("term.god.all", n=n)):
-                    continue
-                return [f"c{n}"]
-        mine = view.seats[0]
-        faces = list(mine.faces)
-        if self.dice is None or sorted(self.dice) != sorted(faces):
-            self.dice, self.changed = faces, set()
-        dice = self.dice
-        bust = card_triggers(view.card.id, faces)
-        lines = head + [t("term.god.roll", roll=mine.rolls, score=mine.score, n=view.rolls_left)]
-        for start in range(0, len(dice), _DICE_PER_LINE):
-            lines.append("  " + "  ".join(
-                f"{i + 1}:{FACE_EMOJI[dice[i]]}{'*' if i in self.changed else ''}"
-                for i in range(start, min(start + _DICE_PER_LINE, len(dice)))))
-        if self.changed:
-            lines.append(t("term.god.changed"))
-        if bust:
-            lines.append(plain(t("god.panel.bust")))
-        self.out("\n".join(lines))
-        can_reroll = view.rolls_left > 0 and any(c.startswith("m") for c in legal)
-        one = "_one" if len(dice) == 1 else ""  # a single die: "type 1", not "(1-1)"
-        prompt = (t(("term.god.ask_bust" if bust else "term.god.ask") + one, n=len(dice), score=mine.score)
-                  if can_reroll else t("term.god.ask_stop", score=mine.score))
-        while True:
-            raw = self._read(prompt)
-            if raw is None or raw.lower() in _QUIT:
-                return None
-            if raw.lower() in ("s", "stop"):
-                if bust and not self._yes(t("term.god.stop_bust")):
-                    continue
-                return ["s"]
-            picks = parse_positions(raw, len(dice)) if can_reroll else None
-            if picks is None:
-                self.out(t("term.god.bad" + one, n=len(dice)) if can_reroll else t("term.god.bad_stop"))
-                continue
-            unmark = [f"u{f}" for f in range(6) for _ in range(view.marks[f])]
-            self.rerolling = picks
-            return unmark + [f"m{dice[i]}" for i in picks] + ["r"]
-
-    def _roll_line(self, event: Event, events: list[Event]) -> str | None:
-        """Right after the log line of my Gang of Dice reroll: place the new faces where the
-        rerolled dice were; when that roll ended my turn (a trigger, the third roll) show my dice
-        in place at once (otherwise the next panel shows them, numbered)."""
-        from bot.presenters.gang_of_dice import FACE_EMOJI
-
-        picks = self.rerolling
-        if event.key != "god.roll" or event.params.get("seat") != 0 or picks is None or self.dice is None:
-            return None
-        self.rerolling = None
-        placed = place_dice(self.dice, picks, event.params["faces"])
-        self.dice, self.changed = (placed, set(picks)) if placed is not None else (None, set())
-        ended = any(e.key in ("god.trigger", "god.stop") and e.params.get("seat") == 0 for e in events)
-        if not ended or placed is None:
-            return None
-        line = "    " + self.t("term.god.final") + "  " + "  ".join(
-            f"{FACE_EMOJI[f]}{'*' if i in self.changed else ''}" for i, f in enumerate(placed))
-        self.dice, self.changed = None, set()
-        return line
-
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions", "place_dice",
-           "plain", "block_names", "reroll_split", "value_key"]
+           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions",
+           "plain", "block_names", "hooks_of", "value_key"]

@@ -11,12 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from bot.ai_pool import LEVELS
+from bot.games import GAMES
 from bot.i18n import Translator
-from bot.presenters import PRESENTERS, RenderContext
+from bot.presenters import RenderContext
 from bot.service import TableView
 from bot.ui import Board, Card, Field, Panel, Select, SelectOption, check_card_limits
 from engine.core import Event, Outcome
-from engine.registry import GAMES
 
 _MD = re.compile(r"([\\*_`~|>#\[\]()])")
 LOG_LINES = 8
@@ -66,7 +66,7 @@ def lobby_selects(table: TableView, ctx: RenderContext) -> tuple[Select, ...]:
     defaults = table.game.parse_options({}).model_dump(mode="json")
     current = {**defaults, **table.row.options}
     out = []
-    for sel in PRESENTERS[table.row.game].lobby_selects(ctx)[:3]:
+    for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:3]:
         opts = []
         for o in sel.options:
             name, _, value = o.value.partition("=")
@@ -80,7 +80,7 @@ def lobby_selects(table: TableView, ctx: RenderContext) -> tuple[Select, ...]:
 def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()) -> Card:
     """The lobby message: game, host, seats, options (as the labels of the chosen select
     options), status."""
-    game = GAMES[table.row.game]
+    game = GAMES[table.row.game].game
     seats = "\n".join(
         f"{i + 1}. " + (f"🤖 {ai_name(escape_name(s.name), s.level, t)}" if s.is_ai else f"<@{s.user_id}>")
         for i, s in enumerate(table.seats)
@@ -128,19 +128,19 @@ def _log_extras(table: TableView) -> dict[str, Any]:
     state = table.state
     if state is None:
         return {}
-    return PRESENTERS[table.row.game].log_extras(lambda: table.game.view(state, None))
+    return GAMES[table.row.game].presenter.log_extras(lambda: table.game.view(state, None))
 
 
 def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:
     """The public log lines of ``events`` (private events dropped)."""
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, None, _log_extras(table))
     return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
 
 
 def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:
     """Log lines visible to ``seat`` only (its private events)."""
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, seat, _log_extras(table))
     return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
 
@@ -148,14 +148,14 @@ def private_log(events: list[Event], table: TableView, t: Translator, seat: int)
 def private_notes(events: list[Event], table: TableView, t: Translator, seat: int, limit: int = 3) -> list[str]:
     """The last ``limit`` private lines of ``seat`` among ``events``, without flash events (those
     are shown once and must not come back)."""
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     mine = [e for e in events if e.audience is not None and seat in e.audience and not presenter.flash_seconds(e)]
     return private_log(mine, table, t, seat)[-limit:]
 
 
 def board(table: TableView, events: list[Event], t: Translator) -> Board:
     """The public board of a running or finished table, with the recent public log."""
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, None)
     view = table.game.view(table.state, None)
     card = presenter.board(view, ctx)
@@ -188,7 +188,7 @@ def board(table: TableView, events: list[Event], t: Translator) -> Board:
 
 def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel:
     """The private panel of ``seat`` with its legal actions (none when it is not to act)."""
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, seat)
     game = table.game
     legal: tuple[str, ...] = ()
@@ -207,7 +207,7 @@ def tie_breaks(table: TableView, outcome: Outcome, t: Translator) -> list[str]:
     view of the finished ``table`` (:meth:`bot.presenters.base.Presenter.tie_breaks`)."""
     if table.state is None:
         return []
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
     return presenter.tie_breaks(table.game.view(table.state, None), outcome, context(table, t, None))
 
 
@@ -218,7 +218,7 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
     ctx = context(table, t, None)
     order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    presenter = PRESENTERS[table.row.game]
+    presenter = GAMES[table.row.game].presenter
 
     def score(s: int) -> str:  # the score with its unit ("12 dice", "1 point")
         return presenter.score_text(outcome.scores[s], t)

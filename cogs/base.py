@@ -5,9 +5,10 @@ table's game cog, which calls :class:`bot.service.TableService`, renders specs f
 :mod:`bot.texts` with :mod:`cogs.components`, and replies. Every interaction is answered (or
 deferred) before any slow work; every refusal is an ephemeral message in the clicker's language.
 
-A game's cog (``cogs/<game>.py``) subclasses :class:`GameCog` with its registry key and adds its
-own commands (Shop Battle: ``/deck``). A table of a game whose cog is not loaded
-(``ENABLED_GAMES``) is still handled by an instance of that cog's class that is not added to
+Each enabled game is its own cog, a :class:`GameCog` named after the game's key
+(:meth:`GameCog.for_game`, added by :mod:`cogs.games`); a game that adds commands names a
+subclass in its spec (:attr:`bot.games.GameSpec.cog`: Shop Battle's ``/deck``). A table of a game
+whose cog is not loaded (``ENABLED_GAMES``) is still handled by an instance that is not added to
 the bot (:meth:`GameCog.detached`): running tables finish whatever the deployment enables.
 """
 
@@ -16,15 +17,15 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
 from bot import texts
-from bot.client import game_extension, reply, report_error, user_t
+from bot.client import reply, report_error, user_t
+from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
-from bot.presenters import PRESENTERS
 from bot.service import ServiceError, TableService, TableView, lobby_tag
 from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
@@ -80,23 +81,18 @@ DEFER_AFTER_S = 1.0
 
 
 class GameCog(commands.Cog):
-    """Lobbies and tables of one game (:attr:`game`, a registry key); subclass per game.
+    """Lobbies and tables of one game (:attr:`game`, its key): the cog of every game, named
+    after its key; a game that adds commands subclasses it (see :meth:`for_game`).
 
     The public methods are called by the lobby cog with the table id and the typed fields of
     the clicked component (:mod:`cogs.components`); each raises :class:`ServiceError` for a
     refusal, which the caller answers.
     """
 
-    game: ClassVar[str] = ""
-    _classes: ClassVar[dict[str, type[GameCog]]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.game:
-            GameCog._classes[cls.game] = cls
-
-    def __init__(self, bot: SpeakeasyBot) -> None:
+    def __init__(self, bot: SpeakeasyBot, game: str) -> None:
         self.bot = bot
+        self.game = game
+        self.__cog_name__ = game  # discord.py's cog name, unique per bot: one cog per game
         self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet(),
                                     lambda begin: bot.service.foreground.later(begin))
 
@@ -104,21 +100,31 @@ class GameCog(commands.Cog):
     def service(self) -> TableService:
         return self.bot.service
 
-    @classmethod
-    def detached(cls, bot: SpeakeasyBot, game: str) -> GameCog:
-        """An instance of ``game``'s cog class that is not added to the bot (no commands, no
-        listeners): for the tables of a game whose cog is not loaded."""
-        if game not in GameCog._classes:
-            try:
-                importlib.import_module(game_extension(game))
-            except ImportError:
-                log.warning("no cog module for game %r; using the shared table flow", game)
-        klass = GameCog._classes.get(game)
-        if klass is not None:
-            return klass(bot)
-        base = GameCog(bot)
-        base.game = game  # type: ignore[misc]  # an instance attribute for this one flow object
-        return base
+    @staticmethod
+    def for_game(bot: SpeakeasyBot, game: str) -> GameCog:
+        """The cog of registered ``game``: an instance of the class its spec names
+        (:attr:`bot.games.GameSpec.cog`, ``"module:Class"``), else of :class:`GameCog`. Raises
+        ``KeyError`` for an unknown game, ``ImportError``/``AttributeError`` when the class
+        cannot be found, ``TypeError`` when it is not a :class:`GameCog`."""
+        path = GAMES[game].cog
+        if path is None:
+            return GameCog(bot, game)
+        module, _, name = path.partition(":")
+        klass = getattr(importlib.import_module(module), name)
+        if not (isinstance(klass, type) and issubclass(klass, GameCog)):
+            raise TypeError(f"the cog of {game!r}, {path}, is not a GameCog")
+        return klass(bot, game)
+
+    @staticmethod
+    def detached(bot: SpeakeasyBot, game: str) -> GameCog:
+        """A cog of ``game`` that is not added to the bot (no commands, no listeners): for the
+        tables of a game whose cog is not loaded. The shared flow when its own cog cannot be
+        made (logged)."""
+        try:
+            return GameCog.for_game(bot, game)
+        except (KeyError, ImportError, AttributeError, TypeError):
+            log.warning("no cog for game %r; using the shared table flow", game)
+            return GameCog(bot, game)
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction) -> None:
@@ -254,7 +260,7 @@ class GameCog(commands.Cog):
                 table = await self.service.table(table_id)
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
-            await reply(interaction, embed=embed(PRESENTERS[table.row.game].rules(t)))
+            await reply(interaction, embed=embed(GAMES[table.row.game].presenter.rules(t)))
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.service.abandon(table_id, interaction.user.id, is_admin(interaction))
@@ -369,7 +375,7 @@ class GameCog(commands.Cog):
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
         drawing = self.panels.start(interaction, table, seat, edit=in_panel)
-        presenter = PRESENTERS[table.row.game]
+        presenter = GAMES[table.row.game].presenter
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
         lines = texts.private_notes(list(events), table, t, seat, limit=10)

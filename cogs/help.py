@@ -11,9 +11,9 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import admin
+from bot.games import GAMES
 from cogs.base import GameCog, reply, user_t
 from cogs.components import embed
-from engine.registry import GAMES
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot

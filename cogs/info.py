@@ -11,8 +11,8 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import texts
+from bot.games import GAMES
 from bot.i18n import Translator
-from bot.presenters import PRESENTERS
 from bot.ui import Card, Field
 from cogs.base import guild_lang, reply, user_t
 from cogs.components import embed
@@ -74,7 +74,7 @@ class InfoCog(commands.Cog):
     @app_commands.choices(game=game_choices())
     async def rules(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
         """A rules summary, privately."""
-        await reply(interaction, embed=embed(PRESENTERS[game.value].rules(user_t(interaction))))
+        await reply(interaction, embed=embed(GAMES[game.value].presenter.rules(user_t(interaction))))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

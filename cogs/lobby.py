@@ -21,6 +21,7 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import texts
+from bot.games import GAMES
 from bot.service import ServiceError
 from cogs import pictures
 from cogs.base import GameCog, report_click_error, report_error, user_t
@@ -40,7 +41,6 @@ from cogs.components import (
 )
 from cogs.notifier import DiscordNotifier
 from cogs.panels import FLASH, flash_deleter
-from engine.registry import GAMES
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot

@@ -128,7 +128,7 @@ async def board_picture(table: TableView, known_key: str | None = None) -> Pictu
     """The public board picture of ``table`` (``None`` when it cannot be drawn). When its key
     equals ``known_key`` (the picture the message already carries), nothing is drawn and the
     picture has no bytes: the caller keeps the attachment it has."""
-    if table.state is None:
+    if table.state is None or not render.draws(table.row.game):
         return None
     game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
     view = table.game.view_json(table.state, None)
@@ -168,7 +168,7 @@ class PanelDrawing:
             return
         self._begun = True
         table, seat, legal, known_filename = self._args
-        if table.state is None:
+        if table.state is None or not render.draws(table.row.game):
             return
         game_key, lang, names = table.row.game, table.row.lang, raw_names(table)
         view = table.game.view_json(table.state, seat)

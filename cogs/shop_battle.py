@@ -1,5 +1,5 @@
-"""Shop Battle as a cog: its lobbies and tables, and ``/deck upload|list|remove``, a server's own
-Shop Battle decks (Manage Server only).
+"""Shop Battle's cog (named by its spec, :attr:`bot.games.GameSpec.cog`): its lobbies and tables,
+and ``/deck upload|list|remove``, a server's own Shop Battle decks (Manage Server only).
 
 Rules: ``docs/rules/shop-battle.md``. The deck JSON format is documented in the README (example:
 ``docs/decks/example-deck.json``) and validated by :func:`engine.shop_battle.deck.parse_deck`:
@@ -9,7 +9,7 @@ valid. The guild's decks are offered in the lobby's deck select.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -23,10 +23,6 @@ from cogs.base import GameCog, reply, user_t
 from cogs.components import embed
 from engine.shop_battle import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
 
-if TYPE_CHECKING:
-    from bot.client import SpeakeasyBot
-
-GAME = "shop-battle"
 MAX_LISTED_ISSUES = 15
 
 
@@ -55,8 +51,6 @@ def summary_card(deck: Deck, deck_id: int, t: Translator) -> Card:
 
 class ShopBattleCog(GameCog):
     """Shop Battle tables (the lobby offers the guild's decks) and the ``/deck`` group."""
-
-    game = GAME
 
     deck = app_commands.Group(name=_T("deck", key="cmd.deck.name"),
                               description=_T("Your server's Shop Battle decks", key="cmd.deck.desc"),
@@ -91,7 +85,7 @@ class ShopBattleCog(GameCog):
             await interaction.followup.send(t("deck.download_failed"), ephemeral=True)
             return
         try:
-            deck_id = await self.service.save_deck(interaction.guild_id or 0, GAME, deck.name,
+            deck_id = await self.service.save_deck(interaction.guild_id or 0, self.game, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
             await interaction.followup.send(t(err.key, **err.params), ephemeral=True)
@@ -103,7 +97,7 @@ class ShopBattleCog(GameCog):
     async def list_(self, interaction: discord.Interaction) -> None:
         """The guild's decks (they are offered in Shop Battle lobbies)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, self.game)
         lines = [f"• {texts.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
         await reply(interaction, embed=embed(Card(title=t("deck.list_title"), description="\n".join(lines))))
 
@@ -115,7 +109,7 @@ class ShopBattleCog(GameCog):
     async def remove(self, interaction: discord.Interaction, name: str) -> None:
         """Remove a deck by name (tables already started keep their cards)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, self.game)
         exact = [d for d, n in decks if n == name.strip()]
         match = exact or [d for d, n in decks if n.casefold() == name.strip().casefold()]
         if not match or not await self.service.delete_deck(interaction.guild_id or 0, match[0]):
@@ -125,11 +119,7 @@ class ShopBattleCog(GameCog):
 
     @remove.autocomplete("name")
     async def _deck_names(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        decks = await self.service.decks(interaction.guild_id or 0, GAME)
+        decks = await self.service.decks(interaction.guild_id or 0, self.game)
         return [app_commands.Choice(name=n[:100], value=n[:100]) for _, n in decks
                 if current.casefold() in n.casefold()][:25]
 
-
-async def setup(bot: SpeakeasyBot) -> None:
-    """discord.py extension entry point (the ``/deck`` group comes with the cog)."""
-    await bot.add_cog(ShopBattleCog(bot))

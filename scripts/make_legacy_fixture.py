@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from bot.service import TableService
-from engine.registry import GAMES
+from bot.games import GAMES
 from storage.db import Database
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "legacy_v1.db"

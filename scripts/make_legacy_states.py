@@ -14,7 +14,7 @@ import gzip
 import json
 from pathlib import Path
 
-from engine.registry import GAMES
+from bot.games import GAMES
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "legacy_v1_states"
 PLANS = [
@@ -36,7 +36,7 @@ def view_json(game, state, seat):
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for key, players, options, seed in PLANS:
-        game = GAMES[key]
+        game = GAMES[key].game
         state = game.setup(seed, players, options)
         name = f"{key}-{players}p-{seed}.jsonl.gz"
         with gzip.open(OUT / name, "wt", encoding="utf-8") as f:

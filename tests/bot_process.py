@@ -37,10 +37,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot.games import GAMES
 from bot.service import ServiceError
 from engine.core import IllegalAction
 from engine.gang_of_dice import scripted_setup
-from engine.registry import GAMES
 from tests.e2e import bot_factory, open_table, take_turn
 from tests.harness import DiscordWorld, ImpossibleAction
 
@@ -132,7 +132,7 @@ async def main(argv: list[str]) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format=f"[bot {args.shard_ids}] %(levelname)s %(name)s: %(message)s")
     stocks = args.stocks
-    GAMES["gang-of-dice"].setup = (  # type: ignore[method-assign]
+    GAMES["gang-of-dice"].game.setup = (  # type: ignore[method-assign]
         lambda seed, players, options=None: scripted_setup(players, stocks=[stocks] * players, seed=seed))
     shard = (args.guild_shard, args.shard_count) if args.guild_shard is not None else None
     world_file = Path(args.world)

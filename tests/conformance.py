@@ -2,7 +2,7 @@
 
 Every helper takes ``(game, players, seed)`` (plus optional ``options``, a dict for
 ``game.setup``) and raises ``AssertionError`` with a readable message on a violation.
-``tests/test_conformance.py`` runs :func:`check_game` for every game of ``engine.registry.GAMES``,
+``tests/test_conformance.py`` runs :func:`check_game` for every game of ``bot.games.GAMES``,
 every seat count and every entry of ``Game.conformance_options``; a game's own tests may call
 the single checks too.
 

@@ -22,10 +22,10 @@ import pytest
 import pytest_asyncio
 
 from bot.client import SpeakeasyBot
+from bot.games import GAMES
 from bot.settings import Settings
 from engine.core import Step
 from engine.gang_of_dice import Commit, Reroll, apply_with_faces
-from engine.registry import GAMES
 from tests.harness import DiscordWorld
 
 #: ``deal`` hook: ``(seed, players, options) -> state``, what the service's ``game.setup`` returns.
@@ -101,12 +101,12 @@ class E2E:
         patch = pytest.MonkeyPatch()
         self._stack.callback(patch.undo)
         for key, fn in deal.items():
-            patch.setattr(GAMES[key], "setup", lambda seed, players, options=None, fn=fn: fn(seed, players, options or {}))
+            patch.setattr(GAMES[key].game, "setup", lambda seed, players, options=None, fn=fn: fn(seed, players, options or {}))
         for key, rolls in dice.items():
             if key != "gang-of-dice":
                 raise ValueError(f"no scripted dice for {key!r}: only gang-of-dice rolls at every commit")
             self.dice_left = [tuple(faces) for faces in rolls]
-            game = GAMES[key]
+            game = GAMES[key].game
             apply = game.apply
 
             def scripted_apply(state: Any, actions: Mapping[int, Any], apply: Callable[..., Step[Any]] = apply) -> Step[Any]:
@@ -202,7 +202,7 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
     service = world.bot.service
     table = await service.table(table_id)
     seat = table.seat_of(member.id)
-    game = GAMES[table.row.game]
+    game = GAMES[table.row.game].game
     want = code if code is not None else game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
     spec = texts.panel(table, seat, Translator("en"))
     ver = table.version

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from engine.core import Action, Event, Game, GameOptions, IllegalAction, Outcome, State, Step, View, ranks_from_scores
 from engine.fast import replace_state
 
-__all__ = ["PICKS", "Confirm", "Pick", "PickAction", "PickGame", "PickOptions", "PickState", "PickView"]
+__all__ = ["PICKS", "Confirm", "Pick", "PickAction", "PickGame", "PickOptions", "PickState", "PickView", "register_pick"]
 
 
 class PickOptions(GameOptions):
@@ -151,3 +151,13 @@ def _pick(action: PickAction) -> int:
     """The number of a pick (``check_actions`` already refused anything else)."""
     assert isinstance(action, Pick)
     return action.n
+
+
+def register_pick() -> Any:
+    """Register Pick as a game of the bot (``with register_pick() as spec:``; the
+    :class:`bot.games.Registration`): its engine game with the base presenter and no catalog
+    (the service tests read no text of it)."""
+    from bot.games import GameSpec, register
+    from bot.presenters import Presenter
+
+    return register(GameSpec(PickGame(), Presenter(), {}))

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from bot.ai_pool import LEVELS, WORKER_NICENESS, AiPool, think
+from bot.games import GAMES
 from bot.ratings import AI_RATINGS, DEFAULT_MU, Rated, ai_rating, rate
 from bot.service import ServiceError, TableService, lobby_tag
 from engine import policies
 from engine.core import Outcome
 from engine.gang_of_dice import scripted_setup
-from engine.registry import GAMES
 from storage.db import Database, SeatRow
 
 HOST = 100
@@ -146,7 +146,7 @@ async def test_the_rating_update_uses_the_ai_level(db):
 @pytest.fixture
 def god_first_seat_0(monkeypatch):
     """Gang of Dice tables start with seat 0 to act (scripted, not a searched seed)."""
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     monkeypatch.setattr(game, "setup", lambda seed, players, options=None: scripted_setup(players, first=0, seed=seed))
     return game
 
@@ -249,7 +249,7 @@ def niceness(*args) -> str:
 
 
 async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_path, caplog):
-    game = GAMES["three-player-moon"]
+    game = GAMES["three-player-moon"].game
     state = game.setup(5, 3, {})
     seat = min(game.to_act(state))
     flag = tmp_path / "crash"
@@ -278,7 +278,7 @@ async def test_a_real_process_pool_thinks_and_a_crashed_worker_is_replaced(tmp_p
 
 
 async def test_strong_moves_queue_when_every_worker_is_busy():
-    game = GAMES["three-player-moon"]
+    game = GAMES["three-player-moon"].game
     state = game.setup(5, 3, {})
     seat = min(game.to_act(state))
     running, most = 0, 0

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from bot.games import GAMES
 from bot.migrate import copy_store
 from bot.service import TableService
-from engine.registry import GAMES
 from storage.factory import open_store
 
 DATA = Path(__file__).parent / "data"
@@ -46,7 +46,7 @@ def _view(game: Any, state: Any, seat: int | None) -> Any:
 @pytest.mark.parametrize("path", TRACES, ids=[p.name.split(".")[0] for p in TRACES])
 def test_old_snapshots_codes_and_views_still_hold(path: Path) -> None:
     lines = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
-    game = GAMES[lines[0]["key"]]
+    game = GAMES[lines[0]["key"]].game
     for i, line in enumerate(lines):
         state = game.load_state(line["state"])
         assert _dump(game, state) == line["state"], f"step {i}: snapshot does not round-trip"
@@ -119,11 +119,11 @@ def test_moonshine_tables_of_rules_2_keep_the_first_card_set() -> None:
     def ids(state):
         return [*state.deck, *(c for s in state.seats for c in s.clients), *(c for s in state.seats for q in s.queue for c in q.cards)]
 
-    assert set_index(7) == 5 and set_index(GAMES["moonshine"].rules_version) == 6
+    assert set_index(7) == 5 and set_index(GAMES["moonshine"].game.rules_version) == 6
     for variant in ("standard", "regular"):
         old, mid, r4, r5, r6, r7, new = (deal(11, 4, variant, 2), deal(11, 4, variant, 3), deal(11, 4, variant, 4),
                                          deal(11, 4, variant, 5), deal(11, 4, variant, 6), deal(11, 4, variant, 7),
-                                         GAMES["moonshine"].setup(11, 4, {"variant": variant}))
+                                         GAMES["moonshine"].game.setup(11, 4, {"variant": variant}))
         old_ids, mid_ids, r4_ids, r5_ids, r6_ids, r7_ids, new_ids = (ids(old), ids(mid), ids(r4), ids(r5), ids(r6),
                                                                      ids(r7), ids(new))
         assert all(c < 70 for c in old_ids) and all(70 <= c < 140 for c in mid_ids)

@@ -1,6 +1,6 @@
 """Run the shared conformance suite (tests/conformance.py) on every registered game.
 
-Games are read from ``engine.registry.GAMES`` at collection time, so a newly registered game is
+Games are read from ``bot.games.GAMES`` at collection time, so a newly registered game is
 covered automatically: every seat count in ``[min_players, max_players]``, every option dict of
 ``Game.conformance_options``, a few seeds. Test ids look like ``gang-of-dice-p3-o0-s2`` so that
 ``-k gang-of-dice`` runs one game only.
@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from bot.games import GAMES
 from engine.core import Action, Game, GameOptions, IllegalAction, Outcome, State, Step, View, ranks_from_scores
 from engine.fast import replace_state
-from engine.registry import GAMES
 from tests.conformance import check_game, check_levels, checked_indices, random_playout
 
 #: Large seeds, so that "the seed value never appears in a view" is a meaningful check.
@@ -27,7 +27,7 @@ SEEDS = (1_000_003, 2_718_281_828, 31_415_926_535)
 
 
 def _cases():
-    for key, game in sorted(GAMES.items()):
+    for key, game in sorted((k, spec.game) for k, spec in GAMES.items()):
         for players in range(game.min_players, game.max_players + 1):
             for o, options in enumerate(game.conformance_options):
                 for s, seed in enumerate(SEEDS):
@@ -36,7 +36,7 @@ def _cases():
 
 @pytest.mark.parametrize("key", sorted(GAMES))
 def test_registry_entry(key: str) -> None:
-    game = GAMES[key]
+    game = GAMES[key].game
     assert isinstance(game, Game)
     assert game.key == key
     assert 1 <= game.min_players <= game.max_players
@@ -53,16 +53,16 @@ def test_registry_entry(key: str) -> None:
 
 @pytest.mark.parametrize(("key", "players", "options", "seed"), list(_cases()))
 def test_conformance(key: str, players: int, options: dict, seed: int) -> None:
-    check_game(GAMES[key], players, seed, options)
+    check_game(GAMES[key].game, players, seed, options)
 
 
 @pytest.mark.parametrize(("key", "options"), [
     pytest.param(key, options, id=f"{key}-o{o}")
-    for key, game in sorted(GAMES.items()) for o, options in enumerate(game.conformance_options)
+    for key, game in sorted((k, spec.game) for k, spec in GAMES.items()) for o, options in enumerate(game.conformance_options)
 ])
 def test_levels(key: str, options: dict) -> None:
     """Every AI level's moves are legal and deterministic (a few states of one playout)."""
-    game = GAMES[key]
+    game = GAMES[key].game
     players = min(max(game.min_players, 3), game.max_players)
     trace = random_playout(game, players, SEEDS[0], options)
     check_levels(trace, checked_indices(trace, 6))

@@ -13,7 +13,7 @@ from pathlib import Path
 import discord
 import pytest
 
-from engine.registry import GAMES
+from bot.games import GAMES
 from engine.shop_battle import ShopBattle
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import Channel, ImpossibleAction

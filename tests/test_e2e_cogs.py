@@ -10,6 +10,7 @@ import discord
 import pytest
 
 from bot.client import SpeakeasyTree
+from bot.games import GAMES
 from bot.service import ServiceError
 from bot.ui import Button, Card, NumberPrompt, Panel, Select, SelectOption
 from cogs.base import GameCog
@@ -35,19 +36,19 @@ def play_choices(world) -> list[str]:
 
 async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
     world = await e2e()
-    cogs = {cog.game: type(cog).__name__ for cog in world.bot.cogs.values() if isinstance(cog, GameCog)}
-    assert cogs == {"gang-of-dice": "GangOfDiceCog", "three-player-moon": "ThreePlayerMoonCog",
-                    "shop-battle": "ShopBattleCog", "moonshine": "MoonshineCog"}
-    assert set(world.bot.extensions) >= {"cogs.gang_of_dice", "cogs.three_player_moon", "cogs.shop_battle",
-                                         "cogs.moonshine", "cogs.lobby", "cogs.info"}
-    assert play_choices(world) == ["gang-of-dice", "three-player-moon", "shop-battle", "moonshine"]
+    cogs = {name: (cog.game, type(cog).__name__) for name, cog in world.bot.cogs.items() if isinstance(cog, GameCog)}
+    assert cogs == {key: (key, spec.cog.split(":")[1] if spec.cog else "GameCog") for key, spec in GAMES.items()}
+    assert cogs["shop-battle"] == ("shop-battle", "ShopBattleCog")  # the game with a command of its own
+    assert set(world.bot.extensions) >= {"cogs.games", "cogs.lobby", "cogs.info"}
+    assert play_choices(world) == list(GAMES)
     assert [c["name"] for c in world.synced_commands()].count("play") == 1
     assert "deck" in [c["name"] for c in world.synced_commands()]
 
 
 async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
     world = await e2e(enabled_games="moonshine, gang-of-dice")
-    assert set(world.bot.extensions) == {"cogs.gang_of_dice", "cogs.moonshine", "cogs.lobby", "cogs.info",
+    assert [cog.game for cog in world.bot.cogs.values() if isinstance(cog, GameCog)] == ["gang-of-dice", "moonshine"]
+    assert set(world.bot.extensions) == {"cogs.games", "cogs.lobby", "cogs.info",
                                          "cogs.admin", "cogs.help"}
     assert play_choices(world) == ["gang-of-dice", "moonshine"]
     names = [c["name"] for c in world.synced_commands()]
@@ -67,7 +68,7 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
     old_lobby = (await world.slash(alice, "play", game="three-player-moon")).response  # an open lobby too
     # the deployment now offers Gang of Dice only; Discord still shows the old command list
     await e2e.restart(enabled_games="gang-of-dice", sync_commands=False)
-    assert "cogs.three_player_moon" not in world.bot.extensions
+    assert world.bot.get_cog("three-player-moon") is None
     res = await world.slash(alice, "play", game="three-player-moon")
     assert res.ephemeral and "Three-Player Moon is not offered on this server" in res.response.text()
     lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]

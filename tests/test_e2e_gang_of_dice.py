@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from bot.games import GAMES
 from engine.gang_of_dice import scripted_setup
-from engine.registry import GAMES
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 PRIVATE_MARKERS = ("Your stock", "Behind your screen", "dice left behind your screen")
@@ -63,7 +63,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     assert alice.mention in text and bob.mention in text
     # whoever won, the member placed better in the game is listed above the other (the check
     # used to run only when a member won the game, which seed 7 never gave: an AI player wins)
-    outcome = GAMES["gang-of-dice"].outcome(table.state)
+    outcome = GAMES["gang-of-dice"].game.outcome(table.state)
     lines = lb.response.embeds[0]["description"].splitlines()
     rank = {m: outcome.ranks[table.seat_of(m.id)] for m in (alice, bob)}
     line = {m: next(i for i, text in enumerate(lines) if m.mention in text) for m in (alice, bob)}

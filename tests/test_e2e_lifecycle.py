@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from bot import texts
+from bot.games import GAMES
 from bot.i18n import Translator
 from bot.scheduler import turn_key
 from bot.service import ReplayError
-from engine.registry import GAMES
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json"
@@ -333,7 +333,7 @@ async def test_a_custom_deck_table_replays_after_its_deck_is_removed(e2e):
     assert await service.decks(world.guild_id, "shop-battle") == []
     table = await play_until(world, [root], tid, rng)
     assert table.row.status == "finished"
-    game = GAMES["shop-battle"]
+    game = GAMES["shop-battle"].game
     replayed = await service.replay(tid)
     assert game.dump_state(replayed) == game.dump_state(table.state)
     assert table.row.options["deck_data"]["name"] == "Rue de la Paix"
@@ -354,7 +354,7 @@ async def test_an_older_custom_deck_table_storing_only_the_deck_id_keeps_working
     service = world.bot.service
     table = await play_until(world, [root], tid, random.Random(2))
     assert table.row.status == "finished"
-    game = GAMES["shop-battle"]
+    game = GAMES["shop-battle"].game
     assert game.dump_state(await service.replay(tid)) == game.dump_state(table.state)
     await world.slash(root, "deck remove", name="Rue de la Paix")
     with pytest.raises(ReplayError, match="deleted"):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import random
 
+from bot.games import GAMES
 from bot.i18n import Translator
-from bot.presenters import PRESENTERS, RenderContext
+from bot.presenters import RenderContext
 from bot.presenters.moonshine import card_name
 from engine.moonshine import Moonshine, MoonshineState, SeatState
 from tests.e2e import board_of, open_table, take_turn
@@ -48,7 +49,7 @@ def scripted_round(seed: int, players: int, options) -> MoonshineState:
 
 async def test_two_members_two_ai_full_game(e2e):
     t = Translator("en")
-    presenter = PRESENTERS["moonshine"]
+    presenter = GAMES["moonshine"].presenter
     world = await e2e(deal={"moonshine": scripted_round})
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "moonshine", members=[bob], ai=2, options={"variant": "standard"})

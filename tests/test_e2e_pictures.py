@@ -12,10 +12,10 @@ import random
 import discord
 import pytest
 
-from bench.discord_calls import AI_PLAYERS, play_counting
+from bench.discord_calls import play_counting
 from bot import render
+from bot.games import GAMES
 from bot.render import render_board, render_panel
-from engine.registry import GAMES
 from tests.e2e import board_of, open_table, take_turn
 from tests.harness import Channel
 
@@ -101,7 +101,7 @@ async def test_a_panel_carries_its_picture(e2e):
     assert panel.ephemeral and panel.viewer_id == alice.id
     [att] = panel.attachments
     assert att["filename"].startswith("panel-") and panel.image_urls == [f"attachment://{att['filename']}"]
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     legal = [game.encode(a) for a in game.legal_actions(table.state, seat)] if seat in table.to_act() else []
     want = render_panel("gang-of-dice", game.view_json(table.state, seat), legal, table.names(), "en", cache=None)
     assert world.attachment_bytes(att) == want
@@ -112,8 +112,8 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
     def broken(*_args, **_kwargs):
         raise RuntimeError("no ink")
 
-    monkeypatch.setattr(render.RENDERERS["gang-of-dice"], "board", broken)
-    monkeypatch.setattr(render.RENDERERS["gang-of-dice"], "panel", lambda *a, **k: None)  # returns nothing
+    monkeypatch.setattr(render.renderer("gang-of-dice"), "board", broken)
+    monkeypatch.setattr(render.renderer("gang-of-dice"), "panel", lambda *a, **k: None)  # returns nothing
     render.CACHE.clear()
     world = await e2e(seeds=[7], pictures=True)
     alice, bob = world.member("alice"), world.member("bob")
@@ -165,7 +165,7 @@ async def test_pictures_off_gives_text_boards(e2e):
     assert not board_of(world, tid).image_urls
 
 
-@pytest.mark.parametrize("game", sorted(AI_PLAYERS))
+@pytest.mark.parametrize("game", sorted(GAMES))
 async def test_rest_calls_per_applied_step_of_a_full_game(e2e, game):
     """Two members and AI players, pictures on: the REST calls the bot makes on its own (board
     posts and edits, pings, threads; not the answers to the members' clicks) average at most 3

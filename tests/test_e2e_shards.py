@@ -207,8 +207,8 @@ async def test_two_processes_on_one_shard_cannot_corrupt_a_table(tmp_path, procs
         assert row.status == "finished"
         log = await store.action_log(table)
         assert [v for v, _, _ in log] == list(range(len(log))) == list(range(row.version))
-        from engine.registry import GAMES
-        game = GAMES["gang-of-dice"]
+        from bot.games import GAMES
+        game = GAMES["gang-of-dice"].game
         from engine.gang_of_dice import scripted_setup
         state = scripted_setup(2, stocks=[2, 2], seed=row.seed)
         for _, codes, _ in log:

@@ -3,13 +3,14 @@ a game", end to end: its engine passes the shared conformance suite, its present
 fit the contracts, and a full game runs through Discord (offline harness) from ``/play`` to
 ``/leaderboard``, with the hidden hands never in a public message.
 
-Nothing in the product knows the game: the ``high_card`` fixture registers it for each test
-(:func:`tests.fifth_game.install.install`).
+Nothing in the product knows the game: the ``high_card`` fixture registers it for each test, in
+one line (:func:`bot.games.register` of :data:`tests.fifth_game.spec.HIGH_CARD`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import random
 import subprocess
 import sys
@@ -17,23 +18,31 @@ from pathlib import Path
 
 import pytest
 
+from bot.games import GAMES, register
 from bot.i18n import Translator, catalog, placeholders
 from bot.ui import check_card_limits, check_panel_limits
 from engine.core import Event, IllegalAction
-from tests import test_conformance
+from tests import test_conformance, test_i18n
 from tests.conformance import check_game
 from tests.e2e import board_of, lobby_id, take_turn
 from tests.fifth_game.high_card import KEEP, REDRAW, HighCard, Play, scripted_setup
-from tests.fifth_game.install import EXTENSION, KEY, catalog_part, install
-from tests.fifth_game.presenter import HighCardPresenter, card_text
+from tests.fifth_game.presenter import card_text
+from tests.fifth_game.spec import HIGH_CARD
 
 ROOT = Path(__file__).resolve().parent.parent
+KEY = HIGH_CARD.key
 
 
 @pytest.fixture
-def high_card(monkeypatch: pytest.MonkeyPatch) -> HighCard:
+def high_card():
     """High Card registered for this test only."""
-    return install(monkeypatch)
+    with register(HIGH_CARD):
+        yield HIGH_CARD.game
+
+
+def catalog_part(lang: str) -> dict[str, str]:
+    """The fifth game's own catalog entries in ``lang``."""
+    return json.loads(HIGH_CARD.catalogs[lang].read_text(encoding="utf-8"))
 
 
 # --- engine ---------------------------------------------------------------------------------------
@@ -137,11 +146,46 @@ def test_catalogs_have_the_same_keys_and_placeholders_and_take_no_product_key():
     assert {f"game.{KEY}.name", f"game.{KEY}.rules"} <= set(en)
 
 
+@pytest.mark.parametrize("check", [
+    test_i18n.test_catalogs_have_same_keys_and_placeholders,
+    test_i18n.test_every_message_is_well_formed_for_its_language,
+    test_i18n.test_no_catalog_text_hedges_a_plural,
+    test_i18n.test_every_registered_game_has_a_name_rules_and_score_unit_in_both_languages,
+    lambda: test_i18n.test_no_rendered_text_shows_a_placeholder_or_a_selector(KEY),
+], ids=["same_keys", "well_formed", "no_hedged_plural", "name_rules_score", "no_placeholder_left"])
+def test_catalog_checks_like_every_game(high_card, check):
+    check()  # the same checks as for the four real games, with High Card's texts merged in
+
+
+def test_registration_adds_the_game_and_its_texts_and_takes_them_out_again():
+    assert KEY not in GAMES and not Translator("fr").has(f"game.{KEY}.name")
+    with register(HIGH_CARD) as spec:
+        assert GAMES[KEY] is spec and list(GAMES)[-1] == KEY  # listed after the built-in games
+        assert Translator("fr")(f"game.{KEY}.name") == "Carte haute"
+        assert spec.presenter.key == KEY
+        with pytest.raises(ValueError, match="already registered"):
+            register(HIGH_CARD)
+    assert KEY not in GAMES and f"game.{KEY}.name" not in catalog("en")
+
+
+def test_a_game_whose_catalog_takes_a_key_of_another_is_refused(tmp_path):
+    from bot.games import GameSpec
+    from bot.presenters import Presenter
+
+    for lang in ("en", "fr"):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "clash.json").write_text('{"game.moonshine.name": "Moonshine again"}', encoding="utf-8")
+    clash = GameSpec(HighCard(), Presenter(), {lang: tmp_path / lang / "clash.json" for lang in ("en", "fr")})
+    with pytest.raises(ValueError, match="duplicate i18n key 'game.moonshine.name'"):
+        register(clash)
+    assert KEY not in GAMES and catalog("en")["game.moonshine.name"] == "Moonshine"
+
+
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_every_event_board_and_panel_renders_within_discord_limits(high_card, lang):
     from tests.conformance import random_playout
 
-    presenter = HighCardPresenter()
+    presenter = HIGH_CARD.presenter
     t = Translator(lang)
     from bot.presenters import RenderContext
 
@@ -172,8 +216,8 @@ def hand_leaks(public: str, state, seats) -> list[str]:
 
 async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     world = await e2e(seeds=[5], enabled_games=KEY)
-    assert EXTENSION in world.bot.extensions
-    assert [type(c).__name__ for c in world.bot.cogs.values() if hasattr(c, "game")] == ["HighCardCog"]
+    assert [(name, type(c).__name__) for name, c in world.bot.cogs.items() if hasattr(c, "game")] == [
+        (KEY, "GameCog")]  # a game without commands of its own: the generic cog, named after it
     option = next(o for o in world.command("play")["options"] if o["name"] == "game")
     assert [c["value"] for c in option["choices"]] == [KEY]
     alice, bob = world.member("alice"), world.member("bob")
@@ -244,3 +288,20 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     claude = world.member("claude", locale="fr")
     rules = (await world.slash(claude, "rules", game=KEY)).response
     assert rules.ephemeral and "Carte haute" in rules.text()
+
+
+async def test_a_game_without_pictures_shows_text_boards_when_pictures_are_on(high_card, e2e, caplog):
+    """No renderer in its spec: the boards and panels are text, and no drawing is tried (none
+    fails, none is logged)."""
+    world = await e2e(seeds=[5], enabled_games=KEY, pictures=True)
+    alice = world.member("alice")
+    lobby = (await world.slash(alice, "play", game=KEY)).response
+    tid = lobby_id(lobby)
+    await world.click(alice, lobby, f"se:l:{tid}:ai+")
+    await world.click(alice, lobby, f"se:l:{tid}:start")
+    board = board_of(world, tid)
+    panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
+    await world.settle()
+    assert "Round 1/3" in board.text() and "You were dealt" in panel.text()
+    assert not board.image_urls and not panel.image_urls and world.uploads == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
-from bot.presenters import PRESENTERS
 from bot.presenters.base import RenderContext
 from bot.presenters.gang_of_dice import FACE_EMOJI, GangOfDicePresenter, faces_text
 from bot.ui import Button, check_card_limits, check_panel_limits
 from engine.gang_of_dice import CARDS, Commit, GangOfDice, GangOfDiceSeatView, apply_with_faces, scripted_setup
 
 G = GangOfDice()
-P = PRESENTERS["gang-of-dice"]
+P = GAMES["gang-of-dice"].presenter
 NAMES = ("Alice", "Bob", "Chloé", "Dmitri_with_a_rather_long_name")
 
 
@@ -40,7 +40,7 @@ def act(state, action, faces=None):
 
 
 def test_registered_and_catalogs() -> None:
-    assert isinstance(P, GangOfDicePresenter) and P.game_key == G.key
+    assert isinstance(P, GangOfDicePresenter) and P.key == G.key
     en, fr = catalog("en"), catalog("fr")
     mine = {k for k in en if k.startswith("god.") or k.startswith("game.gang-of-dice.")}
     assert mine and mine <= set(fr)

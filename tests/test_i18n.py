@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from bot.games import GAMES  # the games' catalogs are merged once they are registered
 from bot.i18n import (
     LANGS,
     Translator,
@@ -155,12 +156,11 @@ def test_lobby_says_exactly_when_min_equals_max():
 
 
 def test_peek_and_scout_lines_label_every_value():
-    from bot.presenters import PRESENTERS
     from bot.presenters.base import RenderContext
 
     card = {"kind": "shop", "name": "Le Dé Rieur", "year": 2001, "letters": 16, "street": 9, "games": 0}
     one = {"kind": "shop", "name": "Tiny", "year": 1990, "letters": 1, "street": 1, "games": 1}
-    presenter = PRESENTERS["shop-battle"]
+    presenter = GAMES["shop-battle"].presenter
     for lang, want, want_one in [
         ("en", "Le Dé Rieur (founded 2001 · 16 letters · street no. 9 · 0 games in the shop)",
          "Tiny (founded 1990 · 1 letter · street no. 1 · 1 game in the shop)"),
@@ -181,8 +181,6 @@ def test_peek_and_scout_lines_label_every_value():
 
 
 def test_every_registered_game_has_a_name_rules_and_score_unit_in_both_languages():
-    from engine.registry import GAMES
-
     for lang in LANGS:
         for key in GAMES:
             assert f"game.{key}.name" in catalog(lang)
@@ -212,16 +210,14 @@ def test_french_command_names_are_valid_discord_names():
             assert re.fullmatch(r"[-_\w]{1,32}", value) and value == value.lower(), key
 
 
-@pytest.mark.parametrize("key", ["gang-of-dice", "moonshine", "shop-battle", "three-player-moon"])
+@pytest.mark.parametrize("key", sorted(GAMES))
 def test_no_rendered_text_shows_a_placeholder_or_a_selector(key):
     """Over an AI game, every board, panel and log line in both languages is fully formatted:
     no ``{param}`` left visible (a parameter a message needs but its caller does not give)."""
-    from bot.presenters import PRESENTERS
     from bot.presenters.base import RenderContext
     from bot.ui import Button, Select
-    from engine.registry import GAMES
 
-    game, presenter = GAMES[key], PRESENTERS[key]
+    game, presenter = GAMES[key].game, GAMES[key].presenter
     state = game.setup(7, game.min_players, {})
     left = re.compile(r"\{[a-z_]+(:[^}]*)?\}|\$plural|\$elide")
     texts: list[str] = []

@@ -7,15 +7,15 @@ import random
 
 import pytest
 
+from bot.games import GAMES
 from bot.i18n import Translator, catalog
-from bot.presenters import PRESENTERS
 from bot.presenters.base import RenderContext
 from bot.presenters.moonshine import MoonshinePresenter, card_name
 from bot.ui import Button, Select, card_length, check_card_limits, check_panel_limits
 from engine.moonshine import Moonshine
 
 G = Moonshine()
-P = MoonshinePresenter()
+P = GAMES["moonshine"].presenter
 LANGS = ("en", "fr")
 
 
@@ -178,7 +178,7 @@ def test_rules_lobby_and_labels():
         view = G.view(G.setup(1, 2), None)
         assert P.action_label("moon", view, _ctx(lang, 2)) != "moon"
         assert card_name(0, t) in P.action_label("val.0", view, _ctx(lang, 2))
-    assert PRESENTERS["moonshine"].game_key == "moonshine"
+    assert GAMES["moonshine"].presenter.key == "moonshine"
 
 
 def test_board_stays_within_the_embed_total_with_five_crowded_seats():

@@ -7,9 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games import GAMES
 from bot.i18n import Translator
 from bot.presenters.base import RenderContext
-from bot.presenters.moonshine import MoonshinePresenter, card_option, missing
+from bot.presenters.moonshine import card_option, missing
 from engine.core import Event
 from engine.moonshine.cards import card_set
 from engine.moonshine.dice import shortfall
@@ -27,7 +28,7 @@ from tests.test_moonshine import (
     seat,
 )
 
-P = MoonshinePresenter()
+P = GAMES["moonshine"].presenter
 LANGS = ("en", "fr")
 
 

@@ -14,9 +14,9 @@ import pytest
 from PIL import Image
 
 import bot.render as render
+from bot.games import GAMES
 from bot.render import MAX_BYTES, MAX_HEIGHT, MAX_WIDTH, PictureCache, style
 from bot.render.cli import main as render_cli
-from engine.registry import GAMES
 
 NAMES = ("Alice", "Bérénice", "Zoé Ærøskøbing-Lefèvre the Third", "Dédé", "Élodie", "François")
 
@@ -33,7 +33,7 @@ PHASES = {
 def sample(key: str, players: int, seed: int, options: dict | None = None):
     """States of an AI playout (80 % AI moves, 20 % random legal ones, from a seeded generator):
     the first state of every phase, the state in the middle, and the final state."""
-    game = GAMES[key]
+    game = GAMES[key].game
     rng = random.Random(seed)
     state = game.setup(seed, players, options or {})
     trace = [state]
@@ -70,7 +70,7 @@ CASES = [("gang-of-dice", 3, 4, {}), ("three-player-moon", 3, 3, {}), ("shop-bat
 
 @pytest.mark.parametrize("key,players,seed,options", CASES)
 def test_boards_and_panels_render_in_every_phase_within_limits(key, players, seed, options):
-    game = GAMES[key]
+    game = GAMES[key].game
     states, phases = sample(key, players, seed, options)
     assert PHASES[key + ("-regular" if options.get("variant") == "regular" else "")] <= phases, phases
     lang = "fr" if seed % 2 else "en"
@@ -82,12 +82,12 @@ def test_boards_and_panels_render_in_every_phase_within_limits(key, players, see
             check_png(png)
 
 
-@pytest.mark.parametrize("key", sorted(GAMES))
+@pytest.mark.parametrize("key", sorted(key for key, spec in GAMES.items() if spec.renderer))
 def test_pictures_are_deterministic_and_follow_only_the_view(key):
     """Two states a seat cannot tell apart (``hidden_variant``) give it byte-identical pictures;
     the public picture is the same for states that differ only in hidden information; a changed
     view gives a changed picture."""
-    game = GAMES[key]
+    game = GAMES[key].game
     players = min(max(game.min_players, 3), game.max_players)
     states, _ = sample(key, players, seed=7)
     running = [s for s in states if game.to_act(s)][:3]
@@ -112,7 +112,7 @@ def test_pictures_are_deterministic_and_follow_only_the_view(key):
 
 
 def test_names_and_language_change_the_picture():
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     view = game.view_json(game.setup(3, 3, {}), None)
     en = render.render_board("gang-of-dice", view, NAMES[:3], "en", cache=None)
     assert render.render_board("gang-of-dice", view, NAMES[:3], "fr", cache=None) != en
@@ -120,9 +120,9 @@ def test_names_and_language_change_the_picture():
 
 
 def test_the_cache_returns_the_same_bytes_without_redrawing(monkeypatch):
-    game = GAMES["three-player-moon"]
+    game = GAMES["three-player-moon"].game
     view = game.view_json(game.setup(5, 3, {}), None)
-    module = render.RENDERERS["three-player-moon"]
+    module = render.renderer("three-player-moon")
     calls = []
     real = module.board
     monkeypatch.setattr(module, "board", lambda *a: calls.append(1) or real(*a))
@@ -139,9 +139,9 @@ def test_the_cache_returns_the_same_bytes_without_redrawing(monkeypatch):
 
 
 def test_async_rendering_runs_in_a_worker_thread(monkeypatch):
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     view = game.view_json(game.setup(3, 3, {}), None)
-    module = render.RENDERERS["gang-of-dice"]
+    module = render.renderer("gang-of-dice")
     threads = []
     real = module.board
     monkeypatch.setattr(module, "board", lambda *a: threads.append(threading.get_ident()) or real(*a))
@@ -154,9 +154,9 @@ def test_a_failing_renderer_yields_none_and_logs(monkeypatch, caplog):
     def broken(*args):
         raise RuntimeError("boom")
 
-    game = GAMES["moonshine"]
+    game = GAMES["moonshine"].game
     state = game.setup(3, 3, {})
-    module = render.RENDERERS["moonshine"]
+    module = render.renderer("moonshine")
     monkeypatch.setattr(module, "board", broken)
     monkeypatch.setattr(module, "panel", broken)
     cache = PictureCache()
@@ -194,10 +194,10 @@ def test_render_tool_writes_the_board_and_every_panel(tmp_path, capsys):
 
 
 def test_the_render_tool_names_every_seat_of_a_six_player_table():
+    from bot.games import GAMES
     from bot.render.cli import NAMES
-    from engine.registry import GAMES
 
-    assert len(set(NAMES)) >= max(g.max_players for g in GAMES.values())
+    assert len(set(NAMES)) >= max(spec.game.max_players for spec in GAMES.values())
 
 
 def test_picture_labels_say_1_card_not_1_cards():
@@ -331,16 +331,16 @@ async def test_play_images_name_each_ai_players_level_as_the_text_board(tmp_path
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
+    from bot.games import GAMES
     from bot.i18n import Translator
     from bot.render.moonshine import unrolled_dice
     from bot.render.style import label
-    from engine.registry import GAMES
 
     assert unrolled_dice(["food", "food", "music", "", "music"]) == [3]
     assert unrolled_dice(["food", "drink", "music", "", ""]) == [3, 4]
     assert unrolled_dice(["", "", "", "", ""]) == [] and unrolled_dice(["food", "food", "food", "moon", "drink"]) == []
     assert label(Translator(lang), "unrolled_both") != "unrolled_both"
-    g = GAMES["moonshine"]
+    g = GAMES["moonshine"].game
     state = g.setup(1, 3, {})
     for _ in range(10):
         state = g.apply(state, {s: g.ai_action(state, s) for s in g.to_act(state)}).state

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.games import GAMES
 from bot.i18n import Translator
 from bot.render import style
 from bot.render.draw import Box, Canvas
 from bot.render.style import plain
-from engine.registry import GAMES
 
 
 def drawn_boxes(monkeypatch) -> list[tuple[str, Box]]:
@@ -44,7 +44,7 @@ def overlap(a: Box, b: Box, gap: int = 0) -> bool:
 
 def run(key: str, players: int, seed: int, steps: int, options: dict | None = None):
     """The state after ``steps`` AI steps (fewer when the game ends), as ``python -m bot render``."""
-    game = GAMES[key]
+    game = GAMES[key].game
     state = game.setup(seed, players, options or {})
     for _ in range(steps):
         if not (to_act := game.to_act(state)):
@@ -303,9 +303,9 @@ def test_no_badge_covers_a_text_in_any_panel(monkeypatch, key, players, seed, op
     from tests.test_render import legal_codes, sample
 
     monkeypatch.setattr(draw, "_LEGENDS", {})
-    module = render.RENDERERS[key]
-    game = GAMES[key]
-    tabs = badges(monkeypatch, *[m for m in render.RENDERERS.values() if hasattr(m, "legal_frame")])
+    module = render.renderer(key)
+    game = GAMES[key].game
+    tabs = badges(monkeypatch, *[m for m in map(render.renderer, GAMES) if hasattr(m, "legal_frame")])
     boxes = drawn_boxes(monkeypatch)
     names = ("Alice", "Bérénice", "Chloé", "Dédé")[:players]
     framed = 0
@@ -417,7 +417,7 @@ def test_moonshine_panel_picture_says_the_seats_own_task_as_the_text_panel_does(
     from tests.test_moonshine_texts import P, ctx
 
     boxes = drawn_boxes(monkeypatch)
-    game = GAMES["moonshine"]
+    game = GAMES["moonshine"].game
     t = Translator(lang)
     heads: set[str] = set()
     for seed in (1, 2, 3, 4):

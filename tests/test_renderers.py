@@ -8,11 +8,11 @@ import random
 import pytest
 
 from bot import texts
+from bot.games import GAMES
 from bot.i18n import Translator
 from bot.service import TableView
 from bot.ui import check_card_limits, check_panel_limits
 from engine.core import Event
-from engine.registry import GAMES
 from storage.db import SeatRow, TableRow
 
 NASTY = "**@everyone** `x` _y_ <@123> ~~z~~ | # [a](b) " * 3  # markdown, mentions, and too long
@@ -29,7 +29,7 @@ def table_view(key: str, state, status: str = "running") -> TableView:
 
 def playout(key: str, players: int, seed: int, samples: int = 25):
     """Yield (state, recent events) at evenly spread steps of an AI game, then the final state."""
-    game = GAMES[key]
+    game = GAMES[key].game
     rng = random.Random(seed)
     state = game.setup(seed, players, {})
     events: list[Event] = []
@@ -48,7 +48,7 @@ def playout(key: str, players: int, seed: int, samples: int = 25):
 @pytest.mark.parametrize("key", sorted(GAMES))
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_boards_and_panels_fit_discord_limits(key, lang):
-    game = GAMES[key]
+    game = GAMES[key].game
     t = Translator(lang)
     for players in sorted({game.min_players, game.max_players}):
         for state, events in playout(key, players, seed=players * 17):
@@ -70,7 +70,7 @@ def test_boards_and_panels_fit_discord_limits(key, lang):
 
 @pytest.mark.parametrize("key", sorted(GAMES))
 def test_public_board_is_the_same_for_states_differing_only_in_hidden_information(key):
-    game = GAMES[key]
+    game = GAMES[key].game
     t = Translator("en")
     players = min(max(game.min_players, 3), game.max_players)
     for state, events in playout(key, players, seed=5, samples=10):
@@ -96,7 +96,7 @@ def test_results_card_names_a_shared_first_place(lang, line):
     itself, so Discord shows it as the terminal does; a sole winner gets no such line."""
     from engine.core import Outcome
 
-    game = GAMES["shop-battle"]
+    game = GAMES["shop-battle"].game
     state = game.setup(1, 3, {})
     t = Translator(lang)
     final = table_view("shop-battle", state, "finished")
@@ -110,7 +110,7 @@ def test_results_card_names_a_shared_first_place(lang, line):
 # --- the final standings say what broke a tie on score (each game's rules) --------------------------------
 def _finished(key: str, state):
     """The finished table of ``state`` and its outcome as the engine computes it."""
-    game = GAMES[key]
+    game = GAMES[key].game
     outcome = game.outcome(state)
     assert outcome is not None and not game.to_act(state)
     return table_view(key, state, "finished"), outcome
@@ -125,7 +125,7 @@ def test_moonshine_standings_say_moon_tokens_broke_a_tie_on_points(lang, line):
     none: the standings, in Discord as in the terminal, and the finished board say so."""
     import dataclasses
 
-    game = GAMES["moonshine"]
+    game = GAMES["moonshine"].game
     state = game.setup(3, 3, {"variant": "regular"})
     one = state.seats[1]
     cards = tuple(range(1, 8))
@@ -148,7 +148,7 @@ def test_shop_battle_standings_say_the_later_elimination_ranks_higher():
     """Shop Battle (S6): two players out with no card are ranked by the round they went out in."""
     import dataclasses
 
-    game = GAMES["shop-battle"]
+    game = GAMES["shop-battle"].game
     state = game.setup(1, 3, {})
     every = tuple(c for pile in state.piles for c in pile)
     state = dataclasses.replace(state, phase="over", piles=((), every, ()), out=(9, None, 18), round=20)
@@ -164,7 +164,7 @@ def test_shop_battle_standings_say_the_later_elimination_ranks_higher():
 def test_three_player_moon_standings_say_a_made_moon_wins_whatever_the_scores():
     import dataclasses
 
-    game = GAMES["three-player-moon"]
+    game = GAMES["three-player-moon"].game
     state = game.setup(1, 3, {})
     t = Translator("fr")
     for scores, said in (((30, 30, 5), True), ((12, 30, 5), True), ((40, 30, 5), False)):
@@ -181,7 +181,7 @@ def test_a_tie_the_rules_share_gets_no_tie_break_line():
     """Gang of Dice shares a place on equal stocks (G7): no tie-break line, only the shared victory."""
     import dataclasses
 
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     state = dataclasses.replace(game.setup(1, 3, {}), phase="over", stocks=(10, 10, 4))
     final, outcome = _finished("gang-of-dice", state)
     lines = texts.results_card(final, outcome, Translator("en")).description.splitlines()

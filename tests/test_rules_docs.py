@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.registry import GAMES
+from bot.games import GAMES
 
 RULES = Path(__file__).resolve().parents[1] / "docs" / "rules"
 
@@ -26,7 +26,7 @@ def test_the_index_table_gives_every_game_its_engine_rules_version():
     rows = _table()
     assert sorted(rows) == sorted(GAMES)
     for key, (page, game_cell, _key, engine, version) in rows.items():
-        game = GAMES[key]
+        game = GAMES[key].game
         assert version == str(game.rules_version), f"{key}: table says {version}, engine {game.rules_version}"
         assert engine == f"`engine/{key.replace('-', '_')}`"
         counts = (f"({game.min_players} players)" if game.min_players == game.max_players
@@ -36,7 +36,7 @@ def test_the_index_table_gives_every_game_its_engine_rules_version():
 
 
 def test_each_page_states_the_rules_version_it_describes():
-    for key, game in GAMES.items():
+    for key, game in ((k, spec.game) for k, spec in GAMES.items()):
         intro = (RULES / f"{key}.md").read_text(encoding="utf-8")[:800]
         stated = re.search(r"\(rules version (\d+)\)", intro)
         if game.rules_version == 1:

@@ -8,16 +8,16 @@ import pytest
 
 from bench.arena import main as arena_main
 from bench.arena import wilson
+from bot.games import GAMES
 from engine.core import Outcome
 from engine.gang_of_dice import apply_with_faces, scripted_setup
 from engine.gang_of_dice.actions import MARKS, REROLL, STOP, Commit, Mark, Reroll, Stop
 from engine.gang_of_dice.search import STOP_MOVE, canonical, first_action, macro_moves
 from engine.policies import LEVELS, choose, iterations_for
-from engine.registry import GAMES
 from engine.search import Hooks, outcome_rewards, search, softmax_rewards
 
-GOD = GAMES["gang-of-dice"]
-MOON = GAMES["three-player-moon"]
+GOD = GAMES["gang-of-dice"].game
+MOON = GAMES["three-player-moon"].game
 
 
 def test_levels_contract() -> None:

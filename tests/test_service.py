@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
+from bot.games import GAMES
 from bot.service import Notifier, ServiceError, TableService
-from engine import registry
 from storage.factory import open_store
-from tests.simgame import PickGame
+from tests.simgame import register_pick
 
 
 class FakeClock:
@@ -47,11 +47,9 @@ class Recorder(Notifier):
 
 
 @pytest.fixture
-def pick_game(monkeypatch):
-    game = PickGame()
-    monkeypatch.setitem(registry.GAMES, game.key, game)
-    # bot.service imported GAMES by reference: the same dict object
-    return game
+def pick_game():
+    with register_pick() as spec:
+        yield spec.game
 
 
 @pytest.fixture
@@ -316,7 +314,7 @@ async def test_replay_from_action_log_gives_the_snapshot(env):
         await svc.submit(tid, 200, 2 * v, b)
         await svc.submit(tid, 100, 2 * v + 1, "ok")
     row = await db.get_table(tid)
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     state = game.setup(row.seed, 2, row.options)
     for version, actions, _ in await db.action_log(tid):
         assert state.version == version
@@ -353,7 +351,7 @@ async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hang
         calls.append(seat)
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(registry.GAMES["test-pick"], "ai_action", broken)
+    monkeypatch.setattr(GAMES["test-pick"].game, "ai_action", broken)
     t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
     await svc.add_ai(t.id, 100)
     await svc.start(t.id, 100)
@@ -364,7 +362,7 @@ async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hang
 
 async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkeypatch):
     svc, db, clock, rec = env
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     first = await open_two(svc)
     second = await open_two(svc)
     await svc.start(first, 100)
@@ -417,7 +415,7 @@ async def test_start_records_the_games_rules_version(env, monkeypatch):
     svc, db, clock, rec = env
     tid = await open_two(svc)
     assert (await db.get_table(tid)).rules_version == 1  # a lobby: the default
-    monkeypatch.setattr(registry.GAMES["test-pick"], "rules_version", 3)
+    monkeypatch.setattr(GAMES["test-pick"].game, "rules_version", 3)
     await svc.start(tid, 100)
     assert (await db.get_table(tid)).rules_version == 3
     assert (await svc.table(tid)).row.rules_version == 3
@@ -431,7 +429,7 @@ async def test_replay_helper_rebuilds_the_snapshot_under_the_same_rules(env):
     await svc.submit(tid, 200, 0, "p3")
     await svc.submit(tid, 100, 1, "ok")
     await svc.submit(tid, 100, 2, "p2")  # buffered only: not in the log, not in the snapshot
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     state = await svc.replay(tid)
     assert state.version == 2 and state.scores == (1, 3)
     assert game.dump_state(state) == (await db.get_table(tid)).state
@@ -445,7 +443,7 @@ async def test_replay_refuses_a_table_of_another_rules_version(env, monkeypatch)
     with pytest.raises(ReplayError, match="has not started"):
         await svc.replay(tid)
     await svc.start(tid, 100)  # under rules 1
-    monkeypatch.setattr(registry.GAMES["test-pick"], "rules_version", 2)  # the game moved on
+    monkeypatch.setattr(GAMES["test-pick"].game, "rules_version", 2)  # the game moved on
     with pytest.raises(ReplayError, match="rules version 1 of test-pick.*only rules version 2"):
         await svc.replay(tid)
     with pytest.raises(ServiceError) as e:
@@ -836,7 +834,7 @@ async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reload
     tid = await open_two(svc)
     await svc.start(tid, 100)
     await svc.submit(tid, 100, 0, "p1")
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     view = await svc.table(tid)
     other = game.apply(view.state, {0: game.decode("p3"), 1: game.decode("p3")}).state
     row = await db.get_table(tid)
@@ -894,14 +892,12 @@ async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
 # ---------------------------------------------------------------------- crash safety (kill -9)
 _CHILD = r'''
 import asyncio, sys
-from engine import registry
-from tests.simgame import PickGame
+from tests.simgame import register_pick
 from bot.service import TableService
 from storage.factory import open_store
 
 async def main(url):
-    game = PickGame()
-    registry.GAMES[game.key] = game
+    game = register_pick().spec.game
     db = await open_store(url)
     svc = TableService(db, turn_timeout=3600, seed_source=lambda: 42)
     await svc.resume()

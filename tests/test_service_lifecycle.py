@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.games import GAMES
 from bot.scheduler import turn_key
 from bot.service import Notifier, ServiceError, TableService
-from engine import registry
 from storage.factory import open_store
-from tests.simgame import PickGame
+from tests.simgame import register_pick
 from tests.test_service import FakeClock
 
 
@@ -34,8 +34,8 @@ class Gone(Notifier):
 
 
 @pytest.fixture
-async def make(new_db_url, monkeypatch):
-    monkeypatch.setitem(registry.GAMES, PickGame.key, PickGame())
+async def make(new_db_url):
+    registration = register_pick()
     made = []
 
     async def build(notifier: Notifier) -> TableService:
@@ -45,9 +45,12 @@ async def make(new_db_url, monkeypatch):
         return svc
 
     yield build
-    for svc, db in made:
-        await svc.close()
-        await db.close()
+    try:
+        for svc, db in made:
+            await svc.close()
+            await db.close()
+    finally:
+        registration.unregister()
 
 
 async def running_table(svc: TableService) -> int:
@@ -59,7 +62,7 @@ async def running_table(svc: TableService) -> int:
 
 
 async def finish(svc: TableService, tid: int) -> None:
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     for _ in range(20):
         table = await svc.table(tid)
         if table.row.status != "running":

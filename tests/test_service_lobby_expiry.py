@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from bot.games import GAMES
 from bot.scheduler import lobby_key
 from bot.service import Notifier, ServiceError, TableService
-from engine import registry
 from storage.db import Database
 from storage.factory import open_store
-from tests.simgame import PickGame
+from tests.simgame import register_pick
 from tests.test_service import FakeClock
 
 TIMEOUT = 1800  # seconds (LOBBY_TIMEOUT_MINUTES=30, the default)
@@ -32,9 +32,9 @@ class Heard(Notifier):
 
 
 @pytest.fixture
-async def make(db_url, monkeypatch):
+async def make(db_url):
     """``await make(clock)``: a service on the test's one database (a second call = a restart)."""
-    monkeypatch.setitem(registry.GAMES, PickGame.key, PickGame())
+    registration = register_pick()
     made: list[tuple[TableService, Database]] = []
 
     async def build(clock: FakeClock, notifier: Notifier | None = None) -> TableService:
@@ -48,8 +48,11 @@ async def make(db_url, monkeypatch):
         return svc
 
     yield build
-    await made[-1][0].close()
-    await made[-1][1].close()
+    try:
+        await made[-1][0].close()
+        await made[-1][1].close()
+    finally:
+        registration.unregister()
 
 
 async def lobby(svc: TableService) -> int:
@@ -137,7 +140,7 @@ async def test_a_rematch_lobby_expires_too(make):
     tid = await lobby(svc)
     await svc.set_option(tid, 100, "rounds", 1)
     await svc.start(tid, 100)
-    game = registry.GAMES["test-pick"]
+    game = GAMES["test-pick"].game
     while (table := await svc.table(tid)).row.status == "running":
         seat = min(s for s in table.to_act() if s not in table.pending)
         await svc.submit(tid, table.seats[seat].user_id, table.version,

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
+from bot.games import GAMES
 from bot.service import ServiceError, TableService
-from engine.registry import GAMES
 from storage.base import Shards
 from storage.db import Database
 from tests.test_service import FakeClock
 
 #: Guilds on shard 0 and on shard 1 of 2 (``(id >> 22) % 2``).
 G0, G1 = 2 << 22, 3 << 22
-GAME = GAMES["gang-of-dice"]
+GAME = GAMES["gang-of-dice"].game
 
 
 async def start_table(svc: TableService, guild_id: int, host: int = 100, guest: int = 200) -> int:

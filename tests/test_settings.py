@@ -38,7 +38,7 @@ def test_every_setting_is_documented_in_env_example():
 
 
 def test_enabled_games_default_all_and_comma_separated(tmp_path, monkeypatch):
-    from engine.registry import GAMES
+    from bot.games import GAMES
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ENABLED_GAMES", raising=False)

@@ -8,16 +8,15 @@ import random
 
 import pytest
 
+from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
-from bot.presenters import PRESENTERS
 from bot.presenters.base import RenderContext
 from bot.presenters.shop_battle import ShopBattlePresenter
 from bot.ui import Button, Select, check_card_limits, check_panel_limits
-from engine.registry import GAMES
 from engine.shop_battle import Deck, ShopBattle
 
-G = GAMES["shop-battle"]
-P = PRESENTERS["shop-battle"]
+G = GAMES["shop-battle"].game
+P = GAMES["shop-battle"].presenter
 NAMES = ("Alice", "Bob", "Chloé", "Dan", "Eve", "Farid")
 
 
@@ -41,7 +40,7 @@ def revealed_names(view) -> set[str]:
 
 
 def test_registered():
-    assert isinstance(G, ShopBattle) and isinstance(P, ShopBattlePresenter) and P.game_key == G.key
+    assert isinstance(G, ShopBattle) and isinstance(P, ShopBattlePresenter) and P.key == G.key
 
 
 def _check(state, lang: str, deck_names: list[str], step_events) -> None:

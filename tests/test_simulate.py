@@ -8,12 +8,12 @@ import sys
 import pytest
 
 from bot.__main__ import main
+from bot.games import GAMES
 from bot.simulate import ci95, parse_levels, simulate
-from engine.registry import GAMES
 
 
 def test_same_seed_same_summary():
-    game = GAMES["gang-of-dice"]
+    game = GAMES["gang-of-dice"].game
     a = simulate(game, 20, 4, seed=1).lines()
     b = simulate(game, 20, 4, seed=1).lines()
     c = simulate(game, 20, 4, seed=2).lines()
@@ -68,7 +68,7 @@ def test_bot_without_token_explains_and_exits_2(tmp_path):
 
 
 def test_positions_count_from_the_starter_and_add_up_to_the_games():
-    game = GAMES["shop-battle"]
+    game = GAMES["shop-battle"].game
     summary = simulate(game, 12, 3, seed=4)
     assert sum(summary.positions) == pytest.approx(12)  # shared first places are split
     lines = summary.lines()
@@ -91,7 +91,7 @@ def test_ai_levels_per_seat_and_bad_levels():
         parse_levels("genius", 2)
     with pytest.raises(ValueError):
         parse_levels("normal,normal,normal", 2)
-    summary = simulate(GAMES["gang-of-dice"], 4, 2, seed=3, levels=("normal", "random"))
+    summary = simulate(GAMES["gang-of-dice"].game, 4, 2, seed=3, levels=("normal", "random"))
     assert any(line.startswith("  level random (1 seat): won ") for line in summary.lines())
     assert any(line.startswith("  level normal (1 seat): won ") for line in summary.lines())
 
@@ -117,7 +117,7 @@ def test_a_shared_first_place_is_split_in_the_seat_lines_as_in_the_position_line
 
 
 def test_the_summary_explains_its_lines_to_a_reader_without_the_docs():
-    lines = simulate(GAMES["moonshine"], 2, 2, seed=3).lines()
+    lines = simulate(GAMES["moonshine"].game, 2, 2, seed=3).lines()
     text = "\n".join(lines)
     assert lines[1].startswith("  how to read 'won N (P%) ±CI [LO-HI%]'") and "95% confidence interval" in text
     assert "1/k" in text  # how ties count
@@ -147,8 +147,8 @@ def test_a_reader_that_stops_early_gets_no_traceback():
 
 def test_game_lengths_are_counted_in_the_games_own_unit():
     """Three-Player Moon is played in hands, the other games in rounds: the length line says so."""
-    moon = simulate(GAMES["three-player-moon"], 2, 3, seed=1).lines()
+    moon = simulate(GAMES["three-player-moon"].game, 2, 3, seed=1).lines()
     assert any(line.startswith("  hands per game: average ") for line in moon)
     assert not any("rounds" in line for line in moon)
-    dice = simulate(GAMES["gang-of-dice"], 2, 3, seed=1).lines()
+    dice = simulate(GAMES["gang-of-dice"].game, 2, 3, seed=1).lines()
     assert any(line.startswith("  rounds per game: average ") for line in dice)

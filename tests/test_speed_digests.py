@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from bot.games import GAMES
 from engine.core import Game
-from engine.registry import GAMES
 
 DATA = Path(__file__).parent / "data_speed"
 
@@ -98,7 +98,7 @@ def _records(game: Game[Any, Any, Any], players: int, rules: int, policy: str, s
 
 def digest(key: str, players: int, rules: int, policy: str, seeds: tuple[int, ...]) -> str:
     """SHA-256 of every record of the seeded games of one case."""
-    game = GAMES[key]
+    game = GAMES[key].game
     h = hashlib.sha256()
     for seed in seeds:
         for record in _records(game, players, rules, policy, seed):

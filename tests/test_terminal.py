@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 import engine.gang_of_dice.rules as god_rules
-from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, place_dice, value_key
+from bot.games import GAMES
+from bot.presenters.gang_of_dice_terminal import place_dice
+from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, value_key
 from bot.ui import Button, Card, Field, Panel
 from engine.gang_of_dice import scripted_setup
-from engine.registry import GAMES
 from storage.db import Database
 
 DISCORD_WORDS = re.compile(r"button|bouton|\bbold\b|\bgras\b|ephemeral|éphémère|\*\*|＋|－|click|cliqu", re.I)
@@ -86,7 +87,7 @@ def god_script(monkeypatch):
     """Gang of Dice with card sum13 (black) first, the human first, and the human's rolls scripted
     through the engine's chance helper (other seats roll as usual)."""
     rolls: list[tuple[int, ...]] = []
-    g = GAMES["gang-of-dice"]
+    g = GAMES["gang-of-dice"].game
     stocks: list[tuple[int, ...] | None] = [None]
 
     def setup(seed, players, options=None):
@@ -117,7 +118,7 @@ async def action_log(path: Path, table_id: int = 1) -> list[str]:
 # --- every game, to the end -------------------------------------------------------------------------
 @pytest.mark.parametrize("key", sorted(GAMES))
 async def test_terminal_game_plays_to_the_end(key, tmp_path):
-    g = GAMES[key]
+    g = GAMES[key].game
     players = min(max(g.min_players, 3), g.max_players)
     lines: list[str] = []
     prompts: list[str] = []
@@ -447,7 +448,7 @@ async def test_a_tie_at_the_round_cap_says_who_shared_the_victory(tmp_path, monk
 
     from tests.test_shop_battle import shop, start
 
-    g = GAMES["shop-battle"]
+    g = GAMES["shop-battle"].game
 
     def setup(seed, players, options=None):  # round 10 of a 10-round cap, the human chooses last
         st = start([[shop("A1", year=2000), shop()], [shop("B1", year=1950), shop(), shop(), shop(), shop()],
@@ -1008,7 +1009,7 @@ async def test_a_hyper_u_peek_in_the_terminal_keeps_its_private_mark_and_speaks_
     10 s" (Discord's disappearing message) nor "for 10 s"; the line keeps its 🔒 private mark."""
     from tests.test_shop_battle_presenter import _shop, _stacked
 
-    g = GAMES["shop-battle"]
+    g = GAMES["shop-battle"].game
 
     def setup(seed, players, options=None):  # the human chooses first, and its top card is HYPER U
         return _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],

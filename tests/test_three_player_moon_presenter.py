@@ -7,16 +7,15 @@ import random
 
 import pytest
 
+from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
-from bot.presenters import PRESENTERS
 from bot.presenters.base import RenderContext
 from bot.presenters.three_player_moon import ThreePlayerMoonPresenter, sorted_hand, tile_text
 from bot.ui import Button, check_card_limits, check_panel_limits
-from engine.registry import GAMES
 from engine.three_player_moon import BidderView, MoonState, MoonView, SeatView, deal_hands
 
-G = GAMES["three-player-moon"]
-P = PRESENTERS["three-player-moon"]
+G = GAMES["three-player-moon"].game
+P = GAMES["three-player-moon"].presenter
 NAMES = ("Alice", "Bob", "Chloé")
 
 
@@ -53,7 +52,7 @@ STRONG = ("66 65 64 63 62 61 55", "54 53 52 51 44 43 42", "41 33 32 31 22 21 11"
 
 
 def test_registered():
-    assert isinstance(P, ThreePlayerMoonPresenter) and P.game_key == G.key
+    assert isinstance(P, ThreePlayerMoonPresenter) and P.key == G.key
 
 
 def _check_state(state, lang: str, seen_phases: set[str]) -> None:

@@ -4,15 +4,15 @@ strength is measured by ``python -m bench.arena three-player-moon``, never here.
 
 from __future__ import annotations
 
+from bot.games import GAMES
 from engine.policies import choose
-from engine.registry import GAMES
 from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, Play
 from engine.three_player_moon.outlook import win_chance
 from engine.three_player_moon.search import Rollout, candidates, misfits, strong_action
 from engine.three_player_moon.state import MoonState, deal_hands, evolve
 
-MOON = GAMES["three-player-moon"]
+MOON = GAMES["three-player-moon"].game
 
 
 def test_the_rollout_policy_plays_the_normal_ai_and_the_real_deal_fits_every_public_choice() -> None:

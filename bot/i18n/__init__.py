@@ -1,7 +1,9 @@
 """French and English text catalogs, chosen by the user's locale, then the guild's, then English.
 
-Catalogs are JSON files ``bot/i18n/<lang>/<part>.json`` (one part per game plus ``core``), each a
-flat ``{key: message}`` map. All parts of a language are merged; a key defined twice is an error.
+Catalogs are JSON files ``<folder>/<lang>/<part>.json``, each a flat ``{key: message}`` map: the
+shared parts :data:`CORE_PARTS` here (``bot/i18n/<lang>/``), and one part per registered game
+(:attr:`bot.games.GameSpec.catalogs`, added by :func:`add_catalogs`; the four games' parts are
+here too). All parts of a language are merged; a key defined twice is an error.
 
 A **message** is one of:
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import json
 import string
 import unicodedata
+from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,10 @@ from babel import Locale
 LANGS = ("en", "fr")
 DEFAULT_LANG = "en"
 _DIR = Path(__file__).parent
+#: The parts every language has, whatever games are registered: ``bot/i18n/<lang>/<part>.json``.
+CORE_PARTS = ("core", "terminal")
+#: The games' parts merged after the core ones, in registration order (:func:`add_catalogs`).
+_ADDED: list[Mapping[str, Path]] = []
 
 #: A catalog value: a template string, a selector object, or a list of messages.
 Message = str | dict[str, Any] | list[Any]
@@ -54,18 +61,60 @@ _VOWELS = frozenset("aeiouyh")
 _MARKUP = "*_~`|>\\ \u200b"
 
 
+def part(name: str, folder: Path = _DIR) -> dict[str, Path]:
+    """The files of the catalog part ``name`` in ``folder``, by language: ``folder/<lang>/<name>.json``.
+
+    >>> [str(path.relative_to(_DIR)) for path in part("gang_of_dice").values()]
+    ['en/gang_of_dice.json', 'fr/gang_of_dice.json']
+    """
+    return {lang: folder / lang / f"{name}.json" for lang in LANGS}
+
+
 @cache
 def catalog(lang: str) -> dict[str, Any]:
-    """The merged catalog of ``lang`` (``"en"`` or ``"fr"``): key -> :data:`Message`. Raises
-    ``ValueError`` on a duplicate key."""
+    """The merged catalog of ``lang`` (``"en"`` or ``"fr"``): key -> :data:`Message`, from the
+    :data:`CORE_PARTS` and the parts added by :func:`add_catalogs`. Raises ``ValueError`` on a
+    duplicate key."""
     merged: dict[str, Any] = {}
-    for path in sorted((_DIR / lang).glob("*.json")):
+    paths = [_DIR / lang / f"{name}.json" for name in CORE_PARTS] + [p[lang] for p in _ADDED if lang in p]
+    for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
         for key, value in data.items():
             if key in merged:
                 raise ValueError(f"duplicate i18n key {key!r} in {path}")
             merged[key] = value
     return merged
+
+
+def add_catalogs(files: Mapping[str, Path]) -> Callable[[], None]:
+    """Merge a catalog part (``files``: its file per language, as :func:`part` gives) into
+    :func:`catalog` from now on; returns the function that takes it out again. A
+    :class:`Translator` made earlier keeps the catalog it read.
+
+    Raises ``ValueError`` (and adds nothing) when one of its keys is already defined, ``OSError``
+    when a file cannot be read."""
+    _ADDED.append(files)
+    catalog.cache_clear()
+    try:
+        for lang in files:
+            catalog(lang)
+    except Exception:
+        _remove(files)
+        raise
+
+    def remove() -> None:
+        _remove(files)
+
+    return remove
+
+
+def _remove(files: Mapping[str, Path]) -> None:
+    """Take the part ``files`` out of the catalogs (nothing when it is not there)."""
+    for i, added in enumerate(_ADDED):
+        if added is files:
+            del _ADDED[i]
+            break
+    catalog.cache_clear()
 
 
 @cache

@@ -1,21 +1,10 @@
-"""Presenters by game key (see :mod:`bot.presenters.base`)."""
+"""Presenters: a game's engine views as boards, panels and log lines (see :mod:`bot.presenters.base`).
+
+Each game's presenter is named by its :class:`bot.games.GameSpec` (``GAMES[key].presenter``).
+"""
 
 from __future__ import annotations
 
 from bot.presenters.base import Presenter, RenderContext
-from bot.presenters.gang_of_dice import GangOfDicePresenter
-from bot.presenters.moonshine import MoonshinePresenter
-from bot.presenters.shop_battle import ShopBattlePresenter
-from bot.presenters.three_player_moon import ThreePlayerMoonPresenter
 
-PRESENTERS: dict[str, Presenter] = {
-    p.game_key: p
-    for p in (
-        GangOfDicePresenter(),
-        ThreePlayerMoonPresenter(),
-        ShopBattlePresenter(),
-        MoonshinePresenter(),
-    )
-}
-
-__all__ = ["PRESENTERS", "Presenter", "RenderContext"]
+__all__ = ["Presenter", "RenderContext"]

@@ -1,7 +1,7 @@
 """The presenter contract: how a game's engine views become boards, panels and log lines.
 
-One presenter per game (``bot/presenters/<module>.py``), registered in
-``bot/presenters/__init__.py`` under the game's registry key. Presenters are pure functions of
+One presenter per game (``bot/presenters/<module>.py``), named by the game's
+:class:`bot.games.GameSpec`. Presenters are pure functions of
 views: they never see the state (so they cannot leak what the view hides), never import discord,
 and take every text from the i18n catalogs through ``ctx.t``.
 """
@@ -46,14 +46,16 @@ V = TypeVar("V")
 class Presenter(Generic[V]):
     """Base presenter, generic over its game's typed view class ``V`` (``engine/<game>/view.py``).
 
-    Subclasses set ``game_key`` and implement :meth:`board` and :meth:`panel`.
+    Subclasses implement :meth:`board` and :meth:`panel`. :attr:`key`, the game's key (for its
+    catalog keys ``game.<key>.*``), is set by the :class:`bot.games.GameSpec` that names the
+    presenter: the key is defined once, by the engine game.
     """
 
-    game_key: str = ""
+    key: str = ""
 
     def title(self, t: Translator) -> str:
         """The game's display name in the reader's language."""
-        return t(f"game.{self.game_key}.name")
+        return t(f"game.{self.key}.name")
 
     def board(self, view: V, ctx: RenderContext) -> Card:
         """The public board card from the public view (``game.view(state, None)``)."""
@@ -99,7 +101,7 @@ class Presenter(Generic[V]):
 
     def score_text(self, score: int, t: Translator) -> str:
         """A final score with its unit ("16 points", "12 dice"), as the standings show it."""
-        key = f"game.{self.game_key}.score"
+        key = f"game.{self.key}.score"
         return t(key, score=score) if t.has(key) else str(score)
 
     def action_label(self, code: str, view: V, ctx: RenderContext) -> str:
@@ -112,7 +114,7 @@ class Presenter(Generic[V]):
 
     def rules(self, t: Translator) -> Card:
         """A short rules summary for ``/rules``."""
-        return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"))
+        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"))
 
 
 #: A tie-break criterion for :func:`tie_line`: its name in the reader's language, the key of a

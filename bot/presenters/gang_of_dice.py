@@ -58,8 +58,6 @@ def card_name(t: Translator, card_id: str) -> str:
 class GangOfDicePresenter(Presenter[GangOfDiceView]):
     """Presenter of ``gang-of-dice``."""
 
-    game_key = "gang-of-dice"
-
     # --- shared pieces ---------------------------------------------------------------------------
     def _card_field(self, view: GangOfDiceView, t: Translator) -> Field:
         card = view.card
@@ -259,5 +257,5 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
             lines = [f"**{t(f'god.card.{c}.name')}** — {t(f'god.card.{c}.desc')}"
                      for c, card in CARDS.items() if card.colour == colour]
             fields.append(Field(f"{COLOUR_EMOJI[colour]} {t(f'god.rules.{colour}')}", "\n".join(lines)))
-        return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"), fields=tuple(fields),
+        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), fields=tuple(fields),
                     color=0xC0392B)

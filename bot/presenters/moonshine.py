@@ -175,8 +175,6 @@ def _dice_text(dice: Sequence[str]) -> str:
 class MoonshinePresenter(Presenter[MoonshineView]):
     """Presenter of ``moonshine``."""
 
-    game_key = "moonshine"
-
     # --- shared pieces ---------------------------------------------------------------------------
     def _speakeasy_text(self, seat: SeatBoard, variant: str, t: Translator) -> str:
         sp = speakeasy_of(seat.speakeasy)

@@ -81,8 +81,6 @@ def deck_title(name: str, t: Translator) -> str:
 class ShopBattlePresenter(Presenter[ShopBattleView]):
     """Presenter of ``shop-battle``."""
 
-    game_key = "shop-battle"
-
     # --- pieces --------------------------------------------------------------------------------
     def _announce_line(self, announce: AnnounceView | None, chooser: int, ctx: RenderContext) -> str:
         if not announce:
@@ -357,7 +355,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         )
         return Card(
             title=self.title(t),
-            description=t(f"game.{self.game_key}.rules"),
+            description=t(f"game.{self.key}.rules"),
             fields=(Field(t("sb.rules.powers"), powers),),
             color=_COLOR,
         )

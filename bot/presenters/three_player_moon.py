@@ -5,14 +5,18 @@ Views are the typed views of :meth:`engine.three_player_moon.ThreePlayerMoon.vie
 reader's hand, :class:`~engine.three_player_moon.BidderView` with the widow and the discard).
 Tiles are drawn as dominoes ``[6|4]``. The hand is grouped by suit for the named trump (trumps first); only the
 legal tiles become buttons, the rest of the hand is listed in the panel text.
+
+In the terminal (:class:`ThreePlayerMoonTerminal`), bids and trumps are typed as their own value.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
+from bot.terminal_hooks import TerminalHooks
 from bot.ui import Button, Card, Field, Panel
 from engine.core import Outcome
 from engine.three_player_moon import TRUMP_SUIT, BidderView, MoonView, SeatView, Tile, is_trump, rank_in
@@ -80,8 +84,6 @@ def _hand(view: MoonView) -> tuple[Tile, ...]:
 class ThreePlayerMoonPresenter(Presenter[MoonView]):
     """Presenter of ``three-player-moon``: reads :class:`~engine.three_player_moon.MoonView`
     (and its seat / bidder subclasses)."""
-
-    game_key = "three-player-moon"
 
     def tie_breaks(self, view: MoonView, outcome: Outcome, ctx: RenderContext) -> list[str]:
         """A made moon wins whatever the scores (T6): said when its shooter does not lead alone
@@ -272,4 +274,18 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
 
     def rules(self, t: Translator) -> Card:
         """The compact rules summary (``game.three-player-moon.rules``)."""
-        return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"), color=_COLOR)
+        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
+
+
+class ThreePlayerMoonTerminal(TerminalHooks):
+    """Three-Player Moon in the terminal: a bid menu and a trump menu are keyed by their value,
+    so a typed number always means what it says."""
+
+    def value_key(self, code: str) -> str | None:
+        """Bids ``b6`` → ``6`` (pass ``b0`` → ``0``) and trumps ``t6`` → ``6`` (doubles ``d``,
+        no trump ``n``); ``None`` for any other code."""
+        if re.fullmatch(r"b[0-9]+", code):
+            return code[1:]
+        if re.fullmatch(r"t[0-6DN]", code):
+            return code[1:].lower()
+        return None

@@ -1,7 +1,8 @@
 """Pictures of boards and panels (Pillow), one renderer module per game, with a cache and an
 async entry point that renders off the event loop.
 
-Each game module (``bot/render/<module>.py``) has::
+A game's renderer module is named by its :class:`bot.games.GameSpec` (``renderer``, imported on
+first use by :func:`renderer`); it has::
 
     board(view, names, t) -> bytes           # PNG of the public table, from the PUBLIC view
     panel(view, legal, names, t) -> bytes    # PNG of a seat's panel, from that seat's view
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import logging
 import threading
@@ -37,20 +39,30 @@ from typing import Any
 
 import orjson
 
+from bot.games import GAMES
 from bot.i18n import Translator
-from bot.render import gang_of_dice, moonshine, shop_battle, three_player_moon
 
 log = logging.getLogger(__name__)
-
-#: Renderer module per game key.
-RENDERERS: dict[str, ModuleType] = {
-    m.KEY: m for m in (gang_of_dice, three_player_moon, shop_battle, moonshine)
-}
 
 #: Limits every picture respects (tests check them): bytes and pixels.
 MAX_BYTES = 300_000
 MAX_WIDTH = 800
 MAX_HEIGHT = 4000
+
+
+def renderer(game_key: str) -> ModuleType:
+    """The renderer module of ``game_key`` (its spec's ``renderer``, imported on first use).
+    Raises ``KeyError`` for an unknown game or a game without pictures."""
+    name = GAMES[game_key].renderer
+    if name is None:
+        raise KeyError(f"{game_key!r} has no pictures")
+    return importlib.import_module(name)
+
+
+def draws(game_key: str) -> bool:
+    """Whether ``game_key`` has pictures (a registered game whose spec names a renderer)."""
+    spec = GAMES.get(game_key)
+    return spec is not None and spec.renderer is not None
 
 
 def picture_key(game_key: str, kind: str, view: Any, names: Sequence[str], lang: str,
@@ -111,7 +123,7 @@ def render_board(game_key: str, view: Any, names: Sequence[str], lang: str,
                  cache: PictureCache | None = CACHE) -> bytes:
     """PNG of the public board of ``game_key`` from its public view JSON (cached). Raises
     ``KeyError`` for an unknown game and whatever the renderer raises on a malformed view."""
-    module = RENDERERS[game_key]
+    module = renderer(game_key)
     names = tuple(names)
 
     def draw() -> bytes:
@@ -127,7 +139,7 @@ def render_panel(game_key: str, view: Any, legal: Sequence[str], names: Sequence
                  cache: PictureCache | None = CACHE) -> bytes:
     """PNG of a seat's panel from that seat's view JSON and legal codes (cached). Raises like
     :func:`render_board`."""
-    module = RENDERERS[game_key]
+    module = renderer(game_key)
     names, legal = tuple(names), tuple(legal)
 
     def draw() -> bytes:
@@ -160,6 +172,6 @@ async def render_panel_png(game_key: str, view: Any, legal: Sequence[str], names
 
 
 __all__ = [
-    "CACHE", "MAX_BYTES", "MAX_HEIGHT", "MAX_WIDTH", "PictureCache", "RENDERERS", "picture_key",
-    "render_board", "render_board_png", "render_panel", "render_panel_png",
+    "CACHE", "MAX_BYTES", "MAX_HEIGHT", "MAX_WIDTH", "PictureCache", "picture_key", "render_board",
+    "draws", "render_board_png", "render_panel", "render_panel_png", "renderer",
 ]

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 from bot.arguments import BadArgument, folder_problem, os_reason, player_count, table_options
+from bot.games import GAMES
 from bot.render import render_board, render_panel
 from bot.settings import caller_path
-from engine.registry import GAMES
 
 #: Seat names used by the tool (accents on purpose: they must render).
 NAMES = ("Alice", "Bérénice", "Chloé", "Dédé", "Élodie", "François")
@@ -50,7 +50,7 @@ def cannot_write(folder: Path, reason: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the tool; returns the exit status."""
     args = build_parser().parse_args(argv)
-    game = GAMES[args.game]
+    game = GAMES[args.game].game
     if args.steps < 0 or not 0 <= args.seed <= 2**62:
         print("--steps must be 0 or more and --seed from 0 to 2**62.", file=sys.stderr)
         return 2

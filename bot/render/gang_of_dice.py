@@ -21,7 +21,6 @@ from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_key, name_of, seat_chip
 from bot.render.style import label, plain
 
-KEY = "gang-of-dice"
 _DIE = 48
 _GAP = 14
 #: Beyond this many dice a roll is drawn one die per face with a count.

@@ -26,7 +26,6 @@ from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, nam
 from bot.render.style import Colour, label, plain
 from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 
-KEY = "moonshine"
 _ICON = 28
 _CARD_W = 354
 _CARD_H = 150

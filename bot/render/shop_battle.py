@@ -22,7 +22,6 @@ from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
 from bot.render.style import label, plain
 
-KEY = "shop-battle"
 CHARS = ("year", "letters", "street", "games")
 _CARD_W = 240
 _CARD_H = 200

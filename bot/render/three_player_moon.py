@@ -23,7 +23,6 @@ from bot.render.draw import Canvas, chip, domino, legal_frame, legal_key, name_o
 from bot.render.style import label, plain
 from engine.three_player_moon import TRUMP_OPTIONS, TRUMP_SUIT, is_trump, rank_in
 
-KEY = "three-player-moon"
 _TILE = 52  # short side of a tile on the table
 _HAND = 46  # short side of a tile in the hand
 

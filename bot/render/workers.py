@@ -31,8 +31,12 @@ __all__ = ["Drawer", "warm_up"]
 def warm_up() -> bool:
     """Load the renderers and their fonts in a new worker (its first picture is then as fast as
     the others). Returns True."""
-    from bot.render import style
+    from bot.games import GAMES
+    from bot.render import renderer, style
 
+    for key, spec in GAMES.items():
+        if spec.renderer is not None:
+            renderer(key)
     style.font(14)
     return True
 

@@ -25,8 +25,6 @@ def card_text(card: int) -> str:
 class HighCardPresenter(Presenter[HighCardView]):
     """Presenter of ``high-card``."""
 
-    game_key = "high-card"
-
     def _status(self, view: HighCardView, ctx: RenderContext) -> str:
         t = ctx.t
         if view.phase == "over":
@@ -106,4 +104,4 @@ class HighCardPresenter(Presenter[HighCardView]):
 
     def rules(self, t: Translator) -> Card:
         """The rules summary (``game.high-card.rules``)."""
-        return Card(title=self.title(t), description=t(f"game.{self.game_key}.rules"), color=_COLOR)
+        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
