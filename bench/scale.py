@@ -97,9 +97,9 @@ from bench.transport import FakeDiscord, Sent
 from bot import texts
 from bot.client import SpeakeasyBot
 from bot.i18n import Translator
-from bot.scheduler import turn_key
 from bot.service import ServiceError, TableService
 from bot.settings import Settings
+from bot.timers import turn_key
 from bot.ui import Button, Panel
 from engine.registry import GAMES
 from storage.base import TimerRow

@@ -50,7 +50,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -62,8 +61,9 @@ from bot.ai_pool import LEVELS, AiPool
 from bot.driver import Driver
 from bot.foreground import Foreground
 from bot.ratings import Rated, ai_rating, rate
-from bot.scheduler import LOBBY, Clock, Scheduler, key_table, lobby_key, turn_key
+from bot.scheduler import Scheduler
 from bot.table import LiveTable, Notifier, TableView, notify
+from bot.timers import LOBBY, Clock, SystemClock, key_table, lobby_key, turn_key
 from engine.core import Event, IllegalAction, Outcome
 from engine.fast import replacer
 from engine.registry import GAMES
@@ -134,15 +134,6 @@ class ReplayError(Exception):
     """:meth:`TableService.replay` refused: the table was set up under another rules version
     than the game's current one, never started, or its log cannot be replayed (the message says
     which). Not shown to players."""
-
-
-class SystemClock:
-    """The real clock."""
-
-    def now(self) -> float:
-        """``time.time()``."""
-        return time.time()
-
 
 
 @dataclass(frozen=True)

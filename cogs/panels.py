@@ -56,7 +56,7 @@ def flash_key(message_id: int, table_id: int) -> str:
 async def delete_later(service: TableService, interaction: discord.Interaction, message: discord.Message,
                        table_id: int, seconds: float) -> None:
     """Delete the private ``message`` (a follow-up of ``interaction``) in ``seconds``, through a
-    persisted timer (:class:`bot.scheduler.Timers`), so that a restart in between does not leave
+    persisted timer (:class:`bot.timers.Timers`), so that a restart in between does not leave
     it shown: the timer keeps the interaction's webhook (its token is valid 15 minutes, longer
     than any flash) and :func:`flash_deleter` deletes the message with it."""
     payload = {"application_id": str(interaction.application_id), "token": interaction.token,

@@ -12,8 +12,8 @@ import pytest
 
 from bot import texts
 from bot.i18n import Translator
-from bot.scheduler import turn_key
 from bot.service import ReplayError
+from bot.timers import turn_key
 from engine.registry import GAMES
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 

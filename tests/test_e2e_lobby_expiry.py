@@ -7,7 +7,7 @@ was down closes the lobby at start-up."""
 from __future__ import annotations
 
 from bot.i18n import Translator
-from bot.scheduler import lobby_key
+from bot.timers import lobby_key
 from storage.base import TimerRow
 from tests.e2e import lobby_id
 

@@ -653,7 +653,7 @@ async def test_scheduler_gives_time_back_after_downtime_instead_of_auto_playing(
 
 
 async def test_general_timers_fire_once_persist_and_cancel(host_env):
-    from bot.scheduler import Timers
+    from bot.timers import Timers
 
     db, host, live = host_env
     clock = FakeClock()
@@ -679,7 +679,7 @@ async def test_general_timers_fire_once_persist_and_cancel(host_env):
 
 
 async def test_timer_task_is_one_sleeping_task_woken_only_by_an_earlier_timer(host_env):
-    from bot.scheduler import Timers
+    from bot.timers import Timers
 
     db, host, live = host_env
     clock = FakeClock()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.scheduler import turn_key
 from bot.service import Notifier, ServiceError, TableService
+from bot.timers import turn_key
 from engine import registry
 from storage.factory import open_store
 from tests.simgame import PickGame

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.scheduler import lobby_key
 from bot.service import Notifier, ServiceError, TableService
+from bot.timers import lobby_key
 from engine import registry
 from storage.db import Database
 from storage.factory import open_store
