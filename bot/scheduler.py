@@ -14,15 +14,15 @@ from the moment the bot is up (a full turn), it is not auto-played at once.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import replace
 from typing import Any
 
+from bot.service import Hall
 from bot.table import LiveTable, TableHost, TableView, notify
-from bot.timers import TURN, Clock, Timers, turn_key
+from bot.timers import TURN, turn_key
 from engine.core import Event, Game
-from storage.base import SeatRow, Shards, Store, TimerRow, VersionConflict
+from storage.base import SeatRow, TimerRow, VersionConflict
 
 __all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "Scheduler"]
 
@@ -36,44 +36,37 @@ AWAY_AFTER_TIMEOUTS = 2
 
 
 class Scheduler:
-    """The turn deadlines of every running table of the process, one user of :class:`bot.timers.Timers`.
+    """The turn deadlines of every running table of the process, one user of the hall's
+    :class:`bot.timers.Timers` (the kind :data:`bot.timers.TURN`).
 
-    Interface used by the service (everything else is internal):
+    Interface used by :class:`bot.tables.Tables` and :class:`bot.lobbies.Lobbies` (everything
+    else is internal):
 
     - :meth:`step_timer` gives the timer change a stored step carries (its transaction writes
       it), :meth:`stepped` remembers it once stored; :meth:`write` stores one directly (joins a
       transaction); :meth:`arm` for the current step of a cached table, :meth:`restore` after a
       restart, :meth:`clear` when a table stops running;
-    - :meth:`present` when a member shows up (resets their timeouts; True if they were away);
-    - :meth:`load` once at start, :meth:`process` to handle what is due now; :meth:`start`,
-      :meth:`shutdown` for the timer task.
+    - :meth:`present` when a member shows up (resets their timeouts; True if they were away).
+
+    The timers themselves are loaded, run and stopped by their owner (the hall's
+    :class:`bot.timers.Timers`: ``load``, ``process``, ``start``, ``shutdown``).
 
     Args:
-        db: the store (timers, seats' ``away`` flags and timeout counters).
-        clock: time source (a fake one in tests).
-        host: the owner of the tables (locks, cache, choices, the notifier).
+        hall: the tables' shared state: the store (seats' ``away`` flags and timeout counters),
+            the clock, the timers, the locks and the cache, the notifier.
+        host: plays a seat's choice and tells the UI (:class:`bot.tables.Tables`).
         turn_timeout: seconds a member has to act before the AI acts for them.
         reminder_fraction: when the reminder is sent, as a fraction of ``turn_timeout``.
-        shards: the process's shards: only their tables' deadlines are loaded (``None``: all).
     """
 
-    def __init__(self, db: Store, clock: Clock, host: TableHost, *, turn_timeout: float = 300,
-                 reminder_fraction: float = 0.5, shards: Shards | None = None) -> None:
-        self.db = db
-        self.timers = Timers(db, clock, shards=shards)
+    def __init__(self, hall: Hall, host: TableHost, *, turn_timeout: float = 300,
+                 reminder_fraction: float = 0.5) -> None:
+        self.hall = hall
+        self.timers = hall.timers
         self.host = host
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
-
-    @property
-    def clock(self) -> Clock:
-        """The time source (shared with the timers)."""
-        return self.timers.clock
-
-    @clock.setter
-    def clock(self, clock: Clock) -> None:
-        self.timers.clock = clock
 
     # ------------------------------------------------------------------ turn deadlines
     def deadline(self, table_id: int, version: int, now: float) -> TimerRow:
@@ -110,14 +103,14 @@ class Scheduler:
 
     async def arm(self, live: LiveTable) -> None:
         """Deadline for the current step of a cached table, from now (see :meth:`write`)."""
-        await self.write(live.id, live.seats, live.game, live.state, self.clock.now())
+        await self.write(live.id, live.seats, live.game, live.state, self.hall.clock.now())
 
     async def restore(self, live: LiveTable) -> None:
         """After a restart (the table is decoded): keep the remembered deadline of the current
         step, arm one when a member must act and there is none (or one of another step), drop
         one nobody needs. No store access when nothing changes."""
         timer = self.timers.get(turn_key(live.id))
-        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.clock.now())
+        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now())
         if wanted is None:
             if timer is not None:
                 await self.timers.cancel(turn_key(live.id))
@@ -132,11 +125,6 @@ class Scheduler:
         """At start-up, a turn deadline already due restarts from ``now`` (the bot was down)."""
         return self.deadline(int(row.key.partition(":")[2]), int(row.payload.get("version", -1)), now)
 
-    def due_version(self, table_id: int) -> int | None:
-        """The step version of the table's remembered deadline, or ``None`` (tests, the terminal)."""
-        timer = self.timers.get(turn_key(table_id))
-        return int(timer.payload["version"]) if timer is not None else None
-
     # ------------------------------------------------------------------ away members
     async def present(self, live: LiveTable, seat: int) -> bool:
         """The member of ``seat`` is here (under the lock): reset their timeouts in a row
@@ -148,26 +136,17 @@ class Scheduler:
         return s.away
 
     async def _set_seat(self, live: LiveTable, seat: int, *, away: bool, timeouts: int) -> None:
-        await self.db.set_seat_state(live.id, seat, away=away, timeouts=timeouts)
+        await self.hall.db.set_seat_state(live.id, seat, away=away, timeouts=timeouts)
         live.seats[seat] = replace(live.seats[seat], away=away, timeouts=timeouts)
 
     # ------------------------------------------------------------------ due deadlines
-    async def load(self) -> int:
-        """Read every stored timer once (start-up); overdue turn deadlines restart from now."""
-        return await self.timers.load()
-
-    async def process(self) -> float | None:
-        """Send due reminders and apply due timeouts (every due timer, in fact); returns the next
-        due time (or ``None``). Called by the timer task, and by tests with a fake clock."""
-        return await self.timers.process()
-
     async def _fire(self, row: TimerRow) -> None:
         """A turn timer is due: the reminder, or the timeout. A table whose deadline fails (an
         engine or storage error) is given up (abandoned); the others' deadlines still run."""
         table_id = int(row.key.partition(":")[2])
         version = int(row.payload["version"])
         try:
-            if float(row.payload["act_at"]) <= self.clock.now():
+            if float(row.payload["act_at"]) <= self.hall.clock.now():
                 await self._timeout(table_id, version)
             elif not row.payload.get("reminded"):
                 await self._remind(table_id, version, row)
@@ -179,21 +158,21 @@ class Scheduler:
 
     async def _remind(self, table_id: int, version: int, row: TimerRow) -> None:
         """Tell the members who have not acted in the step at ``version`` that time runs out."""
-        async with self.host.table_lock(table_id):
-            live = await self.host.touch(table_id)
+        async with self.hall.lock(table_id):
+            live = await self.hall.touch(table_id)
             if live is None or live.state.version != version:
                 return
             await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
             view = live.view()
         seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
         if seats:
-            await notify(self.host.notifier.reminder, view, seats)
+            await notify(self.hall.notifier.reminder, view, seats)
 
     async def _timeout(self, table_id: int, version: int) -> None:
         """The AI acts for every member who has not acted in the step at ``version``."""
-        host = self.host
-        async with host.table_lock(table_id):
-            live = await host.touch(table_id)
+        host, hall = self.host, self.hall
+        async with hall.lock(table_id):
+            live = await hall.touch(table_id)
             if live is None:
                 await self.clear(table_id)
                 return
@@ -224,27 +203,10 @@ class Scheduler:
                     if len(game.to_act(live.state)) > 1:
                         break  # a simultaneous step: one choice per seat
         if late:
-            await notify(host.notifier.timed_out, view, late)
+            await notify(hall.notifier.timed_out, view, late)
         for seat in gone:
-            await notify(host.notifier.went_away, view, seat)
+            await notify(hall.notifier.went_away, view, seat)
         if all_events or result == "applied":
             await host.after_change(table_id, view, all_events, "applied", None)
         else:
             host.nudge(table_id)
-
-    # ------------------------------------------------------------------ the timer task
-    def start(self) -> None:
-        """Turn deadline processing on (call once the event loop runs)."""
-        self.timers.start()
-
-    def wake(self) -> None:
-        """Kept for callers of the previous scheduler: nothing to do (the timers wake their one
-        task themselves when an earlier timer appears)."""
-
-    def shutdown(self) -> list[asyncio.Task[Any]]:
-        """Stop for good: the timer task is cancelled and returned (await it)."""
-        return self.timers.shutdown()
-
-    async def close(self) -> None:
-        """:meth:`shutdown` and wait for the timer task to end."""
-        await asyncio.gather(*self.shutdown(), return_exceptions=True)

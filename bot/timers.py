@@ -8,7 +8,7 @@ the stored timers after start-up; a step that moves a timer later does not even 
 A key is ``<kind>:...:<table id>`` (the table's id last: a timer follows its table's guild, so its
 shard). Each feature registers a handler for its own kind: :data:`TURN` (``turn:<table id>``,
 the turn deadlines of :class:`bot.scheduler.Scheduler`), :data:`LOBBY` (``lobby:<table id>``, a
-lobby's expiry, :class:`bot.service.TableService`), and ``flash`` (:mod:`cogs.panels`, a private
+lobby's expiry, :class:`bot.lobbies.Lobbies`), and ``flash`` (:mod:`cogs.panels`, a private
 message deleted after a few seconds).
 """
 
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 5.0
 #: The kind of the turn-deadline timers (key ``turn:<table id>``; :class:`bot.scheduler.Scheduler`).
 TURN = "turn"
-#: The kind of the lobby-expiry timers (key ``lobby:<table id>``; :class:`bot.service.TableService`).
+#: The kind of the lobby-expiry timers (key ``lobby:<table id>``; :class:`bot.lobbies.Lobbies`).
 LOBBY = "lobby"
 
 
@@ -43,7 +43,7 @@ def turn_key(table_id: int) -> str:
 
 
 def lobby_key(table_id: int) -> str:
-    """The timer key of a lobby's expiry (see :meth:`bot.service.TableService.open_lobby`)."""
+    """The timer key of a lobby's expiry (see :meth:`bot.lobbies.Lobbies.open`)."""
     return f"{LOBBY}:{table_id}"
 
 
