@@ -1,8 +1,8 @@
 """The house: every part that runs the tables of one process, built together over one store.
 
-Its callers take from it the parts they use and keep no reference to the whole: the Discord
-client (:class:`bot.client.SpeakeasyBot`) hands them to the cogs as its attributes, the terminal
-mode and the benchmarks use them directly.
+No behaviour of its own: the parts are its attributes. The Discord client
+(:class:`bot.client.SpeakeasyBot`) hands each part to the cogs as an attribute of the bot (the
+cogs never see the whole); the terminal mode, the benchmarks and the tests use a house directly.
 """
 
 from __future__ import annotations
