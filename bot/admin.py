@@ -1,4 +1,4 @@
-"""Discord-free texts of the real-server features (issue 13): the finished table's game log, the
+"""Discord-free texts of the real-server features: the finished table's game log, the
 lines of ``/table list``, the autocomplete labels of ``/table abandon``, and ``/help``.
 
 Everything here reads a :class:`bot.table.TableView` and public events only (``audience is

@@ -1,22 +1,22 @@
 """A table in memory: what the UI sees, what the service caches, and who is told of changes.
 
-Shared by :mod:`bot.service` (table lifecycle), :mod:`bot.scheduler` (turn deadlines) and
-:mod:`bot.driver` (AI moves), so that none of them imports another's module:
+Shared by the table services (:mod:`bot.service`'s hall, :mod:`bot.lobbies`, :mod:`bot.tables`),
+:mod:`bot.scheduler` (turn deadlines) and :mod:`bot.driver` (AI moves):
 
 - :class:`TableView` is a read-only *snapshot* handed to the UI (cogs, the terminal, presenters).
   It is built fresh for every answer and never changes afterwards.
-- :class:`LiveTable` is the service's *mutable cache* of one running table, always equal to what
-  is stored and changed only under the table's lock. It never leaves the three modules above;
+- :class:`LiveTable` is the hall's *mutable cache* of one running table, always equal to what
+  is stored and changed only under the table's lock. It never leaves the modules above;
   :meth:`LiveTable.view` takes a snapshot of it for the UI.
 - :class:`Notifier` is what the UI hears; :func:`notify` calls one of its methods so that the UI
   failing never breaks a table.
-- :class:`TableHost` is the narrow protocol through which the scheduler and the driver act on
-  tables (:class:`bot.service.TableService` implements it).
+- :class:`TableHost` is the narrow protocol through which the scheduler and the driver play
+  and tell of a step (:class:`bot.tables.Tables` implements it; the lock and the cache they
+  read are the hall's, :class:`bot.service.Hall`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -101,7 +101,7 @@ class TableView:
 class LiveTable:
     """The in-memory cache of a running table (always equal to what is stored).
 
-    Mutable and owned by the service: change it only under the table's lock and only after the
+    Mutable and owned by the hall (:class:`bot.service.Hall`): change it only under the table's lock and only after the
     change is stored. ``state`` is the engine state; ``pending`` the buffered choice codes of the
     current simultaneous step, by seat. ``row.state`` is ``None`` (the decoded ``state`` is the
     only copy); ``row.version``, ``row.action_seq`` and ``row.event_seq`` follow every step.
@@ -190,26 +190,8 @@ async def notify(method: Callable[P, Awaitable[None]], *args: P.args, **kwargs: 
 
 
 class TableHost(Protocol):
-    """What the scheduler and the driver need from the owner of the tables (the service).
-
-    ``notifier`` is read at each use (the UI may install its notifier after start-up).
-    """
-
-    notifier: Notifier
-
-    def table_lock(self, table_id: int) -> asyncio.Lock:
-        """The lock serialising every change of a table."""
-        ...
-
-    def live_table(self, table_id: int) -> LiveTable | None:
-        """The cache of a running table, or ``None`` (not running, or not decoded yet)."""
-        ...
-
-    async def touch(self, table_id: int) -> LiveTable | None:
-        """The cache of a running table, decoding or reloading it first if needed (call under
-        the table's lock); ``None`` when it is not running (or could not be decoded: then it
-        was abandoned)."""
-        ...
+    """What the scheduler and the driver need from the owner of the running tables
+    (:class:`bot.tables.Tables`): playing a seat's choice, telling the UI, giving up a table."""
 
     async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:
         """Record a seat's choice under the lock: ``("applied" | "buffered", view, events)``."""

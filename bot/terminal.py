@@ -1,4 +1,4 @@
-"""Local terminal mode: play any game against AI players through the same TableService.
+"""Local terminal mode: play any game against AI players through the same table services.
 
 ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--db FILE] [--pace S | --fast]``
 and ``python -m bot play --resume``. The human sits in seat 0; every other seat is an AI player.
@@ -60,8 +60,9 @@ from typing import Any
 from bot import texts
 from bot.arguments import folder_problem, os_reason
 from bot.games import GAMES
+from bot.house import House
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
-from bot.service import Notifier, ServiceError, TableService, TableView
+from bot.service import Notifier, ServiceError, TableView
 from bot.terminal_hooks import QUIT, TerminalHooks, parse_int, parse_positions, plain
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
@@ -484,8 +485,8 @@ class TerminalGame:
             self.out(self.t("term.bad_db", path=str(path), reason=reason))
             return 2
         seed = self.seed
-        service = TableService(db, notifier=self.notifier, ai_delay=self.pace,
-                               seed_source=(lambda: seed) if seed is not None else None)
+        service = House(db, notifier=self.notifier, ai_delay=self.pace,
+                        seed_source=(lambda: seed) if seed is not None else None)
         if threading.current_thread() is threading.main_thread():
             # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -511,15 +512,15 @@ class TerminalGame:
         finally:
             if marker is not None:
                 self._unmark(marker)
-            await service.close()
+            await service.tables.close()
             await db.close()
 
     @staticmethod
-    async def _ended_meanwhile(service: TableService, table_id: int) -> TableView | None:
+    async def _ended_meanwhile(service: House, table_id: int) -> TableView | None:
         """The table when it is no longer running (finished or closed, e.g. in another window)
         as the player leaves; ``None`` while it runs (or cannot be read: then it is saved)."""
         try:  # from the file, not the service's cache: the other window wrote it
-            table = await service.stored(table_id)
+            table = await service.hall.stored(table_id)
         except (ServiceError, OSError, ValueError, sqlite3.Error):
             return None
         return table if table.row.status != "running" and table.state is not None else None
@@ -553,26 +554,26 @@ class TerminalGame:
                 and (any_game or self.game is None or r.game == self.game)]
         return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
 
-    async def _new(self, service: TableService) -> TableView:
+    async def _new(self, service: House) -> TableView:
         t = self.t
         assert self.game is not None
-        saved = await self._saved(service.db)
-        table = await service.open_lobby(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
-                                         host_name=t("term.you"), lang=t.lang, options=self.options)
+        saved = await self._saved(service.hall.db)
+        table = await service.lobbies.open(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
+                                           host_name=t("term.you"), lang=t.lang, options=self.options)
         for i in range(self.players - 1):
             level = self.ai_levels[i] if i < len(self.ai_levels) else "normal"
-            await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
+            await service.lobbies.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
         self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players, key=self.game))
         if saved is not None:
             self.out(t("term.saved_other", game=texts.game_title(saved.game, t), id=saved.id))
         self.notifier.table_id = table.id
-        return await service.start(table.id, HUMAN_ID)
+        return await service.lobbies.start(table.id, HUMAN_ID)
 
-    async def _resume(self, service: TableService) -> TableView | None:
+    async def _resume(self, service: House) -> TableView | None:
         t = self.t
-        saved = await self._saved(service.db)
+        saved = await self._saved(service.hall.db)
         if saved is None:
-            other = await self._saved(service.db, any_game=True) if self.game is not None else None
+            other = await self._saved(service.hall.db, any_game=True) if self.game is not None else None
             if other is not None and self.game is not None:  # another game is saved: say how to go on
                 self.out(t("term.nothing_saved_game", game=texts.game_title(self.game, t),
                            other=texts.game_title(other.game, t), command=self.resume_command))
@@ -583,8 +584,8 @@ class TerminalGame:
             t = self.t = self.notifier.t = TerminalTranslator(saved.lang)
         self.notifier.table_id = saved.id
         self.game = saved.game
-        await service.resume()
-        table = await service.table(saved.id)
+        await service.tables.resume()
+        table = await service.hall.table(saved.id)
         self.notifier.before = table.game.view(table.state, None)
         kept = self._not_applied(table)
         self.players = len(table.seats)
@@ -612,12 +613,12 @@ class TerminalGame:
                 out.append("--deck" if key == "deck_data" else f"--option {key}={value}")
         return out
 
-    async def _play(self, service: TableService, table: TableView) -> int:
+    async def _play(self, service: House, table: TableView) -> int:
         t = self.t
         stuck = 0
         while True:
-            await service.idle()
-            table = self._shown(await service.table(table.id))
+            await service.tables.idle()
+            table = self._shown(await service.hall.table(table.id))
             if table.row.status != "running":
                 if table.row.status == "finished" and not self.notifier.finished:
                     self._finished_elsewhere(table)
@@ -628,7 +629,7 @@ class TerminalGame:
                 if stuck > 3:
                     self.out(t("err.internal"))
                     return 1
-                service.nudge(table.id)
+                service.tables.nudge(table.id)
                 await asyncio.sleep(0)
                 continue
             stuck = 0
@@ -674,13 +675,13 @@ class TerminalGame:
         names = [plain(n) for n in texts.context(table, self.t, None).names]
         return self.t("term.unchanged", blocks=", ".join(block_names(left_out, names)))
 
-    async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
+    async def _submit(self, service: House, table_id: int, codes: list[str]) -> None:
         """Submit ``codes`` in order (each at the table's current version); on an error, say it
         (the loop shows the panel again)."""
         for code in codes:
-            table = await service.table(table_id)
+            table = await service.hall.table(table_id)
             try:
-                await service.submit(table_id, HUMAN_ID, table.version, code)
+                await service.tables.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
                 self.out(self.t(exc.key, **exc.params))
                 if exc.key == "err.stale":  # moved in another window: show where it stands now, whole

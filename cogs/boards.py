@@ -169,10 +169,10 @@ class BoardPoster:
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
-            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+            await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
             self._dirty.discard(table_id)
             try:
-                await self.draw_board(await self.bot.service.table(table_id))
+                await self.draw_board(await self.bot.hall.table(table_id))
             except Exception:
                 log.exception("board update of table %s failed", table_id)
 
@@ -180,7 +180,7 @@ class BoardPoster:
         """The public game log of a finished table, as a text file (see :func:`bot.admin.game_log`)."""
         if table.row.status != "finished" or table.state is None:
             return None
-        events = await self.bot.service.all_events(table.id)
+        events = await self.bot.records.all_events(table.id)
         text = admin.game_log(table, events, table.game.outcome(table.state), t)
         return discord.File(io.BytesIO(text.encode("utf-8")), filename=admin.game_log_filename(table.id))
 
@@ -190,7 +190,7 @@ class BoardPoster:
         A finished board carries the game log as a text file. When the thread is gone or closed
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
-        events = await self.bot.service.recent_events(table.id, 60)
+        events = await self.bot.records.recent_events(table.id, 60)
         board = texts.board(table, events, t)
         view = board_buttons(table, t)
         place = self._place(table)
@@ -227,7 +227,7 @@ class BoardPoster:
         if msg is None:
             return False
         self.pictures.remember(table.id, msg, picture)
-        await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+        await self.bot.tables.set_messages(table.id, board_message_id=msg.id)
         return True
 
     async def _edit_board(self, place: Place, table: TableView, board: Board, t: Translator,

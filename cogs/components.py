@@ -13,7 +13,7 @@ formats below are those of every button already posted in Discord, byte for byte
 - ``se:s:<table>:<version>:<r>``     :class:`PanelSelect`: a select in panel row r
 - ``se:v:<table>:<seat>:<tag>``      :class:`LevelSelect`: the host's private level picker, the
   level of the AI in ``seat`` (values: a level); ``tag`` is the lobby's seats fingerprint
-  (:func:`bot.service.lobby_tag`) when the picker was drawn, so an old picker is refused
+  (:func:`bot.lobbies.lobby_tag`) when the picker was drawn, so an old picker is refused
 - ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
   dynamic items in discord.py: the lobby cog's interaction listener parses it)
 

@@ -54,7 +54,7 @@ class DiscordNotifier(BoardPoster, Notifier):
             return False
         content = await router.cog_for(row.game).lobby_message(table)  # type: ignore[attr-defined]
         if expired:
-            minutes = self.bot.service.lobby_minutes
+            minutes = self.bot.lobbies.lobby_minutes
             content["embed"].description = Translator(row.lang)("lobby.expired", minutes=minutes)
             content["view"] = None
         channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
@@ -84,19 +84,19 @@ class DiscordNotifier(BoardPoster, Notifier):
         except discord.HTTPException:
             log.warning("could not create a thread for table %s; playing in the channel", table.id, exc_info=True)
         if thread_id:
-            await self.bot.service.set_messages(table.id, thread_id=thread_id)
-            table = await self.bot.service.table(table.id)
+            await self.bot.tables.set_messages(table.id, thread_id=thread_id)
+            table = await self.bot.hall.table(table.id)
         posted = await self.draw_board(table, fallback=False)
         if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
-            await self.bot.service.set_messages(table.id, thread_id=None)
-            table = await self.bot.service.table(table.id)
+            await self.bot.tables.set_messages(table.id, thread_id=None)
+            table = await self.bot.hall.table(table.id)
             posted = await self.draw_board(table, fallback=False)
         if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)
-            await self.bot.service.abandon(table.id, None)
+            await self.bot.tables.abandon(table.id, None)
             return
         everyone = mentions(table)
         await self._send(table, content=t("thread.welcome", players=everyone))
@@ -107,7 +107,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         being built are sent (:meth:`bot.foreground.Foreground.later`); those of a finished
         table at once, before its results."""
         if table.row.status == "running":
-            self.bot.service.foreground.later(self._stepped, table)
+            self.bot.foreground.later(self._stepped, table)
         else:
             self.request_board(table.id)
 
@@ -122,7 +122,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         instead of two)."""
         if table.more_ai_choices_coming(seat):
             return
-        self.bot.service.foreground.later(self.request_board, table.id)
+        self.bot.foreground.later(self.request_board, table.id)
 
     async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
@@ -131,12 +131,12 @@ class DiscordNotifier(BoardPoster, Notifier):
         (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
         if table.id in self._moving and not moved:
             return
-        if self.bot.service.foreground.busy:
-            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+        if self.bot.foreground.busy:
+            await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
             if table.id in self._moving and not moved:
                 return
             with contextlib.suppress(ServiceError):
-                if (await self.bot.service.table(table.id)).row.thread_id != table.row.thread_id:
+                if (await self.bot.hall.table(table.id)).row.thread_id != table.row.thread_id:
                     return  # moved to its channel meanwhile: the move pinged the turn
         turn = table.turn()
         humans = turn[0]
@@ -208,19 +208,19 @@ class DiscordNotifier(BoardPoster, Notifier):
             return None
         self._moving.add(table_id)
         try:
-            table = await self.bot.service.table(table_id)
+            table = await self.bot.hall.table(table_id)
             if table.row.status != "running" or table.row.thread_id != thread_id:
                 return None
             log.info("table %s lost its thread %s; moving it to channel %s", table_id, thread_id,
                      table.row.channel_id)
-            table = await self.bot.service.leave_thread(table_id)
+            table = await self.bot.tables.leave_thread(table_id)
             t = Translator(table.row.lang)
             everyone = mentions(table)
             notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=everyone))
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
-                await self.bot.service.close_silently(table_id)
-                return await self.bot.service.table(table_id)
+                await self.bot.tables.close_silently(table_id)
+                return await self.bot.hall.table(table_id)
             self._pinged.pop(table_id, None)
             await self._ping_turn(table, moved=True)
             return table
@@ -230,7 +230,7 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def thread_closed(self, thread: discord.Thread | None, thread_id: int, locked: bool) -> None:
         """A table's thread was archived or locked: reopen it when the bot may, otherwise move
         the table to its channel."""
-        tables = [tb for tb in await self.bot.service.tables_in(thread_id)
+        tables = [tb for tb in await self.bot.records.tables_in(thread_id)
                   if tb.row.status == "running" and tb.row.thread_id == thread_id]
         if not tables:
             return
@@ -251,17 +251,17 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def place_deleted(self, place_id: int) -> None:
         """A thread or channel was deleted: tables playing in a deleted thread move to their
         channel; lobbies and tables whose channel is gone are closed silently (unrated)."""
-        for tb in await self.bot.service.tables_in(place_id):
+        for tb in await self.bot.records.tables_in(place_id):
             if tb.row.status == "running" and tb.row.thread_id == place_id and tb.row.channel_id != place_id:
                 await self.move_to_channel(tb.id, place_id)
             else:
-                await self.bot.service.close_silently(tb.id)
+                await self.bot.tables.close_silently(tb.id)
 
     async def guild_left(self, guild_id: int) -> list[int]:
         """The bot was removed from a server: no further REST call for its tables, which are
         closed at once (deadlines cleared, nothing rated). Returns their ids."""
         self._gone_guilds.add(guild_id)
-        return await self.bot.service.close_guild(guild_id)
+        return await self.bot.tables.close_guild(guild_id)
 
     def guild_joined(self, guild_id: int) -> None:
         """The bot is in ``guild_id`` (again): its new tables may post."""

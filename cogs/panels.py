@@ -19,7 +19,8 @@ from typing import Any
 
 import discord
 
-from bot.service import TableService, TableView
+from bot.service import TableView
+from bot.timers import Timers
 from bot.ui import Card, Panel
 from cogs import pictures
 from cogs.components import embed, panel_view
@@ -53,15 +54,15 @@ def flash_key(message_id: int, table_id: int) -> str:
     return f"{FLASH}:{message_id}:{table_id}"
 
 
-async def delete_later(service: TableService, interaction: discord.Interaction, message: discord.Message,
+async def delete_later(timers: Timers, interaction: discord.Interaction, message: discord.Message,
                        table_id: int, seconds: float) -> None:
     """Delete the private ``message`` (a follow-up of ``interaction``) in ``seconds``, through a
-    persisted timer (:class:`bot.scheduler.Timers`), so that a restart in between does not leave
+    persisted timer (``timers``, :class:`bot.timers.Timers`), so that a restart in between does not leave
     it shown: the timer keeps the interaction's webhook (its token is valid 15 minutes, longer
     than any flash) and :func:`flash_deleter` deletes the message with it."""
     payload = {"application_id": str(interaction.application_id), "token": interaction.token,
                "message_id": str(message.id)}
-    await service.scheduler.timers.schedule(flash_key(message.id, table_id), service.clock.now() + seconds, payload)
+    await timers.schedule(flash_key(message.id, table_id), timers.clock.now() + seconds, payload)
 
 
 def flash_deleter(client: discord.Client) -> Callable[[TimerRow], Awaitable[None]]:

@@ -58,7 +58,7 @@ class ShopBattleCog(GameCog):
 
     async def lobby_extras(self, table: TableView) -> dict[str, Any]:
         """The guild's custom decks, for the lobby's deck select."""
-        return {"decks": await self.service.decks(table.row.guild_id, table.row.game)}
+        return {"decks": await self.bot.decks.of(table.row.guild_id, table.row.game)}
 
     @deck.command(name=_T("upload", key="cmd.deck.upload.name"),
                   description=_T("Add or replace a deck from a JSON file", key="cmd.deck.upload.desc"))
@@ -85,7 +85,7 @@ class ShopBattleCog(GameCog):
             await interaction.followup.send(t("deck.download_failed"), ephemeral=True)
             return
         try:
-            deck_id = await self.service.save_deck(interaction.guild_id or 0, self.game, deck.name,
+            deck_id = await self.bot.decks.save(interaction.guild_id or 0, self.game, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
             await interaction.followup.send(t(err.key, **err.params), ephemeral=True)
@@ -97,7 +97,7 @@ class ShopBattleCog(GameCog):
     async def list_(self, interaction: discord.Interaction) -> None:
         """The guild's decks (they are offered in Shop Battle lobbies)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         lines = [f"• {texts.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
         await reply(interaction, embed=embed(Card(title=t("deck.list_title"), description="\n".join(lines))))
 
@@ -109,17 +109,17 @@ class ShopBattleCog(GameCog):
     async def remove(self, interaction: discord.Interaction, name: str) -> None:
         """Remove a deck by name (tables already started keep their cards)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         exact = [d for d, n in decks if n == name.strip()]
         match = exact or [d for d, n in decks if n.casefold() == name.strip().casefold()]
-        if not match or not await self.service.delete_deck(interaction.guild_id or 0, match[0]):
+        if not match or not await self.bot.decks.delete(interaction.guild_id or 0, match[0]):
             await reply(interaction, t("err.no_deck"))
             return
         await reply(interaction, t("deck.removed", name=texts.escape_name(name, 60)))
 
     @remove.autocomplete("name")
     async def _deck_names(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         return [app_commands.Choice(name=n[:100], value=n[:100]) for _, n in decks
                 if current.casefold() in n.casefold()][:25]
 

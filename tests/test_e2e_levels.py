@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from bot.i18n import Translator
-from bot.service import lobby_tag
+from bot.lobbies import lobby_tag
 from cogs.components import LevelSelect, LobbyButton
 from tests.e2e import board_of, lobby_id, take_turn
 
@@ -37,7 +37,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert "AI 1 joined at **normal** level" in picker.text()
     (sel,) = picker_selects(picker)
     assert sel.option_values == ["easy", "normal", "strong"] and sel.option_labels == ["Easy", "Normal", "Strong"]
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert sel.custom_id == f"se:v:{tid}:1:{lobby_tag(table.seats)}"
 
     res = await world.select(alice, picker, sel.custom_id, ["strong"])
@@ -51,7 +51,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     # the first picker was drawn before AI 2 sat down: stale
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
     assert res.ephemeral and "out of date" in res.response.text()
-    assert (await world.bot.service.table(tid)).seats[1].ai_level == "strong"
+    assert (await world.bot.hall.table(tid)).seats[1].ai_level == "strong"
 
     res = await world.click(alice, lobby, f"se:l:{tid}:lvl")  # a fresh picker, current levels marked
     picker = res.response
@@ -68,19 +68,19 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert res.ephemeral and "already started" in res.response.text()
 
     # play to the end: the strong AI thinks in a worker process, the member clicks meanwhile
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(1)
     for _ in range(3000):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         if not await take_turn(world, alice, tid, rng):
-            await service.idle()
-    table = await service.table(tid)
+            await service.tables.idle()
+    table = await service.hall.table(tid)
     assert table.row.status == "finished"
     log = await service.db.action_log(tid)
     assert {source for _, codes, source in log if 1 in codes} == {"ai"}
-    assert service.driver.pool.replaced == 0 and service.driver.pool._executor is not None
+    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool._executor is not None
     assert (await service.db.ratings(table.row.guild_id, table.row.game, [alice.id]))[alice.id].played == 1
     world.assert_no_errors()
 
@@ -96,7 +96,7 @@ async def test_the_picker_without_ai_players_and_after_a_level_changed_elsewhere
     assert res.ephemeral and "no AI player at this table yet" in res.response.text()
     picker = (await world.click(alice, lobby, f"se:l:{tid}:ai+")).followups[0]
     (sel,) = picker_selects(picker)
-    await world.bot.service.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
+    await world.bot.lobbies.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
     assert res.ephemeral and "already plays at that level" in res.response.text()
 

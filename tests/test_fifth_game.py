@@ -231,8 +231,8 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     await world.select(alice, lobby, f"se:o:{tid}:0", ["rounds=2"])
     assert "2 rounds" in lobby.text()
     await world.click(alice, lobby, f"se:l:{tid}:start")
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     assert table.row.status == "running" and table.state.rounds == 2
     members = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
     board = board_of(world, tid)
@@ -248,7 +248,7 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{low}")
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{high}")  # changed her mind
     assert "Choice recorded" in panel.text() and card_text(high) in panel.text()
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.pending[a_seat] == f"p{high}" and table.version == 0
     await world.settle()
     assert "Waiting for: bob" in board.text()
@@ -258,17 +258,17 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     # then everyone plays through their panels until the end; hands never leak
     rng = random.Random(2)
     for _ in range(200):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         acted = False
         for member in members.values():
             acted = await take_turn(world, member, tid, rng, prefer_ai=False) or acted
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.state is not None:
             assert not hand_leaks(world.new_public_text(), table.state, members)
         assert acted or table.row.status != "running", "nobody could act but the table is running"
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished" and table.state.phase == "over"
     log = await service.db.action_log(tid)
     assert len(log) == 2 * (1 + 3)  # per round: the simultaneous step, then 3 keep/redraw turns

@@ -1,4 +1,4 @@
-"""The terminal mode (bot/terminal.py): every game plays to the end through the TableService, and
+"""The terminal mode (bot/terminal.py): every game plays to the end through the table services, and
 each habit of issue 13 part 8 has its test (typed counts, one-answer rerolls, dice kept in
 place, confirmation before leaving and ``play --resume``, forced moves, AI pacing, terminal
 wording, no block printed twice). Input is scripted; pacing is 0 (no timing)."""
@@ -368,13 +368,13 @@ async def test_the_pace_is_the_services_ai_delay(tmp_path, monkeypatch):
     import bot.terminal as terminal
 
     delays: list[float] = []
-    real = terminal.TableService
+    real = terminal.House
 
     def service(*args, **kw):
         delays.append(kw["ai_delay"])
         return real(*args, **{**kw, "ai_delay": 0})  # record it; the test itself never waits
 
-    monkeypatch.setattr(terminal, "TableService", service)
+    monkeypatch.setattr(terminal, "House", service)
     s = Script(["q", "y"])
     tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0.6)
     await tg.run()
@@ -693,18 +693,18 @@ async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_aga
     import asyncio
     import threading
 
-    from bot.service import TableService
+    from bot.house import House
 
     path = tmp_path / "t.db"
 
     def other_window() -> None:
         async def go() -> None:
             db = await Database.open(path)
-            service = TableService(db, ai_delay=0)
+            service = House(db, ai_delay=0)
             try:
-                await service.submit(1, 1, 0, "c2")
+                await service.tables.submit(1, 1, 0, "c2")
             finally:
-                await service.close()
+                await service.tables.close()
                 await db.close()
 
         asyncio.run(go())
