@@ -102,8 +102,7 @@ from bot.service import ServiceError, TableService
 from bot.settings import Settings
 from bot.ui import Button, Panel
 from engine.registry import GAMES
-from storage.base import TimerRow
-from storage.db import SeatRow
+from storage.base import SeatRow, TimerRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
 

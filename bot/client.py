@@ -22,7 +22,7 @@ from bot.ai_pool import AiPool
 from bot.i18n import Translator, catalog, pick_lang
 from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
-from storage.db import Database
+from storage.base import Store
 from storage.factory import open_store
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
     """
 
-    def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
+    def __init__(self, settings: Settings, *, db: Store | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
         shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
@@ -138,7 +138,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
-        self.db: Database = db  # type: ignore[assignment]  # opened in setup_hook
+        self.db: Store = db  # type: ignore[assignment]  # opened in setup_hook
         self.service: TableService = None  # type: ignore[assignment]  # built in setup_hook
         self.notifier: Notifier | None = None
         self._freezing: asyncio.Task[None] | None = None

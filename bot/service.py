@@ -77,8 +77,8 @@ from storage.base import (
     TableRow,
     TimerRow,
     VersionConflict,
+    loads,
 )
-from storage.sqlite import loads
 
 __all__ = [
     "Clock",
@@ -158,7 +158,7 @@ class TableService:
     """Runs every table of the process. See the module docstring for the guarantees.
 
     Args:
-        db: an open store (:class:`storage.base.Store`; :class:`storage.db.Database` for SQLite).
+        db: an open store (:class:`storage.base.Store`, e.g. :class:`storage.sqlite.SqliteStore`).
         clock: time source (a fake one in tests).
         notifier: UI callbacks (may be replaced later by assigning :attr:`notifier`).
         turn_timeout: seconds a member has to act before the AI acts for them.

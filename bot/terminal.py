@@ -64,7 +64,7 @@ from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
 from bot.service import Notifier, ServiceError, TableService, TableView
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import SeatRow, Store, TableRow
+from storage.base import SeatRow, Store, TableRow
 from storage.factory import open_store
 
 log = logging.getLogger(__name__)

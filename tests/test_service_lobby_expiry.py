@@ -10,7 +10,7 @@ import pytest
 from bot.scheduler import lobby_key
 from bot.service import Notifier, ServiceError, TableService
 from engine import registry
-from storage.db import Database
+from storage.base import Store
 from storage.factory import open_store
 from tests.simgame import PickGame
 from tests.test_service import FakeClock
@@ -35,7 +35,7 @@ class Heard(Notifier):
 async def make(db_url, monkeypatch):
     """``await make(clock)``: a service on the test's one database (a second call = a restart)."""
     monkeypatch.setitem(registry.GAMES, PickGame.key, PickGame())
-    made: list[tuple[TableService, Database]] = []
+    made: list[tuple[TableService, Store]] = []
 
     async def build(clock: FakeClock, notifier: Notifier | None = None) -> TableService:
         if made:  # a restart: the previous process stops first
