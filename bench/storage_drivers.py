@@ -125,7 +125,7 @@ async def _sqlalchemy(url: str, sa_url: str, ops: int) -> tuple[float, float]:
     """The step as SQLAlchemy Core statements in one transaction, and ``select`` of one row."""
     import sqlalchemy as sa
 
-    from storage.base import table_row
+    from storage.base import TableRow
 
     db = await open_store(url)  # migrated, with a running table
     try:
@@ -158,7 +158,7 @@ async def _sqlalchemy(url: str, sa_url: str, ops: int) -> tuple[float, float]:
 
         async def read(i: int) -> None:
             row = (await conn.execute(query, {"id": t})).mappings().one()
-            table_row(row)
+            TableRow.of(row)
 
         write_us = await _time(step, ops)
         return write_us, await _time(read, ops)

@@ -22,8 +22,8 @@ from bot.ai_pool import AiPool
 from bot.i18n import Translator, catalog, pick_lang
 from bot.service import Clock, Notifier, ServiceError, TableService
 from bot.settings import Settings
-from storage.base import Store
-from storage.factory import open_store
+from storage.base import Store, StoreRefused
+from storage.factory import open_store, public_url
 
 log = logging.getLogger(__name__)
 
@@ -230,13 +230,27 @@ def is_network_error(exc: BaseException) -> bool:
 
 
 def run(settings: Settings, token: str) -> int:
-    """Run the bot until it is stopped; the exit status. A refused token or an unreachable
-    Discord is explained on stderr (status 2) instead of a traceback."""
+    """Run the bot until it is stopped; the exit status. The store is opened (checked and
+    migrated) first; a store that must not be used (:class:`storage.base.StoreRefused`: a schema
+    newer than the code, a damaged file), a refused token or an unreachable Discord is
+    explained in one line on stderr (status 2) instead of a traceback."""
     # Speakeasy never uses voice: no warning about voice libraries at start-up
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     bot = SpeakeasyBot(settings)
+
+    async def start() -> None:  # discord.py's Client.run, with the store opened before Discord is reached
+        async with bot:
+            bot.db = await open_store(settings.store_url)
+            await bot.start(token)
+
     try:
-        bot.run(token, log_handler=None)
+        asyncio.run(start())
+    except KeyboardInterrupt:
+        return 0
+    except StoreRefused as exc:  # a schema newer than the code, a damaged file: one line, no traceback
+        name = "DATABASE_URL" if settings.database_url else "DATABASE_PATH"
+        print(f"{name}={public_url(settings.store_url)}: {exc}", file=sys.stderr)
+        return 2
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
         return 2

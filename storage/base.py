@@ -88,9 +88,15 @@ class SchemaTooNew(StoreRefused):
 
 class DatabaseDamaged(StoreRefused):
     """The SQLite file failed its integrity check (``PRAGMA quick_check``, or SQLite found a
-    corrupt page while opening it); ``detail`` is SQLite's first complaint."""
+    corrupt page while opening it); ``detail`` is SQLite's first complaint, on one line.
+
+    >>> print(DatabaseDamaged("*** in database main ***\\nPage 38: btreeInitPage() returns error code 11"))
+    the database file is damaged (Page 38: btreeInitPage() returns error code 11); restore it from a backup (docs/operations.md, "Backups")
+    """
 
     def __init__(self, detail: str) -> None:
+        detail = "; ".join(line.strip() for line in detail.splitlines()
+                           if line.strip() and not line.startswith("*** in database")) or detail.strip()
         super().__init__(f"the database file is damaged ({detail}); restore it from a backup ({BACKUPS})")
         self.detail = detail
 
