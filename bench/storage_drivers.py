@@ -7,6 +7,8 @@ action-log row, its turn deadline) and a one-row table read, per operation:
 - ``driver``: the store :func:`storage.factory.open_store` opens (the code the bot runs);
 - ``sqlalchemy core``: the same statements built with SQLAlchemy Core on one long-lived
   ``AsyncConnection`` (``sqlite+aiosqlite``, ``postgresql+asyncpg``), a transaction per step;
+- ``sqlalchemy core inline`` (SQLite): the same, through SQLAlchemy's synchronous engine on the
+  event loop's own thread, as the driver writes a step: SQLAlchemy's own cost per statement;
 - ``sqlalchemy text`` (PostgreSQL): the driver's own one-statement step passed through
   SQLAlchemy's ``text()``, its smallest possible cost.
 
@@ -121,6 +123,85 @@ def _engine(url: str, sa_url: str) -> Any:
     return create_async_engine("postgresql+asyncpg://", async_creator=lambda: asyncpg.connect(url))
 
 
+def _sa_step_statements() -> Any:
+    """``statements(step)``: the step's compare-and-set ``UPDATE``, its action-log ``INSERT`` and
+    the ``DELETE`` of its buffered choices, each as ``(statement, parameters)``. The SQLAlchemy
+    Core statements are built once with bound parameters (so each execution reuses the compiled
+    form and its cache key: SQLAlchemy's fastest use), the parameters per step."""
+    import sqlalchemy as sa
+
+    game_tables, actions, pending = _sa_tables()
+    b = sa.bindparam
+    update = (sa.update(game_tables)
+              .where(game_tables.c.id == b("w_id"), game_tables.c.version == b("w_version"),
+                     game_tables.c.status == "running")
+              .values(state=b("state"), version=b("version"), updated_at=b("now"), action_seq=b("action_seq"),
+                      event_seq=b("event_seq"), turn_due=b("turn_due"), turn_timer=b("turn_timer")))
+    insert = sa.insert(actions).values(table_id=b("table_id"), seq=b("seq"), version=b("version"),
+                                       actions=b("actions"), source=b("source"), created_at=b("now"),
+                                       event_seq=b("event_seq"), events=b("events"))
+    delete = sa.delete(pending).where(pending.c.table_id == b("table_id"))
+
+    def statements(s: StepWrite) -> tuple[tuple[Any, dict[str, Any]], ...]:
+        return (
+            (update, {"w_id": s.table_id, "w_version": s.version_before, "state": dumps(s.state),
+                      "version": s.version, "now": s.now, "action_seq": s.action_seq, "event_seq": s.last_event,
+                      "turn_due": s.timer.due if s.timer else None,
+                      "turn_timer": dumps(s.timer.payload) if s.timer else None}),
+            (insert, {"table_id": s.table_id, "seq": s.action_seq, "version": s.version_before,
+                      "actions": s.actions_json(), "source": s.source, "now": s.now, "event_seq": s.event_seq,
+                      "events": dumps(s.events)}),
+            (delete, {"table_id": s.table_id}),
+        )
+
+    return statements
+
+
+async def _sqlalchemy_inline(path: str, ops: int) -> tuple[float, float]:
+    """SQLite only: the same Core statements through SQLAlchemy's synchronous engine, on the
+    event loop's own thread as the driver runs a step (no worker thread, no greenlet): what
+    SQLAlchemy itself adds to each statement."""
+    import sqlalchemy as sa
+    from sqlalchemy import event
+
+    from storage.base import TableRow
+
+    db = await open_store(path)
+    try:
+        t = await _running_table(db)
+    finally:
+        await db.close()
+    engine = sa.create_engine(f"sqlite:///{path}")
+
+    @event.listens_for(engine, "connect")
+    def settings(conn: Any, _record: Any) -> None:
+        for pragma in ("busy_timeout=5000", "journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
+                       "wal_autocheckpoint=0"):
+            conn.execute(f"PRAGMA {pragma}")
+
+    statements = _sa_step_statements()
+    game_tables = _sa_tables()[0]
+    query = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("id"))
+    conn = engine.connect()
+    try:
+        async def step(i: int) -> None:
+            update, insert, delete = statements(_step(t, i))
+            with conn.begin():
+                if conn.execute(*update).rowcount != 1:
+                    raise RuntimeError("version conflict")
+                conn.execute(*insert)
+                conn.execute(*delete)
+
+        async def read(i: int) -> None:
+            TableRow.of(conn.execute(query, {"id": t}).mappings().one())
+
+        write_us = await _time(step, ops)
+        return write_us, await _time(read, ops)
+    finally:
+        conn.close()
+        engine.dispose()
+
+
 async def _sqlalchemy(url: str, sa_url: str, ops: int) -> tuple[float, float]:
     """The step as SQLAlchemy Core statements in one transaction, and ``select`` of one row."""
     import sqlalchemy as sa
@@ -132,28 +213,19 @@ async def _sqlalchemy(url: str, sa_url: str, ops: int) -> tuple[float, float]:
         t = await _running_table(db)
     finally:
         await db.close()
-    game_tables, actions, pending = _sa_tables()
+    statements = _sa_step_statements()
     engine = _engine(url, sa_url)
     conn = await engine.connect()
     try:
         async def step(i: int) -> None:
-            s = _step(t, i)
+            update, insert, delete = statements(_step(t, i))
             async with conn.begin():
-                done = await conn.execute(
-                    sa.update(game_tables)
-                    .where(game_tables.c.id == s.table_id, game_tables.c.version == s.version_before,
-                           game_tables.c.status == "running")
-                    .values(state=dumps(s.state), version=s.version, updated_at=s.now, action_seq=s.action_seq,
-                            event_seq=s.event_seq + len(s.events) - 1, turn_due=s.timer.due if s.timer else None,
-                            turn_timer=dumps(s.timer.payload) if s.timer else None))
-                if done.rowcount != 1:
+                if (await conn.execute(*update)).rowcount != 1:
                     raise RuntimeError("version conflict")
-                await conn.execute(sa.insert(actions).values(
-                    table_id=s.table_id, seq=s.action_seq, version=s.version_before,
-                    actions=dumps({str(k): v for k, v in s.actions.items()}), source=s.source, created_at=s.now,
-                    event_seq=s.event_seq, events=dumps(s.events)))
-                await conn.execute(sa.delete(pending).where(pending.c.table_id == s.table_id))
+                await conn.execute(*insert)
+                await conn.execute(*delete)
 
+        game_tables = _sa_tables()[0]
         query = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("id"))
 
         async def read(i: int) -> None:
@@ -220,6 +292,8 @@ async def main(argv: list[str] | None = None) -> int:
             path = str(Path(tmp) / f"s{run}.db")
             rows.setdefault("sqlite sqlalchemy core", []).append(
                 await _sqlalchemy(path, f"sqlite+aiosqlite:///{path}", args.ops))
+            path = str(Path(tmp) / f"i{run}.db")
+            rows.setdefault("sqlite sqlalchemy core inline", []).append(await _sqlalchemy_inline(path, args.ops))
             if args.postgres:
                 from storage.postgres import create_schema, drop_schema
 
