@@ -315,6 +315,22 @@ async def test_a_sqlite_file_another_process_is_writing_still_opens(tmp_path):
     await db.close()
 
 
+async def test_stores_opening_a_new_sqlite_file_together_apply_each_migration_once(tmp_path):
+    """Three connections (as three processes would) open one new file at once: each migration
+    runs in BEGIN IMMEDIATE and re-reads user_version there, so the later ones skip what the
+    first applied (a second CREATE TABLE would fail)."""
+    path = tmp_path / "new.db"
+    stores = await asyncio.gather(*(open_store(path) for _ in range(3)))
+    try:
+        assert [await db.schema_version() for db in stores] == [latest()] * 3
+        t = await stores[0].create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={},
+                                         now=0)
+        assert (await stores[2].get_table(t)).game == "g"
+    finally:
+        for db in stores:
+            await db.close()
+
+
 async def test_processes_starting_together_apply_each_postgres_migration_once():
     """Two stores opened at once on one empty PostgreSQL database (two connections, as two
     processes would): the advisory lock makes the second wait, then find nothing to do."""
