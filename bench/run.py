@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bot.games import GAMES
 from bot.house import House
-from storage.db import Database
+from storage.sqlite import SqliteStore
 
 
 def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, float]:
@@ -71,7 +71,7 @@ async def service_games(key: str, games: int) -> tuple[int, int, float]:
     players = min(max(game.min_players, 3), game.max_players)
     steps = 0
     with tempfile.TemporaryDirectory() as tmp:
-        db = await Database.open(Path(tmp) / "bench.db")
+        db = await SqliteStore.open(Path(tmp) / "bench.db")
         svc = House(db, ai_delay=0, seed_source=iter(range(1, 10**9)).__next__)
         start = time.perf_counter()
         for _ in range(games):

@@ -104,8 +104,7 @@ from bot.service import Hall, ServiceError
 from bot.settings import Settings
 from bot.timers import turn_key
 from bot.ui import Button, Panel
-from storage.base import TimerRow
-from storage.db import SeatRow
+from storage.base import SeatRow, TimerRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
 

@@ -4,7 +4,7 @@ database, then the figures of issue 9 that need no Discord side.
     .venv/bin/python -m bench.scale_service [--tables 1000 10000] [--steps 300] [--background 100]
                                             [--database-url postgresql://...]
 
-For each N it prints: the restart time (a fresh :class:`storage.db.Database` open and
+For each N it prints: the restart time (a fresh :class:`storage.sqlite.SqliteStore` open and
 the table services (:class:`bot.house.House`) to the first accepted ``submit``; also from a new process,
 imports included), the service-level step (``submit``) median and p99 while ``--background``
 other tables keep playing (AI seats moved by the service's driver, the host seat by a member
@@ -41,7 +41,7 @@ from typing import Any
 from bot.games import GAMES
 from bot.house import House
 from bot.service import ServiceError
-from storage.db import Database, SeatRow
+from storage.base import SeatRow, Store
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
 
@@ -113,7 +113,7 @@ def _member_move(view: Any) -> tuple[int, int, str] | None:
     return None
 
 
-async def restart(path: str | Path, *, turn_timeout: float = 3600) -> tuple[float, House, Database]:
+async def restart(path: str | Path, *, turn_timeout: float = 3600) -> tuple[float, House, Store]:
     """Seconds from opening the database and a new service to the first accepted ``submit``
     (``resume`` and the timers started). Returns the open service and database too."""
     t0 = time.perf_counter()

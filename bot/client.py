@@ -29,8 +29,8 @@ from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
-from storage.db import Database
-from storage.factory import open_store
+from storage.base import Store, StoreRefused
+from storage.factory import open_store, public_url
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
     """
 
-    def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
+    def __init__(self, settings: Settings, *, db: Store | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
         shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
@@ -140,7 +140,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
-        self.db: Database = db  # type: ignore[assignment]  # opened in setup_hook
+        self.db: Store = db  # type: ignore[assignment]  # opened in setup_hook
         # the services, built in setup_hook
         self.hall: Hall = None  # type: ignore[assignment]
         self.lobbies: Lobbies = None  # type: ignore[assignment]
@@ -242,13 +242,27 @@ def is_network_error(exc: BaseException) -> bool:
 
 
 def run(settings: Settings, token: str) -> int:
-    """Run the bot until it is stopped; the exit status. A refused token or an unreachable
-    Discord is explained on stderr (status 2) instead of a traceback."""
+    """Run the bot until it is stopped; the exit status. The store is opened (checked and
+    migrated) first; a store that must not be used (:class:`storage.base.StoreRefused`: a schema
+    newer than the code, a damaged file), a refused token or an unreachable Discord is
+    explained in one line on stderr (status 2) instead of a traceback."""
     # Speakeasy never uses voice: no warning about voice libraries at start-up
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     bot = SpeakeasyBot(settings)
+
+    async def start() -> None:  # discord.py's Client.run, with the store opened before Discord is reached
+        async with bot:
+            bot.db = await open_store(settings.store_url)
+            await bot.start(token)
+
     try:
-        bot.run(token, log_handler=None)
+        asyncio.run(start())
+    except KeyboardInterrupt:
+        return 0
+    except StoreRefused as exc:  # a schema newer than the code, a damaged file: one line, no traceback
+        name = "DATABASE_URL" if settings.database_url else "DATABASE_PATH"
+        print(f"{name}={public_url(settings.store_url)}: {exc}", file=sys.stderr)
+        return 2
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
         return 2

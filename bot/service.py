@@ -51,8 +51,8 @@ from storage.base import (
     Shards,
     Store,
     TableRow,
+    loads,
 )
-from storage.sqlite import loads
 
 __all__ = ["Hall", "Notifier", "ReplayError", "ServiceError", "TableView", "event_dict", "event_from"]
 

@@ -66,7 +66,7 @@ from bot.service import Notifier, ServiceError, TableView
 from bot.terminal_hooks import QUIT, TerminalHooks, parse_int, parse_positions, plain
 from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import SeatRow, Store, TableRow
+from storage.base import SeatRow, Store, StoreRefused, TableRow
 from storage.factory import open_store
 
 log = logging.getLogger(__name__)
@@ -479,6 +479,9 @@ class TerminalGame:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = await open_store(path)  # the terminal keeps its own SQLite file
+        except StoreRefused as err:  # a file of a newer Speakeasy, a damaged file: its one line says which
+            self.out(self.t("term.bad_db", path=str(path), reason=str(err)))
+            return 2
         except (OSError, sqlite3.Error) as err:  # a folder, a file that is not a database, no rights
             # the system's words without "[Errno 17] ... : path"; "Not a directory" before "File exists"
             reason = (folder_problem(path.parent) or os_reason(err)) if isinstance(err, OSError) else str(err)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from bot.games import GAMES
 from bot.house import House
-from storage.db import Database
+from storage.base import Store
+from storage.sqlite import SqliteStore
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "legacy_v1.db"
 
@@ -50,7 +51,7 @@ async def play(svc: House, tid: int, steps: int, host: int) -> None:
 async def main() -> None:
     tmp = OUT.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
-    db = await Database.open(tmp)
+    db = await SqliteStore.open(tmp)
     seeds = iter(range(1001, 2000))
     svc = House(db, clock=Clock(), turn_timeout=300, seed_source=lambda: next(seeds))
     deck = json.loads((Path(__file__).resolve().parent.parent / "docs/decks/example-deck.json").read_text())

@@ -24,7 +24,8 @@ from bot.service import ServiceError
 from engine import policies
 from engine.core import Outcome
 from engine.gang_of_dice import scripted_setup
-from storage.db import Database, SeatRow
+from storage.base import SeatRow
+from storage.sqlite import SqliteStore
 
 HOST = 100
 
@@ -41,7 +42,7 @@ def thread_pool(iterations: int = 2, task=think) -> AiPool:
 
 @pytest.fixture
 async def db(tmp_path):
-    db = await Database.open(tmp_path / "t.db")
+    db = await SqliteStore.open(tmp_path / "t.db")
     yield db
     await db.close()
 
@@ -51,21 +52,19 @@ async def service(db, pool: AiPool | None = None) -> House:
 
 
 # --- storage ---------------------------------------------------------------------------------------------------
-async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_path, monkeypatch):
-    import storage.sqlite as storage_sqlite
+async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_path):
+    from storage.migrations import latest
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:5])  # before levels
-    old = await Database.open(path)
+    old = await SqliteStore.open(path, upto=5)  # before levels
     t = await old.create_table(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, lang="en",
                                options={}, now=0)
     await old._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, ?, 'Host', 0),"
                     " (?, 1, NULL, 'AI 1', 1)", (t, HOST, t))
     await old.close()
-    monkeypatch.undo()
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
-        assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
+        assert await db.schema_version() == latest() == 8
         host, ai = await db.seats(t)
         assert ai.ai_level is None and ai.level == "normal" and host.level == "normal"
         await db.replace_seats(t, [host, SeatRow(1, None, "AI 1", True, ai_level="strong"),
@@ -352,7 +351,7 @@ async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):
     lines: list[str] = []
     tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=lambda _: "q",
                       out=lines.append, pace=0, ai_levels=["strong", "easy"])
-    db = await Database.open(tmp_path / "t.db")
+    db = await SqliteStore.open(tmp_path / "t.db")
     svc = House(db, ai_pool=thread_pool())
     try:
         table = await tg._new(svc)

@@ -105,7 +105,7 @@ def test_levels_have_localised_names_on_the_board_and_in_pictures():
     from bot import texts
     from bot.service import TableView
     from cogs.pictures import raw_names
-    from storage.db import SeatRow, TableRow
+    from storage.base import SeatRow, TableRow
 
     row = TableRow(id=3, guild_id=1, channel_id=1, thread_id=None, lobby_message_id=None, board_message_id=None,
                    game="three-player-moon", options={}, status="running", host_user_id=1, lang="fr", seed=1,

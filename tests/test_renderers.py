@@ -13,7 +13,7 @@ from bot.i18n import Translator
 from bot.service import TableView
 from bot.ui import check_card_limits, check_panel_limits
 from engine.core import Event
-from storage.db import SeatRow, TableRow
+from storage.base import SeatRow, TableRow
 
 NASTY = "**@everyone** `x` _y_ <@123> ~~z~~ | # [a](b) " * 3  # markdown, mentions, and too long
 

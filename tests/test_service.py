@@ -74,11 +74,11 @@ async def open_two(svc: House, game: str = "test-pick", options=None):
 
 async def test_migrations_are_tracked(db_url):
     db = await open_store(db_url)
-    from storage.db import MIGRATIONS
-    assert await db.schema_version() == len(MIGRATIONS)
+    from storage.migrations import latest
+    assert await db.schema_version() == latest()
     await db.close()
     db = await open_store(db_url)  # reopening does not re-run them
-    assert await db.schema_version() == len(MIGRATIONS)
+    assert await db.schema_version() == latest()
     await db.close()
 
 
@@ -538,7 +538,7 @@ async def host_env(db_url, pick_game):
     hall (a fake clock, a recording notifier) behind a fake host; the table's rows exist so that
     deadlines and away flags can be stored."""
     from bot.table import LiveTable
-    from storage.db import SeatRow
+    from storage.base import SeatRow
 
     db = await open_store(db_url)
     tid = await db.create_table(guild_id=1, channel_id=1, game="test-pick", host_user_id=100, lang="en",
@@ -752,7 +752,7 @@ async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monke
 
 # ---------------------------------------------------------------------- scale: restart, steps, memory
 class CountingDb:
-    """Wraps a Database and counts the calls of each method (storage round trips by name)."""
+    """Wraps a store and counts the calls of each method (storage round trips by name)."""
 
     def __init__(self, db) -> None:
         self._db = db
@@ -832,7 +832,7 @@ async def test_timeouts_in_a_row_survive_a_restart(env):
 
 
 async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reloaded(env):
-    from storage.db import StepWrite
+    from storage.base import StepWrite
 
     svc, db, clock, rec = env
     tid = await open_two(svc)

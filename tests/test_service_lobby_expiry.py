@@ -11,7 +11,7 @@ from bot.games import GAMES
 from bot.house import House
 from bot.service import Notifier, ServiceError
 from bot.timers import lobby_key
-from storage.db import Database
+from storage.base import Store
 from storage.factory import open_store
 from tests.simgame import register_pick
 from tests.test_service import FakeClock
@@ -36,7 +36,7 @@ class Heard(Notifier):
 async def make(db_url):
     """``await make(clock)``: a service on the test's one database (a second call = a restart)."""
     registration = register_pick()
-    made: list[tuple[House, Database]] = []
+    made: list[tuple[House, Store]] = []
 
     async def build(clock: FakeClock, notifier: Notifier | None = None) -> House:
         if made:  # a restart: the previous process stops first

@@ -12,7 +12,7 @@ from bot.games import GAMES
 from bot.house import House
 from bot.service import ServiceError
 from storage.base import Shards
-from storage.db import Database
+from storage.sqlite import SqliteStore
 from tests.test_service import FakeClock
 
 #: Guilds on shard 0 and on shard 1 of 2 (``(id >> 22) % 2``).
@@ -42,7 +42,7 @@ async def play_one(svc: House, table_id: int) -> tuple[int, int, str]:
 async def path(tmp_path):
     """A database with a running table on each shard and an open lobby on shard 1."""
     p = tmp_path / "shards.db"
-    db = await Database.open(p)
+    db = await SqliteStore.open(p)
     svc = House(db, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
     assert await start_table(svc, G0) == 1
     assert await start_table(svc, G1) == 2
@@ -61,7 +61,7 @@ def test_shards_are_validated():
 
 
 async def test_the_store_filters_running_tables_and_timers_by_shard(path):
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
         assert [t.row.id for t in await db.running_tables()] == [1, 2]
         assert [t.row.id for t in await db.running_tables_of(Shards(2, (0,)))] == [1]
@@ -81,7 +81,7 @@ async def test_the_store_filters_running_tables_and_timers_by_shard(path):
 
 
 async def test_a_process_resumes_and_times_only_its_own_tables(path):
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     svc = House(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
         assert await svc.tables.resume() == [1]
@@ -102,7 +102,7 @@ async def test_a_process_resumes_and_times_only_its_own_tables(path):
 
 
 async def test_another_shards_table_is_refused_and_never_written(path):
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     svc = House(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
         await svc.tables.resume()
@@ -129,7 +129,7 @@ async def test_two_writers_on_one_table_apply_one_step_and_the_other_reloads(pat
     """Two services (two connections: as two processes) both resume table 1 (a misconfiguration:
     both run shard 0). A click applied by one is refused as stale by the other, which reloads the
     table and then accepts the next click; the log stays one step per version."""
-    db_a, db_b = await Database.open(path), await Database.open(path)
+    db_a, db_b = await SqliteStore.open(path), await SqliteStore.open(path)
     a = House(db_a, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     b = House(db_b, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
@@ -163,7 +163,7 @@ async def test_two_writers_cannot_both_start_or_end_a_table(path):
     """Starting, cancelling and abandoning are compare-and-sets on the status too: of two
     processes that start one lobby, one deals it and the other is refused (no second deal over
     the first); a table one process finished cannot be abandoned by the other."""
-    db_a, db_b = await Database.open(path), await Database.open(path)
+    db_a, db_b = await SqliteStore.open(path), await SqliteStore.open(path)
     a = House(db_a, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
     b = House(db_b, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 8)
     try:

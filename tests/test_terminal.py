@@ -18,7 +18,7 @@ from bot.presenters.gang_of_dice_terminal import place_dice
 from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, value_key
 from bot.ui import Button, Card, Field, Panel
 from engine.gang_of_dice import scripted_setup
-from storage.db import Database
+from storage.sqlite import SqliteStore
 
 DISCORD_WORDS = re.compile(r"button|bouton|\bbold\b|\bgras\b|ephemeral|éphémère|\*\*|＋|－|click|cliqu", re.I)
 
@@ -108,7 +108,7 @@ def god_script(monkeypatch):
 
 
 async def action_log(path: Path, table_id: int = 1) -> list[str]:
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
         return [codes[0] for _, codes, _ in await db.action_log(table_id) if 0 in codes]
     finally:
@@ -529,7 +529,7 @@ async def test_resume_says_which_new_game_options_it_cannot_apply_and_keeps_the_
 def test_display_seats_translates_only_generated_names():
     from bot.i18n import Translator
     from bot.terminal import display_seats
-    from storage.db import SeatRow
+    from storage.base import SeatRow
 
     seats = [SeatRow(0, 1, "Joueur 1 (vous)", False), SeatRow(1, None, "IA 2", True),
              SeatRow(2, None, "Zoé", True), SeatRow(3, 7, "IA 3", False)]
@@ -699,7 +699,7 @@ async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_aga
 
     def other_window() -> None:
         async def go() -> None:
-            db = await Database.open(path)
+            db = await SqliteStore.open(path)
             service = House(db, ai_delay=0)
             try:
                 await service.tables.submit(1, 1, 0, "c2")
