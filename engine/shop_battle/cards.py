@@ -327,31 +327,17 @@ _TABLES: dict[tuple[int, int], tuple[tuple[ShopCard | CollectorCard, ...], CardT
 def card_table(cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> CardTable:
     """The :class:`CardTable` of ``cards`` under rules version ``rules``, cached by identity of
     the tuple (the entry keeps ``cards`` alive, so an id cannot be reused while cached; a state
-    copied with ``dataclasses.replace`` keeps its tuple, so one table serves a whole game)."""
-    last = _LAST_TABLE
-    if last[0] is cards and last[1] == rules and last[2] is not None:
-        return last[2]
+    copied with ``dataclasses.replace`` keeps its tuple, so one table serves a whole game); at
+    most 64 tables, the oldest out first."""
     key = (id(cards), rules)
     hit = _TABLES.get(key)
     if hit is not None and hit[0] is cards:
-        _remember(cards, rules, hit[1])
         return hit[1]
     if len(_TABLES) >= 64:
         _TABLES.pop(next(iter(_TABLES)))
     table = CardTable(cards, rules)
     _TABLES[key] = (cards, table)
-    _remember(cards, rules, table)
     return table
-
-
-def _remember(cards: tuple[ShopCard | CollectorCard, ...], rules: int, table: CardTable) -> None:
-    global _LAST_TABLE
-    _LAST_TABLE = (cards, rules, table)
-
-
-#: The last table :func:`card_table` returned, with its cards and rules (checked by identity
-#: first: a whole playout reads one deck).
-_LAST_TABLE: tuple[tuple[ShopCard | CollectorCard, ...], int, CardTable | None] = ((), -1, None)
 
 
 #: Card tuples of loaded states, by value (at most 64, oldest out first): see :func:`shared_cards`.

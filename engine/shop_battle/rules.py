@@ -147,17 +147,9 @@ from engine.shop_battle.actions import (
     encode_action,
 )
 from engine.shop_battle.ai import choose_action
-from engine.shop_battle.cards import Card, card_table, shared_cards
+from engine.shop_battle.cards import Card, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import (
-    MAX_ROUNDS,
-    RoundWork,
-    built,
-    common_events,
-    common_round,
-    is_plain,
-    pre_choice_target,
-)
+from engine.shop_battle.round import MAX_ROUNDS, RoundWork, built
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -416,18 +408,9 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def _begin(self, seed: int, piles: tuple[tuple[int, ...], ...], pot: tuple[int, ...], chooser: int,
                opts: ShopBattleOptions, deck: Deck, rules: int) -> ShopBattleState:
         """:meth:`start_from` on checked input: the state before the first step, then the first
-        pre-choice step (its commonest course in straight-line code: every seat holds cards and the
-        chooser finds a shop card on top, which they look at; no event)."""
+        pre-choice step (:class:`~engine.shop_battle.round.RoundWork`), whose events are kept in
+        ``opening``."""
         players = len(piles)
-        top = piles[chooser][0] if piles[chooser] else None
-        if top is not None and all(piles) and card_table(deck.cards, rules).shop[top]:
-            known: list[tuple[int, ...]] = [()] * players
-            known[chooser] = (top,)
-            return _fresh_state(
-                None, seed, 0, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
-                (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (),
-                ((),) * players, (None,) * players, (), None, (), tuple(known), None, (), chooser if rules >= 2 else 0,
-                ())
         st = _fresh_state(
             None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
             (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players,
@@ -498,23 +481,6 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
                 return
         super().check_actions(state, actions)
 
-    def round_machine(self, state: ShopBattleState, action: ShopBattleAction,
-                      max_rounds: int) -> tuple[ShopBattleState, RoundWork]:
-        """``action`` applied by the general round machine alone (:class:`RoundWork`, every
-        rule of ``docs/rules/shop-battle.md`` "A round" and S6): the new state and the work, whose
-        ``events`` hold the step's events (the end of the game's included). The straight-line
-        round must give the same (``tests/test_shop_battle_straight_line.py``)."""
-        w = RoundWork(state, max_rounds)
-        if isinstance(action, Target):
-            w.resolve_target(action.target)
-        else:
-            w.announce(action.char, action.hi)
-        w.advance()
-        new = w.freeze()
-        if w.phase == "over":
-            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return new, w
-
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
@@ -532,46 +498,16 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             else:
                 self.check_actions(state, actions)
                 ((_seat, action),) = actions.items()
-        max_rounds = self._max_rounds(state)
-        if type(action) is Choose:
-            common = common_round(state, action.char, action.hi, max_rounds)
-        elif state.announce_char is not None and state.announce_hi is not None:  # a target during the reveals
-            common = common_round(state, state.announce_char, state.announce_hi, max_rounds, action.target)
-        else:  # a target in the pre-choice
-            common = pre_choice_target(state, action.target)
-        if common is not None:
-            if common.version != state.version:
-                return lazy_step(common, self._round_events, state, common, action, max_rounds)
-            w = RoundWork(common, max_rounds)  # the next round's pre-choice: the chooser's pile runs out
-            w.advance()
-            new = w.freeze()
-        else:
-            new, w = self.round_machine(state, action, max_rounds)
-            return lazy_step(new, built, w.events)
-        return lazy_step(new, self._replayed_events, state, action, max_rounds)
-
-    def _round_events(self, state: ShopBattleState, new: ShopBattleState, action: ShopBattleAction,
-                      max_rounds: int) -> tuple[Event, ...]:
-        """The events of a step computed by :func:`~engine.shop_battle.round.common_round`:
-        :func:`~engine.shop_battle.round.common_events` for its plainest course, else replayed."""
-        if is_plain(state, new):
-            return common_events(state, new)
-        return self._replayed_events(state, action, max_rounds)
-
-    def _replayed_events(self, state: ShopBattleState, action: ShopBattleAction, max_rounds: int) -> tuple[Event, ...]:
-        """The events of ``apply(state, {seat: action})`` as :class:`RoundWork` records them (the
-        recipe of a step computed by :func:`~engine.shop_battle.round.common_round`)."""
-        w = RoundWork(state, max_rounds)
+        w = RoundWork(state, self._max_rounds(state))
         if type(action) is Choose:
             w.announce(action.char, action.hi)
         else:
-            assert isinstance(action, Target)
             w.resolve_target(action.target)
         w.advance()
         new = w.freeze()
         if w.phase == "over":
-            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return built(w.events)
+            w.ev("sb.ev.end", list(self.outcome_of(new).winners))
+        return lazy_step(new, built, w.events)
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""
