@@ -280,11 +280,12 @@ class CardTable:
         dicts: :func:`card_dict` of every card, for views and events.
         names: every card's name (event parameters).
         kinds: each Collector's power kind (``None`` for a shop card).
-        first_plays: ``((cid, 0),)`` for each card: a seat's plays after its main reveal
-            (``plays[seat] += first_plays[cid]`` makes no tuple when the seat had none).
+        first_plays: ``((cid, 0),)`` for each card: a seat's play of that card at the round's
+            main reveal (``plays[seat] += first_plays[cid]``); :meth:`plays_at` gives those of a
+            bataille level.
     """
 
-    __slots__ = ("_strength", "dicts", "first_plays", "kinds", "names", "shop", "shops", "values")
+    __slots__ = ("_plays", "_strength", "dicts", "first_plays", "kinds", "names", "shop", "shops", "values")
 
     def __init__(self, cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> None:
         self.shop = tuple(isinstance(c, ShopCard) for c in cards)
@@ -296,7 +297,16 @@ class CardTable:
         self.names = tuple(c.name for c in cards)
         self.kinds = tuple(c.power.kind if isinstance(c, CollectorCard) else None for c in cards)
         self.first_plays = tuple(((cid, 0),) for cid in range(len(cards)))
+        self._plays = [self.first_plays]
         self._strength: tuple[float, ...] | None = None
+
+    def plays_at(self, level: int) -> tuple[tuple[tuple[int, int]], ...]:
+        """``plays_at(level)[cid]`` is ``((cid, level),)``: a seat's play of card ``cid`` at
+        bataille level ``level`` (0: the main reveal, :attr:`first_plays`), made once per level."""
+        made = self._plays
+        while len(made) <= level:
+            made.append(tuple(((cid, len(made)),) for cid in range(len(self.shop))))
+        return made[level]
 
     @property
     def strength(self) -> tuple[float, ...]:
