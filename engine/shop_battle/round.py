@@ -270,7 +270,7 @@ def advance(st: ShopBattleState, action: ShopBattleAction | None,
                 del queue[0]
             card = st.cards[cid]
             assert isinstance(card, CollectorCard)
-            kind = card.power.kind
+            kind = table.kinds[cid]
             if record:
                 events.append(_collector(seat, card))
             if kind == "peek" or kind == "swap":
