@@ -16,7 +16,7 @@ made only when asked for (a playout reads states only).
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,40 +105,25 @@ def next_chooser(st: ShopBattleState, rnd: int, chooser: int, skips: int, orders
     return nxt, skipped, nxt if nxt == lap_end else opener
 
 
-#: The cards of a state's ``public`` tuple as a set, by the tuple's identity (each entry keeps its
-#: tuple, so an id is never reused while cached); at most 64 entries, the oldest out first. A step
-#: stores the set of the tuple it makes (:func:`_seen`), so the next step of a game finds it made.
-_PUBLIC_SETS: dict[int, tuple[tuple[int, ...], frozenset[int]]] = {}
-
-
-def _public_set(public: tuple[int, ...], made: frozenset[int] | None = None) -> frozenset[int]:
-    """``frozenset(public)`` (``made`` when given: equal to it), kept in :data:`_PUBLIC_SETS`."""
-    if made is None:
-        made = frozenset(public)
-    if len(_PUBLIC_SETS) >= 64:
-        del _PUBLIC_SETS[next(iter(_PUBLIC_SETS))]
-    _PUBLIC_SETS[id(public)] = (public, made)
-    return made
-
-
-def _seen(public: tuple[int, ...], face_up: frozenset[int], known: tuple[tuple[int, ...], ...], fresh: list[int],
+def _seen(public: tuple[int, ...], known: tuple[tuple[int, ...], ...], fresh: list[int],
           learned: list[tuple[int, int]]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-    """``(public, known)`` once the cards ``fresh`` (distinct, not in ``public``, whose set is
-    ``face_up``) are face up and each ``(seat, card)`` of ``learned`` was seen by that seat:
-    ``public`` and each seat's ``known`` stay sorted, and ``known`` holds only private knowledge
-    (a public card leaves it). The tuples that do not change are returned as they are."""
+    """``(public, known)`` once the cards ``fresh`` (distinct, not in ``public``) are face up and
+    each ``(seat, card)`` of ``learned`` was seen by that seat: ``public`` and each seat's
+    ``known`` stay sorted (membership is found by bisection), and ``known`` holds only private
+    knowledge (a public card leaves it). The tuples that do not change are returned as they are."""
     if fresh:
         listed = list(public)
         for c in fresh:
             insort(listed, c)
         public = tuple(listed)
         shown = frozenset(fresh)
-        face_up = _public_set(public, face_up | shown)
         if not all(map(shown.isdisjoint, known)):
             known = tuple([o if shown.isdisjoint(o) else tuple([c for c in o if c not in shown]) for o in known])
+    size = len(public)
     for seat, c in learned:
+        i = bisect_left(public, c)
         mine = known[seat]
-        if c not in face_up and c not in mine:
+        if (i == size or public[i] != c) and c not in mine:
             listed = list(mine)
             insort(listed, c)
             known = (*known[:seat], tuple(listed), *known[seat + 1:])
@@ -188,9 +173,8 @@ def advance(st: ShopBattleState, action: ShopBattleAction | None,
     char, hi, level = st.announce_char, st.announce_hi, st.level
     last, opener, chosen = st.last, st.lap_opener, st.chosen
     public = st.public
-    cached = _PUBLIC_SETS.get(id(public))
-    face_up = cached[1] if cached is not None and cached[0] is public else _public_set(public)
-    fresh: list[int] = []  # the cards made public in this step (not in ``face_up``)
+    size = len(public)
+    fresh: list[int] = []  # the cards made public in this step (not in ``public``)
     learned: list[tuple[int, int]] = []  # (seat, card) seen privately in this step
     events: list[Event] = []
     orders = _ROTATIONS[direction][n]
@@ -248,8 +232,10 @@ def advance(st: ShopBattleState, action: ShopBattleAction | None,
                 continue
             cid = pile[0]
             piles[seat] = pile[1:]
-            if cid not in face_up and cid not in fresh:  # face up for everyone from now on
-                fresh.append(cid)
+            if cid not in fresh:  # face up for everyone from now on (``public`` is sorted)
+                i = bisect_left(public, cid)
+                if i == size or public[i] != cid:
+                    fresh.append(cid)
             pot.append(cid)
             plays[seat] += level_plays[cid]
             if shop[cid]:
@@ -406,7 +392,7 @@ def advance(st: ShopBattleState, action: ShopBattleAction | None,
 
     known = st.known
     if fresh or learned:
-        public, known = _seen(public, face_up, known, fresh, learned)
+        public, known = _seen(public, known, fresh, learned)
     new = _next_state(
         st, st.version + 1, tuple(piles), tuple(pot), face_down, out, rnd, chooser, direction, skips, phase, char, hi,
         level, tuple(contenders), tuple(queue), tuple(plays), tuple(current), tiebreakers, pending, public, known, last,
