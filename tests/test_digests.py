@@ -185,8 +185,12 @@ def test_recorded_games_play_the_same(want: str, how: tuple[Any, ...]) -> None:
     assert digest(*args) == want
 
 
-def test_every_game_has_the_digests_of_its_current_rules_version() -> None:
-    assert {(key, game.rules_version) for key, game in GAMES.items()} <= set(recorded())
+def test_a_game_with_digests_has_those_of_its_current_rules_version() -> None:
+    """A rules version bump records its file (``--record-new``)."""
+    files = recorded()
+    missing = [(key, game.rules_version) for key, game in GAMES.items()
+               if any(k == key for k, _ in files) and (key, game.rules_version) not in files]
+    assert not missing
 
 
 def record(key: str, rules: int, plan: dict[str, Any]) -> None:
