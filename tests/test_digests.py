@@ -17,7 +17,7 @@ A file's ``method`` says how its games are played and hashed, through the engine
   who acts, every view, each acting seat's legal codes and the AI's choice, then the AI's choice
   or a random legal action, half and half, from ``random.Random(f"{tag}:r{N}-{config}:{g}")``,
   the events, and the outcome at the end. One SHA-256 per game; the suite replays the first
-  game of each configuration.
+  game of each configuration (of those the file lists in ``suite``, when it has that key).
 
 The digests were recorded before the engines were made faster, each rules version when it was
 added; never re-record a file to make a failure pass (a change to a baseline AI on purpose is
@@ -164,13 +164,17 @@ def game_digest(key: str, rules: int, tag: str, name: str, config: dict[str, Any
 
 def replays(key: str, rules: int, games: int | None) -> Iterator[tuple[str, str, Any]]:
     """``(case id, recorded digest, how to compute it)`` of a file: every ``steps`` case, and the
-    first ``games`` games of each ``games`` configuration (``None``: every recorded game)."""
+    first ``games`` games of each ``games`` configuration of the file's ``suite`` (``None``:
+    every recorded game of every configuration)."""
     data = load(key, rules)
     if data["method"] == "steps":
         for name, case in data["cases"].items():
             yield name, case["digest"], (steps_digest, key, rules, case)
     else:
+        suite = data.get("suite", data["configs"]) if games is not None else data["configs"]
         for name, config in data["configs"].items():
+            if name not in suite:
+                continue
             for g, want in enumerate(config["digests"][:games]):
                 yield f"{name}-g{g}", want, (game_digest, key, rules, data["tag"], name, config, g)
 
