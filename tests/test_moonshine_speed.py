@@ -1,9 +1,8 @@
 """Moonshine's hot-path shortcuts give exactly what the plain forms give (issue 11, part 1).
 
-The seeded-game digests (``tests/test_speed_digests_moonshine_shop.py``, and
-``tests/test_speed_digests_moonshine_r3.py`` for rules 3) pin whole games; these tests pin each
-shortcut on its own, so that a failure names it: the inlined reshuffle, the roll step without a
-``Work``, and the bundle and room tables of the compiled Speakeasy sides. And the
+The seeded-game digests (``tests/test_digests.py``, every rules version) pin whole games; these
+tests pin each shortcut on its own, so that a failure names it: the inlined reshuffle, the roll
+step without a ``Work``, and the bundle and room tables of the compiled Speakeasy sides. And the
 chance of rules 5 (dice and reshuffles from ``engine.chance.hashed_draws``) against its definition.
 """
 
