@@ -22,7 +22,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
+from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, RES_MASK, Icon, card_sets
 
 __all__ = [
     "BLUE",
@@ -34,7 +34,6 @@ __all__ = [
     "MAJ",
     "NB",
     "ORANGE",
-    "RES_MASK",
     "REROLL",
     "SE_KEYS",
     "SIDE_INFOS",
@@ -54,8 +53,6 @@ REROLL, DRAW, CLIENT, BLUE, ORANGE, DISC, MAJ = range(8, 15)
 SE_KEYS = ("s0", "s1", "s2")
 #: Length of a bundle.
 NB = 15
-#: Resource kind -> mask (the bundle index of one unit of it).
-RES_MASK = {"food": 1, "music": 2, "drink": 4, "food_or_music": 3, "food_or_drink": 5, "music_or_drink": 6, "any": 7}
 _KIND_INDEX = {"reroll": REROLL, "draw": DRAW, "client": CLIENT, "blue_die": BLUE, "orange_die": ORANGE,
                "discount": DISC, "majority": MAJ}
 

@@ -70,21 +70,17 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
-- Card sets (M1): rules 8 (:attr:`Moonshine.rules_version`) deal the seventh set,
-  ``data/cards-rules8.json`` (Clients 420..489, Speakeasies 30..34: the rules-7 set with the
-  Regular Hush Room's one-space slot giving Food or Music); rules 7 the sixth set,
-  ``data/cards-rules7.json`` (Clients 350..419, Speakeasies 25..29: the rules-6 set with the
-  Regular Copper Still's orange-die slot at one space); rules 6 the fifth set,
-  ``data/cards-rules6.json`` (Clients 280..349, Speakeasies 20..24: the rules-5 set with the
-  Standard Moonlit Garage's blue-die slot at two spaces); rules 5 the fourth,
-  ``data/cards-rules5.json`` (Clients 210..279, Speakeasies 15..19); rules 4 the third set,
-  ``data/cards-rules4.json`` (Clients 140..209: the rules-3 Clients; Speakeasies 10..14: the
-  sides re-tuned for balance, ``docs/rules/moonshine.md`` "Card sets", "Rules versions"); rules 3 the second set,
-  ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
-  character, no dominated Client; issue 14, ``docs/balance.md``); rules 1-2 deal the first set,
-  ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
-  rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
-  the version.
+- Card sets (M1): rules 1-2 deal the first set, ``data/cards.json`` (Clients 0..69, Speakeasies
+  0..4); each later version deals the set before it with the changes of
+  ``data/changes-rules<r>.json`` (:func:`engine.moonshine.cards.card_sets`): rules 3 the second
+  set (Clients 70..139, Speakeasies 5..9: each colour with its own character, no dominated
+  Client, ``docs/balance.md``), rules 4 the third (140..209, 10..14: three Standard sides
+  re-tuned), rules 5 the fourth (210..279, 15..19: five sides re-tuned), rules 6 the fifth
+  (280..349, 20..24: the Standard Moonlit Garage and two Regular sides), rules 7 the sixth
+  (350..419, 25..29: the Regular Copper Still's orange-die slot at one space), rules 8 the
+  seventh (420..489, 30..34: the Regular Hush Room's one-space slot giving Food or Music). The
+  rules themselves are those of rules 2; ids are global (:func:`engine.moonshine.cards.client_of`),
+  so nothing else depends on the version.
 - Chance: the first player, the Speakeasies and the deal come from a ``random.Random`` of
   ``"{seed}:setup"`` (every version). Rules 5 to 8 (:attr:`Moonshine.rules_version`) roll the dice and
   reshuffle from :func:`engine.chance.hashed_draws` (BLAKE2b of seed, step version and salt,

@@ -3,8 +3,7 @@
 Slots: ``s0``..``s2`` are the upper slots of the seat's Speakeasy, ``c<id>`` the upper slot of a
 Client card in front of the seat. Card ids are global over the card sets
 (:func:`engine.moonshine.cards.client_of`): Clients 0..69 and Speakeasies 0..4 are the first set
-(``data/cards.json``, rules 1-2), Clients 70..139 and Speakeasies 5..9 the rules-3 set
-(``data/cards-rules3.json``).
+(``data/cards.json``, rules 1-2), Clients ``70k..70k+69`` and Speakeasies ``5k..5k+4`` set ``k``.
 """
 
 from __future__ import annotations
