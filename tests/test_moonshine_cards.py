@@ -103,7 +103,7 @@ def test_quality_checks_catch_a_duplicate_and_a_missing_icon():
     assert any("majority" in p for p in set_problems(CardSet.model_validate(data)))
 
 
-# --- the rules-3 set (issue 14): every colour with its own character, no dominated Client ----------
+# --- the rules-3 set: every colour with its own character, no dominated Client ----------
 
 
 SET3 = card_sets()[1]
@@ -128,7 +128,7 @@ def test_no_client_of_the_rules_3_set_is_dominated_by_another():
 
 def test_the_check_finds_the_dominated_cards_of_the_first_set():
     names = {(card_set().clients[a].name.en, card_set().clients[b].name.en) for a, b in dominated_pairs(card_set())}
-    assert ("The Gin Maker", "The Stargazer") in names  # same points and bonuses, cheaper (issue 14)
+    assert ("The Gin Maker", "The Stargazer") in names  # same points and bonuses, cheaper
     gin, star = (next(c for c in card_set().clients if c.name.en == n) for n in ("The Gin Maker", "The Stargazer"))
     assert dominates(gin, star) and not dominates(star, gin)
 
@@ -194,7 +194,7 @@ def test_ids_of_every_set_share_one_space():
 
 
 def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_sides():
-    """Rules 4 (issue 14, docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
+    """Rules 4 (docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
     (so the colours' character and the dominance check carry over), new Standard Speakeasy sides;
     the set still passes every check."""
     set4 = card_sets()[2]
@@ -207,7 +207,7 @@ def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_si
 
 
 def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
-    """Rules 5 (issue 14, docs/rules/moonshine.md "Rules versions"): the Clients of rules 3 and 4,
+    """Rules 5 (docs/rules/moonshine.md "Rules versions"): the Clients of rules 3 and 4,
     two Standard sides (The Blind Tiger, The Hush Room) and three Regular sides (The Gin Joint,
     The Hush Room, The Moonlit Garage) changed; the set still passes every check."""
     set4, set5 = card_sets()[2], card_sets()[3]
@@ -221,7 +221,7 @@ def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
 
 
 def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
-    """Rules 6 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-5 set with three
+    """Rules 6 (docs/rules/moonshine.md "Rules versions"): the rules-5 set with three
     sides changed: the Standard Moonlit Garage's blue-die slot takes two tokens (three in rules 4
     and 5), and on the Regular side The Copper Still and The Moonlit Garage swap the bonus of
     their two-space slot (The Copper Still now draws a card, The Moonlit Garage rerolls); every
@@ -245,7 +245,7 @@ def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
 
 
 def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
-    """Rules 7 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-6 set with one
+    """Rules 7 (docs/rules/moonshine.md "Rules versions"): the rules-6 set with one
     Regular side changed, The Copper Still's orange-die slot at one space (two in rules 5 and 6);
     every other side, every Client and every check as in rules 6."""
     set6, set7 = card_sets()[4], card_sets()[5]
@@ -262,7 +262,7 @@ def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
 
 
 def test_the_rules_8_set_keeps_the_rules_7_set_but_the_regular_hush_room():
-    """Rules 8 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-7 set with one
+    """Rules 8 (docs/rules/moonshine.md "Rules versions"): the rules-7 set with one
     Regular side changed, The Hush Room's one-space slot gives Food or Music (Food or Drink in
     rules 3 to 7); every other side, every Client and every check as in rules 7."""
     set7, set8 = card_sets()[5], card_sets()[6]

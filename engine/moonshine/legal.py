@@ -35,7 +35,6 @@ from engine.moonshine.icons import (
     CLIENT_INFOS,
     DISC,
     ORANGE,
-    SE_KEYS,
     SIDE_INFOS,
     ClientInfo,
     bundle_bits,
@@ -368,7 +367,7 @@ def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
     side = SIDE_INFOS[variant][s.speakeasy]
     rooms = side.room_by_tokens.get(s.se_tokens)
     if rooms is None:
-        rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, s.se_tokens)) if t < sp)  # noqa: B905
+        rooms = side.rooms(s.se_tokens)
     out: list[MoonshineAction] = [_PLACE[k] for k in rooms]
     infos = CLIENT_INFOS
     for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
@@ -380,17 +379,7 @@ def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
 
 def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
     """Lose a token (M6): every slot holding one, in slot order."""
-    out: list[MoonshineAction] = []
-    i = 0
-    for t in s.se_tokens:
-        if t:
-            out.append(_LOSE[SE_KEYS[i]])
-        i += 1
-    infos = CLIENT_INFOS
-    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-        if t:
-            out.append(_LOSE[infos[cid].key])
-    return tuple(out)
+    return tuple([_LOSE[k] for k, _ in held_slots(s)])
 
 
 def _discards(s: SeatState, n: int) -> tuple[MoonshineAction, ...]:
@@ -409,7 +398,7 @@ def _discards(s: SeatState, n: int) -> tuple[MoonshineAction, ...]:
     return hit
 
 
-#: Legal discards by the slots holding tokens and the count (see :func:`discards`).
+#: Legal discards by the slots holding tokens and the count (see :func:`_discards`).
 _BY_HELD: dict[tuple[tuple[tuple[str, int], ...], int], tuple[MoonshineAction, ...]] = {}
 
 
