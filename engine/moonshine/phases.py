@@ -123,13 +123,14 @@ def step(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: t
 
 class _Chance:
     """``seed`` and ``version`` of a step's next state: what :func:`engine.chance.hashed_draws`
-    and :func:`engine.chance.rng_draws` read."""
+    and :func:`engine.chance.rng_draws` read (made without ``__init__``, see :func:`roll`)."""
 
     __slots__ = ("seed", "version")
+    seed: int
+    version: int
 
-    def __init__(self, seed: int, version: int) -> None:
-        self.seed = seed
-        self.version = version
+
+_new_object = object.__new__
 
 
 #: Die indexes of every reroll (its die names, sorted).
@@ -155,7 +156,7 @@ def roll(state: MoonshineState, action: MoonshineAction, faces: Sequence[str] | 
         which = _REROLL_DICE[action.dice]
         made = list(dice)
         if faces is None:
-            chance: Any = _new_object(_Chance)  # no __init__ call on the hot path
+            chance = _new_object(_Chance)
             chance.seed = state.seed
             chance.version = version
             for i, v in zip(which, die_draws(chance, state.rules, "reroll", len(which))):  # noqa: B905
@@ -235,10 +236,7 @@ def start_dice(chance: Any, rules: int, bundle: Sequence[int]) -> tuple[str, ...
     return dice
 
 
-_new_object = object.__new__
-
-
-# --- 3. actions --------------------------------------------------------------------------------------
+# --- the secret actions (M2, M4) ---------------------------------------------------------------------
 
 
 def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
