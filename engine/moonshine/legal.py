@@ -293,13 +293,13 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     v = s.validated
     if v:
         b += lower_bits(v)
-    x = RES_SUPPLY.get(b & RES_BITS)
+    x = _RES_SUPPLY.get(b & RES_BITS)
     if x is None:
         x = resource_supply(b & RES_BITS)
     if x < 0:
         return _slow_action_phase(state, s)
     dice = state.dice
-    ds = DICE_SUPPLY.get(dice)
+    ds = _DICE_SUPPLY.get(dice)
     if ds is None:
         ds = dice_supply(dice)
     x += ds[0]
@@ -459,34 +459,34 @@ DEMAND = tuple(_demand(ci) for ci in CLIENT_INFOS)
 #: ``resource bits -> packed supply | HIGH`` (the resource counters of a packed bundle, bytes
 #: 1-7, see :func:`resource_supply`), or -1 when the icons are too many for the packed lanes
 #: (then the legal actions use the plain test, :func:`engine.moonshine.dice.feasible`).
-RES_SUPPLY: dict[int, int] = {}
+_RES_SUPPLY: dict[int, int] = {}
 #: The resource counters (bytes 1-7) of a packed bundle.
 RES_BITS = (1 << 64) - 256
 #: ``dice -> (packed supply of the white dice, of the blue die, of the orange die)``.
-DICE_SUPPLY: dict[tuple[str, ...], tuple[int, int, int]] = {}
+_DICE_SUPPLY: dict[tuple[str, ...], tuple[int, int, int]] = {}
 
 
 def resource_supply(bits: int) -> int:
     """The packed supply (``| HIGH``) of the resource counters ``bits`` of a packed bundle, memoized
-    in :data:`RES_SUPPLY`; -1 when they are too many for the lanes."""
+    in :data:`_RES_SUPPLY`; -1 when they are too many for the lanes."""
     counts = bits.to_bytes(8, "little")
     if sum(counts) > 120:  # with 5 dice, a lane could reach 128
         hit = -1
     else:
         hit = sum(counts[m] * SUPPLY_OF[m] for m in range(1, 8)) | HIGH
-    if len(RES_SUPPLY) >= 1 << 12:
-        RES_SUPPLY.clear()
-    RES_SUPPLY[bits] = hit
+    if len(_RES_SUPPLY) >= 1 << 12:
+        _RES_SUPPLY.clear()
+    _RES_SUPPLY[bits] = hit
     return hit
 
 
 def dice_supply(dice: tuple[str, ...]) -> tuple[int, int, int]:
     """The packed supply of the white dice, the blue die and the orange die showing ``dice``,
-    memoized in :data:`DICE_SUPPLY`."""
+    memoized in :data:`_DICE_SUPPLY`."""
     mask = FACE_MASK
     hit = (SUPPLY_OF[mask[dice[0]]] + SUPPLY_OF[mask[dice[1]]] + SUPPLY_OF[mask[dice[2]]],
            SUPPLY_OF[mask[dice[3]]], SUPPLY_OF[mask[dice[4]]])
-    if len(DICE_SUPPLY) >= 1 << 12:
-        DICE_SUPPLY.clear()
-    DICE_SUPPLY[dice] = hit
+    if len(_DICE_SUPPLY) >= 1 << 12:
+        _DICE_SUPPLY.clear()
+    _DICE_SUPPLY[dice] = hit
     return hit
