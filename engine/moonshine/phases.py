@@ -264,7 +264,8 @@ def _validate(w: Work, seat: int, cid: int) -> None:
 
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
-    and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
+    and log a one-way discard of the rest as ``ms.ev.discarded``
+    (:func:`~engine.moonshine.followups.discard`)."""
     ci = client_info(cid)
     need = max(0, ci.moon - w.bundle(seat)[DISC])
     s = w.own(seat)
