@@ -83,8 +83,9 @@ def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction
 
 
 _PICK_NONE = Pick(None)
-#: The shared actions by card id (``dict.__getitem__``, which calls ``__missing__``), for ``map``.
+#: The shared actions by card id or slot key (``dict.__getitem__``, which calls ``__missing__``), for ``map``.
 _PICK_OF, _KEEP_OF, _REPLACE_OF = _PICK.__getitem__, _KEEP.__getitem__, _REPLACE.__getitem__
+_PLACE_OF = _PLACE.__getitem__
 _TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
 _STOP = Stop()
 
@@ -368,7 +369,7 @@ def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
     rooms = side.room_by_tokens.get(s.se_tokens)
     if rooms is None:
         rooms = side.rooms(s.se_tokens)
-    out: list[MoonshineAction] = [_PLACE[k] for k in rooms]
+    out: list[MoonshineAction] = list(map(_PLACE_OF, rooms))
     infos = CLIENT_INFOS
     for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
         ci = infos[cid]

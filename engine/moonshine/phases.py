@@ -309,8 +309,7 @@ def settle(w: Work) -> None:
         # pending, read after that seat's automatic answers (those of a later seat may give an
         # earlier one a loss, +1/-1 Moon: the only change to another seat, checked below)
         changed = redraw = discard = pending = False
-        for seat in range(n):
-            s = seats[seat]
+        for seat, s in enumerate(seats):
             q = s.queue
             if q or s.lose:
                 if not (q and q[0].kind == "pick" and q[0].cards) and auto(w, seat):
