@@ -339,11 +339,16 @@ def settle(w: Work) -> None:
         if phase == "resolve" and w.to_draw and not discard:
             _do_draws(w)
             continue
-        if pending or phase == "roll" or phase == "action" or phase == "over":
+        if pending or phase in _DECIDING:
             return
         # nobody has anything pending: the next phase (settled again only when it queued
         # something: a new round without rerolls has gained tokens to place)
-        if phase == "draft":
+        if phase == "resolve":
+            _end_round(w)
+        elif phase == "gain":
+            w.phase = "action"
+            return
+        elif phase == "draft":
             w.phase = "setup"
             for i in range(n):
                 w.own(i).queue += (PLACE,)
@@ -358,13 +363,13 @@ def settle(w: Work) -> None:
                 _start_round(w)
         elif phase == "instants":
             _start_round(w)
-        elif phase == "gain":
-            w.phase = "action"
+        if w.phase in _DECIDING:
             return
-        elif phase == "resolve":
-            _end_round(w)
-        if w.phase == "roll" or w.phase == "over":
-            return
+
+
+#: The phases where settling stops: the roll and the secret actions wait for a seat, the game
+#: is over.
+_DECIDING = frozenset({"roll", "action", "over"})
 
 
 def _second_redraws(w: Work) -> bool:
