@@ -165,6 +165,7 @@ class Work(State):
         return self._frozen()
 
     def _frozen(self) -> MoonshineState:
+        """This work made the state, by ``__class__`` assignment (the same layout)."""
         state: Any = self
         state.__class__ = MoonshineState  # same layout
         return state  # type: ignore[no-any-return]
