@@ -293,8 +293,9 @@ def _view_classes(game: type) -> dict[frozenset[str], type]:
     if not isinstance(root, type):
         raise TypeError(f"{game.__name__} declares no view type (class {game.__name__}(Game[S, A, V]))")
     module = vars(sys.modules[root.__module__])
+    classes: list[type] = [value for value in module.values() if isinstance(value, type) and issubclass(value, root)]
     out: dict[frozenset[str], type] = {}
-    for cls in (value for value in module.values() if isinstance(value, type) and issubclass(value, root)):
+    for cls in classes:
         names = frozenset(_dataclass_names(cls))
         if names in out and out[names] is not cls:
             raise TypeError(f"{out[names].__name__} and {cls.__name__} have the same fields")
