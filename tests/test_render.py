@@ -171,6 +171,25 @@ def test_a_failing_renderer_yields_none_and_logs(monkeypatch, caplog):
     assert asyncio.run(render.render_board_png("no-such-game", {}, NAMES[:3], "en")) is None
 
 
+def test_the_picture_functions_rebuild_the_typed_view_and_refuse_a_json_that_is_no_view(monkeypatch):
+    """The worker gets the view's JSON and draws from the typed view it rebuilds: the very view
+    ``game.view`` gives (its class chosen by the keys); keys or values of no view are refused."""
+    game = GAMES["three-player-moon"]
+    state = game.setup(5, 3, {})
+    module = render.RENDERERS["three-player-moon"]
+    seen = []
+    real = module.panel
+    monkeypatch.setattr(module, "panel", lambda view, *a: seen.append(view) or real(view, *a))
+    render.render_panel("three-player-moon", game.view_json(state, 1), (), NAMES[:3], "en", cache=None)
+    assert seen == [game.view(state, 1)] and type(seen[0]) is type(game.view(state, 1))
+    view = game.view_json(state, 0)
+    for bad in ({**view, "extra": 1}, {**view, "phase": "dance"}, {**view, "hand": [[9, 9, 9]]}, [view]):
+        with pytest.raises(ValueError):
+            render.render_panel("three-player-moon", bad, (), NAMES[:3], "en", cache=None)
+    with pytest.raises(ValueError):  # another game's view
+        render.render_board("gang-of-dice", game.view_json(state, None), NAMES[:3], "en", cache=None)
+
+
 def test_font_renders_french_accents_and_text_is_readable_at_400_px():
     font = style.font(style.SMALL)
     missing = font.getmask("\u0378").getbbox()  # an unassigned code point: the "missing glyph" box
