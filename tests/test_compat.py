@@ -3,8 +3,8 @@
 ``tests/data/legacy_v1_states/`` holds engine traces written by that version
 (``scripts/make_legacy_states.py``) and ``tests/data/legacy_v1.db`` a whole database with running
 tables of every game (``scripts/make_legacy_fixture.py``). Today's code must load every stored
-snapshot, accept every stored action code, show the same views and, for rules version 1, reach
-the same next state; and a bot started on the old database must resume and finish its tables.
+snapshot, accept every stored action code, show the same views (and rebuild each typed view from
+its stored JSON) and, for rules version 1, reach the same next state; and a bot started on the old database must resume and finish its tables.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ def test_old_snapshots_codes_and_views_still_hold(path: Path) -> None:
         for seat, view in line["views"].items():
             who = None if seat == "None" else int(seat)
             assert _view(game, state, who) == view, f"step {i}: view of {seat} changed"
+            # the stored view JSON rebuilds the typed view (the picture workers' input)
+            assert game.view_from_json(view) == game.view(state, who), f"step {i}: view of {seat} does not rebuild"
+            assert game.view_from_json(game.view_json(state, who)) == game.view(state, who), f"step {i}: {seat}"
         if line["outcome"] is not None:
             out = game.outcome(state)
             assert {"ranks": list(out.ranks), "scores": list(out.scores)} == line["outcome"]
