@@ -94,7 +94,7 @@ from typing import Any, NamedTuple
 import discord
 
 from bench.transport import FakeDiscord, Sent
-from bot import texts
+from bot import compose
 from bot.client import SpeakeasyBot
 from bot.games import GAMES
 from bot.house import House
@@ -206,7 +206,7 @@ async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
                     if view.row.status != "running" or 0 not in view.waiting_for():
                         break
                     move = game.encode(game.ai_action(view.state, 0))
-                    panel = texts.panel(view, 0, t)
+                    panel = compose.panel(view, 0, t)
                     code = click_code(panel, move)
                     if code is not None:
                         events = await db.recent_events(table.id, EVENTS_PER_TABLE)
@@ -325,10 +325,10 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     ``attachment://panel-<key>.png`` and that attachment)."""
     from bot import render
     from cogs import pictures as pics
-    from cogs.components import embed, panel_view
+    from cogs.components import embed, panel_components
 
     custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
-    components = panel_view(p.panel, table.id, p.version).to_components()
+    components = panel_components(p.panel, table.id, p.version).to_components()
     if not pictures:
         return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
     game = GAMES[p.game].game

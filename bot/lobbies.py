@@ -28,7 +28,7 @@ from bot.ai_pool import LEVELS
 from bot.decks import Decks
 from bot.games import GAMES
 from bot.service import Hall, ServiceError
-from bot.table import LiveTable, TableView, notify
+from bot.table import LiveTable, TableSnapshot, notify
 from bot.tables import Tables
 from bot.timers import LOBBY, key_table, lobby_key
 from storage.base import SeatRow, TableRow, TimerRow
@@ -98,7 +98,7 @@ class Lobbies:
         """:attr:`lobby_timeout` in whole minutes (at least 1), for the texts."""
         return max(1, round(self.lobby_timeout / 60))
 
-    def expired(self, table: TableView) -> bool:
+    def expired(self, table: TableSnapshot) -> bool:
         """Whether a closed lobby closed by itself: never started, and closed no earlier than
         :attr:`lobby_timeout` after it opened (read from its timestamps, so a click on an old
         lobby button can say why it is closed)."""
@@ -110,7 +110,7 @@ class Lobbies:
         """Refuse a table that is no longer a lobby: ``err.lobby_expired`` when it expired, else
         ``err.table_not_lobby``."""
         if row.status != "lobby":
-            if self.expired(TableView(row, [], None)):
+            if self.expired(TableSnapshot(row, [], None)):
                 raise ServiceError("err.lobby_expired", minutes=self.lobby_minutes)
             raise ServiceError("err.table_not_lobby")
 
@@ -118,7 +118,7 @@ class Lobbies:
     async def open(
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, host_name: str,
         lang: str = "en", options: dict[str, Any] | None = None,
-    ) -> TableView:
+    ) -> TableSnapshot:
         """Open a lobby with the host in seat 0, and arm its expiry: the timer ``lobby:<id>``
         due :attr:`lobby_timeout` seconds from now (see :meth:`_due`). Raises
         ``err.unknown_game``/``err.bad_option``, ``err.not_owned`` in a guild of another
@@ -138,7 +138,7 @@ class Lobbies:
             await hall.timers.schedule(lobby_key(table_id), now + self.lobby_timeout)
         return await hall.table(table_id)
 
-    async def hosted(self, guild_id: int, channel_id: int, host_user_id: int) -> TableView | None:
+    async def hosted(self, guild_id: int, channel_id: int, host_user_id: int) -> TableSnapshot | None:
         """The open lobby a member hosts in a channel (a member hosts at most one per channel)."""
         self.hall.check_owned(guild_id)
         row = await self.hall.db.open_lobby_of(guild_id, channel_id, host_user_id)
@@ -152,7 +152,7 @@ class Lobbies:
 
     # ------------------------------------------------------------------ seats and options
     async def _edit(self, table_id: int, user_id: int, change: Callable[[TableRow, list[SeatRow]], list[SeatRow] | None],
-                    host_only: bool = False) -> TableView:
+                    host_only: bool = False) -> TableSnapshot:
         hall = self.hall
         async with hall.lock(table_id):
             row = await hall.row(table_id)
@@ -168,7 +168,7 @@ class Lobbies:
         await notify(hall.notifier.lobby_changed, view)
         return view
 
-    async def join(self, table_id: int, user_id: int, name: str) -> TableView:
+    async def join(self, table_id: int, user_id: int, name: str) -> TableSnapshot:
         """Seat a member. Raises ``err.already_seated``, ``err.table_full``, ``err.table_not_lobby``."""
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if any(s.user_id == user_id for s in seats):
@@ -182,7 +182,7 @@ class Lobbies:
             return seats + [SeatRow(len(seats), user_id, name, False)]
         return await self._edit(table_id, user_id, change)
 
-    async def leave(self, table_id: int, user_id: int) -> TableView:
+    async def leave(self, table_id: int, user_id: int) -> TableSnapshot:
         """Unseat a member (the host cancels instead). Raises ``err.not_seated``/``err.host_cannot_leave``."""
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if user_id == row.host_user_id:
@@ -192,7 +192,7 @@ class Lobbies:
             return [s for s in seats if s.user_id != user_id]
         return await self._edit(table_id, user_id, change)
 
-    async def add_ai(self, table_id: int, user_id: int, ai_name: str = "AI", level: str = "normal") -> TableView:
+    async def add_ai(self, table_id: int, user_id: int, ai_name: str = "AI", level: str = "normal") -> TableSnapshot:
         """The host adds an AI player at ``level`` (one of :data:`bot.ai_pool.LEVELS`).
 
         Raises ``err.host_only``, ``err.table_full``, ``err.bad_level``."""
@@ -206,7 +206,7 @@ class Lobbies:
         return await self._edit(table_id, user_id, change, host_only=True)
 
     async def set_ai_level(self, table_id: int, user_id: int, seat: int, level: str,
-                           expect: str | None = None) -> TableView:
+                           expect: str | None = None) -> TableSnapshot:
         """The host sets the level of the AI player in ``seat`` (lobby only).
 
         ``expect``: the :func:`lobby_tag` of the seats the caller saw; when the lobby's seats
@@ -226,7 +226,7 @@ class Lobbies:
             return [replace(s, ai_level=level) if s.seat == seat else s for s in seats]
         return await self._edit(table_id, user_id, change, host_only=True)
 
-    async def remove_ai(self, table_id: int, user_id: int) -> TableView:
+    async def remove_ai(self, table_id: int, user_id: int) -> TableSnapshot:
         """The host removes the last AI player. Raises ``err.host_only``/``err.no_ai``."""
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             ai = [i for i, s in enumerate(seats) if s.is_ai]
@@ -235,7 +235,7 @@ class Lobbies:
             return seats[:ai[-1]] + seats[ai[-1] + 1:]
         return await self._edit(table_id, user_id, change, host_only=True)
 
-    async def set_option(self, table_id: int, user_id: int, name: str, value: Any) -> TableView:
+    async def set_option(self, table_id: int, user_id: int, name: str, value: Any) -> TableSnapshot:
         """The host sets a table option (validated by the game's options model).
 
         The option ``deck`` names one of the guild's custom decks (or ``"default"``); its cards
@@ -257,7 +257,7 @@ class Lobbies:
         return view
 
     # ------------------------------------------------------------------ start, cancel, close
-    async def start(self, table_id: int, user_id: int, *, fill_with_ai: bool = False, ai_name: str = "AI") -> TableView:
+    async def start(self, table_id: int, user_id: int, *, fill_with_ai: bool = False, ai_name: str = "AI") -> TableSnapshot:
         """The host starts the game. Raises ``err.host_only``, ``err.not_enough_players``.
 
         With ``fill_with_ai``, empty seats up to the game's minimum are filled with AI players.
@@ -299,12 +299,12 @@ class Lobbies:
                 await self.tables.begin(table_id, seats, game, state, now)
                 await hall.timers.cancel(lobby_key(table_id))
             row = await hall.row(table_id)
-            view = hall.keep(LiveTable(replace(row, state=None), seats, state, {})).view()
+            view = hall.keep(LiveTable(replace(row, state=None), seats, state, {})).snapshot()
         await notify(hall.notifier.table_started, view)
         self.tables.nudge(table_id)
         return view
 
-    async def cancel(self, table_id: int, user_id: int, is_admin: bool = False, *, quiet: bool = False) -> TableView:
+    async def cancel(self, table_id: int, user_id: int, is_admin: bool = False, *, quiet: bool = False) -> TableSnapshot:
         """Host (or admin) cancels a lobby (its expiry timer removed). Raises ``err.host_only``,
         ``err.table_not_lobby``/``err.lobby_expired``. ``quiet``: no ``lobby_changed`` call
         (the caller tells the notifier itself)."""
@@ -324,7 +324,7 @@ class Lobbies:
             await notify(hall.notifier.lobby_changed, view)
         return view
 
-    async def close_table(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
+    async def close_table(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableSnapshot:
         """``/table abandon``: cancel a lobby (:meth:`cancel`) or abandon a running table
         (:meth:`bot.tables.Tables.abandon`), by its host or an admin.
 
@@ -337,7 +337,7 @@ class Lobbies:
         return await self.tables.abandon(table_id, user_id, is_admin)
 
     # ------------------------------------------------------------------ rematch
-    async def rematch(self, table_id: int, user_id: int) -> TableView:
+    async def rematch(self, table_id: int, user_id: int) -> TableSnapshot:
         """A new lobby after a finished table: same game, channel, host, options (a custom deck
         by its id) and seats (members may leave it; the host starts it as usual). Any seated
         member may ask. Raises ``err.not_seated``, ``err.not_finished``, ``err.lobby_exists``

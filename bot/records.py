@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bot.games import GAMES
 from bot.service import Hall, ServiceError, event_from
-from bot.table import TableView
+from bot.table import TableSnapshot
 from engine.core import Event
 from storage.base import RatingRow
 
@@ -47,14 +47,14 @@ class Records:
         """Every event of a table, in order (all audiences: filter before showing)."""
         return [event_from(d) for d in await self.hall.db.all_events(table_id)]
 
-    async def guild_tables(self, guild_id: int) -> list[TableView]:
+    async def guild_tables(self, guild_id: int) -> list[TableSnapshot]:
         """A guild's open lobbies and running tables, oldest first (``/table list``). Raises
         ``err.not_owned`` for a guild of another process's shards."""
         hall = self.hall
         hall.check_owned(guild_id)
         return [await hall.table(row.id) for row in await hall.db.guild_tables(guild_id)]
 
-    async def tables_in(self, place_id: int) -> list[TableView]:
+    async def tables_in(self, place_id: int) -> list[TableSnapshot]:
         """Open lobbies and running tables whose thread or channel is ``place_id`` (this
         process's only)."""
         hall = self.hall

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.service import Hall
-from bot.table import LiveTable, TableHost, TableView, notify
+from bot.table import Chosen, LiveTable, TableHost, TableSnapshot, notify
 from bot.timers import TURN, turn_key
 from engine.core import Event, Game
 from storage.base import SeatRow, TimerRow, VersionConflict
@@ -163,7 +163,7 @@ class Scheduler:
             if live is None or live.state.version != version:
                 return
             await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
-            view = live.view()
+            view = live.snapshot()
         seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
         if seats:
             await notify(self.hall.notifier.reminder, view, seats)
@@ -190,8 +190,8 @@ class Scheduler:
                 if away:
                     gone.append(seat)
             all_events: list[Event] = []
-            result: str = "buffered"
-            view: TableView = live.view()
+            result: Chosen = "buffered"
+            view: TableSnapshot = live.snapshot()
             for seat in late:
                 # a seat may owe several consecutive actions (e.g. a whole turn of micro-actions)
                 for _ in range(MAX_AUTO_STEPS):

@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.games import GAMES
-from bot.table import LiveTable, Notifier, TableView
+from bot.table import LiveTable, Notifier, TableSnapshot
 from bot.timers import Clock, Timers, turn_key
 from engine.core import Event
 from storage.base import (
@@ -54,7 +54,7 @@ from storage.base import (
     loads,
 )
 
-__all__ = ["Hall", "Notifier", "ReplayError", "ServiceError", "TableView", "event_dict", "event_from"]
+__all__ = ["Hall", "Notifier", "ReplayError", "ServiceError", "TableSnapshot", "event_dict", "event_from"]
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +219,7 @@ class Hall:
         self.check_owned(row.guild_id)
         return row
 
-    async def table(self, table_id: int) -> TableView:
+    async def table(self, table_id: int) -> TableSnapshot:
         """A table as it is now, in any status (lobby, running, finished, abandoned): the cache
         for a running table, else the store. Raises :class:`ServiceError` ``err.no_table``, and
         ``err.not_owned`` for another process's table (see :attr:`shards`)."""
@@ -229,14 +229,14 @@ class Hall:
                 live = await self.touch(table_id)
         if live is not None:
             self.check_owned(live.row.guild_id)
-            return live.view()
+            return live.snapshot()
         return await self.stored(table_id)
 
-    async def stored(self, table_id: int) -> TableView:
+    async def stored(self, table_id: int) -> TableSnapshot:
         """The table as its store holds it, not this process's cache (another process, e.g. a
         second terminal window, may have moved or finished it). Raises :class:`ServiceError`
         ``err.no_table``, ``err.not_owned``."""
         row = await self.row(table_id)
         seats = await self.db.seats(table_id)
         state = GAMES[row.game].game.load_state(row.state) if row.state and row.game in GAMES else None
-        return TableView(row, seats, state)
+        return TableSnapshot(row, seats, state)

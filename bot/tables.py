@@ -49,7 +49,7 @@ from bot.games import GAMES
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import Scheduler
 from bot.service import Hall, ReplayError, ServiceError, event_dict
-from bot.table import LiveTable, TableView, notify
+from bot.table import Chosen, LiveTable, TableSnapshot, notify
 from bot.timers import lobby_key, turn_key
 from engine.core import Event, Game, IllegalAction, Outcome
 from engine.fast import replacer
@@ -70,7 +70,7 @@ class Submitted:
     """What :meth:`Tables.submit` did: ``status`` is ``"applied"`` or ``"buffered"``;
     ``events`` are the applied step's events (all audiences: filter before showing)."""
 
-    status: str
+    status: Chosen
     events: tuple[Event, ...] = ()
 
 
@@ -169,7 +169,7 @@ class Tables:
             if live is None or seat is None or not await self.scheduler.present(live, seat):
                 return False
             await self.scheduler.arm(live)
-            view = live.view()
+            view = live.snapshot()
         await notify(hall.notifier.came_back, view, seat)
         return True
 
@@ -180,7 +180,7 @@ class Tables:
             raise ServiceError("err.table_not_running")  # not running, or its snapshot did not load: abandoned
         return live
 
-    async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:
+    async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[Chosen, TableSnapshot, list[Event]]:
         """Record ``seat``'s choice (under the lock); apply the step when everyone has chosen.
 
         ``source`` (``user``, ``ai``, ``timeout``) goes to the action log. Returns ``("applied",
@@ -201,17 +201,17 @@ class Tables:
             raise ServiceError("err.illegal") from None
         if len(to_act) == 1:
             events = await self._apply(live, {seat: action}, source)
-            return "applied", live.view(), events
+            return "applied", live.snapshot(), events
         if action not in game.legal_actions(live.state, seat):
             raise ServiceError("err.illegal")
         chosen = {**live.pending, seat: code}
         if set(chosen) >= to_act:  # the last choice: stored with the step (no pending row)
             actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
             events = await self._apply(live, actions, source)
-            return "applied", live.view(), events
+            return "applied", live.snapshot(), events
         await self.hall.db.set_pending(live.id, seat, live.state.version, code)
         live.pending[seat] = code
-        return "buffered", live.view(), []
+        return "buffered", live.snapshot(), []
 
     async def _apply(self, live: LiveTable, actions: dict[int, Any], source: str) -> list[Event]:
         """Apply and persist in one short transaction (:meth:`storage.base.Store.commit_step`:
@@ -301,7 +301,7 @@ class Tables:
             log.exception("could not check who left the server of table %s", live.id)
             return frozenset()
 
-    async def after_change(self, table_id: int, view: TableView, events: list[Event], result: str,
+    async def after_change(self, table_id: int, view: TableSnapshot, events: list[Event], result: Chosen,
                            seat: int | None) -> None:
         """Tell the UI (outside the lock) and let the AI continue (no second driver is started
         while one runs, so the driver itself may call this)."""
@@ -321,7 +321,7 @@ class Tables:
         self.foreground.later(self.driver.kick, table_id)
 
     # ------------------------------------------------------------------ the end of a table
-    async def abandon(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableView:
+    async def abandon(self, table_id: int, user_id: int | None, is_admin: bool = False) -> TableSnapshot:
         """End a running table without result (host or admin; ``user_id=None`` = the system).
 
         Raises ``err.no_table``, ``err.table_not_running``, ``err.host_or_admin``."""
@@ -390,7 +390,7 @@ class Tables:
                 changes: dict[str, Any] = dict(ids)
                 live.row = replace(live.row, updated_at=now, **changes)
 
-    async def leave_thread(self, table_id: int) -> TableView:
+    async def leave_thread(self, table_id: int) -> TableSnapshot:
         """A running table's thread is gone (or cannot be posted in): from now on it plays in
         its channel (thread and board forgotten, a new board will be posted)."""
         hall = self.hall

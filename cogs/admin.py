@@ -19,8 +19,8 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import admin
-from bot.service import ServiceError, TableView
-from bot.ui import Card
+from bot.service import ServiceError, TableSnapshot
+from bot.ui import Block
 from cogs.base import is_admin, reply, report_error, user_t
 from cogs.boards import message_link
 from cogs.components import embed
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def table_link(table: TableView) -> str | None:
+def table_link(table: TableSnapshot) -> str | None:
     """Where a table is: its thread, its board in the channel, or its lobby message."""
     row = table.row
     if row.status == "running" and row.thread_id:
@@ -72,7 +72,7 @@ class AdminCog(commands.Cog):
                 text += "\n…" + str(len(lines) - n)
                 break
             text += ("\n" if text else "") + line
-        card = Card(title=t("admin.title"), description=text or t("admin.none"))
+        card = Block(title=t("admin.title"), description=text or t("admin.none"))
         await reply(interaction, embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
 
     @table.command(name=_T("abandon", key="cmd.table.abandon.name"),

@@ -2,7 +2,7 @@
 
 Thin by design: the lobby cog (:mod:`cogs.lobby`) parses the interaction and hands it to the
 table's game cog, which calls the services (:mod:`bot.lobbies`, :mod:`bot.tables`), renders specs from
-:mod:`bot.texts` with :mod:`cogs.components`, and replies. Every interaction is answered (or
+:mod:`bot.compose` with :mod:`cogs.components`, and replies. Every interaction is answered (or
 deferred) before any slow work; every refusal is an ephemeral message in the clicker's language.
 
 Each enabled game is its own cog, a :class:`GameCog` named after the game's key
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot import texts
+from bot import compose
 from bot.client import reply, report_error, user_t
 from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
 from bot.lobbies import lobby_tag
-from bot.service import ServiceError, TableView
+from bot.service import ServiceError, TableSnapshot
 from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
 from cogs.components import (
@@ -140,23 +140,23 @@ class GameCog(commands.Cog):
         msg = await interaction.original_response()
         await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
 
-    async def lobby_extras(self, table: TableView) -> dict[str, Any]:
+    async def lobby_extras(self, table: TableSnapshot) -> dict[str, Any]:
         """Game-specific values for the lobby's rendering (none by default)."""
         return {}
 
-    async def lobby_message(self, table: TableView) -> dict[str, Any]:
+    async def lobby_message(self, table: TableSnapshot) -> dict[str, Any]:
         """Embed and components of a lobby message, in the table's language."""
         t = Translator(table.row.lang)
         open_ = table.row.status == "lobby"
         view = discord.ui.View(timeout=None)
         for i, (op, key, style) in enumerate(LOBBY_BUTTONS):
             view.add_item(LobbyButton(table.id, op, t(key), STYLES[style], not open_, i // 5))
-        ctx = texts.context(table, t, None, extras=await self.lobby_extras(table))
-        selects = texts.lobby_selects(table, ctx)
+        ctx = compose.context(table, t, None, extras=await self.lobby_extras(table))
+        selects = compose.lobby_selects(table, ctx)
         if open_:
             for i, sel in enumerate(selects):
                 view.add_item(lobby_option_select(sel, table.id, i, 2 + i))
-        return {"embed": embed(texts.lobby_card(table, t, selects)), "view": view}
+        return {"embed": embed(compose.lobby_block(table, t, selects)), "view": view}
 
     async def lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
         """A lobby button: join, leave, ai+, ai-, cancel (host or Manage Server), start."""
@@ -173,7 +173,7 @@ class GameCog(commands.Cog):
             await interaction.response.edit_message(**await self.lobby_message(table))
             added = next(s for s in reversed(table.seats) if s.is_ai)
             await interaction.followup.send(ephemeral=True, **self.level_picker_message(
-                table, t, t("lobby.picker.added", name=texts.escape_name(added.name))))
+                table, t, t("lobby.picker.added", name=compose.escape_name(added.name))))
             return
         elif op == "lvl":
             table = await self.bot.hall.table(table_id)
@@ -203,10 +203,10 @@ class GameCog(commands.Cog):
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     @staticmethod
-    def level_picker_message(table: TableView, t: Translator, notice: str = "") -> dict[str, Any]:
-        """The host's private level picker of a lobby (:func:`bot.texts.level_picker`), in the
+    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "") -> dict[str, Any]:
+        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`), in the
         host's language; its selects carry the seats' fingerprint (:func:`bot.lobbies.lobby_tag`)."""
-        card, selects = texts.level_picker(table, t, notice)
+        card, selects = compose.level_picker(table, t, notice)
         kwargs: dict[str, Any] = {"embed": embed(card)}
         if selects:
             kwargs["view"] = level_picker_view(table.id, lobby_tag(table.seats), selects)
@@ -223,7 +223,7 @@ class GameCog(commands.Cog):
             raise ServiceError("err.bad_level")
         table = await self.bot.lobbies.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
         row = next(s for s in table.seats if s.seat == seat)
-        notice = t("lobby.picker.set", name=texts.escape_name(row.name), level=texts.level_name(row.level, t))
+        notice = t("lobby.picker.set", name=compose.escape_name(row.name), level=compose.level_name(row.level, t))
         await interaction.response.edit_message(**self.level_picker_message(table, t, notice))
         notifier = self.bot.notifier
         if isinstance(notifier, DiscordNotifier):
@@ -232,8 +232,8 @@ class GameCog(commands.Cog):
     async def lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
         """A lobby option select: only the values the lobby offers are accepted."""
         table = await self.bot.hall.table(table_id)
-        ctx = texts.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
-        offered = {o.value for sel in texts.lobby_selects(table, ctx) for o in sel.options}
+        ctx = compose.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
+        offered = {o.value for sel in compose.lobby_selects(table, ctx) for o in sel.options}
         if len(values) != 1 or values[0] not in offered or "=" not in values[0]:
             raise ServiceError("err.bad_option", detail="")
         name, value = values[0].split("=", 1)
@@ -293,13 +293,13 @@ class GameCog(commands.Cog):
         link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
         await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
 
-    async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
+    async def send_panel(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, t: Translator) -> None:
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
         and its picture (the text panel if the upload is refused)."""
         events = await self.bot.records.recent_events(table.id, 40)
         drawing = self.panels.start(interaction, table, seat, edit=False)
-        notes = texts.private_notes(events, table, t, seat)
-        panel = texts.panel(table, seat, t, "\n".join(notes)[:1900])
+        notes = compose.private_notes(events, table, t, seat)
+        panel = compose.panel(table, seat, t, "\n".join(notes)[:1900])
         kwargs = panel_fields(panel, table)
         try:
             await reply(interaction, **await self.panels.with_picture(kwargs, panel.card, drawing, edit=False))
@@ -317,7 +317,7 @@ class GameCog(commands.Cog):
             raise ServiceError("err.table_not_running")
         if version != table.version:
             raise ServiceError("err.stale")
-        return texts.panel(table, seat, user_t(interaction))
+        return compose.panel(table, seat, user_t(interaction))
 
     async def panel_select(self, interaction: discord.Interaction, table_id: int, version: int, row: int,
                            values: list[str]) -> None:
@@ -374,16 +374,16 @@ class GameCog(commands.Cog):
         presenter = GAMES[table.row.game].presenter
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
-        lines = texts.private_notes(list(events), table, t, seat, limit=10)
+        lines = compose.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
-        panel = texts.panel(table, seat, t, notice)
+        panel = compose.panel(table, seat, t, notice)
         kwargs = panel_fields(panel, table, card=False)  # the answer adds the card it shows
         if in_panel:
             kwargs.setdefault("view", None)
         await self.panels.answer(interaction, table, panel.card, kwargs, drawing, in_panel=in_panel)
         for event, secs in flashes:
             if secs:
-                text = texts.private_log([event], table, t, seat)[0]
+                text = compose.private_log([event], table, t, seat)[0]
                 try:
                     msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
                                                           ephemeral=True, wait=True)

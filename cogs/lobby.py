@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.service import ServiceError
 from cogs import pictures
@@ -103,7 +103,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             cog = self.game_cogs().get(game)
             if cog is None:
                 if game in GAMES:
-                    raise ServiceError("err.game_not_enabled", game=texts.game_title(game, user_t(interaction)))
+                    raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
                 raise ServiceError("err.unknown_game", game=game)
             await cog.open_lobby(interaction)
         except Exception as exc:  # noqa: BLE001 - every failure gets an answer

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import texts
+from bot import compose
 from bot.i18n import Translator
-from bot.service import Notifier, ServiceError, TableView
+from bot.service import Notifier, ServiceError, TableSnapshot
 from cogs.boards import BoardPoster, mentions, panel_button
 from cogs.components import ROUTER_COG, embed
 from engine.core import Event, Outcome
@@ -35,14 +35,14 @@ class DiscordNotifier(BoardPoster, Notifier):
         self._moving: set[int] = set()
 
     # ---------------------------------------------------------------- notifier API
-    async def lobby_changed(self, table: TableView) -> None:
+    async def lobby_changed(self, table: TableSnapshot) -> None:
         """Lobby edits are answered by the clicking interaction itself: nothing to do."""
 
-    async def lobby_expired(self, table: TableView) -> None:
+    async def lobby_expired(self, table: TableSnapshot) -> None:
         """A lobby was not started in time: its message says so, with no buttons left."""
         await self.redraw_lobby(table, expired=True)
 
-    async def redraw_lobby(self, table: TableView, *, expired: bool = False) -> bool:
+    async def redraw_lobby(self, table: TableSnapshot, *, expired: bool = False) -> bool:
         """Edit a lobby's message to show the table as it is now (a closed lobby's buttons
         disabled; with ``expired``, the expiry notice and no buttons at all). Returns False
         when there is no message to edit or the edit failed (logged; never raises)."""
@@ -65,13 +65,13 @@ class DiscordNotifier(BoardPoster, Notifier):
             return False
         return True
 
-    async def table_started(self, table: TableView) -> None:
+    async def table_started(self, table: TableSnapshot) -> None:
         """Open the table's thread from the lobby message and post the first board (awaited:
         the board exists before the first AI move)."""
         t = Translator(table.row.lang)
         channel = self.bot.get_channel(table.row.channel_id)
         thread_id = None
-        name = t("thread.name", game=texts.game_title(table.row.game, t), id=table.id)[:100]
+        name = t("thread.name", game=compose.game_title(table.row.game, t), id=table.id)[:100]
         try:
             if isinstance(channel, discord.TextChannel):
                 if table.row.lobby_message_id:
@@ -102,7 +102,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         await self._send(table, content=t("thread.welcome", players=everyone))
         await self._ping_turn(table)
 
-    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+    async def step_applied(self, table: TableSnapshot, events: list[Event]) -> None:
         """The board edit and the turn ping of a running table start once the member answers
         being built are sent (:meth:`bot.foreground.Foreground.later`); those of a finished
         table at once, before its results."""
@@ -111,11 +111,11 @@ class DiscordNotifier(BoardPoster, Notifier):
         else:
             self.request_board(table.id)
 
-    def _stepped(self, table: TableView) -> None:
+    def _stepped(self, table: TableSnapshot) -> None:
         self.request_board(table.id)
         self._spawn(self._ping_turn(table))
 
-    async def choice_buffered(self, table: TableView, seat: int) -> None:
+    async def choice_buffered(self, table: TableSnapshot, seat: int) -> None:
         """Redraw the board's "who has chosen" text (once the answers being built are sent),
         except for an AI seat's choice when another AI seat of the table still has to choose at
         this step: the AI driver buffers that one at once, and its redraw shows both (one edit
@@ -124,7 +124,7 @@ class DiscordNotifier(BoardPoster, Notifier):
             return
         self.bot.foreground.later(self.request_board, table.id)
 
-    async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
+    async def _ping_turn(self, table: TableSnapshot, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
         one member's consecutive moves in a turn. Not while the table moves to its channel
@@ -149,34 +149,34 @@ class DiscordNotifier(BoardPoster, Notifier):
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
         await self._send(table, content=t(key, players=mentions(table, sorted(humans))), view=panel_button(table, t))
 
-    async def reminder(self, table: TableView, seats: list[int]) -> None:
+    async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         self._spawn(self._send(table, content=t("turn.reminder", players=mentions(table, seats)),
                                view=panel_button(table, t)))
 
-    async def timed_out(self, table: TableView, seats: list[int]) -> None:
+    async def timed_out(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        names = ", ".join(texts.escape_name(table.seats[s].name) for s in seats)
+        names = ", ".join(compose.escape_name(table.seats[s].name) for s in seats)
         self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
 
-    async def went_away(self, table: TableView, seat: int) -> None:
+    async def went_away(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._spawn(self._send(table, content=t("turn.away", player=f"<@{table.seats[seat].user_id}>")))
 
-    async def came_back(self, table: TableView, seat: int) -> None:
+    async def came_back(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        self._spawn(self._send(table, content=t("turn.back", name=texts.escape_name(table.seats[seat].name))))
+        self._spawn(self._send(table, content=t("turn.back", name=compose.escape_name(table.seats[seat].name))))
 
-    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+    async def table_finished(self, table: TableSnapshot, outcome: Outcome) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
-        self._spawn(self._send(table, embed=embed(texts.results_card(table, outcome, t))))
+        self._spawn(self._send(table, embed=embed(compose.results_block(table, outcome, t))))
 
-    async def table_abandoned(self, table: TableView) -> None:
+    async def table_abandoned(self, table: TableSnapshot) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
@@ -199,7 +199,7 @@ class DiscordNotifier(BoardPoster, Notifier):
                             exc_info=True)
         return gone
 
-    async def move_to_channel(self, table_id: int, thread_id: int) -> TableView | None:
+    async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """The running table of ``thread_id`` lost its thread: play on in the parent channel
         with a notice and a new board. When the channel cannot be posted in either, the table
         is abandoned silently (unrated). Returns the moved table, or ``None`` when it was not

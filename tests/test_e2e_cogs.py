@@ -12,7 +12,7 @@ import pytest
 from bot.client import SpeakeasyTree
 from bot.games import GAMES
 from bot.service import ServiceError
-from bot.ui import Button, Card, NumberPrompt, Panel, Select, SelectOption
+from bot.ui import Block, Button, NumberPrompt, Panel, Select, SelectOption
 from cogs.base import GameCog
 from cogs.components import (
     DYNAMIC_ITEMS,
@@ -23,7 +23,7 @@ from cogs.components import (
     NumberModalId,
     PanelSelect,
     PromptButton,
-    panel_view,
+    panel_components,
 )
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import ImpossibleAction
@@ -122,11 +122,11 @@ def test_custom_ids_keep_their_format_and_parse_into_typed_fields():
 
 def test_panel_components_carry_the_typed_kinds():
     prompt = NumberPrompt(title="Bid", label="How many", minimum=1, maximum=9, template="bid.{n}")
-    panel = Panel(card=Card(title="x"), rows=(
+    panel = Panel(card=Block(title="x"), rows=(
         (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
         (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
     ))
-    view = panel_view(panel, 5, 9)
+    view = panel_components(panel, 5, 9)
     kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]

@@ -102,8 +102,8 @@ async def test_the_picker_without_ai_players_and_after_a_level_changed_elsewhere
 
 
 def test_levels_have_localised_names_on_the_board_and_in_pictures():
-    from bot import texts
-    from bot.service import TableView
+    from bot import compose
+    from bot.service import TableSnapshot
     from cogs.pictures import raw_names
     from storage.base import SeatRow, TableRow
 
@@ -112,10 +112,10 @@ def test_levels_have_localised_names_on_the_board_and_in_pictures():
                    version=0, state=None, created_at=0, updated_at=0)
     seats = [SeatRow(0, 1, "Ann", False), SeatRow(1, None, "IA 1", True, ai_level="strong"),
              SeatRow(2, None, "IA 2", True)]
-    table = TableView(row, seats, None)
-    assert texts.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
+    table = TableSnapshot(row, seats, None)
+    assert compose.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
     assert raw_names(table) == ("Ann", "IA 1 (fort)", "IA 2 (normal)")
-    assert texts.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
+    assert compose.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
 
 
 async def test_six_seats_fit_discords_five_rows(e2e):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
 from bot.service import ReplayError
@@ -303,17 +303,17 @@ async def test_the_finished_board_carries_the_public_game_log(e2e):
     table = await service.hall.table(tid)
     t = Translator("fr")
     events = await service.records.all_events(tid)
-    public = texts.public_log(events, table, t)
+    public = compose.public_log(events, table, t)
     lines = log.splitlines()
     # every public event, in order, in the server's language
     body = lines[lines.index("Déroulement :") + 1:lines.index("Classement final (rang, joueur, score) :") - 1]
     assert body == [f"  {n}. {line}" for n, line in enumerate(public, start=1)]
     outcome = table.game.outcome(table.state)
-    ctx = texts.context(table, t, None)
+    ctx = compose.context(table, t, None)
     for seat in range(len(table.seats)):
         assert f"{outcome.ranks[seat]}. {ctx.name(seat)} — {outcome.scores[seat]}" in log
     # nothing hidden: no private line of any seat, no seed
-    private = {line for seat in range(len(table.seats)) for line in texts.private_log(events, table, t, seat)}
+    private = {line for seat in range(len(table.seats)) for line in compose.private_log(events, table, t, seat)}
     assert private and not (private - set(public)) & {line.split(". ", 1)[-1] for line in lines}
     assert str(table.row.seed) not in log
     assert any(e.audience is not None for e in events)  # there were private events to leave out

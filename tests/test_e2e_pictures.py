@@ -287,11 +287,11 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
     """Beside the picture the board keeps only its headline and a few fields: the tie-break
     line of a finished game (which no picture draws) is one of them."""
     from bot.i18n import Translator
-    from bot.ui import Board, Card, Field
+    from bot.ui import Block, Board, Field
     from cogs.pictures import BoardPictures, Picture
 
     t = Translator("en")
-    card = Card("Moonshine", "🏆 Game over. Winner: AI 2.\nmore", fields=(
+    card = Block("Moonshine", "🏆 Game over. Winner: AI 2.\nmore", fields=(
         Field("AI 1", "seat block"), Field(t("result.tie_field"), "⚖️ AI 2, AI 1 level on 16 points: …"),
         Field(t("board.log"), "• line")))
     content = BoardPictures(lambda: True).content(1, Board(card=card, log=()), t,

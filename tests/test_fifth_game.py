@@ -20,13 +20,13 @@ import pytest
 
 from bot.games import GAMES, register
 from bot.i18n import Translator, catalog, placeholders
-from bot.ui import check_card_limits, check_panel_limits
+from bot.ui import check_block_limits, check_panel_limits
 from engine.core import Event, IllegalAction
 from tests import test_conformance, test_i18n
 from tests.conformance import check_game
 from tests.e2e import board_of, lobby_id, take_turn
 from tests.fifth_game.high_card import KEEP, REDRAW, HighCard, Play, scripted_setup
-from tests.fifth_game.presenter import card_text
+from tests.fifth_game.presenter import block_text
 from tests.fifth_game.spec import HIGH_CARD
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,7 +192,7 @@ def test_every_event_board_and_panel_renders_within_discord_limits(high_card, la
     trace = random_playout(high_card, 3, 5, {})
     events = [e for evs in trace.events for e in evs] + list(high_card.opening_events(trace.states[0]))
     for state in trace.states:
-        assert not check_card_limits(presenter.board(high_card.view(state, None), RenderContext(t, ("a", "b", "c"))))
+        assert not check_block_limits(presenter.board(high_card.view(state, None), RenderContext(t, ("a", "b", "c"))))
         for seat in range(3):
             legal = tuple(high_card.encode(a) for a in high_card.legal_actions(state, seat))
             panel = presenter.panel(high_card.view(state, seat), legal, RenderContext(t, ("a", "b", "c"), seat))
@@ -211,7 +211,7 @@ def test_every_event_board_and_panel_renders_within_discord_limits(high_card, la
 def hand_leaks(public: str, state, seats) -> list[str]:
     """The cards still in these seats' hands that appear in ``public`` (cards are unique: a card
     in a hand was never revealed)."""
-    return [card_text(c) for s in seats for c in state.hands[s] if card_text(c) in public]
+    return [block_text(c) for s in seats for c in state.hands[s] if block_text(c) in public]
 
 
 async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
@@ -247,7 +247,7 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     low, high = table.state.hands[a_seat][0], table.state.hands[a_seat][-1]
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{low}")
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{high}")  # changed her mind
-    assert "Choice recorded" in panel.text() and card_text(high) in panel.text()
+    assert "Choice recorded" in panel.text() and block_text(high) in panel.text()
     table = await service.hall.table(tid)
     assert table.pending[a_seat] == f"p{high}" and table.version == 0
     await world.settle()

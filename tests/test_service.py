@@ -505,12 +505,12 @@ class FakeHost:
         game = live.game
         live.pending[seat] = code
         if set(live.pending) < game.to_act(live.state):
-            return "buffered", live.view(), []
+            return "buffered", live.snapshot(), []
         step = game.apply(live.state, {s: game.decode(c) for s, c in live.pending.items()})
         live.state, live.pending = step.state, {}
         if self.scheduler is not None:
             await self.scheduler.write(live.id, live.seats, game, live.state, self.hall.clock.now())
-        return "applied", live.view(), list(step.events)
+        return "applied", live.snapshot(), list(step.events)
 
     async def after_change(self, table_id, view, events, result, seat):
         self.changes.append((result, seat))

@@ -16,7 +16,7 @@ import engine.gang_of_dice.rules as god_rules
 from bot.games import GAMES
 from bot.presenters.gang_of_dice_terminal import place_dice
 from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, value_key
-from bot.ui import Button, Card, Field, Panel
+from bot.ui import Block, Button, Field, Panel
 from engine.gang_of_dice import scripted_setup
 from storage.sqlite import SqliteStore
 
@@ -188,9 +188,9 @@ def test_value_keys():
     assert value_key("shop-battle", "b6") is None
     from bot.terminal import menu
 
-    panel = Panel(Card("x"), ((Button("Pass", "b0"), Button("Bid 6", "b6"), Button("Moon", "b21")),))
+    panel = Panel(Block("x"), ((Button("Pass", "b0"), Button("Bid 6", "b6"), Button("Moon", "b21")),))
     assert [c.key for c in keyed("three-player-moon", menu(panel))] == ["0", "6", "21"]
-    mixed = Panel(Card("x"), ((Button("Pass", "b0"), Button("[6|4]", "p64")),))
+    mixed = Panel(Block("x"), ((Button("Pass", "b0"), Button("[6|4]", "p64")),))
     assert [c.key for c in keyed("three-player-moon", menu(mixed))] == ["1", "2"]
 
 
@@ -434,12 +434,12 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
 
 
 def test_labels_take_the_colon_of_the_language():
-    from bot.terminal import compact_card
-    from bot.ui import Card, Field
+    from bot.terminal import compact_block
+    from bot.ui import Block, Field
 
-    card = Card(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
-    assert "Pot : 4" in compact_card(card, lang="fr") and "Joueurs :\n  a" in compact_card(card, lang="fr")
-    assert "Pot: 4" in compact_card(card) and "Joueurs:\n  a" in compact_card(card)
+    card = Block(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
+    assert "Pot : 4" in compact_block(card, lang="fr") and "Joueurs :\n  a" in compact_block(card, lang="fr")
+    assert "Pot: 4" in compact_block(card) and "Joueurs:\n  a" in compact_block(card)
 
 
 # --- a shared victory at Shop Battle's round cap (RULINGS S6) names who shared it ---------------------
@@ -587,14 +587,14 @@ async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_
     import bot.terminal as terminal
     from bot.ui import Field
 
-    real = terminal.texts.panel
+    real = terminal.compose.panel
 
     def panel(table, seat, t):
         p = real(table, seat, t)
         card = dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same")), footer="Legend")
         return dataclasses.replace(p, card=card)
 
-    monkeypatch.setattr(terminal.texts, "panel", panel)
+    monkeypatch.setattr(terminal.compose, "panel", panel)
     s = Script(["0", "0", "0"])  # three bids in Three-Player Moon, each after other players' moves
     await game("three-player-moon", 3, tmp_path, s).run()
     panels = s.text.count("== Your tiles ==")
@@ -606,12 +606,12 @@ async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_a_value_with_a_label_of_its_own_prints_under_its_name(lang):
     from bot.i18n import colon
-    from bot.terminal import compact_card
-    from bot.ui import Card, Field
+    from bot.terminal import compact_block
+    from bot.ui import Block, Field
 
     c = colon(lang)
-    card = Card(title="T", description="", fields=(Field("Bid", f"AI 2{c} 4"), Field("Trumps", "6s")))
-    assert compact_card(card, lang=lang).splitlines()[1:] == [f"Bid{c}", f"  AI 2{c} 4", f"Trumps{c} 6s"]
+    card = Block(title="T", description="", fields=(Field("Bid", f"AI 2{c} 4"), Field("Trumps", "6s")))
+    assert compact_block(card, lang=lang).splitlines()[1:] == [f"Bid{c}", f"  AI 2{c} 4", f"Trumps{c} 6s"]
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -743,13 +743,13 @@ async def test_staying_after_leave_shows_the_panel_whole_again(tmp_path, monkeyp
     import bot.terminal as terminal
     from bot.ui import Field
 
-    real = terminal.texts.panel
+    real = terminal.compose.panel
 
     def panel(table, seat, t):
         p = real(table, seat, t)
         return dataclasses.replace(p, card=dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same"))))
 
-    monkeypatch.setattr(terminal.texts, "panel", panel)
+    monkeypatch.setattr(terminal.compose, "panel", panel)
     s = Script(["q", "n", "q", "y"])
     await game("three-player-moon", 3, tmp_path, s).run()
     stay = s.text.split("> n", 1)[1]

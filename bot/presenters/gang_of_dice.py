@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
-from bot.ui import Button, Card, Field, NumberPrompt, Panel
+from bot.ui import Block, Button, Field, NumberPrompt, Panel
 from engine.core import Event
 from engine.gang_of_dice import CARDS, GangOfDiceSeatView, GangOfDiceView, SeatInfo, card_triggers
 
@@ -170,7 +170,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         )
 
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: GangOfDiceView, ctx: RenderContext) -> Card:
+    def board(self, view: GangOfDiceView, ctx: RenderContext) -> Block:
         """Public board: round n/12, the warning card (colour, plain description), the table
         (dice, carried over, bonus, best score so far), each seat's committed dice, faces and
         status in playing order; final stocks only once the game is over."""
@@ -183,7 +183,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
             past = ", ".join(t(f"god.card.{c}.name") for c in view.past_cards)
             fields.append(Field(t("god.field.past"), past))
         title = f"{self.title(t)} · {t('god.board.round', round=view.round, rounds=view.rounds)}"
-        return Card(title=title, description=status_text(view, ctx), fields=tuple(fields),
+        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields),
                     color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
 
     # --- panel -----------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
                 lines.append(t("god.panel.bust"))
             rows = self._roll_rows(faces, marks, mine.score, bust, legal, t)
         fields = [self._card_field(view, t), Field(t("god.field.table"), self._table_text(view, ctx))]
-        card = Card(title=t("god.panel.title"), description="\n".join(lines), fields=tuple(fields),
+        card = Block(title=t("god.panel.title"), description="\n".join(lines), fields=tuple(fields),
                     color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
         return Panel(card=card, rows=tuple(rows))
 
@@ -290,12 +290,12 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
             return t("god.act.stop", score=score)
         return code
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """The rules summary plus the 16 warning cards by colour."""
         fields = []
         for colour in ("yellow", "black"):
             lines = [f"**{t(f'god.card.{c}.name')}** — {t(f'god.card.{c}.desc')}"
                      for c, card in CARDS.items() if card.colour == colour]
             fields.append(Field(f"{COLOUR_EMOJI[colour]} {t(f'god.rules.{colour}')}", "\n".join(lines)))
-        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), fields=tuple(fields),
+        return Block(title=self.title(t), description=t(f"game.{self.key}.rules"), fields=tuple(fields),
                     color=0xC0392B)

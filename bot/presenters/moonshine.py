@@ -39,7 +39,7 @@ from typing import Any
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
-from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from bot.ui import Block, Button, Field, Panel, Select, SelectOption
 from engine.core import Event, Outcome
 from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 from engine.moonshine.dice import shortfall
@@ -292,7 +292,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return Field(name[:256], value)
 
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: MoonshineView, ctx: RenderContext) -> Card:
+    def board(self, view: MoonshineView, ctx: RenderContext) -> Block:
         """Public board: status, dice on the Active player card, deck/discard sizes and goal, then
         one field per seat. Falls back to shorter Client lines if the embed would be too long."""
         t = ctx.t
@@ -305,7 +305,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         title = f"{self.title(t)} · {variant} · {round_text(view, t)}"
         for short in (False, True):
             fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view.seats)))
-            card = Card(title=title[:256], description=desc, fields=fields, color=_COLOR)
+            card = Block(title=title[:256], description=desc, fields=fields, color=_COLOR)
             if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(title) < 5000:
                 break
         return card
@@ -351,7 +351,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 offered = "\n".join(card_line(c, t) for c in front.cards)
                 fields.append(Field(t("ms.panel.offered", n=len(front.cards)), offered[:1024]))
         fields.insert(0, self._seat_field(seat, view, ctx))
-        card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR,
+        card = Block(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR,
                     footer=t("ms.legend.short"))
         return Panel(card=card, rows=tuple(rows))
 
@@ -605,8 +605,8 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             SelectOption(t("ms.lobby.regular")[:100], "variant=regular"),
         )),)
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """Rules summary plus the legend of a Client line (★, the 🌙 after a cost, ``→``) and of the icons."""
-        return Card(title=self.title(t), description=t("game.moonshine.rules"),
+        return Block(title=self.title(t), description=t("game.moonshine.rules"),
                     fields=(Field(t("ms.rules.cards"), t("ms.legend.card")),
                             Field(t("ms.rules.icons"), t("ms.rules.legend"))), color=_COLOR)

@@ -3,7 +3,7 @@
 Views are the typed views of :mod:`engine.shop_battle.view` (``ShopBattleView`` for the board,
 ``ShopBattleSeatView`` for a panel). The board only uses the public view (revealed cards, pile
 counts); the chooser's panel shows the chooser's own top card, which is only in that seat's
-view. Card names are safe to print as is: deck validation refuses markdown and mention
+view. Block names are safe to print as is: deck validation refuses markdown and mention
 characters (see :mod:`engine.shop_battle.deck`). Event parameters stay JSON dicts.
 
 Action codes: ``c.<year|letters|street|games>.<hi|lo>`` (8 buttons in 2 rows: higher, lower)
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
-from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from bot.ui import Block, Button, Field, Panel, Select, SelectOption
 from engine.core import Event, Outcome
 from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS, default_deck
 from engine.shop_battle.view import (
@@ -192,7 +192,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         return _clip("\n".join(lines))
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: ShopBattleView, ctx: RenderContext) -> Card:
+    def board(self, view: ShopBattleView, ctx: RenderContext) -> Block:
         """Public board: round, status (chooser / Collector decision / winner), the announce and
         the cards revealed so far this round (compared value in bold), the last round's result
         (batailles, winner or carried pot), pile counts, pot size, rotation and skips."""
@@ -227,7 +227,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         fields.append(Field(t("sb.field.pot"), pot_text, True))
         title = self._title(view, t)
         footer = t("sb.footer", deck=deck_title(view.deck_name, t), cards=view.cards_total)
-        return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
+        return Block(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
     def _title(self, view: ShopBattleView, t: Translator) -> str:
         """The board title by :func:`round_stage`: ``round 7/30`` up to the round cap, past it
@@ -277,7 +277,7 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             lines.append(wait_text(view, seat, ctx))
         if seat is not None and view.out[seat] is None:
             lines.append(t("sb.panel.pile", cards=count))
-        card = Card(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
+        card = Block(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=tuple(rows))
 
     def tie_breaks(self, view: ShopBattleView, outcome: Outcome, ctx: RenderContext) -> list[str]:
@@ -376,12 +376,12 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             Select(placeholder=t("sb.lobby.cap"), options=tuple(caps)),
         )
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """Rules summary plus a field listing every Collector power."""
         powers = "\n".join(
             t("sb.rules.power_line", kind=t(f"sb.kind.{k}"), text=power_text(t, k, None)) for k in POWER_KINDS
         )
-        return Card(
+        return Block(
             title=self.title(t),
             description=t(f"game.{self.key}.rules"),
             fields=(Field(t("sb.rules.powers"), powers),),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.terminal_hooks import TerminalHooks
-from bot.ui import Button, Card, Field, Panel
+from bot.ui import Block, Button, Field, Panel
 from engine.core import Outcome
 from engine.three_player_moon import TRUMP_SUIT, BidderView, MoonView, SeatView, Tile, is_trump, rank_in
 
@@ -170,7 +170,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         return Field(t("tpm.field.bid"), value, True)
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: MoonView, ctx: RenderContext) -> Card:
+    def board(self, view: MoonView, ctx: RenderContext) -> Block:
         """Public board: status, bid & bidder, trumps, the trick on the table, tricks and tiles
         per seat, scores to 21, the last trick and the last hand's result. No hidden tile."""
         t = ctx.t
@@ -204,7 +204,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
                       trump=trump[:1].lower() + trump[1:]) + "\n" + t("tpm.last_hand.points", points=pts)
             fields.append(Field(t("tpm.field.last_hand", n=last.hand_no), value))
         title = f"{self.title(t)} · {t('tpm.board.hand', n=view.hand_no)}"
-        return Card(title=title, description=status_text(view, ctx), fields=tuple(fields), color=_COLOR)
+        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields), color=_COLOR)
 
     # --- panel ---------------------------------------------------------------------------------
     def _hand_text(self, view: MoonView, legal_tiles: set[Tile], ctx: RenderContext) -> str:
@@ -274,7 +274,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
                 info += "\n" + t("tpm.panel.discard_info", tile=tile_text(discard))
             fields.append(Field(t("tpm.field.secret"), info))
         description = self._hand_text(view, legal_tiles, ctx) + "\n\n" + prompt
-        card = Card(title=t("tpm.panel.title"), description=description, fields=tuple(fields), color=_COLOR)
+        card = Block(title=t("tpm.panel.title"), description=description, fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=_rows(buttons, per_row))
 
     # --- labels & rules ------------------------------------------------------------------------
@@ -299,9 +299,9 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
             pass
         return code
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """The compact rules summary (``game.three-player-moon.rules``)."""
-        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
+        return Block(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
 
 
 class ThreePlayerMoonTerminal(TerminalHooks):

@@ -1,6 +1,6 @@
-"""Discord-free text helpers shared by Discord and the terminal: names, boards, lobby cards.
+"""Discord-free text helpers shared by Discord and the terminal: names, boards, lobby blocks.
 
-Everything that turns a :class:`bot.service.TableView` into specs (:mod:`bot.ui`) lives here, so
+Everything that turns a :class:`bot.service.TableSnapshot` into blocks and panels (:mod:`bot.ui`) lives here, so
 the cogs only map specs onto discord objects.
 """
 
@@ -14,8 +14,8 @@ from bot.ai_pool import LEVELS
 from bot.games import GAMES
 from bot.i18n import Translator
 from bot.presenters import RenderContext
-from bot.service import TableView
-from bot.ui import Board, Card, Field, Panel, Select, SelectOption, check_card_limits
+from bot.service import TableSnapshot
+from bot.ui import Block, Board, Field, Panel, Select, SelectOption, check_block_limits
 from engine.core import Event, Outcome
 
 _MD = re.compile(r"([\\*_`~|>#\[\]()])")
@@ -40,14 +40,14 @@ def ai_name(name: str, level: str, t: Translator) -> str:
     return t("ai.named", name=name, level=level_name(level, t))
 
 
-def picture_names(table: TableView, t: Translator) -> tuple[str, ...]:
+def picture_names(table: TableSnapshot, t: Translator) -> tuple[str, ...]:
     """Seat names for the pictures (:mod:`bot.render`), in seat order and unescaped (a picture
     has no markdown): an AI player's name carries its level in ``t``'s language, as on the text
     board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack)."""
     return tuple(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
 
 
-def context(table: TableView, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
+def context(table: TableSnapshot, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
     """Render context for ``seat`` (``None`` = public) at ``table``: an AI player's name carries
     🤖 and its level, an away member's 💤."""
     names = tuple(ai_name(escape_name(s.name) + " 🤖", s.level, t) if s.is_ai
@@ -60,7 +60,7 @@ def game_title(game: str, t: Translator) -> str:
     return t(f"game.{game}.name")
 
 
-def lobby_selects(table: TableView, ctx: RenderContext) -> tuple[Select, ...]:
+def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...]:
     """The game's lobby option selects (at most 3), the current choice of each marked as default
     (an option not set yet shows the game's default value)."""
     defaults = table.game.parse_options({}).model_dump(mode="json")
@@ -77,7 +77,7 @@ def lobby_selects(table: TableView, ctx: RenderContext) -> tuple[Select, ...]:
     return tuple(out)
 
 
-def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()) -> Card:
+def lobby_block(table: TableSnapshot, t: Translator, selects: tuple[Select, ...] = ()) -> Block:
     """The lobby message: game, host, seats, options (as the labels of the chosen select
     options), status."""
     game = GAMES[table.row.game].game
@@ -99,7 +99,7 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
         desc = t("lobby.finished")
     else:
         desc = t("lobby.cancelled")
-    return Card(title=t("lobby.title", game=game_title(table.row.game, t), id=table.id), description=desc,
+    return Block(title=t("lobby.title", game=game_title(table.row.game, t), id=table.id), description=desc,
                 fields=tuple(fields), footer=t("lobby.footer"))
 
 
@@ -107,7 +107,7 @@ def lobby_card(table: TableView, t: Translator, selects: tuple[Select, ...] = ()
 PICKER_ROWS = 5
 
 
-def level_picker(table: TableView, t: Translator, notice: str = "") -> tuple[Card, tuple[tuple[int, Select], ...]]:
+def level_picker(table: TableSnapshot, t: Translator, notice: str = "") -> tuple[Block, tuple[tuple[int, Select], ...]]:
     """The host's private level picker of a lobby: a card, and one select per AI seat
     ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the levels
     (:data:`bot.ai_pool.LEVELS`), the seat's current level marked as default. ``notice``
@@ -118,11 +118,11 @@ def level_picker(table: TableView, t: Translator, notice: str = "") -> tuple[Car
                         for lv in LEVELS)
         selects.append((s.seat, Select(ai_name(s.name, s.level, t)[:150], options)))
     desc = t("lobby.picker.desc") if selects else t("lobby.picker.none")
-    card = Card(title=t("lobby.picker.title", id=table.id), description=f"{notice}\n\n{desc}" if notice else desc)
+    card = Block(title=t("lobby.picker.title", id=table.id), description=f"{notice}\n\n{desc}" if notice else desc)
     return card, tuple(selects)
 
 
-def _log_extras(table: TableView) -> dict[str, Any]:
+def _log_extras(table: TableSnapshot) -> dict[str, Any]:
     """The presenter's :meth:`~bot.presenters.base.Presenter.log_extras` of ``table`` (from its
     public view, built only when the presenter asks)."""
     state = table.state
@@ -131,21 +131,21 @@ def _log_extras(table: TableView) -> dict[str, Any]:
     return GAMES[table.row.game].presenter.log_extras(lambda: table.game.view(state, None))
 
 
-def public_log(events: list[Event], table: TableView, t: Translator) -> list[str]:
+def public_log(events: list[Event], table: TableSnapshot, t: Translator) -> list[str]:
     """The public log lines of ``events`` (private events dropped)."""
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, None, _log_extras(table))
     return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
 
 
-def private_log(events: list[Event], table: TableView, t: Translator, seat: int) -> list[str]:
+def private_log(events: list[Event], table: TableSnapshot, t: Translator, seat: int) -> list[str]:
     """Log lines visible to ``seat`` only (its private events)."""
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, seat, _log_extras(table))
     return [presenter.event(e, ctx) for e in events if e.audience is not None and seat in e.audience]
 
 
-def private_notes(events: list[Event], table: TableView, t: Translator, seat: int, limit: int = 3) -> list[str]:
+def private_notes(events: list[Event], table: TableSnapshot, t: Translator, seat: int, limit: int = 3) -> list[str]:
     """The last ``limit`` private lines of ``seat`` among ``events``, without flash events (those
     are shown once and must not come back)."""
     presenter = GAMES[table.row.game].presenter
@@ -153,7 +153,7 @@ def private_notes(events: list[Event], table: TableView, t: Translator, seat: in
     return private_log(mine, table, t, seat)[-limit:]
 
 
-def board(table: TableView, events: list[Event], t: Translator) -> Board:
+def board(table: TableSnapshot, events: list[Event], t: Translator) -> Board:
     """The public board of a running or finished table, with the recent public log."""
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, None)
@@ -180,13 +180,13 @@ def board(table: TableView, events: list[Event], t: Translator) -> Board:
         fields.append(Field(t("board.log"), text))
     fields = fields[:25]
     footer = card.footer or t("board.footer", id=table.id)
-    out = Card(title=card.title[:256], description=card.description, fields=tuple(fields), color=card.color, footer=footer)
-    while check_card_limits(out) and len(out.fields) > 1:
-        out = Card(out.title, out.description, out.fields[:-1], out.color, out.footer)
+    out = Block(title=card.title[:256], description=card.description, fields=tuple(fields), color=card.color, footer=footer)
+    while check_block_limits(out) and len(out.fields) > 1:
+        out = Block(out.title, out.description, out.fields[:-1], out.color, out.footer)
     return Board(card=out, log=tuple(lines))
 
 
-def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel:
+def panel(table: TableSnapshot, seat: int, t: Translator, notice: str = "") -> Panel:
     """The private panel of ``seat`` with its legal actions (none when it is not to act)."""
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, seat)
@@ -201,7 +201,7 @@ def panel(table: TableView, seat: int, t: Translator, notice: str = "") -> Panel
     return Panel(card=p.card, rows=p.rows, notice=notice or p.notice)
 
 
-def tie_breaks(table: TableView, outcome: Outcome, t: Translator) -> list[str]:
+def tie_breaks(table: TableSnapshot, outcome: Outcome, t: Translator) -> list[str]:
     """The lines saying what the rules used to rank apart players level on score (Moonshine's
     Moon tokens, Shop Battle's elimination round, Three-Player Moon's made moon), from the public
     view of the finished ``table`` (:meth:`bot.presenters.base.Presenter.tie_breaks`)."""
@@ -211,7 +211,7 @@ def tie_breaks(table: TableView, outcome: Outcome, t: Translator) -> list[str]:
     return presenter.tie_breaks(table.game.view(table.state, None), outcome, context(table, t, None))
 
 
-def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
+def results_block(table: TableSnapshot, outcome: Outcome, t: Translator) -> Block:
     """The final standings: one line per seat by rank (medals for the first three), the lines
     saying how ties on score were broken (:func:`tie_breaks`), then, when several seats share
     first place, a line naming them (with their common score)."""
@@ -233,5 +233,5 @@ def results_card(table: TableView, outcome: Outcome, t: Translator) -> Card:
             lines.append(t("result.shared_score", names=names, n=len(firsts), score=score(firsts[0])))
         else:
             lines.append(t("result.shared", names=names, n=len(firsts)))
-    return Card(title=t("result.title", game=game_title(table.row.game, t)), description="\n".join(lines),
+    return Block(title=t("result.title", game=game_title(table.row.game, t)), description="\n".join(lines),
                 color=0xF1C40F, footer=t("result.footer"))
