@@ -1,0 +1,130 @@
+"""What the web pages read of a server beyond its tables: whether its pages exist and are
+public, its secret, its seasons and a member's rating over time.
+
+A thin adapter, the one place the pages ask: when the store offers the server's own settings
+(``guild_settings``: ``web`` = ``"off"``, ``"private"`` or ``"public"``, ``web_secret``),
+``seasons`` and ``rating_history``, they are read there; a store without them gets the process
+defaults: every server's pages private (public with ``WEB_PUBLIC=true``) under ``WEB_SECRET``,
+one season (every result), and the rating history replayed from the results in order with the
+bot's rating model (:mod:`bot.ratings`: openskill, AI seats at their level's fixed rating).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
+from storage.base import ResultRow, Store
+
+__all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "replay_ratings", "seasons"]
+
+WebMode = Literal["off", "private", "public"]
+
+
+@dataclass(frozen=True)
+class WebDefaults:
+    """The process's defaults (``WEB_PUBLIC``, ``WEB_SECRET``)."""
+
+    public: bool = False
+    secret: str = ""
+
+
+@dataclass(frozen=True)
+class GuildWeb:
+    """A server's pages: ``mode`` (``off``: no page exists; ``private``: only with the key of
+    :func:`bot.web.links.guild_key` under ``secret``; ``public``) and its ``secret``."""
+
+    mode: WebMode
+    secret: str
+
+
+async def guild_web(db: Store, guild_id: int, defaults: WebDefaults) -> GuildWeb:
+    """The server's web mode and secret: its own settings when the store keeps them, else
+    the process defaults."""
+    read = getattr(db, "guild_settings", None)
+    if read is not None:
+        settings = await read(guild_id)
+        mode = getattr(settings, "web", None) or ("public" if defaults.public else "private")
+        if mode not in ("off", "private", "public"):
+            mode = "private"
+        return GuildWeb(mode, getattr(settings, "web_secret", "") or defaults.secret)
+    return GuildWeb("public" if defaults.public else "private", defaults.secret)
+
+
+@dataclass(frozen=True)
+class Season:
+    """A season of a server's game: its ``number`` (1 = the first), ``name`` and whether it is
+    the ``current`` one."""
+
+    number: int
+    name: str
+    current: bool
+
+
+async def seasons(db: Store, guild_id: int, game: str) -> list[Season]:
+    """The server's seasons of ``game``, the current one last (one season, number 1, when the
+    store keeps none)."""
+    read = getattr(db, "seasons", None)
+    if read is None:
+        return [Season(1, "", True)]
+    found = list(await read(guild_id, game))
+    if not found:
+        return [Season(1, "", True)]
+    out = [Season(int(getattr(s, "number", i + 1)), str(getattr(s, "name", "") or ""),
+                  bool(getattr(s, "current", i == len(found) - 1))) for i, s in enumerate(found)]
+    return sorted(out, key=lambda s: (s.current, s.number))
+
+
+def replay_ratings(results: list[ResultRow]) -> dict[int, list[tuple[float, float]]]:
+    """Each member's rating after each of their games: ``{user_id: [(finished_at, ordinal)]}``
+    from ``results`` oldest first, rated as the bot rates a finishing table
+    (:func:`bot.ratings.rate`; an AI seat at its level's fixed rating)."""
+    current: dict[int, tuple[float, float]] = {}
+    history: dict[int, list[tuple[float, float]]] = {}
+    for result in results:
+        seats = result.seats
+        if len(seats) < 2:
+            continue
+        rated = [Rated(s.user_id, *current.get(s.user_id, (DEFAULT_MU, DEFAULT_SIGMA))) if s.user_id is not None
+                 else ai_rating(s.ai_level or "normal") for s in seats]
+        new = rate(rated, [s.rank for s in seats])
+        for s, (mu, sigma) in zip(seats, new, strict=True):
+            if s.user_id is None:
+                continue
+            current[s.user_id] = (mu, sigma)
+            history.setdefault(s.user_id, []).append((result.finished_at, mu - 3 * sigma))
+    return history
+
+
+class RatingHistory:
+    """Members' ratings over time, per server and game, computed once per new result
+    (``size`` servers' games kept, least recently used dropped)."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._cache: OrderedDict[tuple[int, str], tuple[tuple[int, int], dict[int, list[tuple[float, float]]]]] = (
+            OrderedDict())
+
+    async def of(self, db: Store, guild_id: int, game: str, user_id: int, season: int | None = None
+                 ) -> list[tuple[float, float]]:
+        """``[(finished_at, ordinal)]`` of ``user_id``'s games of ``game`` in the server, oldest
+        first (``season``: the store's seasons, when it keeps them)."""
+        read: Any = getattr(db, "rating_history", None)
+        if read is not None:
+            points = await read(guild_id, game, user_id, season)
+            return [(float(getattr(p, "at", p[0] if isinstance(p, tuple) else 0)),
+                     float(getattr(p, "ordinal", p[1] if isinstance(p, tuple) else 0))) for p in points]
+        key = (guild_id, game)
+        mark = await db.results_mark(guild_id, game)
+        hit = self._cache.get(key)
+        if hit is None or hit[0] != mark:
+            results = await db.guild_results(guild_id, game)
+            hit = (mark, await asyncio.to_thread(replay_ratings, results))
+            self._cache[key] = hit
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        self._cache.move_to_end(key)
+        return hit[1].get(user_id, [])
