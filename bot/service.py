@@ -154,6 +154,10 @@ class Hall:
         if lock is not None and not lock.locked():
             del self._locks[table_id]
 
+    def running(self) -> int:
+        """How many running tables the process holds (decoded or waiting to be)."""
+        return len(self._live) + len(self._index)
+
     def index(self, tables: list[RunningTable]) -> list[int]:
         """Remember running tables read in bulk after a restart, to decode each on first touch
         (a table already cached is kept as it is); returns their ids."""

@@ -367,3 +367,24 @@ def board_view(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> disc
     for i, (op, label, style, disabled) in enumerate(buttons):
         view.add_item(BoardButton(table_id, op, label, STYLES[style], disabled, i // 5))
     return view
+
+
+async def web_link(bot: Any, guild_id: int | None, label: str, url_of: Any) -> discord.ui.View | None:
+    """A view holding one link button to a web page of the guild (``url_of(base, key)`` makes
+    its address: :mod:`bot.web.links`), or ``None`` when the bot has no ``WEB_BASE_URL`` or the
+    guild no pages. A private guild's link carries its key."""
+    from bot.web.access import WebDefaults, link_key
+
+    base = bot.settings.web_base_url
+    if not base or not guild_id:
+        return None
+    try:
+        shown, key = await link_key(bot.db, guild_id, WebDefaults(bot.settings.web_public, bot.web_secret))
+    except Exception:
+        return None
+    if not shown:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(style=discord.ButtonStyle.link, label=label, url=url_of(base, key)))
+    view.stop()  # a link is no component the bot answers: nothing to keep
+    return view

@@ -3,7 +3,7 @@ choices list every registered game: ratings and rules of a game not enabled stay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -14,8 +14,9 @@ from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
 from bot.ui import Block, Field
+from bot.web import links
 from cogs.base import guild_lang, reply, user_t
-from cogs.components import embed
+from cogs.components import embed, web_link
 from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
@@ -48,7 +49,12 @@ class InfoCog(commands.Cog):
                 for i, r in enumerate(rows))
         card = Block(title=title, description=desc, footer=t("lb.footer", min=self.bot.records.leaderboard_min_games),
                     color=0xF1C40F)
-        await interaction.response.send_message(embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
+        guild_id, lang = interaction.guild_id or 0, t.lang
+        view = await web_link(self.bot, guild_id, t("web.link.leaderboard"),
+                              lambda base, key: links.leaderboard_url(base, guild_id, game.value, key=key, lang=lang))
+        extra: dict[str, Any] = {"view": view} if view else {}
+        await interaction.response.send_message(embed=embed(card), allowed_mentions=discord.AllowedMentions.none(),
+                                                **extra)
 
     @app_commands.command(name=_T("stats", key="cmd.stats.name"),
                           description=_T("Games played and won, per game", key="cmd.stats.desc"))
@@ -65,7 +71,11 @@ class InfoCog(commands.Cog):
             for g, r in stats.items())
         card = Block(title=t("stats.title", name=compose.escape_name(who.display_name)),
                     description="" if fields else t("stats.none"), fields=fields)
-        await reply(interaction, embed=embed(card))
+        guild_id, lang = interaction.guild_id or 0, t.lang
+        view = await web_link(self.bot, guild_id, t("web.link.profile"),
+                              lambda base, key: links.profile_url(base, guild_id, who.id, key=key, lang=lang))
+        extra: dict[str, Any] = {"view": view} if view and stats else {}
+        await reply(interaction, embed=embed(card), **extra)
 
     @app_commands.command(name=_T("rules", key="cmd.rules.name"),
                           description=_T("How to play a game", key="cmd.rules.desc"))

@@ -16,8 +16,9 @@ import discord
 from bot import compose
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableSnapshot
+from bot.web import links
 from cogs.boards import BoardPoster, mentions, panel_button
-from cogs.components import ROUTER_COG, embed
+from cogs.components import ROUTER_COG, embed, web_link
 from engine.core import Event, Outcome
 
 if TYPE_CHECKING:
@@ -174,7 +175,15 @@ class DiscordNotifier(BoardPoster, Notifier):
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
-        self._spawn(self._send(table, embed=embed(compose.results_block(table, outcome, t))))
+        self._spawn(self._results(table, outcome, t))
+
+    async def _results(self, table: TableSnapshot, outcome: Outcome, t: Translator) -> None:
+        """The final standings, with a link button to the game's replay page when the bot has pages."""
+        guild_id, lang = table.row.guild_id, table.row.lang
+        view = await web_link(self.bot, guild_id, t("web.link.replay"),
+                              lambda base, key: links.game_url(base, guild_id, table.id, key=key, lang=lang))
+        extra: dict[str, Any] = {"view": view} if view else {}
+        await self._send(table, embed=embed(compose.results_block(table, outcome, t)), **extra)
 
     async def table_abandoned(self, table: TableSnapshot) -> None:
         t = Translator(table.row.lang)

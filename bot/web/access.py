@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
 from storage.base import ResultRow, Store
@@ -47,11 +47,21 @@ async def guild_web(db: Store, guild_id: int, defaults: WebDefaults) -> GuildWeb
     read = getattr(db, "guild_settings", None)
     if read is not None:
         settings = await read(guild_id)
-        mode = getattr(settings, "web", None) or ("public" if defaults.public else "private")
-        if mode not in ("off", "private", "public"):
-            mode = "private"
+        raw = getattr(settings, "web", None)
+        mode = cast(WebMode, raw if raw in ("off", "private", "public") else
+                    "public" if defaults.public else "private")
         return GuildWeb(mode, getattr(settings, "web_secret", "") or defaults.secret)
     return GuildWeb("public" if defaults.public else "private", defaults.secret)
+
+
+async def link_key(db: Store, guild_id: int, defaults: WebDefaults) -> tuple[bool, str | None]:
+    """Whether the server has pages, and the key its links carry (``None`` when public)."""
+    from bot.web.links import guild_key
+
+    gw = await guild_web(db, guild_id, defaults)
+    if gw.mode == "off" or (gw.mode == "private" and not gw.secret):
+        return False, None
+    return True, guild_key(gw.secret, guild_id) if gw.mode == "private" else None
 
 
 @dataclass(frozen=True)

@@ -435,6 +435,7 @@ class WebServer:
     """The pages' server on ``host:port`` (:meth:`start`, :meth:`stop`)."""
 
     def __init__(self, ctx: WebContext, host: str, port: int, limit: RateLimit | None = None) -> None:
+        self.ctx = ctx
         self.app = make_app(ctx, limit)
         self.host, self.port = host, port
         self._runner: web.AppRunner | None = None
