@@ -99,7 +99,7 @@ class Settings(BaseSettings):
         web_public: ``WEB_PUBLIC`` (default off): servers' pages are public (plain links) unless
             a server says otherwise; off: every link is signed.
         web_rate_per_minute: ``WEB_RATE_PER_MINUTE`` (default 120): page requests per minute
-            per client address (bursts of 30), then 429.
+            per client address (bursts of 60), then 429.
         metrics_port: ``METRICS_PORT``: ``/healthz`` and ``/metrics`` (Prometheus), on
             ``METRICS_HOST`` (default ``127.0.0.1``); unset: not served.
     """

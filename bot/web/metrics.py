@@ -86,7 +86,7 @@ class Metrics:
             result = "refused"
             try:
                 done = await submit(*args, **kwargs)
-                result = done.result
+                result = done.status
                 return done
             finally:
                 self.clicks.labels(result).inc()

@@ -84,7 +84,7 @@ class RateLimit:
     a minute. :meth:`allow` takes a token (False: refused). At most ``max_clients`` addresses are
     remembered (the fullest buckets are forgotten first)."""
 
-    def __init__(self, per_minute: int = 120, burst: int = 30, max_clients: int = 10_000,
+    def __init__(self, per_minute: int = 120, burst: int = 60, max_clients: int = 10_000,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = per_minute / 60.0
         self.burst = float(burst)
