@@ -161,7 +161,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         #: False from the start of :meth:`close` (SIGTERM): clicks are refused (``err.closing``)
         self.accepting = True
         self._clicking = 0
-        self._shutting_down = False
+        self._closing_all: asyncio.Future[None] | None = None
 
     def extensions_to_load(self) -> list[str]:
         """The game cogs' extension (it adds the ``ENABLED_GAMES``), then the shared ones (the
@@ -273,8 +273,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
         return {"store": store, "shards": bool(shards) and all(shards), "accepting": self.accepting}
 
     def stop_on_signal(self) -> None:
-        """SIGTERM: refuse new clicks now, then close (:meth:`close`)."""
-        log.info("SIGTERM: closing")
+        """SIGTERM or SIGINT: refuse new clicks now, then close (:meth:`close`)."""
+        log.info("stop signal: closing")
         self.accepting = False
         asyncio.get_running_loop().create_task(self.close(), name="sigterm-close")
 
@@ -296,12 +296,14 @@ class SpeakeasyBot(commands.AutoShardedBot):
         """Stop the services, flush the last table messages, close the connection and the database
         we opened. Clicks are refused from the start (``err.closing``) and the ones being
         answered finish (their steps are stored) before the services stop; then the web
-        servers, the timers, AI drivers and workers, Discord and the store close."""
+        servers, the timers, AI drivers and workers, Discord and the store close. Calling it
+        again waits for the first call's work."""
         self.accepting = False
-        if self._shutting_down:
-            await super().close()
-            return
-        self._shutting_down = True
+        if self._closing_all is None:
+            self._closing_all = asyncio.ensure_future(self._close_all())
+        await asyncio.shield(self._closing_all)
+
+    async def _close_all(self) -> None:
         for _ in range(200):  # the clicks being answered (at most 10 s)
             if not self._clicking:
                 break
@@ -355,7 +357,8 @@ def run(settings: Settings, token: str) -> int:
     async def start() -> None:  # discord.py's Client.run, with the store opened before Discord is reached
         async with bot:
             bot.db = await open_store(settings.store_url)
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, bot.stop_on_signal)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(sig, bot.stop_on_signal)
             await bot.start(token)
 
     try:
