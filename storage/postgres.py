@@ -703,8 +703,9 @@ class PostgresStore(Store):
         ids = list(user_ids)
         if not ids:
             return {}
-        rows = await self._all("SELECT s.user_id, s.name FROM game_tables g JOIN seats s ON s.table_id = g.id"
-                               " WHERE g.guild_id = $1 AND s.user_id = ANY($2::bigint[]) ORDER BY g.id", guild_id, ids)
+        rows = await self._all("SELECT s.user_id, s.name FROM seats s JOIN game_tables g ON g.id = s.table_id"
+                               " WHERE s.user_id = ANY($2::bigint[]) AND g.guild_id = $1 ORDER BY s.table_id",
+                               guild_id, ids)
         return {r["user_id"]: r["name"] for r in rows}
 
 #: A finished game's seats with their names and AI levels (the web pages' result reads).

@@ -821,8 +821,8 @@ class SqliteStore(Store):
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = await self._all(f"SELECT s.user_id, s.name FROM game_tables g JOIN seats s ON s.table_id = g.id"
-                               f" WHERE g.guild_id = ? AND s.user_id IN ({marks}) ORDER BY g.id", (guild_id, *ids))
+        rows = await self._all(f"SELECT s.user_id, s.name FROM seats s JOIN game_tables g ON g.id = s.table_id"
+                               f" WHERE s.user_id IN ({marks}) AND g.guild_id = ? ORDER BY s.table_id", (*ids, guild_id))
         return {r["user_id"]: r["name"] for r in rows}
 
 #: A finished game's seats with their names and AI levels (the web pages' result reads).

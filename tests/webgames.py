@@ -45,7 +45,7 @@ async def play(house: House, game: str, members: list[tuple[int, str]], ai: int 
         g = snap.game
         for seat in sorted(g.to_act(snap.state)):
             s = snap.seats[seat]
-            if s.user_id is None or s.is_ai:
+            if s.user_id is None or s.is_ai or seat in snap.pending:
                 continue
             code = g.encode(g.ai_action(snap.state, seat))
             await house.tables.submit(table.id, s.user_id, snap.state.version, code)
