@@ -15,6 +15,9 @@ request to the last byte: p50 and p95 in milliseconds for
 - ``replay step``: a board picture already drawn (cached); ``replay step cold``: its first
   drawing, reported apart.
 
+``cpu ms`` is this process's CPU time per request (server and client together): on a busy
+machine the wall-clock times include the waits for a core, the CPU time does not.
+
 ``--seed-games N`` seeds the (empty) store first with :func:`bench.web_seed.seed_store`.
 """
 
@@ -42,12 +45,18 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+#: CPU seconds of this process per request, by kind (the server and the client together)
+CPU: dict[str, float] = {}
+
+
 async def _timed(n: int, one: Callable[[int], Awaitable[Any]]) -> list[float]:
     out = []
+    cpu = time.process_time()
     for i in range(n):
         started = time.perf_counter()
         await one(i)
         out.append(time.perf_counter() - started)
+    CPU[f"_{len(CPU)}"] = (time.process_time() - cpu) / max(1, n)
     return out
 
 
@@ -81,7 +90,7 @@ async def run(url: str, requests: int, seed: int = 1) -> dict[str, list[float]]:
         members: list[tuple[int, int, str]] = []
         for g in guilds:
             for k in keys:
-                _, rows = await db.leaderboard_page(g, k, 3, 20, 0)
+                _, rows = await db.leaderboard_page(g, k, 1, 20, 0)
                 members += [(g, r.user_id, k) for r in rows]
         cold_pairs = sorted({(g, k) for g, _, k in members})
         rng.shuffle(cold_pairs)
@@ -91,7 +100,7 @@ async def run(url: str, requests: int, seed: int = 1) -> dict[str, list[float]]:
         times["profile cold"] = await _timed(min(requests, len(cold_pairs)), lambda i: get(
             f"/g/{cold_pairs[i][0]}/u/{firsts[cold_pairs[i]]}?game={cold_pairs[i][1]}"))
         times["profile"] = await _timed(requests, lambda i: get(
-            "/g/{0}/u/{1}?game={2}".format(*rng.choice(members))))
+            "/g/{}/u/{}?game={}".format(*rng.choice(members))))
         tables = rng.sample(range(1, total + 1), min(requests, total))
         rows = {t: await db.get_table(t) for t in tables}
         times["game page"] = await _timed(len(tables), lambda i: get(f"/g/{rows[tables[i]].guild_id}/t/{tables[i]}"))
@@ -127,10 +136,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"seeded {counts} in {time.perf_counter() - started:.0f} s")
     times = asyncio.run(run(url, args.requests))
     print(f"{int(times.pop('_games')[0]):,} finished games, {'PostgreSQL' if args.postgres else 'SQLite'}")
-    print(f"{'request':<20} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8}")
-    for name, values in times.items():
+    print(f"{'request':<20} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'cpu ms':>8}")
+    for (name, values), cpu in zip(times.items(), CPU.values(), strict=True):
         print(f"{name:<20} {len(values):>5} {_p(values, 0.5):>8.1f} {_p(values, 0.95):>8.1f} "
-              f"{statistics.fmean(values) * 1000:>8.1f}")
+              f"{statistics.fmean(values) * 1000:>8.1f} {cpu * 1000:>8.1f}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ the target store, as finished tables of ``--guilds`` servers: the table (seed, r
 options, final snapshot), its seats (members of that server, drawn at random, keeping the AI
 seats), its whole action log (codes and events), its result and result seats, each copy
 finishing 30 seconds after the one before. Last, every server's ratings are computed from those
-results in order, as the bot rates (:func:`bot.web.access.replay_ratings`). Every copied game
+results in order, as the bot rates (:func:`bot.web.access.rated_results`). Every copied game
 replays from its seed and log exactly as the recorded one did.
 
 Rows are written in bulk (SQLite: ``executemany`` in one transaction; PostgreSQL: ``COPY``), into
@@ -29,7 +29,7 @@ from typing import Any
 
 from bot.games import GAMES
 from bot.house import House
-from bot.web.access import replay_ratings
+from bot.web.access import rated_results
 from storage.base import ResultRow, ResultSeat
 from storage.factory import open_store
 
@@ -138,24 +138,20 @@ def copies(recorded: list[dict[str, Any]], games: int, guilds: int, members: int
     return rows, results
 
 
-def ratings(results: list[ResultRow]) -> list[tuple[Any, ...]]:
+def ratings(results: list[ResultRow], guild_of: dict[int, int]) -> list[tuple[Any, ...]]:
     """``ratings`` rows ``(guild, game, user, mu, sigma, played, won)`` from the results in
-    order (what the bot stored as they finished)."""
-    from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
-
-    guild_of: dict[int, int] = {}
-    state: dict[tuple[int, str, int], list[float]] = {}
+    order (what the bot stored as they finished; ``guild_of[table_id]``)."""
+    by_place: dict[tuple[int, str], list[ResultRow]] = {}
     for r in results:
-        guild = next((s.user_id // 10_000 for s in r.seats if s.user_id), 0)
-        guild_of[r.table_id] = guild
-        rated = [Rated(s.user_id, *state.get((guild, r.game, s.user_id), (DEFAULT_MU, DEFAULT_SIGMA, 0, 0))[:2])
-                 if s.user_id is not None else ai_rating(s.ai_level or "normal") for s in r.seats]
-        for s, (mu, sigma) in zip(r.seats, rate(rated, [s.rank for s in r.seats]), strict=True):
-            if s.user_id is None:
-                continue
-            old = state.get((guild, r.game, s.user_id), [DEFAULT_MU, DEFAULT_SIGMA, 0, 0])
-            state[(guild, r.game, s.user_id)] = [mu, sigma, old[2] + 1, old[3] + (s.rank == 1)]
-    return [(g, game, u, v[0], v[1], int(v[2]), int(v[3])) for (g, game, u), v in state.items()]
+        by_place.setdefault((guild_of[r.table_id], r.game), []).append(r)
+    rows = []
+    for (guild, game), found in by_place.items():
+        last: dict[int, list[Any]] = {}
+        for _, user, mu, sigma, won in rated_results(found):
+            old = last.get(user, [0, 0, 0, 0])
+            last[user] = [mu, sigma, old[2] + 1, old[3] + won]
+        rows += [(guild, game, u, v[0], v[1], v[2], v[3]) for u, v in last.items()]
+    return rows
 
 
 #: Copies written per batch (bounded memory whatever ``--games``).
@@ -189,7 +185,7 @@ async def seed_store(url: str, games: int, guilds: int = 20, members: int = 400)
             await _write(pg, conn, rows)
             for k, v in rows.items():
                 counts[k] += len(v)
-        rated = {"ratings": ratings(results)}
+        rated = {"ratings": ratings(results, {i + 1: 1000 + i % guilds for i in range(games)})}
         await _write(pg, conn, rated)
         counts["ratings"] = len(rated["ratings"])
         if pg is not None:

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
 from storage.base import ResultRow, Store
 
-__all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "replay_ratings", "seasons"]
+__all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "link_key", "rated_results",
+           "replay_ratings", "seasons"]
 
 WebMode = Literal["off", "private", "public"]
 
@@ -88,24 +90,29 @@ async def seasons(db: Store, guild_id: int, game: str) -> list[Season]:
     return sorted(out, key=lambda s: (s.current, s.number))
 
 
-def replay_ratings(results: list[ResultRow]) -> dict[int, list[tuple[float, float]]]:
-    """Each member's rating after each of their games: ``{user_id: [(finished_at, ordinal)]}``
-    from ``results`` oldest first, rated as the bot rates a finishing table
-    (:func:`bot.ratings.rate`; an AI seat at its level's fixed rating)."""
+def rated_results(results: Iterable[ResultRow]) -> Iterator[tuple[ResultRow, int, float, float, bool]]:
+    """Each member's rating after each of their games, ``(result, user_id, mu, sigma, won)``,
+    from ``results`` of one server's game, oldest first, rated as the bot rates a finishing
+    table (:func:`bot.ratings.rate`; an AI seat at its level's fixed rating)."""
     current: dict[int, tuple[float, float]] = {}
-    history: dict[int, list[tuple[float, float]]] = {}
     for result in results:
         seats = result.seats
         if len(seats) < 2:
             continue
         rated = [Rated(s.user_id, *current.get(s.user_id, (DEFAULT_MU, DEFAULT_SIGMA))) if s.user_id is not None
                  else ai_rating(s.ai_level or "normal") for s in seats]
-        new = rate(rated, [s.rank for s in seats])
-        for s, (mu, sigma) in zip(seats, new, strict=True):
-            if s.user_id is None:
-                continue
-            current[s.user_id] = (mu, sigma)
-            history.setdefault(s.user_id, []).append((result.finished_at, mu - 3 * sigma))
+        for s, (mu, sigma) in zip(seats, rate(rated, [s.rank for s in seats]), strict=True):
+            if s.user_id is not None:
+                current[s.user_id] = (mu, sigma)
+                yield result, s.user_id, mu, sigma, s.rank == 1
+
+
+def replay_ratings(results: Iterable[ResultRow]) -> dict[int, list[tuple[float, float]]]:
+    """Each member's rating over time, ``{user_id: [(finished_at, ordinal)]}``, from the
+    results of one server's game, oldest first (:func:`rated_results`)."""
+    history: dict[int, list[tuple[float, float]]] = {}
+    for result, user_id, mu, sigma, _ in rated_results(results):
+        history.setdefault(user_id, []).append((result.finished_at, mu - 3 * sigma))
     return history
 
 
