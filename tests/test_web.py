@@ -182,3 +182,24 @@ async def test_metrics_count_a_scripted_games_clicks_and_steps(house):
     text = metrics.text().decode()
     assert value("speakeasy_discord_rate_limited_total") == 1
     assert value('speakeasy_discord_rest_errors_total{status="500"}') == 1
+
+
+async def test_the_stores_page_reads_are_bounded_and_ordered(house):
+    db = house.hall.db
+    first = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    second = await play(house, "three-player-moon", [(1, "Annie"), (3, "Cy")], ai=1)
+    total, page = await db.member_results(GUILD, 1, None, 1, 0)
+    assert total == 2 and [r.table_id for r in page] == [second]  # newest first, one a page
+    total, page = await db.member_results(GUILD, 1, None, 1, 1)
+    assert [r.table_id for r in page] == [first]
+    result = page[0]
+    assert [s.seat for s in result.seats] == [0, 1, 2] and result.seat_of(1).name == "Ann"
+    assert result.seats[2].user_id is None and result.seats[2].ai_level in (None, "normal")
+    assert await db.member_results(GUILD + 1, 1, None, 5, 0) == (0, [])
+    assert (await db.member_results(GUILD, 1, "moonshine", 5, 0))[0] == 0
+    assert await db.member_names(GUILD, [1, 3, 99]) == {1: "Annie", 3: "Cy"}  # the latest name
+    count, rows = await db.leaderboard_page(GUILD, "three-player-moon", 1, 2, 1)
+    assert count == 3 and len(rows) == 2
+    assert await db.results_mark(GUILD, "three-player-moon") == (2, second)
+    assert [r.table_id for r in await db.guild_results(GUILD, "three-player-moon")] == [first, second]
+    assert (await db.result_of(first)).table_id == first and await db.result_of(999) is None
