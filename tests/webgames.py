@@ -11,7 +11,7 @@ from bot.web.access import WebDefaults
 from bot.web.server import WebContext
 from storage.base import Store
 
-GUILD = 111
+GUILD = 1_234_567_890_123_456_789  # a Discord snowflake: 64-bit ids
 
 
 class Clock:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
-from storage.base import ResultRow, Store
+from storage.base import RatingRow, ResultRow, Store
 
-__all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "link_key", "rated_results",
+__all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "leaderboard", "link_key", "rated_results",
            "replay_ratings", "seasons"]
 
 WebMode = Literal["off", "private", "public"]
@@ -88,6 +88,17 @@ async def seasons(db: Store, guild_id: int, game: str) -> list[Season]:
     out = [Season(int(getattr(s, "number", i + 1)), str(getattr(s, "name", "") or ""),
                   bool(getattr(s, "current", i == len(found) - 1))) for i, s in enumerate(found)]
     return sorted(out, key=lambda s: (s.current, s.number))
+
+
+async def leaderboard(db: Store, guild_id: int, game: str, season: Season, min_games: int, limit: int,
+                      offset: int) -> tuple[int, list[RatingRow]]:
+    """One page of a season's leaderboard and how many members it ranks: the store's ratings
+    for the current season, its ``season_leaderboard`` for a past one when it keeps seasons."""
+    read = getattr(db, "season_leaderboard", None)
+    if read is not None and not season.current:
+        found: tuple[int, list[RatingRow]] = await read(guild_id, game, season.number, min_games, limit, offset)
+        return found
+    return await db.leaderboard_page(guild_id, game, min_games, limit, offset)
 
 
 def rated_results(results: Iterable[ResultRow]) -> Iterator[tuple[ResultRow, int, float, float, bool]]:

@@ -36,7 +36,7 @@ from bot.i18n import LANGS, Translator
 from bot.presenters import RenderContext
 from bot.service import ReplayError
 from bot.table import TableSnapshot
-from bot.web import links
+from bot.web import access, links
 from bot.web.access import GuildWeb, RatingHistory, WebDefaults, guild_web, seasons
 from bot.web.replay import Replay, Replays
 from storage.base import Store
@@ -134,7 +134,7 @@ def _lang(request: web.Request) -> str:
     return "en"
 
 
-def _int(text: str | None, default: int, low: int = 0, high: int = 10**9) -> int:
+def _int(text: str | None, default: int, low: int = 0, high: int = 2**63 - 1) -> int:
     try:
         value = int(text) if text is not None else default
     except ValueError:
@@ -237,11 +237,12 @@ class Pages:
         found = await seasons(db, guild_id, game)
         current = next((s for s in found if s.current), found[-1])
         season = _int(request.query.get("season"), current.number, 1)
-        if season not in {s.number for s in found}:
+        chosen = next((s for s in found if s.number == season), None)
+        if chosen is None:
             raise web.HTTPNotFound()
         page = _int(request.query.get("page"), 1, 1)
-        total, rows = await db.leaderboard_page(guild_id, game, self.ctx.min_games, LEADERBOARD_PAGE,
-                                                (page - 1) * LEADERBOARD_PAGE)
+        total, rows = await access.leaderboard(db, guild_id, game, chosen, self.ctx.min_games, LEADERBOARD_PAGE,
+                                               (page - 1) * LEADERBOARD_PAGE)
         pages = max(1, math.ceil(total / LEADERBOARD_PAGE))
         if page > pages:
             raise web.HTTPNotFound()
