@@ -131,7 +131,7 @@ class RatingHistory:
     """Members' ratings over time, per server and game, computed once per new result
     (``size`` servers' games kept, least recently used dropped)."""
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int = 256) -> None:
         self.size = size
         self._cache: OrderedDict[tuple[int, str], tuple[tuple[int, int], dict[int, list[tuple[float, float]]]]] = (
             OrderedDict())

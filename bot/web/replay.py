@@ -117,7 +117,7 @@ class Replays:
 
     ``drawing`` counts the pictures being drawn now (the metrics' picture queue)."""
 
-    def __init__(self, size: int = 64, pictures: int = 1024) -> None:
+    def __init__(self, size: int = 256, pictures: int = 1024) -> None:
         self.size = size
         self._replays: OrderedDict[int, Replay] = OrderedDict()
         self.pictures = PictureCache(pictures)
