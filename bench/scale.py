@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 9 part 6): N live tables on one process, clicks through discord.py.
+"""Scale benchmark: N live tables on one process, clicks through discord.py.
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S]
@@ -60,14 +60,14 @@ writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
 (``postgresql://user:pass@host:5432/db``; each N writes a new schema ``speakeasy_scale_<N>``
 there, dropped at the end). Default: SQLite files in a temporary folder.
 
-With ``--thinking-ais K`` (issue 11), each run then starts K new tables whose every seat is a
+With ``--thinking-ais K``, each run then starts K new tables whose every seat is a
 strong AI (through the service: their drivers ask the AI pool, ``bot/ai_pool.py``, for about K
 strong moves at once, each thinking ``--think-seconds`` in one of ``--ai-workers`` processes),
 waits until the pool has K moves asked, and times one more click per member table on other
 tables meanwhile: ``click_p99_ms_ai`` (and ``click_median_ms_ai``, ``thinking_ais`` = the mean
 number of strong moves asked at each click) in the JSON line, for the largest N.
 
-Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
+The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
 """
 
@@ -110,7 +110,7 @@ from storage.postgres import create_schema, drop_schema, postgres_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Issue 9's targets, shown beside the figures (never asserted).
+#: The scale targets, shown beside the figures (never asserted).
 TARGETS = {
     "click_median_ratio": "<= 5x",
     "click_p99_ms": "< 10 ms",
@@ -890,7 +890,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
                    [f"{r['strong_moves_per_s']:.2f}" for r in runs]))
     print("engine step (Game.apply), median ms: " + ", ".join(f"{k} {v:.3f}" for k, v in engine.items()))
     if small["tables"] < 1000:
-        print("(issue 9's targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
+        print("(the targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
               "dominate the heap per table, and the JSON keys _1k/_10k stand for the smallest and largest N here)")
     print()
     summary = {

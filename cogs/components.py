@@ -20,7 +20,7 @@ formats below are those of every button already posted in Discord, byte for byte
 Action buttons, the clicks of play, are routed by the lobby cog's interaction listener too, from
 their custom_id alone (:meth:`ActionButton.parse`), not through discord.py's dynamic-item
 dispatch, which rebuilds a whole view from the clicked message for every click (about a tenth of
-a click's cost, issue 9); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
+a click's cost); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
 are sent as stopped views (:func:`panel_components`), which discord.py never stores: nothing would
 register the class there behind the router's back.
 

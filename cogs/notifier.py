@@ -182,7 +182,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         self._pinged.pop(table.id, None)
         self._spawn(self._send(table, content=t("table.abandoned")))
 
-    # ---------------------------------------------------------------- Discord's lifecycle (issue 13)
+    # ---------------------------------------------------------------- Discord's lifecycle
     async def members_gone(self, guild_id: int, user_ids: list[int]) -> set[int]:
         """Members no longer in the server, asked once each (``GET /guilds/…/members/…``, no
         privileged intent needed): a 404 means gone; any other error counts as present."""

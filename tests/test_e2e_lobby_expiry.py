@@ -1,4 +1,4 @@
-"""Lobby expiry end to end (issue 13, part 2), through the offline harness on its simulated
+"""Lobby expiry end to end, through the offline harness on its simulated
 clock: a lobby not started within ``LOBBY_TIMEOUT_MINUTES`` (30 by default) closes itself, its
 message edited to say so with no buttons left; an old Join button (its edit failed) answers with
 a clear ephemeral message; the expiry survives a restart, and one that fell due while the bot
