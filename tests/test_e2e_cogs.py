@@ -126,8 +126,8 @@ def test_panel_components_carry_the_typed_kinds():
         (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
         (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
     ))
-    view = panel_components(panel, 5, 9)
-    kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
+    rows = panel_components(panel, 5, 9)
+    kinds = [(type(i).__name__, i.custom_id) for row in rows for i in row.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]
 
