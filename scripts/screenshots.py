@@ -39,12 +39,12 @@ async def take(out: Path, seed: int = 7) -> list[Path]:
             tid = lobby_id(lobby)
             await world.click(bob, lobby, f"se:l:{tid}:join")
             await world.click(alice, lobby, f"se:l:{tid}:ai+")
-            paths = [await screenshot(world, alice, lobby, out / NAMES[0], size=(760, 620))]
+            paths = [await screenshot(world, alice, lobby, out / NAMES[0], size=(760, 560), layout="message")]
             await world.click(alice, lobby, f"se:l:{tid}:start")
             board = board_of(world, tid)
             panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-            paths.append(await screenshot(world, alice, board, out / NAMES[1], size=(760, 1000), layout="message"))
-            paths.append(await screenshot(world, alice, panel, out / NAMES[2], size=(760, 1150), layout="message"))
+            paths.append(await screenshot(world, alice, board, out / NAMES[1], size=(760, 900), layout="message"))
+            paths.append(await screenshot(world, alice, panel, out / NAMES[2], size=(760, 940), layout="message"))
             await world.stop_bot()
     return paths
 
