@@ -325,23 +325,25 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     ``attachment://panel-<key>.png`` and that attachment)."""
     from bot import render
     from cogs import pictures as pics
-    from cogs.components import embed, panel_components
+    from cogs.components import panel_components
+    from cogs.layout import card_message
 
     custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
-    components = panel_components(p.panel, table.id, p.version).to_components()
+    rows = panel_components(p.panel, table.id, p.version)
     if not pictures:
-        return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
+        view = card_message(p.panel.card, notice=p.panel.notice, rows=rows, stop=True)["view"]
+        return Click(custom_id, view.to_components(), [])
     game = GAMES[p.game].game
     state = game.load_state(p.state)
     legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
     names = tuple(s.name for s in p.seats)
     filename = pics.panel_filename(render.picture_key(p.game, "panel", game.view_json(state, 0), names, "en", legal))
-    short = embed(pics.short_card(p.panel.card, set(), headline_only=False))
-    short.set_image(url=f"attachment://{filename}")
+    short = pics.short_card(p.panel.card, set(), headline_only=False)
+    view = card_message(short, notice=p.panel.notice, picture=f"attachment://{filename}", rows=rows, stop=True)["view"]
     att = {"id": str(900_000 + table.id), "filename": filename, "size": 40_000, "content_type": "image/png",
            "url": f"https://cdn.discordapp.com/ephemeral-attachments/1/2/{filename}",
            "proxy_url": f"https://media.discordapp.net/ephemeral-attachments/1/2/{filename}"}
-    return Click(custom_id, components, [dict(short.to_dict())], [att])
+    return Click(custom_id, view.to_components(), [], [att])
 
 
 def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
