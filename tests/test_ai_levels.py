@@ -229,7 +229,7 @@ async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db
             move = policies.choose(game, state, 0, "easy", salt=tid * 1_000_003 + version)
             assert codes[0] == game.encode(move)
             state = game.apply(state, {0: move}).state
-        assert not asked and svc.tables.driver.pool._executor is None  # no worker was ever started
+        assert not asked and not svc.tables.driver.pool.started  # no worker was ever started
     finally:
         await svc.tables.close()
 

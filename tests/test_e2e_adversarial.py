@@ -16,7 +16,7 @@ import pytest
 from bot.games import GAMES
 from engine.shop_battle import ShopBattle
 from tests.e2e import board_of, lobby_id, open_table, take_turn
-from tests.harness import Channel, ImpossibleAction
+from tests.harness import ImpossibleAction
 from tests.test_e2e_shop_battle import scripted_deal
 
 NOT_SEATED = "You are not seated at this table"
@@ -650,9 +650,8 @@ async def test_rules_of_every_game_fit_in_an_embed(e2e, locale):
 
 
 async def moderator_deletes(world, mod, msg) -> None:
-    """A moderator deletes a bot message (harness internals: the facade has no delete action)."""
-    await mod._actor.delete(world._sim_message(msg))
-    await world.settle()
+    """A moderator deletes a bot message."""
+    await world.delete_message(mod, msg)
 
 
 async def test_moderator_deletes_the_board_mid_game(e2e):
@@ -681,7 +680,7 @@ async def test_moderator_deletes_the_lobby_before_start(e2e):
     # alice presses Start while a moderator deletes the lobby message (same instant)
     async def start_while_deleted():
         res = await world.click(alice, msg, f"se:l:{tid}:start")  # dispatched, not yet handled
-        await root._actor.delete(world._sim_message(msg))
+        await world.delete_message(root, msg)
         return res
 
     res, = await world.gather(start_while_deleted())
@@ -1044,13 +1043,11 @@ async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n
 
 
 async def no_thread_lobby(e2e):
-    """The world and a lobby in a channel where the bot may not create threads (harness
-    internals: the facade has no per-channel overwrites), started with one AI player."""
+    """The world and a lobby in a channel where the bot may not create threads, started with
+    one AI player."""
     world = await e2e(seeds=[5])
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "no-threads", overwrites={everyone: discord.PermissionOverwrite(create_public_threads=False)}))
+    channel = world.channel_with_overwrites("no-threads", {"@everyone": discord.PermissionOverwrite(create_public_threads=False)})
     await world.settle()
     res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
     msg, tid = res.response, lobby_id(res.response)
@@ -1078,9 +1075,7 @@ async def test_without_thread_permission_the_lobby_text_makes_sense(e2e):
 async def test_without_thread_post_permission_the_host_learns_why(e2e):
     world = await e2e(seeds=[5])
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "mute-threads", overwrites={everyone: discord.PermissionOverwrite(send_messages_in_threads=False)}))
+    channel = world.channel_with_overwrites("mute-threads", {"@everyone": discord.PermissionOverwrite(send_messages_in_threads=False)})
     await world.settle()
     res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
     msg, tid = res.response, lobby_id(res.response)

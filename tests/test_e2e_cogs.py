@@ -156,9 +156,9 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
         before = len(submits)
         assert await take_turn(world, first, tid, rng)
         assert len(submits) == before + 1
-    store = world.bot._connection._view_store
-    assert ActionButton not in store._dynamic_items.values()
-    assert not any(isinstance(i, ActionButton) for v in store._synced_message_views.values() for i in v.children)
+    dynamic, bound = world.bot_persistent_items()
+    assert ActionButton not in dynamic
+    assert not any(isinstance(i, ActionButton) for i in bound)
     # after a restart, a panel drawn by the old process is still answered (from its custom_id)
     table = await svc.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())

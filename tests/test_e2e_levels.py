@@ -80,7 +80,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert table.row.status == "finished"
     log = await service.db.action_log(tid)
     assert {source for _, codes, source in log if 1 in codes} == {"ai"}
-    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool._executor is not None
+    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool.started
     assert (await service.db.ratings(table.row.guild_id, table.row.game, [alice.id]))[alice.id].played == 1
     world.assert_no_errors()
 

@@ -12,12 +12,10 @@ import random
 import discord
 import pytest
 
-from bench.discord_calls import play_counting
 from bot import render
 from bot.games import GAMES
 from bot.render import render_board, render_panel
-from tests.e2e import board_of, open_table, take_turn
-from tests.harness import Channel
+from tests.e2e import board_of, open_table, play_counting, take_turn
 
 
 def board_png(world, board) -> bytes:
@@ -140,9 +138,7 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
 async def test_without_attach_files_the_text_board_is_shown(e2e):
     world = await e2e(seeds=[5], pictures=True)
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "no-files", overwrites={everyone: discord.PermissionOverwrite(attach_files=False)}))
+    channel = world.channel_with_overwrites("no-files", {"@everyone": discord.PermissionOverwrite(attach_files=False)})
     await world.settle()
     tid = await open_table(world, alice, "gang-of-dice", ai=1)  # in #general: pictures
     assert board_of(world, tid).image_urls
@@ -178,15 +174,13 @@ async def test_rest_calls_per_applied_step_of_a_full_game(e2e, game):
 
 
 async def test_a_deleted_board_comes_back_with_its_picture(e2e):
-    """A moderator deletes the board (harness internals: the facade has no delete action); the
-    next redraw posts a new board that carries the picture again (drawn anew, not a dangling
+    """A moderator deletes the board; the next redraw posts a new board that carries the picture again (drawn anew, not a dangling
     reference to the deleted message's attachment)."""
     world = await e2e(seeds=[7], pictures=True)
     alice, root = world.member("alice"), world.member("root", admin=True)
     tid = await open_table(world, alice, "gang-of-dice", ai=1)
     board = board_of(world, tid)
-    await root._actor.delete(world._sim_message(board))
-    await world.settle()
+    await world.delete_message(root, board)
     # a redraw with the same picture (e.g. a member coming back), awaited here directly
     assert await world.bot.notifier.draw_board(await world.bot.hall.table(tid))
     await world.settle()
@@ -204,7 +198,7 @@ async def _panel_after_one_click(world, alice, tid):
     first_att = panel.attachments[0]["filename"]
     assert await act_on_panel(world, alice, tid, panel, random.Random(1))
     await world.settle()
-    return first_att, world._journal.get(panel.id)
+    return first_att, world.message(panel.id)
 
 
 async def expected_panel(world, tid, member) -> bytes:
