@@ -190,7 +190,9 @@ class SteppedBot:
     # ------------------------------------------------------------------ looking
     def census(self) -> dict[str, int]:
         """What the bot holds now for its tables, by structure (names are stable keys), and the
-        asyncio tasks alive."""
+        asyncio tasks alive: ``discord.timed_views`` counts the views discord.py keeps until their
+        timeout (an ephemeral message's components, for its 15 minutes), ``asyncio.tasks`` the
+        other tasks."""
         bot = self.bot
         figures: dict[str, int] = {f"hall.{k}": len(v) for k, v in bot.hall.held().items()}
         figures.update({f"timers.{k}": v for k, v in bot.timers.sizes().items()})
@@ -210,7 +212,10 @@ class SteppedBot:
         figures["discord.dynamic_items"] = len(store._dynamic_items)
         figures["discord.message_views"] = len(store._synced_message_views)
         figures["discord.views"] = len(store._views)
-        figures["asyncio.tasks"] = len(asyncio.all_tasks())
+        tasks = asyncio.all_tasks()
+        timed = sum(1 for t in tasks if getattr(t.get_coro(), "__qualname__", "").endswith("__timeout_task_impl"))
+        figures["discord.timed_views"] = timed  # views with a timeout (e.g. an ephemeral level picker)
+        figures["asyncio.tasks"] = len(tasks) - timed
         figures["fake.waiters"] = len(self.fake._waiters)
         return figures
 
