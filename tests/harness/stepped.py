@@ -192,7 +192,7 @@ class SteppedBot:
         """What the bot holds now for its tables, by structure (names are stable keys), and the
         asyncio tasks alive: ``discord.timed_views`` counts the views discord.py keeps until their
         timeout (an ephemeral message's components, for its 15 minutes), ``asyncio.tasks`` the
-        other tasks."""
+        other tasks; ``cache.*`` are caches bounded by their own size limit."""
         bot = self.bot
         figures: dict[str, int] = {f"hall.{k}": len(v) for k, v in bot.hall.held().items()}
         figures.update({f"timers.{k}": v for k, v in bot.timers.sizes().items()})
@@ -216,6 +216,7 @@ class SteppedBot:
         timed = sum(1 for t in tasks if getattr(t.get_coro(), "__qualname__", "").endswith("__timeout_task_impl"))
         figures["discord.timed_views"] = timed  # views with a timeout (e.g. an ephemeral level picker)
         figures["asyncio.tasks"] = len(tasks) - timed
+        figures["cache.discord_messages"] = len(bot.cached_messages)  # bounded by max_messages
         figures["fake.waiters"] = len(self.fake._waiters)
         return figures
 
