@@ -214,7 +214,7 @@ def test_discard_ways_follow_the_board_order_and_say_2x_only_for_two(lang):
     (sel,) = [c for row in panel.rows for c in row if isinstance(c, Select)]
     t = Translator(lang)
     me = G.view(state, 0).seats[0]
-    s1, s2, baker = (P._slot_label(k, me, "standard", t)[0] for k in ("s1", "s2", f"c{C['The Baker']}"))
+    s1, s2, baker = (P.slot_label(k, me, "standard", t)[0] for k in ("s1", "s2", f"c{C['The Baker']}"))
     assert baker == card_name(C["The Baker"], t) and s1 != s2
     assert [o.label for o in sel.options] == [f"2× {s1}", f"{s1} + {s2}", f"{s1} + {baker}", f"{s2} + {baker}"]
     assert set(_panel_codes(panel)) >= set(_codes(state, 0))
