@@ -13,6 +13,7 @@ from bot.presenters.base import RenderContext
 from bot.presenters.moonshine import MoonshinePresenter, card_name
 from bot.ui import Button, Select, block_length, check_block_limits, check_panel_limits
 from engine.moonshine import Moonshine
+from tests.catalog import says
 
 G = Moonshine()
 P = GAMES["moonshine"].presenter
@@ -151,7 +152,7 @@ def test_action_phase_panel_offers_the_three_actions():
         assert "moon" in codes
     # the public board says everyone is choosing and never shows a choice
     board = P.board(G.view(state, None), _ctx("en", 3))
-    assert "in secret" in board.description
+    assert says("ms.status.action") in board.description
 
 
 def test_reroll_panel_is_a_multi_select_of_the_dice_and_a_stop_button():
