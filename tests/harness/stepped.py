@@ -217,7 +217,7 @@ class SteppedBot:
         figures["discord.timed_views"] = timed  # views with a timeout (e.g. an ephemeral level picker)
         figures["asyncio.tasks"] = len(tasks) - timed
         figures["cache.discord_messages"] = len(bot.cached_messages)  # bounded by max_messages
-        figures["fake.waiters"] = len(self.fake._waiters)
+        figures["fake.waiters"] = self.fake.waiting()
         return figures
 
     async def close(self) -> None:

@@ -270,6 +270,10 @@ class FakeDiscord:
         """The next call on the interaction with ``token`` (see :meth:`expect`)."""
         return self.expect(("webhook", token), until)
 
+    def waiting(self) -> int:
+        """How many futures of :meth:`expect` are registered and not yet resolved."""
+        return sum(len(w) for w in self._waiters.values())
+
     def forget(self, key: tuple[Any, ...]) -> None:
         """Drop every waiter of ``key`` (cancelled), e.g. after a timeout."""
         for _, fut in self._waiters.pop(key, ()):
