@@ -420,17 +420,21 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 0
     before_b, after_b = s.text.split("> b")
+    card, table, players = (term_says(f"god.field.{k}") for k in ("card", "table", "players"))
+    panel_title = f"== {term_says('god.panel.title')} =="
     # round 1's warning card is printed once although the board printed twice (commit, roll)
-    assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
-    assert before_b.count("Warning card:\n") == 1
-    assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
+    heading = f"== {term_says('game.gang-of-dice.name')} · {term_says('god.board.round', round=1, rounds=12)} =="
+    assert before_b.count(heading) == 2
+    assert before_b.count(f"{card}:\n") == 1
+    assert f"{players}:" in before_b.split("> 3")[1]  # the changed block is printed again
     # and a line says which blocks the second board left out
-    assert "Warning card: unchanged (b shows the whole board)\n== Behind your screen ==" in before_b.split("> 3")[1]
+    assert f"{term_says('term.unchanged', blocks=card)}\n{panel_title}" in before_b.split("> 3")[1]
     # the panel never repeats what the board shows
-    for panel in before_b.split("== Behind your screen ==")[1:]:
-        assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
+    for panel in before_b.split(panel_title)[1:]:
+        assert f"{table}:" not in panel.split("\n? ")[0] and f"{card}:" not in panel.split("\n? ")[0]
     # "b" prints the whole board again, warning card included, and asks the same question again
-    assert after_b.split("\n? ")[0].count("Warning card:\n") == 1 and "unchanged" not in after_b.split("\n? ")[0]
+    shown = after_b.split("\n? ")[0]
+    assert shown.count(f"{card}:\n") == 1 and not term_said(shown, "term.unchanged")
     assert s.prompts[1] == s.prompts[2]
 
 
