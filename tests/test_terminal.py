@@ -518,17 +518,17 @@ async def test_resume_says_which_new_game_options_it_cannot_apply_and_keeps_the_
     again = Script(["q", "o"])
     assert await TerminalGame(None, 4, 99, db_path=path, ask=again.ask, out=again.lines.append, pace=0,
                               resume=True, ai_levels=["strong", "easy"]).run() == 0
-    kept = [line for line in again.lines if line.startswith("Sans effet")]
-    assert kept == ["Sans effet sur une partie reprise : --players 4, --seed 99, --ai strong,easy (elle garde "
-                    "ses 3 joueurs, les niveaux de ses IA, ses options et sa graine)."]
-    assert "Reprise de Lune à trois joueurs" in again.text and "IA 2 🤖 (normal)" in again.text
+    kept = [line for line in again.lines if term_said(line, "term.resume_keeps", "fr")]
+    assert kept == [term_says("term.resume_keeps", "fr", flags="--players 4, --seed 99, --ai strong,easy", players=3)]
+    assert term_said(again.text, "term.resumed", "fr", game=term_says("game.three-player-moon.name", "fr"))
+    assert "IA 2 🤖 (normal)" in again.text
     # --lang en: everything in English, the generated names too; an option equal to the table's is no news
     en = Script(["q", "y"])
     assert await TerminalGame(None, 3, 5, lang="en", db_path=path, ask=en.ask, out=en.lines.append, pace=0,
                               resume=True).run() == 0
     assert term_said(en.text, "term.resumed", game=term_says("game.three-player-moon.name"))
     assert not term_said(en.text, "term.resume_keeps")
-    assert "Player 1 (you)" in en.text and "AI 2 🤖 (normal)" in en.text
+    assert term_says("term.you") in en.text and "AI 2 🤖 (normal)" in en.text
     assert "Joueur" not in en.text and "IA " not in en.text and "vous" not in en.text
 
 
@@ -686,8 +686,7 @@ async def test_resume_names_options_and_a_deck_it_does_not_apply(tmp_path):
     again = Script(["q", "y"])
     assert await TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                               pace=0, resume=True, options={"round_cap": 50, "deck_data": "mine.json"}).run() == 0
-    assert ("Not applied to a resumed table: --option round_cap=50, --deck (it keeps its 3 players, their AI "
-            "levels, its options and its seed).") in again.lines
+    assert term_says("term.resume_keeps", flags="--option round_cap=50, --deck", players=3) in again.lines
 
 
 # --- a newcomer's report (issue: terminal, pictures, texts) ----------------------------------------------
