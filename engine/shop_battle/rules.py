@@ -150,7 +150,7 @@ from engine.shop_battle.actions import (
     decode_action,
     encode_action,
 )
-from engine.shop_battle.ai import choose_action
+from engine.shop_battle.ai import safe_action
 from engine.shop_battle.cards import Card, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import MAX_ROUNDS, advance
@@ -558,12 +558,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     # -- AI
     def ai_action(self, state: ShopBattleState, seat: int) -> ShopBattleAction:
-        """Baseline AI (deterministic; :func:`engine.shop_battle.ai.choose_action`).
+        """Baseline AI (deterministic; :func:`engine.shop_battle.ai.safe_action`: never an
+        announcement whose chance to win the round another one dominates).
         Raises :class:`IllegalAction` when ``seat`` is not to act."""
         legal = self.legal_actions(state, seat)
         if not legal:
             raise IllegalAction("not your turn")
-        return choose_action(state, seat, legal)
+        return safe_action(state, seat, legal)
 
     # -- codecs
     def encode(self, action: ShopBattleAction) -> str:
