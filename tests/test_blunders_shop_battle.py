@@ -14,6 +14,7 @@ from engine.shop_battle import ShopBattle
 from engine.shop_battle.ai import choose_action, dominated
 from engine.shop_battle.deck import Deck
 from engine.shop_battle.search import easy_action
+from engine.shop_battle.state import ShopBattleState
 
 G = ShopBattle()
 losing = checker_for("shop-battle")
@@ -27,7 +28,7 @@ class _Rules4(ShopBattle):
 _FILL = [(1950, 10, 10), (1960, 10, 10), (1970, 10, 10)]
 
 
-def _stacked(tops: list[tuple[int, int, int]]) -> object:
+def _stacked(tops: list[tuple[int, int, int]]) -> ShopBattleState:
     """One pile per top card (year, street, games), three :data:`_FILL` shops under each; every
     shop's name has 4 letters. Seat 0 chooses first."""
     cards: list[dict] = []
@@ -56,7 +57,7 @@ def test_the_oldest_shop_loses_on_year_high_in_every_world_and_wins_on_year_low(
         assert G.encode(choose(G, state, 0, level, salt=1, iterations=20)) == "c.year.lo"
 
 
-def _issue_position() -> object:
+def _issue_position() -> ShopBattleState:
     """Seed 7003, 2 players, a table of rules 4 at state version 10, reached by normal play: the
     chooser holds Oak Lane Bookshop (founded 1864, the oldest shop it has not seen beaten)."""
     game = _Rules4()
