@@ -23,7 +23,7 @@ from engine.moonshine.scoring import outcome_of
 from engine.moonshine.state import MoonshineState, seat_tokens
 from engine.search import Hooks, search, softmax_rewards
 
-__all__ = ["HOOKS", "easy_action", "strong_action"]
+__all__ = ["EASY_TOKENS", "HOOKS", "easy_action", "strong_action"]
 
 #: Rounds a playout runs past the searched one before it is evaluated.
 HORIZON = 2
@@ -60,11 +60,16 @@ def strong_action(game: Any, state: MoonshineState, seat: int, *, hooks: Hooks, 
     return move
 
 
+#: Moon tokens the easy level gathers before it draws cards instead.
+EASY_TOKENS = 4
+
+
 def easy_action(game: Any, state: MoonshineState, seat: int, rng: random.Random) -> MoonshineAction:
     """The easy level, a beginner's habits (``rng`` is not used: it plays the same way every
     time): as the active player it keeps its first roll; in the action phase it validates the
-    Client worth the most points on its card whenever it can, else takes a Moon token when it has
-    room, else draws; a gained token goes on the first slot offered. Its other follow-ups
+    Client worth the most points on its card whenever it can, else takes a Moon token while it
+    holds fewer than :data:`EASY_TOKENS` and has room, else draws cards; a gained token goes on
+    the first slot offered. Its other follow-ups
     (discards, losses, the cards it keeps) are the baseline's."""
     legal = game.legal_actions(state, seat)
     if state.phase == "roll":
@@ -73,7 +78,8 @@ def easy_action(game: Any, state: MoonshineState, seat: int, rng: random.Random)
         vals = [a for a in legal if isinstance(a, Validate)]
         if vals:
             return max(vals, key=lambda a: (client_info(a.card).points, -a.card))
-        return TakeMoon() if TakeMoon() in legal else DrawCards()
+        held = seat_tokens(state.seats[seat])
+        return TakeMoon() if TakeMoon() in legal and held < EASY_TOKENS else DrawCards()
     if isinstance(legal[0], Place):
         return legal[0]
     action: MoonshineAction = game.ai_action(state, seat)
