@@ -4,9 +4,11 @@ Judged: the chooser's announcement (phase ``choose``), made on the one card the 
 seen. A Collector's target is not judged.
 
 Whatever is announced, the same cards are revealed and go to the round's winner (S4), so the
-announcements differ only in who wins the round. An announcement is *losing* when another one
-on the same card does at least as well for the chooser in every world the chooser cannot tell
-from the true one, and strictly better in at least :data:`MIN_BETTER` of them: a world is a
+announcements differ only in who wins the round. An announcement is *losing* when its chance to
+win the round is dominated by another's on the same card, over the worlds the chooser cannot
+tell from the true one: the other wins the round in at least :data:`MIN_BETTER` of the worlds
+more and loses it in no more of them, or does at least as well in every world and strictly
+better in :data:`MIN_BETTER` of them. A world is a
 determinization (``game.hidden_variant``, every card the chooser has not seen re-dealt); in it
 each announcement's round is played to its end through the engine, and the chooser's result is
 ranked win (takes the pot) > carried (nobody takes it, S5) > lost (another player takes it).
@@ -14,9 +16,8 @@ A Collector power that needs a target during that round takes the first target o
 result must not depend on any AI).
 
 The worlds are :data:`WORLDS` determinizations from fixed salts (the same worlds for every
-announcement), so the judgement is reproducible; an announcement that wins only in worlds the
-sample missed could be reported, but never one that does better than the other in a sampled
-world.
+announcement), so the judgement is reproducible; it is an estimate of the chances (a gap of a tenth of the
+worlds is far beyond the sampling noise of 256 paired worlds, but a rare world may be missed).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from engine.shop_battle.state import ShopBattleState
 __all__ = ["MIN_BETTER", "WORLDS", "losing_moves", "round_results"]
 
 #: Determinizations per judged decision.
-WORLDS = 96
+WORLDS = 256
 #: Least share of the worlds in which the better announcement must do strictly better.
 MIN_BETTER = 0.1
 
@@ -65,8 +66,12 @@ def losing_moves(game: Any, state: ShopBattleState, seat: int) -> frozenset[Any]
     out = set()
     for a, ra in results.items():
         for b, rb in results.items():
-            if b != a and all(y >= x for x, y in zip(ra, rb, strict=True)) \
-                    and sum(y > x for x, y in zip(ra, rb, strict=True)) >= need:
+            if b == a:
+                continue
+            by_chance = rb.count(2) - ra.count(2) >= need and rb.count(0) <= ra.count(0)
+            everywhere = all(y >= x for x, y in zip(ra, rb, strict=True)) \
+                and sum(y > x for x, y in zip(ra, rb, strict=True)) >= need
+            if by_chance or everywhere:
                 out.add(a)
                 break
     return frozenset(out)

@@ -13,7 +13,7 @@ from engine.shop_battle.hidden import hidden_variant
 from engine.shop_battle.round import advance
 from engine.shop_battle.state import CCW, ShopBattleState, knowledge
 
-__all__ = ["WORLDS", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
+__all__ = ["MARGIN", "SLACK", "SURE_WORLDS", "WORLDS", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
 
 
 def win_chance(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
@@ -92,8 +92,13 @@ def _pool(state: ShopBattleState, seat: int, exclude: int | None) -> tuple[list[
     return (pool or shops), know
 
 
-#: Determinizations :func:`dominated` plays each announcement's round in.
-WORLDS = 32
+#: Determinizations in which :func:`dominated` first plays the announcement it checks.
+SURE_WORLDS = 32
+#: Determinizations in which :func:`dominated` compares every announcement.
+WORLDS = 96
+#: Worlds more that another announcement must win (with no more than :data:`SLACK` more
+#: losses) for an announcement to be dominated by chance.
+MARGIN, SLACK = 3, 2
 #: Salts of those determinizations (apart from any other user of ``hidden_variant``).
 _SALT = 7_000_000
 
@@ -116,30 +121,36 @@ def _round_result(state: ShopBattleState, seat: int, action: Choose) -> int:
 
 def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) -> frozenset[Choose]:
     """The announcements of the chooser ``seat`` (phase ``choose``) whose chance to win the round
-    is dominated by another's on the same seen card: in each of :data:`WORLDS` worlds the seat
-    cannot tell from the true one (``hidden_variant``, fixed salts), each announcement's round is
+    is dominated by another's on the same seen card. In each of :data:`WORLDS` worlds the seat
+    cannot tell from the true one (``hidden_variant``, fixed salts) each announcement's round is
     played to its end and ranked win > carried (S5) > lost; an announcement is dominated when
-    another one does at least as well in every world and better in at least two. The stakes do
-    not depend on the announcement (the same cards are revealed and go to the round's winner,
-    S4), so a dominated announcement only gives up rounds. Empty outside ``choose``.
+    another one wins in :data:`MARGIN` worlds more and loses in at most :data:`SLACK` more, or
+    does at least as well in every world and better in two. The stakes do not depend on the
+    announcement (the same cards are revealed and go to the round's winner, S4), so a dominated
+    announcement only gives up rounds. Empty outside ``choose``.
 
     With ``check``, only whether that announcement is dominated matters: when it wins the round
-    in every world the others are not played (the set is then empty).
+    in each of the first :data:`SURE_WORLDS` worlds the others are not played (the set is then
+    empty).
 
     :func:`safe_action` (the normal level) and the strong search
     (:mod:`engine.shop_battle.search`) never play one."""
     if state.phase != "choose" or seat != state.chooser or not state.piles[seat]:
         return frozenset()
-    worlds = [hidden_variant(state, seat, _SALT + k) for k in range(WORLDS)]
-    first = [] if check is None else [_round_result(w, seat, check) for w in worlds]
-    if first and min(first) == 2:
+    worlds = [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS)]
+    if check is not None and all(_round_result(w, seat, check) == 2 for w in worlds):
         return frozenset()
-    results = [(a, first if a == check else [_round_result(w, seat, a) for w in worlds]) for a in AI_ORDER]
+    worlds += [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS, WORLDS)]
+    results = [(a, [_round_result(w, seat, a) for w in worlds]) for a in AI_ORDER]
+    odds = {a: (r.count(2), r.count(0)) for a, r in results}
     out = set()
     for a, ra in results:
+        wins, losses = odds[a]
         for b, rb in results:
-            if b is not a and all(y >= x for x, y in zip(ra, rb, strict=True)) \
-                    and sum(y > x for x, y in zip(ra, rb, strict=True)) >= 2:
+            if b is a:
+                continue
+            if odds[b][0] >= wins + MARGIN and odds[b][1] <= losses + SLACK or (
+                    all(y >= x for x, y in zip(ra, rb, strict=True)) and sum(y > x for x, y in zip(ra, rb, strict=True)) >= 2):
                 out.add(a)
                 break
     return frozenset(out)
