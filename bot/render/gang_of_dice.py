@@ -16,6 +16,7 @@ roll with the marked dice, each legal choice framed in blue.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from bot.i18n import Translator
 from bot.presenters.base import RenderContext
@@ -133,8 +134,8 @@ def _players(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translato
         current = view.phase != "over" and view.current == seat.seat
         marks = view.marks if current and view.phase == "roll" else None
         name = name_of(names, seat.seat)
-        c.band(("god-seat", seat, name, current, marks, t.lang),
-               lambda cv, seat=seat, name=name, current=current, marks=marks: _seat(cv, seat, name, current, marks, t))
+        c.band(("god-seat", seat, name, current, marks, t.lang), partial(_seat, seat=seat, name=name,
+                                                                       current=current, marks=marks, t=t))
 
 
 def _seat(c: Canvas, seat: SeatInfo, name: str, current: bool, marks: Sequence[int] | None, t: Translator) -> None:
