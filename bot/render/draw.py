@@ -12,7 +12,8 @@ draws a part that repeats from one picture to the next (a seat's block, a legend
 :meth:`Canvas.band` with a key naming everything it depends on, and the first picture that
 draws it keeps its encoded rows (:data:`BANDS`, by key); the next picture with the same key
 neither draws nor encodes it again. What is drawn outside bands is encoded for each picture.
-A band draws only inside its own rows (from ``y`` at its start to ``y`` at its end).
+A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it draws
+beyond them is undone, so that a picture's bytes never depend on what was kept before.
 """
 
 from __future__ import annotations
@@ -49,19 +50,33 @@ class Canvas:
         self.bg = bg
         #: The bands placed so far: (top row, encoded rows).
         self.parts: list[tuple[int, Encoded]] = []
+        self._in_band = False
 
     def band(self, key: Hashable, draw: Callable[[Canvas], None]) -> None:
         """Place a band: ``draw(self)`` draws it from ``self.y`` on (and advances ``y``), or, when
         a band of the same ``key`` (and the same background) was drawn before, its kept rows are
         placed instead and nothing is drawn. ``key`` must name everything the band's pixels
-        depend on (module docstring)."""
+        depend on (module docstring). A band drawn inside another is part of that one."""
+        if self._in_band:  # inside another band: drawn as part of it
+            draw(self)
+            return
         full = (key, self.bg)
         top = self.y
         encoded = BANDS.get(full)
         if encoded is None:
-            draw(self)
+            above = self.image.crop((0, max(0, top - _SPILL), style.WIDTH, top)) if top else None
+            self._in_band = True
+            try:
+                draw(self)
+            finally:
+                self._in_band = False
             encoded = encode_rows(self.image.crop((0, top, style.WIDTH, max(top + 1, self.y))))
             BANDS.put(full, encoded)
+            # what the band drew outside its rows is not kept: the rows around it are as if it
+            # had been placed from the cache
+            if above is not None:
+                self.image.paste(above, (0, max(0, top - _SPILL)))
+            self.d.rectangle((0, top + encoded.height, style.WIDTH, top + encoded.height + _SPILL), fill=self.bg)
         self.parts.append((top, encoded))
         self.y = top + encoded.height
 
@@ -117,7 +132,10 @@ class Canvas:
 
     # --- blocks --------------------------------------------------------------------------------
     def title_bar(self, title: str, subtitle: str = "") -> None:
-        """The dark title band every picture starts with."""
+        """The dark title band every picture starts with (a band)."""
+        self.band(("title", title, subtitle), lambda c: c._title_bar(title, subtitle))
+
+    def _title_bar(self, title: str, subtitle: str) -> None:
         h = style.TITLE + 28 + (style.SMALL + 6 if subtitle else 0)
         self.d.rectangle((0, self.y, style.WIDTH, self.y + h), fill=style.TITLE_BG)
         self.text(style.MARGIN, self.y + 12, title, style.TITLE, style.TITLE_INK, bold=True,
@@ -128,7 +146,10 @@ class Canvas:
         self.y += h + 16
 
     def heading(self, text: str, colour: Colour = style.INK) -> None:
-        """A section heading with a rule under it."""
+        """A section heading with a rule under it (a band)."""
+        self.band(("heading", text, colour), lambda c: c._heading(text, colour))
+
+    def _heading(self, text: str, colour: Colour) -> None:
         self.text(style.MARGIN, self.y, text, style.HEAD, colour, bold=True,
                   max_w=style.WIDTH - 2 * style.MARGIN)
         self.y += style.HEAD + 8
@@ -155,7 +176,7 @@ class Canvas:
         self.band(("legend", kind, t_label, tuple(text for _, text in items)), lambda c: c._legend(t_label, items))
 
     def _legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]]) -> None:
-        self.heading(t_label, style.MUTED)
+        self._heading(t_label, style.MUTED)
         x = style.MARGIN
         size = 30
         for drawer, text in items:
@@ -184,6 +205,11 @@ class Canvas:
         if pos < h:
             parts.append(encode_rows(self.image.crop((0, pos, style.WIDTH, h))))
         return png_of(parts)
+
+
+#: Rows above and below a band that its drawing may have touched (a badge, a frame's edge):
+#: restored after a band is drawn, since a band only ever shows its own rows.
+_SPILL = 32
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,8 +128,7 @@ def _table(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator)
 
 
 def _players(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:
-    heading = plain(t("god.field.players"))
-    c.band(("heading", heading), lambda cv: cv.heading(heading))
+    c.heading(plain(t("god.field.players")))
     for seat in seats_in_order(view):
         current = view.phase != "over" and view.current == seat.seat
         marks = view.marks if current and view.phase == "roll" else None

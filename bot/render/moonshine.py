@@ -451,26 +451,56 @@ def _silhouette(c: Canvas, colour: str, x: int, y: int) -> None:
 
 def _seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator,
           legal_cards: set[int] | None = None, legal_slots: set[str] | None = None) -> None:
-    """A seat's block, a band (see :func:`_draw_seat`)."""
+    """A seat's block: its head (:func:`_seat_head`) and each Client in front as a strip
+    (:func:`client_strip`), each a band, so that a step redraws only what it changed. A rule
+    above each seat; the seat to act has a dark bar on its left (and the ▶ of its name). Legal
+    cards and spaces are framed."""
     seat = view.seats[i]
     current = view.phase not in ("over",) and i in view.to_act
     cards = frozenset(legal_cards or ()) & frozenset(seat.clients)
     slots = frozenset(legal_slots or ())
-    key = ("ms-seat", i, seat, name_of(names, i), current, view.variant, view.phase == "over", cards, slots, t.lang)
-    c.band(key, lambda cv: _draw_seat(cv, i, view, names, t, set(cards), set(slots)))
+    marked = bool(cards or slots)
+    name = name_of(names, i)
+    head = ("ms-head", i, name, current, seat.speakeasy, seat.se_tokens, seat.validated, seat.points, seat.tokens,
+            seat.icons, seat.pending, seat.lose, view.variant, view.phase == "over", slots, marked, t.lang)
+    c.band(head, partial(_seat_head, i=i, view=view, names=names, t=t, legal_slots=set(slots), marked=marked,
+                         current=current))
+    for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
+        legal, slot_legal = cid in cards, f"c{cid}" in slots
+        c.band(("ms-strip", cid, tok, legal, slot_legal, current, marked, t.lang),
+               partial(_seat_strip, cid=cid, tok=tok, t=t, legal=legal, slot_legal=slot_legal, marked=marked,
+                       current=current))
+    c.y += 10
 
 
-def _draw_seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator,
-               legal_cards: set[int], legal_slots: set[str]) -> None:
-    """A seat's block: name, Speakeasy, points and Moon tokens on one row; its Speakeasy spaces
-    (filled or empty) with their bonuses, its silhouettes, its icons and its validated Clients by
-    colour flowing on the next rows; its Clients in front as strips (:func:`client_strip`);
-    what it still has to do. Legal cards and spaces are framed."""
+def _current_bar(c: Canvas, top: int, current: bool) -> None:
+    """The dark bar left of the rows of the seat to act, from ``top`` to ``c.y``."""
+    if current:
+        c.d.rectangle((style.MARGIN, top + 6, style.MARGIN + 4, c.y - 1), fill=style.INK)
+
+
+def _seat_strip(c: Canvas, cid: int, tok: int, t: Translator, legal: bool, slot_legal: bool, marked: bool,
+                current: bool) -> None:
+    top = c.y
+    if marked:
+        c.y += 18  # room for this strip's badge, clear of the texts above
+    client_strip(c, cid, style.MARGIN + 10, style.WIDTH - style.MARGIN - 10, t, tokens=tok, legal=legal,
+                 slot_legal=slot_legal)
+    if marked:
+        c.y += 4  # the legal frame's lower edge
+    _current_bar(c, top, current)
+
+
+def _seat_head(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator, legal_slots: set[str],
+               marked: bool, current: bool) -> None:
+    """A seat's name, Speakeasy, points and Moon tokens on one row; its Speakeasy spaces (filled
+    or empty) with their bonuses, its silhouettes, its icons, its validated Clients by colour
+    and what it still has to do flowing on the next rows."""
     seat = view.seats[i]
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     top = c.y
-    c.y += 6
-    current = view.phase not in ("over",) and i in view.to_act
+    c.d.line((x0, top + 1, x1, top + 1), fill=style.LINE, width=2)
+    c.y += 8
     right = x1 - 12
     w = c.text(right, c.y + 2, str(seat.tokens), style.BODY, bold=True, anchor="ra")
     moon(c, right - w - 34, c.y + 2, 28)
@@ -527,17 +557,7 @@ def _draw_seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: 
         todo = c.fit(" · ".join(collapse_repeats(pending)), x1 - x0 - 24 - _S - 6, style.SMALL)
         items.append((_S + 6 + c.width(todo, style.SMALL), partial(_todo, c, todo)))
     _flow(c, items, x0 + 12, x1 - 10, row=_ROW + (14 if legal_slots else 0))
-    # Clients in front
-    if legal_cards or legal_slots:
-        c.y += 18  # the first strip's badge stays clear of the row above
-    for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
-        client_strip(c, cid, x0 + 10, x1 - 10, t, tokens=tok, legal=cid in legal_cards,
-                     slot_legal=f"c{cid}" in legal_slots)
-        if legal_cards or legal_slots:
-            c.y += 16  # the next strip's badge stays clear of this one's texts
-    c.d.rounded_rectangle((x0, top, x1, c.y + 4), radius=12, outline=style.INK if current else style.LINE,
-                          width=3 if current else 2)
-    c.y += 9
+    _current_bar(c, top, current)
 
 
 def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
