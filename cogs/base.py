@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import io
 import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
-from bot import compose
+from bot import compose, render
 from bot.client import reply, report_error, user_t
 from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
@@ -243,7 +244,8 @@ class GameCog(commands.Cog):
 
     # ------------------------------------------------------------------ board and panels
     async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
-        """A board button: open my panel, the rules, abandon (host or Manage Server)."""
+        """A board button: open my panel, the rules, the pictures' legend, abandon (host or
+        Manage Server)."""
         t = user_t(interaction)
         table = await self.bot.hall.table(table_id)
         if op == "panel":
@@ -257,6 +259,12 @@ class GameCog(commands.Cog):
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
             await reply(interaction, embed=embed(GAMES[table.row.game].presenter.rules(t)))
+        elif op == "legend":  # the pictures' legend, for games that draw it apart
+            if not render.legend(table.row.game):
+                raise ServiceError("err.bad_button")
+            png = await asyncio.to_thread(render.render_legend, table.row.game, t.lang)
+            await interaction.response.send_message(file=discord.File(io.BytesIO(png), filename="legend.png"),
+                                                    ephemeral=True)
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.bot.tables.abandon(table_id, interaction.user.id, is_admin(interaction))

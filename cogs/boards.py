@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import admin, compose
+from bot import admin, compose, render
 from bot.i18n import Translator
 from bot.service import TableSnapshot
 from bot.ui import Board
@@ -58,13 +58,15 @@ UNKNOWN_MESSAGE = 10008
 THREAD_ARCHIVED = 50083
 
 
-def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
-    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
-    the game is finished."""
+def board_buttons(table: TableSnapshot, t: Translator, legend: bool = False) -> discord.ui.View:
+    """The board's buttons: open my panel; the rules; the pictures' legend (``legend``: a game
+    whose pictures leave it out, with pictures on); abandon (host/admin) while running;
+    Rematch once the game is finished."""
     running = table.row.status == "running"
     buttons = [
         ("panel", t("board.my_panel"), "primary", not running),
         ("rules", t("board.rules"), "secondary", False),
+        *([("legend", t("board.legend"), "secondary", False)] if legend else []),
         ("abandon", t("board.abandon"), "danger", not running),
     ]
     if table.row.status == "finished":
@@ -318,7 +320,7 @@ class BoardPoster:
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
         board = compose.board(table, events, t)
-        view = board_buttons(table, t)
+        view = board_buttons(table, t, legend=self.bot.settings.pictures and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False
