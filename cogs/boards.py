@@ -316,7 +316,6 @@ class BoardPoster:
 
         A finished board carries the game log as a text file. When the thread is gone or closed
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
-        self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())  # every draw counts
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
         board = compose.board(table, events, t)
@@ -325,6 +324,8 @@ class BoardPoster:
         if place is None:
             return False
         picture = await self.pictures.picture(table, place)
+        # every edit or post counts, when it is sent (the picture drawn): sends stay spread out
+        self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
