@@ -84,6 +84,10 @@ class Settings(BaseSettings):
             ``0..SHARD_COUNT-1``, no repeats; unset: every shard). The process owns the tables
             of the guilds on its shards (``(guild_id >> 22) % SHARD_COUNT``). Read both as
             :attr:`shards`. See the README, "Running more than one process".
+        board_edits_per_5s: ``BOARD_EDITS_PER_5S`` (0-50, default 5): at most this many board
+            edits (or posts) in one channel or thread in any 5 seconds; a table's edits beyond it
+            wait and are merged, so its board always ends on the latest state
+            (:class:`cogs.boards.EditBudget`). 0: no budget (tests that click faster than people).
         render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
             so that drawing never holds up the event loop; 0 draws in a thread of the bot's
             process instead (slower clicks under load, one process less).
@@ -107,6 +111,7 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
     shard_ids: str | None = None
     render_workers: int = Field(default=1, ge=0, le=8)
+    board_edits_per_5s: int = Field(default=5, ge=0, le=50)
     ai_workers: int = Field(default_factory=default_workers, ge=1, le=256)
     ai_think_seconds: float = Field(default=1.0, ge=0.05, le=10)
     ai_iterations: int | None = Field(default=None, ge=1, le=1_000_000)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import io
 import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -23,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot import compose
+from bot import compose, render
 from bot.client import answer, reply, report_error, user_t
 from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
 from bot.lobbies import lobby_tag
 from bot.service import ServiceError, TableSnapshot
-from bot.ui import Button, NumberPrompt, Panel, Select
+from bot.ui import Block, Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
 from cogs.components import (
     STYLES,
@@ -243,7 +244,8 @@ class GameCog(commands.Cog):
 
     # ------------------------------------------------------------------ board and panels
     async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
-        """A board button: open my panel, the rules, abandon (host or Manage Server)."""
+        """A board button: open my panel, the rules, the pictures' legend, abandon (host or
+        Manage Server)."""
         t = user_t(interaction)
         table = await self.bot.hall.table(table_id)
         if op == "panel":
@@ -257,6 +259,13 @@ class GameCog(commands.Cog):
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
             await answer(interaction, **card_message(GAMES[table.row.game].presenter.rules(t)))
+        elif op == "legend":  # the pictures' legend, for games that draw it apart
+            if not render.legend(table.row.game):
+                raise ServiceError("err.bad_button")
+            png = await asyncio.to_thread(render.render_legend, table.row.game, t.lang)
+            await answer(interaction, file=discord.File(io.BytesIO(png), filename="legend.png"),
+                         **card_message(Block(title=t("board.legend")), picture="attachment://legend.png",
+                                        alt=t("board.legend")))
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.bot.tables.abandon(table_id, interaction.user.id, is_admin(interaction))

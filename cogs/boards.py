@@ -6,6 +6,14 @@ Board edits are coalesced per table by a small updater task, so a burst of AI mo
 few edits that always end on the latest state. Nothing here blocks an interaction response:
 callers acknowledge the interaction first, the board is drawn in the background.
 
+Each channel (a table's thread, or the channel of tables without one) has an edit budget
+(:class:`EditBudget`): at most ``BOARD_EDITS_PER_5S`` board edits or posts in any 5 seconds.
+An updater whose channel has spent its budget waits, then draws the state of that moment: the
+steps it did not show stay in the board's recent events. Discord's per-channel limit is not
+published; a 429 on a channel route (discord.py waits and retries it itself) is logged once per
+route and channel, with its bucket, by :class:`RateLimitWatch`, and pauses that channel's board
+edits for the time Discord asked.
+
 The board message is one Components V2 container (:mod:`cogs.layout`): the picture of the table
 (:mod:`cogs.pictures`, a media gallery showing ``attachment://board.png``), a short text (the
 headline, who has chosen, the recent events) and the buttons. A new file is uploaded only when
@@ -21,12 +29,16 @@ import asyncio
 import functools
 import io
 import logging
-from collections.abc import Coroutine, Iterable
+import re
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import admin, compose
+from bot import admin, compose, render
 from bot.i18n import Translator
 from bot.service import TableSnapshot
 from bot.ui import Board
@@ -49,13 +61,15 @@ UNKNOWN_MESSAGE = 10008
 THREAD_ARCHIVED = 50083
 
 
-def board_buttons(table: TableSnapshot, t: Translator) -> Rows:
-    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
-    the game is finished."""
+def board_buttons(table: TableSnapshot, t: Translator, legend: bool = False) -> Rows:
+    """The board's buttons: open my panel; the rules; the pictures' legend (``legend``: a game
+    whose pictures leave it out, with pictures on); abandon (host/admin) while running;
+    Rematch once the game is finished."""
     running = table.row.status == "running"
     buttons = [
         ("panel", t("board.my_panel"), "primary", not running),
         ("rules", t("board.rules"), "secondary", False),
+        *([("legend", t("board.legend"), "secondary", False)] if legend else []),
         ("abandon", t("board.abandon"), "danger", not running),
     ]
     if table.row.status == "finished":
@@ -90,6 +104,105 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
 
 
+class EditBudget:
+    """At most ``limit`` board edits of one channel in any ``window`` seconds (``limit`` 0: no
+    limit), spread out (two edits at least ``window / limit`` seconds apart, so that the steps
+    between two edits stay few enough for the board's recent events), and none while the
+    channel is paused after a 429. Times are UNIX seconds of the
+    bot's clock (:class:`bot.timers.Clock`: the simulated one in tests). Channels without a
+    recent edit are forgotten (a few floats per busy channel)."""
+
+    def __init__(self, limit: int, window: float = 5.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._sent: dict[int, deque[float]] = {}
+        self._paused: dict[int, float] = {}
+
+    def delay(self, channel: int, now: float) -> float:
+        """Seconds before the next edit of ``channel`` may be sent (0.0: now)."""
+        wait = 0.0
+        sent = self._sent.get(channel)
+        if sent is not None:
+            while sent and sent[0] <= now - self.window:
+                sent.popleft()
+            if not sent:
+                del self._sent[channel]
+            elif self.limit:  # spread out: one edit every window / limit seconds at most
+                wait = sent[-1] + self.window / self.limit - now
+                if len(sent) >= self.limit:
+                    wait = max(wait, sent[-self.limit] + self.window - now)
+        until = self._paused.get(channel)
+        if until is not None:
+            if until <= now:
+                del self._paused[channel]
+            else:
+                wait = max(wait, until - now)
+        return max(0.0, wait)
+
+    def spend(self, channel: int, now: float) -> None:
+        """Count an edit of ``channel`` sent at ``now``."""
+        if not self.limit:
+            return
+        sent = self._sent.setdefault(channel, deque())
+        sent.append(now)
+        while len(sent) > self.limit:
+            sent.popleft()
+
+    def back_off(self, channel: int, seconds: float, now: float) -> None:
+        """Send no edit of ``channel`` for ``seconds`` (Discord answered 429)."""
+        self._paused[channel] = max(self._paused.get(channel, 0.0), now + max(0.0, seconds))
+
+
+#: A channel route in discord.py's rate-limit warning: ``/channels/<id>/...``.
+_CHANNEL_ROUTE = re.compile(r"/channels/(\d+)(/[^?]*)?")
+
+
+class RateLimitWatch(logging.Filter):
+    """A filter on discord.py's ``discord.http`` logger: its warning "We are being rate
+    limited. <method> <url> responded with 429. Retrying in <s> seconds." (one per 429, and
+    discord.py waits and retries) becomes one warning of ours per route and channel, naming the
+    bucket, and ``on_limit(channel, seconds)`` for every 429 of a channel route. Other records
+    pass unchanged."""
+
+    def __init__(self, on_limit: Callable[[int, float], None]) -> None:
+        super().__init__("discord.http")
+        self.on_limit = on_limit
+        self._told: set[tuple[str, int]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("We are being rate limited.") or not isinstance(record.args, tuple):
+            return True
+        try:
+            method, url, seconds = str(record.args[0]), str(record.args[1]), float(str(record.args[2]))
+        except (IndexError, TypeError, ValueError):
+            return True
+        match = _CHANNEL_ROUTE.search(url)
+        if match is None:
+            return True  # not a channel route: discord.py's own line stays
+        channel = int(match[1])
+        self.on_limit(channel, seconds)
+        bucket = f"{method} /channels/{{channel}}" + re.sub(r"/\d+", "/{id}", match[2] or "")
+        if (bucket, channel) not in self._told:
+            self._told.add((bucket, channel))
+            log.warning("Discord rate limit (429) on bucket %s, channel %s: its board edits pause %.2f s "
+                        "(told once per bucket and channel)", bucket, channel, seconds)
+        return False
+
+
+_POSTERS: weakref.WeakSet[BoardPoster] = weakref.WeakSet()
+
+
+def _rate_limited(channel: int, seconds: float) -> None:
+    """Pause ``channel``'s board edits in every poster of this process (one per bot)."""
+    for poster in list(_POSTERS):
+        poster.budget.back_off(channel, seconds, poster.now())
+
+
+#: Installed once on discord.py's HTTP logger (see :class:`RateLimitWatch`).
+WATCH = RateLimitWatch(_rate_limited)
+logging.getLogger("discord.http").addFilter(WATCH)
+
+
 class BoardPoster:
     """Posts in each table's thread (or channel) and keeps its board message up to date; the
     base of :class:`cogs.notifier.DiscordNotifier` (one per bot instance)."""
@@ -101,6 +214,8 @@ class BoardPoster:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone_guilds: set[int] = set()
         self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
+        self.budget = EditBudget(bot.settings.board_edits_per_5s)
+        _POSTERS.add(self)
 
     def sizes(self) -> dict[str, int]:
         """Entries held now: ``dirty`` boards, board ``updaters``, other ``tasks``, ``gone_guilds``,
@@ -176,13 +291,25 @@ class BoardPoster:
         if self._updaters.get(table_id) is done:
             del self._updaters[table_id]
 
+    def now(self) -> float:
+        """The bot's clock (UNIX seconds; the services' clock, simulated in tests)."""
+        timers = getattr(self.bot, "timers", None)
+        return timers.clock.now() if timers is not None else time.time()
+
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
             await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
-            self._dirty.discard(table_id)
             try:
-                await self.draw_board(await self.bot.hall.table(table_id))
+                table = await self.bot.hall.table(table_id)
+                channel = table.row.thread_id or table.row.channel_id
+                wait = self.budget.delay(channel, self.now())
+                if wait > 0:  # the channel's budget is spent: wait, then draw the state of then
+                    await asyncio.sleep(wait)
+                    continue
+                self._dirty.discard(table_id)
+                await self.draw_board(table)
             except Exception:
+                self._dirty.discard(table_id)
                 log.exception("board update of table %s failed", table_id)
 
     async def _log_file(self, table: TableSnapshot, t: Translator) -> discord.File | None:
@@ -201,11 +328,13 @@ class BoardPoster:
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
         board = compose.board(table, events, t)
-        rows = board_buttons(table, t)
+        rows = board_buttons(table, t, legend=self.bot.settings.pictures and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False
         picture = await self.pictures.picture(table, place)
+        # every edit or post counts, when it is sent (the picture drawn): sends stay spread out
+        self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)

@@ -46,9 +46,13 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands:
     ``overrides`` are settings (``turn_timeout_seconds=120``, ``enabled_games="moonshine"``).
     Pictures are off unless ``pictures=True`` (the text boards are what most tests read;
     tests/test_e2e_pictures.py tests the pictures); they are drawn in a thread unless
-    ``render_workers=N`` (worker processes)."""
+    ``render_workers=N`` (worker processes). AI players move at once (``ai_delay_seconds=0``)
+    and board edits have no per-channel budget (``board_edits_per_5s=0``): the actions of a test
+    come faster than people's; tests/test_e2e_edit_budget.py sets both."""
     settings = Settings(_env_file=None, discord_token=None, database_path=db_path,  # type: ignore[call-arg]
-                        ai_delay_seconds=0, turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
+                        ai_delay_seconds=overrides.pop("ai_delay_seconds", 0),
+                        board_edits_per_5s=overrides.pop("board_edits_per_5s", 0),
+                        turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
                         leaderboard_min_games=overrides.pop("leaderboard_min_games", 1),
                         pictures=overrides.pop("pictures", False),
                         render_workers=overrides.pop("render_workers", 0), **overrides)

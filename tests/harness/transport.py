@@ -104,6 +104,8 @@ class FakeDiscord:
         self.application_id = application_id
         self.bot_user_id = bot_user_id or application_id
         self.calls: Counter[str] = Counter()
+        #: When (``time.perf_counter()``) each channel's messages were edited, by channel id.
+        self.channel_edits: dict[int, list[float]] = {}
         self._seq = itertools.count(1)
         self._waiters: dict[tuple[Any, ...], list[tuple[Callable[[Sent], bool] | None, asyncio.Future[Sent]]]] = {}
         self._adapter = FakeWebhookAdapter(self)
@@ -327,6 +329,8 @@ class FakeDiscord:
             m = _MESSAGE_ROUTE.search(route.url.split("?", 1)[0])
             message_id = int(m.group(2)) if m else None
             self._wake(("message", channel_id, message_id), sent)
+            if method == "PATCH":
+                self.channel_edits.setdefault(channel_id, []).append(sent.at)
             return None if method == "DELETE" else self.message(channel_id, body, message_id=message_id)
         if template == "/channels/{channel_id}/messages" and method == "POST":
             self._wake(("channel", channel_id), sent)
