@@ -2,13 +2,17 @@
 :func:`choose`, plus ``random`` for benchmarks.
 
 - ``normal``: the game's baseline AI, ``game.ai_action(state, seat)``.
-- ``easy``: plausible but beatable: the baseline with noise, never absurd (per game in
-  ``engine/<game>/search.py``: ``easy_action``; by default a random legal action a quarter of
-  the time).
-- ``strong``: the determinized Monte-Carlo tree search of :mod:`engine.search` with the game's
+- ``easy``: a beginner's plain habits (per game in ``engine/<game>/search.py``:
+  ``easy_action``; Gang of Dice and Three-Player Moon have theirs); a game without one plays the
+  baseline with a random legal action a quarter of the time.
+- ``strong``: the determinized Monte-Carlo search of :mod:`engine.search` with the game's
   hooks (``engine/<game>/search.py``: ``HOOKS`` and optionally ``strong_action``), run for
   ``iterations`` or until ``should_stop()`` (the engine never reads a clock: the bot passes a
   callback built from its clock).
+
+Above easy, no level plays a move that loses in every state the seat cannot tell from the true
+one while another move can still win (the game's rule in its hooks: ``Hooks.prune``, and the
+baseline's own check); ``bench/blunders/`` is the independent judge.
 - ``random``: a uniformly random legal action (benchmarks only).
 
 Every level is deterministic for the same ``(state, seat, level, salt, iterations)`` when

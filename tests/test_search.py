@@ -15,6 +15,7 @@ from engine.gang_of_dice.actions import MARKS, REROLL, STOP, Commit, Mark, Rerol
 from engine.gang_of_dice.search import STOP_MOVE, canonical, first_action, macro_moves
 from engine.policies import LEVELS, choose, iterations_for
 from engine.search import Hooks, outcome_rewards, search, softmax_rewards
+from engine.three_player_moon.ai import heuristic as moon_heuristic
 
 GOD = GAMES["gang-of-dice"].game
 MOON = GAMES["three-player-moon"].game
@@ -50,7 +51,8 @@ def test_search_counts_iterations_and_is_deterministic() -> None:
     state = MOON.setup(5, 3)
     seat = state.turn
     hooks = Hooks(cutoff=lambda root, s: s.hand_no != root.hand_no,
-                  evaluate=lambda g, s: softmax_rewards(s.scores, 4.0))
+                  evaluate=lambda g, s: softmax_rewards(s.scores, 4.0),
+                  rollout=lambda g, s, seat_, rng: moon_heuristic(s, seat_))
     a = search(MOON, state, seat, hooks=hooks, salt=3, iterations=12)
     b = search(MOON, state, seat, hooks=hooks, salt=3, iterations=12)
     assert a.iterations == 12 and a == b
@@ -136,3 +138,21 @@ def test_gang_of_dice_time_budget_searches_once_per_reroll() -> None:
         state = GOD.apply(state, {0: act}).state
         act = choose(GOD, state, 0, "strong", salt=2, should_stop=stop)
     assert isinstance(act, (Reroll, Stop)) and len(calls) == searched
+
+
+def test_gang_of_dice_easy_commits_three_stops_on_a_safe_roll_and_rerolls_a_triggered_one() -> None:
+    state = scripted_setup(2, cards=["run3"], first=0)  # Run of 3, black
+    assert choose(GOD, state, 0, "easy") == Commit(3)
+    safe = apply_with_faces(state, "c3", [5, 5, 1]).state
+    assert choose(GOD, safe, 0, "easy") == STOP
+    hit = apply_with_faces(state, "c3", [1, 2, 3]).state
+    for _ in range(4):
+        act = choose(GOD, hit, 0, "easy")
+        if act == REROLL:
+            break
+        hit = GOD.apply(hit, {0: act}).state
+    assert act == REROLL and hit.marks == (0, 1, 1, 1, 0, 0)  # every die
+    last = apply_with_faces(apply_with_faces(hit, "r", [1, 2, 3]).state, "m1").state
+    last = apply_with_faces(apply_with_faces(last, "m2").state, "m3").state
+    last = apply_with_faces(last, "r", [3, 4, 5]).state  # the third roll is final: the turn is over
+    assert last.current == 1
