@@ -67,9 +67,9 @@ async def play_counting(world, game: str, members, rng: random.Random, *, ai: in
     start, uploads = len(world.http_log), len(world.uploads)
     tid = await open_table(world, members[0], game, members=members[1:],
                            ai=ai_players(game) if ai is None else ai, options=options)
-    service = world.bot.service
+    service = world.bot
     for _ in range(limit):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         for m in members:
@@ -77,7 +77,7 @@ async def play_counting(world, game: str, members, rng: random.Random, *, ai: in
     else:
         raise AssertionError(f"{game}: the game did not end")
     await world.settle()
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished", table.row.status
     return CallCount(game, table.version, len(world.bot_rest_calls(start)), len(world.http_log) - start,
                      len(world.uploads) - uploads)

@@ -1,5 +1,5 @@
 """Benchmarks (not tests): engine random playouts per second per game, full games per second
-through the TableService with SQLite in a temporary folder, and board pictures (median and p95
+through the table services with SQLite in a temporary folder, and board pictures (median and p95
 render time, median and largest PNG size; budget 30 ms and 300 KB, see bot/render), and Discord
 calls per applied step over a full game through the offline harness (bench/discord_calls.py;
 needs the test extras; budget 3 REST calls per step).
@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from bot.games import GAMES
-from bot.service import TableService
-from storage.db import Database
+from bot.house import House
+from storage.sqlite import SqliteStore
 
 
 def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, float]:
@@ -65,31 +65,31 @@ def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, 
 
 
 async def service_games(key: str, games: int) -> tuple[int, int, float]:
-    """``games`` full tables of ``key`` through TableService (AI players; the host seat plays
+    """``games`` full tables of ``key`` through the table services (AI players; the host seat plays
     the AI's move through ``submit``): ``(games, steps, elapsed)``."""
     game = GAMES[key].game
     players = min(max(game.min_players, 3), game.max_players)
     steps = 0
     with tempfile.TemporaryDirectory() as tmp:
-        db = await Database.open(Path(tmp) / "bench.db")
-        svc = TableService(db, ai_delay=0, seed_source=iter(range(1, 10**9)).__next__)
+        db = await SqliteStore.open(Path(tmp) / "bench.db")
+        svc = House(db, ai_delay=0, seed_source=iter(range(1, 10**9)).__next__)
         start = time.perf_counter()
         for _ in range(games):
-            t = await svc.open_lobby(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="host")
+            t = await svc.lobbies.open(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="host")
             for _ in range(players - 1):
-                await svc.add_ai(t.id, 1)
-            await svc.start(t.id, 1)
+                await svc.lobbies.add_ai(t.id, 1)
+            await svc.lobbies.start(t.id, 1)
             while True:
-                await svc.idle()
-                view = await svc.table(t.id)
+                await svc.tables.idle()
+                view = await svc.hall.table(t.id)
                 if view.row.status != "running":
                     break
                 if 0 in view.to_act() and 0 not in view.pending:
                     code = game.encode(game.ai_action(view.state, 0))
-                    await svc.submit(t.id, 1, view.version, code)
-            steps += (await svc.table(t.id)).version
+                    await svc.tables.submit(t.id, 1, view.version, code)
+            steps += (await svc.hall.table(t.id)).version
         elapsed = time.perf_counter() - start
-        await svc.close()
+        await svc.tables.close()
         await db.close()
     return games, steps, elapsed
 
@@ -125,7 +125,7 @@ def render_boards(key: str, boards: int = 40, seed: int = 3) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per engine benchmark")
-    parser.add_argument("--games", type=int, default=5, help="games per TableService benchmark")
+    parser.add_argument("--games", type=int, default=5, help="games per service benchmark")
     parser.add_argument("--only", choices=sorted(GAMES))
     args = parser.parse_args()
     if args.seconds <= 0 or args.games < 1:

@@ -15,7 +15,7 @@ For each N it prints, then ends with one JSON line (the last line of the output)
 - **bare**: beside it, in the same run and the same process, through the same transport, a
   bare discord.py slash command that answers ephemerally (``send_message(ephemeral=True)``),
   timed until its answer is sent; ``click_median_ratio`` = click median / bare median;
-- **service step**: ``TableService.submit`` awaited directly on other running tables;
+- **service step**: ``Tables.submit`` awaited directly on other running tables;
 - **engine step**: ``Game.apply`` alone on random legal playouts (no I/O); and, beside each
   timed submit, ``Game.apply`` alone on that very step (the point's state and action,
   :func:`engine_same_step`, untimed in the submit): ``service_overhead_ms`` is the median of
@@ -27,12 +27,12 @@ For each N it prints, then ends with one JSON line (the last line of the output)
   first click is accepted (the member's panel redrawn); Discord's network login is not part of
   it (the fake answers ``static_login``/``application_info`` at once);
 - **memory per live table**: in another new process, Python heap (``tracemalloc``) after every
-  table was touched once (``TableService.table`` and, for member tables, a stale ``submit``,
+  table was touched once (``Hall.table`` and, for member tables, a stale ``submit``,
   which loads the table in any implementation), minus the heap before the bot was built, over N.
   One-time costs (cogs, catalogs, pydantic adapters) are included, so it is an upper bound.
 
 How the N tables are made (fast, and real): one table per game is played through the
-TableService (host in seat 0, AI players elsewhere, the host playing the AI's move) in an
+table services (host in seat 0, AI players elsewhere, the host playing the AI's move) in an
 in-memory database, recording every point where the host must act and their panel offers an
 action button (its snapshot, pending simultaneous choices, last events and panel). Then N tables
 are written through the storage functions (``create_table``, ``replace_seats``,
@@ -94,16 +94,17 @@ from typing import Any, NamedTuple
 import discord
 
 from bench.transport import FakeDiscord, Sent
-from bot import texts
+from bot import compose
 from bot.client import SpeakeasyBot
 from bot.games import GAMES
+from bot.house import House
 from bot.i18n import Translator
-from bot.scheduler import turn_key
-from bot.service import ServiceError, TableService
+from bot.lobbies import Lobbies
+from bot.service import Hall, ServiceError
 from bot.settings import Settings
+from bot.timers import turn_key
 from bot.ui import Button, Panel
-from storage.base import TimerRow
-from storage.db import SeatRow
+from storage.base import SeatRow, TimerRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
 
@@ -184,35 +185,35 @@ def click_code(panel: Panel, preferred: str) -> str | None:
 
 
 async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
-    """Play one table per game through the TableService (in memory; host in seat 0 playing the
+    """Play one table per game through the table services (in memory; host in seat 0 playing the
     AI's move) and keep up to ``per_game`` points spread along each game (see :class:`Point`)."""
     db = await open_store(":memory:")
     seeds = iter(range(seed, seed + 10**6))
-    svc = TableService(db, ai_delay=0, turn_timeout=10**6, seed_source=lambda: next(seeds))
+    svc = House(db, ai_delay=0, turn_timeout=10**6, seed_source=lambda: next(seeds))
     t = Translator("en")
     out: dict[str, list[Point]] = {}
     try:
         for key, game in ((k, spec.game) for k, spec in GAMES.items()):
             found: list[Point] = []
             for _attempt in range(3):  # another game if the first offered too few points
-                table = await svc.open_lobby(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="Host")
+                table = await svc.lobbies.open(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="Host")
                 for _ in range(players_for(key) - 1):
-                    await svc.add_ai(table.id, 1)
-                await svc.start(table.id, 1)
+                    await svc.lobbies.add_ai(table.id, 1)
+                await svc.lobbies.start(table.id, 1)
                 while True:
-                    await svc.idle()
-                    view = await svc.table(table.id)
+                    await svc.tables.idle()
+                    view = await svc.hall.table(table.id)
                     if view.row.status != "running" or 0 not in view.waiting_for():
                         break
                     move = game.encode(game.ai_action(view.state, 0))
-                    panel = texts.panel(view, 0, t)
+                    panel = compose.panel(view, 0, t)
                     code = click_code(panel, move)
                     if code is not None:
                         events = await db.recent_events(table.id, EVENTS_PER_TABLE)
                         found.append(Point(key, view.row.seed or 0, dict(view.row.options), view.row.rules_version,
                                            game.dump_state(view.state), view.version, list(view.seats),
                                            dict(view.pending), events, panel, code))
-                    await svc.submit(table.id, 1, view.version, move)
+                    await svc.tables.submit(table.id, 1, view.version, move)
                 if len(found) >= per_game:
                     break
             if not found:
@@ -220,7 +221,7 @@ async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
             step = max(1, len(found) // per_game)
             out[key] = found[::step][:per_game]
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()
     return out
 
@@ -324,10 +325,10 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     ``attachment://panel-<key>.png`` and that attachment)."""
     from bot import render
     from cogs import pictures as pics
-    from cogs.components import embed, panel_view
+    from cogs.components import embed, panel_components
 
     custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
-    components = panel_view(p.panel, table.id, p.version).to_components()
+    components = panel_components(p.panel, table.id, p.version).to_components()
     if not pictures:
         return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
     game = GAMES[p.game].game
@@ -436,10 +437,11 @@ async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> floa
 @dataclass
 class Background:
     """Keeps the all-AI tables playing: every half second, each finished one is replaced by a
-    new all-AI table started through the service (replacements run concurrently, as lobbies
+    new all-AI table started through the lobbies (replacements run concurrently, as lobbies
     opened by many members would). :meth:`steps` counts the steps they played meanwhile."""
 
-    svc: TableService
+    hall: Hall
+    lobbies: Lobbies
     ids: set[int]
     guild: int
     channel: int
@@ -448,13 +450,13 @@ class Background:
 
     async def run(self, stop: asyncio.Event) -> None:
         for tid in self.ids:
-            self._first[tid] = (await self.svc.table(tid)).version
+            self._first[tid] = (await self.hall.table(tid)).version
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.5)
             if stop.is_set():
                 return
-            ended = [tid for tid in list(self.ids) if (await self.svc.table(tid)).row.status != "running"]
+            ended = [tid for tid in list(self.ids) if (await self.hall.table(tid)).row.status != "running"]
             self.ids.difference_update(ended)
             await asyncio.gather(*(self._replace(tid) for tid in ended))
 
@@ -468,18 +470,19 @@ class Background:
         games = list(GAMES)
         key = games[(old + self.started) % len(games)]
         self.started += 1
-        new = await self.svc.open_lobby(guild_id=self.guild, channel_id=self.channel, game=key,
-                                        host_user_id=BACKGROUND_HOST, host_name="Host")
-        await self.svc.db.replace_seats(new.id, [SeatRow(s, None, f"AI {s + 1}", True) for s in range(players_for(key))])
+        new = await self.lobbies.open(guild_id=self.guild, channel_id=self.channel, game=key,
+                                      host_user_id=BACKGROUND_HOST, host_name="Host")
+        await self.hall.db.replace_seats(new.id, [SeatRow(s, None, f"AI {s + 1}", True)
+                                                  for s in range(players_for(key))])
         self._first[new.id] = 0
-        await self.svc.start(new.id, BACKGROUND_HOST)
+        await self.lobbies.start(new.id, BACKGROUND_HOST)
         self.ids.add(new.id)
 
     async def steps(self) -> int:
         """Steps played by every background table since :meth:`run` began."""
         total = 0
         for tid, first in self._first.items():
-            total += (await self.svc.table(tid)).version - first
+            total += (await self.hall.table(tid)).version - first
         return total
 
 
@@ -526,18 +529,18 @@ def engine_same_step(p: Point) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-async def start_thinking(svc: TableService, count: int, guild: int, channel: int) -> list[int]:
+async def start_thinking(hall: Hall, lobbies: Lobbies, count: int, guild: int, channel: int) -> list[int]:
     """``count`` new tables whose every seat is a strong AI (the games mixed), started through
-    the service: their drivers keep about ``count`` strong moves asked of the AI pool at once."""
+    the lobbies: their drivers keep about ``count`` strong moves asked of the AI pool at once."""
     ids = []
     games = list(GAMES)
     for k in range(count):
         key = games[k % len(games)]
-        lobby = await svc.open_lobby(guild_id=guild, channel_id=channel, game=key, host_user_id=BACKGROUND_HOST,
-                                     host_name="Host")
-        await svc.db.replace_seats(lobby.id, [SeatRow(s, None, f"AI {s + 1}", True, ai_level="strong")
-                                              for s in range(players_for(key))])
-        await svc.start(lobby.id, BACKGROUND_HOST)
+        lobby = await lobbies.open(guild_id=guild, channel_id=channel, game=key, host_user_id=BACKGROUND_HOST,
+                                   host_name="Host")
+        await hall.db.replace_seats(lobby.id, [SeatRow(s, None, f"AI {s + 1}", True, ai_level="strong")
+                                               for s in range(players_for(key))])
+        await lobbies.start(lobby.id, BACKGROUND_HOST)
         ids.append(lobby.id)
     return ids
 
@@ -550,7 +553,6 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     with ``thinking_ais``, clicks on other tables while that many strong AIs think."""
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout, think_seconds, ai_workers), tables)
-    svc = bot.service
     members = [t for t in tables if not t.background]
     members = members[1:]  # the first member table is the restart child's
     rng = random.Random(seed)
@@ -559,7 +561,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     click_tables, submit_tables = members[:per], members[per:2 * per]
     ai_click_tables = members[2 * per:3 * per] if thinking_ais else []
     first = tables[0]
-    bg = Background(svc, {t.id for t in tables if t.background}, first.guild, first.channel)
+    bg = Background(bot.hall, bot.lobbies, {t.id for t in tables if t.background}, first.guild, first.channel)
     stop = asyncio.Event()
     bg_task = asyncio.create_task(bg.run(stop))
     replies: list[float] = []
@@ -602,7 +604,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                     same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
                     t0 = time.perf_counter()
                     try:
-                        await svc.submit(st.id, st.user, sp.version, sp.code)
+                        await bot.tables.submit(st.id, st.user, sp.version, sp.code)
                         if i >= warmup:
                             submits.append((time.perf_counter() - t0) * 1000)
                             same_steps.append(same_ms)
@@ -618,7 +620,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         # every clicked table must have moved on: a click that was refused is not a click
         refused = 0
         for ct in clicked:
-            view = await svc.table(ct.id)
+            view = await bot.hall.table(ct.id)
             if view.version == points[ct.game][ct.point].version and 0 not in view.pending:
                 refused += 1
     finally:
@@ -647,10 +649,9 @@ async def clicks_while_thinking(fake: FakeDiscord, bot: SpeakeasyBot, click_tabl
     10 s passed), time a member's click on each of ``click_tables`` (other tables). Returns the
     ``*_ai`` figures: click p99 and median, the strong moves asked at each click (mean, min)
     and the strong moves applied meanwhile."""
-    svc = bot.service
-    pool = svc.driver.pool
-    ids = await start_thinking(svc, thinking_ais, guild, channel)
-    first = {tid: (await svc.table(tid)).version for tid in ids}
+    pool = bot.tables.driver.pool
+    ids = await start_thinking(bot.hall, bot.lobbies, thinking_ais, guild, channel)
+    first = {tid: (await bot.hall.table(tid)).version for tid in ids}
     t0 = time.perf_counter()
     while pool.waiting < thinking_ais and time.perf_counter() - t0 < 10:
         await asyncio.sleep(0.05)
@@ -670,10 +671,10 @@ async def clicks_while_thinking(fake: FakeDiscord, bot: SpeakeasyBot, click_tabl
     elapsed = time.perf_counter() - t_start
     moves = 0
     for tid, v in first.items():
-        moves += (await svc.table(tid)).version - v
+        moves += (await bot.hall.table(tid)).version - v
     for tid in ids:
         with contextlib.suppress(ServiceError):
-            await svc.abandon(tid, None)
+            await bot.tables.abandon(tid, None)
     return {"clicks_ai": len(replies), "reply_median_ms_ai": quantile(replies, 0.5),
             "reply_p99_ms_ai": quantile(replies, 0.99), "thinking_mean": statistics.mean(asked) if asked else 0.0,
             "thinking_min": min(asked, default=0), "strong_moves_per_s": moves / elapsed if elapsed else 0.0,
@@ -753,16 +754,16 @@ async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
     before = tracemalloc.get_traced_memory()[0]
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
-    svc = bot.service
+    hall, running = bot.hall, bot.tables
     for t in tables:
-        await svc.table(t.id)
+        await hall.table(t.id)
         if t.user is not None:
             with contextlib.suppress(ServiceError):
-                await svc.submit(t.id, t.user, points_version[t.id] - 10**6, "-")
+                await running.submit(t.id, t.user, points_version[t.id] - 10**6, "-")
     gc.collect()
     touched = tracemalloc.get_traced_memory()[0]
     await bot.close()
-    del bot, svc
+    del bot, hall, running
     gc.collect()
     closed = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()

@@ -4,8 +4,8 @@ database, then the figures of issue 9 that need no Discord side.
     .venv/bin/python -m bench.scale_service [--tables 1000 10000] [--steps 300] [--background 100]
                                             [--database-url postgresql://...]
 
-For each N it prints: the restart time (a fresh :class:`storage.db.Database` open and
-:class:`bot.service.TableService` to the first accepted ``submit``; also from a new process,
+For each N it prints: the restart time (a fresh :class:`storage.sqlite.SqliteStore` open and
+the table services (:class:`bot.house.House`) to the first accepted ``submit``; also from a new process,
 imports included), the service-level step (``submit``) median and p99 while ``--background``
 other tables keep playing (AI seats moved by the service's driver, the host seat by a member
 loop), the engine step alone on the same states and actions, and the Python heap per live table
@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.games import GAMES
-from bot.service import ServiceError, TableService
-from storage.db import Database, SeatRow
+from bot.house import House
+from bot.service import ServiceError
+from storage.base import SeatRow, Store
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
 
@@ -92,10 +93,10 @@ async def populate(path: str | Path, n: int, *, seed: int = 1, batch: int = 500)
                     await db.update_table(tid, now, status="running", seed=seed, state=state, version=version,
                                           rules_version=GAMES[key].game.rules_version)
                     ids.append(tid)
-        svc = TableService(db, turn_timeout=3600)
-        await svc.resume()
-        await svc.idle()
-        await svc.close()
+        svc = House(db, turn_timeout=3600)
+        await svc.tables.resume()
+        await svc.tables.idle()
+        await svc.tables.close()
     finally:
         await db.close()
     return ids
@@ -112,18 +113,18 @@ def _member_move(view: Any) -> tuple[int, int, str] | None:
     return None
 
 
-async def restart(path: str | Path, *, turn_timeout: float = 3600) -> tuple[float, TableService, Database]:
+async def restart(path: str | Path, *, turn_timeout: float = 3600) -> tuple[float, House, Store]:
     """Seconds from opening the database and a new service to the first accepted ``submit``
-    (``resume`` and ``start_timers`` included). Returns the open service and database too."""
+    (``resume`` and the timers started). Returns the open service and database too."""
     t0 = time.perf_counter()
     db = await open_store(path)
-    svc = TableService(db, turn_timeout=turn_timeout)
-    ids = await svc.resume()
-    svc.start_timers()
+    svc = House(db, turn_timeout=turn_timeout)
+    ids = await svc.tables.resume()
+    svc.timers.start()
     for tid in ids:
-        move = _member_move(await svc.table(tid))
+        move = _member_move(await svc.hall.table(tid))
         if move is not None:
-            await svc.submit(tid, *move)
+            await svc.tables.submit(tid, *move)
             break
     return time.perf_counter() - t0, svc, db
 
@@ -144,7 +145,7 @@ async def _child_restart(path: str | Path) -> None:
     same clock as the parent's on Linux: CLOCK_MONOTONIC) once the first submit is accepted."""
     _, svc, db = await restart(path)
     print(time.perf_counter(), flush=True)
-    await svc.close()
+    await svc.tables.close()
     await db.close()
 
 
@@ -191,7 +192,7 @@ def engine_step_ms(game: Any, state: Any, seat: int, code: str) -> tuple[float, 
     return best * 1e3, best_apply * 1e3
 
 
-async def _background(svc: TableService, tables: int, stop: asyncio.Event, figures: StepFigures,
+async def _background(svc: House, tables: int, stop: asyncio.Event, figures: StepFigures,
                       ready: asyncio.Event) -> None:
     """Keep ``tables`` tables playing: AI seats moved by the driver (``ai_delay`` of the service),
     the host seat by this loop (its AI move, twice a second); finished tables are replaced."""
@@ -201,10 +202,10 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
     async def new_table(i: int) -> int:
         key = keys[i % len(keys)]
         host = 9_000_000_000 + i
-        t = await svc.open_lobby(guild_id=999, channel_id=1, game=key, host_user_id=host, host_name="bg")
+        t = await svc.lobbies.open(guild_id=999, channel_id=1, game=key, host_user_id=host, host_name="bg")
         for _ in range(players_for(key) - 1):
-            await svc.add_ai(t.id, host)
-        await svc.start(t.id, host)
+            await svc.lobbies.add_ai(t.id, host)
+        await svc.lobbies.start(t.id, host)
         return t.id
 
     made = 0
@@ -214,7 +215,7 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
     ready.set()
     while not stop.is_set():
         for j, tid in enumerate(running):
-            view = await svc.table(tid)
+            view = await svc.hall.table(tid)
             if view.row.status != "running":
                 running[j] = await new_table(made)
                 made += 1
@@ -222,7 +223,7 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
             move = _member_move(view)
             if move is not None:
                 try:
-                    await svc.submit(tid, *move)
+                    await svc.tables.submit(tid, *move)
                     figures.background_steps += 1
                 except ServiceError:
                     pass
@@ -232,13 +233,13 @@ async def _background(svc: TableService, tables: int, stop: asyncio.Event, figur
             pass
 
 
-async def step_figures(svc: TableService, ids: list[int], *, steps: int = 300, background: int = 100,
+async def step_figures(svc: House, ids: list[int], *, steps: int = 300, background: int = 100,
                        ai_delay: float = 0.5, seed: int = 7) -> StepFigures:
     """Time ``steps`` member submits that each apply a step (tables whose step waits for one
     seat), on idle running tables among ``ids`` (one per table, random order), while ``background`` other tables play; the engine step is timed afterwards on the
     same states and actions."""
     figures = StepFigures()
-    svc.ai_delay = ai_delay
+    svc.tables.driver.ai_delay = ai_delay
     stop = asyncio.Event()
     ready = asyncio.Event()
     bg = asyncio.create_task(_background(svc, background, stop, figures, ready))
@@ -248,19 +249,19 @@ async def step_figures(svc: TableService, ids: list[int], *, steps: int = 300, b
     chosen = rng.sample(ids, min(steps, len(ids)))
     samples = []
     for tid in chosen:
-        view = await svc.table(tid)
+        view = await svc.hall.table(tid)
         move = _member_move(view)
         if move is None or len(view.to_act()) != 1:
             continue  # a simultaneous step would only buffer this choice: time whole steps
         seat = view.seat_of(move[0])
         t0 = time.perf_counter()
-        await svc.submit(tid, *move)
+        await svc.tables.submit(tid, *move)
         figures.service_ms.append((time.perf_counter() - t0) * 1e3)
         samples.append((view.game, view.state, seat, move[2]))
         await asyncio.sleep(0.002)  # clicks arrive spread out, as members click
     stop.set()
     await bg
-    svc.ai_delay = 0
+    svc.tables.driver.ai_delay = 0
     for game, state, seat, code in samples:
         total, apply = engine_step_ms(game, state, seat, code)
         figures.engine_ms.append(total)
@@ -275,15 +276,15 @@ async def memory_per_table(path: str | Path, ids: list[int]) -> float:
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     db = await open_store(path)
-    svc = TableService(db, turn_timeout=3600)
-    await svc.resume()
+    svc = House(db, turn_timeout=3600)
+    await svc.tables.resume()
     for tid in ids:
-        await svc.table(tid)
-    await svc.idle()
+        await svc.hall.table(tid)
+    await svc.tables.idle()
     gc.collect()
     used = tracemalloc.get_traced_memory()[0] - base
     tracemalloc.stop()
-    await svc.close()
+    await svc.tables.close()
     await db.close()
     return used / len(ids) / 1024
 
@@ -303,7 +304,7 @@ async def run_one(n: int, *, steps: int, background: int, new_process: bool = Tr
         try:
             figs = await step_figures(svc, ids, steps=steps, background=background)
         finally:
-            await svc.close()
+            await svc.tables.close()
             await db.close()
         out = {"tables": float(n), "populate_s": made, "restart_s": restart_s, **figs.summary()}
         if new_process:

@@ -226,9 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speed (varies by machine): {summary.speed()}", file=sys.stderr)
         return 0
     if args.command == "rules":
-        from bot.terminal import TerminalTranslator, card_text
+        from bot.terminal import TerminalTranslator, block_text
 
-        print(card_text(GAMES[args.game].presenter.rules(TerminalTranslator(args.lang))))
+        print(block_text(GAMES[args.game].presenter.rules(TerminalTranslator(args.lang))))
         return 0
     if args.command == "migrate-data":
         from bot.migrate import migrate_data

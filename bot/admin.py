@@ -1,7 +1,7 @@
-"""Discord-free texts of the real-server features (issue 13): the finished table's game log, the
+"""Discord-free texts of the real-server features: the finished table's game log, the
 lines of ``/table list``, the autocomplete labels of ``/table abandon``, and ``/help``.
 
-Everything here reads a :class:`bot.table.TableView` and public events only (``audience is
+Everything here reads a :class:`bot.table.TableSnapshot` and public events only (``audience is
 None``): nothing hidden (a hand, a secret choice, the seed) can reach these texts.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot import texts
+from bot import compose
 from bot.i18n import Translator
-from bot.table import TableView
-from bot.ui import Card, Field
+from bot.table import TableSnapshot
+from bot.ui import Block, Field
 from engine.core import Event, Outcome
 
-__all__ = ["game_log", "game_log_filename", "help_card", "table_choice_label", "table_line"]
+__all__ = ["game_log", "game_log_filename", "help_block", "table_choice_label", "table_line"]
 
 
 def game_log_filename(table_id: int) -> str:
@@ -23,20 +23,20 @@ def game_log_filename(table_id: int) -> str:
     return f"speakeasy-table-{table_id}.txt"
 
 
-def game_log(table: TableView, events: Iterable[Event], outcome: Outcome | None, t: Translator) -> str:
+def game_log(table: TableSnapshot, events: Iterable[Event], outcome: Outcome | None, t: Translator) -> str:
     """The public log of a finished table as plain text, in ``t``'s language: a header (game,
     table, players in seat order), every public event in order, then the final ranks and scores.
 
     Only events with ``audience is None`` are written (private events are dropped), so the file
     holds nothing a spectator could not have read on the board as the game went."""
-    title = texts.game_title(table.row.game, t)
-    ctx = texts.context(table, t, None)
+    title = compose.game_title(table.row.game, t)
+    ctx = compose.context(table, t, None)
     lines = [t("log.header", game=title, id=table.id), ""]
     lines.append(t("log.players"))
     lines += [f"  {i + 1}. {ctx.name(i)}" for i in range(len(table.seats))]
     lines += ["", t("log.events")]
     public = [e for e in events if e.audience is None]
-    lines += [f"  {n}. {line}" for n, line in enumerate(texts.public_log(public, table, t), start=1)]
+    lines += [f"  {n}. {line}" for n, line in enumerate(compose.public_log(public, table, t), start=1)]
     if outcome is not None:
         lines += ["", t("log.results")]
         order = sorted(range(len(outcome.ranks)), key=lambda s: (outcome.ranks[s], s))
@@ -44,25 +44,25 @@ def game_log(table: TableView, events: Iterable[Event], outcome: Outcome | None,
     return "\n".join(lines) + "\n"
 
 
-def _seats(table: TableView) -> str:
-    return ", ".join(f"🤖 {texts.escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>" for s in table.seats) or "—"
+def _seats(table: TableSnapshot) -> str:
+    return ", ".join(f"🤖 {compose.escape_name(s.name)}" if s.is_ai else f"<@{s.user_id}>" for s in table.seats) or "—"
 
 
-def table_line(table: TableView, t: Translator, link: str | None) -> str:
+def table_line(table: TableSnapshot, t: Translator, link: str | None) -> str:
     """One line of ``/table list``: id, game, status (with a link to the lobby or the table),
     seats, and the age as a Discord relative timestamp (``<t:…:R>``, shown in each reader's
     language by Discord itself)."""
     status = t("admin.status.lobby" if table.row.status == "lobby" else "admin.status.running")
     where = f"[{status}]({link})" if link else status
-    return t("admin.line", id=table.id, game=texts.game_title(table.row.game, t), status=where,
+    return t("admin.line", id=table.id, game=compose.game_title(table.row.game, t), status=where,
              seats=_seats(table), age=f"<t:{int(table.row.created_at)}:R>")
 
 
-def table_choice_label(table: TableView, t: Translator) -> str:
+def table_choice_label(table: TableSnapshot, t: Translator) -> str:
     """The autocomplete label of a table (at most 100 characters): id, game, status, host."""
     host = next((s.name for s in table.seats if s.user_id == table.row.host_user_id), "?")
     status = t("admin.status.lobby" if table.row.status == "lobby" else "admin.status.running")
-    return f"#{table.id} {texts.game_title(table.row.game, t)} · {status} · {host}"[:100]
+    return f"#{table.id} {compose.game_title(table.row.game, t)} · {status} · {host}"[:100]
 
 
 #: The commands ``/help`` lists, in order: ``(command, subcommand or None)``; each is shown
@@ -72,11 +72,11 @@ HELP_COMMANDS: tuple[tuple[str, str | None], ...] = (
     ("table", "abandon"), ("deck", None), ("help", None))
 
 
-def help_card(t: Translator, games: list[str], commands: set[str]) -> Card:
+def help_block(t: Translator, games: list[str], commands: set[str]) -> Block:
     """``/help``: what Speakeasy does, the games offered here (``games``: registry keys of the
     loaded game cogs), how to start a table, and the commands registered (``commands``: their
     canonical root names), with their names in ``t``'s language."""
-    game_lines = "\n".join(f"• **{texts.game_title(g, t)}**" for g in games) or "—"
+    game_lines = "\n".join(f"• **{compose.game_title(g, t)}**" for g in games) or "—"
     lines = []
     for cmd, sub in HELP_COMMANDS:
         if cmd not in commands:
@@ -88,4 +88,4 @@ def help_card(t: Translator, games: list[str], commands: set[str]) -> Card:
         Field(t("help.start"), t("help.start_text", play=t("cmd.play.name"))),
         Field(t("help.commands"), "\n".join(lines)[:1024] or "—"),
     )
-    return Card(title=t("help.title"), description=t("help.intro"), fields=fields, color=0x5865F2)
+    return Block(title=t("help.title"), description=t("help.intro"), fields=fields, color=0x5865F2)

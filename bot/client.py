@@ -19,11 +19,18 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.ai_pool import AiPool
+from bot.decks import Decks
+from bot.foreground import Foreground
+from bot.house import House
 from bot.i18n import Translator, catalog, pick_lang
-from bot.service import Clock, Notifier, ServiceError, TableService
+from bot.lobbies import Lobbies
+from bot.records import Records
+from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
-from storage.db import Database
-from storage.factory import open_store
+from bot.tables import Tables
+from bot.timers import Clock, Timers
+from storage.base import Store, StoreRefused
+from storage.factory import open_store, public_url
 
 log = logging.getLogger(__name__)
 
@@ -107,20 +114,22 @@ class CommandTranslator(app_commands.Translator):
 
 # ---------------------------------------------------------------------------- the bot
 class SpeakeasyBot(commands.AutoShardedBot):
-    """Speakeasy. Attributes after ``setup_hook``: ``db``, ``service``; ``notifier`` once the
-    lobby cog is loaded (see :meth:`set_notifier`).
+    """Speakeasy. Attributes after ``setup_hook``, the parts of a :class:`bot.house.House` the
+    cogs use: ``db``, ``hall`` (reads a table: ``hall.table``), ``lobbies``, ``tables``,
+    ``decks``, ``records``, ``foreground`` (the interactions being answered) and ``timers`` (the
+    persisted timers); ``notifier`` once the lobby cog is loaded (see :meth:`set_notifier`).
 
     It runs the shards of ``settings.shards`` (``SHARD_COUNT``/``SHARD_IDS``; one shard when
-    unset) with discord.py's ``AutoShardedBot``, and its service owns the tables of their guilds.
+    unset) with discord.py's ``AutoShardedBot``, and its services own the tables of their guilds.
 
     Args:
         settings: runtime settings (``enabled_games`` chooses the game cogs added).
         db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
-        clock / seed_source: injected into the TableService (tests).
+        clock / seed_source: injected into the services (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
     """
 
-    def __init__(self, settings: Settings, *, db: Database | None = None, clock: Clock | None = None,
+    def __init__(self, settings: Settings, *, db: Store | None = None, clock: Clock | None = None,
                  seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
         shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
@@ -131,8 +140,15 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
-        self.db: Database = db  # type: ignore[assignment]  # opened in setup_hook
-        self.service: TableService = None  # type: ignore[assignment]  # built in setup_hook
+        self.db: Store = db  # type: ignore[assignment]  # opened in setup_hook
+        # the services, built in setup_hook
+        self.hall: Hall = None  # type: ignore[assignment]
+        self.lobbies: Lobbies = None  # type: ignore[assignment]
+        self.tables: Tables = None  # type: ignore[assignment]
+        self.decks: Decks = None  # type: ignore[assignment]
+        self.records: Records = None  # type: ignore[assignment]
+        self.foreground: Foreground = None  # type: ignore[assignment]
+        self.timers: Timers = None  # type: ignore[assignment]
         self.notifier: Notifier | None = None
         self._freezing: asyncio.Task[None] | None = None
 
@@ -142,15 +158,15 @@ class SpeakeasyBot(commands.AutoShardedBot):
         return [GAMES_EXTENSION, *SHARED_EXTENSIONS]
 
     def set_notifier(self, notifier: Notifier) -> None:
-        """Install the UI side of the service (the lobby cog's Discord notifier)."""
+        """Install the UI side of the services (the lobby cog's Discord notifier)."""
         self.notifier = notifier
-        self.service.notifier = notifier
+        self.hall.notifier = notifier
 
     async def setup_hook(self) -> None:
-        """Open the database, build the service, load cogs, sync commands, resume tables."""
+        """Open the database, build the services, load cogs, sync commands, resume tables."""
         if self.db is None:
             self.db = await open_store(self.settings.store_url)
-        self.service = TableService(
+        house = House(
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
@@ -158,6 +174,9 @@ class SpeakeasyBot(commands.AutoShardedBot):
             ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
                            iterations=self.settings.ai_iterations),
         )
+        self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables
+        self.decks, self.records = house.decks, house.records
+        self.foreground, self.timers = house.foreground, house.timers
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():
             await self.load_extension(ext)
@@ -168,10 +187,10 @@ class SpeakeasyBot(commands.AutoShardedBot):
                 await self.tree.sync(guild=guild)
             else:
                 await self.tree.sync()
-        resumed = await self.service.resume()
+        resumed = await self.tables.resume()
         if resumed:
             log.info("resumed %d running table(s)", len(resumed))
-        self.service.start_timers()
+        self.timers.start()
         if len(resumed) >= FREEZE_AFTER_TABLES:
             self._freezing = asyncio.create_task(self._freeze_heap(), name="gc-freeze")
 
@@ -181,7 +200,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         collections that run while members click then traverse only what changed since, not
         the whole heap (a full collection over 10,000 live tables is a pause of milliseconds).
         Tables that end are still freed by reference counting."""
-        await self.service.warmed()
+        await self.tables.warmed()
         gc.freeze()
         log.debug("garbage collector: %d objects frozen after the resume", gc.get_freeze_count())
 
@@ -190,11 +209,11 @@ class SpeakeasyBot(commands.AutoShardedBot):
                  len(self.guilds), ",".join(map(str, self.shard_ids or [0])), self.shard_count)
 
     async def close(self) -> None:
-        """Stop the service, flush the last table messages, close the connection and the database we opened."""
+        """Stop the services, flush the last table messages, close the connection and the database we opened."""
         if self._freezing is not None and not self._freezing.done():
             self._freezing.cancel()
-        if self.service is not None:
-            await self.service.close()
+        if self.tables is not None:
+            await self.tables.close()
         flush = getattr(self.notifier, "flush", None)
         if flush is not None:  # the last board edit or results message
             try:
@@ -223,13 +242,27 @@ def is_network_error(exc: BaseException) -> bool:
 
 
 def run(settings: Settings, token: str) -> int:
-    """Run the bot until it is stopped; the exit status. A refused token or an unreachable
-    Discord is explained on stderr (status 2) instead of a traceback."""
+    """Run the bot until it is stopped; the exit status. The store is opened (checked and
+    migrated) first; a store that must not be used (:class:`storage.base.StoreRefused`: a schema
+    newer than the code, a damaged file), a refused token or an unreachable Discord is
+    explained in one line on stderr (status 2) instead of a traceback."""
     # Speakeasy never uses voice: no warning about voice libraries at start-up
     discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     bot = SpeakeasyBot(settings)
+
+    async def start() -> None:  # discord.py's Client.run, with the store opened before Discord is reached
+        async with bot:
+            bot.db = await open_store(settings.store_url)
+            await bot.start(token)
+
     try:
-        bot.run(token, log_handler=None)
+        asyncio.run(start())
+    except KeyboardInterrupt:
+        return 0
+    except StoreRefused as exc:  # a schema newer than the code, a damaged file: one line, no traceback
+        name = "DATABASE_URL" if settings.database_url else "DATABASE_PATH"
+        print(f"{name}={public_url(settings.store_url)}: {exc}", file=sys.stderr)
+        return 2
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN). Copy it again from the Developer Portal.", file=sys.stderr)
         return 2

@@ -2,8 +2,8 @@
 
 A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
 has not chosen yet; it makes one move at a time, through the same path as a member's click
-(:meth:`bot.table.TableHost.choose`), so every move is stored before anyone is told. It stops
-as soon as a member must act or the game ends. An AI move that fails (an engine or storage
+(:meth:`bot.table.TableHost.choose`: :meth:`bot.tables.Tables.choose`), so every move is stored
+before anyone is told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine or storage
 error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
 hanging.
 
@@ -29,6 +29,7 @@ from typing import Any
 
 from bot.ai_pool import AiPool
 from bot.foreground import Foreground
+from bot.service import Hall
 from bot.table import TableHost
 from storage.base import VersionConflict
 
@@ -47,15 +48,17 @@ class Driver:
     """The AI drivers of every running table of the process.
 
     Args:
-        host: the owner of the tables (locks, cache, choices; it tells the UI).
+        hall: the tables' shared state (the locks and the cache of running tables).
+        host: plays a seat's choice and tells the UI (:class:`bot.tables.Tables`).
         ai_delay: seconds between AI moves that showed something (0 in tests).
         pool: chooses the moves (a default :class:`bot.ai_pool.AiPool` when not given).
         foreground: the member interactions being answered: each AI move waits until none is
             (:meth:`bot.foreground.Foreground.quiet`, bounded), so clicks go first.
     """
 
-    def __init__(self, host: TableHost, *, ai_delay: float = 0.0, pool: AiPool | None = None,
+    def __init__(self, hall: Hall, host: TableHost, *, ai_delay: float = 0.0, pool: AiPool | None = None,
                  foreground: Foreground | None = None) -> None:
+        self.hall = hall
         self.host = host
         self.ai_delay = ai_delay
         self.pool = pool or AiPool()
@@ -72,7 +75,7 @@ class Driver:
         task = self._tasks.get(table_id)
         if task is not None and not task.done():
             return
-        live = self.host.live_table(table_id)
+        live = self.hall.live(table_id)
         if live is None:
             return
         ai = {s.seat for s in live.seats if s.autoplay}
@@ -97,15 +100,15 @@ class Driver:
 
         The pause (``ai_delay``) comes after a step that showed something (public events), so
         people can follow the board; silent steps (e.g. marking dice) follow at once."""
-        host = self.host
+        host, hall = self.host, self.hall
         pause = True
         failures = 0
         while not self._closed:
             await asyncio.sleep(self.ai_delay if pause else 0)
             await self.foreground.quiet()  # a member's answer first
             try:
-                async with host.table_lock(table_id):
-                    live = await host.touch(table_id)
+                async with hall.lock(table_id):
+                    live = await hall.touch(table_id)
                     if live is None or live.row.status != "running":
                         return
                     game = live.game
@@ -122,8 +125,8 @@ class Driver:
                 if self.pool.pooled(level):  # think outside the lock, then apply if nothing moved
                     code = await self.pool.choose(game, state, seat, level, salt=salt)
                     await self.foreground.quiet()
-                    async with host.table_lock(table_id):
-                        live = await host.touch(table_id)
+                    async with hall.lock(table_id):
+                        live = await hall.touch(table_id)
                         if live is None or live.row.status != "running":
                             return
                         seats = {s.seat: s for s in live.seats}

@@ -1,20 +1,12 @@
-"""Timers and turn deadlines: general persisted timers, the reminder, the timeout, and members
-who went away.
+"""Turn deadlines: the reminder, the timeout, and members who went away.
 
-:class:`Timers` is the general timer API (``schedule(key, at, payload)`` / ``cancel(key)``,
-persisted through the store's ``timers`` rows): an in-memory priority queue (``heapq``) loaded
-once at start and kept in step with the database, and ONE sleeping task that wakes for the
-nearest timer. Nothing rescans the stored timers after start-up; a step that moves a timer later
-does not even wake the task. Other features (lobby expiry, later) register a handler for their
-own kind of key (the part before ``:``): the service closes a lobby not started in time on
-``lobby:<table id>`` (:func:`lobby_key`; an expiry found overdue at start-up fires at once).
-
-:class:`Scheduler` is the turn deadlines' user of it: when a member must act in a step, the
-step gets the timer ``turn:<table id>``: a reminder at ``reminder_fraction * turn_timeout``
-seconds, then at ``turn_timeout`` the game's ``timeout_action`` for every member who has not
-acted. A member who times out :data:`AWAY_AFTER_TIMEOUTS` times in a row (the count is stored
-with the seat, so it survives a restart) is *away*: the AI plays their seat at once (the driver
-sees :attr:`storage.base.SeatRow.autoplay`) until they come back (any click of theirs).
+:class:`Scheduler` is the turn deadlines' user of the persisted timers (:class:`bot.timers.Timers`):
+when a member must act in a step, the step gets the timer ``turn:<table id>``: a reminder at
+``reminder_fraction * turn_timeout`` seconds, then at ``turn_timeout`` the game's
+``timeout_action`` for every member who has not acted. A member who times out
+:data:`AWAY_AFTER_TIMEOUTS` times in a row (the count is stored with the seat, so it survives a
+restart) is *away*: the AI plays their seat at once (the driver sees
+:attr:`storage.base.SeatRow.autoplay`) until they come back (any click of theirs).
 
 After downtime members get their time back: a turn deadline found overdue at start-up restarts
 from the moment the bot is up (a full turn), it is not auto-played at once.
@@ -22,21 +14,17 @@ from the moment the bot is up (a full turn), it is not auto-played at once.
 
 from __future__ import annotations
 
-import asyncio
-import asyncio.futures
-import heapq
-import itertools
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
-from bot.table import LiveTable, TableHost, TableView, notify
+from bot.service import Hall
+from bot.table import Chosen, LiveTable, TableHost, TableSnapshot, notify
+from bot.timers import TURN, turn_key
 from engine.core import Event, Game
-from storage.base import SeatRow, Shards, Store, TimerRow, VersionConflict
+from storage.base import SeatRow, TimerRow, VersionConflict
 
-__all__ = ["AWAY_AFTER_TIMEOUTS", "LOBBY", "MAX_AUTO_STEPS", "TURN", "Clock", "Scheduler", "Timers", "lobby_key",
-           "turn_key"]
+__all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "Scheduler"]
 
 log = logging.getLogger(__name__)
 
@@ -45,269 +33,40 @@ MAX_AUTO_STEPS = 1000
 #: After this many timeouts in a row, a member is "away": the AI plays their seat at once,
 #: without waiting for the timeout, until they come back (any click of theirs at the table).
 AWAY_AFTER_TIMEOUTS = 2
-#: Seconds before the timer looks again after processing itself failed.
-RETRY_SECONDS = 5.0
-#: The kind of the turn-deadline timers (key ``turn:<table id>``).
-TURN = "turn"
-#: The kind of the lobby-expiry timers (key ``lobby:<table id>``; handled by the service).
-LOBBY = "lobby"
-
-
-def turn_key(table_id: int) -> str:
-    """The timer key of a table's turn deadline."""
-    return f"{TURN}:{table_id}"
-
-
-def lobby_key(table_id: int) -> str:
-    """The timer key of a lobby's expiry (see :meth:`bot.service.TableService.open_lobby`)."""
-    return f"{LOBBY}:{table_id}"
-
-
-def key_table(key: str) -> int:
-    """The table id of a timer key ``<kind>:<table id>``. Raises ``ValueError`` otherwise."""
-    return int(key.partition(":")[2])
-
-
-class Clock(Protocol):
-    """Source of the current time in UNIX seconds."""
-
-    def now(self) -> float: ...
-
-
-_set_result_unless_cancelled = asyncio.futures._set_result_unless_cancelled  # type: ignore[attr-defined]  # as asyncio.sleep
-
-Handler = Callable[[TimerRow], Awaitable[None]]
-Overdue = Callable[[TimerRow, float], TimerRow | None]
-
-
-class Timers:
-    """General persisted timers of the process: a heap in memory, the store's rows on disk.
-
-    - :meth:`load` once at start (one bulk read; overdue timers of a kind registered with
-      ``on_overdue`` are replaced, e.g. restarted from now);
-    - :meth:`schedule` / :meth:`cancel` store and remember a timer; :meth:`remember` /
-      :meth:`forget` only remember what the caller already stored in its own transaction (a
-      step writes its turn deadline with the step);
-    - :meth:`process` runs the handlers of the due timers (tests call it with a fake clock);
-      :meth:`start` runs it from one task that sleeps until the nearest due time.
-
-    A fired timer that its handler neither rescheduled nor cancelled is removed (one-shot). A
-    handler that raises is logged and its timer removed.
-
-    With ``shards``, :meth:`load` reads only the timers of the process's shards (a table's timer
-    follows its guild, see :meth:`storage.base.Store.timers`): another process's timers are
-    never fired here.
-    """
-
-    def __init__(self, store: Store, clock: Clock, *, shards: Shards | None = None) -> None:
-        self.store = store
-        self.clock = clock
-        self.shards = shards
-        self._handlers: dict[str, tuple[Handler, Overdue | None]] = {}
-        self._rows: dict[str, tuple[int, TimerRow]] = {}  # key -> (entry id, row)
-        self._heap: list[tuple[float, int, str]] = []  # (due, entry id, key); stale entries skipped
-        self._ids = itertools.count()
-        self._task: asyncio.Task[None] | None = None
-        self._alarm: asyncio.Future[None] | None = None
-        self._alarm_at: float | None = None
-        self._closed = False
-        self._started = False
-        self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
-        self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
-
-    # ------------------------------------------------------------------ registration, loading
-    def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
-        """Run ``handler(row)`` when a timer of ``kind`` is due. ``on_overdue(row, now)`` is
-        asked at :meth:`load` for each timer of the kind already due: it returns a replacement
-        row (stored, e.g. the same timer restarted from now) or ``None`` (fire it as it is)."""
-        self._handlers[kind] = (handler, on_overdue)
-
-    async def load(self) -> int:
-        """Read every stored timer of the process's shards (once, at start) into memory;
-        returns how many."""
-        self.loads += 1
-        now = self.clock.now()
-        replaced: list[TimerRow] = []
-        for row in await self.store.timers(self.shards):
-            entry = self._handlers.get(row.kind)
-            if row.due <= now and entry is not None and entry[1] is not None:
-                new = entry[1](row, now)
-                if new is not None:
-                    replaced.append(new)
-                    row = new
-            self.remember(row)
-        if replaced:
-            await self.store.set_timers(replaced)
-        return len(self._rows)
-
-    # ------------------------------------------------------------------ the API
-    def get(self, key: str) -> TimerRow | None:
-        """The timer of ``key`` as remembered, or ``None``."""
-        entry = self._rows.get(key)
-        return entry[1] if entry is not None else None
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    async def schedule(self, key: str, at: float, payload: dict[str, Any] | None = None) -> TimerRow:
-        """Store and remember the timer ``key`` due at ``at`` (replaces one of the same key).
-        Joins the caller's transaction."""
-        row = TimerRow(key, at, dict(payload or {}))
-        await self.store.set_timer(row)
-        self.remember(row)
-        return row
-
-    async def cancel(self, key: str) -> None:
-        """Remove the timer ``key`` (stored and remembered); no error when there is none."""
-        await self.store.cancel_timer(key)
-        self.forget(key)
-
-    def remember(self, row: TimerRow) -> None:
-        """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the
-        nearest timer."""
-        entry = next(self._ids)
-        self._rows[row.key] = (entry, row)
-        heapq.heappush(self._heap, (row.due, entry, row.key))
-        if len(self._heap) > 2 * len(self._rows) + 64:
-            self._compact()
-        alarm = self._alarm
-        if alarm is not None and not alarm.done() and (self._alarm_at is None or row.due < self._alarm_at):
-            self.wakeups += 1
-            alarm.set_result(None)
-        elif self._started and not self._closed and (self._task is None or self._task.done()):
-            self._spawn()  # the task ended when no timer was left: the first new one restarts it
-
-    def forget(self, key: str) -> None:
-        """Drop ``key`` from memory (the caller removed it from the store)."""
-        self._rows.pop(key, None)
-
-    def _compact(self) -> None:
-        self._heap = [(row.due, entry, key) for key, (entry, row) in self._rows.items()]
-        heapq.heapify(self._heap)
-
-    def next_due(self) -> float | None:
-        """The nearest due time, or ``None`` when there is no timer."""
-        heap = self._heap
-        while heap:
-            due, entry, key = heap[0]
-            current = self._rows.get(key)
-            if current is not None and current[0] == entry:
-                return due
-            heapq.heappop(heap)
-        return None
-
-    # ------------------------------------------------------------------ firing
-    async def process(self) -> float | None:
-        """Run the handlers of every timer due now (in due order); returns the next due time."""
-        now = self.clock.now()
-        while (due := self.next_due()) is not None and due <= now:
-            _, entry, key = heapq.heappop(self._heap)
-            row = self._rows[key][1]
-            handler = self._handlers.get(row.kind)
-            try:
-                if handler is None:
-                    log.warning("no handler for timer %s; removing it", key)
-                else:
-                    await handler[0](row)
-            except Exception:
-                log.exception("timer %s failed; removing it", key)
-            current = self._rows.get(key)
-            if current is not None and current[0] == entry:  # neither rescheduled nor cancelled
-                await self.cancel(key)
-        return self.next_due()
-
-    def start(self) -> None:
-        """Start the one timer task (call once the event loop runs; again is a no-op). The task
-        ends while no timer is left and is started again by the next one."""
-        self._started = True
-        if self._closed or (self._task is not None and not self._task.done()):
-            return
-        self._spawn()
-
-    def _spawn(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="timers")
-
-    @property
-    def task(self) -> asyncio.Task[None] | None:
-        """The one timer task (``None`` before :meth:`start`)."""
-        return self._task
-
-    @property
-    def sleeping(self) -> bool:
-        """True while the timer task waits for the nearest due time."""
-        return self._alarm is not None and not self._alarm.done()
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while not self._closed:
-            try:
-                next_due = await self.process()
-            except Exception:
-                log.exception("timer processing failed")
-                next_due = self.clock.now() + RETRY_SECONDS
-            if next_due is None:
-                return  # nothing to wait for: the next timer starts a new task
-            alarm: asyncio.Future[None] = loop.create_future()
-            # the same wake-up as asyncio.sleep (tools that drive virtual time recognise it)
-            handle = loop.call_later(max(0.0, next_due - self.clock.now()), _set_result_unless_cancelled, alarm, None)
-            self._alarm, self._alarm_at = alarm, next_due
-            try:
-                await alarm
-            finally:
-                self._alarm = self._alarm_at = None
-                handle.cancel()
-
-    def shutdown(self) -> list[asyncio.Task[Any]]:
-        """Stop for good: the task is cancelled and returned (await it)."""
-        self._closed = True
-        task = self._task
-        if task is None or task.done():
-            return []
-        task.cancel()
-        return [task]
-
-
 
 
 class Scheduler:
-    """The turn deadlines of every running table of the process, one user of :class:`Timers`.
+    """The turn deadlines of every running table of the process, one user of the hall's
+    :class:`bot.timers.Timers` (the kind :data:`bot.timers.TURN`).
 
-    Interface used by the service (everything else is internal):
+    Interface used by :class:`bot.tables.Tables` and :class:`bot.lobbies.Lobbies` (everything
+    else is internal):
 
     - :meth:`step_timer` gives the timer change a stored step carries (its transaction writes
       it), :meth:`stepped` remembers it once stored; :meth:`write` stores one directly (joins a
       transaction); :meth:`arm` for the current step of a cached table, :meth:`restore` after a
       restart, :meth:`clear` when a table stops running;
-    - :meth:`present` when a member shows up (resets their timeouts; True if they were away);
-    - :meth:`load` once at start, :meth:`process` to handle what is due now; :meth:`start`,
-      :meth:`shutdown` for the timer task.
+    - :meth:`present` when a member shows up (resets their timeouts; True if they were away).
+
+    The timers themselves are loaded, run and stopped by their owner (the hall's
+    :class:`bot.timers.Timers`: ``load``, ``process``, ``start``, ``shutdown``).
 
     Args:
-        db: the store (timers, seats' ``away`` flags and timeout counters).
-        clock: time source (a fake one in tests).
-        host: the owner of the tables (locks, cache, choices, the notifier).
+        hall: the tables' shared state: the store (seats' ``away`` flags and timeout counters),
+            the clock, the timers, the locks and the cache, the notifier.
+        host: plays a seat's choice and tells the UI (:class:`bot.tables.Tables`).
         turn_timeout: seconds a member has to act before the AI acts for them.
         reminder_fraction: when the reminder is sent, as a fraction of ``turn_timeout``.
-        shards: the process's shards: only their tables' deadlines are loaded (``None``: all).
     """
 
-    def __init__(self, db: Store, clock: Clock, host: TableHost, *, turn_timeout: float = 300,
-                 reminder_fraction: float = 0.5, shards: Shards | None = None) -> None:
-        self.db = db
-        self.timers = Timers(db, clock, shards=shards)
+    def __init__(self, hall: Hall, host: TableHost, *, turn_timeout: float = 300,
+                 reminder_fraction: float = 0.5) -> None:
+        self.hall = hall
+        self.timers = hall.timers
         self.host = host
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
-
-    @property
-    def clock(self) -> Clock:
-        """The time source (shared with the timers)."""
-        return self.timers.clock
-
-    @clock.setter
-    def clock(self, clock: Clock) -> None:
-        self.timers.clock = clock
 
     # ------------------------------------------------------------------ turn deadlines
     def deadline(self, table_id: int, version: int, now: float) -> TimerRow:
@@ -344,14 +103,14 @@ class Scheduler:
 
     async def arm(self, live: LiveTable) -> None:
         """Deadline for the current step of a cached table, from now (see :meth:`write`)."""
-        await self.write(live.id, live.seats, live.game, live.state, self.clock.now())
+        await self.write(live.id, live.seats, live.game, live.state, self.hall.clock.now())
 
     async def restore(self, live: LiveTable) -> None:
         """After a restart (the table is decoded): keep the remembered deadline of the current
         step, arm one when a member must act and there is none (or one of another step), drop
         one nobody needs. No store access when nothing changes."""
         timer = self.timers.get(turn_key(live.id))
-        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.clock.now())
+        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now())
         if wanted is None:
             if timer is not None:
                 await self.timers.cancel(turn_key(live.id))
@@ -366,11 +125,6 @@ class Scheduler:
         """At start-up, a turn deadline already due restarts from ``now`` (the bot was down)."""
         return self.deadline(int(row.key.partition(":")[2]), int(row.payload.get("version", -1)), now)
 
-    def due_version(self, table_id: int) -> int | None:
-        """The step version of the table's remembered deadline, or ``None`` (tests, the terminal)."""
-        timer = self.timers.get(turn_key(table_id))
-        return int(timer.payload["version"]) if timer is not None else None
-
     # ------------------------------------------------------------------ away members
     async def present(self, live: LiveTable, seat: int) -> bool:
         """The member of ``seat`` is here (under the lock): reset their timeouts in a row
@@ -382,26 +136,17 @@ class Scheduler:
         return s.away
 
     async def _set_seat(self, live: LiveTable, seat: int, *, away: bool, timeouts: int) -> None:
-        await self.db.set_seat_state(live.id, seat, away=away, timeouts=timeouts)
+        await self.hall.db.set_seat_state(live.id, seat, away=away, timeouts=timeouts)
         live.seats[seat] = replace(live.seats[seat], away=away, timeouts=timeouts)
 
     # ------------------------------------------------------------------ due deadlines
-    async def load(self) -> int:
-        """Read every stored timer once (start-up); overdue turn deadlines restart from now."""
-        return await self.timers.load()
-
-    async def process(self) -> float | None:
-        """Send due reminders and apply due timeouts (every due timer, in fact); returns the next
-        due time (or ``None``). Called by the timer task, and by tests with a fake clock."""
-        return await self.timers.process()
-
     async def _fire(self, row: TimerRow) -> None:
         """A turn timer is due: the reminder, or the timeout. A table whose deadline fails (an
         engine or storage error) is given up (abandoned); the others' deadlines still run."""
         table_id = int(row.key.partition(":")[2])
         version = int(row.payload["version"])
         try:
-            if float(row.payload["act_at"]) <= self.clock.now():
+            if float(row.payload["act_at"]) <= self.hall.clock.now():
                 await self._timeout(table_id, version)
             elif not row.payload.get("reminded"):
                 await self._remind(table_id, version, row)
@@ -413,21 +158,21 @@ class Scheduler:
 
     async def _remind(self, table_id: int, version: int, row: TimerRow) -> None:
         """Tell the members who have not acted in the step at ``version`` that time runs out."""
-        async with self.host.table_lock(table_id):
-            live = await self.host.touch(table_id)
+        async with self.hall.lock(table_id):
+            live = await self.hall.touch(table_id)
             if live is None or live.state.version != version:
                 return
             await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
-            view = live.view()
+            view = live.snapshot()
         seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
         if seats:
-            await notify(self.host.notifier.reminder, view, seats)
+            await notify(self.hall.notifier.reminder, view, seats)
 
     async def _timeout(self, table_id: int, version: int) -> None:
         """The AI acts for every member who has not acted in the step at ``version``."""
-        host = self.host
-        async with host.table_lock(table_id):
-            live = await host.touch(table_id)
+        host, hall = self.host, self.hall
+        async with hall.lock(table_id):
+            live = await hall.touch(table_id)
             if live is None:
                 await self.clear(table_id)
                 return
@@ -445,8 +190,8 @@ class Scheduler:
                 if away:
                     gone.append(seat)
             all_events: list[Event] = []
-            result: str = "buffered"
-            view: TableView = live.view()
+            result: Chosen = "buffered"
+            view: TableSnapshot = live.snapshot()
             for seat in late:
                 # a seat may owe several consecutive actions (e.g. a whole turn of micro-actions)
                 for _ in range(MAX_AUTO_STEPS):
@@ -458,27 +203,10 @@ class Scheduler:
                     if len(game.to_act(live.state)) > 1:
                         break  # a simultaneous step: one choice per seat
         if late:
-            await notify(host.notifier.timed_out, view, late)
+            await notify(hall.notifier.timed_out, view, late)
         for seat in gone:
-            await notify(host.notifier.went_away, view, seat)
+            await notify(hall.notifier.went_away, view, seat)
         if all_events or result == "applied":
             await host.after_change(table_id, view, all_events, "applied", None)
         else:
             host.nudge(table_id)
-
-    # ------------------------------------------------------------------ the timer task
-    def start(self) -> None:
-        """Turn deadline processing on (call once the event loop runs)."""
-        self.timers.start()
-
-    def wake(self) -> None:
-        """Kept for callers of the previous scheduler: nothing to do (the timers wake their one
-        task themselves when an earlier timer appears)."""
-
-    def shutdown(self) -> list[asyncio.Task[Any]]:
-        """Stop for good: the timer task is cancelled and returned (await it)."""
-        return self.timers.shutdown()
-
-    async def close(self) -> None:
-        """:meth:`shutdown` and wait for the timer task to end."""
-        await asyncio.gather(*self.shutdown(), return_exceptions=True)

@@ -1,40 +1,44 @@
 """A table in memory: what the UI sees, what the service caches, and who is told of changes.
 
-Shared by :mod:`bot.service` (table lifecycle), :mod:`bot.scheduler` (turn deadlines) and
-:mod:`bot.driver` (AI moves), so that none of them imports another's module:
+Shared by the table services (:mod:`bot.service`'s hall, :mod:`bot.lobbies`, :mod:`bot.tables`),
+:mod:`bot.scheduler` (turn deadlines) and :mod:`bot.driver` (AI moves):
 
-- :class:`TableView` is a read-only *snapshot* handed to the UI (cogs, the terminal, presenters).
+- :class:`TableSnapshot` is a read-only *snapshot* handed to the UI (cogs, the terminal, presenters).
   It is built fresh for every answer and never changes afterwards.
-- :class:`LiveTable` is the service's *mutable cache* of one running table, always equal to what
-  is stored and changed only under the table's lock. It never leaves the three modules above;
-  :meth:`LiveTable.view` takes a snapshot of it for the UI.
+- :class:`LiveTable` is the hall's *mutable cache* of one running table, always equal to what
+  is stored and changed only under the table's lock. It never leaves the modules above;
+  :meth:`LiveTable.snapshot` takes a snapshot of it for the UI.
 - :class:`Notifier` is what the UI hears; :func:`notify` calls one of its methods so that the UI
   failing never breaks a table.
-- :class:`TableHost` is the narrow protocol through which the scheduler and the driver act on
-  tables (:class:`bot.service.TableService` implements it).
+- :class:`TableHost` is the narrow protocol through which the scheduler and the driver play
+  and tell of a step (:class:`bot.tables.Tables` implements it; the lock and the cache they
+  read are the hall's, :class:`bot.service.Hall`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, Protocol
+from typing import Any, Literal, ParamSpec, Protocol
 
 from bot.games import GAMES
 from engine.core import Event, Game, Outcome
 from storage.base import SeatRow, TableRow
 
-__all__ = ["LiveTable", "Notifier", "TableHost", "TableView", "notify"]
+__all__ = ["Chosen", "LiveTable", "Notifier", "TableHost", "TableSnapshot", "notify"]
 
 log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 
+#: What a seat's choice did: the step was applied, or the choice waits for the other seats of a
+#: simultaneous step.
+Chosen = Literal["applied", "buffered"]
+
 
 @dataclass(frozen=True)
-class TableView:
+class TableSnapshot:
     """A table as the UI sees it: the stored row, its seats, and (when running) the live state.
 
     A snapshot: later changes of the table do not show through (ask the service again).
@@ -101,7 +105,7 @@ class TableView:
 class LiveTable:
     """The in-memory cache of a running table (always equal to what is stored).
 
-    Mutable and owned by the service: change it only under the table's lock and only after the
+    Mutable and owned by the hall (:class:`bot.service.Hall`): change it only under the table's lock and only after the
     change is stored. ``state`` is the engine state; ``pending`` the buffered choice codes of the
     current simultaneous step, by seat. ``row.state`` is ``None`` (the decoded ``state`` is the
     only copy); ``row.version``, ``row.action_seq`` and ``row.event_seq`` follow every step.
@@ -126,9 +130,9 @@ class LiveTable:
         """The seat of a member, or ``None`` when unseated."""
         return next((s.seat for s in self.seats if s.user_id == user_id), None)
 
-    def view(self) -> TableView:
+    def snapshot(self) -> TableSnapshot:
         """A snapshot for the UI (copies of the seat list and the pending choices)."""
-        return TableView(self.row, list(self.seats), self.state, dict(self.pending))
+        return TableSnapshot(self.row, list(self.seats), self.state, dict(self.pending))
 
 
 class Notifier:
@@ -138,37 +142,37 @@ class Notifier:
     through :func:`notify`: exceptions raised here are logged and never break the table.
     """
 
-    async def lobby_changed(self, table: TableView) -> None:
+    async def lobby_changed(self, table: TableSnapshot) -> None:
         """The lobby's seats or options changed, or the lobby was cancelled/started."""
 
-    async def lobby_expired(self, table: TableView) -> None:
+    async def lobby_expired(self, table: TableSnapshot) -> None:
         """A lobby was not started in time and closed itself (already stored as abandoned)."""
 
-    async def table_started(self, table: TableView) -> None:
+    async def table_started(self, table: TableSnapshot) -> None:
         """A table left the lobby and the game began."""
 
-    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+    async def step_applied(self, table: TableSnapshot, events: list[Event]) -> None:
         """A step was applied (``events`` include private ones; filter by audience)."""
 
-    async def choice_buffered(self, table: TableView, seat: int) -> None:
+    async def choice_buffered(self, table: TableSnapshot, seat: int) -> None:
         """A seat chose in a simultaneous step (the choice itself is secret)."""
 
-    async def reminder(self, table: TableView, seats: list[int]) -> None:
+    async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         """These seats' time is running out."""
 
-    async def timed_out(self, table: TableView, seats: list[int]) -> None:
+    async def timed_out(self, table: TableSnapshot, seats: list[int]) -> None:
         """The AI acted for these seats because their time ran out."""
 
-    async def went_away(self, table: TableView, seat: int) -> None:
+    async def went_away(self, table: TableSnapshot, seat: int) -> None:
         """A member timed out repeatedly: the AI plays their seat until they come back."""
 
-    async def came_back(self, table: TableView, seat: int) -> None:
+    async def came_back(self, table: TableSnapshot, seat: int) -> None:
         """An away member is back: their turns wait for them again."""
 
-    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+    async def table_finished(self, table: TableSnapshot, outcome: Outcome) -> None:
         """The game ended; result and ratings are stored."""
 
-    async def table_abandoned(self, table: TableView) -> None:
+    async def table_abandoned(self, table: TableSnapshot) -> None:
         """The table was abandoned (host, admin or an unrecoverable error)."""
 
     async def members_gone(self, guild_id: int, user_ids: list[int]) -> set[int]:
@@ -190,32 +194,14 @@ async def notify(method: Callable[P, Awaitable[None]], *args: P.args, **kwargs: 
 
 
 class TableHost(Protocol):
-    """What the scheduler and the driver need from the owner of the tables (the service).
+    """What the scheduler and the driver need from the owner of the running tables
+    (:class:`bot.tables.Tables`): playing a seat's choice, telling the UI, giving up a table."""
 
-    ``notifier`` is read at each use (the UI may install its notifier after start-up).
-    """
-
-    notifier: Notifier
-
-    def table_lock(self, table_id: int) -> asyncio.Lock:
-        """The lock serialising every change of a table."""
-        ...
-
-    def live_table(self, table_id: int) -> LiveTable | None:
-        """The cache of a running table, or ``None`` (not running, or not decoded yet)."""
-        ...
-
-    async def touch(self, table_id: int) -> LiveTable | None:
-        """The cache of a running table, decoding or reloading it first if needed (call under
-        the table's lock); ``None`` when it is not running (or could not be decoded: then it
-        was abandoned)."""
-        ...
-
-    async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[str, TableView, list[Event]]:
+    async def choose(self, live: LiveTable, seat: int, code: str, source: str) -> tuple[Chosen, TableSnapshot, list[Event]]:
         """Record a seat's choice under the lock: ``("applied" | "buffered", view, events)``."""
         ...
 
-    async def after_change(self, table_id: int, view: TableView, events: list[Event], result: str,
+    async def after_change(self, table_id: int, view: TableSnapshot, events: list[Event], result: Chosen,
                            seat: int | None) -> None:
         """Tell the UI of a stored change (outside the lock) and let the AI continue."""
         ...

@@ -1,4 +1,4 @@
-"""Local terminal mode: play any game against AI players through the same TableService.
+"""Local terminal mode: play any game against AI players through the same table services.
 
 ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--db FILE] [--pace S | --fast]``
 and ``python -m bot play --resume``. The human sits in seat 0; every other seat is an AI player.
@@ -57,15 +57,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bot import texts
+from bot import compose
 from bot.arguments import folder_problem, os_reason
 from bot.games import GAMES
+from bot.house import House
 from bot.i18n import DEFAULT_LANG, LANGS, Translator, colon
-from bot.service import Notifier, ServiceError, TableService, TableView
+from bot.service import Notifier, ServiceError, TableSnapshot
 from bot.terminal_hooks import QUIT, TerminalHooks, parse_int, parse_positions, plain
-from bot.ui import Button, Card, Field, NumberPrompt, Panel, Select
+from bot.ui import Block, Button, Field, NumberPrompt, Panel, Select
 from engine.core import Event, Outcome
-from storage.db import SeatRow, Store, TableRow
+from storage.base import SeatRow, Store, StoreRefused, TableRow
 from storage.factory import open_store
 
 log = logging.getLogger(__name__)
@@ -149,7 +150,7 @@ def list_lines(line: str, width: int = 100) -> list[str]:
     return [head + sep.rstrip()] + [f"      {i}. {item}" for i, item in enumerate(rest.split("; "), start=1)]
 
 
-def card_text(card: Card) -> str:
+def block_text(card: Block) -> str:
     """Plain text of a card (the ``rules`` command)."""
     parts = [f"== {plain(card.title)} =="]
     if card.description:
@@ -161,7 +162,7 @@ def card_text(card: Card) -> str:
     return "\n".join(parts)
 
 
-def compact_card(card: Card, skip: set[tuple[str, str]] | None = None, lang: str = "en", note: str = "") -> str:
+def compact_block(card: Block, skip: set[tuple[str, str]] | None = None, lang: str = "en", note: str = "") -> str:
     """Plain text of a card for the play loop: a field whose value fits one line prints as
     ``Name: value``, unless the value has a label of its own (``Bid: AI 2: 4`` would read as two
     labels): that one, like a value of several lines, prints under its name, indented. Fields in
@@ -318,15 +319,15 @@ class TerminalNotifier(Notifier):
         self.public_news = True  # something public happened since the board was last printed
         self.before: Any = None  # the public view after the step printed last (what a reroll kept)
         #: the table as shown (generated names in the reader's language: :func:`display_seats`)
-        self.shown: Callable[[TableView], TableView] = lambda table: table
+        self.shown: Callable[[TableSnapshot], TableSnapshot] = lambda table: table
 
-    def _mine(self, table: TableView) -> bool:
+    def _mine(self, table: TableSnapshot) -> bool:
         return self.table_id is None or table.id == self.table_id
 
-    async def table_started(self, table: TableView) -> None:
+    async def table_started(self, table: TableSnapshot) -> None:
         await self.step_applied(table, list(table.game.opening_events(table.state)))
 
-    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+    async def step_applied(self, table: TableSnapshot, events: list[Event]) -> None:
         if not self._mine(table):
             return
         table = self.shown(table)
@@ -335,19 +336,19 @@ class TerminalNotifier(Notifier):
         # in order: a private result right after what caused it; two events saying one thing, one line
         for event in GAMES[table.row.game].presenter.log_events(events):
             if event.audience is None:
-                for line in texts.public_log([event], table, self.t):
+                for line in compose.public_log([event], table, self.t):
                     self.out(f"  • {plain(line)}")
                 self.public_news = True
                 for extra in hooks.event_lines(event, events, before, self.t):
                     self.out(extra)
             else:
-                for line in texts.private_log([event], table, self.t, 0):
+                for line in compose.private_log([event], table, self.t, 0):
                     for part in list_lines(f"  🔒 {plain(line)}"):
                         self.out(part)
         if self.images is not None:  # after the lines: a picture that fails never hides them
             await self._picture(table)
 
-    async def _picture(self, table: TableView) -> None:
+    async def _picture(self, table: TableSnapshot) -> None:
         """Write the public board of ``table`` as ``board-NNNN.png`` in :attr:`images` (``NNNN``:
         the table's stored step), unless it is the picture written last: the steps that change
         nothing public (a Gang of Dice reroll marks each die, one step a die) write no copies. A
@@ -360,7 +361,7 @@ class TerminalNotifier(Notifier):
         if not draws(table.row.game):
             return
         png = await render_board_png(table.row.game, table.game.view_json(table.state, None),
-                                     texts.picture_names(table, self.t), self.t.lang)
+                                     compose.picture_names(table, self.t), self.t.lang)
         if png is None or png == self.last_picture:  # the renderer failed (logged), or nothing changed
             return
         try:
@@ -376,17 +377,17 @@ class TerminalNotifier(Notifier):
             self.picture_failed = False
             self.last_picture = png
 
-    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+    async def table_finished(self, table: TableSnapshot, outcome: Outcome) -> None:
         if not self._mine(table):
             return
         self.standings(self.shown(table), outcome)
 
-    def standings(self, table: TableView, outcome: Outcome) -> None:
+    def standings(self, table: TableSnapshot, outcome: Outcome) -> None:
         """Print the final standings of ``table`` (once it is finished, here or elsewhere)."""
         self.finished = True
         self.out("")
-        card = texts.results_card(table, outcome, self.t)
-        self.out(card_text(Card(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
+        card = compose.results_block(table, outcome, self.t)
+        self.out(block_text(Block(card.title, card.description, card.fields, card.color, self.t("term.footer"))))
 
 
 class Leave(Exception):
@@ -442,12 +443,12 @@ class TerminalGame:
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
         self.notifier.hooks = self.hooks
         self.notifier.shown = self._shown
-        self.board: Card | None = None  # the board printed last
+        self.board: Block | None = None  # the board printed last
         self.on_screen: set[tuple[str, str]] = set()  # its blocks (name, value)
         self.panel_seen: set[tuple[str, str]] = set()  # the blocks of the panel printed last
         self.footers: set[str] = set()  # the footers printed so far (each is printed once)
         self._hooks: dict[str, TerminalHooks] = {}  # each game's terminal hooks (hooks())
-        self._table: TableView | None = None  # the table of the turn being asked (menu())
+        self._table: TableSnapshot | None = None  # the table of the turn being asked (menu())
 
     def hooks(self, game: str) -> TerminalHooks:
         """The terminal hooks of ``game`` (:func:`hooks_of`), one instance for this game's play."""
@@ -455,7 +456,7 @@ class TerminalGame:
             self._hooks[game] = hooks_of(game)
         return self._hooks[game]
 
-    def _shown(self, table: TableView) -> TableView:
+    def _shown(self, table: TableSnapshot) -> TableSnapshot:
         """``table`` with the generated names in the language shown (:func:`display_seats`)."""
         return replace(table, seats=display_seats(table.seats, self.t))
 
@@ -478,19 +479,22 @@ class TerminalGame:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = await open_store(path)  # the terminal keeps its own SQLite file
+        except StoreRefused as err:  # a file of a newer Speakeasy, a damaged file: its one line says which
+            self.out(self.t("term.bad_db", path=str(path), reason=str(err)))
+            return 2
         except (OSError, sqlite3.Error) as err:  # a folder, a file that is not a database, no rights
             # the system's words without "[Errno 17] ... : path"; "Not a directory" before "File exists"
             reason = (folder_problem(path.parent) or os_reason(err)) if isinstance(err, OSError) else str(err)
             self.out(self.t("term.bad_db", path=str(path), reason=reason))
             return 2
         seed = self.seed
-        service = TableService(db, notifier=self.notifier, ai_delay=self.pace,
-                               seed_source=(lambda: seed) if seed is not None else None)
+        service = House(db, notifier=self.notifier, ai_delay=self.pace,
+                        seed_source=(lambda: seed) if seed is not None else None)
         if threading.current_thread() is threading.main_thread():
             # Ctrl-C must interrupt input() at once (asyncio.run defers SIGINT otherwise)
             signal.signal(signal.SIGINT, signal.default_int_handler)
         marker: Path | None = None
-        table: TableView | None = None
+        table: TableSnapshot | None = None
         try:
             table = await (self._resume(service) if self.resume else self._new(service))
             if table is None:
@@ -511,15 +515,15 @@ class TerminalGame:
         finally:
             if marker is not None:
                 self._unmark(marker)
-            await service.close()
+            await service.tables.close()
             await db.close()
 
     @staticmethod
-    async def _ended_meanwhile(service: TableService, table_id: int) -> TableView | None:
+    async def _ended_meanwhile(service: House, table_id: int) -> TableSnapshot | None:
         """The table when it is no longer running (finished or closed, e.g. in another window)
         as the player leaves; ``None`` while it runs (or cannot be read: then it is saved)."""
         try:  # from the file, not the service's cache: the other window wrote it
-            table = await service.stored(table_id)
+            table = await service.hall.stored(table_id)
         except (ServiceError, OSError, ValueError, sqlite3.Error):
             return None
         return table if table.row.status != "running" and table.state is not None else None
@@ -553,29 +557,29 @@ class TerminalGame:
                 and (any_game or self.game is None or r.game == self.game)]
         return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
 
-    async def _new(self, service: TableService) -> TableView:
+    async def _new(self, service: House) -> TableSnapshot:
         t = self.t
         assert self.game is not None
-        saved = await self._saved(service.db)
-        table = await service.open_lobby(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
-                                         host_name=t("term.you"), lang=t.lang, options=self.options)
+        saved = await self._saved(service.hall.db)
+        table = await service.lobbies.open(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
+                                           host_name=t("term.you"), lang=t.lang, options=self.options)
         for i in range(self.players - 1):
             level = self.ai_levels[i] if i < len(self.ai_levels) else "normal"
-            await service.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
-        self.out(t("term.welcome", game=texts.game_title(self.game, t), players=self.players, key=self.game))
+            await service.lobbies.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
+        self.out(t("term.welcome", game=compose.game_title(self.game, t), players=self.players, key=self.game))
         if saved is not None:
-            self.out(t("term.saved_other", game=texts.game_title(saved.game, t), id=saved.id))
+            self.out(t("term.saved_other", game=compose.game_title(saved.game, t), id=saved.id))
         self.notifier.table_id = table.id
-        return await service.start(table.id, HUMAN_ID)
+        return await service.lobbies.start(table.id, HUMAN_ID)
 
-    async def _resume(self, service: TableService) -> TableView | None:
+    async def _resume(self, service: House) -> TableSnapshot | None:
         t = self.t
-        saved = await self._saved(service.db)
+        saved = await self._saved(service.hall.db)
         if saved is None:
-            other = await self._saved(service.db, any_game=True) if self.game is not None else None
+            other = await self._saved(service.hall.db, any_game=True) if self.game is not None else None
             if other is not None and self.game is not None:  # another game is saved: say how to go on
-                self.out(t("term.nothing_saved_game", game=texts.game_title(self.game, t),
-                           other=texts.game_title(other.game, t), command=self.resume_command))
+                self.out(t("term.nothing_saved_game", game=compose.game_title(self.game, t),
+                           other=compose.game_title(other.game, t), command=self.resume_command))
             else:
                 self.out(t("term.nothing_saved"))
             return None
@@ -583,17 +587,17 @@ class TerminalGame:
             t = self.t = self.notifier.t = TerminalTranslator(saved.lang)
         self.notifier.table_id = saved.id
         self.game = saved.game
-        await service.resume()
-        table = await service.table(saved.id)
+        await service.tables.resume()
+        table = await service.hall.table(saved.id)
         self.notifier.before = table.game.view(table.state, None)
         kept = self._not_applied(table)
         self.players = len(table.seats)
-        self.out(t("term.resumed", game=texts.game_title(saved.game, t), id=saved.id))
+        self.out(t("term.resumed", game=compose.game_title(saved.game, t), id=saved.id))
         if kept:
             self.out(t("term.resume_keeps", flags=", ".join(kept), players=self.players))
         return table
 
-    def _not_applied(self, table: TableView) -> list[str]:
+    def _not_applied(self, table: TableSnapshot) -> list[str]:
         """The options of a new game given with ``--resume`` that the resumed ``table`` does not
         take, as typed (``--players 4``, ``--seed 7``, ``--ai strong``, ``--option K=V``,
         ``--deck``): its seats, seed, AI levels and options stay as stored. An option equal to the
@@ -612,12 +616,12 @@ class TerminalGame:
                 out.append("--deck" if key == "deck_data" else f"--option {key}={value}")
         return out
 
-    async def _play(self, service: TableService, table: TableView) -> int:
+    async def _play(self, service: House, table: TableSnapshot) -> int:
         t = self.t
         stuck = 0
         while True:
-            await service.idle()
-            table = self._shown(await service.table(table.id))
+            await service.tables.idle()
+            table = self._shown(await service.hall.table(table.id))
             if table.row.status != "running":
                 if table.row.status == "finished" and not self.notifier.finished:
                     self._finished_elsewhere(table)
@@ -628,7 +632,7 @@ class TerminalGame:
                 if stuck > 3:
                     self.out(t("err.internal"))
                     return 1
-                service.nudge(table.id)
+                service.tables.nudge(table.id)
                 await asyncio.sleep(0)
                 continue
             stuck = 0
@@ -640,8 +644,8 @@ class TerminalGame:
                 continue
             self.out("")
             if self.notifier.public_news:  # the board once per change, without the unchanged blocks
-                self.board = texts.board(table, [], t).card
-                self.out(self._once(compact_card(self.board, self.on_screen, self.t.lang,
+                self.board = compose.board(table, [], t).card
+                self.out(self._once(compact_block(self.board, self.on_screen, self.t.lang,
                                                  note=self._unchanged(table, self.board)), self.board))
                 self.on_screen = {(f.name, f.value) for f in self.board.fields}
                 self.notifier.public_news = False
@@ -655,32 +659,32 @@ class TerminalGame:
                 continue
             await self._submit(service, table.id, codes)
 
-    def _finished_elsewhere(self, table: TableView) -> None:
+    def _finished_elsewhere(self, table: TableSnapshot) -> None:
         """The end of a game finished in another window (this one saw no last step): the whole
         board as it stands, then the final standings, as a game finished here shows them."""
         outcome = table.game.outcome(table.state) if table.state is not None else None
         if outcome is None:
             return
-        self.board = texts.board(table, [], self.t).card
-        self.out(compact_card(self.board, lang=self.t.lang))
+        self.board = compose.board(table, [], self.t).card
+        self.out(compact_block(self.board, lang=self.t.lang))
         self.notifier.standings(table, outcome)
 
-    def _unchanged(self, table: TableView, board: Card) -> str:
+    def _unchanged(self, table: TableSnapshot, board: Block) -> str:
         """The line under a board printed without its unchanged blocks, naming them ("AI 1:
         unchanged (b shows the whole board)"); empty when every block is printed."""
         left_out = [f for f in board.fields if (f.name, f.value) in self.on_screen]
         if not left_out:
             return ""
-        names = [plain(n) for n in texts.context(table, self.t, None).names]
+        names = [plain(n) for n in compose.context(table, self.t, None).names]
         return self.t("term.unchanged", blocks=", ".join(block_names(left_out, names)))
 
-    async def _submit(self, service: TableService, table_id: int, codes: list[str]) -> None:
+    async def _submit(self, service: House, table_id: int, codes: list[str]) -> None:
         """Submit ``codes`` in order (each at the table's current version); on an error, say it
         (the loop shows the panel again)."""
         for code in codes:
-            table = await service.table(table_id)
+            table = await service.hall.table(table_id)
             try:
-                await service.submit(table_id, HUMAN_ID, table.version, code)
+                await service.tables.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
                 self.out(self.t(exc.key, **exc.params))
                 if exc.key == "err.stale":  # moved in another window: show where it stands now, whole
@@ -690,8 +694,8 @@ class TerminalGame:
         if self.game is not None:
             self.hooks(self.game).submitted()
 
-    def _label(self, table: TableView, code: str) -> str:
-        ctx = texts.context(table, self.t, 0)
+    def _label(self, table: TableSnapshot, code: str) -> str:
+        ctx = compose.context(table, self.t, 0)
         return GAMES[table.row.game].presenter.action_label(code, table.game.view(table.state, 0), ctx)
 
     # ------------------------------------------------------------------ input
@@ -704,7 +708,7 @@ class TerminalGame:
                 self.out("")
                 return None
             if raw.lower() in ("b", "board", "plateau") and self.board is not None:
-                self.out(compact_card(self.board, lang=self.t.lang))
+                self.out(compact_block(self.board, lang=self.t.lang))
                 continue
             return raw
 
@@ -748,12 +752,12 @@ class TerminalGame:
         assert self._table is not None
         return self._choose(self._table)
 
-    def _choose(self, table: TableView) -> str | None:
+    def _choose(self, table: TableSnapshot) -> str | None:
         """Show the panel (without the blocks the board shows) and ask until a valid choice;
         ``None`` when the player wants to leave."""
         t = self.t
-        panel = texts.panel(table, 0, t)
-        self.out(self._once(compact_card(panel.card, self.on_screen | self.panel_seen, self.t.lang), panel.card))
+        panel = compose.panel(table, 0, t)
+        self.out(self._once(compact_block(panel.card, self.on_screen | self.panel_seen, self.t.lang), panel.card))
         self.panel_seen = {(f.name, f.value) for f in panel.card.fields}
         choices = keyed(table.row.game, menu(panel))
         live = [c for c in choices if not c.disabled]
@@ -796,7 +800,7 @@ class TerminalGame:
         key = f"term.confirm.{game}.{choice.code}"
         return self.t(key if self.t.has(key) else "term.confirm", choice=plain(choice.label))
 
-    def _once(self, text: str, card: Card) -> str:
+    def _once(self, text: str, card: Block) -> str:
         """``text`` (``card`` printed) without its footer when that footer was printed before:
         a footer that does not change (Moonshine's notation legend, Shop Battle's deck) is
         printed once; ``b`` prints the board's again."""
@@ -863,6 +867,6 @@ class TerminalGame:
             self.out(t("err.bad_number", min=prompt.minimum, max=prompt.maximum))
 
 
-__all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "card_text",
-           "compact_card", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions",
+__all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "block_text",
+           "compact_block", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions",
            "plain", "block_names", "hooks_of", "value_key"]

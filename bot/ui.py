@@ -108,8 +108,9 @@ class Field:
 
 
 @dataclass(frozen=True)
-class Card:
-    """An embed: title, description, fields, colour (0xRRGGBB) and footer."""
+class Block:
+    """One block of text shown as a unit (an embed on Discord, a framed paragraph in the
+    terminal): title, description, fields, colour (0xRRGGBB) and footer."""
 
     title: str
     description: str = ""
@@ -122,7 +123,7 @@ class Card:
 class Panel:
     """A private panel: a card and up to 5 rows of components."""
 
-    card: Card
+    card: Block
     rows: tuple[tuple[Component, ...], ...] = ()
     notice: str = ""
 
@@ -142,18 +143,18 @@ class Panel:
 class Board:
     """The public board of a table: one card plus the recent event log lines."""
 
-    card: Card
+    card: Block
     log: tuple[str, ...] = field(default_factory=tuple)
 
 
-def card_length(card: Card) -> int:
+def block_length(card: Block) -> int:
     """Characters Discord counts toward the 6000-character embed total."""
     return len(card.title) + len(card.description) + len(card.footer) + sum(
         len(f.name) + len(f.value) for f in card.fields
     )
 
 
-def check_card_limits(card: Card) -> list[str]:
+def check_block_limits(card: Block) -> list[str]:
     """Return the list of Discord embed limits ``card`` breaks (empty when it fits)."""
     errors = []
     if not card.title or len(card.title) > EMBED_TITLE:
@@ -169,14 +170,14 @@ def check_card_limits(card: Card) -> list[str]:
             errors.append(f"field value length: {f.name[:20]!r}")
     if len(card.footer) > EMBED_FOOTER:
         errors.append("footer length")
-    if card_length(card) > EMBED_TOTAL:
+    if block_length(card) > EMBED_TOTAL:
         errors.append("embed total length")
     return errors
 
 
 def check_panel_limits(panel: Panel) -> list[str]:
     """Return the list of Discord component/embed limits ``panel`` breaks (empty when it fits)."""
-    errors = check_card_limits(panel.card)
+    errors = check_block_limits(panel.card)
     if len(panel.rows) > MAX_ROWS:
         errors.append("too many rows")
     for i, row in enumerate(panel.rows):

@@ -5,7 +5,7 @@ parent channel (a notice and a new board); an archived or locked thread is reope
 bot may, otherwise the same fallback; a deleted channel closes its lobbies and tables; the
 bot removed from a server closes that server's lobbies and tables at once, silently (no
 further REST call for them, nothing rated). The work itself is in
-:class:`cogs.notifier.DiscordNotifier` and :class:`bot.service.TableService`.
+:class:`cogs.notifier.DiscordNotifier` and the services (:mod:`bot.tables`, :mod:`bot.lobbies`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import admin
-from bot.service import ServiceError, TableView
-from bot.ui import Card
+from bot.service import ServiceError, TableSnapshot
+from bot.ui import Block
 from cogs.base import is_admin, reply, report_error, user_t
 from cogs.boards import message_link
 from cogs.components import embed
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def table_link(table: TableView) -> str | None:
+def table_link(table: TableSnapshot) -> str | None:
     """Where a table is: its thread, its board in the channel, or its lobby message."""
     row = table.row
     if row.status == "running" and row.thread_id:
@@ -64,7 +64,7 @@ class AdminCog(commands.Cog):
     async def list_(self, interaction: discord.Interaction) -> None:
         """This server's lobbies and running tables: links, game, seats and age (privately)."""
         t = user_t(interaction)
-        tables = await self.bot.service.guild_tables(interaction.guild_id or 0)
+        tables = await self.bot.records.guild_tables(interaction.guild_id or 0)
         lines = [admin.table_line(tb, t, table_link(tb)) for tb in tables]
         text = ""
         for n, line in enumerate(lines):
@@ -72,7 +72,7 @@ class AdminCog(commands.Cog):
                 text += "\n…" + str(len(lines) - n)
                 break
             text += ("\n" if text else "") + line
-        card = Card(title=t("admin.title"), description=text or t("admin.none"))
+        card = Block(title=t("admin.title"), description=text or t("admin.none"))
         await reply(interaction, embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
 
     @table.command(name=_T("abandon", key="cmd.table.abandon.name"),
@@ -86,7 +86,7 @@ class AdminCog(commands.Cog):
         t = user_t(interaction)
         try:
             try:
-                found = await self.bot.service.table(table)
+                found = await self.bot.hall.table(table)
             except ServiceError:
                 found = None
             if found is None or found.row.guild_id != interaction.guild_id or found.row.status not in ("lobby", "running"):
@@ -94,7 +94,7 @@ class AdminCog(commands.Cog):
             if interaction.user.id != found.row.host_user_id and not is_admin(interaction):
                 raise ServiceError("err.host_or_admin")
             await interaction.response.defer(ephemeral=True, thinking=True)
-            closed = await self.bot.service.close_table(table, interaction.user.id, is_admin(interaction))
+            closed = await self.bot.lobbies.close_table(table, interaction.user.id, is_admin(interaction))
         except ServiceError as err:  # a refusal is an answer, not an error
             await report_error(interaction, err)
             return
@@ -106,7 +106,7 @@ class AdminCog(commands.Cog):
     async def _tables(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
         """The server's open tables (a member without Manage Server sees the ones they host)."""
         t = user_t(interaction)
-        tables = await self.bot.service.guild_tables(interaction.guild_id or 0)
+        tables = await self.bot.records.guild_tables(interaction.guild_id or 0)
         if not is_admin(interaction):
             tables = [tb for tb in tables if tb.row.host_user_id == interaction.user.id]
         choices = [app_commands.Choice(name=admin.table_choice_label(tb, t), value=tb.id) for tb in tables]

@@ -1,8 +1,8 @@
 """The lobby and table flow every game shares: :class:`GameCog`, the base of the game cogs.
 
 Thin by design: the lobby cog (:mod:`cogs.lobby`) parses the interaction and hands it to the
-table's game cog, which calls :class:`bot.service.TableService`, renders specs from
-:mod:`bot.texts` with :mod:`cogs.components`, and replies. Every interaction is answered (or
+table's game cog, which calls the services (:mod:`bot.lobbies`, :mod:`bot.tables`), renders specs from
+:mod:`bot.compose` with :mod:`cogs.components`, and replies. Every interaction is answered (or
 deferred) before any slow work; every refusal is an ephemeral message in the clicker's language.
 
 Each enabled game is its own cog, a :class:`GameCog` named after the game's key
@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot import texts
+from bot import compose
 from bot.client import reply, report_error, user_t
 from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
-from bot.service import ServiceError, TableService, TableView, lobby_tag
+from bot.lobbies import lobby_tag
+from bot.service import ServiceError, TableSnapshot
 from bot.ui import Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
 from cogs.components import (
@@ -93,12 +94,7 @@ class GameCog(commands.Cog):
         self.bot = bot
         self.game = game
         self.__cog_name__ = game  # discord.py's cog name, unique per bot: one cog per game
-        self.panels = PanelMessages(lambda: bot.settings.pictures, lambda: bot.service.foreground.quiet(),
-                                    lambda begin: bot.service.foreground.later(begin))
-
-    @property
-    def service(self) -> TableService:
-        return self.bot.service
+        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later)
 
     @staticmethod
     def for_game(bot: SpeakeasyBot, game: str) -> GameCog:
@@ -130,57 +126,57 @@ class GameCog(commands.Cog):
     async def open_lobby(self, interaction: discord.Interaction) -> None:
         """``/play`` of this game: a lobby message in this channel, the host in seat 0. A member
         hosts at most one open lobby per channel: a second ``/play`` points to the first."""
-        existing = await self.service.lobby_of(interaction.guild_id or 0, interaction.channel_id or 0,
-                                               interaction.user.id)
+        existing = await self.bot.lobbies.hosted(interaction.guild_id or 0, interaction.channel_id or 0,
+                                                 interaction.user.id)
         if existing is not None:
             link = message_link(existing.row.guild_id, existing.row.channel_id, existing.row.lobby_message_id)
             await reply(interaction, user_t(interaction)("err.lobby_exists", link=link))
             return
         lang = guild_lang(interaction)
-        table = await self.service.open_lobby(
+        table = await self.bot.lobbies.open(
             guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
             host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang)
         await interaction.response.send_message(**await self.lobby_message(table))
         msg = await interaction.original_response()
-        await self.service.set_messages(table.id, lobby_message_id=msg.id)
+        await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
 
-    async def lobby_extras(self, table: TableView) -> dict[str, Any]:
+    async def lobby_extras(self, table: TableSnapshot) -> dict[str, Any]:
         """Game-specific values for the lobby's rendering (none by default)."""
         return {}
 
-    async def lobby_message(self, table: TableView) -> dict[str, Any]:
+    async def lobby_message(self, table: TableSnapshot) -> dict[str, Any]:
         """Embed and components of a lobby message, in the table's language."""
         t = Translator(table.row.lang)
         open_ = table.row.status == "lobby"
         view = discord.ui.View(timeout=None)
         for i, (op, key, style) in enumerate(LOBBY_BUTTONS):
             view.add_item(LobbyButton(table.id, op, t(key), STYLES[style], not open_, i // 5))
-        ctx = texts.context(table, t, None, extras=await self.lobby_extras(table))
-        selects = texts.lobby_selects(table, ctx)
+        ctx = compose.context(table, t, None, extras=await self.lobby_extras(table))
+        selects = compose.lobby_selects(table, ctx)
         if open_:
             for i, sel in enumerate(selects):
                 view.add_item(lobby_option_select(sel, table.id, i, 2 + i))
-        return {"embed": embed(texts.lobby_card(table, t, selects)), "view": view}
+        return {"embed": embed(compose.lobby_block(table, t, selects)), "view": view}
 
     async def lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
         """A lobby button: join, leave, ai+, ai-, cancel (host or Manage Server), start."""
         user = interaction.user
         t = user_t(interaction)
-        svc = self.service
-        ai_name = Translator((await svc.table(table_id)).row.lang)("lobby.ai_name")  # public: table language
+        lobbies = self.bot.lobbies
+        ai_name = Translator((await self.bot.hall.table(table_id)).row.lang)("lobby.ai_name")  # public: table language
         if op == "join":
-            table = await svc.join(table_id, user.id, user.display_name)
+            table = await lobbies.join(table_id, user.id, user.display_name)
         elif op == "leave":
-            table = await svc.leave(table_id, user.id)
+            table = await lobbies.leave(table_id, user.id)
         elif op == "ai+":
-            table = await svc.add_ai(table_id, user.id, ai_name)
+            table = await lobbies.add_ai(table_id, user.id, ai_name)
             await interaction.response.edit_message(**await self.lobby_message(table))
             added = next(s for s in reversed(table.seats) if s.is_ai)
             await interaction.followup.send(ephemeral=True, **self.level_picker_message(
-                table, t, t("lobby.picker.added", name=texts.escape_name(added.name))))
+                table, t, t("lobby.picker.added", name=compose.escape_name(added.name))))
             return
         elif op == "lvl":
-            table = await svc.table(table_id)
+            table = await self.bot.hall.table(table_id)
             if table.row.status != "lobby":
                 raise ServiceError("err.table_not_lobby")
             if user.id != table.row.host_user_id:
@@ -188,13 +184,13 @@ class GameCog(commands.Cog):
             await interaction.response.send_message(ephemeral=True, **self.level_picker_message(table, t))
             return
         elif op == "ai-":
-            table = await svc.remove_ai(table_id, user.id)
+            table = await lobbies.remove_ai(table_id, user.id)
         elif op == "cancel":
-            table = await svc.cancel(table_id, user.id, is_admin(interaction))
+            table = await lobbies.cancel(table_id, user.id, is_admin(interaction))
         elif op == "start":
             await interaction.response.defer()  # thread + board creation may take a moment
-            await svc.start(table_id, user.id, ai_name=ai_name)
-            table = await svc.table(table_id)  # the thread is known now (or the table was abandoned)
+            await lobbies.start(table_id, user.id, ai_name=ai_name)
+            table = await self.bot.hall.table(table_id)  # the thread is known now (or the table was abandoned)
             try:
                 await interaction.edit_original_response(**await self.lobby_message(table))
             except discord.NotFound:
@@ -207,10 +203,10 @@ class GameCog(commands.Cog):
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     @staticmethod
-    def level_picker_message(table: TableView, t: Translator, notice: str = "") -> dict[str, Any]:
-        """The host's private level picker of a lobby (:func:`bot.texts.level_picker`), in the
-        host's language; its selects carry the seats' fingerprint (:func:`bot.service.lobby_tag`)."""
-        card, selects = texts.level_picker(table, t, notice)
+    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "") -> dict[str, Any]:
+        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`), in the
+        host's language; its selects carry the seats' fingerprint (:func:`bot.lobbies.lobby_tag`)."""
+        card, selects = compose.level_picker(table, t, notice)
         kwargs: dict[str, Any] = {"embed": embed(card)}
         if selects:
             kwargs["view"] = level_picker_view(table.id, lobby_tag(table.seats), selects)
@@ -221,13 +217,13 @@ class GameCog(commands.Cog):
         """A level chosen in the picker: the AI in ``seat`` plays at that level from now on; the
         picker is redrawn in place and the lobby message edited. A picker drawn before the seats
         changed, a level it already has, a closed lobby or another member's click are refused
-        (an ephemeral message, see :meth:`bot.service.TableService.set_ai_level`)."""
+        (an ephemeral message, see :meth:`bot.lobbies.Lobbies.set_ai_level`)."""
         t = user_t(interaction)
         if len(values) != 1:
             raise ServiceError("err.bad_level")
-        table = await self.service.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
+        table = await self.bot.lobbies.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
         row = next(s for s in table.seats if s.seat == seat)
-        notice = t("lobby.picker.set", name=texts.escape_name(row.name), level=texts.level_name(row.level, t))
+        notice = t("lobby.picker.set", name=compose.escape_name(row.name), level=compose.level_name(row.level, t))
         await interaction.response.edit_message(**self.level_picker_message(table, t, notice))
         notifier = self.bot.notifier
         if isinstance(notifier, DiscordNotifier):
@@ -235,35 +231,35 @@ class GameCog(commands.Cog):
 
     async def lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
         """A lobby option select: only the values the lobby offers are accepted."""
-        table = await self.service.table(table_id)
-        ctx = texts.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
-        offered = {o.value for sel in texts.lobby_selects(table, ctx) for o in sel.options}
+        table = await self.bot.hall.table(table_id)
+        ctx = compose.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
+        offered = {o.value for sel in compose.lobby_selects(table, ctx) for o in sel.options}
         if len(values) != 1 or values[0] not in offered or "=" not in values[0]:
             raise ServiceError("err.bad_option", detail="")
         name, value = values[0].split("=", 1)
         parsed: Any = None if value in ("", "none") else value
-        table = await self.service.set_option(table_id, interaction.user.id, name, parsed)
+        table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     # ------------------------------------------------------------------ board and panels
     async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
         """A board button: open my panel, the rules, abandon (host or Manage Server)."""
         t = user_t(interaction)
-        table = await self.service.table(table_id)
+        table = await self.bot.hall.table(table_id)
         if op == "panel":
             seat = table.seat_of(interaction.user.id)
             if seat is None:
                 raise ServiceError("err.not_seated")
             if table.row.status != "running":
                 raise ServiceError("err.table_not_running")
-            if await self.service.back(table_id, interaction.user.id):
-                table = await self.service.table(table_id)
+            if await self.bot.tables.back(table_id, interaction.user.id):
+                table = await self.bot.hall.table(table_id)
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
             await reply(interaction, embed=embed(GAMES[table.row.game].presenter.rules(t)))
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.service.abandon(table_id, interaction.user.id, is_admin(interaction))
+            await self.bot.tables.abandon(table_id, interaction.user.id, is_admin(interaction))
             await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
         elif op == "rematch":
             await self.rematch(interaction, table_id)
@@ -272,16 +268,16 @@ class GameCog(commands.Cog):
 
     async def rematch(self, interaction: discord.Interaction, table_id: int) -> None:
         """The finished board's Rematch button: a new lobby in the table's channel with the same
-        game, options and seats (see :meth:`bot.service.TableService.rematch`); the clicker
+        game, options and seats (see :meth:`bot.lobbies.Lobbies.rematch`); the clicker
         gets a link to it (or to the host's lobby already open there)."""
         t = user_t(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            table = await self.service.rematch(table_id, interaction.user.id)
+            table = await self.bot.lobbies.rematch(table_id, interaction.user.id)
         except ServiceError as err:
             if err.key != "err.lobby_exists":
                 raise
-            other = await self.service.table(int(err.params["table"]))
+            other = await self.bot.hall.table(int(err.params["table"]))
             link = message_link(other.row.guild_id, other.row.channel_id, other.row.lobby_message_id)
             await interaction.followup.send(t("err.lobby_exists", link=link), ephemeral=True)
             return
@@ -290,20 +286,20 @@ class GameCog(commands.Cog):
             msg = await channel.send(**await self.lobby_message(table))
         except discord.HTTPException:
             log.warning("could not post the rematch lobby of table %s", table_id, exc_info=True)
-            await self.service.cancel(table.id, table.row.host_user_id)
+            await self.bot.lobbies.cancel(table.id, table.row.host_user_id)
             await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
             return
-        await self.service.set_messages(table.id, lobby_message_id=msg.id)
+        await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
         link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
         await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
 
-    async def send_panel(self, interaction: discord.Interaction, table: TableView, seat: int, t: Translator) -> None:
+    async def send_panel(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, t: Translator) -> None:
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
         and its picture (the text panel if the upload is refused)."""
-        events = await self.service.recent_events(table.id, 40)
+        events = await self.bot.records.recent_events(table.id, 40)
         drawing = self.panels.start(interaction, table, seat, edit=False)
-        notes = texts.private_notes(events, table, t, seat)
-        panel = texts.panel(table, seat, t, "\n".join(notes)[:1900])
+        notes = compose.private_notes(events, table, t, seat)
+        panel = compose.panel(table, seat, t, "\n".join(notes)[:1900])
         kwargs = panel_fields(panel, table)
         try:
             await reply(interaction, **await self.panels.with_picture(kwargs, panel.card, drawing, edit=False))
@@ -313,7 +309,7 @@ class GameCog(commands.Cog):
 
     async def panel_for(self, interaction: discord.Interaction, table_id: int, version: int) -> Panel:
         """The panel the clicker saw at ``version`` (recomputed); refuses stale and foreign clicks."""
-        table = await self.service.table(table_id)
+        table = await self.bot.hall.table(table_id)
         seat = table.seat_of(interaction.user.id)
         if seat is None:
             raise ServiceError("err.not_seated")
@@ -321,13 +317,13 @@ class GameCog(commands.Cog):
             raise ServiceError("err.table_not_running")
         if version != table.version:
             raise ServiceError("err.stale")
-        return texts.panel(table, seat, user_t(interaction))
+        return compose.panel(table, seat, user_t(interaction))
 
     async def panel_select(self, interaction: discord.Interaction, table_id: int, version: int, row: int,
                            values: list[str]) -> None:
         """A panel select: the values must be options of the select the clicker saw; a select
         of an older version redraws the panel."""
-        if version != (await self.service.table(table_id)).version:
+        if version != (await self.bot.hall.table(table_id)).version:
             await self.act(interaction, table_id, version, "-")  # stale: the panel is redrawn
             return
         panel = await self.panel_for(interaction, table_id, version)
@@ -357,7 +353,7 @@ class GameCog(commands.Cog):
         # event loop); a timer defers the interaction if it takes longer than DEFER_AFTER_S
         timer = asyncio.get_running_loop().call_later(DEFER_AFTER_S, defer) if in_panel else None
         try:
-            submitted = await self.service.submit(table_id, interaction.user.id, version, code)
+            submitted = await self.bot.tables.submit(table_id, interaction.user.id, version, code)
             events = tuple(submitted.events)
             if submitted.status == "buffered":
                 notice = t("panel.buffered")
@@ -370,7 +366,7 @@ class GameCog(commands.Cog):
                 timer.cancel()
             for fut in deferring:  # the answer below edits the deferred message
                 await fut
-        table = await self.service.table(table_id)
+        table = await self.bot.hall.table(table_id)
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
             raise ServiceError("err.not_seated")
@@ -378,20 +374,20 @@ class GameCog(commands.Cog):
         presenter = GAMES[table.row.game].presenter
         mine = [e for e in events if e.audience is not None and seat in e.audience]
         flashes = [(e, presenter.flash_seconds(e)) for e in mine]
-        lines = texts.private_notes(list(events), table, t, seat, limit=10)
+        lines = compose.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
-        panel = texts.panel(table, seat, t, notice)
+        panel = compose.panel(table, seat, t, notice)
         kwargs = panel_fields(panel, table, card=False)  # the answer adds the card it shows
         if in_panel:
             kwargs.setdefault("view", None)
         await self.panels.answer(interaction, table, panel.card, kwargs, drawing, in_panel=in_panel)
         for event, secs in flashes:
             if secs:
-                text = texts.private_log([event], table, t, seat)[0]
+                text = compose.private_log([event], table, t, seat)[0]
                 try:
                     msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
                                                           ephemeral=True, wait=True)
-                    await delete_later(self.service, interaction, msg, table_id, secs)  # survives a restart
+                    await delete_later(self.bot.timers, interaction, msg, table_id, secs)  # survives a restart
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)
 

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import admin, texts
+from bot import admin, compose
 from bot.i18n import Translator
-from bot.service import TableView
+from bot.service import TableSnapshot
 from bot.ui import Board
 from cogs import pictures
 from cogs.components import board_view
@@ -46,7 +46,7 @@ UNKNOWN_MESSAGE = 10008
 THREAD_ARCHIVED = 50083
 
 
-def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
+def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
     """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
     the game is finished."""
     running = table.row.status == "running"
@@ -60,12 +60,12 @@ def board_buttons(table: TableView, t: Translator) -> discord.ui.View:
     return board_view(table.id, buttons)
 
 
-def panel_button(table: TableView, t: Translator) -> discord.ui.View:
+def panel_button(table: TableSnapshot, t: Translator) -> discord.ui.View:
     """The one "My panel" button that goes with a turn ping or a reminder."""
     return board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])
 
 
-def mentions(table: TableView, seats: Iterable[int] | None = None) -> str:
+def mentions(table: TableSnapshot, seats: Iterable[int] | None = None) -> str:
     """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
     chosen = table.seats if seats is None else [table.seats[s] for s in seats]
     return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
@@ -99,7 +99,7 @@ class BoardPoster:
         self._gone_guilds: set[int] = set()
         self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
 
-    async def move_to_channel(self, table_id: int, thread_id: int) -> TableView | None:
+    async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""
         raise NotImplementedError
 
@@ -125,12 +125,12 @@ class BoardPoster:
             return channel
         return self.bot.get_partial_messageable(channel_id)
 
-    def _place(self, table: TableView) -> Place | None:
+    def _place(self, table: TableSnapshot) -> Place | None:
         if table.row.guild_id in self._gone_guilds:
             return None  # the bot left that server: no REST call for its tables
         return self._messageable(table.row.thread_id or table.row.channel_id)
 
-    async def _send(self, table: TableView, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
+    async def _send(self, table: TableSnapshot, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
         """Post in the table's thread (or channel); ``None`` when it failed.
 
         Retries are discord.py's own, bounded, and only where one can help: rate limits (429)
@@ -169,29 +169,29 @@ class BoardPoster:
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
-            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+            await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
             self._dirty.discard(table_id)
             try:
-                await self.draw_board(await self.bot.service.table(table_id))
+                await self.draw_board(await self.bot.hall.table(table_id))
             except Exception:
                 log.exception("board update of table %s failed", table_id)
 
-    async def _log_file(self, table: TableView, t: Translator) -> discord.File | None:
+    async def _log_file(self, table: TableSnapshot, t: Translator) -> discord.File | None:
         """The public game log of a finished table, as a text file (see :func:`bot.admin.game_log`)."""
         if table.row.status != "finished" or table.state is None:
             return None
-        events = await self.bot.service.all_events(table.id)
+        events = await self.bot.records.all_events(table.id)
         text = admin.game_log(table, events, table.game.outcome(table.state), t)
         return discord.File(io.BytesIO(text.encode("utf-8")), filename=admin.game_log_filename(table.id))
 
-    async def draw_board(self, table: TableView, *, fallback: bool = True) -> bool:
+    async def draw_board(self, table: TableSnapshot, *, fallback: bool = True) -> bool:
         """Edit (or post, the first time) the board message of a table; False when it could not.
 
         A finished board carries the game log as a text file. When the thread is gone or closed
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
-        events = await self.bot.service.recent_events(table.id, 60)
-        board = texts.board(table, events, t)
+        events = await self.bot.records.recent_events(table.id, 60)
+        board = compose.board(table, events, t)
         view = board_buttons(table, t)
         place = self._place(table)
         if place is None:
@@ -227,10 +227,10 @@ class BoardPoster:
         if msg is None:
             return False
         self.pictures.remember(table.id, msg, picture)
-        await self.bot.service.set_messages(table.id, board_message_id=msg.id)
+        await self.bot.tables.set_messages(table.id, board_message_id=msg.id)
         return True
 
-    async def _edit_board(self, place: Place, table: TableView, board: Board, t: Translator,
+    async def _edit_board(self, place: Place, table: TableSnapshot, board: Board, t: Translator,
                           view: discord.ui.View, picture: pictures.Picture | None,
                           log_file: discord.File | None = None) -> discord.Message:
         """Edit the board message (with the game log file of a finished table); a refused upload

@@ -13,7 +13,7 @@ formats below are those of every button already posted in Discord, byte for byte
 - ``se:s:<table>:<version>:<r>``     :class:`PanelSelect`: a select in panel row r
 - ``se:v:<table>:<seat>:<tag>``      :class:`LevelSelect`: the host's private level picker, the
   level of the AI in ``seat`` (values: a level); ``tag`` is the lobby's seats fingerprint
-  (:func:`bot.service.lobby_tag`) when the picker was drawn, so an old picker is refused
+  (:func:`bot.lobbies.lobby_tag`) when the picker was drawn, so an old picker is refused
 - ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
   dynamic items in discord.py: the lobby cog's interaction listener parses it)
 
@@ -21,7 +21,7 @@ Action buttons, the clicks of play, are routed by the lobby cog's interaction li
 their custom_id alone (:meth:`ActionButton.parse`), not through discord.py's dynamic-item
 dispatch, which rebuilds a whole view from the clicked message for every click (about a tenth of
 a click's cost, issue 9); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
-are sent as stopped views (:func:`panel_view`), which discord.py never stores: nothing would
+are sent as stopped views (:func:`panel_components`), which discord.py never stores: nothing would
 register the class there behind the router's back.
 
 The callbacks only hand the parsed item to the click router (the lobby cog, always loaded, see
@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Protocol, Self, cast
 import discord
 from discord.ext import commands
 
-from bot.ui import Button, Card, NumberPrompt, Panel, Select
+from bot.ui import Block, Button, NumberPrompt, Panel, Select
 
 #: Name of the cog that routes every click (:class:`cogs.lobby.LobbyCog`).
 ROUTER_COG = "LobbyCog"
@@ -53,8 +53,8 @@ STYLES = {
 _ID = "[0-9]{1,20}"  # ASCII digits only (``\d`` would accept other scripts' digits)
 
 
-def embed(card: Card) -> discord.Embed:
-    """A :class:`discord.Embed` from a :class:`bot.ui.Card`."""
+def embed(card: Block) -> discord.Embed:
+    """A :class:`discord.Embed` from a :class:`bot.ui.Block`."""
     e = discord.Embed(title=card.title, description=card.description or None, color=card.color)
     for f in card.fields:
         e.add_field(name=f.name, value=f.value, inline=f.inline)
@@ -104,8 +104,6 @@ class _RoutedButton(_Routed, discord.ui.DynamicItem[discord.ui.Button[Any]], tem
 class LobbyButton(_RoutedButton, template=rf"se:l:(?P<table>{_ID}):(?P<op>[a-z+-]{{1,16}})"):
     """A lobby button ``se:l:<table>:<op>``; ``op`` in join, leave, ai+, ai-, start, cancel,
     lvl (opens the host's private AI level picker)."""
-
-    OPS: ClassVar[tuple[str, ...]] = ("join", "leave", "ai+", "ai-", "start", "cancel", "lvl")
 
     def __init__(self, table_id: int, op: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  disabled: bool = False, row: int | None = None) -> None:
@@ -328,7 +326,7 @@ def _options(comp: Select) -> list[discord.SelectOption]:
             for o in comp.options]
 
 
-def panel_view(panel: Panel, table_id: int, version: int) -> discord.ui.View:
+def panel_components(panel: Panel, table_id: int, version: int) -> discord.ui.View:
     """The components of a private panel; every code is bound to ``table_id``/``version``. The
     view is stopped: discord.py sends it but never stores it (its clicks are routed by custom_id,
     see the module docstring)."""

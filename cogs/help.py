@@ -35,7 +35,7 @@ class HelpCog(commands.Cog):
     async def help(self, interaction: discord.Interaction) -> None:
         """The help card, privately, in the member's language."""
         commands = {cmd.name for cmd in self.bot.tree.get_commands()}
-        await reply(interaction, embed=embed(admin.help_card(user_t(interaction), self.games(), commands)))
+        await reply(interaction, embed=embed(admin.help_block(user_t(interaction), self.games(), commands)))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

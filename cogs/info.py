@@ -10,10 +10,10 @@ from discord import app_commands
 from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
-from bot.ui import Card, Field
+from bot.ui import Block, Field
 from cogs.base import guild_lang, reply, user_t
 from cogs.components import embed
 from cogs.lobby import game_choices
@@ -38,15 +38,15 @@ class InfoCog(commands.Cog):
         """Top 10 members by rating (openskill ordinal) with the minimum number of games (a public
         message, so in the server's language)."""
         t = Translator(guild_lang(interaction))
-        rows = await self.bot.service.leaderboard(interaction.guild_id or 0, game.value)
-        title = t("lb.title", game=texts.game_title(game.value, t))
+        rows = await self.bot.records.leaderboard(interaction.guild_id or 0, game.value)
+        title = t("lb.title", game=compose.game_title(game.value, t))
         if not rows:
-            desc = t("lb.empty", min=self.bot.service.leaderboard_min_games)
+            desc = t("lb.empty", min=self.bot.records.leaderboard_min_games)
         else:
             desc = "\n".join(
                 t("lb.line", rank=i + 1, player=f"<@{r.user_id}>", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played)
                 for i, r in enumerate(rows))
-        card = Card(title=title, description=desc, footer=t("lb.footer", min=self.bot.service.leaderboard_min_games),
+        card = Block(title=title, description=desc, footer=t("lb.footer", min=self.bot.records.leaderboard_min_games),
                     color=0xF1C40F)
         await interaction.response.send_message(embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
 
@@ -59,11 +59,11 @@ class InfoCog(commands.Cog):
         """A member's rating, games played and won, per game, in this server."""
         t = user_t(interaction)
         who = member or interaction.user
-        stats = await self.bot.service.stats(interaction.guild_id or 0, who.id)
+        stats = await self.bot.records.stats(interaction.guild_id or 0, who.id)
         fields = tuple(
-            Field(texts.game_title(g, t), t("stats.line", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played), True)
+            Field(compose.game_title(g, t), t("stats.line", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played), True)
             for g, r in stats.items())
-        card = Card(title=t("stats.title", name=texts.escape_name(who.display_name)),
+        card = Block(title=t("stats.title", name=compose.escape_name(who.display_name)),
                     description="" if fields else t("stats.none"), fields=fields)
         await reply(interaction, embed=embed(card))
 

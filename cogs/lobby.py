@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.service import ServiceError
 from cogs import pictures
@@ -103,7 +103,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             cog = self.game_cogs().get(game)
             if cog is None:
                 if game in GAMES:
-                    raise ServiceError("err.game_not_enabled", game=texts.game_title(game, user_t(interaction)))
+                    raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
                 raise ServiceError("err.unknown_game", game=game)
             await cog.open_lobby(interaction)
         except Exception as exc:  # noqa: BLE001 - every failure gets an answer
@@ -116,7 +116,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         self.bot.tree.add_command(self.play_command)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.set_notifier(DiscordNotifier(self.bot))
-        self.bot.service.scheduler.timers.handle(FLASH, flash_deleter(self.bot))
+        self.bot.timers.handle(FLASH, flash_deleter(self.bot))
         if self.bot.settings.pictures:
             pictures.DRAWER.configure(self.bot.settings.render_workers)
             pictures.DRAWER.start()
@@ -131,12 +131,12 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         """A click on a persistent component: handled by the table's game cog; every failure
         is answered (a refusal as its text, anything else as an internal error). While it is
         answered, the loop's background work waits (:class:`bot.foreground.Foreground`)."""
-        with self.bot.service.foreground.answering():  # background work waits (bot.foreground)
+        with self.bot.foreground.answering():  # background work waits (bot.foreground)
             await self._route(interaction, item)
 
     async def _route(self, interaction: discord.Interaction, item: TableItem) -> None:
         try:
-            table = await self.bot.service.table(item.table_id)
+            table = await self.bot.hall.table(item.table_id)
             cog = self.cog_for(table.row.game)
             if isinstance(item, LobbyButton):
                 await cog.lobby_op(interaction, item.table_id, item.op)
@@ -174,7 +174,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         custom_id = str(data.get("custom_id", ""))
         if not custom_id.startswith("se:m:"):
             return
-        with self.bot.service.foreground.answering():
+        with self.bot.foreground.answering():
             await self._number(interaction, custom_id)
 
     async def _number(self, interaction: discord.Interaction, custom_id: str) -> None:
@@ -182,7 +182,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             modal = NumberModalId.parse(custom_id)
             if modal is None:
                 raise ServiceError("err.bad_button")
-            table = await self.bot.service.table(modal.table_id)
+            table = await self.bot.hall.table(modal.table_id)
             await self.cog_for(table.row.game).number(interaction, modal, modal_value(interaction.data, "number"))
         except Exception as exc:  # noqa: BLE001 - every submission gets an answer
             await report_click_error(interaction, exc)

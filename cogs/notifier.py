@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import texts
+from bot import compose
 from bot.i18n import Translator
-from bot.service import Notifier, ServiceError, TableView
+from bot.service import Notifier, ServiceError, TableSnapshot
 from cogs.boards import BoardPoster, mentions, panel_button
 from cogs.components import ROUTER_COG, embed
 from engine.core import Event, Outcome
@@ -35,14 +35,14 @@ class DiscordNotifier(BoardPoster, Notifier):
         self._moving: set[int] = set()
 
     # ---------------------------------------------------------------- notifier API
-    async def lobby_changed(self, table: TableView) -> None:
+    async def lobby_changed(self, table: TableSnapshot) -> None:
         """Lobby edits are answered by the clicking interaction itself: nothing to do."""
 
-    async def lobby_expired(self, table: TableView) -> None:
+    async def lobby_expired(self, table: TableSnapshot) -> None:
         """A lobby was not started in time: its message says so, with no buttons left."""
         await self.redraw_lobby(table, expired=True)
 
-    async def redraw_lobby(self, table: TableView, *, expired: bool = False) -> bool:
+    async def redraw_lobby(self, table: TableSnapshot, *, expired: bool = False) -> bool:
         """Edit a lobby's message to show the table as it is now (a closed lobby's buttons
         disabled; with ``expired``, the expiry notice and no buttons at all). Returns False
         when there is no message to edit or the edit failed (logged; never raises)."""
@@ -54,7 +54,7 @@ class DiscordNotifier(BoardPoster, Notifier):
             return False
         content = await router.cog_for(row.game).lobby_message(table)  # type: ignore[attr-defined]
         if expired:
-            minutes = self.bot.service.lobby_minutes
+            minutes = self.bot.lobbies.lobby_minutes
             content["embed"].description = Translator(row.lang)("lobby.expired", minutes=minutes)
             content["view"] = None
         channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
@@ -65,13 +65,13 @@ class DiscordNotifier(BoardPoster, Notifier):
             return False
         return True
 
-    async def table_started(self, table: TableView) -> None:
+    async def table_started(self, table: TableSnapshot) -> None:
         """Open the table's thread from the lobby message and post the first board (awaited:
         the board exists before the first AI move)."""
         t = Translator(table.row.lang)
         channel = self.bot.get_channel(table.row.channel_id)
         thread_id = None
-        name = t("thread.name", game=texts.game_title(table.row.game, t), id=table.id)[:100]
+        name = t("thread.name", game=compose.game_title(table.row.game, t), id=table.id)[:100]
         try:
             if isinstance(channel, discord.TextChannel):
                 if table.row.lobby_message_id:
@@ -84,59 +84,59 @@ class DiscordNotifier(BoardPoster, Notifier):
         except discord.HTTPException:
             log.warning("could not create a thread for table %s; playing in the channel", table.id, exc_info=True)
         if thread_id:
-            await self.bot.service.set_messages(table.id, thread_id=thread_id)
-            table = await self.bot.service.table(table.id)
+            await self.bot.tables.set_messages(table.id, thread_id=thread_id)
+            table = await self.bot.hall.table(table.id)
         posted = await self.draw_board(table, fallback=False)
         if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
-            await self.bot.service.set_messages(table.id, thread_id=None)
-            table = await self.bot.service.table(table.id)
+            await self.bot.tables.set_messages(table.id, thread_id=None)
+            table = await self.bot.hall.table(table.id)
             posted = await self.draw_board(table, fallback=False)
         if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)
-            await self.bot.service.abandon(table.id, None)
+            await self.bot.tables.abandon(table.id, None)
             return
         everyone = mentions(table)
         await self._send(table, content=t("thread.welcome", players=everyone))
         await self._ping_turn(table)
 
-    async def step_applied(self, table: TableView, events: list[Event]) -> None:
+    async def step_applied(self, table: TableSnapshot, events: list[Event]) -> None:
         """The board edit and the turn ping of a running table start once the member answers
         being built are sent (:meth:`bot.foreground.Foreground.later`); those of a finished
         table at once, before its results."""
         if table.row.status == "running":
-            self.bot.service.foreground.later(self._stepped, table)
+            self.bot.foreground.later(self._stepped, table)
         else:
             self.request_board(table.id)
 
-    def _stepped(self, table: TableView) -> None:
+    def _stepped(self, table: TableSnapshot) -> None:
         self.request_board(table.id)
         self._spawn(self._ping_turn(table))
 
-    async def choice_buffered(self, table: TableView, seat: int) -> None:
+    async def choice_buffered(self, table: TableSnapshot, seat: int) -> None:
         """Redraw the board's "who has chosen" text (once the answers being built are sent),
         except for an AI seat's choice when another AI seat of the table still has to choose at
         this step: the AI driver buffers that one at once, and its redraw shows both (one edit
         instead of two)."""
         if table.more_ai_choices_coming(seat):
             return
-        self.bot.service.foreground.later(self.request_board, table.id)
+        self.bot.foreground.later(self.request_board, table.id)
 
-    async def _ping_turn(self, table: TableView, *, moved: bool = False) -> None:
+    async def _ping_turn(self, table: TableSnapshot, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
         one member's consecutive moves in a turn. Not while the table moves to its channel
         (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
         if table.id in self._moving and not moved:
             return
-        if self.bot.service.foreground.busy:
-            await self.bot.service.foreground.quiet()  # a member's answer first (bot.foreground)
+        if self.bot.foreground.busy:
+            await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
             if table.id in self._moving and not moved:
                 return
             with contextlib.suppress(ServiceError):
-                if (await self.bot.service.table(table.id)).row.thread_id != table.row.thread_id:
+                if (await self.bot.hall.table(table.id)).row.thread_id != table.row.thread_id:
                     return  # moved to its channel meanwhile: the move pinged the turn
         turn = table.turn()
         humans = turn[0]
@@ -149,34 +149,34 @@ class DiscordNotifier(BoardPoster, Notifier):
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
         await self._send(table, content=t(key, players=mentions(table, sorted(humans))), view=panel_button(table, t))
 
-    async def reminder(self, table: TableView, seats: list[int]) -> None:
+    async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         self._spawn(self._send(table, content=t("turn.reminder", players=mentions(table, seats)),
                                view=panel_button(table, t)))
 
-    async def timed_out(self, table: TableView, seats: list[int]) -> None:
+    async def timed_out(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        names = ", ".join(texts.escape_name(table.seats[s].name) for s in seats)
+        names = ", ".join(compose.escape_name(table.seats[s].name) for s in seats)
         self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
 
-    async def went_away(self, table: TableView, seat: int) -> None:
+    async def went_away(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._spawn(self._send(table, content=t("turn.away", player=f"<@{table.seats[seat].user_id}>")))
 
-    async def came_back(self, table: TableView, seat: int) -> None:
+    async def came_back(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        self._spawn(self._send(table, content=t("turn.back", name=texts.escape_name(table.seats[seat].name))))
+        self._spawn(self._send(table, content=t("turn.back", name=compose.escape_name(table.seats[seat].name))))
 
-    async def table_finished(self, table: TableView, outcome: Outcome) -> None:
+    async def table_finished(self, table: TableSnapshot, outcome: Outcome) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
-        self._spawn(self._send(table, embed=embed(texts.results_card(table, outcome, t))))
+        self._spawn(self._send(table, embed=embed(compose.results_block(table, outcome, t))))
 
-    async def table_abandoned(self, table: TableView) -> None:
+    async def table_abandoned(self, table: TableSnapshot) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
@@ -199,7 +199,7 @@ class DiscordNotifier(BoardPoster, Notifier):
                             exc_info=True)
         return gone
 
-    async def move_to_channel(self, table_id: int, thread_id: int) -> TableView | None:
+    async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """The running table of ``thread_id`` lost its thread: play on in the parent channel
         with a notice and a new board. When the channel cannot be posted in either, the table
         is abandoned silently (unrated). Returns the moved table, or ``None`` when it was not
@@ -208,19 +208,19 @@ class DiscordNotifier(BoardPoster, Notifier):
             return None
         self._moving.add(table_id)
         try:
-            table = await self.bot.service.table(table_id)
+            table = await self.bot.hall.table(table_id)
             if table.row.status != "running" or table.row.thread_id != thread_id:
                 return None
             log.info("table %s lost its thread %s; moving it to channel %s", table_id, thread_id,
                      table.row.channel_id)
-            table = await self.bot.service.leave_thread(table_id)
+            table = await self.bot.tables.leave_thread(table_id)
             t = Translator(table.row.lang)
             everyone = mentions(table)
             notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=everyone))
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
-                await self.bot.service.close_silently(table_id)
-                return await self.bot.service.table(table_id)
+                await self.bot.tables.close_silently(table_id)
+                return await self.bot.hall.table(table_id)
             self._pinged.pop(table_id, None)
             await self._ping_turn(table, moved=True)
             return table
@@ -230,7 +230,7 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def thread_closed(self, thread: discord.Thread | None, thread_id: int, locked: bool) -> None:
         """A table's thread was archived or locked: reopen it when the bot may, otherwise move
         the table to its channel."""
-        tables = [tb for tb in await self.bot.service.tables_in(thread_id)
+        tables = [tb for tb in await self.bot.records.tables_in(thread_id)
                   if tb.row.status == "running" and tb.row.thread_id == thread_id]
         if not tables:
             return
@@ -251,17 +251,17 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def place_deleted(self, place_id: int) -> None:
         """A thread or channel was deleted: tables playing in a deleted thread move to their
         channel; lobbies and tables whose channel is gone are closed silently (unrated)."""
-        for tb in await self.bot.service.tables_in(place_id):
+        for tb in await self.bot.records.tables_in(place_id):
             if tb.row.status == "running" and tb.row.thread_id == place_id and tb.row.channel_id != place_id:
                 await self.move_to_channel(tb.id, place_id)
             else:
-                await self.bot.service.close_silently(tb.id)
+                await self.bot.tables.close_silently(tb.id)
 
     async def guild_left(self, guild_id: int) -> list[int]:
         """The bot was removed from a server: no further REST call for its tables, which are
         closed at once (deadlines cleared, nothing rated). Returns their ids."""
         self._gone_guilds.add(guild_id)
-        return await self.bot.service.close_guild(guild_id)
+        return await self.bot.tables.close_guild(guild_id)
 
     def guild_joined(self, guild_id: int) -> None:
         """The bot is in ``guild_id`` (again): its new tables may post."""

@@ -19,10 +19,11 @@ from typing import Any
 
 import discord
 
-from bot.service import TableService, TableView
-from bot.ui import Card, Panel
+from bot.service import TableSnapshot
+from bot.timers import Timers
+from bot.ui import Block, Panel
 from cogs import pictures
-from cogs.components import embed, panel_view
+from cogs.components import embed, panel_components
 from storage.base import TimerRow
 
 log = logging.getLogger(__name__)
@@ -32,14 +33,14 @@ log = logging.getLogger(__name__)
 Drawing = tuple[pictures.PanelDrawing | None, list[discord.Attachment]]
 
 
-def panel_fields(panel: Panel, table: TableView, *, card: bool = True) -> dict[str, Any]:
+def panel_fields(panel: Panel, table: TableSnapshot, *, card: bool = True) -> dict[str, Any]:
     """The message fields of a text panel (its notice, card and components); without
     ``card``, no embed (:meth:`PanelMessages.answer` adds it when the answer shows it)."""
     fields: dict[str, Any] = {"content": panel.notice or None}
     if card:
         fields["embed"] = embed(panel.card)
     if panel.rows:
-        fields["view"] = panel_view(panel, table.id, table.version)
+        fields["view"] = panel_components(panel, table.id, table.version)
     return fields
 
 
@@ -53,15 +54,15 @@ def flash_key(message_id: int, table_id: int) -> str:
     return f"{FLASH}:{message_id}:{table_id}"
 
 
-async def delete_later(service: TableService, interaction: discord.Interaction, message: discord.Message,
+async def delete_later(timers: Timers, interaction: discord.Interaction, message: discord.Message,
                        table_id: int, seconds: float) -> None:
     """Delete the private ``message`` (a follow-up of ``interaction``) in ``seconds``, through a
-    persisted timer (:class:`bot.scheduler.Timers`), so that a restart in between does not leave
+    persisted timer (``timers``, :class:`bot.timers.Timers`), so that a restart in between does not leave
     it shown: the timer keeps the interaction's webhook (its token is valid 15 minutes, longer
     than any flash) and :func:`flash_deleter` deletes the message with it."""
     payload = {"application_id": str(interaction.application_id), "token": interaction.token,
                "message_id": str(message.id)}
-    await service.scheduler.timers.schedule(flash_key(message.id, table_id), service.clock.now() + seconds, payload)
+    await timers.schedule(flash_key(message.id, table_id), timers.clock.now() + seconds, payload)
 
 
 def flash_deleter(client: discord.Client) -> Callable[[TimerRow], Awaitable[None]]:
@@ -104,7 +105,7 @@ class PanelMessages:
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def start(self, interaction: discord.Interaction, table: TableView, seat: int, *, edit: bool) -> Drawing:
+    def start(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, *, edit: bool) -> Drawing:
         """The panel's picture, not drawn yet (:class:`cogs.pictures.PanelDrawing`: its key is
         computed and its drawing submitted off the event loop at its first use, so a click on a
         panel is answered before any of it). ``edit``: for an edit of the clicked panel, whose
@@ -128,7 +129,7 @@ class PanelMessages:
         known = current[0].filename if current else None
         return pictures.start_panel_picture(table, seat, legal, known, begin=False), current
 
-    async def with_picture(self, fields: dict[str, Any], card: Card, drawing: Drawing, *,
+    async def with_picture(self, fields: dict[str, Any], card: Block, drawing: Drawing, *,
                            edit: bool) -> dict[str, Any]:
         """``fields`` (:func:`panel_fields`) with the panel's picture and its short text (the
         title and description of ``card``; the picture shows the rest), once drawn. ``edit``:
@@ -145,7 +146,7 @@ class PanelMessages:
             return {**fields, "embed": e, "attachments": current[:1]}
         return {**fields, "embed": e, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
 
-    async def answer(self, interaction: discord.Interaction, table: TableView, card: Card,
+    async def answer(self, interaction: discord.Interaction, table: TableSnapshot, card: Block,
                      fields: dict[str, Any], drawing: Drawing, *, in_panel: bool) -> None:
         """Answer a click with the redrawn panel: in place (``in_panel``) or as a new private
         message. A clicked panel that carries a picture is answered at once beside that picture;
@@ -174,7 +175,7 @@ class PanelMessages:
             else:
                 await interaction.followup.send(ephemeral=True, **fields)
 
-    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableView, card: Card,
+    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableSnapshot, card: Block,
                                    fields: dict[str, Any], started: pictures.PanelDrawing,
                                    current: list[discord.Attachment]) -> None:
         short = embed(pictures.short_card(card, set(), headline_only=False))

@@ -26,11 +26,11 @@ from typing import Any
 
 import discord
 
-from bot import render, texts
+from bot import compose, render
 from bot.i18n import Translator
 from bot.render.workers import Drawer
-from bot.service import TableView
-from bot.ui import Board, Card
+from bot.service import TableSnapshot
+from bot.ui import Block, Board
 from cogs.components import embed
 
 log = logging.getLogger(__name__)
@@ -80,10 +80,10 @@ def can_attach(place: Any, me: Any = None) -> bool:
         return True
 
 
-def raw_names(table: TableView) -> tuple[str, ...]:
+def raw_names(table: TableSnapshot) -> tuple[str, ...]:
     """Display names in seat order, unescaped (pictures have no markdown); an AI player's name
     carries its level in the table's language ("AI 1 (strong)")."""
-    return texts.picture_names(table, Translator(table.row.lang))
+    return compose.picture_names(table, Translator(table.row.lang))
 
 
 #: (table id, "board" or "panel") whose drawing failure was already logged as an error
@@ -100,7 +100,7 @@ def _submit(draw: Any, *args: Any) -> asyncio.Future[bytes | None]:
     return fut
 
 
-async def _drawn(what: str, table: TableView, drawing: asyncio.Future[bytes | None]) -> bytes | None:
+async def _drawn(what: str, table: TableSnapshot, drawing: asyncio.Future[bytes | None]) -> bytes | None:
     """The bytes ``drawing`` (:func:`_submit`) gives; ``None`` on failure (an exception, or no
     bytes), logged as an error once per table and kind (then at debug level), without the
     exception's message: it could quote a private view."""
@@ -119,12 +119,12 @@ async def _drawn(what: str, table: TableView, drawing: asyncio.Future[bytes | No
     return png
 
 
-async def _draw(what: str, table: TableView, draw: Any, *args: Any) -> bytes | None:
+async def _draw(what: str, table: TableSnapshot, draw: Any, *args: Any) -> bytes | None:
     """``draw(*args)`` in a worker thread; ``None`` on failure (see :func:`_drawn`)."""
     return await _drawn(what, table, _submit(draw, *args))
 
 
-async def board_picture(table: TableView, known_key: str | None = None) -> Picture | None:
+async def board_picture(table: TableSnapshot, known_key: str | None = None) -> Picture | None:
     """The public board picture of ``table`` (``None`` when it cannot be drawn). When its key
     equals ``known_key`` (the picture the message already carries), nothing is drawn and the
     picture has no bytes: the caller keeps the attachment it has."""
@@ -139,7 +139,7 @@ async def board_picture(table: TableView, known_key: str | None = None) -> Pictu
     return Picture(png, key, BOARD_FILE) if png else None
 
 
-async def panel_picture(table: TableView, seat: int, legal: tuple[str, ...],
+async def panel_picture(table: TableSnapshot, seat: int, legal: tuple[str, ...],
                         known_filename: str | None = None) -> Picture | None:
     """The picture of ``seat``'s panel from its own view and ``legal`` codes (``None`` when it
     cannot be drawn); no bytes when ``known_filename`` is already this picture's file."""
@@ -153,7 +153,7 @@ class PanelDrawing:
     ``start_panel_picture(..., begin=True)``, else at the first use of :attr:`drawing` or
     ``await``), so that a click's answer can be sent before any of that work."""
 
-    def __init__(self, table: TableView, seat: int, legal: Callable[[], tuple[str, ...]],
+    def __init__(self, table: TableSnapshot, seat: int, legal: Callable[[], tuple[str, ...]],
                  known_filename: str | None) -> None:
         self._args = (table, seat, legal, known_filename)
         self._begun = False
@@ -203,7 +203,7 @@ class PanelDrawing:
         self._begun = True
 
 
-def start_panel_picture(table: TableView, seat: int, legal: tuple[str, ...] | Callable[[], tuple[str, ...]],
+def start_panel_picture(table: TableSnapshot, seat: int, legal: tuple[str, ...] | Callable[[], tuple[str, ...]],
                         known_filename: str | None = None, *, begin: bool = True) -> PanelDrawing:
     """:func:`panel_picture` as a :class:`PanelDrawing` (call it from the event loop): with
     ``begin``, its drawing starts at once off the event loop, and the caller builds the text of
@@ -222,7 +222,7 @@ def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:
     return e.set_image(url=picture.url)
 
 
-def short_card(card: Card, keep_fields: set[str], headline_only: bool) -> Card:
+def short_card(card: Block, keep_fields: set[str], headline_only: bool) -> Block:
     """The text that stays beside a picture: the card's title, its headline (the first line of
     its description, or all of it), the fields named in ``keep_fields``, the footer."""
     desc = card.description or ""
@@ -241,7 +241,7 @@ class BoardPictures:
         self.enabled = enabled
         self._known: dict[int, tuple[int, str, discord.Attachment]] = {}
 
-    async def picture(self, table: TableView, place: Any) -> Picture | None:
+    async def picture(self, table: TableSnapshot, place: Any) -> Picture | None:
         """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
         the table's channel, or rendering failed: logged)."""
         if not self.enabled():

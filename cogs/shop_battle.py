@@ -15,10 +15,10 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _T
 
-from bot import texts
+from bot import compose
 from bot.i18n import Translator
-from bot.service import ServiceError, TableView
-from bot.ui import Card, Field
+from bot.service import ServiceError, TableSnapshot
+from bot.ui import Block, Field
 from cogs.base import GameCog, reply, user_t
 from cogs.components import embed
 from engine.shop_battle import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
@@ -30,7 +30,7 @@ def issue_line(issue: DeckIssue, t: Translator) -> str:
     """One refusal line, in the reader's language (English adds the detailed reason)."""
     where = t("deck.where_deck") if issue.index is None else t("deck.where_card", n=issue.index + 1)
     if issue.name:
-        where += f" ({texts.escape_name(issue.name, 60)})"
+        where += f" ({compose.escape_name(issue.name, 60)})"
     if issue.field:
         where += f", `{issue.field}`"
     key = f"deck.issue.{issue.code}"
@@ -38,12 +38,12 @@ def issue_line(issue: DeckIssue, t: Translator) -> str:
     return f"• {where}: {why}"
 
 
-def summary_card(deck: Deck, deck_id: int, t: Translator) -> Card:
+def summary_card(deck: Deck, deck_id: int, t: Translator) -> Block:
     """What was stored: counts, Collector powers."""
     collectors = [c for c in deck.cards if isinstance(c, CollectorCard)]
     shops = len(deck.cards) - len(collectors)
-    powers = "\n".join(f"• {texts.escape_name(c.name, 60)} — {t(f'sb.kind.{c.power.kind}')}" for c in collectors) or "—"
-    return Card(title=t("deck.stored", name=texts.escape_name(deck.name, 60)),
+    powers = "\n".join(f"• {compose.escape_name(c.name, 60)} — {t(f'sb.kind.{c.power.kind}')}" for c in collectors) or "—"
+    return Block(title=t("deck.stored", name=compose.escape_name(deck.name, 60)),
                 description=t("deck.counts", cards=len(deck.cards), shops=shops, collectors=len(collectors)),
                 fields=(Field(t("deck.collectors"), powers[:1024]),), footer=t("deck.footer", id=deck_id),
                 color=0x2ECC71)
@@ -56,9 +56,9 @@ class ShopBattleCog(GameCog):
                               description=_T("Your server's Shop Battle decks", key="cmd.deck.desc"),
                               guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
 
-    async def lobby_extras(self, table: TableView) -> dict[str, Any]:
+    async def lobby_extras(self, table: TableSnapshot) -> dict[str, Any]:
         """The guild's custom decks, for the lobby's deck select."""
-        return {"decks": await self.service.decks(table.row.guild_id, table.row.game)}
+        return {"decks": await self.bot.decks.of(table.row.guild_id, table.row.game)}
 
     @deck.command(name=_T("upload", key="cmd.deck.upload.name"),
                   description=_T("Add or replace a deck from a JSON file", key="cmd.deck.upload.desc"))
@@ -85,7 +85,7 @@ class ShopBattleCog(GameCog):
             await interaction.followup.send(t("deck.download_failed"), ephemeral=True)
             return
         try:
-            deck_id = await self.service.save_deck(interaction.guild_id or 0, self.game, deck.name,
+            deck_id = await self.bot.decks.save(interaction.guild_id or 0, self.game, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
             await interaction.followup.send(t(err.key, **err.params), ephemeral=True)
@@ -97,9 +97,9 @@ class ShopBattleCog(GameCog):
     async def list_(self, interaction: discord.Interaction) -> None:
         """The guild's decks (they are offered in Shop Battle lobbies)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
-        lines = [f"• {texts.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
-        await reply(interaction, embed=embed(Card(title=t("deck.list_title"), description="\n".join(lines))))
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
+        lines = [f"• {compose.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
+        await reply(interaction, embed=embed(Block(title=t("deck.list_title"), description="\n".join(lines))))
 
     @deck.command(name=_T("remove", key="cmd.deck.remove.name"),
                   description=_T("Remove one of this server's decks", key="cmd.deck.remove.desc"))
@@ -109,17 +109,17 @@ class ShopBattleCog(GameCog):
     async def remove(self, interaction: discord.Interaction, name: str) -> None:
         """Remove a deck by name (tables already started keep their cards)."""
         t = user_t(interaction)
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         exact = [d for d, n in decks if n == name.strip()]
         match = exact or [d for d, n in decks if n.casefold() == name.strip().casefold()]
-        if not match or not await self.service.delete_deck(interaction.guild_id or 0, match[0]):
+        if not match or not await self.bot.decks.delete(interaction.guild_id or 0, match[0]):
             await reply(interaction, t("err.no_deck"))
             return
-        await reply(interaction, t("deck.removed", name=texts.escape_name(name, 60)))
+        await reply(interaction, t("deck.removed", name=compose.escape_name(name, 60)))
 
     @remove.autocomplete("name")
     async def _deck_names(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        decks = await self.service.decks(interaction.guild_id or 0, self.game)
+        decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         return [app_commands.Choice(name=n[:100], value=n[:100]) for _, n in decks
                 if current.casefold() in n.casefold()][:25]
 

@@ -23,8 +23,9 @@ Contract summary (every method is pure: no I/O, no clock, no global random):
 - ``apply(state, {seat: action}) -> Step``: one action per seat in ``to_act``; raises
   :class:`IllegalAction` on anything else (never substitutes another action); bumps ``version``.
 - ``view(state, seat | None) -> View``: a typed view of what that seat may see (``None`` = the
-  public table); :meth:`Game.view_json` gives its JSON form. Never contains the seed, the deck
-  order or another seat's hidden cards.
+  public table); :meth:`Game.view_json` gives its JSON form and :meth:`Game.view_from_json`
+  rebuilds the typed view from it. Never contains the seed, the deck order or another seat's
+  hidden cards.
 - ``outcome(state) -> Outcome | None``
 - ``timeout_action(state, seat)`` / ``ai_action(state, seat)``
 - ``encode(action) -> str`` / ``decode(code) -> action``: short stable codes (custom_id-safe:
@@ -47,11 +48,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
@@ -280,6 +282,27 @@ def _adapter(cls: type) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 
+@cache
+def _view_classes(game: type) -> dict[frozenset[str], type]:
+    """The view classes of the :class:`Game` subclass ``game`` by their field names: the view
+    type it declares (``Game[S, A, V]``) and the subclasses of it that ``V``'s module defines.
+    Raises ``TypeError`` when it declares none, or when two classes have the same fields (their
+    JSON could not be told apart)."""
+    root = next((get_args(base)[2] for klass in game.__mro__ for base in klass.__dict__.get("__orig_bases__", ())
+                 if get_origin(base) is Game), None)
+    if not isinstance(root, type):
+        raise TypeError(f"{game.__name__} declares no view type (class {game.__name__}(Game[S, A, V]))")
+    module = vars(sys.modules[root.__module__])
+    classes: list[type] = [value for value in module.values() if isinstance(value, type) and issubclass(value, root)]
+    out: dict[frozenset[str], type] = {}
+    for cls in classes:
+        names = frozenset(_dataclass_names(cls))
+        if names in out and out[names] is not cls:
+            raise TypeError(f"{out[names].__name__} and {cls.__name__} have the same fields")
+        out[names] = cls
+    return out
+
+
 class Game(ABC, Generic[S, A, V]):
     """Abstract base of every game. Stateless: all data is in the state value.
 
@@ -331,8 +354,23 @@ class Game(ABC, Generic[S, A, V]):
         """Typed view for ``seat`` (``None`` = public). No seed, no hidden cards."""
 
     def view_json(self, state: S, seat: int | None) -> Any:
-        """The JSON form of :meth:`view` (for the terminal, tests and fixtures)."""
+        """The JSON form of :meth:`view` (for the terminal, the picture workers, tests and fixtures)."""
         return to_json(self.view(state, seat))
+
+    def view_from_json(self, data: Any) -> V:
+        """Inverse of :meth:`view_json`: ``view_from_json(view_json(state, seat)) == view(state, seat)``
+        for the public view and every seat's.
+
+        The class is the one, among the game's view type (its third type parameter) and that
+        type's subclasses, whose fields are exactly the keys of ``data``; pydantic validates the
+        values into it (lists become tuples, nested dicts their dataclasses). Raises
+        ``ValueError`` (``pydantic.ValidationError`` is one) when ``data`` is no view of this game."""
+        cls = _view_classes(type(self)).get(frozenset(data)) if isinstance(data, Mapping) else None
+        if cls is None:
+            keys = sorted(map(str, data)) if isinstance(data, Mapping) else type(data).__name__
+            raise ValueError(f"not a view of {type(self).__name__}: {keys}")
+        view: V = _adapter(cls).validate_python(data)
+        return view
 
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:

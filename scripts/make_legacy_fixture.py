@@ -14,9 +14,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from bot.service import TableService
 from bot.games import GAMES
-from storage.db import Database
+from bot.house import House
+from storage.base import Store
+from storage.sqlite import SqliteStore
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "legacy_v1.db"
 
@@ -28,10 +29,10 @@ class Clock:
         return self.t
 
 
-async def play(svc: TableService, tid: int, steps: int, host: int) -> None:
+async def play(svc: House, tid: int, steps: int, host: int) -> None:
     """Let the AI play ``steps`` applied steps for every seat (members included)."""
     for _ in range(steps):
-        view = await svc.table(tid)
+        view = await svc.hall.table(tid)
         if view.row.status != "running" or not view.to_act():
             return
         game = view.game
@@ -41,20 +42,20 @@ async def play(svc: TableService, tid: int, steps: int, host: int) -> None:
             action = game.ai_action(view.state, seat)
             seatrow = view.seats[seat]
             if seatrow.is_ai:
-                await svc.idle()
+                await svc.tables.idle()
                 break
-            await svc.submit(tid, seatrow.user_id, view.version, game.encode(action))
-        await svc.idle()
+            await svc.tables.submit(tid, seatrow.user_id, view.version, game.encode(action))
+        await svc.tables.idle()
 
 
 async def main() -> None:
     tmp = OUT.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
-    db = await Database.open(tmp)
+    db = await SqliteStore.open(tmp)
     seeds = iter(range(1001, 2000))
-    svc = TableService(db, clock=Clock(), turn_timeout=300, seed_source=lambda: next(seeds))
+    svc = House(db, clock=Clock(), turn_timeout=300, seed_source=lambda: next(seeds))
     deck = json.loads((Path(__file__).resolve().parent.parent / "docs/decks/example-deck.json").read_text())
-    deck_id = await svc.save_deck(1, "shop-battle", deck["name"], deck, 100)
+    deck_id = await svc.decks.save(1, "shop-battle", deck["name"], deck, 100)
     plans = [
         ("gang-of-dice", {}, 3, 9),
         ("three-player-moon", {}, 3, 6),
@@ -66,22 +67,22 @@ async def main() -> None:
     ]
     for i, (game, options, members, steps) in enumerate(plans):
         host = 100 + 10 * i
-        t = await svc.open_lobby(guild_id=1, channel_id=10 + i, game=game, host_user_id=host,
-                                 host_name=f"Host{i}", options=dict(options))
+        t = await svc.lobbies.open(guild_id=1, channel_id=10 + i, game=game, host_user_id=host,
+                                   host_name=f"Host{i}", options=dict(options))
         for m in range(1, members):
-            await svc.join(t.id, host + m, f"Member{i}.{m}")
-        await svc.start(t.id, host, fill_with_ai=True, ai_name="AI")
+            await svc.lobbies.join(t.id, host + m, f"Member{i}.{m}")
+        await svc.lobbies.start(t.id, host, fill_with_ai=True, ai_name="AI")
         await play(svc, t.id, steps, host)
     # a buffered simultaneous choice: the first member of the Moonshine table chose, others not
     for row in await db.tables_with_status("running"):
-        view = await svc.table(row.id)
+        view = await svc.hall.table(row.id)
         if row.game == "moonshine" and len(view.to_act()) > 1:
             seat = min(view.to_act())
             if not view.seats[seat].is_ai:
                 code = view.game.encode(view.game.ai_action(view.state, seat))
-                await svc.submit(row.id, view.seats[seat].user_id, view.version, code)
+                await svc.tables.submit(row.id, view.seats[seat].user_id, view.version, code)
                 break
-    await svc.close()
+    await svc.tables.close()
     await db.close()
     for suffix in ("-wal", "-shm"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)

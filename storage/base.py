@@ -1,34 +1,54 @@
-"""The storage interface: the one typed :class:`Store` protocol the service talks to, and the
-rows it exchanges. No SQL here; :mod:`storage.sqlite` is the embedded implementation and
-:mod:`storage.postgres` the one for several processes on one PostgreSQL database;
+"""The storage interface and what both drivers share: the rows the service exchanges with a store,
+the errors a store raises, the JSON codec of every JSON column, and the :class:`Store` abstract
+base that :class:`storage.sqlite.SqliteStore` (aiosqlite) and :class:`storage.postgres.PostgresStore`
+(asyncpg) implement, each with its own dialect's SQL. No SQL here;
 :func:`storage.factory.open_store` opens either from a URL.
 
 Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
 JSON-like values (``options``, ``state``, events, timer payloads) cross the interface decoded,
 except the snapshots of :meth:`Store.running_tables`, which stay JSON text until the service
-decodes a table on first touch (restart in O(tables)).
+decodes a table on first touch with :func:`loads` (restart in O(tables)).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import AbstractAsyncContextManager
+import asyncio
+import contextlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+import orjson
+
 __all__ = [
+    "DatabaseDamaged",
     "RatingRow",
+    "Record",
     "RunningTable",
+    "SchemaTooNew",
     "SeatRow",
     "Shards",
     "StepWrite",
     "Store",
+    "StoreRefused",
     "TableRow",
+    "TargetNotEmpty",
     "TimerRow",
+    "TransferError",
+    "UPDATABLE",
     "VersionConflict",
+    "dumps",
+    "loads",
+    "merged_events",
+    "step_timers",
+    "table_update",
+    "turn_table",
 ]
 
 
+# ---------------------------------------------------------------------------- errors
 class VersionConflict(RuntimeError):
     """A step's compare-and-set failed: the stored table ``table_id`` is no longer at
     ``expected`` (another writer applied a step first, or the table stopped running).
@@ -39,6 +59,97 @@ class VersionConflict(RuntimeError):
                          "reload the table")
         self.table_id = table_id
         self.expected = expected
+
+
+#: Where the operator reads how to restore a store (named in the refusals below).
+BACKUPS = 'docs/operations.md, "Backups"'
+
+
+class StoreRefused(RuntimeError):
+    """A store that must not be used as it is, found when it is opened; nothing was changed.
+    Its message is one line for an operator (the bot and the terminal print it and exit 2)."""
+
+
+class SchemaTooNew(StoreRefused):
+    """The database's schema version ``found`` is above ``known``, the last one this code has a
+    migration for: a newer Speakeasy wrote it, and this one would run its older queries on it.
+
+    >>> print(SchemaTooNew(99, 8))
+    the database's schema is version 99, newer than this Speakeasy knows (8): a newer version wrote it; run that version, or restore the backup made before it (docs/operations.md, "Backups")
+    """
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(f"the database's schema is version {found}, newer than this Speakeasy knows ({known}): "
+                         f"a newer version wrote it; run that version, or restore the backup made before it "
+                         f"({BACKUPS})")
+        self.found = found
+        self.known = known
+
+
+class DatabaseDamaged(StoreRefused):
+    """The SQLite file failed its integrity check (``PRAGMA quick_check``, or SQLite found a
+    corrupt page while opening it); ``detail`` is SQLite's first complaint, on one line.
+
+    >>> print(DatabaseDamaged("*** in database main ***\\nPage 38: btreeInitPage() returns error code 11"))
+    the database file is damaged (Page 38: btreeInitPage() returns error code 11); restore it from a backup (docs/operations.md, "Backups")
+    """
+
+    def __init__(self, detail: str) -> None:
+        detail = "; ".join(line.strip() for line in detail.splitlines()
+                           if line.strip() and not line.startswith("*** in database")) or detail.strip()
+        super().__init__(f"the database file is damaged ({detail}); restore it from a backup ({BACKUPS})")
+        self.detail = detail
+
+
+class TransferError(RuntimeError):
+    """A copy between stores cannot be made (a source or target that cannot be used, different
+    schemas); nothing was written."""
+
+
+class TargetNotEmpty(TransferError):
+    """The target database already holds rows (``counts``: table -> rows); nothing was written."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        listed = ", ".join(f"{t}: {n}" for t, n in counts.items())
+        super().__init__(f"the target database is not empty ({listed}); migrate-data only fills an empty "
+                         "database, it never overwrites or merges")
+        self.counts = counts
+
+
+# ---------------------------------------------------------------------------- the JSON codec
+def dumps(value: Any) -> str:
+    """Compact JSON text (no spaces) as stored in every JSON column: :mod:`orjson` (a step's
+    snapshot in a few microseconds; non-ASCII text as UTF-8, not ``\\u`` escapes), or the
+    standard library for what orjson refuses (an integer beyond 64 bits). Both forms read back
+    equal (:func:`loads`).
+
+    >>> dumps({"a": [1, "é"], 2: None})
+    '{"a":[1,"é"],"2":null}'
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"))
+
+
+def loads(text: str | bytes) -> Any:
+    """The value of a stored JSON text (:mod:`orjson`; the standard library for what it refuses,
+    such as a ``NaN`` an old row might hold).
+
+    >>> loads('{"a":[1,"\\u00e9"]}') == {"a": [1, "é"]}
+    True
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+# ---------------------------------------------------------------------------- rows
+class Record(Protocol):
+    """A row as a driver reads it, by column name (``sqlite3.Row``, ``asyncpg.Record``)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +226,32 @@ class TableRow:
     action_seq: int = 0
     event_seq: int = 0
 
+    @classmethod
+    def of(cls, row: Record, *, decode_state: bool = True) -> TableRow:
+        """The row a driver read (``sqlite3.Row`` or ``asyncpg.Record`` of ``SELECT *``), its
+        JSON columns decoded (``state`` left ``None`` unless ``decode_state``)."""
+        return cls(
+            id=row["id"],
+            guild_id=row["guild_id"],
+            channel_id=row["channel_id"],
+            thread_id=row["thread_id"],
+            lobby_message_id=row["lobby_message_id"],
+            board_message_id=row["board_message_id"],
+            game=row["game"],
+            options=loads(row["options"]),
+            status=row["status"],
+            host_user_id=row["host_user_id"],
+            lang=row["lang"],
+            seed=row["seed"],
+            version=row["version"],
+            state=loads(row["state"]) if decode_state and row["state"] else None,
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            rules_version=row["rules_version"],
+            action_seq=row["action_seq"],
+            event_seq=row["event_seq"],
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class SeatRow:
@@ -131,6 +268,12 @@ class SeatRow:
     away: bool = False
     timeouts: int = 0
     ai_level: str | None = None
+
+    @classmethod
+    def of(cls, row: Record) -> SeatRow:
+        """The seat a driver read (a row of ``seats``; flags stored as 0/1)."""
+        return cls(row["seat"], row["user_id"], row["name"], bool(row["is_ai"]), bool(row["away"]), row["timeouts"],
+                   row["ai_level"])
 
     @property
     def level(self) -> str:
@@ -154,6 +297,11 @@ class RatingRow:
     played: int
     won: int
 
+    @classmethod
+    def of(cls, row: Record) -> RatingRow:
+        """The rating a driver read (a row of ``ratings``)."""
+        return cls(row["user_id"], row["mu"], row["sigma"], row["played"], row["won"])
+
     @property
     def ordinal(self) -> float:
         """Conservative skill estimate ``mu - 3 sigma`` (openskill's ordinal).
@@ -171,6 +319,11 @@ class TimerRow(NamedTuple):
     key: str
     due: float
     payload: dict[str, Any]
+
+    @classmethod
+    def of(cls, row: Record) -> TimerRow:
+        """The timer a driver read (``key``, ``due`` and the JSON text ``payload``)."""
+        return cls(row["key"], row["due"], loads(row["payload"]))
 
     @property
     def kind(self) -> str:
@@ -219,169 +372,333 @@ class StepWrite:
     cancel_timer: str | None = None
     clear_pending: bool = True
 
+    @property
+    def last_event(self) -> int:
+        """The table's ``event_seq`` once the step is stored: its last event's seq (the one
+        before ``event_seq`` when the step has no event)."""
+        return self.event_seq + len(self.events) - 1 if self.events else self.event_seq - 1
 
-class Store(Protocol):
-    """What the service needs from storage. Every method is a coroutine except :meth:`transaction`.
+    def actions_json(self) -> str:
+        """The action-log row's ``actions`` column: ``{"<seat>": code}`` as JSON text."""
+        return dumps({str(k): v for k, v in self.actions.items()})
+
+    def events_columns(self) -> tuple[int | None, str | None]:
+        """The action-log row's ``(event_seq, events)`` columns: the first event's seq and the
+        events as one JSON array, or ``(None, None)`` for a step without events."""
+        return (self.event_seq, dumps(self.events)) if self.events else (None, None)
+
+
+#: The columns :meth:`Store.update_table` may set.
+UPDATABLE = frozenset({"thread_id", "lobby_message_id", "board_message_id", "options", "status", "seed", "version",
+                       "state", "lang", "rules_version"})
+
+
+def table_update(fields: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """The columns and stored values of :meth:`Store.update_table`'s ``fields`` (``options`` and
+    ``state`` JSON-encoded). Raises ``ValueError`` for no field or a column not in :data:`UPDATABLE`.
+
+    >>> table_update({"status": "running", "state": {"v": 1}})
+    (['status', 'state'], ['running', '{"v":1}'])
+    """
+    if not fields or set(fields) - UPDATABLE:
+        raise ValueError(f"bad fields {sorted(set(fields) - UPDATABLE)}")
+    return list(fields), [dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
+
+
+def turn_table(key: str) -> int | None:
+    """The table id of a turn-deadline timer key ``turn:<table id>``, else ``None``. Such a
+    timer is kept in its table's row (``turn_due``, ``turn_timer``; schema version 8) when the
+    table is stored, in the timers table otherwise.
+
+    >>> turn_table("turn:12"), turn_table("lobby:12"), turn_table("turn:"), turn_table("turn:1x")
+    (12, None, None, None)
+    """
+    if key.startswith("turn:"):
+        digits = key[5:]
+        if digits.isascii() and digits.isdigit():
+            return int(digits)
+    return None
+
+
+def step_timers(step: StepWrite) -> tuple[TimerRow | None, str | None, tuple[float | None, str | None] | None]:
+    """How a step's timer change is stored: ``(timer to set in the timers table, key to remove
+    there, (turn_due, turn_timer) for the table's row, or None when the row's deadline stays)``.
+    The table's own turn deadline goes to its row (see :func:`turn_table`).
+
+    >>> step_timers(StepWrite(7, 0, 1, {}, {}, "user", [], 1, 1, 0.0, timer=TimerRow("turn:7", 9.0, {})))
+    (None, None, (9.0, '{}'))
+    >>> step_timers(StepWrite(7, 0, 1, {}, {}, "user", [], 1, 1, 0.0, cancel_timer="turn:8"))
+    (None, 'turn:8', None)
+    """
+    timer, cancel = step.timer, step.cancel_timer
+    turn: tuple[float | None, str | None] | None = None
+    if cancel is not None and turn_table(cancel) == step.table_id:
+        cancel, turn = None, (None, None)
+    if timer is not None and turn_table(timer.key) == step.table_id:
+        turn = (timer.due, dumps(timer.payload))
+        timer = None
+    return timer, cancel, turn
+
+
+def merged_events(rows: Iterable[Any], steps: Iterable[Any]) -> list[dict[str, Any]]:
+    """Events in seq order from the events table's ``(seq, event)`` rows and the action-log
+    rows' ``(event_seq, events)`` arrays (a step's events have consecutive seqs).
+
+    >>> merged_events([(1, '{"k":"open"}')], [(2, '[{"k":"a"},{"k":"b"}]'), (4, '[{"k":"c"}]')])
+    [{'k': 'open'}, {'k': 'a'}, {'k': 'b'}, {'k': 'c'}]
+    """
+    found = [(r[0], loads(r[1])) for r in rows]
+    for r in steps:
+        first = r[0]
+        found.extend((first + i, event) for i, event in enumerate(loads(r[1])))
+    found.sort(key=lambda pair: pair[0])
+    return [event for _, event in found]
+
+
+# ---------------------------------------------------------------------------- the store
+class Store(ABC):
+    """What the service needs from storage, and the connection discipline both drivers share.
+    Every method is a coroutine except :meth:`transaction`.
+
+    A driver holds one connection, shared by every task of the process: an ``asyncio.Lock``
+    gives one task at a time the connection, and a transaction belongs to the task that opened
+    it until it ends (other tasks' statements wait; the same task's nested use joins it). A
+    driver implements the abstract methods with its dialect's SQL, and the four connection
+    hooks :meth:`_begin`, :meth:`_commit`, :meth:`_rollback` and :meth:`_heal`; a statement
+    outside a transaction takes the connection with ``async with self._access():``.
 
     Errors: backend I/O errors propagate (``aiosqlite.Error`` / ``sqlite3.Error`` subclasses for
-    SQLite, ``asyncpg.PostgresError`` / ``OSError`` for PostgreSQL); a broken constraint (a user seated twice at a table) raises the backend's integrity
-    error; :meth:`commit_step` raises :class:`VersionConflict`.
+    SQLite, ``asyncpg.PostgresError`` / ``OSError`` for PostgreSQL); a broken constraint (a user
+    seated twice at a table) raises the backend's integrity error; :meth:`commit_step` raises
+    :class:`VersionConflict`. Opening a store raises a :class:`StoreRefused` for a schema newer
+    than the code (:class:`SchemaTooNew`) or a damaged SQLite file (:class:`DatabaseDamaged`).
     """
 
-    path: str
+    def __init__(self, path: str) -> None:
+        #: What the store was opened with: a SQLite file path or a PostgreSQL URL (keep
+        #: passwords out of logs: ``storage.factory.public_url``).
+        self.path = path
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
 
+    @abstractmethod
     async def close(self) -> None:
         """Close the store."""
-        ...
 
-    def transaction(self) -> AbstractAsyncContextManager[None]:
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The schema version of the database (the number of migrations applied)."""
+
+    # --- the shared connection -------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
         """``async with store.transaction():`` everything inside commits together or not at all;
         other tasks' statements never land inside it; nested use by the same task joins it."""
-        ...
+        me = asyncio.current_task()
+        if self._owner is me:
+            yield
+            return
+        async with self._lock:
+            self._owner = me
+            try:
+                await self._heal()
+                await self._begin()
+                try:
+                    yield
+                except BaseException:
+                    await asyncio.shield(self._rollback())
+                    raise
+                else:
+                    await self._commit()
+            finally:
+                self._owner = None
+
+    @contextlib.asynccontextmanager
+    async def _access(self) -> AsyncIterator[None]:
+        """Exclusive use of the connection for one statement (joined inside our transaction)."""
+        if self._owner is asyncio.current_task():
+            yield
+        else:
+            async with self._lock:
+                await self._heal()
+                yield
+
+    @abstractmethod
+    async def _begin(self) -> None:
+        """Start a transaction on the connection (the lock held)."""
+
+    @abstractmethod
+    async def _commit(self) -> None:
+        """Commit the connection's transaction."""
+
+    @abstractmethod
+    async def _rollback(self) -> None:
+        """Roll back the connection's transaction."""
+
+    @abstractmethod
+    async def _heal(self) -> None:
+        """Make the connection usable before a statement outside any transaction (the lock held,
+        no owner): roll back an orphan transaction (left by a task cancelled mid-BEGIN/COMMIT);
+        connect again when the driver can and the connection was lost."""
+
+    async def record_step(
+        self, table_id: int, *, version_before: int, actions: dict[int, str], source: str,
+        state: dict[str, Any], version: int, events: list[dict[str, Any]], now: float,
+    ) -> None:
+        """:meth:`commit_step` for callers that keep no sequence counters (read from the table
+        first). Atomic; raises :class:`VersionConflict` for a table that is not stored."""
+        async with self.transaction():
+            row = await self.get_table(table_id)
+            if row is None:
+                raise VersionConflict(table_id, version_before)
+            await self.commit_step(StepWrite(
+                table_id=table_id, version_before=version_before, version=version, state=state, actions=actions,
+                source=source, events=events, action_seq=row.action_seq + 1, event_seq=row.event_seq + 1,
+                now=now))
 
     # --- tables
+    @abstractmethod
     async def create_table(self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
                            options: dict[str, Any], now: float) -> int:
         """Insert a table in the ``lobby`` status; returns its id."""
-        ...
 
+    @abstractmethod
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table with ``table_id`` or ``None``."""
-        ...
 
+    @abstractmethod
     async def tables_with_status(self, status: str) -> list[TableRow]:
         """Every table with ``status``, by id."""
-        ...
 
+    @abstractmethod
     async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
                            **fields: Any) -> bool:
         """Set columns of a table (with ``expect_status``: only while it has that status, a
         compare-and-set); True when the row changed. Raises ``ValueError`` for no field or one
         that may not be set."""
-        ...
 
+    @abstractmethod
     async def running_tables(self) -> list[RunningTable]:
         """Every running table with its seats and current buffered choices, in a few bulk reads."""
-        ...
 
+    @abstractmethod
     async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
         """:meth:`running_tables` of the guilds on ``shards`` only (filtered in the query)."""
-        ...
 
     # --- seats
+    @abstractmethod
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats of a table ordered by seat number."""
-        ...
 
+    @abstractmethod
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table."""
-        ...
 
+    @abstractmethod
     async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
         """Store a seat's ``away`` flag and timeouts-in-a-row counter."""
-        ...
 
     # --- play
+    @abstractmethod
     async def commit_step(self, step: StepWrite) -> None:
         """Store an applied step atomically (see :class:`StepWrite`); raises :class:`VersionConflict`."""
-        ...
 
+    @abstractmethod
     async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
         """Append events to a table's event log at state ``version`` (advances ``event_seq``)."""
-        ...
 
+    @abstractmethod
     async def action_log(self, table_id: int) -> list[tuple[int, dict[int, str], str]]:
         """The append-only log: ``(version_before, {seat: code}, source)`` in order."""
-        ...
 
+    @abstractmethod
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
-        ...
 
+    @abstractmethod
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
         """Buffer (or change) a seat's choice in a simultaneous step."""
-        ...
 
+    @abstractmethod
     async def pending(self, table_id: int, version: int) -> dict[int, str]:
         """Buffered choices for the step at ``version``."""
-        ...
 
     # --- timers (a table's turn deadline ``turn:<table id>`` is kept in the table's row, so a
     # step that moves it writes no other row; every other timer in a timers table)
+    @abstractmethod
     async def set_timer(self, timer: TimerRow) -> None:
         """Set (or replace, by key) a persisted timer."""
-        ...
 
+    @abstractmethod
     async def set_timers(self, timers: Iterable[TimerRow]) -> None:
         """Set (or replace) many timers at once."""
-        ...
 
+    @abstractmethod
     async def cancel_timer(self, key: str) -> None:
         """Remove a timer (no error when there is none)."""
-        ...
 
+    @abstractmethod
     async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
         """Every persisted timer, the earliest due first; with ``shards``, only those the shards
         own (filtered in the query): a timer ``<kind>:<table id>`` follows its table's guild,
         any other timer belongs to shard 0."""
-        ...
 
+    @abstractmethod
     async def timer(self, key: str) -> TimerRow | None:
         """One timer, or ``None``."""
-        ...
 
     # --- results, ratings
+    @abstractmethod
     async def record_result(self, table_id: int, *, guild_id: int, game: str, outcome: dict[str, Any],
                             seats: list[tuple[int, int | None, int, int]], now: float) -> None:
         """Store a finished game's result: ``seats`` = ``(seat, user_id, rank, score)``."""
-        ...
 
+    @abstractmethod
     async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
         """Existing ratings of ``user_ids``."""
-        ...
 
+    @abstractmethod
     async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
         """Insert or replace one member's rating and stats."""
-        ...
 
+    @abstractmethod
     async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
         """Top members by ordinal with ``min_games`` played."""
-        ...
 
+    @abstractmethod
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
         """A member's rating and stats per game: ``{game: RatingRow}``."""
-        ...
 
     # --- decks
+    @abstractmethod
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
                         now: float) -> int:
         """Store (or replace, by name) a guild's custom deck; returns its id."""
-        ...
 
+    @abstractmethod
     async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
         """A guild's decks for a game: ``(deck_id, name)``."""
-        ...
 
+    @abstractmethod
     async def deck(self, guild_id: int, deck_id: int) -> dict[str, Any] | None:
         """A stored deck's data (only if it belongs to ``guild_id``)."""
-        ...
 
+    @abstractmethod
     async def delete_deck(self, guild_id: int, deck_id: int) -> bool:
         """Remove a guild's deck; True when something was removed."""
-        ...
 
+    @abstractmethod
     async def guild_tables(self, guild_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
         """A guild's tables whose status is in ``statuses``, oldest first."""
-        ...
 
+    @abstractmethod
     async def tables_in_place(self, place_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
         """Tables whose thread or channel is ``place_id`` and whose status is in ``statuses``."""
-        ...
 
+    @abstractmethod
     async def open_lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableRow | None:
         """The open lobby ``host_user_id`` hosts in a channel (the oldest), or ``None``."""
-        ...
 
+    @abstractmethod
     async def all_events(self, table_id: int) -> list[dict[str, Any]]:
         """Every event of a table in order (all audiences: filter before showing)."""
-        ...

@@ -1,5 +1,6 @@
 """Choosing the store from a URL: ``open_store(url)`` is how every part of Speakeasy (the bot, the
-terminal, the benchmarks, the tests) opens its database.
+terminal, the benchmarks, the tests) opens its database; :func:`move_to_postgres` copies a
+SQLite store into PostgreSQL (``python -m bot migrate-data``).
 
 A URL is a SQLite file path (``speakeasy.db``, ``data/bot.db``), the same as ``sqlite:///path``
 (``sqlite:////abs/path.db`` for an absolute path), or a PostgreSQL URL
@@ -10,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from storage.postgres import PostgresDatabase, is_postgres_url, postgres_problem
-from storage.sqlite import Database, database_problem
+from storage.base import Store, StoreRefused, TransferError
+from storage.postgres import PostgresStore, is_postgres_url, postgres_problem
+from storage.sqlite import SqliteStore, database_problem
+from storage.transfer import Copied, copy_sqlite_to_postgres, source_problem
 
-__all__ = ["open_store", "public_url", "sqlite_path", "store_problem", "url_problem"]
+__all__ = ["Copied", "TransferRefused", "move_to_postgres", "open_store", "public_url", "sqlite_path", "store_problem",
+           "url_problem"]
 
 
 def sqlite_path(url: str | Path) -> str | None:
@@ -122,8 +127,10 @@ def public_url(url: str | Path) -> str:
 def store_problem(url: str | Path) -> str | None:
     """Why the store at ``url`` cannot be used (``None`` when it can), checked before the bot
     starts: a malformed URL, an unusable SQLite file (:func:`storage.sqlite.database_problem`),
-    or a PostgreSQL server that cannot be reached or refuses the login. Synchronous (it runs its
-    own event loop for PostgreSQL: call it before the bot's loop starts)."""
+    a PostgreSQL server that cannot be reached or refuses the login, a schema newer than this
+    code (:class:`storage.base.SchemaTooNew`'s words). The SQLite file's integrity check runs
+    when the store opens (:class:`storage.base.DatabaseDamaged`). Synchronous (it runs its own
+    event loop for PostgreSQL: call it before the bot's loop starts)."""
     problem = url_problem(url)
     if problem:
         return problem
@@ -133,17 +140,63 @@ def store_problem(url: str | Path) -> str | None:
     return asyncio.run(postgres_problem(str(url)))
 
 
-async def open_store(url: str | Path) -> Database:
-    """Open the store ``url`` names (migrations applied): a :class:`storage.sqlite.Database`
-    or a :class:`storage.postgres.PostgresDatabase` (both :class:`storage.base.Store`).
+async def open_store(url: str | Path, *, upto: int | None = None) -> Store:
+    """Open the store ``url`` names, checked and migrated: a :class:`storage.sqlite.SqliteStore`
+    or a :class:`storage.postgres.PostgresStore`. ``upto`` stops the migrations at that schema
+    version (tests and tools that make an older database).
 
-    Raises ``ValueError`` for a malformed URL (see :func:`url_problem`); the backend's errors
-    (``sqlite3.Error``, ``OSError``, ``asyncpg.PostgresError``) when it cannot be opened.
+    Raises ``ValueError`` for a malformed URL (see :func:`url_problem`); a
+    :class:`storage.base.StoreRefused` for a schema newer than the code or a damaged SQLite
+    file; the backend's errors (``sqlite3.Error``, ``OSError``, ``asyncpg.PostgresError``) when
+    it cannot be opened.
     """
     problem = url_problem(url)
     if problem:
         raise ValueError(problem)
     path = sqlite_path(url)
     if path is None:
-        return await PostgresDatabase.connect(str(url))
-    return await Database.open(path)
+        return await PostgresStore.connect(str(url), upto=upto)
+    return await SqliteStore.open(path, upto=upto)
+
+
+class TransferRefused(TransferError):
+    """:func:`move_to_postgres` cannot use its ``source`` or its ``target`` (``end`` says which);
+    ``reason`` says why, without the URL's password. Nothing was written."""
+
+    def __init__(self, end: str, reason: str) -> None:
+        super().__init__(reason)
+        self.end = end
+        self.reason = reason
+
+
+async def move_to_postgres(source: str, target: str, *, progress: Callable[[str, int], None] | None = None,
+                           local_games: bool = False) -> Copied:
+    """Copy the SQLite store ``source`` (a path or ``sqlite:///path``) into the empty PostgreSQL
+    database ``target``, with the bot stopped: both are opened first (so migrated to the latest
+    schema, as the bot would), then every row is copied in one PostgreSQL transaction
+    (:func:`storage.transfer.copy_sqlite_to_postgres`; the terminal's local games are left out
+    unless ``local_games``). ``progress(table, rows)`` is called after each table.
+
+    Raises :class:`TransferRefused` for a source or target that cannot be used (a missing file,
+    a target that is not PostgreSQL or cannot be reached, a schema newer than the code, a
+    damaged file); :class:`storage.base.TransferError` (:class:`storage.base.TargetNotEmpty`)
+    when the copy cannot be made; nothing is written then.
+    """
+    path = sqlite_path(source)
+    if path is None:
+        raise TransferRefused("source", "give the SQLite file to copy from (speakeasy.db)")
+    problem = source_problem(path)
+    if problem:
+        raise TransferRefused("source", problem)
+    if not is_postgres_url(target):
+        raise TransferRefused("target", "give the PostgreSQL database to copy into (postgresql://user:pass@host:5432/db)")
+    problem = await postgres_problem(target)
+    if problem:
+        raise TransferRefused("target", problem)
+    for end, url in (("source", path), ("target", target)):
+        try:
+            store = await open_store(url)
+        except StoreRefused as exc:
+            raise TransferRefused(end, str(exc)) from exc
+        await store.close()
+    return await copy_sqlite_to_postgres(path, target, progress, local_games=local_games)

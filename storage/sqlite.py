@@ -1,11 +1,14 @@
-"""SQLite implementation of :class:`storage.base.Store`: connection, migrations, repositories.
-With :mod:`storage.base`, the only place with SQL.
+"""The SQLite driver (aiosqlite): :class:`SqliteStore`, the embedded :class:`storage.base.Store`.
+Every statement here is SQLite's dialect (``?`` marks); the schema is the ``.sql`` files of
+``storage/migrations/sqlite/``.
 
-One :class:`Database` per process wraps one aiosqlite connection (WAL journal, foreign keys on,
-``PRAGMA user_version`` tracks the schema). Every method is a small, named query; methods that
-must be atomic together take place inside :meth:`Database.transaction`. The hot paths
-(:meth:`Database.commit_step`, :meth:`Database.running_tables`) run as one function in the
-connection's worker thread: one round trip each, however many statements.
+One :class:`SqliteStore` per process wraps one aiosqlite connection (WAL journal, foreign keys
+on, ``PRAGMA user_version`` is the schema version). Opening a file checks it first: a schema
+newer than the code is refused (:class:`storage.base.SchemaTooNew`), and so is a file that
+fails ``PRAGMA quick_check`` (:class:`storage.base.DatabaseDamaged`). The hot paths run as one
+function each: a step's few short writes on the event loop's own thread
+(:meth:`SqliteStore.commit_step`), the bulk reads at start-up in the connection's worker thread
+(:meth:`SqliteStore.running_tables`): one round trip each, however many statements.
 
 Times are UNIX seconds (float), always passed in by the caller (the service owns the clock).
 """
@@ -13,19 +16,18 @@ Times are UNIX seconds (float), always passed in by the caller (the service owns
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-import orjson
 
 from storage.base import (
+    DatabaseDamaged,
     RatingRow,
     RunningTable,
+    SchemaTooNew,
     SeatRow,
     Shards,
     StepWrite,
@@ -33,251 +35,40 @@ from storage.base import (
     TableRow,
     TimerRow,
     VersionConflict,
+    dumps,
+    loads,
+    merged_events,
+    step_timers,
+    table_update,
+    turn_table,
 )
+from storage.migrations import latest, migrations
 
-__all__ = ["MIGRATIONS", "Database", "database_problem", "dumps", "loads"]
+__all__ = ["CHECKPOINT_EVERY", "OPEN_RETRY_SECONDS", "SqliteStore", "database_problem", "script_statements"]
 
 T = TypeVar("T")
 
-
-def dumps(value: Any) -> str:
-    """Compact JSON text (no spaces) as stored in every JSON column: :mod:`orjson` (a step's
-    snapshot in a few microseconds; non-ASCII text as UTF-8, not ``\\u`` escapes), or the
-    standard library for what orjson refuses (an integer beyond 64 bits). Both forms read back
-    equal (:func:`loads`).
-
-    >>> dumps({"a": [1, "é"], 2: None})
-    '{"a":[1,"é"],"2":null}'
-    """
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return json.dumps(value, separators=(",", ":"))
+#: A passive WAL checkpoint is started (in a thread, see ``SqliteStore._wrote``) every this many writes.
+CHECKPOINT_EVERY = 200
+#: How long :meth:`SqliteStore.open` keeps retrying while another connection (another process
+#: opening the same file) holds a lock that SQLite reports at once, without waiting (seconds).
+OPEN_RETRY_SECONDS = 15.0
+#: SQLite's primary result code for a damaged file (``SQLITE_CORRUPT``).
+_CORRUPT = 11
 
 
-def loads(text: str | bytes) -> Any:
-    """The value of a stored JSON text (:mod:`orjson`; the standard library for what it refuses,
-    such as a ``NaN`` an old row might hold).
-
-    >>> loads('{"a":[1,"\\u00e9"]}') == {"a": [1, "é"]}
-    True
-    """
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
-
-
-# The schema of both backends: written in SQLite's dialect, kept to what PostgreSQL also reads after
-# :func:`storage.postgres.to_postgres` (types, ``?`` marks, ``json_object``); so no ``MIN(a, b)``,
-# no bare integer as a condition, an alias on every subquery in FROM.
-MIGRATIONS: tuple[str, ...] = (
-    # 1: tables, seats, action log, events, pending simultaneous choices, deadlines, results, ratings
-    """
-    CREATE TABLE game_tables (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER NOT NULL,
-        channel_id INTEGER NOT NULL,
-        thread_id INTEGER,
-        lobby_message_id INTEGER,
-        board_message_id INTEGER,
-        game TEXT NOT NULL,
-        options TEXT NOT NULL DEFAULT '{}',
-        status TEXT NOT NULL CHECK (status IN ('lobby', 'running', 'finished', 'abandoned')),
-        host_user_id INTEGER NOT NULL,
-        lang TEXT NOT NULL DEFAULT 'en',
-        seed INTEGER,
-        version INTEGER NOT NULL DEFAULT 0,
-        state TEXT,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL
-    );
-    CREATE INDEX game_tables_guild_status ON game_tables (guild_id, status);
-    CREATE INDEX game_tables_thread ON game_tables (thread_id);
-    CREATE TABLE seats (
-        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
-        seat INTEGER NOT NULL,
-        user_id INTEGER,
-        name TEXT NOT NULL,
-        is_ai INTEGER NOT NULL CHECK (is_ai IN (0, 1)),
-        PRIMARY KEY (table_id, seat)
-    );
-    CREATE UNIQUE INDEX seats_user ON seats (table_id, user_id) WHERE user_id IS NOT NULL;
-    CREATE TABLE actions (
-        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        actions TEXT NOT NULL,
-        source TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        PRIMARY KEY (table_id, seq)
-    );
-    CREATE TABLE events (
-        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        event TEXT NOT NULL,
-        PRIMARY KEY (table_id, seq)
-    );
-    CREATE TABLE pending (
-        table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
-        seat INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        code TEXT NOT NULL,
-        PRIMARY KEY (table_id, seat)
-    );
-    CREATE TABLE deadlines (
-        table_id INTEGER PRIMARY KEY REFERENCES game_tables (id) ON DELETE CASCADE,
-        version INTEGER NOT NULL,
-        remind_at REAL NOT NULL,
-        act_at REAL NOT NULL,
-        reminded INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE TABLE results (
-        table_id INTEGER PRIMARY KEY REFERENCES game_tables (id) ON DELETE CASCADE,
-        guild_id INTEGER NOT NULL,
-        game TEXT NOT NULL,
-        finished_at REAL NOT NULL,
-        outcome TEXT NOT NULL
-    );
-    CREATE TABLE result_seats (
-        table_id INTEGER NOT NULL REFERENCES results (table_id) ON DELETE CASCADE,
-        seat INTEGER NOT NULL,
-        user_id INTEGER,
-        rank INTEGER NOT NULL,
-        score INTEGER NOT NULL,
-        PRIMARY KEY (table_id, seat)
-    );
-    CREATE TABLE ratings (
-        guild_id INTEGER NOT NULL,
-        game TEXT NOT NULL,
-        user_id INTEGER NOT NULL,
-        mu REAL NOT NULL,
-        sigma REAL NOT NULL,
-        played INTEGER NOT NULL DEFAULT 0,
-        won INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (guild_id, game, user_id)
-    );
-    """,
-    # 2: per-guild custom decks (Shop Battle)
-    """
-    CREATE TABLE decks (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER NOT NULL,
-        game TEXT NOT NULL,
-        name TEXT NOT NULL,
-        data TEXT NOT NULL,
-        created_by INTEGER NOT NULL,
-        created_at REAL NOT NULL,
-        UNIQUE (guild_id, game, name)
-    );
-    """,
-    # 3: a member who went quiet: the AI plays their seat until they come back
-    """
-    ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1));
-    """,
-    # 4: the rules version a table was set up under (Game.rules_version); tables older than
-    # versions were all set up under rules 1
-    """
-    ALTER TABLE game_tables ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1;
-    """,
-    # 5: scale. General persisted timers (a turn deadline is the timer 'turn:<table id>', its
-    # payload the step version, both times and whether the reminder went out); the per-table
-    # deadlines move there. Sequence counters of the action and event logs kept on the table
-    # (no MAX(seq) per step). A seat's timeouts in a row survive a restart. Running tables are
-    # found by status.
-    """
-    CREATE TABLE timers (
-        key TEXT PRIMARY KEY,
-        due REAL NOT NULL,
-        payload TEXT NOT NULL DEFAULT '{}'
-    );
-    INSERT INTO timers (key, due, payload)
-        SELECT 'turn:' || table_id, CASE WHEN reminded <> 0 OR act_at < remind_at THEN act_at ELSE remind_at END,
-               json_object('version', version, 'remind_at', remind_at, 'act_at', act_at,
-                           'reminded', json(CASE WHEN reminded <> 0 THEN 'true' ELSE 'false' END))
-        FROM deadlines;
-    DROP TABLE deadlines;
-    ALTER TABLE game_tables ADD COLUMN action_seq INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE game_tables ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0;
-    UPDATE game_tables SET
-        action_seq = (SELECT COALESCE(MAX(seq), 0) FROM actions WHERE actions.table_id = game_tables.id),
-        event_seq = (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.table_id = game_tables.id);
-    ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX game_tables_status ON game_tables (status);
-    """,
-    # 6: the level of an AI seat (easy, normal, strong); NULL = normal (seats written before levels)
-    """
-    ALTER TABLE seats ADD COLUMN ai_level TEXT;
-    """,
-    # 7: a step's events ride in its action-log row (a JSON array, the first one's seq beside it):
-    # a step then writes one B-tree and its index instead of two and two. Rows written before
-    # keep their events in the events table (NULL here), which still takes the events recorded
-    # outside a step (a table's opening events); readers merge both by seq.
-    """
-    ALTER TABLE actions ADD COLUMN event_seq INTEGER;
-    ALTER TABLE actions ADD COLUMN events TEXT;
-    """,
-    # 8: a table's turn deadline (the timer 'turn:<table id>') is kept in the table's own row, so
-    # a step that moves it writes no timers row; the stored ones move there
-    """
-    ALTER TABLE game_tables ADD COLUMN turn_due REAL;
-    ALTER TABLE game_tables ADD COLUMN turn_timer TEXT;
-    UPDATE game_tables SET
-        turn_due = (SELECT tm.due FROM timers tm WHERE tm.key = 'turn:' || game_tables.id),
-        turn_timer = (SELECT tm.payload FROM timers tm WHERE tm.key = 'turn:' || game_tables.id)
-        WHERE EXISTS (SELECT 1 FROM timers tm WHERE tm.key = 'turn:' || game_tables.id);
-    DELETE FROM timers WHERE CAST(CASE WHEN rtrim(key, '0123456789') = 'turn:' AND length(key) > 5
-                                       THEN substr(key, 6) END AS INTEGER) IN (SELECT id FROM game_tables);
-    """,
-)
-
-
-def _timer(row: sqlite3.Row) -> TimerRow:
-    return TimerRow(row["key"], row["due"], loads(row["payload"]))
-
-
-def _seat(r: sqlite3.Row) -> SeatRow:
-    return SeatRow(r["seat"], r["user_id"], r["name"], bool(r["is_ai"]), bool(r["away"]), r["timeouts"], r["ai_level"])
-
-
-def _rating(row: aiosqlite.Row) -> RatingRow:
-    return RatingRow(row["user_id"], row["mu"], row["sigma"], row["played"], row["won"])
-
-
-def _table(row: sqlite3.Row, *, decode_state: bool = True) -> TableRow:
-    return TableRow(
-        id=row["id"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        thread_id=row["thread_id"],
-        lobby_message_id=row["lobby_message_id"],
-        board_message_id=row["board_message_id"],
-        game=row["game"],
-        options=loads(row["options"]),
-        status=row["status"],
-        host_user_id=row["host_user_id"],
-        lang=row["lang"],
-        seed=row["seed"],
-        version=row["version"],
-        state=loads(row["state"]) if decode_state and row["state"] else None,
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        rules_version=row["rules_version"],
-        action_seq=row["action_seq"],
-        event_seq=row["event_seq"],
-    )
-
-
-def _statements(script: str) -> list[str]:
+def script_statements(script: str) -> list[str]:
     r"""The statements of an SQL script, in order: split at the line ends where
-    :func:`sqlite3.complete_statement` says a statement ends (so never two statements on one line).
+    :func:`sqlite3.complete_statement` says a statement ends (so never two statements on one
+    line); comment lines between statements are left out.
 
-    >>> _statements("CREATE TABLE a (x TEXT DEFAULT ';');\n  CREATE INDEX i ON a (x);\n")
+    >>> script_statements("-- a table\nCREATE TABLE a (x TEXT DEFAULT ';');\n\n  CREATE INDEX i ON a (x);\n")
     ["CREATE TABLE a (x TEXT DEFAULT ';');", 'CREATE INDEX i ON a (x);']
     """
     out, current = [], ""
     for line in script.splitlines(keepends=True):
+        if not current and (not line.strip() or line.lstrip().startswith("--")):
+            continue
         current += line
         if sqlite3.complete_statement(current):
             out.append(current.strip())
@@ -285,6 +76,57 @@ def _statements(script: str) -> list[str]:
     if current.strip():
         out.append(current.strip())
     return out
+
+
+def _damaged(err: sqlite3.Error) -> bool:
+    """Whether SQLite reported a corrupt file (``SQLITE_CORRUPT`` or one of its extended codes)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == _CORRUPT
+
+
+def database_problem(path: str | Path) -> str | None:
+    """Why the SQLite file at ``path`` cannot be used (``None`` when it can), checked without
+    running migrations or the integrity check: a folder, a file that is not a database, an
+    unwritable place, a schema newer than this code (:class:`storage.base.SchemaTooNew`'s words).
+
+    Synchronous, for start-up checks before the event loop runs; creates missing parent folders.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "this is a folder; give a file name such as speakeasy.db"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path)
+        try:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]  # a real read: is it a database?
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return str(DatabaseDamaged(str(exc))) if _damaged(exc) else f"cannot open the database ({exc})"
+    except OSError as exc:
+        return f"cannot open the database ({exc})"
+    if found > latest("sqlite"):
+        return str(SchemaTooNew(found, latest("sqlite")))
+    return None
+
+
+#: The step's compare-and-set ``UPDATE``, by (status changes, turn deadline changes): with
+#: ``status`` only when it changes (a column in the SET list makes SQLite rewrite the entries of
+#: every index holding it, two on status, whatever the value), with the row's turn deadline
+#: (``turn_due``, ``turn_timer``) only when the step sets or clears it.
+_STEP_UPDATES = {
+    (status, turn): "UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
+                    + (", status = ?" if status else "") + (", turn_due = ?, turn_timer = ?" if turn else "")
+                    + " WHERE id = ? AND version = ? AND status = 'running'"
+    for status in (False, True) for turn in (False, True)
+}
+_STEP_ACTION = ("INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_SET_TURN = "UPDATE game_tables SET turn_due = ?, turn_timer = ? WHERE id = ?"
+_CANCEL_TURN = "UPDATE game_tables SET turn_due = NULL, turn_timer = NULL WHERE id = ? AND turn_due IS NOT NULL"
+_TURN_TIMERS = "SELECT 'turn:' || g.id AS key, g.turn_due AS due, g.turn_timer AS payload FROM game_tables g"
+_SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
+              " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
 
 def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
@@ -300,117 +142,16 @@ def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     return f" AND (({column} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)
 
 
-def turn_table(key: str) -> int | None:
-    """The table id of a turn-deadline timer key ``turn:<table id>``, else ``None``. Such a
-    timer is kept in its table's row (``turn_due``, ``turn_timer``; migration 8) when the table
-    is stored, in the timers table otherwise.
+class SqliteStore(Store):
+    """An open SQLite store (:class:`storage.base.Store`). Use :meth:`open` (async) and :meth:`close`.
 
-    >>> turn_table("turn:12"), turn_table("lobby:12"), turn_table("turn:"), turn_table("turn:1x")
-    (12, None, None, None)
-    """
-    if key.startswith("turn:"):
-        digits = key[5:]
-        if digits.isascii() and digits.isdigit():
-            return int(digits)
-    return None
-
-
-def _row_turn(step: StepWrite) -> tuple[TimerRow | None, str | None, tuple[float | None, str | None] | None]:
-    """How a step's timer change is stored: ``(timer to set in the timers table, key to remove
-    there, (turn_due, turn_timer) of the table's row or None when the row's deadline stays)``.
-    The table's own turn deadline goes to its row (see :func:`turn_table`)."""
-    timer, cancel = step.timer, step.cancel_timer
-    turn: tuple[float | None, str | None] | None = None
-    if cancel is not None and turn_table(cancel) == step.table_id:
-        cancel, turn = None, (None, None)
-    if timer is not None and turn_table(timer.key) == step.table_id:
-        turn = (timer.due, dumps(timer.payload))
-        timer = None
-    return timer, cancel, turn
-
-
-def _step_events(step: StepWrite) -> tuple[int | None, str | None]:
-    """The ``(event_seq, events)`` columns of a step's action-log row: the first event's seq and
-    the events as one JSON array, or ``(None, None)`` for a step without events."""
-    return (step.event_seq, dumps(step.events)) if step.events else (None, None)
-
-
-def _merged_events(rows: Iterable[Any], steps: Iterable[Any]) -> list[dict[str, Any]]:
-    """Events in seq order from the events table's ``(seq, event)`` rows and the action-log
-    rows' ``(event_seq, events)`` arrays (a step's events have consecutive seqs).
-
-    >>> _merged_events([(1, '{"k":"open"}')], [(2, '[{"k":"a"},{"k":"b"}]'), (4, '[{"k":"c"}]')])
-    [{'k': 'open'}, {'k': 'a'}, {'k': 'b'}, {'k': 'c'}]
-    """
-    found = [(r[0], loads(r[1])) for r in rows]
-    for r in steps:
-        first = r[0]
-        found.extend((first + i, event) for i, event in enumerate(loads(r[1])))
-    found.sort(key=lambda pair: pair[0])
-    return [event for _, event in found]
-
-
-#: A passive WAL checkpoint is started (in a thread, see ``Database._wrote``) every this many writes.
-CHECKPOINT_EVERY = 200
-#: How long :meth:`Database.open` keeps retrying while another connection (another process
-#: opening the same file) holds a lock that SQLite reports at once, without waiting (seconds).
-OPEN_RETRY_SECONDS = 15.0
-
-def _step_update(status: bool, turn: bool) -> str:
-    """The compare-and-set ``UPDATE`` of a step: with ``status`` when it changes, with the
-    row's turn deadline (``turn_due``, ``turn_timer``) when the step sets or clears it."""
-    return ("UPDATE game_tables SET state = ?, version = ?, updated_at = ?, action_seq = ?, event_seq = ?"
-            + (", status = ?" if status else "") + (", turn_due = ?, turn_timer = ?" if turn else "")
-            + " WHERE id = ? AND version = ? AND status = 'running'")
-
-
-#: ``_STEP_UPDATES[status, turn]``: see :func:`_step_update`.
-_STEP_UPDATES = {(status, turn): _step_update(status, turn) for status in (False, True) for turn in (False, True)}
-_SET_TURN = "UPDATE game_tables SET turn_due = ?, turn_timer = ? WHERE id = ?"
-_CANCEL_TURN = "UPDATE game_tables SET turn_due = NULL, turn_timer = NULL WHERE id = ? AND turn_due IS NOT NULL"
-_TURN_TIMERS = "SELECT 'turn:' || g.id AS key, g.turn_due AS due, g.turn_timer AS payload FROM game_tables g"
-_STEP_ACTION = ("INSERT INTO actions (table_id, seq, version, actions, source, created_at, event_seq, events)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-_SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
-              " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
-
-
-def database_problem(path: str | Path) -> str | None:
-    """Why the SQLite file at ``path`` cannot be used (``None`` when it can), checked without
-    running migrations: a folder, a file that is not a database, or an unwritable place.
-
-    Synchronous, for start-up checks before the event loop runs; creates missing parent folders.
-    """
-    path = Path(path)
-    if path.is_dir():
-        return "this is a folder; give a file name such as speakeasy.db"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path)
-        try:
-            conn.execute("PRAGMA schema_version").fetchone()  # a real read: is it a database?
-        finally:
-            conn.close()
-    except (OSError, sqlite3.Error) as exc:
-        return f"cannot open the database ({exc})"
-    return None
-
-
-class Database:
-    """An open Speakeasy database (the SQLite :class:`storage.base.Store`). Use :meth:`open`
-    (async) and :meth:`close`.
-
-    Raises ``aiosqlite.Error`` subclasses on I/O failure; ``sqlite3.IntegrityError`` on a
-    broken constraint (for example a user seated twice at a table).
+    Raises ``aiosqlite.Error`` / ``sqlite3.Error`` subclasses on I/O failure;
+    ``sqlite3.IntegrityError`` on a broken constraint (for example a user seated twice at a table).
     """
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        super().__init__(path)
         self._conn = conn
-        self.path = path
-        # One connection is shared by every task: a transaction must not take in statements of
-        # another task. The lock serialises access; the task that holds a transaction owns it.
-        self._lock = asyncio.Lock()
-        self._owner: asyncio.Task[Any] | None = None
         # WAL checkpoints run off the event loop's thread (see _wrote)
         self._writes = 0
         self._checkpointing: asyncio.Task[None] | None = None
@@ -418,20 +159,26 @@ class Database:
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | Path) -> Database:
-        """Open (creating if needed) the database at ``path`` and run pending migrations."""
+    async def open(cls, path: str | Path, *, upto: int | None = None) -> SqliteStore:
+        """Open (creating if needed) the database at ``path``, check it and run the pending
+        migrations (up to version ``upto`` only, when given: tests and tools that make an older
+        database).
+
+        Raises :class:`storage.base.SchemaTooNew` for a file of a newer Speakeasy,
+        :class:`storage.base.DatabaseDamaged` for a file that fails ``PRAGMA quick_check``,
+        ``sqlite3.Error`` / ``OSError`` for a file that cannot be opened or is no database.
+        """
         path = str(path)
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # check_same_thread=False: the short writes of a step run on the event loop's thread
-        # (see _inline), every other statement in aiosqlite's worker thread; the lock below
-        # ensures the two never use the connection at the same time.
-        if path != ":memory:":
             # a file that cannot be opened (a folder, no rights) fails here, on this thread: a
             # failed aiosqlite.connect leaves its worker thread answering a loop that may be
             # closed by then (a "RuntimeError: Event loop is closed" traceback at exit,
             # omnilib/aiosqlite#389)
             sqlite3.connect(path).close()
+        # check_same_thread=False: the short writes of a step run on the event loop's thread
+        # (see _inline), every other statement in aiosqlite's worker thread; the lock ensures
+        # the two never use the connection at the same time.
         conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
         db = cls(conn, path)
@@ -440,7 +187,7 @@ class Database:
         try:
             while True:
                 try:
-                    await db._set_up()
+                    await db._set_up(upto)
                     break
                 except sqlite3.OperationalError as err:
                     # Turning a new file to WAL needs its write lock, and SQLite does not wait
@@ -449,14 +196,19 @@ class Database:
                     if "locked" not in str(err) or loop.time() > give_up:
                         raise
                     await asyncio.sleep(0.02)
-        except BaseException:
+        except sqlite3.DatabaseError as err:
             await conn.close()  # its worker thread would keep the process alive
+            if _damaged(err):
+                raise DatabaseDamaged(str(err)) from err
+            raise
+        except BaseException:
+            await conn.close()
             raise
         return db
 
-    async def _set_up(self) -> None:
-        """The connection's settings, then the pending migrations (each in its own transaction,
-        so this may run again after a lock error)."""
+    async def _set_up(self, upto: int | None) -> None:
+        """The connection's settings, the checks, then the pending migrations (each in its own
+        transaction, so this may run again after a lock error)."""
         # busy_timeout first: every statement after it waits for a lock held elsewhere
         # WAL + synchronous=NORMAL: durable across application crashes, fast commits
         # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
@@ -468,7 +220,20 @@ class Database:
                 row = await cur.fetchone()
             if pragma == "PRAGMA journal_mode=WAL" and self.path != ":memory:" and row is not None and row[0] != "wal":
                 raise sqlite3.OperationalError(f"database is locked (journal mode still {row[0]})")
-        await self.migrate()
+        found = await self.schema_version()
+        if found > latest("sqlite"):
+            raise SchemaTooNew(found, latest("sqlite"))
+        if self.path != ":memory:":
+            await self.check()
+        await self.migrate(upto)
+
+    async def check(self) -> None:
+        """``PRAGMA quick_check`` (every page and index entry's structure, in the worker thread);
+        raises :class:`storage.base.DatabaseDamaged` with SQLite's first complaint."""
+        rows = await self._worker(lambda conn: conn.execute("PRAGMA quick_check(1)").fetchall())
+        verdict = rows[0][0] if rows else "no answer"
+        if verdict != "ok":
+            raise DatabaseDamaged(verdict)
 
     async def close(self) -> None:
         """Close the connection (after the WAL checkpoint in progress, if any)."""
@@ -508,22 +273,24 @@ class Database:
             row = await cur.fetchone()
         return int(row[0]) if row is not None else 0
 
-    async def migrate(self) -> int:
-        """Apply every migration newer than ``user_version``, each in its own transaction.
+    async def migrate(self, upto: int | None = None) -> int:
+        """Apply every migration file (``storage/migrations/sqlite/``) newer than
+        ``user_version``, up to ``upto`` when given, each in its own transaction; returns the
+        version reached.
 
         Each is applied once even when several processes open a new file together: the
         version is read again inside the transaction (``BEGIN IMMEDIATE`` holds the file's write
         lock), and a migration another process applied meanwhile is skipped."""
         current = await self.schema_version()
-        for number, script in enumerate(MIGRATIONS, start=1):
-            if number <= current:
-                continue
+        for migration in migrations("sqlite")[current:upto]:
+            statements = script_statements(migration.sql)
 
-            def apply(conn: sqlite3.Connection, number: int = number, script: str = script) -> None:
+            def apply(conn: sqlite3.Connection, number: int = migration.version,
+                      statements: list[str] = statements) -> None:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     if conn.execute("PRAGMA user_version").fetchone()[0] < number:
-                        for statement in _statements(script):
+                        for statement in statements:
                             conn.execute(statement)
                         conn.execute(f"PRAGMA user_version = {number}")
                     conn.execute("COMMIT")
@@ -535,48 +302,20 @@ class Database:
             await self._worker(apply)
         return await self.schema_version()
 
-    @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
-        """``async with db.transaction():`` — everything inside commits together or not at all.
+    # --- the connection (Store's hooks, and the helpers every query goes through) ----------
+    async def _begin(self) -> None:
+        await self._raw("BEGIN IMMEDIATE")
 
-        Other tasks wait until it ends (their statements never land inside it); nested use by
-        the same task joins the outer transaction.
-        """
-        me = asyncio.current_task()
-        if self._owner is me:
-            yield
-            return
-        async with self._lock:
-            self._owner = me
-            try:
-                await self._heal()
-                await self._raw("BEGIN IMMEDIATE")
-                try:
-                    yield
-                except BaseException:
-                    await asyncio.shield(self._raw("ROLLBACK"))
-                    raise
-                else:
-                    await self._raw("COMMIT")
-            finally:
-                self._owner = None
+    async def _commit(self) -> None:
+        await self._raw("COMMIT")
+
+    async def _rollback(self) -> None:
+        await self._raw("ROLLBACK")
 
     async def _heal(self) -> None:
-        """Roll back a transaction nobody owns (left by a task cancelled mid-BEGIN/COMMIT).
-
-        Called with the lock held and no owner: any open transaction is an orphan."""
+        """Roll back a transaction nobody owns (left by a task cancelled mid-BEGIN/COMMIT)."""
         if self._conn.in_transaction:
             await self._raw("ROLLBACK")
-
-    @contextlib.asynccontextmanager
-    async def _access(self) -> AsyncIterator[None]:
-        """Exclusive use of the connection for one statement (joined when inside our transaction)."""
-        if self._owner is asyncio.current_task():
-            yield
-        else:
-            async with self._lock:
-                await self._heal()
-                yield
 
     async def _raw(self, sql: str) -> None:
         async with self._conn.execute(sql) as cur:
@@ -623,11 +362,6 @@ class Database:
                 await self._heal()
             return fn(self._conn._conn)
 
-    async def _exec_short(self, sql: str, args: tuple[Any, ...]) -> int:
-        """:meth:`_exec` for one short write on the hot path (a buffered choice): on the loop's
-        thread (see :meth:`_inline`). Backends without a worker thread use their ``_exec``."""
-        return await self._inline(lambda conn: conn.execute(sql, args).rowcount)
-
     async def _atomic(self, fn: Callable[[sqlite3.Connection], None], *, inline: bool = False) -> None:
         """Run ``fn(connection)`` inside one transaction (BEGIN IMMEDIATE … COMMIT, rolled back
         if ``fn`` raises), or inside the caller's transaction when the current task holds one:
@@ -671,11 +405,12 @@ class Database:
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table with ``table_id`` or ``None``."""
         row = await self._one("SELECT * FROM game_tables WHERE id = ?", (table_id,))
-        return _table(row) if row else None
+        return TableRow.of(row) if row else None
 
     async def tables_with_status(self, status: str) -> list[TableRow]:
         """Every table with ``status`` (``lobby``, ``running``, ``finished``, ``abandoned``)."""
-        return [_table(r) for r in await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))]
+        rows = await self._all("SELECT * FROM game_tables WHERE status = ? ORDER BY id", (status,))
+        return [TableRow.of(r) for r in rows]
 
     async def update_table(self, table_id: int, now: float, *, expect_status: str | None = None,
                            **fields: Any) -> bool:
@@ -685,74 +420,75 @@ class Database:
 
         Raises ``ValueError`` for no field or a column that may not be set.
         """
-        allowed = {"thread_id", "lobby_message_id", "board_message_id", "options", "status", "seed",
-                   "version", "state", "lang", "rules_version"}
-        if not fields or set(fields) - allowed:
-            raise ValueError(f"bad fields {sorted(set(fields) - allowed)}")
-        values = [dumps(v) if k in ("options", "state") and v is not None else v for k, v in fields.items()]
-        cols = ", ".join(f"{k} = ?" for k in fields)
+        names, values = table_update(fields)
+        cols = ", ".join(f"{name} = ?" for name in names)
         if expect_status is None:
             return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ?",
                                     (*values, now, table_id)) == 1
         return await self._exec(f"UPDATE game_tables SET {cols}, updated_at = ? WHERE id = ? AND status = ?",
                                 (*values, now, table_id, expect_status)) == 1
 
+    async def running_tables(self) -> list[RunningTable]:
+        """Every running table with its seats and the buffered choices of its current step, by
+        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``)."""
+        return await self._running(None)
+
+    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
+        """:meth:`running_tables` of the guilds on ``shards`` only (``(guild_id >> 22) % count``
+        in the ``WHERE`` clauses)."""
+        return await self._running(shards)
+
+    async def _running(self, shards: Shards | None) -> list[RunningTable]:
+        """The three bulk reads in the worker thread, in one read transaction (one snapshot of
+        the file while other processes write; joined when the caller holds a transaction)."""
+        owned, args = _owned("t.guild_id", shards)
+        nested = self._owner is asyncio.current_task()
+
+        def read(conn: sqlite3.Connection) -> list[RunningTable]:
+            if not nested:
+                conn.execute("BEGIN")
+            try:
+                return snapshot(conn)
+            finally:
+                if not nested:
+                    conn.execute("COMMIT")
+
+        def snapshot(conn: sqlite3.Connection) -> list[RunningTable]:
+            tables = conn.execute(
+                f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id", args).fetchall()
+            seats: dict[int, list[SeatRow]] = {}
+            for r in conn.execute(
+                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
+                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
+                seats.setdefault(r["table_id"], []).append(SeatRow.of(r))
+            pending: dict[int, dict[int, str]] = {}
+            for r in conn.execute(
+                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
+                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
+                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
+            return [RunningTable(TableRow.of(r, decode_state=False), r["state"], seats.get(r["id"], []),
+                                 pending.get(r["id"], {})) for r in tables]
+
+        async with self._access():
+            return await self._worker(read)
+
     # --- seats -----------------------------------------------------------------------------
     async def seats(self, table_id: int) -> list[SeatRow]:
         """Seats of a table ordered by seat number."""
         rows = await self._all("SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
-        return [_seat(r) for r in rows]
-
-    async def running_tables(self) -> list[RunningTable]:
-        """Every running table with its seats and the buffered choices of its current step, by
-        id: three bulk reads in one round trip; snapshots stay JSON text (``state_json``)."""
-        def read(conn: sqlite3.Connection) -> list[RunningTable]:
-            tables = conn.execute("SELECT * FROM game_tables WHERE status = 'running' ORDER BY id").fetchall()
-            seats: dict[int, list[SeatRow]] = {}
-            for r in conn.execute(
-                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
-                    " WHERE t.status = 'running' ORDER BY s.table_id, s.seat"):
-                seats.setdefault(r["table_id"], []).append(_seat(r))
-            pending: dict[int, dict[int, str]] = {}
-            for r in conn.execute(
-                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
-                    " WHERE t.status = 'running' AND p.version = t.version"):
-                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
-            return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
-                                 pending.get(r["id"], {})) for r in tables]
-        return await self._call(read)
-
-    async def running_tables_of(self, shards: Shards) -> list[RunningTable]:
-        """:meth:`running_tables` of the guilds on ``shards`` only (``(guild_id >> 22) % count``
-        in the ``WHERE`` clauses): three bulk reads in one transaction. Written with the
-        portable query helpers only (``_all``), so a backend that translates them inherits it."""
-        owned, args = _owned("t.guild_id", shards)
-        async with self.transaction():
-            tables = await self._all(
-                f"SELECT * FROM game_tables t WHERE t.status = 'running'{owned} ORDER BY t.id", args)
-            seats: dict[int, list[SeatRow]] = {}
-            for r in await self._all(
-                    "SELECT s.* FROM seats s JOIN game_tables t ON t.id = s.table_id"
-                    f" WHERE t.status = 'running'{owned} ORDER BY s.table_id, s.seat", args):
-                seats.setdefault(r["table_id"], []).append(_seat(r))
-            pending: dict[int, dict[int, str]] = {}
-            for r in await self._all(
-                    "SELECT p.table_id, p.seat, p.code FROM pending p JOIN game_tables t ON t.id = p.table_id"
-                    f" WHERE t.status = 'running' AND p.version = t.version{owned}", args):
-                pending.setdefault(r["table_id"], {})[r["seat"]] = r["code"]
-        return [RunningTable(_table(r, decode_state=False), r["state"], seats.get(r["id"], []),
-                             pending.get(r["id"], {})) for r in tables]
+        return [SeatRow.of(r) for r in rows]
 
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table (lobby edits and the final seat order at start)."""
-        async with self.transaction():
-            await self._exec("DELETE FROM seats WHERE table_id = ?", (table_id,))
-            for s in seats:
-                await self._exec(
-                    "INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level),
-                )
+        rows = [(table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level)
+                for s in seats]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
+            conn.executemany("INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)"
+                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+        await self._atomic(write)
 
     async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
         """Store a seat's ``away`` flag and its timeouts-in-a-row counter."""
@@ -761,27 +497,23 @@ class Database:
 
     # --- play ------------------------------------------------------------------------------
     async def commit_step(self, step: StepWrite) -> None:
-        """Store an applied step in one transaction and one round trip: the snapshot (compact
-        JSON) and version by compare-and-set (``UPDATE ... WHERE id = ? AND version = ?`` on a
-        running table), the action-log row carrying the step's events (a JSON array and the
-        first one's seq, migration 7: one B-tree and its index written, not two and two), the
-        sequence counters, the buffered choices cleared, the timer set or cancelled (the
-        table's own turn deadline in its row, migration 8: no timers row written).
+        """Store an applied step in one transaction and one round trip, on the loop's thread:
+        the snapshot (compact JSON) and version by compare-and-set (``UPDATE ... WHERE id = ?
+        AND version = ?`` on a running table), the action-log row carrying the step's events (a
+        JSON array and the first one's seq: one B-tree and its index written, not two and two),
+        the sequence counters, the buffered choices cleared, the timer set or cancelled (the
+        table's own turn deadline in its row: no timers row written).
 
         Raises :class:`storage.base.VersionConflict` (nothing stored) when the table is no
         longer running at ``step.version_before``. Joins the caller's transaction if any.
         """
-        last_event = step.event_seq + len(step.events) - 1 if step.events else step.event_seq - 1
-        timer, cancel, turn = _row_turn(step)
-        # status is SET only when it changes: a column in the SET list makes SQLite rewrite the
-        # entries of every index holding it (two on status), whatever the value
+        timer, cancel, turn = step_timers(step)
         table_sql = _STEP_UPDATES[step.status is not None, turn is not None]
-        table_args: tuple[Any, ...] = (dumps(step.state), step.version, step.now, step.action_seq, last_event,
+        table_args: tuple[Any, ...] = (dumps(step.state), step.version, step.now, step.action_seq, step.last_event,
                                        *((step.status,) if step.status is not None else ()), *(turn or ()),
                                        step.table_id, step.version_before)
-        action_args = (step.table_id, step.action_seq, step.version_before,
-                       dumps({str(k): v for k, v in step.actions.items()}), step.source, step.now,
-                       *_step_events(step))
+        action_args = (step.table_id, step.action_seq, step.version_before, step.actions_json(), step.source,
+                       step.now, *step.events_columns())
         timer_args = (timer.key, timer.due, dumps(timer.payload)) if timer is not None else None
 
         def write(conn: sqlite3.Connection) -> None:
@@ -798,26 +530,12 @@ class Database:
 
         await self._atomic(write, inline=True)
 
-    async def record_step(
-        self, table_id: int, *, version_before: int, actions: dict[int, str], source: str,
-        state: dict[str, Any], version: int, events: list[dict[str, Any]], now: float,
-    ) -> None:
-        """Append an applied step (sequence numbers read from the table), see :meth:`commit_step`;
-        for callers that keep no counters. Atomic (joins an outer transaction if any)."""
-        async with self.transaction():
-            row = await self._one("SELECT action_seq, event_seq FROM game_tables WHERE id = ?", (table_id,))
-            if row is None:
-                raise VersionConflict(table_id, version_before)
-            await self.commit_step(StepWrite(
-                table_id=table_id, version_before=version_before, version=version, state=state, actions=actions,
-                source=source, events=events, action_seq=row["action_seq"] + 1, event_seq=row["event_seq"] + 1,
-                now=now))
-
     async def record_events(self, table_id: int, version: int, events: list[dict[str, Any]]) -> None:
         """Append events (JSON dicts) to a table's event log, at state ``version`` (one
         ``executemany``; advances the table's ``event_seq``). Joins an outer transaction."""
         if not events:
             return
+
         def write(conn: sqlite3.Connection) -> None:
             row = conn.execute("SELECT event_seq FROM game_tables WHERE id = ?", (table_id,)).fetchone()
             first = (row[0] if row is not None else 0) + 1
@@ -829,29 +547,35 @@ class Database:
 
     async def action_log(self, table_id: int) -> list[tuple[int, dict[int, str], str]]:
         """The append-only log: ``(version_before, {seat: code}, source)`` in order."""
-        rows = await self._all("SELECT * FROM actions WHERE table_id = ? ORDER BY seq", (table_id,))
+        rows = await self._all("SELECT version, actions, source FROM actions WHERE table_id = ? ORDER BY seq",
+                               (table_id,))
         return [(r["version"], {int(k): v for k, v in loads(r["actions"]).items()}, r["source"]) for r in rows]
 
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first: from the events table (rows
-        written before migration 7, events recorded outside a step) and the action-log rows
-        carrying their step's events, merged by seq. Two reads (portable SQL, ``_all``)."""
+        stored before schema version 7, events recorded outside a step) and the action-log rows
+        carrying their step's events, merged by seq (one round trip)."""
         if limit <= 0:
             return []
-        old = await self._all(
-            "SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?", (table_id, limit))
-        # a row with events holds at least one: ``limit`` rows hold the last ``limit`` events
-        steps = await self._all(
-            "SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
-            " ORDER BY seq DESC LIMIT ?", (table_id, limit))
-        return _merged_events(old, steps)[-limit:]
+
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            old = conn.execute("SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT ?",
+                               (table_id, limit)).fetchall()
+            # a row with events holds at least one: ``limit`` rows hold the last ``limit`` events
+            steps = conn.execute("SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+                                 " ORDER BY seq DESC LIMIT ?", (table_id, limit)).fetchall()
+            return merged_events(old, steps)[-limit:]
+
+        async with self._access():
+            return await self._worker(read)
 
     async def set_pending(self, table_id: int, seat: int, version: int, code: str) -> None:
-        """Buffer (or change) a seat's choice in a simultaneous step."""
-        await self._exec_short(
+        """Buffer (or change) a seat's choice in a simultaneous step (on the loop's thread: one
+        short write on the click path, see :meth:`_inline`)."""
+        args = (table_id, seat, version, code)
+        await self._inline(lambda conn: conn.execute(
             "INSERT INTO pending (table_id, seat, version, code) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code",
-            (table_id, seat, version, code))
+            " ON CONFLICT (table_id, seat) DO UPDATE SET version = excluded.version, code = excluded.code", args))
 
     async def pending(self, table_id: int, version: int) -> dict[int, str]:
         """Buffered choices for the step at ``version`` (older ones are ignored)."""
@@ -859,20 +583,15 @@ class Database:
         return {r["seat"]: r["code"] for r in rows}
 
     # --- timers ----------------------------------------------------------------------------
-    # A table's turn deadline ``turn:<id>`` lives in its row (turn_due, turn_timer; migration 8),
-    # every other timer (and a turn timer of no stored table) in the timers table. Written with
-    # the portable helpers only, so PostgresDatabase inherits them.
+    # A table's turn deadline ``turn:<id>`` lives in its row (turn_due, turn_timer), every other
+    # timer (and a turn timer of no stored table) in the timers table.
     async def set_timer(self, timer: TimerRow) -> None:
         """Set (or replace, by key) a persisted timer (a table's turn deadline in its row)."""
-        table_id = turn_table(timer.key)
-        payload = dumps(timer.payload)
-        if table_id is not None and await self._exec(_SET_TURN, (timer.due, payload, table_id)) == 1:
-            return
-        await self._exec(_SET_TIMER, (timer.key, timer.due, payload))
+        await self.set_timers((timer,))
 
     async def set_timers(self, timers: Iterable[TimerRow]) -> None:
-        """Set (or replace) many timers at once (one round trip: an ``executemany`` of the rest
-        after the tables' turn deadlines)."""
+        """Set (or replace) many timers at once (one round trip: the tables' turn deadlines,
+        then an ``executemany`` of the rest)."""
         rows = [(t.key, t.due, dumps(t.payload)) for t in timers]
 
         def write(conn: sqlite3.Connection) -> None:
@@ -896,16 +615,14 @@ class Database:
     async def timers(self, shards: Shards | None = None) -> list[TimerRow]:
         """Every persisted timer, the earliest due first (one bulk read: the timers table and
         the tables' turn deadlines). With ``shards``, only the timers those shards own:
-        ``<kind>:<table id>`` follows its table's guild (joined on the id after the ``:``); a
-        timer of no table belongs to shard 0. Portable SQL through ``_all`` (inherited by a
-        backend that translates it)."""
+        ``<kind>:<table id>`` follows its table's guild (joined on the id after the last
+        ``:``); a timer of no table belongs to shard 0."""
         if shards is None or shards.everything:
-            return [_timer(r) for r in await self._all(
-                f"SELECT key, due, payload FROM timers UNION ALL {_TURN_TIMERS} WHERE g.turn_due IS NOT NULL"
-                " ORDER BY due, key")]
+            rows = await self._all(f"SELECT key, due, payload FROM timers UNION ALL {_TURN_TIMERS}"
+                                   " WHERE g.turn_due IS NOT NULL ORDER BY due, key")
+            return [TimerRow.of(r) for r in rows]
         owned, args = _owned("g.guild_id", shards)
-        # the table id is the key's trailing digits when a ':' comes just before them (portable
-        # SQL: rtrim/substr/length/NULLIF exist in SQLite and PostgreSQL alike)
+        # the table id: the key's trailing digits, when a ':' comes just before them
         head = "length(rtrim(tm.key, '0123456789'))"
         rows = await self._all(
             "SELECT tm.key, tm.due, tm.payload FROM timers tm LEFT JOIN game_tables g"
@@ -914,7 +631,7 @@ class Database:
             f" WHERE (g.id IS NOT NULL{owned}) OR (g.id IS NULL AND ?)"
             f" UNION ALL {_TURN_TIMERS} WHERE g.turn_due IS NOT NULL{owned} ORDER BY due, key",
             (*args, 0 in shards.ids, *args))
-        return [_timer(r) for r in rows]
+        return [TimerRow.of(r) for r in rows]
 
     async def timer(self, key: str) -> TimerRow | None:
         """One timer, or ``None``."""
@@ -922,9 +639,9 @@ class Database:
         if table_id is not None:
             row = await self._one(f"{_TURN_TIMERS} WHERE g.id = ? AND g.turn_due IS NOT NULL", (table_id,))
             if row is not None:
-                return _timer(row)
-        row = await self._one("SELECT * FROM timers WHERE key = ?", (key,))
-        return _timer(row) if row is not None else None
+                return TimerRow.of(row)
+        row = await self._one("SELECT key, due, payload FROM timers WHERE key = ?", (key,))
+        return TimerRow.of(row) if row is not None else None
 
     # --- results and ratings ---------------------------------------------------------------
     async def record_result(
@@ -932,15 +649,16 @@ class Database:
         seats: list[tuple[int, int | None, int, int]], now: float,
     ) -> None:
         """Store a finished game's result: ``seats`` = ``(seat, user_id, rank, score)``."""
-        await self._exec(
-            "INSERT INTO results (table_id, guild_id, game, finished_at, outcome) VALUES (?, ?, ?, ?, ?)",
-            (table_id, guild_id, game, now, dumps(outcome)),
-        )
-        for seat, user_id, rank, score in seats:
-            await self._exec(
-                "INSERT INTO result_seats (table_id, seat, user_id, rank, score) VALUES (?, ?, ?, ?, ?)",
-                (table_id, seat, user_id, rank, score),
-            )
+        result = (table_id, guild_id, game, now, dumps(outcome))
+        rows = [(table_id, seat, user_id, rank, score) for seat, user_id, rank, score in seats]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO results (table_id, guild_id, game, finished_at, outcome) VALUES (?, ?, ?, ?, ?)",
+                         result)
+            conn.executemany("INSERT INTO result_seats (table_id, seat, user_id, rank, score) VALUES (?, ?, ?, ?, ?)",
+                             rows)
+
+        await self._atomic(write)
 
     async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
         """Existing ratings of ``user_ids`` (missing users are absent from the result)."""
@@ -950,7 +668,7 @@ class Database:
         marks = ",".join("?" * len(ids))
         rows = await self._all(
             f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})", (guild_id, game, *ids))
-        return {r["user_id"]: _rating(r) for r in rows}
+        return {r["user_id"]: RatingRow.of(r) for r in rows}
 
     async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
         """Insert or replace one member's rating and stats."""
@@ -968,15 +686,17 @@ class Database:
             " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ?",
             (guild_id, game, min_games, limit),
         )
-        return [_rating(r) for r in rows]
+        return [RatingRow.of(r) for r in rows]
 
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
         """A member's rating and stats per game in a guild: ``{game: RatingRow}``."""
-        rows = await self._all("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ? ORDER BY game", (guild_id, user_id))
-        return {r["game"]: _rating(r) for r in rows}
+        rows = await self._all("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ? ORDER BY game",
+                               (guild_id, user_id))
+        return {r["game"]: RatingRow.of(r) for r in rows}
 
     # --- decks -----------------------------------------------------------------------------
-    async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int, now: float) -> int:
+    async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
+                        now: float) -> int:
         """Store (or replace, by name) a guild's custom deck; returns its id."""
         async with self.transaction():
             await self._exec("DELETE FROM decks WHERE guild_id = ? AND game = ? AND name = ?", (guild_id, game, name))
@@ -987,7 +707,8 @@ class Database:
 
     async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:
         """A guild's decks for a game: ``(deck_id, name)``."""
-        rows = await self._all("SELECT id, name FROM decks WHERE guild_id = ? AND game = ? ORDER BY name", (guild_id, game))
+        rows = await self._all("SELECT id, name FROM decks WHERE guild_id = ? AND game = ? ORDER BY name",
+                               (guild_id, game))
         return [(r["id"], r["name"]) for r in rows]
 
     async def deck(self, guild_id: int, deck_id: int) -> dict[str, Any] | None:
@@ -999,36 +720,35 @@ class Database:
         """Remove a guild's deck; True when something was removed."""
         return bool(await self._exec("DELETE FROM decks WHERE guild_id = ? AND id = ?", (guild_id, deck_id)))
 
-    # ---------------------------------------------------------------- lifecycle and table admin
+    # --- lifecycle and table admin ---------------------------------------------------------
     async def guild_tables(self, guild_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
         """A guild's tables whose status is in ``statuses``, oldest first."""
         marks = ", ".join("?" for _ in statuses)
         rows = await self._all(f"SELECT * FROM game_tables WHERE guild_id = ? AND status IN ({marks}) ORDER BY id",
                                (guild_id, *statuses))
-        return [_table(r) for r in rows]
+        return [TableRow.of(r) for r in rows]
 
     async def tables_in_place(self, place_id: int, statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
         """Tables whose thread or channel is ``place_id`` and whose status is in ``statuses``."""
         marks = ", ".join("?" for _ in statuses)
         rows = await self._all(f"SELECT * FROM game_tables WHERE (thread_id = ? OR channel_id = ?)"
                                f" AND status IN ({marks}) ORDER BY id", (place_id, place_id, *statuses))
-        return [_table(r) for r in rows]
+        return [TableRow.of(r) for r in rows]
 
     async def open_lobby_of(self, guild_id: int, channel_id: int, host_user_id: int) -> TableRow | None:
         """The open lobby ``host_user_id`` hosts in a channel (the oldest), or ``None``."""
         row = await self._one("SELECT * FROM game_tables WHERE guild_id = ? AND channel_id = ? AND host_user_id = ?"
                               " AND status = 'lobby' ORDER BY id LIMIT 1", (guild_id, channel_id, host_user_id))
-        return _table(row) if row else None
+        return TableRow.of(row) if row else None
 
     async def all_events(self, table_id: int) -> list[dict[str, Any]]:
         """Every event of a table in order (all audiences: filter before showing): the events
-        table's rows and the action-log rows' events (migration 7), merged by seq."""
-        old = await self._all("SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
-        steps = await self._all("SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
-                                " ORDER BY seq", (table_id,))
-        return _merged_events(old, steps)
+        table's rows and the action-log rows' events, merged by seq (one round trip)."""
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            old = conn.execute("SELECT seq, event FROM events WHERE table_id = ? ORDER BY seq", (table_id,)).fetchall()
+            steps = conn.execute("SELECT event_seq, events FROM actions WHERE table_id = ? AND events IS NOT NULL"
+                                 " ORDER BY seq", (table_id,)).fetchall()
+            return merged_events(old, steps)
 
-
-def _is_a_store(db: Database) -> Store:
-    """Never called: mypy checks here that :class:`Database` implements :class:`Store`."""
-    return db
+        async with self._access():
+            return await self._worker(read)

@@ -67,8 +67,8 @@ class Process:
         self.rng = random.Random(args.seed)
 
     @property
-    def service(self) -> Any:
-        return self.world.bot.service  # type: ignore[union-attr]
+    def bot(self) -> Any:
+        return self.world.bot
 
     async def handle(self, cmd: dict[str, Any]) -> dict[str, Any]:
         op = cmd["op"]
@@ -92,7 +92,7 @@ class Process:
             members = [world.member(n) for n in cmd["members"]]
             turns = 0
             for _ in range(cmd.get("limit", 500)):
-                table = await self.service.table(cmd["table"])
+                table = await self.bot.hall.table(cmd["table"])
                 if table.row.status != "running":
                     return {"status": table.row.status, "turns": turns}
                 acted = False
@@ -100,21 +100,21 @@ class Process:
                     acted = await take_turn(world, m, cmd["table"], self.rng) or acted
                 turns += acted
                 if not acted:
-                    await self.service.idle()
+                    await self.bot.tables.idle()
                     await world.settle()
-            table = await self.service.table(cmd["table"])
+            table = await self.bot.hall.table(cmd["table"])
             return {"status": table.row.status, "turns": turns}
         if op == "table":
             try:
-                table = await self.service.table(cmd["table"])
+                table = await self.bot.hall.table(cmd["table"])
             except ServiceError as exc:
                 return {"error_key": exc.key}
             return {"status": table.row.status, "version": table.version, "guild": table.row.guild_id,
                     "to_act": sorted(table.to_act()) if table.state is not None else []}
         if op == "owned":
-            service = self.service
-            return {"live": sorted(service._live), "index": sorted(service._index),
-                    "timers": sorted(service.scheduler.timers._rows)}
+            hall = self.bot.hall
+            return {"live": sorted(hall._live), "index": sorted(hall._index),
+                    "timers": sorted(self.bot.timers._rows)}
         if op == "leaderboard":
             res = await world.slash(world.member(cmd["member"]), "leaderboard", game=cmd["game"])
             return {"text": res.response.text() if res.response is not None else ""}
@@ -122,7 +122,7 @@ class Process:
             await world.advance(cmd["seconds"])
             return {}
         if op == "idle":
-            await self.service.idle()
+            await self.bot.tables.idle()
             await world.settle()
             return {}
         raise ValueError(f"unknown op {op!r}")
@@ -143,10 +143,10 @@ async def main(argv: list[str]) -> int:
         factory = bot_factory(Path("unused.db"), [args.seed], database_url=args.db, shard_count=args.shard_count,
                               shard_ids=args.shard_ids)
         bot = await world.start_bot(factory)
-        service = bot.service  # type: ignore[attr-defined]
-        await service.idle()
+        await bot.tables.idle()  # type: ignore[attr-defined]
         world.save(world_file)
-        out.write(json.dumps({"ready": True, "guild": world.guild_id, "resumed": sorted([*service._live, *service._index])}) + "\n")
+        hall = bot.hall  # type: ignore[attr-defined]
+        out.write(json.dumps({"ready": True, "guild": world.guild_id, "resumed": sorted([*hall._live, *hall._index])}) + "\n")
         out.flush()
         proc = Process(args, world)
         loop = asyncio.get_running_loop()

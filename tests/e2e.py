@@ -178,8 +178,8 @@ async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai:
     choosing the AI's move when it is one click away, else a random enabled control (with
     ``code``: the control of that action code, which must be there). Returns False when the
     member had nothing to do."""
-    service = world.bot.service
-    table = await service.table(table_id)
+    service = world.bot
+    table = await service.hall.table(table_id)
     seat = table.seat_of(member.id)
     if table.row.status != "running" or seat not in table.to_act() or seat in table.pending:
         return False
@@ -193,18 +193,18 @@ async def take_turn(world, member, table_id: int, rng: random.Random, prefer_ai:
 async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, prefer_ai: bool = True, *,
                        code: str | None = None) -> bool:
     """Click one control of an open panel (see :func:`take_turn`). The panel's controls are
-    located from the same spec the bot drew (``bot.texts.panel``)."""
-    from bot import texts
+    located from the same spec the bot drew (``bot.compose.panel``)."""
+    from bot import compose
     from bot.i18n import Translator
     from bot.ui import Button as SpecButton
     from bot.ui import Select as SpecSelect
 
-    service = world.bot.service
-    table = await service.table(table_id)
+    service = world.bot
+    table = await service.hall.table(table_id)
     seat = table.seat_of(member.id)
     game = GAMES[table.row.game].game
     want = code if code is not None else game.encode(game.ai_action(table.state, seat)) if prefer_ai else None
-    spec = texts.panel(table, seat, Translator("en"))
+    spec = compose.panel(table, seat, Translator("en"))
     ver = table.version
     choices: list[Any] = []
     for r, row in enumerate(spec.rows):

@@ -1,4 +1,4 @@
-"""A tiny test-only game with simultaneous steps, to prove TableService buffering.
+"""A tiny test-only game with simultaneous steps, to prove the buffering of simultaneous choices.
 
 "Pick": for ``rounds`` rounds every seat secretly picks 1, 2 or 3 at the same time; each seat
 scores its pick unless another seat picked the same number. Then one sequential step: seat 0

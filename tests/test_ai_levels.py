@@ -17,12 +17,15 @@ import pytest
 
 from bot.ai_pool import LEVELS, WORKER_NICENESS, AiPool, think
 from bot.games import GAMES
+from bot.house import House
+from bot.lobbies import lobby_tag
 from bot.ratings import AI_RATINGS, DEFAULT_MU, Rated, ai_rating, rate
-from bot.service import ServiceError, TableService, lobby_tag
+from bot.service import ServiceError
 from engine import policies
 from engine.core import Outcome
 from engine.gang_of_dice import scripted_setup
-from storage.db import Database, SeatRow
+from storage.base import SeatRow
+from storage.sqlite import SqliteStore
 
 HOST = 100
 
@@ -39,31 +42,29 @@ def thread_pool(iterations: int = 2, task=think) -> AiPool:
 
 @pytest.fixture
 async def db(tmp_path):
-    db = await Database.open(tmp_path / "t.db")
+    db = await SqliteStore.open(tmp_path / "t.db")
     yield db
     await db.close()
 
 
-async def service(db, pool: AiPool | None = None) -> TableService:
-    return TableService(db, clock=Clock(), turn_timeout=10**6, seed_source=lambda: 7, ai_pool=pool or thread_pool())
+async def service(db, pool: AiPool | None = None) -> House:
+    return House(db, clock=Clock(), turn_timeout=10**6, seed_source=lambda: 7, ai_pool=pool or thread_pool())
 
 
 # --- storage ---------------------------------------------------------------------------------------------------
-async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_path, monkeypatch):
-    import storage.sqlite as storage_sqlite
+async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_path):
+    from storage.migrations import latest
 
     path = tmp_path / "old.db"
-    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:5])  # before levels
-    old = await Database.open(path)
+    old = await SqliteStore.open(path, upto=5)  # before levels
     t = await old.create_table(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, lang="en",
                                options={}, now=0)
     await old._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, ?, 'Host', 0),"
                     " (?, 1, NULL, 'AI 1', 1)", (t, HOST, t))
     await old.close()
-    monkeypatch.undo()
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
-        assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
+        assert await db.schema_version() == latest() == 8
         host, ai = await db.seats(t)
         assert ai.ai_level is None and ai.level == "normal" and host.level == "normal"
         await db.replace_seats(t, [host, SeatRow(1, None, "AI 1", True, ai_level="strong"),
@@ -79,34 +80,34 @@ async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_pa
 async def test_the_host_picks_each_ai_level_and_old_pickers_are_refused(db):
     svc = await service(db)
     try:
-        t = await svc.open_lobby(guild_id=1, channel_id=1, game="shop-battle", host_user_id=HOST, host_name="Host")
-        await svc.add_ai(t.id, HOST, "AI", level="easy")
-        view = await svc.add_ai(t.id, HOST, "AI")
+        t = await svc.lobbies.open(guild_id=1, channel_id=1, game="shop-battle", host_user_id=HOST, host_name="Host")
+        await svc.lobbies.add_ai(t.id, HOST, "AI", level="easy")
+        view = await svc.lobbies.add_ai(t.id, HOST, "AI")
         assert [(s.name, s.level) for s in view.seats] == [("Host", "normal"), ("AI 1", "easy"), ("AI 2", "normal")]
         tag = lobby_tag(view.seats)
-        view = await svc.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
+        view = await svc.lobbies.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
         assert view.seats[2].ai_level == "strong" and lobby_tag(view.seats) == tag  # levels are not in the tag
         with pytest.raises(ServiceError) as err:  # a double click
-            await svc.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
+            await svc.lobbies.set_ai_level(t.id, HOST, 2, "strong", expect=tag)
         assert err.value.key == "err.level_same"
         for seat, level, who, key in ((0, "easy", HOST, "err.level_stale"),  # not an AI player
                                       (9, "easy", HOST, "err.level_stale"),
                                       (1, "hard", HOST, "err.bad_level"),
                                       (1, "strong", 200, "err.host_only")):
             with pytest.raises(ServiceError) as err:
-                await svc.set_ai_level(t.id, who, seat, level, expect=tag)
+                await svc.lobbies.set_ai_level(t.id, who, seat, level, expect=tag)
             assert err.value.key == key
         with pytest.raises(ServiceError, match="err.bad_level"):
-            await svc.add_ai(t.id, HOST, "AI", level="hard")
-        await svc.join(t.id, 200, "Guest")  # the seats changed: the picker drawn before is stale
+            await svc.lobbies.add_ai(t.id, HOST, "AI", level="hard")
+        await svc.lobbies.join(t.id, 200, "Guest")  # the seats changed: the picker drawn before is stale
         with pytest.raises(ServiceError) as err:
-            await svc.set_ai_level(t.id, HOST, 1, "strong", expect=tag)
+            await svc.lobbies.set_ai_level(t.id, HOST, 1, "strong", expect=tag)
         assert err.value.key == "err.level_stale"
-        assert (await svc.table(t.id)).seats[1].ai_level == "easy"
-        view = await svc.remove_ai(t.id, HOST)  # the last AI goes; the others keep their levels
+        assert (await svc.hall.table(t.id)).seats[1].ai_level == "easy"
+        view = await svc.lobbies.remove_ai(t.id, HOST)  # the last AI goes; the others keep their levels
         assert [(s.name, s.ai_level) for s in view.seats] == [("Host", None), ("AI 1", "easy"), ("Guest", None)]
     finally:
-        await svc.close()
+        await svc.tables.close()
 
 
 # --- ratings ---------------------------------------------------------------------------------------------------
@@ -127,18 +128,18 @@ async def test_the_rating_update_uses_the_ai_level(db):
     for guild, level in enumerate(("easy", "strong"), start=1):
         svc = await service(db)
         try:
-            t = await svc.open_lobby(guild_id=guild, channel_id=1, game="gang-of-dice", host_user_id=HOST,
-                                     host_name="Host")
-            await svc.add_ai(t.id, HOST, "AI", level=level)
-            await svc.start(t.id, HOST)
-            live = svc.live_table(t.id)
+            t = await svc.lobbies.open(guild_id=guild, channel_id=1, game="gang-of-dice", host_user_id=HOST,
+                                       host_name="Host")
+            await svc.lobbies.add_ai(t.id, HOST, "AI", level=level)
+            await svc.lobbies.start(t.id, HOST)
+            live = svc.hall.live(t.id)
             assert live is not None and live.seats[1].level == level
             outcome = Outcome(ranks=(1, 2), scores=(1, 0))  # the member beat the AI
             async with db.transaction():
-                await svc._finish(live, outcome, 0.0)
+                await svc.tables._finish(live, outcome, 0.0)
             finals[level] = (await db.ratings(guild, "gang-of-dice", [HOST]))[HOST].mu
         finally:
-            await svc.close()
+            await svc.tables.close()
     assert DEFAULT_MU < finals["easy"] < finals["strong"]
 
 
@@ -151,11 +152,11 @@ def god_first_seat_0(monkeypatch):
     return game
 
 
-async def strong_table(svc: TableService, db, level: str = "strong") -> int:
+async def strong_table(svc: House, db, level: str = "strong") -> int:
     """A Gang of Dice table: an AI at ``level`` in seat 0 (it acts first), the host in seat 1."""
-    t = await svc.open_lobby(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, host_name="Host")
+    t = await svc.lobbies.open(guild_id=1, channel_id=1, game="gang-of-dice", host_user_id=HOST, host_name="Host")
     await db.replace_seats(t.id, [SeatRow(0, None, "AI 1", True, ai_level=level), SeatRow(1, HOST, "Host", False)])
-    await svc.start(t.id, HOST)
+    await svc.lobbies.start(t.id, HOST)
     return t.id
 
 
@@ -164,7 +165,7 @@ async def test_strong_moves_are_the_searchs_with_the_iteration_budget(db, god_fi
     svc = await service(db, thread_pool(iterations=3))
     try:
         tid = await strong_table(svc, db)
-        await svc.idle()
+        await svc.tables.idle()
         log = await db.action_log(tid)
         assert log and all(set(codes) == {0} and source == "ai" for _, codes, source in log)
         state = game.setup(7, 2, {})
@@ -174,7 +175,7 @@ async def test_strong_moves_are_the_searchs_with_the_iteration_budget(db, god_fi
             state = game.apply(state, {0: move}).state
         assert 1 in game.to_act(state)  # it stopped at the member's turn
     finally:
-        await svc.close()
+        await svc.tables.close()
 
 
 async def test_the_table_lock_is_free_while_the_ai_thinks_and_a_stale_move_is_dropped(db, god_first_seat_0):
@@ -193,21 +194,21 @@ async def test_the_table_lock_is_free_while_the_ai_thinks_and_a_stale_move_is_dr
             if started.is_set():
                 break
             await asyncio.sleep(0.005)
-        assert started.is_set() and svc.driver.running(tid)
+        assert started.is_set() and svc.tables.driver.running(tid)
         # while the AI thinks the lock is free: another writer moves the table (here: its timeout)
-        async with svc.table_lock(tid):
-            live = svc.live_table(tid)
+        async with svc.hall.lock(tid):
+            live = svc.hall.live(tid)
             code = game.encode(game.timeout_action(live.state, 0))
-            await svc.choose(live, 0, code, source="timeout")
+            await svc.tables.choose(live, 0, code, source="timeout")
         gate.set()
-        await svc.idle()
-        assert svc.driver.dropped == 1
+        await svc.tables.idle()
+        assert svc.tables.driver.dropped == 1
         log = await db.action_log(tid)
         assert log[0][2] == "timeout" and all(source == "ai" for _, _, source in log[1:])
         assert [v for v, _, _ in log] == list(range(log[0][0], log[0][0] + len(log)))
     finally:
         gate.set()
-        await svc.close()
+        await svc.tables.close()
 
 
 async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db, god_first_seat_0):
@@ -221,16 +222,16 @@ async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db
     svc = await service(db, thread_pool(task=never))
     try:
         tid = await strong_table(svc, db, level="easy")
-        await svc.idle()
+        await svc.tables.idle()
         log = await db.action_log(tid)
         state = game.setup(7, 2, {})
         for version, codes, _ in log:
             move = policies.choose(game, state, 0, "easy", salt=tid * 1_000_003 + version)
             assert codes[0] == game.encode(move)
             state = game.apply(state, {0: move}).state
-        assert not asked and svc.driver.pool._executor is None  # no worker was ever started
+        assert not asked and svc.tables.driver.pool._executor is None  # no worker was ever started
     finally:
-        await svc.close()
+        await svc.tables.close()
 
 
 def crash_once(flag: str, *args):
@@ -350,12 +351,12 @@ async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):
     lines: list[str] = []
     tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=lambda _: "q",
                       out=lines.append, pace=0, ai_levels=["strong", "easy"])
-    db = await Database.open(tmp_path / "t.db")
-    svc = TableService(db, ai_pool=thread_pool())
+    db = await SqliteStore.open(tmp_path / "t.db")
+    svc = House(db, ai_pool=thread_pool())
     try:
         table = await tg._new(svc)
         assert [(s.name, s.is_ai, s.level) for s in table.seats[1:]] == [("AI 1", True, "strong"),
                                                                          ("AI 2", True, "easy")]
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()

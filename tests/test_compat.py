@@ -3,8 +3,8 @@
 ``tests/data/legacy_v1_states/`` holds engine traces written by that version
 (``scripts/make_legacy_states.py``) and ``tests/data/legacy_v1.db`` a whole database with running
 tables of every game (``scripts/make_legacy_fixture.py``). Today's code must load every stored
-snapshot, accept every stored action code, show the same views and, for rules version 1, reach
-the same next state; and a bot started on the old database must resume and finish its tables.
+snapshot, accept every stored action code, show the same views (and rebuild each typed view from
+its stored JSON) and, for rules version 1, reach the same next state; and a bot started on the old database must resume and finish its tables.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from bot.games import GAMES
+from bot.house import House
 from bot.migrate import copy_store
-from bot.service import TableService
 from storage.factory import open_store
 
 DATA = Path(__file__).parent / "data"
@@ -56,6 +56,9 @@ def test_old_snapshots_codes_and_views_still_hold(path: Path) -> None:
         for seat, view in line["views"].items():
             who = None if seat == "None" else int(seat)
             assert _view(game, state, who) == view, f"step {i}: view of {seat} changed"
+            # the stored view JSON rebuilds the typed view (the picture workers' input)
+            assert game.view_from_json(view) == game.view(state, who), f"step {i}: view of {seat} does not rebuild"
+            assert game.view_from_json(game.view_json(state, who)) == game.view(state, who), f"step {i}: {seat}"
         if line["outcome"] is not None:
             out = game.outcome(state)
             assert {"ranks": list(out.ranks), "scores": list(out.scores)} == line["outcome"]
@@ -84,26 +87,26 @@ async def test_a_database_of_the_previous_version_resumes_and_finishes_its_table
         assert db.path == db_url
     else:
         db = await open_store(path)
-    svc = TableService(db, clock=_Clock(), turn_timeout=300)
+    svc = House(db, clock=_Clock(), turn_timeout=300)
     try:
-        running = await svc.resume()
+        running = await svc.tables.resume()
         assert sorted(running) == [1, 2, 3, 4, 5, 6]
-        moon = await svc.table(5)
+        moon = await svc.hall.table(5)
         assert moon.pending == {0: "moon"}  # a buffered secret choice survived the upgrade
         for tid in running:
             for _ in range(2000):
-                view = await svc.table(tid)
+                view = await svc.hall.table(tid)
                 if view.row.status != "running":
                     break
                 seat = next(s for s in view.waiting_for() if not view.seats[s].is_ai)
                 code = view.game.encode(view.game.ai_action(view.state, seat))
-                await svc.submit(tid, view.seats[seat].user_id, view.version, code)
-                await svc.idle()
-            assert (await svc.table(tid)).row.status == "finished", f"table {tid} did not finish"
+                await svc.tables.submit(tid, view.seats[seat].user_id, view.version, code)
+                await svc.tables.idle()
+            assert (await svc.hall.table(tid)).row.status == "finished", f"table {tid} did not finish"
         rows = await db.leaderboard(1, "gang-of-dice", 1)
         assert {r.user_id for r in rows} >= {160, 161}  # the old finished game's ratings are kept
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()
 
 

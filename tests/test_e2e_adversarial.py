@@ -47,7 +47,7 @@ async def test_lobby_double_join_leave_unseated_host_leave(e2e):
     assert res.ephemeral and "already seated" in private_text(res)
     res = await world.click(alice, msg, f"se:l:{tid}:join")
     assert "already seated" in private_text(res)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert [s.user_id for s in table.seats] == [alice.id, bob.id]
     res = await world.click(carol, msg, f"se:l:{tid}:leave")
     assert res.ephemeral and NOT_SEATED in private_text(res)
@@ -58,7 +58,7 @@ async def test_lobby_double_join_leave_unseated_host_leave(e2e):
     assert bob.mention not in msg.text()
     res = await world.click(bob, msg, f"se:l:{tid}:leave")
     assert NOT_SEATED in private_text(res)
-    assert len((await world.bot.service.table(tid)).seats) == 1
+    assert len((await world.bot.hall.table(tid)).seats) == 1
 
 
 async def test_lobby_host_only_buttons_and_option_select(e2e):
@@ -75,7 +75,7 @@ async def test_lobby_host_only_buttons_and_option_select(e2e):
     sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
     res = await world.select(bob, msg, sel.custom_id, ["variant=regular"])
     assert HOST_ONLY in private_text(res)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "lobby" and len(table.seats) == 3
     assert table.row.options.get("variant") in (None, "standard")
     assert not world.threads
@@ -93,13 +93,13 @@ async def test_lobby_ai_limits(e2e):
     assert "full" in private_text(res)
     # a member takes the last AI's seat
     await world.click(bob, msg, f"se:l:{tid}:join")
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert [(s.user_id, s.is_ai) for s in table.seats] == [(alice.id, False), (None, True), (bob.id, False)]
     carol, dave = world.member("carol"), world.member("dave")
     await world.click(carol, msg, f"se:l:{tid}:join")
     res = await world.click(dave, msg, f"se:l:{tid}:join")
     assert "full" in private_text(res)
-    assert len((await world.bot.service.table(tid)).seats) == 3
+    assert len((await world.bot.hall.table(tid)).seats) == 3
 
 
 async def test_start_with_too_few_players_is_refused(e2e):
@@ -110,12 +110,12 @@ async def test_start_with_too_few_players_is_refused(e2e):
     res = await world.click(alice, msg, f"se:l:{tid}:start")
     assert "needs exactly 3 players" in private_text(res)
     assert "Seats: 2 taken (exactly 3 players)" in msg.text()
-    assert (await world.bot.service.table(tid)).row.status == "lobby"
+    assert (await world.bot.hall.table(tid)).row.status == "lobby"
     assert not world.threads
     # the lobby still works
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:start")
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
     assert len(world.threads) == 1
 
 
@@ -128,7 +128,7 @@ async def test_cancelled_lobby_is_closed(e2e):
     assert all(b.disabled for b in msg.buttons) and not msg.selects
     with pytest.raises(ImpossibleAction):
         await world.click(bob, msg, f"se:l:{tid}:join")
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
 
 
 async def test_join_and_cancel_at_the_same_instant(e2e):
@@ -150,7 +150,7 @@ async def test_two_members_race_for_the_last_seat(e2e):
     await world.click(bob, msg, f"se:l:{tid}:join")
     rc, rd = await world.gather(world.click(carol, msg, f"se:l:{tid}:join"),
                                 world.click(dave, msg, f"se:l:{tid}:join"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert len(table.seats) == 3
     winners = [m for m in (carol, dave) if table.seat_of(m.id) is not None]
     assert len(winners) == 1
@@ -165,7 +165,7 @@ async def test_concurrent_joins_keep_the_lobby_message_up_to_date(e2e):
     alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
     msg, tid = await lobby(world, alice, "moonshine")
     await world.gather(world.click(bob, msg, f"se:l:{tid}:join"), world.click(carol, msg, f"se:l:{tid}:join"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert {s.user_id for s in table.seats} == {alice.id, bob.id, carol.id}
     assert bob.mention in msg.text() and carol.mention in msg.text()
 
@@ -183,7 +183,7 @@ async def test_start_clicked_twice_at_once_creates_one_thread_and_one_board(e2e)
     assert len(boards) == 1
     welcomes = [m for m in world.thread_messages(world.threads[0]) if "Welcome" in m.text()]
     assert len(welcomes) == 1
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
     assert NOT_LOBBY in private_text(r2) or NOT_LOBBY in private_text(r1)
 
 
@@ -194,7 +194,7 @@ async def test_start_and_join_at_once_are_consistent(e2e):
     await world.click(bob, msg, f"se:l:{tid}:join")
     _, join = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
                                  world.click(carol, msg, f"se:l:{tid}:join"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running"
     assert len(table.state.stocks) == len(table.seats)  # the game was dealt for the seats shown
     if table.seat_of(carol.id) is None:
@@ -222,7 +222,7 @@ async def two_member_dice_table(e2e, seed=5, **kw):
     world = await e2e(seeds=[seed], **kw)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     return world, alice, bob, tid, first
 
@@ -243,7 +243,7 @@ async def test_stranger_on_board_and_ping_and_rules(e2e):
     # anyone may read the rules, privately
     res = await world.click(carol, board, f"se:b:{tid}:rules")
     assert res.ephemeral and res.response.embeds and "Gang of Dice" in res.response.text()
-    assert len(await world.bot.service.db.action_log(tid)) == 0
+    assert len(await world.bot.db.action_log(tid)) == 0
 
 
 async def test_abandon_refused_for_a_player_allowed_for_an_admin(e2e):
@@ -253,10 +253,10 @@ async def test_abandon_refused_for_a_player_allowed_for_an_admin(e2e):
     old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
     res = await world.click(bob, board, f"se:b:{tid}:abandon")  # seated, not host, not admin
     assert res.ephemeral and "Only the host or a server admin" in private_text(res)
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
     res = await world.click(root, board, f"se:b:{tid}:abandon")  # admin, not seated
     assert res.ephemeral and "You abandoned the table" in private_text(res)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned"
     assert any("This table was abandoned" in m.text() for m in world.thread_messages(world.threads[0]))
     # the board's buttons are disabled, except Rules
@@ -288,19 +288,19 @@ async def test_old_panel_and_ping_after_the_game_finished(e2e):
     world = await e2e(seeds=[7])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    svc = world.bot.service
+    svc = world.bot
     board = board_of(world, tid)
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
     old_ping = ping_of(world, tid)
     # the members leave their seats to the AI until the end (timeouts)
     for _ in range(400):
-        table = await svc.table(tid)
+        table = await svc.hall.table(tid)
         if table.row.status != "running":
             break
         await world.advance(601)
-    assert (await svc.table(tid)).row.status == "finished"
+    assert (await svc.hall.table(tid)).row.status == "finished"
     cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
     res = await world.click(first, old_panel, cid)
     assert NOT_RUNNING in private_text(res)
@@ -330,14 +330,14 @@ async def test_number_modal_bad_input_is_refused(e2e, raw):
     panel, prompt, shown = await commit_modal(world, first, tid)
     res = await world.submit_modal(first, shown, {"number": raw})
     assert res.acknowledged and "Please enter a whole number from 1 to" in private_text(res)
-    assert await world.bot.service.db.action_log(tid) == []
+    assert await world.bot.db.action_log(tid) == []
 
 
 async def test_number_modal_good_input_with_spaces_and_leading_zero(e2e):
     world, alice, bob, tid, first = await two_member_dice_table(e2e)
     panel, prompt, shown = await commit_modal(world, first, tid)
     res = await world.submit_modal(first, shown, {"number": " 02 "})
-    log = await world.bot.service.db.action_log(tid)
+    log = await world.bot.db.action_log(tid)
     assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
     assert res.acknowledged
 
@@ -352,20 +352,20 @@ async def test_number_modal_submitted_after_the_game_moved_on(e2e):
     await world.click(first, p2, quick)
     res = await world.submit_modal(first, shown, {"number": "2"})
     assert "out of date" in private_text(res)
-    assert len(await world.bot.service.db.action_log(tid)) == 1
+    assert len(await world.bot.db.action_log(tid)) == 1
 
 
 async def test_number_modal_opened_before_a_restart(e2e):
     world = await e2e(seeds=[5])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     panel, prompt, shown = await commit_modal(world, first, tid)
     await e2e.restart()
     res = await world.submit_modal(first, shown, {"number": "2"})
     assert res.acknowledged
-    log = await world.bot.service.db.action_log(tid)
+    log = await world.bot.db.action_log(tid)
     assert len(log) == 1 and list(log[0][1].values()) == ["c2"]
 
 
@@ -375,7 +375,7 @@ async def test_number_modal_submitted_after_ten_minutes(e2e):
     await world.advance(700)  # a slow player, still well within the turn timeout
     res = await world.submit_modal(first, shown, {"number": "2"})
     assert res.acknowledged
-    assert len(await world.bot.service.db.action_log(tid)) == 1
+    assert len(await world.bot.db.action_log(tid)) == 1
 
 
 # ---------------------------------------------------------------------------------------- simultaneous
@@ -387,15 +387,15 @@ async def moonshine_pair(e2e, **kw):
     world = await e2e(seeds=[1], **kw)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "moonshine", members=[bob])
-    svc = world.bot.service
+    svc = world.bot
     rng = random.Random(1)
     for _ in range(50):
-        table = await svc.table(tid)
+        table = await svc.hall.table(tid)
         if table.state.phase == "action" and not table.pending:
             break
         for m in (alice, bob):
             await take_turn(world, m, tid, rng)
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     assert table.state.phase == "action" and table.to_act() == frozenset({0, 1})
     for m in (alice, bob):
         assert {"moon", "draw"} <= {table.game.encode(a) for a in table.game.legal_actions(table.state, table.seat_of(m.id))}
@@ -408,8 +408,8 @@ def without_waiting(text: str) -> str:
 
 async def test_secret_choice_can_change_and_stays_secret(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e)
-    svc = world.bot.service
-    table = await svc.table(tid)
+    svc = world.bot
+    table = await svc.hall.table(tid)
     v = table.version
     board = board_of(world, tid)
     before = board.text()
@@ -419,7 +419,7 @@ async def test_secret_choice_can_change_and_stays_secret(e2e):
     # alice changes her mind from the same (edited) panel
     await world.click(alice, panel, f"se:a:{tid}:{v}:draw")
     assert "Your choice: **Draw cards**" in panel.text()
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     assert table.pending == {table.seat_of(alice.id): "draw"} and table.version == v
     # the board shows that alice has chosen, never what
     assert "Has chosen: alice" in board.text() and "Waiting for: bob" in board.text()
@@ -437,8 +437,8 @@ async def test_secret_choice_can_change_and_stays_secret(e2e):
 
 async def test_same_member_two_choices_at_once_then_other_member(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e)
-    svc = world.bot.service
-    v = (await svc.table(tid)).version
+    svc = world.bot
+    v = (await svc.hall.table(tid)).version
     board = board_of(world, tid)
     pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
@@ -449,15 +449,15 @@ async def test_same_member_two_choices_at_once_then_other_member(e2e):
     log = await svc.db.action_log(tid)
     steps = [codes for before_v, codes, src in log if before_v == v]
     assert len(steps) == 1 and len(log) >= n_before + 1
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     assert steps[0][table.seat_of(bob.id)] == "draw"
     assert steps[0][table.seat_of(alice.id)] in ("moon", "draw")
 
 
 async def test_buffered_choice_survives_a_restart(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e)
-    svc = world.bot.service
-    table = await svc.table(tid)
+    svc = world.bot
+    table = await svc.hall.table(tid)
     v = table.version
     sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
     board = board_of(world, tid)
@@ -465,8 +465,8 @@ async def test_buffered_choice_survives_a_restart(e2e):
     pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
     await world.click(alice, pa, f"se:a:{tid}:{v}:moon")
     await e2e.restart()
-    svc = world.bot.service
-    table = await svc.table(tid)
+    svc = world.bot
+    table = await svc.hall.table(tid)
     assert table.pending == {sa: "moon"} and table.version == v
     # alice's new panel remembers her choice; bob's old panel (drawn before the restart) works
     pa2 = (await world.click(alice, board, f"se:b:{tid}:panel")).response
@@ -479,8 +479,8 @@ async def test_buffered_choice_survives_a_restart(e2e):
 
 async def test_quiet_member_in_a_secret_step_is_reminded_then_replaced(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e, turn_timeout_seconds=200)
-    svc = world.bot.service
-    table = await svc.table(tid)
+    svc = world.bot
+    table = await svc.hall.table(tid)
     v = table.version
     sa, sb = table.seat_of(alice.id), table.seat_of(bob.id)
     board = board_of(world, tid)
@@ -506,7 +506,7 @@ async def test_select_from_an_older_panel_version_is_stale(e2e):
     world = await e2e(seeds=[1])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "moonshine", members=[bob])
-    svc = world.bot.service
+    svc = world.bot
     board = board_of(world, tid)
     pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     old = (await world.click(alice, board, f"se:b:{tid}:panel")).response  # a second copy, kept
@@ -516,7 +516,7 @@ async def test_select_from_an_older_panel_version_is_stale(e2e):
     await world.select(alice, pa, sel_a.custom_id, [sel_a.option_values[0]])
     await world.select(bob, pb, sel_b.custom_id, [sel_b.option_values[0]])
     n = len(await svc.db.action_log(tid))
-    assert (await svc.table(tid)).version > 0
+    assert (await svc.hall.table(tid)).version > 0
     res = await world.select(alice, old, sel_a.custom_id, [sel_a.option_values[-1]])
     assert "out of date" in private_text(res)
     assert len(await svc.db.action_log(tid)) == n
@@ -602,15 +602,15 @@ async def test_hostile_display_names_neither_break_embeds_nor_ping(e2e):
     alice = world.member("alice")
     evil = [world.member(f"evil{i}", nick=nick) for i, nick in enumerate(EVIL_NICKS)]
     tid = await open_table(world, alice, "gang-of-dice", members=evil)
-    svc = world.bot.service
+    svc = world.bot
     board = board_of(world, tid)
     assert "@\u200beveryone \\*\\*bold\\*\\*" in board.text()  # shown, escaped and defused
     # play to the end by timeouts: the names go through the board, the log, pings and the results
     for _ in range(400):
-        if (await svc.table(tid)).row.status != "running":
+        if (await svc.hall.table(tid)).row.status != "running":
             break
         await world.advance(601)
-    assert (await svc.table(tid)).row.status == "finished"
+    assert (await svc.hall.table(tid)).row.status == "finished"
     public = world.all_public_text()
     assert "@everyone" not in public and "@here" not in public
     assert "**bold**" not in public and "||spoil||" not in public
@@ -668,7 +668,7 @@ async def test_moderator_deletes_the_board_mid_game(e2e):
     await world.click(first, panel, cid)
     new_board = board_of(world, tid)
     assert new_board.id != board.id and not new_board.deleted
-    assert (await world.bot.service.table(tid)).row.board_message_id == new_board.id
+    assert (await world.bot.hall.table(tid)).row.board_message_id == new_board.id
 
 
 async def test_moderator_deletes_the_lobby_before_start(e2e):
@@ -686,7 +686,7 @@ async def test_moderator_deletes_the_lobby_before_start(e2e):
 
     res, = await world.gather(start_while_deleted())
     assert msg.deleted and res.acknowledged
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
     board = board_of(world, tid)  # no thread without its message: played in the channel
     assert board.public and board.channel_id == world.channel.id
     # the game did start: the host must not be told that something went wrong
@@ -704,7 +704,7 @@ async def test_play_inside_a_table_thread(e2e):
     assert msg.channel_id == thread.id
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:start")
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running"
     board = board_of(world, tid)
     assert board.channel_id == thread.id and board.public
@@ -720,7 +720,7 @@ async def test_lobby_buttons_work_after_a_restart(e2e):
     sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
     await world.select(alice, msg, sel.custom_id, ["variant=regular"])
     await world.click(alice, msg, f"se:l:{tid}:start")
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running" and table.row.options.get("variant") == "regular"
     assert len(world.threads) == 1
 
@@ -735,7 +735,7 @@ async def test_timeout_still_fires_after_a_restart(e2e):
     thread = world.thread_messages(world.threads[0])
     assert sum("time is running out" in m.text() for m in thread) == 1
     await world.advance(60)  # 130 s: past the timeout
-    log = await world.bot.service.db.action_log(tid)
+    log = await world.bot.db.action_log(tid)
     assert log and log[0][2] == "timeout"
 
 
@@ -745,7 +745,7 @@ async def test_deck_removed_while_a_lobby_offers_it(e2e):
     root = world.member("root", admin=True)
     alice = world.member("alice")
     await world.slash(root, "deck upload", file=world.file("deck.json", example))
-    (deck_id, name), = await world.bot.service.decks(world.guild_id, "shop-battle")
+    (deck_id, name), = await world.bot.decks.of(world.guild_id, "shop-battle")
     msg, tid = await lobby(world, alice, "shop-battle")
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     sel = next(s for s in msg.selects if "deck=default" in s.option_values)
@@ -754,7 +754,7 @@ async def test_deck_removed_while_a_lobby_offers_it(e2e):
     # Start with a deck that no longer exists: refused, the lobby stays open
     res = await world.click(alice, msg, f"se:l:{tid}:start")
     assert "deck does not exist" in private_text(res)
-    assert (await world.bot.service.table(tid)).row.status == "lobby" and not world.threads
+    assert (await world.bot.hall.table(tid)).row.status == "lobby" and not world.threads
     # the stale select still offers the removed deck: picking it again is refused
     sel = next(s for s in msg.selects if "deck=default" in s.option_values)
     if f"deck={deck_id}" in sel.option_values:
@@ -762,7 +762,7 @@ async def test_deck_removed_while_a_lobby_offers_it(e2e):
         assert "not valid" in private_text(res)
     await world.select(alice, msg, sel.custom_id, ["deck=default"])
     await world.click(alice, msg, f"se:l:{tid}:start")
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
 
 
 async def test_abandon_and_action_at_the_same_instant(e2e):
@@ -772,7 +772,7 @@ async def test_abandon_and_action_at_the_same_instant(e2e):
     cid = next(b.custom_id for b in panel.buttons if b.custom_id.endswith(":c1"))
     r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"), world.click(first, panel, cid))
     assert r1.acknowledged and r2.acknowledged
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned"
     assert "final standings" not in world.all_public_text()
     assert (await world.slash(bob, "stats")).response.text().count("played") == 0
@@ -793,7 +793,7 @@ async def test_add_ai_and_join_race_for_the_last_seat(e2e):
     msg, tid = await lobby(world, alice, "three-player-moon")
     await world.click(bob, msg, f"se:l:{tid}:join")
     await world.gather(world.click(alice, msg, f"se:l:{tid}:ai+"), world.click(carol, msg, f"se:l:{tid}:join"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert len(table.seats) == 3 and table.seat_of(carol.id) is not None  # members before AI players
     assert carol.mention in msg.text()
 
@@ -806,7 +806,7 @@ async def test_option_change_and_start_at_once_agree(e2e):
     sel = next(s for s in msg.selects if "variant=regular" in s.option_values)
     r_sel, r_start = await world.gather(world.select(alice, msg, sel.custom_id, ["variant=regular"]),
                                         world.click(alice, msg, f"se:l:{tid}:start"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running"
     assert table.state.variant == table.row.options.get("variant", "standard")
     if table.state.variant == "standard":
@@ -818,7 +818,7 @@ async def test_five_hostile_long_names_at_a_regular_moonshine_table(e2e):
     world = await e2e(seeds=[4])
     members = [world.member(f"m{i}", nick=n) for i, n in enumerate(nicks)]
     tid = await open_table(world, members[0], "moonshine", members=members[1:], options={"variant": "regular"})
-    svc = world.bot.service
+    svc = world.bot
     board = board_of(world, tid)
     for _ in range(6):  # a few steps, each with every panel opened
         for m in members:
@@ -826,7 +826,7 @@ async def test_five_hostile_long_names_at_a_regular_moonshine_table(e2e):
             assert res.ephemeral and res.response.embeds
         await world.advance(601)
         board = board_of(world, tid)
-    assert (await svc.table(tid)).version >= 3
+    assert (await svc.hall.table(tid)).version >= 3
     assert "@everyone" not in world.all_public_text()
 
 
@@ -846,10 +846,10 @@ async def test_deck_names_ignore_case_for_replace_and_remove(e2e):
     root = world.member("root", admin=True)
     await world.slash(root, "deck upload", file=world.file("a.json", example_deck("Rue de la Paix")))
     await world.slash(root, "deck upload", file=world.file("b.json", example_deck("RUE DE LA PAIX")))
-    names = [n for _, n in await world.bot.service.decks(world.guild_id, "shop-battle")]
+    names = [n for _, n in await world.bot.decks.of(world.guild_id, "shop-battle")]
     assert names == ["RUE DE LA PAIX"]  # the same name, whatever the case: replaced
     await world.slash(root, "deck remove", name="rue de la paix")
-    assert await world.bot.service.decks(world.guild_id, "shop-battle") == []
+    assert await world.bot.decks.of(world.guild_id, "shop-battle") == []
 
 
 async def test_deck_limit_and_a_full_deck_select(e2e):
@@ -872,7 +872,7 @@ async def test_deck_limit_and_a_full_deck_select(e2e):
     await world.select(alice, msg, sel.custom_id, [sel.option_values[-1]])
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:start")
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
 
 
 async def test_hostile_deck_remove_name_is_escaped(e2e):
@@ -894,14 +894,14 @@ async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
     res = await world.click(janitor, msg, f"se:l:{tid}:cancel")
     assert HOST_ONLY in private_text(res)
     await world.click(mod, msg, f"se:l:{tid}:cancel")
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
     tid2 = await open_table(world, alice, "gang-of-dice", members=[bob])
     board = board_of(world, tid2)
     res = await world.click(janitor, board, f"se:b:{tid2}:abandon")
     assert "Only the host or a server admin" in private_text(res)
     res = await world.click(mod, board, f"se:b:{tid2}:abandon")
     assert "You abandoned the table" in private_text(res)
-    assert (await world.bot.service.table(tid2)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid2)).row.status == "abandoned"
 
 
 # ---------------------------------------------------------------------------------------- flashes
@@ -928,8 +928,8 @@ async def test_hyper_u_peek_disappears_even_across_a_restart(e2e):
 
 async def test_members_are_pinged_for_a_new_step_with_the_same_seats(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e)
-    svc = world.bot.service
-    v = (await svc.table(tid)).version
+    svc = world.bot
+    v = (await svc.hall.table(tid)).version
     board = board_of(world, tid)
     pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
@@ -937,7 +937,7 @@ async def test_members_are_pinged_for_a_new_step_with_the_same_seats(e2e):
     n = len(world.thread_messages(thread))
     await world.click(alice, pa, f"se:a:{tid}:{v}:draw")
     await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     assert table.version > v and set(table.waiting_for()) == {table.seat_of(alice.id), table.seat_of(bob.id)}
     assert "Waiting for the other players" in pa.text()  # alice's panel cannot know
     new = world.thread_messages(thread)[n:]
@@ -955,7 +955,7 @@ async def test_lobby_burst_of_joins_leaves_and_ai(e2e):
         world.click(ms[1], msg, f"se:l:{tid}:leave"), world.click(alice, msg, f"se:l:{tid}:ai+"),
         world.click(ms[3], msg, f"se:l:{tid}:join"))
     assert all(r.acknowledged for r in results)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     shown = msg.embeds[0]["fields"][0]["value"]
     assert shown.count("\n") == len(table.seats) - 1
     for s in table.seats:
@@ -965,7 +965,7 @@ async def test_lobby_burst_of_joins_leaves_and_ai(e2e):
 
 async def test_buffered_choice_then_restart_then_timeout(e2e):
     world, alice, bob, tid = await moonshine_pair(e2e, turn_timeout_seconds=200)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     v, sa, sb = table.version, table.seat_of(alice.id), table.seat_of(bob.id)
     board = board_of(world, tid)
     pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
@@ -978,7 +978,7 @@ async def test_buffered_choice_then_restart_then_timeout(e2e):
     reminders = [m.text() for m in new if "time is running out" in m.text()]
     assert len(reminders) == 1 and bob.mention in reminders[0] and alice.mention not in reminders[0]
     assert any("the AI played for bob" in m.text() for m in new)
-    log = await world.bot.service.db.action_log(tid)
+    log = await world.bot.db.action_log(tid)
     step = next(codes for before_v, codes, src in log if before_v == v)
     assert step[sa] == "moon" and sb in step
 
@@ -999,7 +999,7 @@ async def test_start_and_cancel_at_the_same_instant(e2e):
     await world.click(bob, msg, f"se:l:{tid}:join")
     start, cancel = await world.gather(world.click(alice, msg, f"se:l:{tid}:start"),
                                        world.click(root, msg, f"se:l:{tid}:cancel"))
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     if table.row.status == "running":
         assert NOT_LOBBY in private_text(cancel) and len(world.threads) == 1
         assert "The game has started" in msg.text()
@@ -1012,7 +1012,7 @@ async def test_stale_panel_and_old_ping_after_a_restart(e2e):
     world = await e2e(seeds=[5])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     board, ping = board_of(world, tid), ping_of(world, tid)
     p1 = (await world.click(first, board, f"se:b:{tid}:panel")).response
@@ -1021,7 +1021,7 @@ async def test_stale_panel_and_old_ping_after_a_restart(e2e):
     await e2e.restart()
     res = await world.click(first, p1, f"se:a:{tid}:0:c2")
     assert res.kind in ("update", "deferred_update") and "here is your current panel" in p1.text()
-    assert len(await world.bot.service.db.action_log(tid)) == 1
+    assert len(await world.bot.db.action_log(tid)) == 1
     res = await world.click(first, ping, f"se:b:{tid}:panel")
     assert res.ephemeral and res.response.viewer_id == first.id
 
@@ -1037,7 +1037,7 @@ async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n
             res = await world.click(m, board, f"se:b:{tid}:panel")
             assert res.ephemeral and res.response.embeds
         await world.advance(601)
-    assert (await world.bot.service.table(tid)).version >= 2
+    assert (await world.bot.hall.table(tid)).version >= 2
 
 
 # ---------------------------------------------------------------------------------------- no thread permission
@@ -1062,7 +1062,7 @@ async def no_thread_lobby(e2e):
 async def test_without_thread_permission_the_table_is_played_in_the_channel(e2e):
     world, alice, channel, msg, tid = await no_thread_lobby(e2e)
     assert not world.threads
-    assert (await world.bot.service.table(tid)).row.status == "running"
+    assert (await world.bot.hall.table(tid)).row.status == "running"
     board = next(m for m in world.channel_messages(channel) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids)
     res = await world.click(alice, board, f"se:b:{tid}:panel")
     assert res.ephemeral and res.response.embeds
@@ -1086,7 +1086,7 @@ async def test_without_thread_post_permission_the_host_learns_why(e2e):
     msg, tid = res.response, lobby_id(res.response)
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     start = await world.click(alice, msg, f"se:l:{tid}:start")
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     if table.row.status == "running":  # acceptable: played in the channel
         assert any(m.embeds and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
     else:  # else the host must be told why, and no empty thread should be left behind

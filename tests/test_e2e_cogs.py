@@ -12,7 +12,7 @@ import pytest
 from bot.client import SpeakeasyTree
 from bot.games import GAMES
 from bot.service import ServiceError
-from bot.ui import Button, Card, NumberPrompt, Panel, Select, SelectOption
+from bot.ui import Block, Button, NumberPrompt, Panel, Select, SelectOption
 from cogs.base import GameCog
 from cogs.components import (
     DYNAMIC_ITEMS,
@@ -23,7 +23,7 @@ from cogs.components import (
     NumberModalId,
     PanelSelect,
     PromptButton,
-    panel_view,
+    panel_components,
 )
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import ImpossibleAction
@@ -76,11 +76,11 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
     # the running table's buttons keep working until the end
     rng = random.Random(1)
     for _ in range(2000):
-        table = await world.bot.service.table(tid)
+        table = await world.bot.hall.table(tid)
         if table.row.status != "running":
             break
         await take_turn(world, alice, tid, rng)
-    assert (await world.bot.service.table(tid)).row.status == "finished"
+    assert (await world.bot.hall.table(tid)).row.status == "finished"
     res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:rules")
     assert res.ephemeral and res.response.embeds
     # the lobby opened before still answers (it is not a new lobby)
@@ -122,11 +122,11 @@ def test_custom_ids_keep_their_format_and_parse_into_typed_fields():
 
 def test_panel_components_carry_the_typed_kinds():
     prompt = NumberPrompt(title="Bid", label="How many", minimum=1, maximum=9, template="bid.{n}")
-    panel = Panel(card=Card(title="x"), rows=(
+    panel = Panel(card=Block(title="x"), rows=(
         (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
         (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
     ))
-    view = panel_view(panel, 5, 9)
+    view = panel_components(panel, 5, 9)
     kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]
@@ -140,18 +140,18 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
     world = await e2e(seeds=[5])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    svc = world.bot.service
+    svc = world.bot
     submits: list[tuple[int, str]] = []
-    real_submit = svc.submit
+    real_submit = svc.tables.submit
 
     async def counting_submit(table_id, user_id, version, code):
         submits.append((table_id, code))
         return await real_submit(table_id, user_id, version, code)
 
-    svc.submit = counting_submit  # type: ignore[method-assign]
+    svc.tables.submit = counting_submit  # type: ignore[method-assign]
     rng = random.Random(3)
     for _ in range(4):
-        table = await svc.table(tid)
+        table = await svc.hall.table(tid)
         first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
         before = len(submits)
         assert await take_turn(world, first, tid, rng)
@@ -160,7 +160,7 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
     assert ActionButton not in store._dynamic_items.values()
     assert not any(isinstance(i, ActionButton) for v in store._synced_message_views.values() for i in v.children)
     # after a restart, a panel drawn by the old process is still answered (from its custom_id)
-    table = await svc.table(tid)
+    table = await svc.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     res = await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")
     await world.restart_bot()
@@ -168,7 +168,7 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
                 if b.custom_id.startswith(f"se:a:{tid}:") and not b.disabled)
     answered = await world.click(first, res.response, code)
     assert answered.kind == "update" and answered.acknowledged
-    assert (await world.bot.service.table(tid)).version == table.version + 1
+    assert (await world.bot.hall.table(tid)).version == table.version + 1
 
 
 async def test_tree_errors_are_answered_privately_and_logged(e2e, caplog):

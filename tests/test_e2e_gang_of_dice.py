@@ -15,7 +15,7 @@ PRIVATE_MARKERS = ("Your stock", "Behind your screen", "dice left behind your sc
 async def play_until(world, members, tid, rng, stop=lambda table: False, limit=3000):
     """Members act through their panels until the table ends (or ``stop(table)``)."""
     for _ in range(limit):
-        table = await world.bot.service.table(tid)
+        table = await world.bot.hall.table(tid)
         if table.row.status != "running" or stop(table):
             return table
         acted = False
@@ -77,8 +77,8 @@ async def test_refusals_stranger_stale_and_double_click(e2e):
     world = await e2e(seeds=[11])
     alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     other = bob if first is alice else alice
     board = board_of(world, tid)
@@ -100,7 +100,7 @@ async def test_refusals_stranger_stale_and_double_click(e2e):
     assert len(await service.db.action_log(tid)) == 1  # never applied twice
 
     # a member who is not to act gets a panel without any enabled action
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     idle = other if table.seat_of(first.id) in table.to_act() else first
     res = await world.click(idle, board, f"se:b:{tid}:panel")
     assert res.ephemeral and res.response.viewer_id == idle.id
@@ -108,7 +108,7 @@ async def test_refusals_stranger_stale_and_double_click(e2e):
     first = other if idle is first else first
 
     # a double click (two clicks delivered together) applies once
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
     enabled = [b.custom_id for b in panel.buttons if b.custom_id.startswith(f"se:a:{tid}:{table.version}:") and not b.disabled]
     target = next(c for c in enabled if c.endswith(":s")) if any(c.endswith(":s") for c in enabled) else enabled[0]
@@ -121,8 +121,8 @@ async def test_two_members_clicking_at_once_apply_once(e2e):
     world = await e2e(seeds=[5])
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     board = board_of(world, tid)
     pa = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     pb = (await world.click(bob, board, f"se:b:{tid}:panel")).response
@@ -134,7 +134,7 @@ async def test_two_members_clicking_at_once_apply_once(e2e):
                 and not m.embeds)
     results = await world.gather(world.click(acting, panel, code), world.click(waiting, ping, f"se:b:{tid}:panel"))
     assert len(await service.db.action_log(tid)) == 1
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.state.version == 1
     assert all(r.acknowledged for r in results)
 
@@ -152,13 +152,13 @@ async def test_restart_resumes_table_and_old_buttons_work(e2e):
 
     await e2e.restart()  # a new bot instance on the same database
     assert world.bots_started == 2
-    resumed = await world.bot.service.table(tid)
+    resumed = await world.bot.hall.table(tid)
     assert resumed.row.status == "running" and resumed.version == version
     # a button drawn by the old instance still works on the new one
     cid = next(b.custom_id for b in old_panel.buttons if b.custom_id.startswith(f"se:a:{tid}:{version}:")
                and not b.disabled)
     await world.click(acting, old_panel, cid)
-    assert (await world.bot.service.table(tid)).version > version
+    assert (await world.bot.hall.table(tid)).version > version
     # and the game plays on to the end on the new instance
     table = await play_until(world, [alice, bob], tid, rng)
     assert table.row.status == "finished"
@@ -184,7 +184,7 @@ async def test_timeout_reminds_then_ai_plays_for_quiet_member(e2e):
     world = await e2e(seeds=[3], turn_timeout_seconds=120)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     quiet = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     await world.advance(61)
     thread = world.thread_messages(world.threads[0])
@@ -192,9 +192,9 @@ async def test_timeout_reminds_then_ai_plays_for_quiet_member(e2e):
     await world.advance(60)
     thread = world.thread_messages(world.threads[0])
     assert any("the AI played for" in m.text() for m in thread)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.seat_of(quiet.id) not in table.to_act()
-    log = await world.bot.service.db.action_log(tid)
+    log = await world.bot.db.action_log(tid)
     assert log and all(source == "timeout" for _, _, source in log)
 
 
@@ -202,7 +202,7 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
     world = await e2e(seeds=[8], turn_timeout_seconds=120)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(4)
 
     def thread_text():
@@ -211,13 +211,13 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
     for _ in range(400):  # bob plays; alice never does
         if "seems to be away" in thread_text():
             break
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.seat_of(alice.id) in table.to_act():
             await world.advance(121)
         else:
             assert await take_turn(world, bob, tid, rng), (table.row.status, table.to_act(), table.seats)
     assert f"{alice.mention} seems to be away" in thread_text()
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.seats[table.seat_of(alice.id)].away
     # two timeouts in a row take two or three rounds of twelve, whatever the dice: the game is
     # still on (only an elimination could end it so early, and with 48 dice nobody runs out in
@@ -228,7 +228,7 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
     res = await world.click(alice, board, f"se:b:{tid}:panel")
     assert res.ephemeral
     assert "alice is back" in thread_text()
-    assert not (await service.table(tid)).seats[table.seat_of(alice.id)].away
+    assert not (await service.hall.table(tid)).seats[table.seat_of(alice.id)].away
 
 
 async def test_scripted_round_a_trigger_and_a_win(e2e):
@@ -238,15 +238,15 @@ async def test_scripted_round_a_trigger_and_a_win(e2e):
     world = await e2e(deal=deal, dice={"gang-of-dice": [(2, 3, 4), (1, 2)]})
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(0)
     assert await take_turn(world, alice, tid, rng, code="c3")
     assert await take_turn(world, bob, tid, rng, code="c2")
     assert await take_turn(world, bob, tid, rng, code="s")
     assert e2e.dice_left == []
-    events = await service.recent_events(tid, 100)
+    events = await service.records.recent_events(tid, 100)
     assert next(e for e in events if e.key == "god.trigger").params == {"seat": 0, "card": "sum7", "faces": [2, 3, 4]}
     assert next(e for e in events if e.key == "god.win").params == {"winner": 1, "score": 3, "dice": 5}
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.state.round == 2 and table.state.stocks == (45, 51)
     assert "triggers" in world.all_public_text()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from bot.i18n import Translator
-from bot.service import lobby_tag
+from bot.lobbies import lobby_tag
 from cogs.components import LevelSelect, LobbyButton
 from tests.e2e import board_of, lobby_id, take_turn
 
@@ -37,7 +37,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert "AI 1 joined at **normal** level" in picker.text()
     (sel,) = picker_selects(picker)
     assert sel.option_values == ["easy", "normal", "strong"] and sel.option_labels == ["Easy", "Normal", "Strong"]
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert sel.custom_id == f"se:v:{tid}:1:{lobby_tag(table.seats)}"
 
     res = await world.select(alice, picker, sel.custom_id, ["strong"])
@@ -51,7 +51,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     # the first picker was drawn before AI 2 sat down: stale
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
     assert res.ephemeral and "out of date" in res.response.text()
-    assert (await world.bot.service.table(tid)).seats[1].ai_level == "strong"
+    assert (await world.bot.hall.table(tid)).seats[1].ai_level == "strong"
 
     res = await world.click(alice, lobby, f"se:l:{tid}:lvl")  # a fresh picker, current levels marked
     picker = res.response
@@ -68,19 +68,19 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert res.ephemeral and "already started" in res.response.text()
 
     # play to the end: the strong AI thinks in a worker process, the member clicks meanwhile
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(1)
     for _ in range(3000):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         if not await take_turn(world, alice, tid, rng):
-            await service.idle()
-    table = await service.table(tid)
+            await service.tables.idle()
+    table = await service.hall.table(tid)
     assert table.row.status == "finished"
     log = await service.db.action_log(tid)
     assert {source for _, codes, source in log if 1 in codes} == {"ai"}
-    assert service.driver.pool.replaced == 0 and service.driver.pool._executor is not None
+    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool._executor is not None
     assert (await service.db.ratings(table.row.guild_id, table.row.game, [alice.id]))[alice.id].played == 1
     world.assert_no_errors()
 
@@ -96,26 +96,26 @@ async def test_the_picker_without_ai_players_and_after_a_level_changed_elsewhere
     assert res.ephemeral and "no AI player at this table yet" in res.response.text()
     picker = (await world.click(alice, lobby, f"se:l:{tid}:ai+")).followups[0]
     (sel,) = picker_selects(picker)
-    await world.bot.service.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
+    await world.bot.lobbies.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
     assert res.ephemeral and "already plays at that level" in res.response.text()
 
 
 def test_levels_have_localised_names_on_the_board_and_in_pictures():
-    from bot import texts
-    from bot.service import TableView
+    from bot import compose
+    from bot.service import TableSnapshot
     from cogs.pictures import raw_names
-    from storage.db import SeatRow, TableRow
+    from storage.base import SeatRow, TableRow
 
     row = TableRow(id=3, guild_id=1, channel_id=1, thread_id=None, lobby_message_id=None, board_message_id=None,
                    game="three-player-moon", options={}, status="running", host_user_id=1, lang="fr", seed=1,
                    version=0, state=None, created_at=0, updated_at=0)
     seats = [SeatRow(0, 1, "Ann", False), SeatRow(1, None, "IA 1", True, ai_level="strong"),
              SeatRow(2, None, "IA 2", True)]
-    table = TableView(row, seats, None)
-    assert texts.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
+    table = TableSnapshot(row, seats, None)
+    assert compose.context(table, Translator("fr"), None).names == ("Ann", "IA 1 🤖 (fort)", "IA 2 🤖 (normal)")
     assert raw_names(table) == ("Ann", "IA 1 (fort)", "IA 2 (normal)")
-    assert texts.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
+    assert compose.context(table, Translator("en"), None).names[1] == "IA 1 🤖 (strong)"
 
 
 async def test_six_seats_fit_discords_five_rows(e2e):

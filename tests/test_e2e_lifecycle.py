@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
-from bot.scheduler import turn_key
 from bot.service import ReplayError
+from bot.timers import turn_key
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json"
@@ -25,7 +25,7 @@ async def play_until(world, members, tid, rng, *, stop=lambda table: False, limi
     """Members act through their panels until the table ends (or ``stop(table)``); when none of
     them can act and ``wait`` is set, the simulated clock moves ``wait`` seconds (timeouts)."""
     for _ in range(limit):
-        table = await world.bot.service.table(tid)
+        table = await world.bot.hall.table(tid)
         if table.row.status != "running" or stop(table):
             return table
         acted = False
@@ -62,7 +62,7 @@ async def test_thread_deleted_mid_game_moves_the_table_to_the_channel_and_it_fin
 
     await world.delete_thread(thread)
     mark = len(world.http_log)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running" and table.row.thread_id is None
     # a notice and a new board in the parent channel
     notice = [m for m in world.channel_messages() if "was removed, so the game goes on here" in m.text()]
@@ -99,7 +99,7 @@ async def test_an_archived_thread_is_reopened(e2e):
     thread = world.threads[0]
     await world.archive_thread(thread)
     assert world.thread_state(thread)["archived"] is False
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.thread_id == thread.id
     assert board_of(world, tid).channel_id == thread.id
 
@@ -111,7 +111,7 @@ async def test_an_archived_thread_the_bot_cannot_reopen_moves_the_table(e2e):
     thread = world.threads[0]
     world.fail_requests("PATCH", f"/channels/{thread.id}", status=403, code=50013, times=None)
     await world.archive_thread(thread, locked=True)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "running" and table.row.thread_id is None
     assert world.message(table.row.board_message_id).channel_id == world.channel.id
 
@@ -122,8 +122,8 @@ async def test_deleting_the_channel_too_abandons_the_table_unrated(e2e):
     tid = await open_table(world, alice, "shop-battle", ai=2, options=CAP)
     lobby = (await world.slash(world.member("bob"), "play", game="gang-of-dice")).response
     await world.delete_thread(world.channel)  # the channel, and its thread with it
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
-    assert (await world.bot.service.table(lobby_id(lobby))).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(lobby_id(lobby))).row.status == "abandoned"
     assert await world.bot.db.timer(turn_key(tid)) is None
     assert await ratings(world, "shop-battle") == {}
 
@@ -133,15 +133,15 @@ async def test_bot_removed_from_the_guild_closes_everything_with_no_rest_call_af
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])
     lobby = (await world.slash(bob, "play", game="moonshine")).response
-    service = world.bot.service
+    service = world.bot
     assert await world.bot.db.timer(turn_key(tid)) is not None
 
     await world.remove_bot()
     mark = len(world.http_log)
     await world.advance(600)  # deadlines would have fired many times
     assert world.http_log[mark:] == []
-    assert (await service.table(tid)).row.status == "abandoned"
-    assert (await service.table(lobby_id(lobby))).row.status == "abandoned"
+    assert (await service.hall.table(tid)).row.status == "abandoned"
+    assert (await service.hall.table(lobby_id(lobby))).row.status == "abandoned"
     assert await world.bot.db.timer(turn_key(tid)) is None
     assert await world.bot.db.guild_tables(world.guild_id) == []
     assert await ratings(world, "gang-of-dice") == {}
@@ -158,7 +158,7 @@ async def test_a_member_gone_at_the_end_is_not_rated(e2e):
     assert table.row.status == "finished"
     rated = await ratings(world, "shop-battle")
     assert set(rated) == {alice.id, carol.id}
-    assert (await world.bot.service.stats(world.guild_id, bob.id)) == {}
+    assert (await world.bot.records.stats(world.guild_id, bob.id)) == {}
 
 
 # ---------------------------------------------------------------------------------------- lobbies
@@ -208,15 +208,15 @@ async def test_table_list_and_abandon_with_and_without_permission(e2e):
     # a member who is neither host nor Manage Server is refused
     res = await world.slash(carol, "table abandon", table=running)
     assert res.ephemeral and "Only the host or a server admin" in res.response.text()
-    assert (await world.bot.service.table(running)).row.status == "running"
+    assert (await world.bot.hall.table(running)).row.status == "running"
     # an admin abandons the running table: unrated, announced in its thread
     res = await world.slash(root, "table abandon", table=running)
     assert f"Table #{running} was closed" in res.response.text()
-    assert (await world.bot.service.table(running)).row.status == "abandoned"
+    assert (await world.bot.hall.table(running)).row.status == "abandoned"
     assert any("abandoned" in m.text() for m in world.thread_messages(thread))
     # the host closes their lobby: the lobby message shows it closed, its buttons disabled
     res = await world.slash(alice, "table abandon", table=lobby_tid)
-    assert (await world.bot.service.table(lobby_tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(lobby_tid)).row.status == "abandoned"
     assert all(b.disabled for b in lobby.buttons)
     # nothing left to list; a closed or unknown table is refused
     assert "No open lobby" in (await world.slash(carol, "table list")).response.text()
@@ -254,8 +254,8 @@ async def test_rematch_from_a_finished_board(e2e):
     new = lobby_id(lobby)
     assert new != tid and f"https://discord.com/channels/{world.guild_id}/{world.channel.id}/{lobby.id}" in \
         res.response.text()
-    table = await world.bot.service.table(new)
-    old = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(new)
+    old = await world.bot.hall.table(tid)
     assert table.row.status == "lobby" and table.row.host_user_id == alice.id and table.row.game == "shop-battle"
     assert [(s.user_id, s.is_ai) for s in table.seats] == [(s.user_id, s.is_ai) for s in old.seats]
     assert table.row.options == old.row.options
@@ -269,7 +269,7 @@ async def test_rematch_from_a_finished_board(e2e):
     res = await world.click(bob, lobby, f"se:l:{new}:start")
     assert res.followups[-1].text() == Translator("en")("err.host_only")
     await world.click(alice, lobby, f"se:l:{new}:start")
-    assert (await world.bot.service.table(new)).row.status == "running"
+    assert (await world.bot.hall.table(new)).row.status == "running"
 
 
 # ---------------------------------------------------------------------------------------- /help
@@ -299,21 +299,21 @@ async def test_the_finished_board_carries_the_public_game_log(e2e):
     assert list(files) == [f"speakeasy-table-{tid}.txt"]
     log = files[f"speakeasy-table-{tid}.txt"].decode("utf-8")
 
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     t = Translator("fr")
-    events = await service.all_events(tid)
-    public = texts.public_log(events, table, t)
+    events = await service.records.all_events(tid)
+    public = compose.public_log(events, table, t)
     lines = log.splitlines()
     # every public event, in order, in the server's language
     body = lines[lines.index("Déroulement :") + 1:lines.index("Classement final (rang, joueur, score) :") - 1]
     assert body == [f"  {n}. {line}" for n, line in enumerate(public, start=1)]
     outcome = table.game.outcome(table.state)
-    ctx = texts.context(table, t, None)
+    ctx = compose.context(table, t, None)
     for seat in range(len(table.seats)):
         assert f"{outcome.ranks[seat]}. {ctx.name(seat)} — {outcome.scores[seat]}" in log
     # nothing hidden: no private line of any seat, no seed
-    private = {line for seat in range(len(table.seats)) for line in texts.private_log(events, table, t, seat)}
+    private = {line for seat in range(len(table.seats)) for line in compose.private_log(events, table, t, seat)}
     assert private and not (private - set(public)) & {line.split(". ", 1)[-1] for line in lines}
     assert str(table.row.seed) not in log
     assert any(e.audience is not None for e in events)  # there were private events to leave out
@@ -323,18 +323,18 @@ async def test_the_finished_board_carries_the_public_game_log(e2e):
 async def test_a_custom_deck_table_replays_after_its_deck_is_removed(e2e):
     world = await e2e(seeds=[3])
     root = world.member("root", admin=True)
-    service = world.bot.service
+    service = world.bot
     await world.slash(root, "deck upload", file=world.file("deck.json", EXAMPLE.read_text()))
-    (deck_id, _), = await service.decks(world.guild_id, "shop-battle")
+    (deck_id, _), = await service.decks.of(world.guild_id, "shop-battle")
     tid = await open_table(world, root, "shop-battle", ai=2, options={"deck": str(deck_id), **CAP})
     rng = random.Random(2)
     await play_until(world, [root], tid, rng, stop=lambda tb: tb.version >= 8)
     await world.slash(root, "deck remove", name="Rue de la Paix")
-    assert await service.decks(world.guild_id, "shop-battle") == []
+    assert await service.decks.of(world.guild_id, "shop-battle") == []
     table = await play_until(world, [root], tid, rng)
     assert table.row.status == "finished"
     game = GAMES["shop-battle"].game
-    replayed = await service.replay(tid)
+    replayed = await service.tables.replay(tid)
     assert game.dump_state(replayed) == game.dump_state(table.state)
     assert table.row.options["deck_data"]["name"] == "Rue de la Paix"
 
@@ -342,20 +342,20 @@ async def test_a_custom_deck_table_replays_after_its_deck_is_removed(e2e):
 async def test_an_older_custom_deck_table_storing_only_the_deck_id_keeps_working(e2e):
     world = await e2e(seeds=[3])
     root = world.member("root", admin=True)
-    service = world.bot.service
+    service = world.bot
     await world.slash(root, "deck upload", file=world.file("deck.json", EXAMPLE.read_text()))
-    (deck_id, _), = await service.decks(world.guild_id, "shop-battle")
+    (deck_id, _), = await service.decks.of(world.guild_id, "shop-battle")
     tid = await open_table(world, root, "shop-battle", ai=2, options={"deck": str(deck_id), **CAP})
     # as a table started before cards were stored: its options name the deck only
     row = await world.bot.db.get_table(tid)
     old_options = {k: v for k, v in row.options.items() if k != "deck_data"}
     await world.bot.db.update_table(tid, row.updated_at, options=old_options)
     await e2e.restart()
-    service = world.bot.service
+    service = world.bot
     table = await play_until(world, [root], tid, random.Random(2))
     assert table.row.status == "finished"
     game = GAMES["shop-battle"].game
-    assert game.dump_state(await service.replay(tid)) == game.dump_state(table.state)
+    assert game.dump_state(await service.tables.replay(tid)) == game.dump_state(table.state)
     await world.slash(root, "deck remove", name="Rue de la Paix")
     with pytest.raises(ReplayError, match="deleted"):
-        await service.replay(tid)
+        await service.tables.replay(tid)

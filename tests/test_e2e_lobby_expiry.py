@@ -7,7 +7,7 @@ was down closes the lobby at start-up."""
 from __future__ import annotations
 
 from bot.i18n import Translator
-from bot.scheduler import lobby_key
+from bot.timers import lobby_key
 from storage.base import TimerRow
 from tests.e2e import lobby_id
 
@@ -29,17 +29,17 @@ async def test_a_lobby_not_started_in_time_closes_itself(e2e):
     expired = Translator("en")("lobby.expired", minutes=30)
 
     await world.advance(TIMEOUT - 5)
-    assert (await world.bot.service.table(tid)).row.status == "lobby"
+    assert (await world.bot.hall.table(tid)).row.status == "lobby"
     assert lobby.custom_ids and expired not in lobby.text()
 
     await world.advance(5)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned" and table.row.seed is None
     assert expired in lobby.text()
     assert lobby.components == [] and lobby.custom_ids == []  # no buttons, no selects left
     assert alice.mention in lobby.text() and bob.mention in lobby.text()  # who was seated stays
     assert await world.bot.db.timer(lobby_key(tid)) is None
-    assert await world.bot.service.stats(world.guild_id, alice.id) == {}  # nothing recorded
+    assert await world.bot.records.stats(world.guild_id, alice.id) == {}  # nothing recorded
     # the host may open a new lobby in the channel at once
     assert (await world.slash(alice, "play", game="moonshine")).response.public
     world.assert_no_errors()
@@ -52,14 +52,14 @@ async def test_an_old_join_button_says_the_lobby_expired(e2e):
     # Discord refuses the edit of the lobby message: its buttons stay on screen
     world.fail_requests("PATCH", f"/channels/{world.channel.id}/messages/{lobby.id}", status=500, times=None)
     await world.advance(TIMEOUT)
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
     assert f"se:l:{tid}:join" in lobby.custom_ids
 
     res = await world.click(bob, lobby, f"se:l:{tid}:join")
     assert res.ephemeral and res.response.viewer_id == bob.id
     assert res.response.text() == Translator("en")("err.lobby_expired", minutes=30)
     assert "not started within 30 minutes" in res.response.text()
-    assert [s.user_id for s in (await world.bot.service.table(tid)).seats] == [alice.id]  # bob not seated
+    assert [s.user_id for s in (await world.bot.hall.table(tid)).seats] == [alice.id]  # bob not seated
 
 
 async def test_starting_in_time_keeps_the_table(e2e):
@@ -71,7 +71,7 @@ async def test_starting_in_time_keeps_the_table(e2e):
     await world.click(alice, lobby, f"se:l:{tid}:start")
     assert await world.bot.db.timer(lobby_key(tid)) is None
     await world.advance(120)  # past the lobby's expiry
-    assert (await world.bot.service.table(tid)).row.status in ("running", "finished")
+    assert (await world.bot.hall.table(tid)).row.status in ("running", "finished")
     assert Translator("en")("lobby.expired", minutes=30) not in lobby.text()
 
 
@@ -82,9 +82,9 @@ async def test_the_expiry_survives_a_restart(e2e):
     await world.advance(TIMEOUT / 2)
     await e2e.restart()
     await world.advance(TIMEOUT / 2 - 5)
-    assert (await world.bot.service.table(tid)).row.status == "lobby"
+    assert (await world.bot.hall.table(tid)).row.status == "lobby"
     await world.advance(5)  # the expiry keeps its time: it is not restarted by the restart
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
     assert Translator("en")("lobby.expired", minutes=30) in lobby.text() and lobby.custom_ids == []
 
 
@@ -98,7 +98,7 @@ async def test_a_lobby_that_expired_while_the_bot_was_down_closes_at_start_up(e2
     await world.bot.db.set_timer(TimerRow(lobby_key(tid), now - 60, {}))
     await e2e.restart()
     await world.settle()
-    assert (await world.bot.service.table(tid)).row.status == "abandoned"
+    assert (await world.bot.hall.table(tid)).row.status == "abandoned"
     assert Translator("en")("lobby.expired", minutes=30) in lobby.text() and lobby.custom_ids == []
 
 

@@ -53,8 +53,8 @@ async def test_two_members_two_ai_full_game(e2e):
     world = await e2e(deal={"moonshine": scripted_round})
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "moonshine", members=[bob], ai=2, options={"variant": "standard"})
-    service = world.bot.service
-    game = (await service.table(tid)).game
+    service = world.bot
+    game = (await service.hall.table(tid)).game
     rng = random.Random(5)
     secret_checks = draw_checks = 0
 
@@ -63,7 +63,7 @@ async def test_two_members_two_ai_full_game(e2e):
         nonlocal secret_checks, draw_checks
         acted = await take_turn(world, member, tid, rng, code=code)
         assert acted or code is None, f"{member.name} could not play {code}"
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             return
         # every public message version posted since the last check (each is read once)
@@ -84,7 +84,7 @@ async def test_two_members_two_ai_full_game(e2e):
                     assert card_name(cid, t) not in public, cid
                     draw_checks += 1
 
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert (table.seat_of(alice.id), table.seat_of(bob.id)) == (0, 1) and table.to_act() == frozenset(range(4))
     # the secret action phase: alice validates The Night Owl, bob draws, at the same time
     await act(alice, f"val.{NIGHT_OWL}")
@@ -92,24 +92,24 @@ async def test_two_members_two_ai_full_game(e2e):
     # alice chooses the second token to discard; then the draws are made in seat order: alice's
     # redraw takes the deck's first three cards, bob draws the next three (ids 5, 6, 7)
     await act(alice, "dis.s1a")
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     drawn = next(q.cards for q in table.state.seats[1].queue if q.kind == "pick")
     assert drawn == (5, 6, 7)
     # in parallel: bob keeps The Fishmonger (buffered), alice keeps a card of her redraw
     await act(bob, f"pick.{drawn[0]}")
     await act(alice)
     await act(bob, f"rep.{CROONER}")  # The Fishmonger replaces The Crooner
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.state.seats[0].validated == (NIGHT_OWL,)
     assert drawn[0] in table.state.seats[1].clients and CROONER not in table.state.seats[1].clients
 
     for _ in range(3000):  # then everyone plays on as the AI would, to the end
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         for m in (alice, bob):
             await act(m)
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished"
     log = await service.db.action_log(tid)
     user_rows = [codes for _, codes, source in log if source == "user"]

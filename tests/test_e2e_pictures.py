@@ -33,7 +33,7 @@ async def expected_board(world, tid) -> bytes:
     with its level, "AI 1 (normal)"), table language."""
     from bot.i18n import Translator
 
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     view = table.game.view_json(table.state, None)
     t = Translator(table.row.lang)
     names = [t("ai.named", name=s.name, level=t(f"ai.level.{s.level}")) if s.is_ai else s.name for s in table.seats]
@@ -64,11 +64,11 @@ async def test_an_unchanged_picture_is_not_uploaded_again(e2e):
     world = await e2e(seeds=[1], pictures=True)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "moonshine", members=[bob], ai=2, options={"variant": "standard"})
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(5)
     checked = 0
     for _ in range(200):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running" or checked >= 3:
             break
         if len(table.to_act()) > 1 and not table.pending.keys() & {table.seat_of(alice.id)} \
@@ -76,7 +76,7 @@ async def test_an_unchanged_picture_is_not_uploaded_again(e2e):
             board = board_of(world, tid)
             before, versions, uploads = board.current, len(board.versions), len(world.uploads)
             await take_turn(world, alice, tid, rng)
-            if (await service.table(tid)).version == table.version:  # buffered: a secret choice
+            if (await service.hall.table(tid)).version == table.version:  # buffered: a secret choice
                 assert len(board.versions) == versions + 1, "the board's text shows who has chosen"
                 assert "Has chosen: alice" in board.text()
                 assert board.current.attachment_ids == before.attachment_ids
@@ -94,7 +94,7 @@ async def test_a_panel_carries_its_picture(e2e):
     world = await e2e(seeds=[7], pictures=True)
     alice = world.member("alice")
     tid = await open_table(world, alice, "gang-of-dice", ai=1)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     seat = table.seat_of(alice.id)
     res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:panel")
     panel = res.response
@@ -121,14 +121,14 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
     with world.expect_errors(match=r"drawing the (board|panel) of table \d+ \(gang-of-dice\) failed") as caught:
         tid = await open_table(world, alice, "gang-of-dice", members=[bob], ai=1)
         for _ in range(3000):
-            if (await world.bot.service.table(tid)).row.status != "running":
+            if (await world.bot.hall.table(tid)).row.status != "running":
                 break
             for m in (alice, bob):
                 await take_turn(world, m, tid, rng)
     logged = "\n".join(e.format() for e in caught.errors)
     assert "board" in logged and "panel" in logged and len(caught.errors) == 2  # once per table and kind
     assert "no ink" not in logged  # the exception's message is not logged (it could be private)
-    assert (await world.bot.service.table(tid)).row.status == "finished"
+    assert (await world.bot.hall.table(tid)).row.status == "finished"
     board = board_of(world, tid)
     assert not board.image_urls and [a["filename"] for a in board.attachments] == [f"speakeasy-table-{tid}.txt"]  # the game log only
     assert "Final stocks" in board.text()  # the whole text board
@@ -153,7 +153,7 @@ async def test_without_attach_files_the_text_board_is_shown(e2e):
     board = board_of(world, tid2)
     assert not board.image_urls and not board.attachments and "Round 1/12" in board.text()
     assert await take_turn(world, alice, tid2, random.Random(1))
-    assert (await world.bot.service.table(tid2)).version >= 1
+    assert (await world.bot.hall.table(tid2)).version >= 1
 
 
 async def test_pictures_off_gives_text_boards(e2e):
@@ -188,7 +188,7 @@ async def test_a_deleted_board_comes_back_with_its_picture(e2e):
     await root._actor.delete(world._sim_message(board))
     await world.settle()
     # a redraw with the same picture (e.g. a member coming back), awaited here directly
-    assert await world.bot.notifier.draw_board(await world.bot.service.table(tid))
+    assert await world.bot.notifier.draw_board(await world.bot.hall.table(tid))
     await world.settle()
     new_board = board_of(world, tid)
     assert new_board.id != board.id
@@ -208,7 +208,7 @@ async def _panel_after_one_click(world, alice, tid):
 
 
 async def expected_panel(world, tid, member) -> bytes:
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     seat = table.seat_of(member.id)
     game = table.game
     legal = [game.encode(a) for a in game.legal_actions(table.state, seat)] if seat in table.to_act() else []
@@ -223,7 +223,7 @@ async def test_a_click_is_answered_at_once_and_its_new_picture_follows(e2e, work
     world = await e2e(seeds=[7], pictures=True, render_workers=workers)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     if table.seat_of(alice.id) not in table.to_act():  # the member to act clicks
         alice, bob = bob, alice
     first_att, record = await _panel_after_one_click(world, alice, tid)
@@ -245,16 +245,16 @@ async def test_a_panel_click_is_redrawn_in_its_answer_or_after_a_defer(e2e, monk
 
     world = await e2e(seeds=[7])
     if slow:  # a service slower than DEFER_AFTER_S (simulated time)
-        real_submit = world.bot.service.submit
+        real_submit = world.bot.tables.submit
 
         async def slow_submit(*args, **kwargs):
             await asyncio.sleep(DEFER_AFTER_S + 1)
             return await real_submit(*args, **kwargs)
 
-        monkeypatch.setattr(world.bot.service, "submit", slow_submit)
+        monkeypatch.setattr(world.bot.tables, "submit", slow_submit)
     alice, bob = world.member("alice"), world.member("bob")
     tid = await open_table(world, alice, "three-player-moon", members=[bob], ai=1)
-    table = await world.bot.service.table(tid)
+    table = await world.bot.hall.table(tid)
     member = alice if table.seat_of(alice.id) in table.to_act() else bob
     res = await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")
     panel = res.response
@@ -278,7 +278,7 @@ async def test_a_panel_click_is_redrawn_in_its_answer_or_after_a_defer(e2e, monk
     [out] = outcomes
     assert out.acknowledged
     assert out.kind == ("deferred_update" if slow else "update")
-    after = await world.bot.service.table(tid)
+    after = await world.bot.hall.table(tid)
     assert after.version > before
     assert all(f":{before}:" not in cid for cid in panel.custom_ids), "the panel shows the new version"
 
@@ -287,11 +287,11 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
     """Beside the picture the board keeps only its headline and a few fields: the tie-break
     line of a finished game (which no picture draws) is one of them."""
     from bot.i18n import Translator
-    from bot.ui import Board, Card, Field
+    from bot.ui import Block, Board, Field
     from cogs.pictures import BoardPictures, Picture
 
     t = Translator("en")
-    card = Card("Moonshine", "🏆 Game over. Winner: AI 2.\nmore", fields=(
+    card = Block("Moonshine", "🏆 Game over. Winner: AI 2.\nmore", fields=(
         Field("AI 1", "seat block"), Field(t("result.tie_field"), "⚖️ AI 2, AI 1 level on 16 points: …"),
         Field(t("board.log"), "• line")))
     content = BoardPictures(lambda: True).content(1, Board(card=card, log=()), t,

@@ -233,15 +233,15 @@ async def test_one_bot_runs_both_shards_and_refuses_a_table_it_no_longer_owns(e2
     assert (g0.shard(2), g1.shard(2)) == (0, 1)
     alice, bob = world.member("alice"), world.member("bob", guild=g1)
     await e2e.start()
-    service = world.bot.service
+    service = world.bot
     assert world.bot.shard_count == 2 and sorted(world.bot.shard_ids) == [0, 1]
     ta = await open_table(world, alice, "gang-of-dice", ai=1)
     tb = await open_table(world, bob, "gang-of-dice", ai=1)
-    assert (await service.table(ta)).row.guild_id == g0.id and (await service.table(tb)).row.guild_id == g1.id
+    assert (await service.hall.table(ta)).row.guild_id == g0.id and (await service.hall.table(tb)).row.guild_id == g1.id
     rng = random.Random(1)
     assert await take_turn(world, alice, ta, rng) and await take_turn(world, bob, tb, rng)
 
-    service.shards = Shards(2, (0,))  # now only alice's guild is this process's
+    service.hall.shards = Shards(2, (0,))  # now only alice's guild is this process's
     before = await read_db(str(e2e.db_path), lambda db: db.get_table(tb))
     res = await world.click(bob, board_of(world, tb), f"se:b:{tb}:panel")
     assert res.ephemeral and "run by another process" in res.response.text()
@@ -258,4 +258,4 @@ async def test_a_bot_gets_only_its_shards_guild_events(e2e):
     await e2e.start()
     assert (await world.slash(alice, "play", game="gang-of-dice")).acknowledged
     assert not (await world.slash(bob, "play", game="gang-of-dice")).acknowledged
-    assert [t.row.guild_id for t in await world.bot.service.guild_tables(home.id)] == [home.id]
+    assert [t.row.guild_id for t in await world.bot.records.guild_tables(home.id)] == [home.id]

@@ -56,25 +56,25 @@ async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e, rules, last
     world = await e2e(deal={"shop-battle": scripted_deal(rules)})
     alice = world.member("alice")
     tid = await open_table(world, alice, "shop-battle", ai=2, options={"round_cap": "10"})
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     assert table.seat_of(alice.id) == 0 and table.state.rules == rules
     await take_turn(world, alice, tid, random.Random(0), code="t.1")  # HYPER U: peek at AI 1's pile
     await take_turn(world, alice, tid, random.Random(0), code="c.year.hi")
-    events = await service.recent_events(tid, 10_000)
+    events = await service.records.recent_events(tid, 10_000)
     bataille = next(e for e in events if e.key == "sb.ev.bataille")
     assert bataille.params["players"] == [0, 1] and bataille.params["value"] == 1931
     assert next(e for e in events if e.key == "sb.ev.win").params == {"winner": 0, "cards": 8}
 
     rng = random.Random(1)
     for _ in range(500):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         await take_turn(world, alice, tid, rng)
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished" and table.state.round == last_round
-    events = await service.recent_events(tid, 10_000)
+    events = await service.records.recent_events(tid, 10_000)
     keys = [e.key for e in events]
     collectors = [(e.params["player"], e.params["card"]) for e in events if e.key == "sb.ev.collector"]
     assert collectors[:2] == [(0, "HYPER U"), (2, "Lèche-Vitrines")]
@@ -101,7 +101,7 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
     world = await e2e(seeds=[3])
     root = world.member("root", admin=True)
     alice = world.member("alice")
-    service = world.bot.service
+    service = world.bot
 
     # a member without Manage Server does not even see the command…
     with pytest.raises(CommandNotVisible):
@@ -110,7 +110,7 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
     world.allow_command("deck", alice)
     res = await world.slash(alice, "deck upload", file=world.file("deck.json", EXAMPLE.read_text()))
     assert res.ephemeral and "permission" in res.response.text()
-    assert await service.decks(world.guild_id, "shop-battle") == []
+    assert await service.decks.of(world.guild_id, "shop-battle") == []
 
     # hostile files are refused with every problem, and nothing is stored
     hostile = json.loads(EXAMPLE.read_text())
@@ -127,12 +127,12 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
     assert "too large" in res.response.text()
     res = await world.slash(root, "deck upload", file=world.file("x.json", "{not json"))
     assert "not valid JSON" in res.response.text()
-    assert await service.decks(world.guild_id, "shop-battle") == []
+    assert await service.decks.of(world.guild_id, "shop-battle") == []
 
     # a valid deck is stored and summarised
     res = await world.slash(root, "deck upload", file=world.file("deck.json", EXAMPLE.read_text()))
     assert res.ephemeral and "Deck stored: Rue de la Paix" in res.response.text()
-    decks = await service.decks(world.guild_id, "shop-battle")
+    decks = await service.decks.of(world.guild_id, "shop-battle")
     assert [name for _, name in decks] == ["Rue de la Paix"]
     listing = await world.slash(root, "deck list")
     assert "Rue de la Paix" in listing.response.text()
@@ -147,13 +147,13 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
     assert "Rue de la Paix" in lobby.text()
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
     await world.click(alice, lobby, f"se:l:{tid}:start")
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.game.view(table.state, None).deck_name == "Rue de la Paix"
     assert table.game.dump_state(table.state)["cards"]  # the cards are copied into the game
 
     # removing the deck does not break the running table
     res = await world.slash(root, "deck remove", name="Rue de la Paix")
     assert "removed" in res.response.text()
-    assert await service.decks(world.guild_id, "shop-battle") == []
+    assert await service.decks.of(world.guild_id, "shop-battle") == []
     rng = random.Random(2)
-    assert await take_turn(world, alice, tid, rng) or (await service.table(tid)).to_act()
+    assert await take_turn(world, alice, tid, rng) or (await service.hall.table(tid)).to_act()

@@ -15,7 +15,7 @@ def tile_text(tile) -> str:
 
 async def played_in_earlier_hands(service, tid) -> set[str]:
     """Tiles played publicly in an earlier hand (tiles are redealt each hand)."""
-    events = await service.recent_events(tid, 100_000)
+    events = await service.records.recent_events(tid, 100_000)
     starts = [i for i, e in enumerate(events) if e.key in ("tpm.hand_start", "tpm.redeal")]
     return {e.params["tile"] for e in events[: starts[-1] if starts else 0] if e.key == "tpm.play"}
 
@@ -24,11 +24,11 @@ async def test_one_member_two_ai_play_to_21_without_leaking_tiles(e2e):
     world = await e2e(seeds=[4])
     alice = world.member("alice")
     tid = await open_table(world, alice, "three-player-moon", ai=2)
-    service = world.bot.service
+    service = world.bot
     rng = random.Random(1)
     checks = 0
     for _ in range(2000):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         seat = table.seat_of(alice.id)
@@ -47,7 +47,7 @@ async def test_one_member_two_ai_play_to_21_without_leaking_tiles(e2e):
             # her private panel did show her tiles
             private = world.new_private_text(alice)
             assert any(tile_text(t) in private for t in hand)
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished"
     assert max(table.state.scores) >= 21 or table.state.moon_winner is not None
     assert checks > 20

@@ -20,13 +20,13 @@ import pytest
 
 from bot.games import GAMES, register
 from bot.i18n import Translator, catalog, placeholders
-from bot.ui import check_card_limits, check_panel_limits
+from bot.ui import check_block_limits, check_panel_limits
 from engine.core import Event, IllegalAction
 from tests import test_conformance, test_i18n
 from tests.conformance import check_game
 from tests.e2e import board_of, lobby_id, take_turn
 from tests.fifth_game.high_card import KEEP, REDRAW, HighCard, Play, scripted_setup
-from tests.fifth_game.presenter import card_text
+from tests.fifth_game.presenter import block_text
 from tests.fifth_game.spec import HIGH_CARD
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,7 +192,7 @@ def test_every_event_board_and_panel_renders_within_discord_limits(high_card, la
     trace = random_playout(high_card, 3, 5, {})
     events = [e for evs in trace.events for e in evs] + list(high_card.opening_events(trace.states[0]))
     for state in trace.states:
-        assert not check_card_limits(presenter.board(high_card.view(state, None), RenderContext(t, ("a", "b", "c"))))
+        assert not check_block_limits(presenter.board(high_card.view(state, None), RenderContext(t, ("a", "b", "c"))))
         for seat in range(3):
             legal = tuple(high_card.encode(a) for a in high_card.legal_actions(state, seat))
             panel = presenter.panel(high_card.view(state, seat), legal, RenderContext(t, ("a", "b", "c"), seat))
@@ -211,7 +211,7 @@ def test_every_event_board_and_panel_renders_within_discord_limits(high_card, la
 def hand_leaks(public: str, state, seats) -> list[str]:
     """The cards still in these seats' hands that appear in ``public`` (cards are unique: a card
     in a hand was never revealed)."""
-    return [card_text(c) for s in seats for c in state.hands[s] if card_text(c) in public]
+    return [block_text(c) for s in seats for c in state.hands[s] if block_text(c) in public]
 
 
 async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
@@ -231,8 +231,8 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     await world.select(alice, lobby, f"se:o:{tid}:0", ["rounds=2"])
     assert "2 rounds" in lobby.text()
     await world.click(alice, lobby, f"se:l:{tid}:start")
-    service = world.bot.service
-    table = await service.table(tid)
+    service = world.bot
+    table = await service.hall.table(tid)
     assert table.row.status == "running" and table.state.rounds == 2
     members = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
     board = board_of(world, tid)
@@ -247,8 +247,8 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     low, high = table.state.hands[a_seat][0], table.state.hands[a_seat][-1]
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{low}")
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{high}")  # changed her mind
-    assert "Choice recorded" in panel.text() and card_text(high) in panel.text()
-    table = await service.table(tid)
+    assert "Choice recorded" in panel.text() and block_text(high) in panel.text()
+    table = await service.hall.table(tid)
     assert table.pending[a_seat] == f"p{high}" and table.version == 0
     await world.settle()
     assert "Waiting for: bob" in board.text()
@@ -258,17 +258,17 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     # then everyone plays through their panels until the end; hands never leak
     rng = random.Random(2)
     for _ in range(200):
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.row.status != "running":
             break
         acted = False
         for member in members.values():
             acted = await take_turn(world, member, tid, rng, prefer_ai=False) or acted
-        table = await service.table(tid)
+        table = await service.hall.table(tid)
         if table.state is not None:
             assert not hand_leaks(world.new_public_text(), table.state, members)
         assert acted or table.row.status != "running", "nobody could act but the table is running"
-    table = await service.table(tid)
+    table = await service.hall.table(tid)
     assert table.row.status == "finished" and table.state.phase == "over"
     log = await service.db.action_log(tid)
     assert len(log) == 2 * (1 + 3)  # per round: the simultaneous step, then 3 keep/redraw turns

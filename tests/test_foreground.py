@@ -6,7 +6,7 @@ import asyncio
 import sqlite3
 
 from bot.foreground import Foreground
-from bot.service import TableService
+from bot.house import House
 from storage import sqlite as sqlite_store
 from storage.base import TimerRow
 from storage.factory import open_store
@@ -75,23 +75,24 @@ async def test_work_started_by_an_answer_waits_at_most_max_wait():
 
 async def test_ai_moves_wait_for_a_members_answer(tmp_path):
     db = await open_store(tmp_path / "fg.db")
-    svc = TableService(db, ai_delay=0, seed_source=lambda: 5)  # seed 5: an AI seat bids first
+    svc = House(db, ai_delay=0, seed_source=lambda: 5)  # seed 5: an AI seat bids first
     try:
-        table = await svc.open_lobby(guild_id=1, channel_id=1, game="three-player-moon", host_user_id=1, host_name="H")
-        await svc.add_ai(table.id, 1)
-        await svc.add_ai(table.id, 1)
+        table = await svc.lobbies.open(guild_id=1, channel_id=1, game="three-player-moon", host_user_id=1,
+                                       host_name="H")
+        await svc.lobbies.add_ai(table.id, 1)
+        await svc.lobbies.add_ai(table.id, 1)
         svc.foreground.max_wait = 60
         with svc.foreground.answering():  # a click elsewhere is being answered
-            await svc.start(table.id, 1)  # kicks the driver if an AI seat must act
-            started = await svc.table(table.id)
+            await svc.lobbies.start(table.id, 1)  # kicks the driver if an AI seat must act
+            started = await svc.hall.table(table.id)
             assert started.to_act() == {1}
             for _ in range(20):
                 await asyncio.sleep(0)
-            assert (await svc.table(table.id)).version == started.version  # no AI move meanwhile
-        await svc.idle()
-        assert (await svc.table(table.id)).version > started.version  # then the AI played
+            assert (await svc.hall.table(table.id)).version == started.version  # no AI move meanwhile
+        await svc.tables.idle()
+        assert (await svc.hall.table(table.id)).version > started.version  # then the AI played
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()
 
 

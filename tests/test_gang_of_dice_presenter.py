@@ -15,7 +15,7 @@ from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
 from bot.presenters.base import RenderContext
 from bot.presenters.gang_of_dice import FACE_EMOJI, GangOfDicePresenter, faces_text
-from bot.ui import Button, check_card_limits, check_panel_limits
+from bot.ui import Button, check_block_limits, check_panel_limits
 from engine.gang_of_dice import CARDS, Commit, GangOfDice, GangOfDiceSeatView, apply_with_faces, scripted_setup
 
 G = GangOfDice()
@@ -27,7 +27,7 @@ def ctx(lang: str, seat: int | None = None, players: int = 4) -> RenderContext:
     return RenderContext(t=Translator(lang), names=NAMES[:players], seat=seat)
 
 
-def card_text(card) -> str:
+def block_text(card) -> str:
     return "\n".join([card.title, card.description, card.footer] + [f"{f.name}\n{f.value}" for f in card.fields])
 
 
@@ -46,7 +46,8 @@ def test_registered_and_catalogs() -> None:
     assert mine and mine <= set(fr)
     for key in mine:
         assert placeholders(en[key]) == placeholders(fr[key]), key
-        same = {"game.gang-of-dice.name", "god.btn.quick", "god.btn.mark", "god.btn.unmark", "god.seat.dice"}
+        same = {"game.gang-of-dice.name", "god.btn.quick", "god.btn.mark", "god.btn.unmark", "god.seat.dice",
+                "god.pic.score"}
         assert en[key] != fr[key] or key in same, f"untranslated: {key}"
     for card in CARDS:
         for lang in LANGS:
@@ -57,20 +58,20 @@ def test_registered_and_catalogs() -> None:
 def _check(state, lang: str, players: int) -> None:
     pub = G.view(state, None)
     board = P.board(pub, ctx(lang, None, players))
-    assert check_card_limits(board) == [], check_card_limits(board)
-    text = card_text(board)
+    assert check_block_limits(board) == [], check_block_limits(board)
+    text = block_text(board)
     assert "{" not in text, text
     if state.phase != "over":
         # the board cannot depend on the stocks: change them and render again (a
         # determinization keeps them: a perfect memory infers them from the public log)
         variant = dataclasses.replace(state, stocks=tuple(st + 2 for st in state.stocks))
-        assert card_text(P.board(G.view(variant, None), ctx(lang, None, players))) == text
+        assert block_text(P.board(G.view(variant, None), ctx(lang, None, players))) == text
     for seat in range(players):
         legal = tuple(G.encode(a) for a in G.legal_actions(state, seat))
         view = G.view(state, seat)
         panel = P.panel(view, legal, ctx(lang, seat, players))
         assert check_panel_limits(panel) == [], check_panel_limits(panel)
-        assert "{" not in card_text(panel.card)
+        assert "{" not in block_text(panel.card)
         assert isinstance(view, GangOfDiceSeatView) and view.me.stock == state.stocks[seat]
         assert f"**{state.stocks[seat]}**" in panel.card.description  # its own stock
         bs = buttons(panel)
@@ -165,7 +166,7 @@ def test_public_board_never_shows_stocks_before_the_end() -> None:
     for action, faces in [("c3", (2, 2, 2)), ("s", None), ("c1", (5,))]:
         state = act(state, action, faces)
         for lang in LANGS:
-            text = card_text(P.board(G.view(state, None), ctx(lang, None, 3)))
+            text = block_text(P.board(G.view(state, None), ctx(lang, None, 3)))
             for stock in (37, 41, 29, 34, 40):
                 assert str(stock) not in text, (stock, text)
     # the game ends: the final stocks are public
@@ -174,7 +175,7 @@ def test_public_board_never_shows_stocks_before_the_end() -> None:
     state = act(act(state, "c1", (2,)), "s")
     assert state.phase == "over"
     for lang in LANGS:
-        text = card_text(P.board(G.view(state, None), ctx(lang, None, 2)))
+        text = block_text(P.board(G.view(state, None), ctx(lang, None, 2)))
         assert "78" in text and "🥇" in text
 
 
@@ -187,8 +188,8 @@ def test_many_dice_stay_within_limits() -> None:
     state = act(state, "c150", faces)
     for lang in LANGS:
         board = P.board(G.view(state, None), ctx(lang, None, 4))
-        assert check_card_limits(board) == []
-        assert "×" in card_text(board)  # grouped faces
+        assert check_block_limits(board) == []
+        assert "×" in block_text(board)  # grouped faces
         panel = P.panel(G.view(state, 3), tuple(G.encode(a) for a in G.legal_actions(state, 3)), ctx(lang, 3, 4))
         assert check_panel_limits(panel) == []
 
@@ -223,8 +224,8 @@ def test_game_end_event_names_winners_and_stocks() -> None:
 def test_rules_card() -> None:
     for lang in LANGS:
         card = P.rules(Translator(lang))
-        assert check_card_limits(card) == []
-        text = card_text(card)
+        assert check_block_limits(card) == []
+        text = block_text(card)
         assert all(Translator(lang)(f"god.card.{c}.name") in text for c in CARDS)
         assert not re.search(r"god\.", text)
     assert json.dumps(P.rules(Translator("fr")).description, ensure_ascii=False).count("🕴️") >= 1

@@ -279,12 +279,40 @@ def test_each_thing_has_one_name_in_each_language(lang):
         assert term in text, term
 
 
-@pytest.mark.parametrize("lang", sorted(OTHER_WORDS))
-def test_the_pictures_labels_use_the_same_names_as_the_texts(lang):
-    """The labels drawn on the pictures (``bot.render.style``) name things as the catalogs do
-    ("8 dominos", "lancers restants", "case vide" were the pictures' own words)."""
-    from bot.render.style import _LABELS
+def test_the_pictures_words_are_catalog_messages_of_both_languages():
+    """The pictures take every word from the catalogs (the picture words are ``pic.*`` and each
+    game's ``<prefix>.pic.*``, so the checks above cover them: "8 dominos", "lancers restants",
+    "case vide" were once the pictures' own words). Every key a renderer names, and every key
+    it asks for while drawing each phase of each game, exists in both languages: a missing key
+    would be drawn as the key itself."""
+    from pathlib import Path
 
-    for pattern, term in OTHER_WORDS[lang]:
-        found = sorted(key for key, label in _LABELS[lang].items() if re.search(pattern, label))
-        assert not found, f"{lang} pictures: {found} use another word than {term!r} ({pattern})"
+    import bot.render
+    from bot.games import GAMES
+    from tests.test_render import legal_codes, sample
+
+    en, fr = catalog("en"), catalog("fr")
+    named: set[str] = set()
+    for path in Path(bot.render.__file__).parent.glob("*.py"):
+        named |= set(re.findall(r"""\bt\(\s*["']([a-z][\w.-]*)["']\s*[,)]""", path.read_text(encoding="utf-8")))
+    assert {"pic.legend", "god.pic.stock", "tpm.pic.trick", "sb.pic.pile", "ms.pic.validated"} <= named
+    asked: set[str] = set()
+
+    class Recording(Translator):
+        def __call__(self, key: str, /, **params: object) -> str:
+            asked.add(key)
+            return super().__call__(key, **params)
+
+    for key, spec in GAMES.items():
+        if spec.renderer is None:
+            continue
+        module, game = bot.render.renderer(key), spec.game
+        names = tuple(f"P{s}" for s in range(game.max_players))
+        for options in game.conformance_options:
+            for state in sample(key, game.min_players, 3, options)[0]:
+                module.board(game.view(state, None), names, Recording("en"))
+                for seat in range(state.players):
+                    module.panel(game.view(state, seat), legal_codes(game, state, seat), names, Recording("fr"))
+    assert {"ms.pic.colour_red", "ms.pic.silhouette"} <= asked  # the keys made from a variable
+    missing = sorted(k for k in named | asked if k not in en or k not in fr)
+    assert not missing, missing

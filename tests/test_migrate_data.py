@@ -11,7 +11,7 @@ import pytest
 
 from bot.migrate import copy_store
 from storage.factory import open_store
-from storage.sqlite import Database
+from storage.sqlite import SqliteStore
 from tests.stores import fresh_postgres_url
 
 DATA = Path(__file__).parent / "data"
@@ -19,7 +19,7 @@ TABLES = ("game_tables", "seats", "actions", "events", "pending", "timers", "res
           "decks")
 
 
-async def _rows(db: Database, table: str) -> list[tuple]:
+async def _rows(db, table: str) -> list[tuple]:
     rows = await db._all(f"SELECT * FROM {table}")
     return sorted((tuple(r) for r in rows), key=repr)
 
@@ -100,11 +100,11 @@ def test_database_url_chooses_the_store_and_a_bad_one_is_explained(tmp_path, mon
 
 
 async def test_open_store_opens_either_backend(db_url, tmp_path):
-    from storage.postgres import PostgresDatabase
+    from storage.postgres import PostgresStore
 
     db = await open_store(db_url)
     try:
-        assert isinstance(db, PostgresDatabase) == db_url.startswith("postgresql")
+        assert isinstance(db, PostgresStore) == db_url.startswith("postgresql")
         assert await db.schema_version() > 0
     finally:
         await db.close()
@@ -164,7 +164,7 @@ async def _add_local_game(path: Path) -> int:
     seats, events, a timer, a result and a rating, and a guild-0 deck."""
     from storage.base import RatingRow, SeatRow, TimerRow
 
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
         tid = await db.create_table(guild_id=0, channel_id=0, game="gang-of-dice", host_user_id=1, lang="en",
                                     options={}, now=1.0)

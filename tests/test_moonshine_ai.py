@@ -103,3 +103,12 @@ def test_balance_smoke_four_players():
     assert 10 <= rep.median_rounds <= 25
     assert rep.capped == 0
     assert all(v > 0 for v in rep.wins_by_position)
+
+
+def test_the_ai_reads_the_rules_through_the_helper_modules_never_the_game():
+    """The AI (and whatever it imports) never imports the Game module: the Game imports the AI for
+    ``ai_action``, so the other way round would be a cycle."""
+    import grimp
+
+    graph = grimp.build_graph("engine", cache_dir=None)
+    assert not graph.chain_exists(importer="engine.moonshine.ai", imported="engine.moonshine.rules")

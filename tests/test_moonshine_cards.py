@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 
@@ -9,21 +10,26 @@ import pytest
 from pydantic import ValidationError
 
 from engine.moonshine.cards import (
+    CHANGE_PATHS,
     COLOURS,
     DATA_PATH,
-    SET_PATHS,
+    SET_RULES,
     CardSet,
     ClientCard,
+    SetChanges,
     all_clients,
+    apply_changes,
     card_set,
     card_sets,
     client_of,
+    dominated_pairs,
+    dominates,
     load_card_set,
+    load_changes,
     set_index,
     set_problems,
     speakeasy_of,
 )
-from engine.moonshine.dominance import dominated_pairs, dominates
 
 
 def test_the_shipped_set_loads_and_passes_every_check():
@@ -97,7 +103,7 @@ def test_quality_checks_catch_a_duplicate_and_a_missing_icon():
     assert any("majority" in p for p in set_problems(CardSet.model_validate(data)))
 
 
-# --- the rules-3 set (issue 14): every colour with its own character, no dominated Client ----------
+# --- the rules-3 set: every colour with its own character, no dominated Client ----------
 
 
 SET3 = card_sets()[1]
@@ -106,7 +112,7 @@ SIGNATURE = {"green": "food", "pink": "music", "purple": "drink", "yellow": "moo
 
 
 def test_the_rules_3_set_loads_and_passes_every_check():
-    assert SET_PATHS[1].name == "cards-rules3.json" and set_index(2) == 0 and set_index(3) == 1
+    assert CHANGE_PATHS[0].name == "changes-rules3.json" and set_index(2) == 0 and set_index(3) == 1
     assert Counter(c.colour for c in SET3.clients) == {c: 14 for c in COLOURS}
     assert Counter(c.colour for c in SET3.clients if c.starting) == {c: 2 for c in COLOURS}
     assert set_problems(SET3) == []
@@ -122,7 +128,7 @@ def test_no_client_of_the_rules_3_set_is_dominated_by_another():
 
 def test_the_check_finds_the_dominated_cards_of_the_first_set():
     names = {(card_set().clients[a].name.en, card_set().clients[b].name.en) for a, b in dominated_pairs(card_set())}
-    assert ("The Gin Maker", "The Stargazer") in names  # same points and bonuses, cheaper (issue 14)
+    assert ("The Gin Maker", "The Stargazer") in names  # same points and bonuses, cheaper
     gin, star = (next(c for c in card_set().clients if c.name.en == n) for n in ("The Gin Maker", "The Stargazer"))
     assert dominates(gin, star) and not dominates(star, gin)
 
@@ -188,11 +194,11 @@ def test_ids_of_every_set_share_one_space():
 
 
 def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_sides():
-    """Rules 4 (issue 14, docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
+    """Rules 4 (docs/rules/moonshine.md "Rules versions"): the same 70 Clients as rules 3
     (so the colours' character and the dominance check carry over), new Standard Speakeasy sides;
     the set still passes every check."""
     set4 = card_sets()[2]
-    assert SET_PATHS[2].name == "cards-rules4.json" and set_index(3) == 1 and set_index(4) == 2
+    assert CHANGE_PATHS[1].name == "changes-rules4.json" and set_index(3) == 1 and set_index(4) == 2
     assert set4.clients == SET3.clients and set_problems(set4) == [] and dominated_pairs(set4) == []
     assert [s.name for s in set4.speakeasies] == [s.name for s in SET3.speakeasies]
     assert [s.regular for s in set4.speakeasies] == [s.regular for s in SET3.speakeasies]
@@ -201,11 +207,11 @@ def test_the_rules_4_set_keeps_the_rules_3_clients_and_retunes_only_speakeasy_si
 
 
 def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
-    """Rules 5 (issue 14, docs/rules/moonshine.md "Rules versions"): the Clients of rules 3 and 4,
+    """Rules 5 (docs/rules/moonshine.md "Rules versions"): the Clients of rules 3 and 4,
     two Standard sides (The Blind Tiger, The Hush Room) and three Regular sides (The Gin Joint,
     The Hush Room, The Moonlit Garage) changed; the set still passes every check."""
     set4, set5 = card_sets()[2], card_sets()[3]
-    assert SET_PATHS[3].name == "cards-rules5.json" and set_index(4) == 2 and set_index(5) == 3
+    assert CHANGE_PATHS[2].name == "changes-rules5.json" and set_index(4) == 2 and set_index(5) == 3
     assert set5.clients == set4.clients and set_problems(set5) == [] and dominated_pairs(set5) == []
     assert [s.name for s in set5.speakeasies] == [s.name for s in set4.speakeasies]
     pairs = list(zip(set5.speakeasies, set4.speakeasies, strict=True))
@@ -215,13 +221,13 @@ def test_the_rules_5_set_keeps_the_clients_and_retunes_five_speakeasy_sides():
 
 
 def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
-    """Rules 6 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-5 set with three
+    """Rules 6 (docs/rules/moonshine.md "Rules versions"): the rules-5 set with three
     sides changed: the Standard Moonlit Garage's blue-die slot takes two tokens (three in rules 4
     and 5), and on the Regular side The Copper Still and The Moonlit Garage swap the bonus of
     their two-space slot (The Copper Still now draws a card, The Moonlit Garage rerolls); every
     Client and every other side as in rules 5, every check still passes."""
     set5, set6 = card_sets()[3], card_sets()[4]
-    assert SET_PATHS[4].name == "cards-rules6.json" and set_index(5) == 3 and set_index(6) == 4
+    assert CHANGE_PATHS[3].name == "changes-rules6.json" and set_index(5) == 3 and set_index(6) == 4
     assert set6.clients == set5.clients and set_problems(set6) == [] and dominated_pairs(set6) == []
     pairs = list(zip(set6.speakeasies, set5.speakeasies, strict=True))
     assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
@@ -239,11 +245,11 @@ def test_the_rules_6_set_retunes_the_moonlit_garage_and_the_copper_still():
 
 
 def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
-    """Rules 7 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-6 set with one
+    """Rules 7 (docs/rules/moonshine.md "Rules versions"): the rules-6 set with one
     Regular side changed, The Copper Still's orange-die slot at one space (two in rules 5 and 6);
     every other side, every Client and every check as in rules 6."""
     set6, set7 = card_sets()[4], card_sets()[5]
-    assert SET_PATHS[5].name == "cards-rules7.json" and set_index(6) == 4 and set_index(7) == 5
+    assert CHANGE_PATHS[4].name == "changes-rules7.json" and set_index(6) == 4 and set_index(7) == 5
     assert set7.clients == set6.clients and set_problems(set7) == [] and dominated_pairs(set7) == []
     pairs = list(zip(set7.speakeasies, set6.speakeasies, strict=True))
     assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
@@ -256,11 +262,11 @@ def test_the_rules_7_set_keeps_the_rules_6_set_but_the_regular_copper_still():
 
 
 def test_the_rules_8_set_keeps_the_rules_7_set_but_the_regular_hush_room():
-    """Rules 8 (issue 14, docs/rules/moonshine.md "Rules versions"): the rules-7 set with one
+    """Rules 8 (docs/rules/moonshine.md "Rules versions"): the rules-7 set with one
     Regular side changed, The Hush Room's one-space slot gives Food or Music (Food or Drink in
     rules 3 to 7); every other side, every Client and every check as in rules 7."""
     set7, set8 = card_sets()[5], card_sets()[6]
-    assert SET_PATHS[6].name == "cards-rules8.json" and set_index(7) == 5 and set_index(8) == 6
+    assert CHANGE_PATHS[5].name == "changes-rules8.json" and set_index(7) == 5 and set_index(8) == 6
     assert set8.clients == set7.clients and set_problems(set8) == [] and dominated_pairs(set8) == []
     pairs = list(zip(set8.speakeasies, set7.speakeasies, strict=True))
     assert [s.name for s, old in pairs] == [old.name for s, old in pairs]
@@ -272,3 +278,84 @@ def test_the_rules_8_set_keeps_the_rules_7_set_but_the_regular_hush_room():
     assert [hush.regular.slots[k] == old.regular.slots[k] for k in range(3)] == [True, False, True]
     assert [b.res for b in hush.regular.slots[1].bonus if b.kind == "resource"] == ["food_or_music"]
     assert [b.res for b in old.regular.slots[1].bonus if b.kind == "resource"] == ["food_or_drink"]
+
+
+# --- the sets as the base set plus each rules version's changes --------------------------------------
+
+#: SHA-256 of every set as dealt before its changes were stored apart (the canonical JSON of
+#: ``CardSet.model_dump(mode="json")`` of the whole files ``data/cards.json`` and
+#: ``data/changes-rules3.json`` .. ``changes-rules8.json``), by the first rules version dealing it.
+#: Stored states and action codes hold these card ids: the built sets must not change.
+SET_DIGESTS = {
+    1: "4ead7d99efe8b065d3170da625b8b6a70068cbb32beb2eeae3e02cda1ea000ae",
+    3: "a7913d5af973b65de5e2a9623691e8891ff37a490a5ffef39e71321cef7acdba",
+    4: "a607fef0bf72db4bb98e14bf6b0ebfa42f3b8c52483cbb972da2bcbeeb59033e",
+    5: "869086a859d97c01d2500e11893f2e469d44ef6f2742446347d653b47062c231",
+    6: "97d5151e2cbe1ec3e16a9df87673b0b710b94d00d692db8bcddfade8698bce01",
+    7: "e6bf4f08a98e6e2f50fceb180b80d85c0a4e70615e235c87832281dda33a3a16",
+    8: "455bd88c1bc8c8ece3626e343a3dddea4a3ca9f5d936719b5be2a56c64598f34",
+}
+
+
+def _digest(cards: CardSet) -> str:
+    return hashlib.sha256(json.dumps(cards.model_dump(mode="json"), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("rules", range(1, 9))
+def test_the_set_built_for_every_rules_version_is_the_set_it_always_dealt(rules):
+    k = set_index(rules)
+    assert _digest(card_sets()[k]) == SET_DIGESTS[SET_RULES[k]]
+
+
+def test_the_data_holds_one_whole_set_and_small_change_files():
+    files = sorted(p.name for p in DATA_PATH.parent.glob("*.json"))
+    assert files == ["cards.json", *sorted(p.name for p in CHANGE_PATHS)]
+    assert all(p.stat().st_size < 2500 for p in CHANGE_PATHS[1:])  # rules 4 on change a few sides
+    eight = load_changes(CHANGE_PATHS[-1])
+    assert eight.clients == () and [c.id for c in eight.speakeasies] == [3]
+    assert eight.speakeasies[0].model_fields_set == {"id", "regular"}
+
+
+def _changes(**fields) -> dict:
+    return {"about": "a test change", **fields}
+
+
+def test_a_change_replaces_only_the_fields_it_gives():
+    base = card_set()
+    out = apply_changes(base, SetChanges.model_validate(_changes(clients=[{"id": 5, "points": 5}])))
+    assert out.clients[5] == base.clients[5].model_copy(update={"points": 5}) and base.clients[5].points != 5
+    assert out.clients[:5] == base.clients[:5] and out.clients[6:] == base.clients[6:]
+    assert out.speakeasies == base.speakeasies
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        _changes(clients=[{"id": 5, "points": 5, "price": 2}]),  # extra="forbid"
+        _changes(clients=[{"id": 5}]),  # changes nothing
+        _changes(clients=[{"id": 5, "points": None}]),  # no null
+        _changes(clients=[{"id": 5, "points": 9}]),  # out of range
+        _changes(clients=[{"id": 5, "points": 1}, {"id": 5, "points": 2}]),  # the same card twice
+        _changes(speakeasies=[{"id": 0, "regular": {"base": [], "slots": []}}]),  # a bad side
+        {"clients": [{"id": 5, "points": 5}]},  # no "about"
+    ],
+)
+def test_a_bad_changes_file_is_rejected(changes):
+    with pytest.raises(ValidationError):
+        SetChanges.model_validate(changes)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        _changes(clients=[{"id": 5, "points": card_set().clients[5].points}]),  # a field it already has
+        _changes(clients=[{"id": 70, "points": 3}]),  # a new id: every field of a card is needed
+        _changes(clients=[{**card_set().clients[3].model_dump(mode="json"), "id": 70,
+                           "name": {"en": "New", "fr": "Nouveau"}}]),  # a new card: 71 Clients
+        _changes(clients=[{"id": 0, "colour": "red"}]),  # 13 green Clients, 15 red
+        _changes(speakeasies=[{"id": 1, "standard": card_set().speakeasies[0].standard.model_dump(mode="json")}]),
+    ],
+)
+def test_changes_that_break_the_set_are_rejected(changes):
+    with pytest.raises(ValueError):  # noqa: PT011 (ValidationError or a change naming what it repeats)
+        apply_changes(card_set(), SetChanges.model_validate(changes))

@@ -11,7 +11,7 @@ from bot.games import GAMES
 from bot.i18n import Translator, catalog
 from bot.presenters.base import RenderContext
 from bot.presenters.moonshine import MoonshinePresenter, card_name
-from bot.ui import Button, Select, card_length, check_card_limits, check_panel_limits
+from bot.ui import Button, Select, block_length, check_block_limits, check_panel_limits
 from engine.moonshine import Moonshine
 
 G = Moonshine()
@@ -89,7 +89,7 @@ def test_limits_codes_and_no_leaks_over_a_playout(players, variant):
     for state in states[:: max(1, len(states) // 40)] + [states[-1]]:
         public = G.view(state, None)
         board = P.board(public, _ctx(lang, players))
-        assert check_card_limits(board) == [], check_card_limits(board)
+        assert check_block_limits(board) == [], check_block_limits(board)
         shown = {c for s in public.seats for c in (*s.clients, *s.validated)}
         hidden = {s: {c for q in seat.queue for c in q.cards} - shown for s, seat in enumerate(state.seats)}
         secrets += sum(len(h) for h in hidden.values())
@@ -170,7 +170,7 @@ def test_rules_lobby_and_labels():
     for lang in LANGS:
         t = Translator(lang)
         card = P.rules(t)
-        assert check_card_limits(card) == [] and len(card.description) < 3500
+        assert check_block_limits(card) == [] and len(card.description) < 3500
         sel = P.lobby_selects(_ctx(lang, 2))[0]
         for o in sel.options:
             name, _, value = o.value.partition("=")
@@ -183,7 +183,7 @@ def test_rules_lobby_and_labels():
 
 def test_board_stays_within_the_embed_total_with_five_crowded_seats():
     states, _ = _playout(5, "regular", seed=21)
-    worst = max(card_length(P.board(G.view(s, None), _ctx("fr", 5))) for s in states[::5])
+    worst = max(block_length(P.board(G.view(s, None), _ctx("fr", 5))) for s in states[::5])
     assert worst <= 6000
 
 

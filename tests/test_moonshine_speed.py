@@ -1,14 +1,15 @@
-"""Moonshine's hot-path shortcuts give exactly what the plain forms give (issue 11, part 1).
+"""Moonshine's representation for speed gives exactly what the plain forms give: the inlined
+shuffle, the roll made on the frozen state, the work that becomes the next state in place, the
+bundle and room tables of the compiled Speakeasy sides, the events made when read. And the chance
+of rules 5 (dice and reshuffles from ``engine.chance.hashed_draws``) against its definition.
 
-The seeded-game digests (``tests/test_speed_digests_moonshine_shop.py``, and
-``tests/test_speed_digests_moonshine_r3.py`` for rules 3) pin whole games; these tests pin each
-shortcut on its own, so that a failure names it: the inlined reshuffle, the roll step without a
-``Work``, and the bundle and room tables of the compiled Speakeasy sides. And the
-chance of rules 5 (dice and reshuffles from ``engine.chance.hashed_draws``) against its definition.
+The seeded-game digests (``tests/test_digests.py`` over ``tests/data_speed/moonshine-r*.json``) pin whole games of every rules
+version; these tests name the piece that breaks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from itertools import product
 
@@ -20,7 +21,8 @@ from engine.moonshine import Moonshine, Reroll, Stop, phases
 from engine.moonshine.dice import DIE_FACES, DIE_NAMES, hashed_shuffle
 from engine.moonshine.icons import CLIENT_INFOS, NB, SE_KEYS, SIDE_INFOS, bundle_of
 from engine.moonshine.legal import legal_actions
-from engine.moonshine.work import Work, _shuffle
+from engine.moonshine.state import MoonshineState, SeatState, seat_bundle
+from engine.moonshine.work import LoggedWork, Work, WorkSeat, rng_shuffle, work_on
 
 GAME = Moonshine()
 
@@ -29,18 +31,9 @@ GAME = Moonshine()
 def test_the_inlined_shuffle_draws_as_random_shuffle(size):
     for seed in range(5):
         mine, theirs = list(range(size)), list(range(size))
-        _shuffle(random.Random(f"{seed}:shuffle:{size}"), mine)
+        rng_shuffle(random.Random(f"{seed}:shuffle:{size}"), mine)
         random.Random(f"{seed}:shuffle:{size}").shuffle(theirs)
         assert mine == theirs
-
-
-def _slow_roll(state, action, faces=None):
-    """The general roll path (a Work, roll_step, settle), as apply ran it before the shortcut."""
-    w = Work(state)
-    phases.roll_step(w, action, faces)
-    if not phases.settled_roll(w):
-        phases.settle(w)
-    return w.freeze(), [(e.key, e.params, e.audience) for e in w.events]
 
 
 def _roll_states():
@@ -56,49 +49,53 @@ def _roll_states():
     return out
 
 
-def test_the_roll_shortcut_gives_the_general_paths_step():
+def _logged(step):
+    return [(e.key, e.params, e.audience) for e in step.events]
+
+
+def test_a_reroll_with_its_drawn_faces_forced_is_the_same_step():
+    """The faces a reroll draws, forced (``resolve_reroll``), give the same state and events:
+    without a gain (on the frozen state), and with the Moon-token gains (through a work)."""
     seen = set()
     for state in _roll_states():
         for action in legal_actions(state, state.active):
-            fast = phases.fast_roll(state, action)
-            if isinstance(fast, tuple):  # a Moon-token gain: the general path with these faces
-                seen.add("gain")
+            if not isinstance(action, Reroll):
                 continue
-            want = _slow_roll(state, action)
-            if fast is None:
-                seen.add("stop-gain")
-                continue
-            seen.add("fast")
-            assert fast.state == want[0]
-            assert [(e.key, e.params, e.audience) for e in fast.events] == want[1]
             step = GAME.apply(state, {state.active: action})
-            assert step.state == want[0]
-    assert {"fast", "gain"} <= seen
+            which = [DIE_NAMES.index(d) for d in action.dice]
+            forced = GAME.resolve_reroll(state, action, [step.state.dice[i] for i in which])
+            assert forced.state == step.state and _logged(forced) == _logged(step)
+            seen.add(step.state.phase)
+    assert {"roll", "action", "gain"} <= seen
 
 
-def test_a_reroll_with_a_gain_draws_the_dice_once():
+def test_a_roll_without_a_gain_ends_in_the_action_phase_with_the_dice_logged():
+    done = 0
     for state in _roll_states():
-        for action in legal_actions(state, state.active):
-            if isinstance(action, Reroll):
-                fast = phases.fast_roll(state, action)
-                if isinstance(fast, tuple):
-                    assert GAME.apply(state, {state.active: action}).state == _slow_roll(state, action)[0]
-                    assert _slow_roll(state, action, fast) == _slow_roll(state, action)
-                    return
-    pytest.fail("no reroll with a Moon-token gain in these games")
+        if state.dice[3] == "moon" or state.dice[4] == "moon":
+            continue
+        step = GAME.apply(state, {state.active: Stop()})
+        assert step.state == dataclasses.replace(state, version=state.version + 1, phase="action", rerolls=0)
+        assert _logged(step) == [("ms.ev.dice", {"seat": state.active, "dice": list(state.dice)}, None)]
+        done += 1
+    assert done > 10
 
 
-def test_a_stop_is_applied_as_before():
-    for state in _roll_states()[:30]:
-        assert GAME.apply(state, {state.active: Stop()}).state == _slow_roll(state, Stop())[0]
-
-
-def test_work_copies_seats_on_write():
+def test_a_work_copies_a_seat_on_its_first_change_and_becomes_the_next_state():
     state = GAME.setup(5, 3, {})
-    b = Work(state, False)
-    assert b.work == [None] * 3
-    assert b.copy(1).clients == state.seats[1].clients and b.work[1] is not None and b.peek(1) is b.work[1]
-    assert b.freeze().seats[1] == state.seats[1]
+    w = work_on(state)
+    assert type(w) is Work and w.seats == list(state.seats) and w.version == state.version + 1
+    s = w.own(1)
+    assert type(s) is WorkSeat and w.own(1) is s and w.seats[0] is state.seats[0]
+    s.lose += 1
+    frozen = w.freeze()
+    assert frozen is w and type(frozen) is MoonshineState and type(frozen.seats[1]) is SeatState
+    assert frozen.seats[1].lose == state.seats[1].lose + 1 and frozen.seats[0] is state.seats[0]
+    assert work_on(state).freeze() == dataclasses.replace(state, version=state.version + 1)  # every field
+    plain, logged = work_on(state), work_on(state, [])
+    plain.own(0).lose += 1
+    logged.own(0).lose += 1
+    assert type(logged) is LoggedWork and logged.freeze() == plain.freeze()
 
 
 def _slow_bundle(side, se_tokens, clients, cl_tokens, validated):
@@ -128,7 +125,7 @@ def test_bundles_and_rooms_from_the_tables_match_the_slot_by_slot_sums():
                 assert len(got) == NB and got == _slow_bundle(side, tokens, clients, cl, validated), (variant, tokens)
                 assert bundle_of(side, list(tokens), [], [], []) == _slow_bundle(side, tokens, (), (), ())
                 rooms = tuple(SE_KEYS[i] for i, (sp, t) in enumerate(zip(spaces, tokens, strict=True)) if t < sp)
-                assert side.room_by_tokens.get(tokens, rooms) == rooms
+                assert side.room_by_tokens.get(tokens, rooms) == rooms == side.rooms(tokens)
 
 
 # --- rules 5: dice and reshuffles from engine.chance.hashed_draws ---------------------------------
@@ -163,7 +160,7 @@ def test_a_reroll_draws_the_dice_of_its_rules_version(rules):
 def _reshuffled(rules):
     state = GAME.setup(3, 3, {})
     state = replace_state(state, rules=rules, deck=(), discard=(9, 4, 7, 1, 30, 22, 15))
-    w = Work(state)
+    w = work_on(state)
     return w.draw(3) + list(w.deck), w
 
 
@@ -215,46 +212,27 @@ def test_events_are_made_when_read_and_are_those_of_the_logged_step():
     import pickle
 
     from engine.fast import LazyStep
-    from engine.moonshine.rules import _run
 
     state, seen = GAME.setup(12, 3, {"variant": "regular"}), set()
     while GAME.to_act(state) and len(seen) < 200:
         acts = {s: GAME.ai_action(state, s) for s in GAME.to_act(state)}
         step = GAME.apply(state, acts)
         assert isinstance(step, LazyStep)
-        if state.phase != "roll":  # (a roll without a gain is fast_roll's, pinned above)
-            quiet = _run(state, acts, None, False)
-            assert quiet.events == [] and quiet.freeze() == step.state
-            assert step.events == tuple(_run(state, acts, None, True).events)
+        events: list = []
+        assert phases.step(state, acts, None, None) == step.state == phases.step(state, acts, None, events)
+        assert step.events == tuple(events)
         assert pickle.loads(pickle.dumps(step)) == step
-        seen.add(state.version)
+        seen.add(state.phase)
         state = step.state
+    assert {"draft", "roll", "action", "resolve"} <= seen
 
 
-def test_frozen_work_seats_are_seat_states_and_a_second_freeze_gives_the_same_state():
-    from engine.moonshine.state import SeatState
-
-    state = GAME.setup(5, 3, {})
-    w = Work(state, False)
-    w.copy(0).lose += 1
-    first = w.freeze()
-    assert type(first.seats[0]) is SeatState and first.seats[0].lose == state.seats[0].lose + 1
-    assert first.seats[1] is state.seats[1]  # untouched seats are shared
-    assert w.freeze() == first
-
-
-def test_the_bundles_read_back_from_the_action_phase_legal_actions_are_the_seats_bundles():
-    from engine.moonshine.state import ACTION_BUNDLES, seat_bundle
-
+def test_a_works_bundles_are_the_seats_bundles():
     state, checked = GAME.setup(9, 4, {}), 0
     while GAME.to_act(state) and checked < 20:
-        if state.phase == "action":
-            for seat in range(state.players):
-                legal_actions(state, seat)
-            assert ACTION_BUNDLES[0][0] is state
-            w = Work(state, False)
-            for seat in range(state.players):
-                assert w.bundle(seat) == seat_bundle(state.seats[seat], state.variant)
-            checked += 1
+        w = work_on(state)
+        for seat in range(state.players):
+            assert w.bundle(seat) == seat_bundle(state.seats[seat], state.variant)
+        checked += 1
         state = GAME.apply(state, {s: GAME.ai_action(state, s) for s in GAME.to_act(state)}).state
-    assert checked >= 10
+    assert checked == 20

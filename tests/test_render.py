@@ -171,6 +171,25 @@ def test_a_failing_renderer_yields_none_and_logs(monkeypatch, caplog):
     assert asyncio.run(render.render_board_png("no-such-game", {}, NAMES[:3], "en")) is None
 
 
+def test_the_picture_functions_rebuild_the_typed_view_and_refuse_a_json_that_is_no_view(monkeypatch):
+    """The worker gets the view's JSON and draws from the typed view it rebuilds: the very view
+    ``game.view`` gives (its class chosen by the keys); keys or values of no view are refused."""
+    game = GAMES["three-player-moon"].game
+    state = game.setup(5, 3, {})
+    module = render.renderer("three-player-moon")
+    seen = []
+    real = module.panel
+    monkeypatch.setattr(module, "panel", lambda view, *a: seen.append(view) or real(view, *a))
+    render.render_panel("three-player-moon", game.view_json(state, 1), (), NAMES[:3], "en", cache=None)
+    assert seen == [game.view(state, 1)] and type(seen[0]) is type(game.view(state, 1))
+    view = game.view_json(state, 0)
+    for bad in ({**view, "extra": 1}, {**view, "phase": "dance"}, {**view, "hand": [[9, 9, 9]]}, [view]):
+        with pytest.raises(ValueError):
+            render.render_panel("three-player-moon", bad, (), NAMES[:3], "en", cache=None)
+    with pytest.raises(ValueError):  # another game's view
+        render.render_board("gang-of-dice", game.view_json(state, None), NAMES[:3], "en", cache=None)
+
+
 def test_font_renders_french_accents_and_text_is_readable_at_400_px():
     font = style.font(style.SMALL)
     missing = font.getmask("\u0378").getbbox()  # an unassigned code point: the "missing glyph" box
@@ -202,14 +221,15 @@ def test_the_render_tool_names_every_seat_of_a_six_player_table():
 
 def test_picture_labels_say_1_card_not_1_cards():
     from bot.i18n import Translator
-    from bot.render.style import label
 
     en, fr = Translator("en"), Translator("fr")
-    assert label(en, "pot", n=1) == "Pot: 1 card" and label(en, "pot", n=2) == "Pot: 2 cards"
-    assert label(en, "pile", n=1) == "1 card" and label(en, "tiles", n=1) == "1 tile"
-    assert label(en, "stock", n=1) == "Your stock: 1 die" and label(en, "table", n=0) == "On the table: 0 dice"
-    assert label(fr, "pot", n=0) == "Pot : 0 carte" and label(fr, "pile", n=3) == "3 cartes"  # French: 0 is singular
-    assert label(fr, "table", n=1) == "Sur la table : 1 dé"
+    assert en("sb.pic.pot", n=1) == "Pot: 1 card" and en("sb.pic.pot", n=2) == "Pot: 2 cards"
+    assert en("sb.pic.pile", n=1) == "1 card" and en("tpm.pic.tiles", n=1) == "1 tile"
+    assert en("god.pic.stock", n=1) == "Your stock: 1 die" and en("god.pic.table", n=0) == "On the table: 0 dice"
+    assert fr("sb.pic.pot", n=0) == "Pot : 0 carte" and fr("sb.pic.pile", n=3) == "3 cartes"  # French: 0 is singular
+    assert fr("god.pic.table", n=1) == "Sur la table : 1 dé"
+    assert en("ms.pic.moon", n=1) == "Moon token" and en("ms.pic.moon", n=2) == "Moon tokens"
+    assert fr("ms.pic.moon", n=0) == "jeton Lune" and fr("ms.pic.moon", n=2) == "jetons Lune"
 
 
 async def test_play_images_writes_the_board_after_each_step(tmp_path):
@@ -235,18 +255,32 @@ async def test_play_images_writes_the_board_after_each_step(tmp_path):
     assert all(a != b for a, b in zip(pictures, pictures[1:], strict=False))
 
 
+def shop_card(name: str):
+    """A face-up shop card of the views (its values do not matter here)."""
+    from engine.shop_battle.view import ShopCardView
+
+    return ShopCardView(id=0, name=name, year=1990, letters=len(name), street=3, games=4)
+
+
+def collector_card(name: str, power: str = "skip"):
+    """A face-up Collector card of the views."""
+    from engine.shop_battle.view import CollectorCardView
+
+    return CollectorCardView(id=1, name=name, power=power, params={})
+
+
 def test_shop_battle_long_names_take_two_lines_not_an_ellipsis():
     from bot.render.draw import Canvas
     from bot.render.shop_battle import _CARD_H, card_height, title_lines
 
     c = Canvas()
-    short = {"kind": "shop", "name": "Chez Lou"}
-    long = {"kind": "shop", "name": "Le Repaire des Héros"}
+    short = shop_card("Chez Lou")
+    long = shop_card("Le Repaire des Héros")
     assert title_lines(c, short) == ["Chez Lou"]
     assert title_lines(c, long) == ["Le Repaire des", "Héros"]
     assert card_height(c, [short]) == _CARD_H
     assert card_height(c, [short, long]) > _CARD_H
-    endless = {"kind": "collector", "name": " ".join(["Fermé pour Travaux"] * 4)}
+    endless = collector_card(" ".join(["Fermé pour Travaux"] * 4))
     lines = title_lines(c, endless)
     assert len(lines) == 2 and lines[1].endswith("…")
 
@@ -257,7 +291,7 @@ def test_shop_battle_collector_band_wraps_in_french_and_the_card_grows():
     from bot.render.shop_battle import _CARD_H, card_height
 
     c = Canvas()
-    skip = {"kind": "collector", "name": "Fermé", "power": "skip"}
+    skip = collector_card("Fermé")
     assert card_height(c, [skip], t=Translator("en")) == _CARD_H
     assert card_height(c, [skip], t=Translator("fr")) > _CARD_H
 
@@ -273,7 +307,7 @@ def test_shop_battle_every_collector_band_fits_without_an_ellipsis(lang):
 
     c, t = Canvas(), Translator(lang)
     for power in POWER_KINDS:
-        lines = _band_lines(c, {"kind": "collector", "name": "HYPER U", "power": power}, t, 240)
+        lines = _band_lines(c, collector_card("HYPER U", power), t, 240)
         text = " ".join(lines)
         assert "…" not in text and "(" not in text and "HYPER" not in text, (power, lines)
         assert text.replace(" · ", " ").split()[-1] in t(f"sb.kind.{power}"), (power, lines)
@@ -297,13 +331,17 @@ def test_moonshine_long_client_names_take_two_lines_and_the_row_grows():
 
 
 def test_three_player_moon_board_shows_the_high_bid_once():
+    import dataclasses
+
     from bot.render.three_player_moon import other_bids
 
-    view = {"phase": "bid", "bidder": 2, "bid": 6, "bids": [[0, 0], [1, 5], [2, 6]]}
-    assert other_bids(view) == [(0, 0), (1, 5)]
+    game = GAMES["three-player-moon"].game
+    view = game.view(game.setup(5, 3, {}), None)
+    assert view.phase == "bid"
+    assert other_bids(dataclasses.replace(view, bidder=2, bid=6, bids=((0, 0), (1, 5), (2, 6)))) == [(0, 0), (1, 5)]
     # only the high bid so far: no second line at all
-    assert other_bids({"phase": "bid", "bidder": 0, "bid": 4, "bids": [[0, 4]]}) == []
-    assert other_bids({"phase": "bid", "bidder": None, "bid": 0, "bids": []}) == []
+    assert other_bids(dataclasses.replace(view, bidder=0, bid=4, bids=((0, 4),))) == []
+    assert other_bids(dataclasses.replace(view, bidder=None, bid=0, bids=())) == []
 
 
 @pytest.mark.parametrize(("lang", "expected"), [("en", ("Player 1 (you)", "AI 1 (strong)")),
@@ -334,12 +372,11 @@ def test_moonshine_coloured_dice_not_rolled_are_named_not_blank(lang):
     from bot.games import GAMES
     from bot.i18n import Translator
     from bot.render.moonshine import unrolled_dice
-    from bot.render.style import label
 
     assert unrolled_dice(["food", "food", "music", "", "music"]) == [3]
     assert unrolled_dice(["food", "drink", "music", "", ""]) == [3, 4]
     assert unrolled_dice(["", "", "", "", ""]) == [] and unrolled_dice(["food", "food", "food", "moon", "drink"]) == []
-    assert label(Translator(lang), "unrolled_both") != "unrolled_both"
+    assert Translator(lang).has("ms.pic.unrolled_both")
     g = GAMES["moonshine"].game
     state = g.setup(1, 3, {})
     for _ in range(10):
@@ -386,7 +423,7 @@ def test_shop_battle_picture_says_the_round_past_the_cap_and_when_a_player_went_
     seen: dict[tuple[int, str], str] = {}
     while True:
         lines = _drawn(monkeypatch)
-        check_png(board(G.view_json(st, None), NAMES[:4], t))
+        check_png(board(G.view(st, None), NAMES[:4], t))
         seen[(st.round, st.phase)] = lines[1].removesuffix(" · Test deck")  # the title bar: title, subtitle
         if not G.to_act(st):
             break
@@ -395,7 +432,7 @@ def test_shop_battle_picture_says_the_round_past_the_cap_and_when_a_player_went_
     assert not any("/10" in text for (r, _), text in seen.items() if r > 10)
     gone = dataclasses.replace(st, piles=((), *st.piles[1:]), out=(12, None, None, None))
     lines = _drawn(monkeypatch)
-    board(G.view_json(gone, None), NAMES[:4], t)
+    board(G.view(gone, None), NAMES[:4], t)
     assert out in lines and not any(line.endswith("(12)") for line in lines)
 
 

@@ -54,15 +54,16 @@ def run(key: str, players: int, seed: int, steps: int, options: dict | None = No
 
 
 # --- Shop Battle: a Collector's power text --------------------------------------------------------
-def _collectors() -> list[dict]:
+def _collectors() -> list:
     from engine.shop_battle.cards import POWER_KINDS
+    from engine.shop_battle.view import CollectorCardView
 
     cards = []
     for power in POWER_KINDS:
         params = {"peek": [{"seconds": 10}], "tribute": [{"cards": 1}, {"cards": 3}]}.get(power, [{}])
         for p in params:
             for name in ("HYPER U", "Le Repaire des Héros"):  # one line, two lines
-                cards.append({"id": 1, "kind": "collector", "name": name, "power": power, "params": p})
+                cards.append(CollectorCardView(id=1, name=name, power=power, params=p))
     return cards
 
 
@@ -72,9 +73,10 @@ def test_shop_battle_collector_power_text_is_drawn_whole_inside_its_card(monkeyp
     """Every word of every power (each kind of :data:`POWER_KINDS`) is drawn, on lines inside the
     card, which :func:`card_height` makes tall enough; a row with a shop card takes that height."""
     from bot.render.shop_battle import _card, card_height
+    from engine.shop_battle.view import ShopCardView
 
     t = Translator(lang)
-    shop = {"id": 2, "kind": "shop", "name": "Chez Lou", "year": 1990, "letters": 7, "street": 3, "games": 40}
+    shop = ShopCardView(id=2, name="Chez Lou", year=1990, letters=7, street=3, games=40)
     boxes = drawn_boxes(monkeypatch)
     for card in _collectors():
         c = Canvas(max_height=900)
@@ -82,12 +84,12 @@ def test_shop_battle_collector_power_text_is_drawn_whole_inside_its_card(monkeyp
         assert card_height(c, [shop, card], w=w, h=h, t=t) == height  # the row is aligned on the tallest
         boxes.clear()
         _card(c, 10, 10, card, None, t, w=w, h=height)
-        text = plain(t(f"sb.power.{card['power']}", **{"seconds": 10, "cards": 1, **card["params"]}))
+        text = plain(t(f"sb.power.{card.power}", **{"seconds": 10, "cards": 1, **card.params}))
         lines = [s for s, _ in boxes]
         assert " ".join(lines).endswith(text), (card, lines)
         assert not any("…" in s for s in lines), lines
         for s, box in boxes:
-            assert inside(box, (10, 10, 10 + w, 10 + height), margin=4), (card["power"], lang, s, box, height)
+            assert inside(box, (10, 10, 10 + w, 10 + height), margin=4), (card.power, lang, s, box, height)
 
 
 @pytest.mark.parametrize(("lang", "players", "seed", "steps", "tail"), [
@@ -100,7 +102,7 @@ def test_shop_battle_board_draws_the_whole_power_text(monkeypatch, lang, players
 
     game, state = run("shop-battle", players, seed, steps)
     boxes = drawn_boxes(monkeypatch)
-    draw_board(game.view_json(state, None), ("A", "B", "C", "D"), Translator(lang))
+    draw_board(game.view(state, None), ("A", "B", "C", "D"), Translator(lang))
     assert " ".join(s for s, _ in boxes).find(tail) > 0
 
 
@@ -115,8 +117,8 @@ def test_shop_battle_board_says_the_face_down_pot_and_the_earlier_cards_in_words
     from bot.render.shop_battle import draw_board
 
     game, state = run("shop-battle", 4, 3, 6)
-    view = game.view_json(state, None)
-    assert view["pot_face_down"] == 3 and [p["card"]["name"] for p in view["last"]["plays"][3]][0] == "Prix Imbattables"
+    view = game.view(state, None)
+    assert view.pot_face_down == 3 and view.last and view.last.plays[3][0].card.name == "Prix Imbattables"
     boxes = drawn_boxes(monkeypatch)
     draw_board(view, ("A", "B", "C", "D"), Translator(lang))
     lines = [s for s, _ in boxes]
@@ -129,12 +131,11 @@ def test_shop_battle_board_says_the_face_down_pot_and_the_earlier_cards_in_words
 
 def test_shop_battle_earlier_cards_name_a_bataille_card_with_its_compared_value():
     from bot.render.shop_battle import earlier_lines
+    from engine.shop_battle.view import PlayView, ShopCardView
 
     c, t = Canvas(), Translator("en")
-    tied = {"card": {"id": 3, "kind": "shop", "name": "Lulu Jeux", "year": 2017, "letters": 8, "street": 509,
-                     "games": 1200}, "level": 0}
-    last = {"card": {"id": 4, "kind": "shop", "name": "Chez Lou", "year": 1990, "letters": 7, "street": 3,
-                     "games": 40}, "level": 1}
+    tied = PlayView(card=ShopCardView(id=3, name="Lulu Jeux", year=2017, letters=8, street=509, games=1200), level=0)
+    last = PlayView(card=ShopCardView(id=4, name="Chez Lou", year=1990, letters=7, street=3, games=40), level=1)
     assert earlier_lines(c, [last], "letters", t) == []
     assert " ".join(earlier_lines(c, [tied, last], "letters", t)) == "Earlier: Lulu Jeux (8)"
     assert " ".join(earlier_lines(c, [tied, last], None, t)) == "Earlier: Lulu Jeux"
@@ -163,7 +164,6 @@ def test_moonshine_every_client_card_keeps_its_text_inside_and_clear_of_the_divi
     the lower bonus ("+1/−1 🌙 effet immédiat" ran into it and the bonus icon, in French); an
     instant effect's label is drawn whole (wrapped, the card grown by :func:`row_height`)."""
     from bot.render.moonshine import _CARD_W, band_extra, client_card, row_height
-    from bot.render.style import label
     from engine.moonshine.cards import all_clients
 
     t = Translator(lang)
@@ -184,7 +184,7 @@ def test_moonshine_every_client_card_keeps_its_text_inside_and_clear_of_the_divi
                     assert not overlap(box, rule, gap=6), (cid, lang, s, box, rule)
             if card.upper.kind == "instant":
                 drawn = " ".join(s for s, _ in boxes)
-                assert label(t, "instant") in drawn, (cid, drawn)
+                assert t("ms.pic.instant") in drawn, (cid, drawn)
 
 
 def test_moonshine_french_instant_text_wraps_and_its_row_grows():
@@ -206,7 +206,6 @@ def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
     """Before the first roll and once the game is over no die is drawn: the last round's blank white dice and solid blue and
     orange dice beside "active player" read as a roll. A running board still shows its five dice."""
     import bot.render.moonshine as ms
-    from bot.render.style import label
 
     t = Translator(lang)
     game, over = run("moonshine", 5, 4, 2000)
@@ -215,16 +214,16 @@ def test_moonshine_game_over_board_has_no_dice_row(monkeypatch, lang):
     dice: list[int] = []
     monkeypatch.setattr(ms, "die", lambda c, x, y, size, *a, **k: dice.append(size))
     boxes = drawn_boxes(monkeypatch)
-    ms.draw_board(game.view_json(running, None), ("A", "B", "C", "D", "E"), t)
-    assert len(dice) == 5 and label(t, "active") in [s for s, _ in boxes]
+    ms.draw_board(game.view(running, None), ("A", "B", "C", "D", "E"), t)
+    assert len(dice) == 5 and t("ms.pic.active") in [s for s, _ in boxes]
     dice.clear()
     boxes.clear()
-    ms.draw_board(game.view_json(over, None), ("A", "B", "C", "D", "E"), t)
-    assert dice == [] and label(t, "active") not in [s for s, _ in boxes]
+    ms.draw_board(game.view(over, None), ("A", "B", "C", "D", "E"), t)
+    assert dice == [] and t("ms.pic.active") not in [s for s, _ in boxes]
     for options in ({}, {"variant": "regular"}):  # before the first roll: set-up, draft
         game, start = run("moonshine", 5, 4, 0, options)
-        assert game.view_json(start, None)["phase"] in ("setup", "draft")
-        ms.draw_board(game.view_json(start, None), ("A", "B", "C", "D", "E"), t)
+        assert game.view(start, None).phase in ("setup", "draft")
+        ms.draw_board(game.view(start, None), ("A", "B", "C", "D", "E"), t)
         assert dice == [], options
 
 
@@ -269,7 +268,7 @@ def test_three_player_moon_badges_leave_the_suit_labels_clear(monkeypatch, lang)
         for seat in range(3):
             tabs.clear()
             boxes.clear()
-            tpm.panel(game.view_json(st, seat), legal_codes(game, st, seat), ("A", "B", "C"), Translator(lang))
+            tpm.panel(game.view(st, seat), legal_codes(game, st, seat), ("A", "B", "C"), Translator(lang))
             assert not clear_of(boxes, tabs), clear_of(boxes, tabs)
 
 
@@ -281,11 +280,12 @@ def test_shop_battle_hyper_u_badges_leave_the_prompt_clear(monkeypatch, lang):
     from tests.test_render import legal_codes
 
     game, state = run("shop-battle", 3, 1, 7)
-    view = game.view_json(state, None)
-    owner = view["pending"]["owner"]
+    pending = game.view(state, None).pending
+    assert pending is not None
+    owner = pending.owner
     tabs = badges(monkeypatch)
     boxes = drawn_boxes(monkeypatch)
-    panel(game.view_json(state, owner), legal_codes(game, state, owner), ("A", "B", "C"), Translator(lang))
+    panel(game.view(state, owner), legal_codes(game, state, owner), ("A", "B", "C"), Translator(lang))
     assert len(tabs) >= 2 and not clear_of(boxes, tabs), clear_of(boxes, tabs)
 
 
@@ -313,7 +313,7 @@ def test_no_badge_covers_a_text_in_any_panel(monkeypatch, key, players, seed, op
         for seat in range(players):
             tabs.clear()
             boxes.clear()
-            module.panel(game.view_json(state, seat), legal_codes(game, state, seat), names, Translator(lang))
+            module.panel(game.view(state, seat), legal_codes(game, state, seat), names, Translator(lang))
             framed += len(tabs)
             assert not clear_of(boxes, tabs), (state.phase, seat, clear_of(boxes, tabs))
     assert framed
@@ -353,20 +353,19 @@ def test_gang_of_dice_stock_icon_is_the_legends(monkeypatch, lang):
     """The legend explains "dice committed / in stock" with the icon drawn beside "Your stock"
     (it showed six pips, the stock five) and beside each committed count on the board."""
     import bot.render.gang_of_dice as god
-    from bot.render.style import label
     from tests.test_render import legal_codes
 
     t = Translator(lang)
     game, state = run("gang-of-dice", 4, 5, 4)
     events = drawn_in_order(monkeypatch, god)
-    god.panel(game.view_json(state, 0), legal_codes(game, state, 0), ("A", "B", "C", "D"), t)
-    key = icon_before(events, label(t, "dice_count"))
-    assert icon_before(events, label(t, "stock", n=0).split(":")[0].rstrip()) == key
+    god.panel(game.view(state, 0), legal_codes(game, state, 0), ("A", "B", "C", "D"), t)
+    key = icon_before(events, t("god.pic.dice_count"))
+    assert icon_before(events, t("god.pic.stock", n=0).split(":")[0].rstrip()) == key
     events.clear()
-    view = game.view_json(state, None)
-    committed = next(s["committed"] for s in view["seats"] if s["committed"])
+    view = game.view(state, None)
+    committed = next(s.committed for s in view.seats if s.committed)
     god.draw_board(view, ("A", "B", "C", "D"), t)
-    assert icon_before(events, label(t, "dice_count")) == key
+    assert icon_before(events, t("god.pic.dice_count")) == key
     counts = [k for k, e in enumerate(events) if e == ("text", str(committed)) and events[k + 1][0] == "die"]
     assert counts and all(events[k + 1] == key for k in counts)  # a count, then its icon on its left
 
@@ -385,11 +384,11 @@ def test_three_player_moon_legend_explains_greyed_tiles_where_they_are_shown(mon
     legal = legal_codes(game, state, 0)
     assert 0 < len(legal) < len(game.view_json(state, 0)["hand"])
     boxes = drawn_boxes(monkeypatch)
-    tpm.panel(game.view_json(state, 0), legal, ("A", "B", "C"), Translator(lang))
+    tpm.panel(game.view(state, 0), legal, ("A", "B", "C"), Translator(lang))
     assert text in [s for s, _ in boxes]
     for seat in (1, 2):  # waiting: no tile greyed
         boxes.clear()
-        tpm.panel(game.view_json(state, seat), legal_codes(game, state, seat), ("A", "B", "C"), Translator(lang))
+        tpm.panel(game.view(state, seat), legal_codes(game, state, seat), ("A", "B", "C"), Translator(lang))
         assert text not in [s for s, _ in boxes]
 
 
@@ -400,7 +399,7 @@ def test_three_player_moon_panel_names_the_trumps_with_the_languages_colon(monke
 
     game, state = run("three-player-moon", 3, 1, 4)
     boxes = drawn_boxes(monkeypatch)
-    tpm.panel(game.view_json(state, 0), legal_codes(game, state, 0), ("A", "B", "C"), Translator(lang))
+    tpm.panel(game.view(state, 0), legal_codes(game, state, 0), ("A", "B", "C"), Translator(lang))
     assert line in [s for s, _ in boxes]
 
 
@@ -412,8 +411,9 @@ def test_moonshine_panel_picture_says_the_seats_own_task_as_the_text_panel_does(
     or lose a Moon token, discard, replace, draft) reads its own task, the first sentence of its
     text panel, not the table's public status; in the roll and action phases, the status."""
     from bot.i18n import Translator
+    from bot.presenters.moonshine import task_text
     from bot.render import moonshine as ms
-    from bot.render.style import label, plain
+    from bot.render.style import plain
     from tests.test_moonshine_texts import P, ctx
 
     boxes = drawn_boxes(monkeypatch)
@@ -429,13 +429,13 @@ def test_moonshine_panel_picture_says_the_seats_own_task_as_the_text_panel_does(
             for seat in sorted(to_act):
                 legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
                 head = legal[0].partition(".")[0]
-                if head not in ms._TASKS or head in heads:
+                if task_text(head, None, t) is None or head in heads:
                     continue
                 heads.add(head)
                 boxes.clear()
-                ms.panel(game.view_json(state, seat), legal, ("A", "B", "C"), t)
+                ms.panel(game.view(state, seat), legal, ("A", "B", "C"), t)
                 texts = [text for text, _ in boxes]
-                sentence = texts[texts.index(label(t, "your_turn")) + 1]
+                sentence = texts[texts.index(t("pic.your_turn")) + 1]
                 expected = plain(P.panel(game.view(state, seat), legal, ctx(lang, seat)).card.description)
                 assert expected.startswith(sentence), (head, sentence, expected)
                 assert sentence != plain(t(f"ms.status.{state.phase}")), head

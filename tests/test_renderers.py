@@ -7,24 +7,24 @@ import random
 
 import pytest
 
-from bot import texts
+from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
-from bot.service import TableView
-from bot.ui import check_card_limits, check_panel_limits
+from bot.service import TableSnapshot
+from bot.ui import check_block_limits, check_panel_limits
 from engine.core import Event
-from storage.db import SeatRow, TableRow
+from storage.base import SeatRow, TableRow
 
 NASTY = "**@everyone** `x` _y_ <@123> ~~z~~ | # [a](b) " * 3  # markdown, mentions, and too long
 
 
-def table_view(key: str, state, status: str = "running") -> TableView:
+def table_view(key: str, state, status: str = "running") -> TableSnapshot:
     row = TableRow(id=42, guild_id=1, channel_id=2, thread_id=3, lobby_message_id=4, board_message_id=5, game=key,
                    options={}, status=status, host_user_id=100, lang="en", seed=state.seed, version=state.version,
                    state=None, created_at=0.0, updated_at=0.0)
     seats = [SeatRow(i, 100 + i if i % 2 == 0 else None, NASTY if i == 0 else f"AI {i}", i % 2 == 1)
              for i in range(state.players)]
-    return TableView(row, seats, state)
+    return TableSnapshot(row, seats, state)
 
 
 def playout(key: str, players: int, seed: int, samples: int = 25):
@@ -54,18 +54,18 @@ def test_boards_and_panels_fit_discord_limits(key, lang):
         for state, events in playout(key, players, seed=players * 17):
             status = "running" if game.to_act(state) else "finished"
             view = table_view(key, state, status)
-            board = texts.board(view, events, t)
-            assert not check_card_limits(board.card), (key, check_card_limits(board.card))
+            board = compose.board(view, events, t)
+            assert not check_block_limits(board.card), (key, check_block_limits(board.card))
             assert "@everyone" not in board.card.title + board.card.description + "".join(
                 f.value for f in board.card.fields)
             for seat in range(players):
-                panel = texts.panel(view, seat, t)
+                panel = compose.panel(view, seat, t)
                 assert not check_panel_limits(panel), (key, seat, check_panel_limits(panel))
         final = table_view(key, state, "finished")
-        card = texts.results_card(final, game.outcome(state), t)
-        assert not check_card_limits(card)
-        lobby = texts.lobby_card(table_view(key, state, "lobby"), t)
-        assert not check_card_limits(lobby)
+        card = compose.results_block(final, game.outcome(state), t)
+        assert not check_block_limits(card)
+        lobby = compose.lobby_block(table_view(key, state, "lobby"), t)
+        assert not check_block_limits(lobby)
 
 
 @pytest.mark.parametrize("key", sorted(GAMES))
@@ -77,13 +77,13 @@ def test_public_board_is_the_same_for_states_differing_only_in_hidden_informatio
         if not game.to_act(state):
             continue
         other = game.hidden_variant(state, None, salt=99)
-        a = texts.board(table_view(key, state), events, t).card
-        b = texts.board(table_view(key, other), events, t).card
+        a = compose.board(table_view(key, state), events, t).card
+        b = compose.board(table_view(key, other), events, t).card
         assert a == b
 
 
 def test_escape_name_breaks_mentions_and_markdown():
-    out = texts.escape_name("@everyone **bold** " + "x" * 50)
+    out = compose.escape_name("@everyone **bold** " + "x" * 50)
     assert "@everyone" not in out and "\\*\\*bold\\*\\*" in out and len(out) <= 40
 
 
@@ -100,10 +100,10 @@ def test_results_card_names_a_shared_first_place(lang, line):
     state = game.setup(1, 3, {})
     t = Translator(lang)
     final = table_view("shop-battle", state, "finished")
-    ctx = texts.context(final, t, None)
-    card = texts.results_card(final, Outcome(ranks=(1, 3, 1), scores=(4, 2, 4)), t)
+    ctx = compose.context(final, t, None)
+    card = compose.results_block(final, Outcome(ranks=(1, 3, 1), scores=(4, 2, 4)), t)
     assert card.description.splitlines()[-1] == line.format(a=ctx.name(0), c=ctx.name(2))
-    alone = texts.results_card(final, Outcome(ranks=(1, 2, 3), scores=(5, 3, 2)), t)
+    alone = compose.results_block(final, Outcome(ranks=(1, 2, 3), scores=(5, 3, 2)), t)
     assert len(alone.description.splitlines()) == 3
 
 
@@ -135,13 +135,13 @@ def test_moonshine_standings_say_moon_tokens_broke_a_tie_on_points(lang, line):
     final, outcome = _finished("moonshine", state)
     assert outcome.scores[1] == outcome.scores[2] > outcome.scores[0] and outcome.ranks[1:] == (2, 1)
     t = Translator(lang)
-    text = line.format(points=outcome.scores[1]).replace("AI 1", texts.context(final, t, None).name(1)) \
-        .replace("AI 2", texts.context(final, t, None).name(2))
-    lines = texts.results_card(final, outcome, t).description.splitlines()
+    text = line.format(points=outcome.scores[1]).replace("AI 1", compose.context(final, t, None).name(1)) \
+        .replace("AI 2", compose.context(final, t, None).name(2))
+    lines = compose.results_block(final, outcome, t).description.splitlines()
     assert lines[-1] == text and len(lines) == 4
-    board = texts.board(final, [], t).card
+    board = compose.board(final, [], t).card
     assert [f.value for f in board.fields if f.name == t("result.tie_field")] == [text]
-    assert not check_card_limits(board)
+    assert not check_block_limits(board)
 
 
 def test_shop_battle_standings_say_the_later_elimination_ranks_higher():
@@ -155,8 +155,8 @@ def test_shop_battle_standings_say_the_later_elimination_ranks_higher():
     final, outcome = _finished("shop-battle", state)
     assert outcome.ranks == (3, 1, 2) and outcome.scores[0] == outcome.scores[2] == 0
     t = Translator("en")
-    ctx = texts.context(final, t, None)
-    assert texts.results_card(final, outcome, t).description.splitlines()[3] == (
+    ctx = compose.context(final, t, None)
+    assert compose.results_block(final, outcome, t).description.splitlines()[3] == (
         f"⚖️ {ctx.name(2)}, {ctx.name(0)} level on 0 cards: decided by how long each lasted "
         f"(out in round 18 for {ctx.name(2)}, out in round 9 for {ctx.name(0)}).")
 
@@ -171,8 +171,8 @@ def test_three_player_moon_standings_say_a_made_moon_wins_whatever_the_scores():
         final, outcome = _finished("three-player-moon",
                                    dataclasses.replace(state, phase="over", scores=scores, moon_winner=0))
         assert outcome.ranks[0] == 1
-        lines = texts.results_card(final, outcome, t).description.splitlines()
-        moon = f"🌕 {texts.context(final, t, None).name(0)} a tiré la lune et fait tous les plis, ce qui gagne la " \
+        lines = compose.results_block(final, outcome, t).description.splitlines()
+        moon = f"🌕 {compose.context(final, t, None).name(0)} a tiré la lune et fait tous les plis, ce qui gagne la " \
                "partie quels que soient les scores."
         assert (moon in lines) is said and len(lines) == 3 + said
 
@@ -184,9 +184,9 @@ def test_a_tie_the_rules_share_gets_no_tie_break_line():
     game = GAMES["gang-of-dice"].game
     state = dataclasses.replace(game.setup(1, 3, {}), phase="over", stocks=(10, 10, 4))
     final, outcome = _finished("gang-of-dice", state)
-    lines = texts.results_card(final, outcome, Translator("en")).description.splitlines()
+    lines = compose.results_block(final, outcome, Translator("en")).description.splitlines()
     assert len(lines) == 4 and lines[-1].startswith("🤝 Shared victory") and not any("⚖️" in x for x in lines)
-    assert not [f for f in texts.board(final, [], Translator("en")).card.fields if f.name == "Tie-break"]
+    assert not [f for f in compose.board(final, [], Translator("en")).card.fields if f.name == "Tie-break"]
 
 
 def test_a_tie_line_follows_each_criterion_and_names_who_stays_level():

@@ -1,4 +1,5 @@
-"""TableService tests: real SQLite in a temporary folder, a fake clock, no Discord."""
+"""The table services (bot.house.House: lobbies, running tables, decks, records; the scheduler
+and the driver alone): a real store, a fake clock, no Discord."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import asyncio
 import pytest
 
 from bot.games import GAMES
-from bot.service import Notifier, ServiceError, TableService
+from bot.house import House
+from bot.service import Notifier, ServiceError
 from storage.factory import open_store
 from tests.simgame import register_pick
 
@@ -57,26 +59,26 @@ async def env(db_url, pick_game):
     db = await open_store(db_url)
     clock = FakeClock()
     rec = Recorder()
-    svc = TableService(db, clock=clock, notifier=rec, turn_timeout=100, seed_source=lambda: 42)
+    svc = House(db, clock=clock, notifier=rec, turn_timeout=100, seed_source=lambda: 42)
     yield svc, db, clock, rec
-    await svc.close()
+    await svc.tables.close()
     await db.close()
 
 
-async def open_two(svc: TableService, game: str = "test-pick", options=None):
-    t = await svc.open_lobby(guild_id=1, channel_id=10, game=game, host_user_id=100, host_name="Host",
-                             options=options)
-    await svc.join(t.id, 200, "Guest")
+async def open_two(svc: House, game: str = "test-pick", options=None):
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game=game, host_user_id=100, host_name="Host",
+                               options=options)
+    await svc.lobbies.join(t.id, 200, "Guest")
     return t.id
 
 
 async def test_migrations_are_tracked(db_url):
     db = await open_store(db_url)
-    from storage.db import MIGRATIONS
-    assert await db.schema_version() == len(MIGRATIONS)
+    from storage.migrations import latest
+    assert await db.schema_version() == latest()
     await db.close()
     db = await open_store(db_url)  # reopening does not re-run them
-    assert await db.schema_version() == len(MIGRATIONS)
+    assert await db.schema_version() == latest()
     await db.close()
 
 
@@ -84,59 +86,59 @@ async def test_lobby_rules(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
     with pytest.raises(ServiceError) as e:
-        await svc.join(tid, 200, "Guest")
+        await svc.lobbies.join(tid, 200, "Guest")
     assert e.value.key == "err.already_seated"
     with pytest.raises(ServiceError) as e:
-        await svc.add_ai(tid, 200)
+        await svc.lobbies.add_ai(tid, 200)
     assert e.value.key == "err.host_only"
     with pytest.raises(ServiceError) as e:
-        await svc.start(tid, 200)
+        await svc.lobbies.start(tid, 200)
     assert e.value.key == "err.host_only"
     with pytest.raises(ServiceError) as e:
-        await svc.leave(tid, 100)
+        await svc.lobbies.leave(tid, 100)
     assert e.value.key == "err.host_cannot_leave"
-    await svc.add_ai(tid, 100)
-    await svc.add_ai(tid, 100)
+    await svc.lobbies.add_ai(tid, 100)
+    await svc.lobbies.add_ai(tid, 100)
     with pytest.raises(ServiceError) as e:
-        await svc.add_ai(tid, 100)
+        await svc.lobbies.add_ai(tid, 100)
     assert e.value.key == "err.table_full"
     # a member takes the place of an AI player when the table is full
-    view = await svc.join(tid, 300, "Third")
+    view = await svc.lobbies.join(tid, 300, "Third")
     assert [s.user_id for s in view.seats] == [100, 200, None, 300]
-    view = await svc.leave(tid, 200)
+    view = await svc.lobbies.leave(tid, 200)
     assert [s.seat for s in view.seats] == [0, 1, 2]
     with pytest.raises(ServiceError) as e:
-        await svc.leave(tid, 200)
+        await svc.lobbies.leave(tid, 200)
     assert e.value.key == "err.not_seated"
     with pytest.raises(ServiceError) as e:
-        await svc.set_option(tid, 100, "rounds", "lots")
+        await svc.lobbies.set_option(tid, 100, "rounds", "lots")
     assert e.value.key == "err.bad_option"
-    view = await svc.set_option(tid, 100, "rounds", 3)
+    view = await svc.lobbies.set_option(tid, 100, "rounds", 3)
     assert view.row.options == {"rounds": 3}
 
 
 async def test_start_needs_enough_players(env):
     svc, *_ = env
-    t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
     with pytest.raises(ServiceError) as e:
-        await svc.start(t.id, 100)
+        await svc.lobbies.start(t.id, 100)
     assert e.value.key == "err.not_enough_players"
-    view = await svc.start(t.id, 100, fill_with_ai=True)
+    view = await svc.lobbies.start(t.id, 100, fill_with_ai=True)
     assert view.row.status == "running" and len(view.seats) == 2 and view.seats[1].is_ai
 
 
 async def test_simultaneous_choices_are_buffered_and_changeable(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    view = await svc.table(tid)
+    await svc.lobbies.start(tid, 100)
+    view = await svc.hall.table(tid)
     assert view.to_act() == {0, 1}
-    assert (await svc.submit(tid, 100, 0, "p3")).status == "buffered"
+    assert (await svc.tables.submit(tid, 100, 0, "p3")).status == "buffered"
     # nothing applied yet; the seat may change its choice with the same version
-    assert (await svc.submit(tid, 100, 0, "p2")).status == "buffered"
-    assert (await svc.table(tid)).version == 0
-    assert (await svc.submit(tid, 200, 0, "p3")).status == "applied"
-    view = await svc.table(tid)
+    assert (await svc.tables.submit(tid, 100, 0, "p2")).status == "buffered"
+    assert (await svc.hall.table(tid)).version == 0
+    assert (await svc.tables.submit(tid, 200, 0, "p3")).status == "applied"
+    view = await svc.hall.table(tid)
     assert view.version == 1
     assert view.state.scores == (2, 3)  # the changed choice (p2) was used, not p3
     assert view.state.picks == (2, 3)
@@ -147,22 +149,22 @@ async def test_simultaneous_choices_are_buffered_and_changeable(env):
 async def test_pending_choices_survive_a_restart(env, tmp_path):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
     # a new service on the same database (a restart) keeps the buffered choice
-    svc2 = TableService(db, clock=clock, turn_timeout=100)
-    assert await svc2.resume() == [tid]
-    assert (await svc2.submit(tid, 200, 0, "p2")).status == "applied"
-    assert (await svc2.table(tid)).state.scores == (1, 2)
-    await svc2.close()
+    svc2 = House(db, clock=clock, turn_timeout=100)
+    assert await svc2.tables.resume() == [tid]
+    assert (await svc2.tables.submit(tid, 200, 0, "p2")).status == "applied"
+    assert (await svc2.hall.table(tid)).state.scores == (1, 2)
+    await svc2.tables.close()
 
 
 async def test_refusals_stale_double_foreign_and_illegal(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
-    await svc.submit(tid, 200, 0, "p2")  # version 1: seat 0 must confirm
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    await svc.tables.submit(tid, 200, 0, "p2")  # version 1: seat 0 must confirm
     for user, version, code, key in [
         (999, 1, "ok", "err.not_seated"),     # a stranger
         (100, 0, "ok", "err.stale"),          # an old button
@@ -171,11 +173,11 @@ async def test_refusals_stale_double_foreign_and_illegal(env):
         (100, 1, "DROP TABLE", "err.illegal"),  # malformed
     ]:
         with pytest.raises(ServiceError) as e:
-            await svc.submit(tid, user, version, code)
+            await svc.tables.submit(tid, user, version, code)
         assert e.value.key == key
-    assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+    assert (await svc.tables.submit(tid, 100, 1, "ok")).status == "applied"
     with pytest.raises(ServiceError) as e:  # the same click again
-        await svc.submit(tid, 100, 1, "ok")
+        await svc.tables.submit(tid, 100, 1, "ok")
     assert e.value.key == "err.stale"
     assert len(await db.action_log(tid)) == 2
 
@@ -183,10 +185,10 @@ async def test_refusals_stale_double_foreign_and_illegal(env):
 async def test_concurrent_clicks_apply_once(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
-    await svc.submit(tid, 200, 0, "p2")
-    results = await asyncio.gather(*(svc.submit(tid, 100, 1, "ok") for _ in range(5)), return_exceptions=True)
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    await svc.tables.submit(tid, 200, 0, "p2")
+    results = await asyncio.gather(*(svc.tables.submit(tid, 100, 1, "ok") for _ in range(5)), return_exceptions=True)
     applied = [r for r in results if not isinstance(r, Exception) and r.status == "applied"]
     refused = [r for r in results if isinstance(r, ServiceError)]
     assert len(applied) == 1 and len(refused) == 4
@@ -196,64 +198,64 @@ async def test_concurrent_clicks_apply_once(env):
 
 async def test_ai_seats_play_and_game_finishes_with_ratings(env):
     svc, db, clock, rec = env
-    t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host",
-                             options={"rounds": 1})
-    await svc.add_ai(t.id, 100)
-    await svc.start(t.id, 100)
-    await svc.idle()
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host",
+                               options={"rounds": 1})
+    await svc.lobbies.add_ai(t.id, 100)
+    await svc.lobbies.start(t.id, 100)
+    await svc.tables.idle()
     # the AI buffered its choice; the member's choice completes the step
-    assert (await svc.table(t.id)).pending.keys() == {1}
-    await svc.submit(t.id, 100, 0, "p3")  # AI picks (1+1)%3 -> p3 too: both score 0
-    await svc.submit(t.id, 100, 1, "ok")
-    await svc.idle()
-    view = await svc.table(t.id)
+    assert (await svc.hall.table(t.id)).pending.keys() == {1}
+    await svc.tables.submit(t.id, 100, 0, "p3")  # AI picks (1+1)%3 -> p3 too: both score 0
+    await svc.tables.submit(t.id, 100, 1, "ok")
+    await svc.tables.idle()
+    view = await svc.hall.table(t.id)
     assert view.row.status == "finished"
     assert "finished" in rec.names()
-    stats = await svc.stats(1, 100)
+    stats = await svc.records.stats(1, 100)
     assert stats["test-pick"].played == 1 and stats["test-pick"].won == 1  # tie 0-0 shares first place
-    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
+    assert await db.timers() == [] and len(svc.timers) == 0
 
 
 async def test_ratings_move_winner_up(env):
     svc, db, clock, rec = env
     for _ in range(3):
         tid = await open_two(svc, options={"rounds": 1})
-        await svc.start(tid, 100)
-        await svc.submit(tid, 100, 0, "p3")
-        await svc.submit(tid, 200, 0, "p1")
-        await svc.submit(tid, 100, 1, "ok")
-    board = await svc.leaderboard(1, "test-pick")
+        await svc.lobbies.start(tid, 100)
+        await svc.tables.submit(tid, 100, 0, "p3")
+        await svc.tables.submit(tid, 200, 0, "p1")
+        await svc.tables.submit(tid, 100, 1, "ok")
+    board = await svc.records.leaderboard(1, "test-pick")
     assert [r.user_id for r in board] == [100, 200]
     assert board[0].won == 3 and board[1].won == 0 and board[0].played == 3
     assert board[0].mu > 25 > board[1].mu
-    assert await svc.leaderboard(2, "test-pick") == []  # another guild has its own board
+    assert await svc.records.leaderboard(2, "test-pick") == []  # another guild has its own board
 
 
 async def test_leaderboard_minimum_games(env):
     svc, db, clock, rec = env
     tid = await open_two(svc, options={"rounds": 1})
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p3")
-    await svc.submit(tid, 200, 0, "p1")
-    await svc.submit(tid, 100, 1, "ok")
-    assert await svc.leaderboard(1, "test-pick") == []  # 1 game < 3 minimum
-    svc.leaderboard_min_games = 1
-    assert len(await svc.leaderboard(1, "test-pick")) == 2
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p3")
+    await svc.tables.submit(tid, 200, 0, "p1")
+    await svc.tables.submit(tid, 100, 1, "ok")
+    assert await svc.records.leaderboard(1, "test-pick") == []  # 1 game < 3 minimum
+    svc.records.leaderboard_min_games = 1
+    assert len(await svc.records.leaderboard(1, "test-pick")) == 2
 
 
 async def test_deadline_reminds_then_ai_acts(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
-    assert await svc.process_deadlines() == clock.now() + 50
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    assert await svc.timers.process() == clock.now() + 50
     clock.advance(51)
-    await svc.process_deadlines()
+    await svc.timers.process()
     assert ("reminder", (1,)) in rec.calls  # only the seat that has not chosen
     clock.advance(50)
-    await svc.process_deadlines()
+    await svc.timers.process()
     assert ("timeout", (1,)) in rec.calls
-    view = await svc.table(tid)
+    view = await svc.hall.table(tid)
     assert view.version == 1
     log = await db.action_log(tid)
     assert log[-1][2] == "timeout" and log[-1][1][0] == "p1"
@@ -262,57 +264,57 @@ async def test_deadline_reminds_then_ai_acts(env):
 async def test_deadlines_survive_restart(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.close()
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.close()
     rec2 = Recorder()
-    svc2 = TableService(db, clock=clock, notifier=rec2, turn_timeout=100)
-    await svc2.resume()
+    svc2 = House(db, clock=clock, notifier=rec2, turn_timeout=100)
+    await svc2.tables.resume()
     clock.advance(101)
-    await svc2.process_deadlines()
+    await svc2.timers.process()
     assert ("timeout", (0, 1)) in rec2.calls
-    assert (await svc2.table(tid)).version == 1
-    await svc2.close()
+    assert (await svc2.hall.table(tid)).version == 1
+    await svc2.tables.close()
 
 
 async def test_abandon_by_host_or_admin_only(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     with pytest.raises(ServiceError) as e:
-        await svc.abandon(tid, 200)
+        await svc.tables.abandon(tid, 200)
     assert e.value.key == "err.host_or_admin"
-    view = await svc.abandon(tid, 200, is_admin=True)
+    view = await svc.tables.abandon(tid, 200, is_admin=True)
     assert view.row.status == "abandoned"
     with pytest.raises(ServiceError) as e:
-        await svc.submit(tid, 100, 0, "p1")
+        await svc.tables.submit(tid, 100, 0, "p1")
     assert e.value.key == "err.table_not_running"
-    assert await db.timers() == [] and len(svc.scheduler.timers) == 0
+    assert await db.timers() == [] and len(svc.timers) == 0
 
 
 async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     await db.update_table(tid, clock.now(), state={"garbage": True})
-    svc2 = TableService(db, clock=clock, turn_timeout=100)
-    assert await svc2.resume() == [tid]  # indexed at once; decoded on first touch
-    await svc2.idle()  # the warm-up touched it: abandoned, and its deadline removed
+    svc2 = House(db, clock=clock, turn_timeout=100)
+    assert await svc2.tables.resume() == [tid]  # indexed at once; decoded on first touch
+    await svc2.tables.idle()  # the warm-up touched it: abandoned, and its deadline removed
     assert (await db.get_table(tid)).status == "abandoned"
     assert await db.timers() == []
     with pytest.raises(ServiceError) as e:
-        await svc2.submit(tid, 100, 0, "p1")
+        await svc2.tables.submit(tid, 100, 0, "p1")
     assert e.value.key == "err.table_not_running"
-    await svc2.close()
+    await svc2.tables.close()
 
 
 async def test_replay_from_action_log_gives_the_snapshot(env):
     svc, db, clock, rec = env
     tid = await open_two(svc, options={"rounds": 2})
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     for v, (a, b) in enumerate([("p1", "p2"), ("p3", "p3")]):
-        await svc.submit(tid, 100, 2 * v, a)
-        await svc.submit(tid, 200, 2 * v, b)
-        await svc.submit(tid, 100, 2 * v + 1, "ok")
+        await svc.tables.submit(tid, 100, 2 * v, a)
+        await svc.tables.submit(tid, 200, 2 * v, b)
+        await svc.tables.submit(tid, 100, 2 * v + 1, "ok")
     row = await db.get_table(tid)
     game = GAMES["test-pick"].game
     state = game.setup(row.seed, 2, row.options)
@@ -326,17 +328,17 @@ async def test_opening_events_are_recorded_when_the_table_starts(db_url):
     # Shop Battle, seed 1, 3 players: the first chooser's top card is a Collector (scout), revealed
     # during setup; its public reveal and the owner's private result must reach the event log.
     db = await open_store(db_url)
-    svc = TableService(db, clock=FakeClock(), seed_source=lambda: 1)
-    t = await svc.open_lobby(guild_id=1, channel_id=1, game="shop-battle", host_user_id=1, host_name="h",
-                             options={"round_cap": 10})
-    await svc.add_ai(t.id, 1)
-    await svc.add_ai(t.id, 1)
-    await svc.start(t.id, 1)
-    events = await svc.recent_events(t.id)
+    svc = House(db, clock=FakeClock(), seed_source=lambda: 1)
+    t = await svc.lobbies.open(guild_id=1, channel_id=1, game="shop-battle", host_user_id=1, host_name="h",
+                               options={"round_cap": 10})
+    await svc.lobbies.add_ai(t.id, 1)
+    await svc.lobbies.add_ai(t.id, 1)
+    await svc.lobbies.start(t.id, 1)
+    events = await svc.records.recent_events(t.id)
     keys = [(e.key, e.audience) for e in events]
     assert ("sb.ev.collector", None) in keys
     assert ("sb.ev.scout_result", frozenset({0})) in keys
-    await svc.close()
+    await svc.tables.close()
     await db.close()
 
 
@@ -352,12 +354,12 @@ async def test_a_failing_ai_is_retried_then_the_table_is_abandoned_not_left_hang
         raise RuntimeError("engine bug")
 
     monkeypatch.setattr(GAMES["test-pick"].game, "ai_action", broken)
-    t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
-    await svc.add_ai(t.id, 100)
-    await svc.start(t.id, 100)
-    await svc.idle()
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
+    await svc.lobbies.add_ai(t.id, 100)
+    await svc.lobbies.start(t.id, 100)
+    await svc.tables.idle()
     assert len(calls) == driver_module.MAX_AI_FAILURES
-    assert (await svc.table(t.id)).row.status == "abandoned"
+    assert (await svc.hall.table(t.id)).row.status == "abandoned"
 
 
 async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkeypatch):
@@ -365,10 +367,10 @@ async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkey
     game = GAMES["test-pick"].game
     first = await open_two(svc)
     second = await open_two(svc)
-    await svc.start(first, 100)
-    await svc.start(second, 100)
+    await svc.lobbies.start(first, 100)
+    await svc.lobbies.start(second, 100)
     real = game.timeout_action
-    broken_state = (await svc.table(first)).state
+    broken_state = (await svc.hall.table(first)).state
 
     def timeout_action(state, seat):
         if state is broken_state:
@@ -377,9 +379,9 @@ async def test_one_broken_table_does_not_stop_other_tables_deadlines(env, monkey
 
     monkeypatch.setattr(game, "timeout_action", timeout_action)
     clock.advance(101)
-    await svc.process_deadlines()
-    assert (await svc.table(second)).version == 1  # the healthy table timed out normally
-    assert (await svc.table(first)).row.status == "abandoned"  # the broken one was given up
+    await svc.timers.process()
+    assert (await svc.hall.table(second)).version == 1  # the healthy table timed out normally
+    assert (await svc.hall.table(first)).row.status == "abandoned"  # the broken one was given up
     assert [t.key for t in await db.timers()] == [f"turn:{second}"]  # only the healthy table's next step
 
 
@@ -387,24 +389,24 @@ async def test_a_member_who_keeps_timing_out_is_away_until_they_come_back(env):
     svc, db, clock, rec = env
     rec_calls = rec.calls
     tid = await open_two(svc, options={"rounds": 3})
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     clock.advance(101)
-    await svc.process_deadlines()  # round 1: both members time out (1 in a row each)
+    await svc.timers.process()  # round 1: both members time out (1 in a row each)
     clock.advance(101)
-    await svc.process_deadlines()  # seat 0 must confirm and times out again: away
-    await svc.idle()
-    view = await svc.table(tid)
+    await svc.timers.process()  # seat 0 must confirm and times out again: away
+    await svc.tables.idle()
+    view = await svc.hall.table(tid)
     assert view.seats[0].away and not view.seats[1].away
     # round 2 (simultaneous): the AI chose for the away member at once; only seat 1 is waited for
     assert view.version == 2 and 0 in view.pending and view.waiting_for() == [1]
     assert [t.payload["version"] for t in await db.timers()] == [2]
     assert (await db.seats(tid))[0].away  # persisted: a restart keeps it
     # the member comes back (opens their panel): their turns wait for them again
-    assert await svc.back(tid, 100) is True
-    assert not (await svc.table(tid)).seats[0].away
-    assert await svc.back(tid, 100) is False
-    await svc.submit(tid, 200, 2, "p1")
-    view = await svc.table(tid)
+    assert await svc.tables.back(tid, 100) is True
+    assert not (await svc.hall.table(tid)).seats[0].away
+    assert await svc.tables.back(tid, 100) is False
+    await svc.tables.submit(tid, 200, 2, "p1")
+    view = await svc.hall.table(tid)
     assert view.version == 3 and view.to_act() == {0}  # seat 0 confirms: a member's turn again
     assert [t.payload["version"] for t in await db.timers()] == [3]
     assert rec_calls.count(("timeout", (0, 1))) == 1
@@ -416,21 +418,21 @@ async def test_start_records_the_games_rules_version(env, monkeypatch):
     tid = await open_two(svc)
     assert (await db.get_table(tid)).rules_version == 1  # a lobby: the default
     monkeypatch.setattr(GAMES["test-pick"].game, "rules_version", 3)
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     assert (await db.get_table(tid)).rules_version == 3
-    assert (await svc.table(tid)).row.rules_version == 3
+    assert (await svc.hall.table(tid)).row.rules_version == 3
 
 
 async def test_replay_helper_rebuilds_the_snapshot_under_the_same_rules(env):
     svc, db, clock, rec = env
     tid = await open_two(svc, options={"rounds": 2})
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
-    await svc.submit(tid, 200, 0, "p3")
-    await svc.submit(tid, 100, 1, "ok")
-    await svc.submit(tid, 100, 2, "p2")  # buffered only: not in the log, not in the snapshot
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    await svc.tables.submit(tid, 200, 0, "p3")
+    await svc.tables.submit(tid, 100, 1, "ok")
+    await svc.tables.submit(tid, 100, 2, "p2")  # buffered only: not in the log, not in the snapshot
     game = GAMES["test-pick"].game
-    state = await svc.replay(tid)
+    state = await svc.tables.replay(tid)
     assert state.version == 2 and state.scores == (1, 3)
     assert game.dump_state(state) == (await db.get_table(tid)).state
 
@@ -441,13 +443,13 @@ async def test_replay_refuses_a_table_of_another_rules_version(env, monkeypatch)
     svc, db, clock, rec = env
     tid = await open_two(svc)
     with pytest.raises(ReplayError, match="has not started"):
-        await svc.replay(tid)
-    await svc.start(tid, 100)  # under rules 1
+        await svc.tables.replay(tid)
+    await svc.lobbies.start(tid, 100)  # under rules 1
     monkeypatch.setattr(GAMES["test-pick"].game, "rules_version", 2)  # the game moved on
     with pytest.raises(ReplayError, match="rules version 1 of test-pick.*only rules version 2"):
-        await svc.replay(tid)
+        await svc.tables.replay(tid)
     with pytest.raises(ServiceError) as e:
-        await svc.replay(9999)
+        await svc.tables.replay(9999)
     assert e.value.key == "err.no_table"
 
 
@@ -459,52 +461,42 @@ async def test_a_failing_notifier_never_breaks_the_table(env, caplog):
         async def step_applied(self, table, events):
             raise RuntimeError("UI down")
 
-    svc.notifier = Broken()  # installed after construction, as the cogs do
+    svc.hall.notifier = Broken()  # installed after construction, as the cogs do
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
-    assert (await svc.submit(tid, 200, 0, "p2")).status == "applied"
-    assert (await svc.table(tid)).version == 1
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    assert (await svc.tables.submit(tid, 200, 0, "p2")).status == "applied"
+    assert (await svc.hall.table(tid)).version == 1
     assert "notifier step_applied failed" in caplog.text
 
 
 async def test_a_table_view_is_a_snapshot(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    before = await svc.table(tid)
-    await svc.submit(tid, 100, 0, "p1")
-    assert before.pending == {} and (await svc.table(tid)).pending == {0: "p1"}
-    await svc.submit(tid, 200, 0, "p2")
-    assert before.version == 0 and (await svc.table(tid)).version == 1
+    await svc.lobbies.start(tid, 100)
+    before = await svc.hall.table(tid)
+    await svc.tables.submit(tid, 100, 0, "p1")
+    assert before.pending == {} and (await svc.hall.table(tid)).pending == {0: "p1"}
+    await svc.tables.submit(tid, 200, 0, "p2")
+    assert before.version == 0 and (await svc.hall.table(tid)).version == 1
     with pytest.raises(AttributeError):
         before.state = None  # frozen: the UI cannot change what the service holds
 
 
 # ---------------------------------------------------------------------- scheduler and driver alone
 class FakeHost:
-    """A minimal TableHost: one cached table of the Pick game; choices buffer until every seat in
-    ``to_act`` has chosen, then the step is applied (and its deadline written, as the service does)."""
+    """A minimal TableHost over a real hall that caches one table of the Pick game: choices
+    buffer until every seat in ``to_act`` has chosen, then the step is applied (and its deadline
+    written, as the running tables do)."""
 
-    def __init__(self, live) -> None:
-        self.notifier = Recorder()
-        self.tables = {live.id: live}
-        self.locks: dict[int, asyncio.Lock] = {}
+    def __init__(self, hall) -> None:
+        self.hall = hall
         self.chosen: list[tuple[int, str, str]] = []
         self.changes: list[tuple[str, int | None]] = []
         self.given_up: list[int] = []
         self.nudged: list[int] = []
         self.scheduler = None
         self.fail = False
-
-    def table_lock(self, table_id):
-        return self.locks.setdefault(table_id, asyncio.Lock())
-
-    def live_table(self, table_id):
-        return self.tables.get(table_id)
-
-    async def touch(self, table_id):
-        return self.tables.get(table_id)
 
     async def choose(self, live, seat, code, source):
         if self.fail:
@@ -513,30 +505,40 @@ class FakeHost:
         game = live.game
         live.pending[seat] = code
         if set(live.pending) < game.to_act(live.state):
-            return "buffered", live.view(), []
+            return "buffered", live.snapshot(), []
         step = game.apply(live.state, {s: game.decode(c) for s, c in live.pending.items()})
         live.state, live.pending = step.state, {}
         if self.scheduler is not None:
-            await self.scheduler.write(live.id, live.seats, game, live.state, self.scheduler.clock.now())
-        return "applied", live.view(), list(step.events)
+            await self.scheduler.write(live.id, live.seats, game, live.state, self.hall.clock.now())
+        return "applied", live.snapshot(), list(step.events)
 
     async def after_change(self, table_id, view, events, result, seat):
         self.changes.append((result, seat))
 
     async def give_up(self, table_id):
         self.given_up.append(table_id)
-        self.tables.pop(table_id, None)
+        self.hall.drop(table_id)
 
     def nudge(self, table_id):
         self.nudged.append(table_id)
 
 
+def cached_in(db, clock, live, notifier=None):
+    """A hall on ``db`` with ``clock`` (and ``notifier``: a new Recorder by default) that caches ``live``."""
+    from bot.service import Hall
+
+    hall = Hall(db, clock, notifier=notifier or Recorder())
+    hall.keep(live)
+    return hall
+
+
 @pytest.fixture
 async def host_env(db_url, pick_game):
     """A database with one running Pick table (seat 0 and 1 members, seat 2 an AI), cached in a
-    fake host; the table's rows exist so that deadlines and away flags can be stored."""
+    hall (a fake clock, a recording notifier) behind a fake host; the table's rows exist so that
+    deadlines and away flags can be stored."""
     from bot.table import LiveTable
-    from storage.db import SeatRow
+    from storage.base import SeatRow
 
     db = await open_store(db_url)
     tid = await db.create_table(guild_id=1, channel_id=1, game="test-pick", host_user_id=100, lang="en",
@@ -545,7 +547,8 @@ async def host_env(db_url, pick_game):
     await db.replace_seats(tid, seats)
     await db.update_table(tid, 0, status="running")
     live = LiveTable(await db.get_table(tid), seats, pick_game.setup(42, 3, {}), {})
-    yield db, FakeHost(live), live
+    hall = cached_in(db, FakeClock(), live)
+    yield db, hall, FakeHost(hall), live
     await db.close()
 
 
@@ -558,28 +561,28 @@ def turn(table_id, version, remind_at, act_at, reminded=False):
 async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
     from bot.scheduler import Scheduler
 
-    db, host, live = host_env
-    clock = FakeClock()
-    sched = Scheduler(db, clock, host, turn_timeout=100, reminder_fraction=0.25)
+    db, hall, host, live = host_env
+    clock = hall.clock
+    sched = Scheduler(hall, host, turn_timeout=100, reminder_fraction=0.25)
     host.scheduler = sched
     live.pending[2] = "p1"  # the AI seat already chose
     await sched.arm(live)
     t0 = clock.now()
     assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100)
-    assert await sched.process() == t0 + 25 and host.notifier.calls == []
+    assert await hall.timers.process() == t0 + 25 and hall.notifier.calls == []
     clock.advance(25)
-    assert await sched.process() == t0 + 100
-    assert host.notifier.calls == [("reminder", (0, 1))]
+    assert await hall.timers.process() == t0 + 100
+    assert hall.notifier.calls == [("reminder", (0, 1))]
     assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, t0 + 25, t0 + 100, reminded=True)
-    await sched.process()
-    assert host.notifier.calls == [("reminder", (0, 1))]  # once per step
+    await hall.timers.process()
+    assert hall.notifier.calls == [("reminder", (0, 1))]  # once per step
     game, state = live.game, live.state
     clock.advance(75)
     # the due deadline is handled; the next step's deadline is already in the queue
-    assert await sched.process() == clock.now() + 25
+    assert await hall.timers.process() == clock.now() + 25
     expected = [(seat, game.encode(game.timeout_action(state, seat)), "timeout") for seat in (0, 1)]
     assert host.chosen == expected  # members only: the AI seat had chosen
-    assert host.notifier.calls[-1] == ("timeout", (0, 1))
+    assert hall.notifier.calls[-1] == ("timeout", (0, 1))
     assert host.changes == [("applied", None)]
     assert live.state.version == 1
     assert await db.timer(f"turn:{live.id}") == turn(live.id, 1, clock.now() + 25, clock.now() + 100)
@@ -588,24 +591,24 @@ async def test_scheduler_alone_reminds_then_times_out_members_only(host_env):
 async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_present_resets(host_env):
     from bot.scheduler import AWAY_AFTER_TIMEOUTS, Scheduler
 
-    db, host, live = host_env
+    db, hall, host, live = host_env
     assert AWAY_AFTER_TIMEOUTS == 2
-    clock = FakeClock()
-    sched = Scheduler(db, clock, host, turn_timeout=100)
+    clock = hall.clock
+    sched = Scheduler(hall, host, turn_timeout=100)
     host.scheduler = sched
     live.pending[2] = "p1"
     await sched.arm(live)
     clock.advance(100)
-    await sched.process()  # round 1: seats 0 and 1 time out (1 in a row each)
+    await hall.timers.process()  # round 1: seats 0 and 1 time out (1 in a row each)
     assert not any(s.away for s in live.seats)
     assert [s.timeouts for s in await db.seats(live.id)] == [1, 1, 0]  # stored: a restart keeps them
     assert await sched.present(live, 1) is False  # seat 1 shows up: its count starts again
     assert [s.timeouts for s in await db.seats(live.id)] == [1, 0, 0]
     clock.advance(100)
-    await sched.process()  # seat 0 must confirm and times out again: away
+    await hall.timers.process()  # seat 0 must confirm and times out again: away
     assert live.seats[0].away and (await db.seats(live.id))[0].away
     assert not live.seats[1].away
-    assert host.notifier.calls[-1] == ("timeout", (0,))
+    assert hall.notifier.calls[-1] == ("timeout", (0,))
     assert await sched.present(live, 0) is True
     assert not live.seats[0].away and not (await db.seats(live.id))[0].away
     assert (await db.seats(live.id))[0].timeouts == 0
@@ -614,18 +617,18 @@ async def test_scheduler_alone_marks_a_member_away_after_two_timeouts_and_presen
 async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_table(host_env):
     from bot.scheduler import Scheduler
 
-    db, host, live = host_env
-    clock = FakeClock()
-    sched = Scheduler(db, clock, host, turn_timeout=100)
+    db, hall, host, live = host_env
+    clock = hall.clock
+    sched = Scheduler(hall, host, turn_timeout=100)
     # a deadline left by an interrupted step (version 7), due now: re-armed for the current step
     await sched.timers.schedule(f"turn:{live.id}", clock.now() - 5,
                                 {"version": 7, "remind_at": clock.now() - 10, "act_at": clock.now() - 5})
-    assert await sched.process() == clock.now() + 50  # nothing played
+    assert await hall.timers.process() == clock.now() + 50  # nothing played
     assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
     assert host.chosen == []
     clock.advance(100)
     host.fail = True
-    assert await sched.process() is None
+    assert await hall.timers.process() is None
     assert host.given_up == [live.id]
     assert await db.timer(f"turn:{live.id}") is None  # a fired deadline nobody renewed is removed
 
@@ -633,27 +636,28 @@ async def test_scheduler_alone_rearms_a_stale_deadline_and_gives_up_a_failing_ta
 async def test_scheduler_gives_time_back_after_downtime_instead_of_auto_playing(host_env):
     from bot.scheduler import Scheduler
 
-    db, host, live = host_env
-    clock = FakeClock()
-    first = Scheduler(db, clock, host, turn_timeout=100)
+    db, hall, host, live = host_env
+    clock = hall.clock
+    first = Scheduler(hall, host, turn_timeout=100)
     await first.arm(live)  # then the bot goes down for an hour
     clock.advance(3600)
-    sched = Scheduler(db, clock, host, turn_timeout=100)
+    hall = host.hall = cached_in(db, clock, live, hall.notifier)  # the restart: a new hall
+    sched = Scheduler(hall, host, turn_timeout=100)
     host.scheduler = sched
-    assert await sched.load() == 1
+    assert await hall.timers.load() == 1
     # the overdue deadline restarts from now, stored so: a member has the whole turn again
     assert await db.timer(f"turn:{live.id}") == turn(live.id, 0, clock.now() + 50, clock.now() + 100)
-    assert await sched.process() == clock.now() + 50
-    assert host.chosen == [] and host.notifier.calls == []
+    assert await hall.timers.process() == clock.now() + 50
+    assert host.chosen == [] and hall.notifier.calls == []
     clock.advance(50)
-    await sched.process()
-    assert host.notifier.calls == [("reminder", (0, 1))] and host.chosen == []  # members only
+    await hall.timers.process()
+    assert hall.notifier.calls == [("reminder", (0, 1))] and host.chosen == []  # members only
 
 
 async def test_general_timers_fire_once_persist_and_cancel(host_env):
-    from bot.scheduler import Timers
+    from bot.timers import Timers
 
-    db, host, live = host_env
+    db, *_ = host_env
     clock = FakeClock()
     timers = Timers(db, clock)
     fired = []
@@ -677,9 +681,9 @@ async def test_general_timers_fire_once_persist_and_cancel(host_env):
 
 
 async def test_timer_task_is_one_sleeping_task_woken_only_by_an_earlier_timer(host_env):
-    from bot.scheduler import Timers
+    from bot.timers import Timers
 
-    db, host, live = host_env
+    db, *_ = host_env
     clock = FakeClock()
     timers = Timers(db, clock)
     fired = []
@@ -717,8 +721,8 @@ async def test_timer_task_is_one_sleeping_task_woken_only_by_an_earlier_timer(ho
 async def test_driver_alone_plays_the_ai_seat_and_stops_for_members(host_env):
     from bot.driver import Driver
 
-    db, host, live = host_env
-    driver = Driver(host)
+    db, hall, host, live = host_env
+    driver = Driver(hall, host)
     driver.kick(live.id)
     assert driver.running(live.id)
     driver.kick(live.id)  # at most one driver per table
@@ -737,10 +741,10 @@ async def test_driver_alone_plays_the_ai_seat_and_stops_for_members(host_env):
 async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monkeypatch):
     import bot.driver as driver_module
 
-    db, host, live = host_env
+    db, hall, host, live = host_env
     monkeypatch.setattr(driver_module, "AI_RETRY_SECONDS", 0)
     host.fail = True
-    driver = driver_module.Driver(host)
+    driver = driver_module.Driver(hall, host)
     driver.kick(live.id)
     await driver.idle()
     assert host.given_up == [live.id] and host.chosen == []
@@ -748,7 +752,7 @@ async def test_driver_alone_retries_a_failing_move_then_gives_up(host_env, monke
 
 # ---------------------------------------------------------------------- scale: restart, steps, memory
 class CountingDb:
-    """Wraps a Database and counts the calls of each method (storage round trips by name)."""
+    """Wraps a store and counts the calls of each method (storage round trips by name)."""
 
     def __init__(self, db) -> None:
         self._db = db
@@ -769,73 +773,73 @@ async def test_steps_never_rescan_deadlines_and_write_one_step_each(db_url, pick
     db = await open_store(db_url)
     counting = CountingDb(db)
     clock = FakeClock()
-    svc = TableService(counting, clock=clock, turn_timeout=100, seed_source=lambda: 42)
+    svc = House(counting, clock=clock, turn_timeout=100, seed_source=lambda: 42)
     tids = []
     for _ in range(3):
         tids.append(await open_two(svc, options={"rounds": 5}))
-        await svc.start(tids[-1], 100)
-    assert await svc.resume() == tids  # (a no-op here: they are live) one bulk read of the timers
-    svc.start_timers()
-    task = svc.scheduler.timers.task
+        await svc.lobbies.start(tids[-1], 100)
+    assert await svc.tables.resume() == tids  # (a no-op here: they are live) one bulk read of the timers
+    svc.timers.start()
+    task = svc.timers.task
     before = dict(counting.calls)
     for tid in tids:  # a simultaneous pick (buffered, then applied), then a confirm
-        assert (await svc.submit(tid, 100, 0, "p1")).status == "buffered"
-        assert (await svc.submit(tid, 200, 0, "p2")).status == "applied"
-        assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+        assert (await svc.tables.submit(tid, 100, 0, "p1")).status == "buffered"
+        assert (await svc.tables.submit(tid, 200, 0, "p2")).status == "applied"
+        assert (await svc.tables.submit(tid, 100, 1, "ok")).status == "applied"
     calls = {k: n - before.get(k, 0) for k, n in counting.calls.items() if n - before.get(k, 0)}
     assert calls.get("timers", 0) == 0 and counting.calls["timers"] == 1  # loaded once, never rescanned
     assert calls["commit_step"] == 2 * len(tids)  # one write per applied step
     assert calls["set_pending"] == len(tids)  # only the buffered choice; the completing one is in the step
     assert set(calls) == {"commit_step", "set_pending"}  # nothing else on the way of a click
-    assert svc.scheduler.timers.task is task  # still the one timer task
+    assert svc.timers.task is task  # still the one timer task
     assert [t.payload["version"] for t in await db.timers()] == [2, 2, 2]
-    await svc.close()
+    await svc.tables.close()
     await db.close()
 
 
 async def test_downtime_gives_members_their_time_back(env):
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.close()
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.close()
     clock.advance(10 * 3600)  # the bot was down for ten hours
     rec2 = Recorder()
-    svc2 = TableService(db, clock=clock, notifier=rec2, turn_timeout=100)
-    await svc2.resume()
-    await svc2.idle()
-    assert await svc2.process_deadlines() == clock.now() + 50  # not auto-played at once
-    assert (await svc2.table(tid)).version == 0 and rec2.calls == []
+    svc2 = House(db, clock=clock, notifier=rec2, turn_timeout=100)
+    await svc2.tables.resume()
+    await svc2.tables.idle()
+    assert await svc2.timers.process() == clock.now() + 50  # not auto-played at once
+    assert (await svc2.hall.table(tid)).version == 0 and rec2.calls == []
     clock.advance(100)
-    await svc2.process_deadlines()
-    assert ("timeout", (0, 1)) in rec2.calls and (await svc2.table(tid)).version == 1
-    await svc2.close()
+    await svc2.timers.process()
+    assert ("timeout", (0, 1)) in rec2.calls and (await svc2.hall.table(tid)).version == 1
+    await svc2.tables.close()
 
 
 async def test_timeouts_in_a_row_survive_a_restart(env):
     svc, db, clock, rec = env
     tid = await open_two(svc, options={"rounds": 3})
-    await svc.start(tid, 100)
+    await svc.lobbies.start(tid, 100)
     clock.advance(101)
-    await svc.process_deadlines()  # round 1: both members time out once
-    await svc.close()
-    svc2 = TableService(db, clock=clock, turn_timeout=100)
-    await svc2.resume()
-    await svc2.idle()
+    await svc.timers.process()  # round 1: both members time out once
+    await svc.tables.close()
+    svc2 = House(db, clock=clock, turn_timeout=100)
+    await svc2.tables.resume()
+    await svc2.tables.idle()
     clock.advance(101)
-    await svc2.process_deadlines()  # seat 0 times out a second time in a row, across the restart: away
-    assert (await svc2.table(tid)).seats[0].away
-    await svc2.close()
+    await svc2.timers.process()  # seat 0 times out a second time in a row, across the restart: away
+    assert (await svc2.hall.table(tid)).seats[0].away
+    await svc2.tables.close()
 
 
 async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reloaded(env):
-    from storage.db import StepWrite
+    from storage.base import StepWrite
 
     svc, db, clock, rec = env
     tid = await open_two(svc)
-    await svc.start(tid, 100)
-    await svc.submit(tid, 100, 0, "p1")
+    await svc.lobbies.start(tid, 100)
+    await svc.tables.submit(tid, 100, 0, "p1")
     game = GAMES["test-pick"].game
-    view = await svc.table(tid)
+    view = await svc.hall.table(tid)
     other = game.apply(view.state, {0: game.decode("p3"), 1: game.decode("p3")}).state
     row = await db.get_table(tid)
     # another process applies the step first (through the same store interface)
@@ -843,12 +847,12 @@ async def test_a_second_writer_never_applies_over_a_step_and_the_table_is_reload
                                    actions={0: "p3", 1: "p3"}, source="user", events=[],
                                    action_seq=row.action_seq + 1, event_seq=row.event_seq + 1, now=clock.now()))
     with pytest.raises(ServiceError) as e:
-        await svc.submit(tid, 200, 0, "p2")  # this process's cache is still at version 0
+        await svc.tables.submit(tid, 200, 0, "p2")  # this process's cache is still at version 0
     assert e.value.key == "err.stale"
     assert await db.action_log(tid) == [(0, {0: "p3", 1: "p3"}, "user")]  # nothing applied over it
-    view = await svc.table(tid)  # reloaded from the store
+    view = await svc.hall.table(tid)  # reloaded from the store
     assert view.version == 1 and view.state.scores == (0, 0)
-    assert (await svc.submit(tid, 100, 1, "ok")).status == "applied"
+    assert (await svc.tables.submit(tid, 100, 1, "ok")).status == "applied"
 
 
 async def test_per_table_memory_is_dropped_when_a_table_ends(env):
@@ -856,18 +860,18 @@ async def test_per_table_memory_is_dropped_when_a_table_ends(env):
     done = await open_two(svc, options={"rounds": 1})
     gone = await open_two(svc)
     lobby = await open_two(svc)
-    await svc.start(done, 100)
-    await svc.start(gone, 100)
-    await svc.submit(done, 100, 0, "p1")
-    await svc.submit(done, 200, 0, "p2")
-    await svc.submit(done, 100, 1, "ok")
-    await svc.abandon(gone, 100)
-    await svc.cancel(lobby, 100)
-    assert (await svc.table(done)).row.status == "finished"
+    await svc.lobbies.start(done, 100)
+    await svc.lobbies.start(gone, 100)
+    await svc.tables.submit(done, 100, 0, "p1")
+    await svc.tables.submit(done, 200, 0, "p2")
+    await svc.tables.submit(done, 100, 1, "ok")
+    await svc.tables.abandon(gone, 100)
+    await svc.lobbies.cancel(lobby, 100)
+    assert (await svc.hall.table(done)).row.status == "finished"
     for tid in (done, gone, lobby):
-        assert tid not in svc._locks and tid not in svc._live and tid not in svc._index
-        assert svc.scheduler.timers.get(f"turn:{tid}") is None
-    assert not svc.driver._tasks
+        assert tid not in svc.hall._locks and tid not in svc.hall._live and tid not in svc.hall._index
+        assert svc.timers.get(f"turn:{tid}") is None
+    assert not svc.tables.driver._tasks
 
 
 async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
@@ -875,45 +879,45 @@ async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
     tids = []
     for _ in range(3):
         tids.append(await open_two(svc))
-        await svc.start(tids[-1], 100)
-    await svc.submit(tids[1], 100, 0, "p2")
+        await svc.lobbies.start(tids[-1], 100)
+    await svc.tables.submit(tids[1], 100, 0, "p2")
     counting = CountingDb(db)
-    svc2 = TableService(counting, clock=clock, turn_timeout=100)
-    assert await svc2.resume(warm=False) == tids
+    svc2 = House(counting, clock=clock, turn_timeout=100)
+    assert await svc2.tables.resume(warm=False) == tids
     assert counting.calls == {"timers": 1, "running_tables": 1}  # no per-table query
-    assert svc2._live == {} and sorted(svc2._index) == tids  # nothing decoded yet
-    assert (await svc2.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
-    assert list(svc2._live) == [tids[1]]  # only the touched table was decoded
-    assert (await svc2.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
+    assert svc2.hall._live == {} and sorted(svc2.hall._index) == tids  # nothing decoded yet
+    assert (await svc2.tables.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
+    assert list(svc2.hall._live) == [tids[1]]  # only the touched table was decoded
+    assert (await svc2.hall.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
     assert counting.calls == {"timers": 1, "running_tables": 1, "commit_step": 1}
-    await svc2.close()
+    await svc2.tables.close()
 
 
 # ---------------------------------------------------------------------- crash safety (kill -9)
 _CHILD = r'''
 import asyncio, sys
+from bot.house import House
 from tests.simgame import register_pick
-from bot.service import TableService
 from storage.factory import open_store
 
 async def main(url):
     game = register_pick().spec.game
     db = await open_store(url)
-    svc = TableService(db, turn_timeout=3600, seed_source=lambda: 42)
-    await svc.resume()
-    t = await svc.open_lobby(guild_id=1, channel_id=1, game=game.key, host_user_id=100, host_name="A",
-                             options={"rounds": 90})
-    await svc.join(t.id, 200, "B")
-    await svc.start(t.id, 100)
+    svc = House(db, turn_timeout=3600, seed_source=lambda: 42)
+    await svc.tables.resume()
+    t = await svc.lobbies.open(guild_id=1, channel_id=1, game=game.key, host_user_id=100, host_name="A",
+                               options={"rounds": 90})
+    await svc.lobbies.join(t.id, 200, "B")
+    await svc.lobbies.start(t.id, 100)
     print("table", t.id, flush=True)
     while True:
-        view = await svc.table(t.id)
+        view = await svc.hall.table(t.id)
         if view.row.status != "running":
             print("over", flush=True)
             await asyncio.sleep(60)
         for seat in view.waiting_for():
             code = "ok" if view.version % 2 else f"p{1 + (view.version // 2 + seat) % 3}"
-            result = await svc.submit(t.id, view.seats[seat].user_id, view.version, code)
+            result = await svc.tables.submit(t.id, view.seats[seat].user_id, view.version, code)
             print("ack", view.version, seat, code, result.status, flush=True)  # acknowledged to the member
 
 asyncio.run(main(sys.argv[1]))
@@ -954,14 +958,14 @@ async def test_kill_9_during_play_loses_no_acknowledged_action(db_url, pick_game
             else:  # buffered at the current step: the pending choice survived
                 assert (await db.pending(tid, version)).get(seat) == code
         # what is stored is whole: the log replays to the snapshot, and a restart carries on
-        svc = TableService(db, turn_timeout=3600)
-        await svc.resume()
-        state = await svc.replay(tid)
+        svc = House(db, turn_timeout=3600)
+        await svc.tables.resume()
+        state = await svc.tables.replay(tid)
         assert pick_game.dump_state(state) == row.state and row.version == len(log) == row.action_seq
-        view = await svc.table(tid)
+        view = await svc.hall.table(tid)
         seat = view.waiting_for()[0]
         code = "ok" if view.version % 2 else "p1"
-        await svc.submit(tid, view.seats[seat].user_id, view.version, code)
-        await svc.close()
+        await svc.tables.submit(tid, view.seats[seat].user_id, view.version, code)
+        await svc.tables.close()
     finally:
         await db.close()

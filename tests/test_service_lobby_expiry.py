@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from bot.games import GAMES
-from bot.scheduler import lobby_key
-from bot.service import Notifier, ServiceError, TableService
-from storage.db import Database
+from bot.house import House
+from bot.service import Notifier, ServiceError
+from bot.timers import lobby_key
+from storage.base import Store
 from storage.factory import open_store
 from tests.simgame import register_pick
 from tests.test_service import FakeClock
@@ -35,29 +36,29 @@ class Heard(Notifier):
 async def make(db_url):
     """``await make(clock)``: a service on the test's one database (a second call = a restart)."""
     registration = register_pick()
-    made: list[tuple[TableService, Database]] = []
+    made: list[tuple[House, Store]] = []
 
-    async def build(clock: FakeClock, notifier: Notifier | None = None) -> TableService:
+    async def build(clock: FakeClock, notifier: Notifier | None = None) -> House:
         if made:  # a restart: the previous process stops first
-            await made[-1][0].close()
+            await made[-1][0].tables.close()
             await made[-1][1].close()
         db = await open_store(db_url)
-        svc = TableService(db, clock=clock, notifier=notifier or Heard(), turn_timeout=100,
-                           seed_source=lambda: 42, lobby_timeout=TIMEOUT)
+        svc = House(db, clock=clock, notifier=notifier or Heard(), turn_timeout=100,
+                    seed_source=lambda: 42, lobby_timeout=TIMEOUT)
         made.append((svc, db))
         return svc
 
     yield build
     try:
-        await made[-1][0].close()
+        await made[-1][0].tables.close()
         await made[-1][1].close()
     finally:
         registration.unregister()
 
 
-async def lobby(svc: TableService) -> int:
-    t = await svc.open_lobby(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
-    await svc.join(t.id, 200, "Guest")
+async def lobby(svc: House) -> int:
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
+    await svc.lobbies.join(t.id, 200, "Guest")
     return t.id
 
 
@@ -66,33 +67,33 @@ async def test_a_lobby_expires_after_the_timeout_not_before(make):
     svc = await make(clock)
     opened = clock.now()
     tid = await lobby(svc)
-    stored = await svc.db.timer(lobby_key(tid))
+    stored = await svc.hall.db.timer(lobby_key(tid))
     assert stored is not None and stored.due == opened + TIMEOUT
 
     clock.advance(TIMEOUT - 1)
-    assert await svc.process_deadlines() == opened + TIMEOUT  # the next due time: the expiry
-    assert (await svc.table(tid)).row.status == "lobby"
-    assert svc.notifier.heard == [("changed", tid, "lobby")]  # the join only
+    assert await svc.timers.process() == opened + TIMEOUT  # the next due time: the expiry
+    assert (await svc.hall.table(tid)).row.status == "lobby"
+    assert svc.hall.notifier.heard == [("changed", tid, "lobby")]  # the join only
 
     clock.advance(1)
-    await svc.process_deadlines()
-    table = await svc.table(tid)
+    await svc.timers.process()
+    table = await svc.hall.table(tid)
     assert table.row.status == "abandoned" and table.row.seed is None and table.state is None
-    assert svc.notifier.heard[1:] == [("expired", tid, "abandoned")]
-    assert svc.expired(table)
-    assert await svc.db.timer(lobby_key(tid)) is None and len(svc.scheduler.timers) == 0
+    assert svc.hall.notifier.heard[1:] == [("expired", tid, "abandoned")]
+    assert svc.lobbies.expired(table)
+    assert await svc.hall.db.timer(lobby_key(tid)) is None and len(svc.timers) == 0
     # nothing recorded: no result, no events, nobody rated
-    assert await svc.db.all_events(tid) == []
-    assert await svc.stats(1, 100) == {} and await svc.stats(1, 200) == {}
+    assert await svc.hall.db.all_events(tid) == []
+    assert await svc.records.stats(1, 100) == {} and await svc.records.stats(1, 200) == {}
     # an old button of the lobby says why it is closed
     with pytest.raises(ServiceError) as err:
-        await svc.join(tid, 300, "Late")
+        await svc.lobbies.join(tid, 300, "Late")
     assert err.value.key == "err.lobby_expired" and err.value.params == {"minutes": 30}
     with pytest.raises(ServiceError) as err:
-        await svc.start(tid, 100)
+        await svc.lobbies.start(tid, 100)
     assert err.value.key == "err.lobby_expired"
     # the host may open a new lobby in that channel (the expired one is not open any more)
-    assert await svc.lobby_of(1, 10, 100) is None
+    assert await svc.lobbies.hosted(1, 10, 100) is None
 
 
 async def test_starting_a_lobby_cancels_its_expiry(make):
@@ -100,29 +101,29 @@ async def test_starting_a_lobby_cancels_its_expiry(make):
     svc = await make(clock)
     tid = await lobby(svc)
     clock.advance(TIMEOUT - 10)
-    await svc.start(tid, 100)
-    assert await svc.db.timer(lobby_key(tid)) is None
-    assert svc.scheduler.timers.get(lobby_key(tid)) is None
+    await svc.lobbies.start(tid, 100)
+    assert await svc.hall.db.timer(lobby_key(tid)) is None
+    assert svc.timers.get(lobby_key(tid)) is None
     clock.advance(TIMEOUT)
-    await svc.process_deadlines()  # only the turn deadline fires (the AI picks for both)
-    assert (await svc.table(tid)).row.status in ("running", "finished")
-    assert not any(kind == "expired" for kind, *_ in svc.notifier.heard)
+    await svc.timers.process()  # only the turn deadline fires (the AI picks for both)
+    assert (await svc.hall.table(tid)).row.status in ("running", "finished")
+    assert not any(kind == "expired" for kind, *_ in svc.hall.notifier.heard)
 
 
 async def test_cancelling_a_lobby_cancels_its_expiry(make):
     clock = FakeClock()
     svc = await make(clock)
     tid = await lobby(svc)
-    await svc.cancel(tid, 100)
-    assert await svc.db.timer(lobby_key(tid)) is None and len(svc.scheduler.timers) == 0
+    await svc.lobbies.cancel(tid, 100)
+    assert await svc.hall.db.timer(lobby_key(tid)) is None and len(svc.timers) == 0
     clock.advance(2 * TIMEOUT)
-    await svc.process_deadlines()
-    table = await svc.table(tid)
-    assert table.row.status == "abandoned" and not svc.expired(table)
-    assert svc.notifier.heard[-1] == ("changed", tid, "abandoned")
-    assert not any(kind == "expired" for kind, *_ in svc.notifier.heard)
+    await svc.timers.process()
+    table = await svc.hall.table(tid)
+    assert table.row.status == "abandoned" and not svc.lobbies.expired(table)
+    assert svc.hall.notifier.heard[-1] == ("changed", tid, "abandoned")
+    assert not any(kind == "expired" for kind, *_ in svc.hall.notifier.heard)
     with pytest.raises(ServiceError) as err:  # cancelled, not expired: the usual refusal
-        await svc.join(tid, 300, "Late")
+        await svc.lobbies.join(tid, 300, "Late")
     assert err.value.key == "err.table_not_lobby"
 
 
@@ -130,27 +131,27 @@ async def test_closing_a_lobby_silently_cancels_its_expiry(make):
     clock = FakeClock()
     svc = await make(clock)
     tid = await lobby(svc)
-    assert await svc.close_guild(1) == [tid]
-    assert await svc.db.timer(lobby_key(tid)) is None and len(svc.scheduler.timers) == 0
+    assert await svc.tables.close_guild(1) == [tid]
+    assert await svc.hall.db.timer(lobby_key(tid)) is None and len(svc.timers) == 0
 
 
 async def test_a_rematch_lobby_expires_too(make):
     clock = FakeClock()
     svc = await make(clock)
     tid = await lobby(svc)
-    await svc.set_option(tid, 100, "rounds", 1)
-    await svc.start(tid, 100)
+    await svc.lobbies.set_option(tid, 100, "rounds", 1)
+    await svc.lobbies.start(tid, 100)
     game = GAMES["test-pick"].game
-    while (table := await svc.table(tid)).row.status == "running":
+    while (table := await svc.hall.table(tid)).row.status == "running":
         seat = min(s for s in table.to_act() if s not in table.pending)
-        await svc.submit(tid, table.seats[seat].user_id, table.version,
-                         game.encode(game.legal_actions(table.state, seat)[0]))
-    again = await svc.rematch(tid, 200)
-    assert (await svc.db.timer(lobby_key(again.id))).due == clock.now() + TIMEOUT
+        await svc.tables.submit(tid, table.seats[seat].user_id, table.version,
+                                game.encode(game.legal_actions(table.state, seat)[0]))
+    again = await svc.lobbies.rematch(tid, 200)
+    assert (await svc.hall.db.timer(lobby_key(again.id))).due == clock.now() + TIMEOUT
     clock.advance(TIMEOUT)
-    await svc.process_deadlines()
-    assert (await svc.table(again.id)).row.status == "abandoned"
-    assert svc.notifier.heard[-1] == ("expired", again.id, "abandoned")
+    await svc.timers.process()
+    assert (await svc.hall.table(again.id)).row.status == "abandoned"
+    assert svc.hall.notifier.heard[-1] == ("expired", again.id, "abandoned")
 
 
 async def test_the_expiry_survives_a_restart(make):
@@ -160,15 +161,15 @@ async def test_the_expiry_survives_a_restart(make):
     tid = await lobby(svc)
     clock.advance(600)
     svc = await make(clock)  # restart: the timer is read back from the database
-    await svc.resume()
-    assert svc.scheduler.timers.get(lobby_key(tid)).due == opened + TIMEOUT  # no time given back
+    await svc.tables.resume()
+    assert svc.timers.get(lobby_key(tid)).due == opened + TIMEOUT  # no time given back
     clock.advance(TIMEOUT - 601)
-    await svc.process_deadlines()
-    assert (await svc.table(tid)).row.status == "lobby"
+    await svc.timers.process()
+    assert (await svc.hall.table(tid)).row.status == "lobby"
     clock.advance(1)
-    await svc.process_deadlines()
-    assert (await svc.table(tid)).row.status == "abandoned"
-    assert svc.notifier.heard == [("expired", tid, "abandoned")]
+    await svc.timers.process()
+    assert (await svc.hall.table(tid)).row.status == "abandoned"
+    assert svc.hall.notifier.heard == [("expired", tid, "abandoned")]
 
 
 async def test_a_lobby_that_expired_while_the_bot_was_down_closes_at_start_up(make):
@@ -177,12 +178,12 @@ async def test_a_lobby_that_expired_while_the_bot_was_down_closes_at_start_up(ma
     tid = await lobby(svc)
     clock.advance(3 * TIMEOUT)  # the bot is down meanwhile
     svc = await make(clock)
-    await svc.resume()
-    assert (await svc.table(tid)).row.status == "lobby"  # until the timers run
-    await svc.process_deadlines()
-    table = await svc.table(tid)
-    assert table.row.status == "abandoned" and svc.expired(table)
-    assert svc.notifier.heard == [("expired", tid, "abandoned")]
+    await svc.tables.resume()
+    assert (await svc.hall.table(tid)).row.status == "lobby"  # until the timers run
+    await svc.timers.process()
+    table = await svc.hall.table(tid)
+    assert table.row.status == "abandoned" and svc.lobbies.expired(table)
+    assert svc.hall.notifier.heard == [("expired", tid, "abandoned")]
 
 
 def test_the_lobby_timeout_setting(tmp_path, monkeypatch):

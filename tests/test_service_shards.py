@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from bot.games import GAMES
-from bot.service import ServiceError, TableService
+from bot.house import House
+from bot.service import ServiceError
 from storage.base import Shards
-from storage.db import Database
+from storage.sqlite import SqliteStore
 from tests.test_service import FakeClock
 
 #: Guilds on shard 0 and on shard 1 of 2 (``(id >> 22) % 2``).
@@ -19,21 +20,21 @@ G0, G1 = 2 << 22, 3 << 22
 GAME = GAMES["gang-of-dice"].game
 
 
-async def start_table(svc: TableService, guild_id: int, host: int = 100, guest: int = 200) -> int:
-    t = await svc.open_lobby(guild_id=guild_id, channel_id=guild_id + 1, game="gang-of-dice", host_user_id=host,
-                             host_name="Host")
-    await svc.join(t.id, guest, "Guest")
-    await svc.start(t.id, host)
+async def start_table(svc: House, guild_id: int, host: int = 100, guest: int = 200) -> int:
+    t = await svc.lobbies.open(guild_id=guild_id, channel_id=guild_id + 1, game="gang-of-dice", host_user_id=host,
+                               host_name="Host")
+    await svc.lobbies.join(t.id, guest, "Guest")
+    await svc.lobbies.start(t.id, host)
     return t.id
 
 
-async def play_one(svc: TableService, table_id: int) -> tuple[int, int, str]:
+async def play_one(svc: House, table_id: int) -> tuple[int, int, str]:
     """The member who must act submits the AI's choice; returns (user, version, code)."""
-    table = await svc.table(table_id)
+    table = await svc.hall.table(table_id)
     (seat,) = table.to_act()
     code = GAME.encode(GAME.ai_action(table.state, seat))
     user = table.seats[seat].user_id
-    await svc.submit(table_id, user, table.version, code)
+    await svc.tables.submit(table_id, user, table.version, code)
     return user, table.version, code
 
 
@@ -41,13 +42,13 @@ async def play_one(svc: TableService, table_id: int) -> tuple[int, int, str]:
 async def path(tmp_path):
     """A database with a running table on each shard and an open lobby on shard 1."""
     p = tmp_path / "shards.db"
-    db = await Database.open(p)
-    svc = TableService(db, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
+    db = await SqliteStore.open(p)
+    svc = House(db, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
     assert await start_table(svc, G0) == 1
     assert await start_table(svc, G1) == 2
-    lobby = await svc.open_lobby(guild_id=G1, channel_id=9, game="gang-of-dice", host_user_id=300, host_name="L")
+    lobby = await svc.lobbies.open(guild_id=G1, channel_id=9, game="gang-of-dice", host_user_id=300, host_name="L")
     assert lobby.id == 3
-    await svc.close()
+    await svc.tables.close()
     await db.close()
     return p
 
@@ -60,7 +61,7 @@ def test_shards_are_validated():
 
 
 async def test_the_store_filters_running_tables_and_timers_by_shard(path):
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
         assert [t.row.id for t in await db.running_tables()] == [1, 2]
         assert [t.row.id for t in await db.running_tables_of(Shards(2, (0,)))] == [1]
@@ -80,47 +81,47 @@ async def test_the_store_filters_running_tables_and_timers_by_shard(path):
 
 
 async def test_a_process_resumes_and_times_only_its_own_tables(path):
-    db = await Database.open(path)
-    svc = TableService(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
+    db = await SqliteStore.open(path)
+    svc = House(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
-        assert await svc.resume() == [1]
-        await svc.idle()
-        assert set(svc.scheduler.timers._rows) == {"turn:1"}
+        assert await svc.tables.resume() == [1]
+        await svc.tables.idle()
+        assert set(svc.timers._rows) == {"turn:1"}
         # the deadlines of the other shard's tables are not even in memory: firing everything
         # due (much later) touches table 1 only, and leaves the others' timers stored
-        svc.clock.advance(10_000)  # type: ignore[attr-defined]
-        await svc.process_deadlines()
-        await svc.idle()
+        svc.hall.clock.advance(10_000)  # type: ignore[attr-defined]
+        await svc.timers.process()
+        await svc.tables.idle()
         assert {t.key for t in await db.timers()} >= {"turn:2", "lobby:3"}
         assert (await db.get_table(3)).status == "lobby"
         assert (await db.get_table(2)).version == 0
         assert (await db.get_table(1)).version > 0
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()
 
 
 async def test_another_shards_table_is_refused_and_never_written(path):
-    db = await Database.open(path)
-    svc = TableService(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
+    db = await SqliteStore.open(path)
+    svc = House(db, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
-        await svc.resume()
+        await svc.tables.resume()
         before = await db.get_table(2)
-        for call in (svc.table(2), svc.submit(2, 100, 0, "c1"), svc.abandon(2, 100), svc.join(3, 500, "X"),
-                     svc.guild_tables(G1), svc.close_table(2, 100),
-                     svc.open_lobby(guild_id=G1, channel_id=1, game="gang-of-dice", host_user_id=1, host_name="A")):
+        for call in (svc.hall.table(2), svc.tables.submit(2, 100, 0, "c1"), svc.tables.abandon(2, 100),
+                     svc.lobbies.join(3, 500, "X"), svc.records.guild_tables(G1), svc.lobbies.close_table(2, 100),
+                     svc.lobbies.open(guild_id=G1, channel_id=1, game="gang-of-dice", host_user_id=1, host_name="A")):
             with pytest.raises(ServiceError) as err:
                 await call
             assert err.value.key == "err.not_owned"
-        assert await svc.close_guild(G1) == []
-        assert not await svc.back(2, 100)
+        assert await svc.tables.close_guild(G1) == []
+        assert not await svc.tables.back(2, 100)
         assert await db.get_table(2) == before
         assert len(await db.seats(3)) == 1
         # its own tables work as usual; shared data (leaderboards) is readable from any process
         await play_one(svc, 1)
-        assert await svc.leaderboard(G1, "gang-of-dice") == []
+        assert await svc.records.leaderboard(G1, "gang-of-dice") == []
     finally:
-        await svc.close()
+        await svc.tables.close()
         await db.close()
 
 
@@ -128,32 +129,32 @@ async def test_two_writers_on_one_table_apply_one_step_and_the_other_reloads(pat
     """Two services (two connections: as two processes) both resume table 1 (a misconfiguration:
     both run shard 0). A click applied by one is refused as stale by the other, which reloads the
     table and then accepts the next click; the log stays one step per version."""
-    db_a, db_b = await Database.open(path), await Database.open(path)
-    a = TableService(db_a, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
-    b = TableService(db_b, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
+    db_a, db_b = await SqliteStore.open(path), await SqliteStore.open(path)
+    a = House(db_a, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
+    b = House(db_b, clock=FakeClock(), turn_timeout=100, shards=Shards(2, (0,)))
     try:
-        assert await a.resume() == [1] and await b.resume() == [1]
-        await a.idle()
-        await b.idle()
-        assert (await b.table(1)).version == 0  # b's cache: version 0
+        assert await a.tables.resume() == [1] and await b.tables.resume() == [1]
+        await a.tables.idle()
+        await b.tables.idle()
+        assert (await b.hall.table(1)).version == 0  # b's cache: version 0
         user, version, code = await play_one(a, 1)
         with pytest.raises(ServiceError) as err:  # the same click, in the other process
-            await b.submit(1, user, version, code)
+            await b.tables.submit(1, user, version, code)
         assert err.value.key == "err.stale"
-        assert (await b.table(1)).version == version + 1  # reloaded from the store
+        assert (await b.hall.table(1)).version == version + 1  # reloaded from the store
         # b goes on from the stored state; a's stale cache refuses, then catches up by itself:
         # a button drawn by b's newer state reloads a's table
         await play_one(b, 1)
-        table = await b.table(1)
+        table = await b.hall.table(1)
         (seat,) = table.to_act()
         code = GAME.encode(GAME.ai_action(table.state, seat))
-        await a.submit(1, table.seats[seat].user_id, table.version, code)
+        await a.tables.submit(1, table.seats[seat].user_id, table.version, code)
         log = await db_a.action_log(1)
         assert [v for v, _, _ in log] == list(range(len(log))) == [0, 1, 2]
-        assert await a.replay(1) == (await a.table(1)).state
+        assert await a.tables.replay(1) == (await a.hall.table(1)).state
     finally:
         for svc in (a, b):
-            await svc.close()
+            await svc.tables.close()
         await db_a.close()
         await db_b.close()
 
@@ -162,35 +163,35 @@ async def test_two_writers_cannot_both_start_or_end_a_table(path):
     """Starting, cancelling and abandoning are compare-and-sets on the status too: of two
     processes that start one lobby, one deals it and the other is refused (no second deal over
     the first); a table one process finished cannot be abandoned by the other."""
-    db_a, db_b = await Database.open(path), await Database.open(path)
-    a = TableService(db_a, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
-    b = TableService(db_b, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 8)
+    db_a, db_b = await SqliteStore.open(path), await SqliteStore.open(path)
+    a = House(db_a, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 7)
+    b = House(db_b, clock=FakeClock(), turn_timeout=100, seed_source=lambda: 8)
     try:
-        await b.join(3, 400, "Guest")
-        lobby = await b.table(3)  # b read the lobby: then a starts it first
-        await a.start(3, 300)
-        original = b.db.get_table
+        await b.lobbies.join(3, 400, "Guest")
+        lobby = await b.hall.table(3)  # b read the lobby: then a starts it first
+        await a.lobbies.start(3, 300)
+        original = b.hall.db.get_table
 
         async def stale_read(table_id):  # b's read happened before a's start
             return lobby.row if table_id == 3 else await original(table_id)
 
-        b.db.get_table = stale_read  # type: ignore[method-assign]
+        b.hall.db.get_table = stale_read  # type: ignore[method-assign]
         with pytest.raises(ServiceError) as err:
-            await b.start(3, 300)
+            await b.lobbies.start(3, 300)
         assert err.value.key == "err.table_not_lobby"
         with pytest.raises(ServiceError) as err:
-            await b.cancel(3, 300)
+            await b.lobbies.cancel(3, 300)
         assert err.value.key == "err.table_not_lobby"
-        b.db.get_table = original  # type: ignore[method-assign]
+        b.hall.db.get_table = original  # type: ignore[method-assign]
         row = await db_a.get_table(3)
         assert row.status == "running" and row.seed == 7 and row.version == 0
         # a ends table 1 (abandoned here); b, still holding it as running, cannot end it again
-        assert (await b.table(1)).row.status == "running"
-        await a.abandon(1, 100)
-        assert await b.close_silently(1) is False
+        assert (await b.hall.table(1)).row.status == "running"
+        await a.tables.abandon(1, 100)
+        assert await b.tables.close_silently(1) is False
         assert (await db_a.get_table(1)).status == "abandoned"
     finally:
         for svc in (a, b):
-            await svc.close()
+            await svc.tables.close()
         await db_a.close()
         await db_b.close()

@@ -378,6 +378,32 @@ def test_s6_rules_4_past_the_cap_the_chooser_behind_chooses_again_and_skips_are_
     assert step.state.phase == "over" and step.state.chosen == (4, 4, 4) and "sb.ev.cap" in keys(step)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_s6_rules_4_dealt_games_at_cap_10_end_once_every_seat_still_in_has_chosen_equally_often(players: int):
+    """Full dealt games (a scripted mix of AI and in-turn legal moves, so that powers, batailles
+    and rounds past the cap occur): each ends, and one that ends with two or more seats still in
+    ends at or after the cap with equal announcement counts, every announcement counted."""
+    cards = len(default_deck().cards)
+    for seed in (1, 2):
+        piles, pot, chooser = shuffled_deal(seed, cards, players, 4)
+        state = G.start_from(seed, piles, pot, chooser=chooser, options={"round_cap": 10}, rules=4)
+        announced = [0] * players
+        k = 0
+        while acting := G.to_act(state):
+            (seat,) = acting
+            legal = G.legal_actions(state, seat)
+            action = G.ai_action(state, seat) if k % 3 else legal[k % len(legal)]
+            k += 1
+            if isinstance(action, Choose):
+                announced[seat] += 1
+            state = G.apply(state, {seat: action}).state
+        assert state.phase == "over"
+        assert state.chosen == tuple(announced)
+        alive = [s for s in range(players) if state.out[s] is None]
+        if len(alive) > 1:
+            assert state.round >= 10 and len({announced[s] for s in alive}) == 1
+
+
 def test_s1_letters_follow_the_rules_version_of_the_table():
     # Dragonʼs Den: 10 letters (ʼ is a modifier letter, not a letter); rules 1 counted 11
     p0 = [shop("Dragonʼs Den"), shop(), shop(), shop()]

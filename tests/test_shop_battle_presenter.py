@@ -12,7 +12,7 @@ from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
 from bot.presenters.base import RenderContext
 from bot.presenters.shop_battle import ShopBattlePresenter
-from bot.ui import Button, Select, check_card_limits, check_panel_limits
+from bot.ui import Button, Select, check_block_limits, check_panel_limits
 from engine.shop_battle import Deck, ShopBattle
 
 G = GAMES["shop-battle"].game
@@ -47,7 +47,7 @@ def _check(state, lang: str, deck_names: list[str], step_events) -> None:
     n = state.players
     public = G.view(state, None)
     board = P.board(public, ctx(lang, players=n))
-    assert check_card_limits(board) == [], check_card_limits(board)
+    assert check_block_limits(board) == [], check_block_limits(board)
     text = text_of(board)
     shown = revealed_names(public)
     for name in deck_names:
@@ -186,9 +186,9 @@ def test_lobby_selects_offer_decks_default_first_and_round_caps():
         assert [o.value for o in cap_sel.options] == [
             "round_cap=none", "round_cap=10", "round_cap=20", "round_cap=30", "round_cap=50"
         ]
-        from bot.ui import Card, Panel
+        from bot.ui import Block, Panel
 
-        assert check_panel_limits(Panel(Card(title="x"), rows=((deck_sel,), (cap_sel,)))) == []
+        assert check_panel_limits(Panel(Block(title="x"), rows=((deck_sel,), (cap_sel,)))) == []
     only_default, _ = P.lobby_selects(ctx("en"))
     assert [o.value for o in only_default.options] == ["deck=default"]
     # every option value is accepted by the options model (deck data aside)
@@ -201,7 +201,7 @@ def test_rules_cards_in_both_languages():
     for lang in LANGS:
         t = Translator(lang)
         card = P.rules(t)
-        assert check_card_limits(card) == []
+        assert check_block_limits(card) == []
         assert len(t("game.shop-battle.rules")) < 3500
         assert "HYPER U" in card.description and len(card.fields[0].value.splitlines()) == 7
     assert "Bataille des commerces" == Translator("fr")("game.shop-battle.name")

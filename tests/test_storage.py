@@ -1,5 +1,6 @@
-"""Storage: transactions on the one shared connection are isolated from other tasks; migrations;
-the step write (one compare-and-set transaction); bulk reads at start-up; persisted timers."""
+"""Storage, on both drivers: transactions on the one shared connection are isolated from other
+tasks; migrations; the step write (one compare-and-set transaction); bulk reads at start-up;
+persisted timers."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from storage.db import SeatRow, StepWrite, TimerRow, VersionConflict
+from storage.base import SeatRow, StepWrite, TimerRow, VersionConflict
 from storage.factory import open_store
+from storage.migrations import latest
 
 
 async def test_another_tasks_write_never_joins_a_rolled_back_transaction(db_url):
@@ -48,20 +50,15 @@ async def test_nested_transactions_join_and_seats_are_unique_per_user(db_url):
     await db.close()
 
 
-async def test_migration_4_gives_old_tables_rules_version_1(db_url, monkeypatch):
-    import storage.sqlite as storage_sqlite
-
+async def test_migration_4_gives_old_tables_rules_version_1(db_url):
     path = db_url
-    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:3])  # the schema before versions
-    db = await open_store(path)
+    db = await open_store(path, upto=3)  # the schema before versions
     assert await db.schema_version() == 3
-    t = await db._insert(  # a row as the previous version wrote it (no rules_version column)
-        "INSERT INTO game_tables (guild_id, channel_id, game, status, host_user_id, created_at, updated_at)"
-        " VALUES (1, 1, 'g', 'running', 1, 0, 0)")
+    t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
+    await db._exec(f"UPDATE game_tables SET status = 'running' WHERE id = {t}")  # no rules_version column yet
     await db.close()
-    monkeypatch.undo()
     db = await open_store(path)
-    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
+    assert await db.schema_version() == latest() == 8
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
     assert (await db.get_table(t)).rules_version == 2
@@ -70,22 +67,19 @@ async def test_migration_4_gives_old_tables_rules_version_1(db_url, monkeypatch)
     await db.close()
 
 
-async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url, monkeypatch):
-    import storage.sqlite as storage_sqlite
-
+async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url):
     path = db_url
-    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:4])  # the previous version
-    db = await open_store(path)
+    db = await open_store(path, upto=4)  # the version before
     a = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     b = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=2, lang="en", options={}, now=0)
-    await db._exec("INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES (?, 0, 1, 'a', 0)", (a,))
-    for seq in (1, 2, 3):  # rows as the previous version wrote them
-        await db._exec("INSERT INTO actions VALUES (?, ?, ?, '{}', 'user', 0)", (a, seq, seq - 1))
-    await db._exec("INSERT INTO events VALUES (?, 1, 0, '{}')", (a,))
-    await db._exec("INSERT INTO deadlines VALUES (?, 3, 50.0, 100.0, 0)", (a,))
-    await db._exec("INSERT INTO deadlines VALUES (?, 1, 20.0, 40.0, 1)", (b,))
+    # rows as that version wrote them (literal SQL, the same in both dialects)
+    await db._exec(f"INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES ({a}, 0, 1, 'a', 0)")
+    for seq in (1, 2, 3):
+        await db._exec(f"INSERT INTO actions VALUES ({a}, {seq}, {seq - 1}, '{{}}', 'user', 0)")
+    await db._exec(f"INSERT INTO events VALUES ({a}, 1, 0, '{{}}')")
+    await db._exec(f"INSERT INTO deadlines VALUES ({a}, 3, 50.0, 100.0, 0)")
+    await db._exec(f"INSERT INTO deadlines VALUES ({b}, 1, 20.0, 40.0, 1)")
     await db.close()
-    monkeypatch.undo()
     db = await open_store(path)
     assert await db.timers() == [
         TimerRow(f"turn:{b}", 40.0, {"version": 1, "remind_at": 20.0, "act_at": 40.0, "reminded": True}),
@@ -98,25 +92,21 @@ async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url,
     await db.close()
 
 
-async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines_into_the_rows(db_url, monkeypatch):
-    import storage.sqlite as storage_sqlite
-
-    monkeypatch.setattr(storage_sqlite, "MIGRATIONS", storage_sqlite.MIGRATIONS[:6])  # the version before
-    db = await open_store(db_url)
+async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines_into_the_rows(db_url):
+    db = await open_store(db_url, upto=6)  # the version before
     t = await _running(db)
     await db.record_events(t, 0, [{"key": "opening"}])
-    # a step's rows as the previous version wrote them
-    await db._exec("INSERT INTO actions VALUES (?, 1, 0, '{\"0\":\"a\"}', 'user', 1.0)", (t,))
+    # a step's rows as that version wrote them (literal SQL, the same in both dialects)
+    await db._exec(f"INSERT INTO actions VALUES ({t}, 1, 0, '{{\"0\":\"a\"}}', 'user', 1.0)")
     for seq, key in ((2, "e1"), (3, "e2")):
-        await db._exec("INSERT INTO events VALUES (?, ?, 1, ?)", (t, seq, f'{{"key":"{key}"}}'))
+        await db._exec(f"INSERT INTO events VALUES ({t}, {seq}, 1, '{{\"key\":\"{key}\"}}')")
     await db.update_table(t, 1.0, state={"v": 1}, version=1)
-    await db._exec("UPDATE game_tables SET action_seq = 1, event_seq = 3 WHERE id = ?", (t,))
-    await db._exec("INSERT INTO timers VALUES (?, 50.0, '{\"version\":1}')", (f"turn:{t}",))
+    await db._exec(f"UPDATE game_tables SET action_seq = 1, event_seq = 3 WHERE id = {t}")
+    await db._exec(f"INSERT INTO timers VALUES ('turn:{t}', 50.0, '{{\"version\":1}}')")
     await db._exec("INSERT INTO timers VALUES ('lobby:99', 20.0, '{}')")
     await db.close()
-    monkeypatch.undo()
     db = await open_store(db_url)
-    assert await db.schema_version() == len(storage_sqlite.MIGRATIONS) == 8
+    assert await db.schema_version() == latest() == 8
     assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]  # the turn one moved
     assert await db.timers() == [("lobby:99", 20.0, {}), (f"turn:{t}", 50.0, {"version": 1})]
     assert await db.timer(f"turn:{t}") == (f"turn:{t}", 50.0, {"version": 1})
@@ -124,7 +114,7 @@ async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines
     await db.commit_step(StepWrite(table_id=t, version_before=1, version=2, state={"v": 2}, actions={1: "b"},
                                    source="ai", events=[{"key": "e3"}, {"key": "e4"}], action_seq=2, event_seq=4,
                                    now=2.0, timer=TimerRow(f"turn:{t}", 60.0, {"version": 2})))
-    assert len(await db._all("SELECT * FROM events WHERE table_id = ?", (t,))) == 3  # the old rows only
+    assert len(await db._all(f"SELECT * FROM events WHERE table_id = {t}")) == 3  # the old rows only
     assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]
     assert await db.action_log(t) == [(0, {0: "a"}, "user"), (1, {1: "b"}, "ai")]
     assert [e["key"] for e in await db.all_events(t)] == ["opening", "e1", "e2", "e3", "e4"]
@@ -219,7 +209,7 @@ async def test_commit_step_is_one_compare_and_set_transaction(db_url):
     await db.commit_step(step)
     row = await db.get_table(t)
     assert (row.version, row.state, row.action_seq, row.event_seq, row.updated_at) == (1, {"v": 1, "s": [1, 2]}, 1, 2, 3.0)
-    raw = await db._one("SELECT state FROM game_tables WHERE id = ?", (t,))
+    raw = await db._one(f"SELECT state FROM game_tables WHERE id = {t}")
     assert raw["state"] == '{"v":1,"s":[1,2]}'  # compact JSON
     assert await db.pending(t, 0) == {} and await db.timer(f"turn:{t}") == (f"turn:{t}", 9.0, {"version": 1})
     # a second writer still at version 0: refused, nothing of it stored
@@ -268,13 +258,14 @@ async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapsh
     await db.set_pending(b, 0, 7, "old")  # an older step's choice: not the current one
     await db.set_seat_state(a, 1, away=True, timeouts=2)
     calls = []
-    real = db._worker
+    if "postgres" not in db_url:  # SQLite: count the round trips to the connection's worker thread
+        real = db._worker
 
-    async def counting(fn):
-        calls.append(fn)
-        return await real(fn)
+        async def counting(fn):
+            calls.append(fn)
+            return await real(fn)
 
-    db._worker = counting
+        db._worker = counting
     got = await db.running_tables()
     if "postgres" not in db_url:
         assert len(calls) == 1  # one round trip for every table
@@ -286,7 +277,7 @@ async def test_running_tables_are_read_in_bulk_with_seats_pending_and_raw_snapsh
 
 
 def test_database_problem_names_what_is_wrong_with_a_path(tmp_path):
-    from storage.db import database_problem
+    from storage.sqlite import database_problem
 
     bad = tmp_path / "notes.txt"
     bad.write_text("hello, I am not a database " * 100)
@@ -304,7 +295,7 @@ async def test_a_sqlite_file_another_process_is_writing_still_opens(tmp_path):
     import sqlite3
     import threading
 
-    from storage.sqlite import Database
+    from storage.sqlite import SqliteStore
 
     path = tmp_path / "shared.db"
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -314,7 +305,7 @@ async def test_a_sqlite_file_another_process_is_writing_still_opens(tmp_path):
     writing = threading.Timer(0.3, lambda: other.execute("COMMIT"))
     writing.start()
     try:
-        db = await Database.open(path)
+        db = await SqliteStore.open(path)
     finally:
         writing.join()
         other.close()
@@ -324,19 +315,34 @@ async def test_a_sqlite_file_another_process_is_writing_still_opens(tmp_path):
     await db.close()
 
 
+async def test_stores_opening_a_new_sqlite_file_together_apply_each_migration_once(tmp_path):
+    """Three connections (as three processes would) open one new file at once: each migration
+    runs in BEGIN IMMEDIATE and re-reads user_version there, so the later ones skip what the
+    first applied (a second CREATE TABLE would fail)."""
+    path = tmp_path / "new.db"
+    stores = await asyncio.gather(*(open_store(path) for _ in range(3)))
+    try:
+        assert [await db.schema_version() for db in stores] == [latest()] * 3
+        t = await stores[0].create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={},
+                                         now=0)
+        assert (await stores[2].get_table(t)).game == "g"
+    finally:
+        for db in stores:
+            await db.close()
+
+
 async def test_processes_starting_together_apply_each_postgres_migration_once():
     """Two stores opened at once on one empty PostgreSQL database (two connections, as two
     processes would): the advisory lock makes the second wait, then find nothing to do."""
-    from storage.sqlite import MIGRATIONS
     from tests.stores import fresh_postgres_url
 
     url = await fresh_postgres_url()
     a, b = await asyncio.gather(open_store(url), open_store(url))
     try:
-        assert await a.schema_version() == await b.schema_version() == len(MIGRATIONS)
+        assert await a.schema_version() == await b.schema_version() == latest("postgres")
         t = await a.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
         assert (await b.get_table(t)).game == "g"  # one database
-        assert await a._all("SELECT * FROM speakeasy_schema") == [(len(MIGRATIONS),)]
+        assert await a._all("SELECT * FROM speakeasy_schema") == [(latest("postgres"),)]
     finally:
         await a.close()
         await b.close()

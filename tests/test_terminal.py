@@ -1,4 +1,4 @@
-"""The terminal mode (bot/terminal.py): every game plays to the end through the TableService, and
+"""The terminal mode (bot/terminal.py): every game plays to the end through the table services, and
 each habit of issue 13 part 8 has its test (typed counts, one-answer rerolls, dice kept in
 place, confirmation before leaving and ``play --resume``, forced moves, AI pacing, terminal
 wording, no block printed twice). Input is scripted; pacing is 0 (no timing)."""
@@ -16,9 +16,9 @@ import engine.gang_of_dice.rules as god_rules
 from bot.games import GAMES
 from bot.presenters.gang_of_dice_terminal import place_dice
 from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, parse_positions, value_key
-from bot.ui import Button, Card, Field, Panel
+from bot.ui import Block, Button, Field, Panel
 from engine.gang_of_dice import scripted_setup
-from storage.db import Database
+from storage.sqlite import SqliteStore
 
 DISCORD_WORDS = re.compile(r"button|bouton|\bbold\b|\bgras\b|ephemeral|éphémère|\*\*|＋|－|click|cliqu", re.I)
 
@@ -108,7 +108,7 @@ def god_script(monkeypatch):
 
 
 async def action_log(path: Path, table_id: int = 1) -> list[str]:
-    db = await Database.open(path)
+    db = await SqliteStore.open(path)
     try:
         return [codes[0] for _, codes, _ in await db.action_log(table_id) if 0 in codes]
     finally:
@@ -188,9 +188,9 @@ def test_value_keys():
     assert value_key("shop-battle", "b6") is None
     from bot.terminal import menu
 
-    panel = Panel(Card("x"), ((Button("Pass", "b0"), Button("Bid 6", "b6"), Button("Moon", "b21")),))
+    panel = Panel(Block("x"), ((Button("Pass", "b0"), Button("Bid 6", "b6"), Button("Moon", "b21")),))
     assert [c.key for c in keyed("three-player-moon", menu(panel))] == ["0", "6", "21"]
-    mixed = Panel(Card("x"), ((Button("Pass", "b0"), Button("[6|4]", "p64")),))
+    mixed = Panel(Block("x"), ((Button("Pass", "b0"), Button("[6|4]", "p64")),))
     assert [c.key for c in keyed("three-player-moon", menu(mixed))] == ["1", "2"]
 
 
@@ -368,13 +368,13 @@ async def test_the_pace_is_the_services_ai_delay(tmp_path, monkeypatch):
     import bot.terminal as terminal
 
     delays: list[float] = []
-    real = terminal.TableService
+    real = terminal.House
 
     def service(*args, **kw):
         delays.append(kw["ai_delay"])
         return real(*args, **{**kw, "ai_delay": 0})  # record it; the test itself never waits
 
-    monkeypatch.setattr(terminal, "TableService", service)
+    monkeypatch.setattr(terminal, "House", service)
     s = Script(["q", "y"])
     tg = TerminalGame("gang-of-dice", 2, seed=1, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0.6)
     await tg.run()
@@ -434,12 +434,12 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
 
 
 def test_labels_take_the_colon_of_the_language():
-    from bot.terminal import compact_card
-    from bot.ui import Card, Field
+    from bot.terminal import compact_block
+    from bot.ui import Block, Field
 
-    card = Card(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
-    assert "Pot : 4" in compact_card(card, lang="fr") and "Joueurs :\n  a" in compact_card(card, lang="fr")
-    assert "Pot: 4" in compact_card(card) and "Joueurs:\n  a" in compact_card(card)
+    card = Block(title="T", description="", fields=(Field("Pot", "4"), Field("Joueurs", "a\nb")))
+    assert "Pot : 4" in compact_block(card, lang="fr") and "Joueurs :\n  a" in compact_block(card, lang="fr")
+    assert "Pot: 4" in compact_block(card) and "Joueurs:\n  a" in compact_block(card)
 
 
 # --- a shared victory at Shop Battle's round cap (RULINGS S6) names who shared it ---------------------
@@ -529,7 +529,7 @@ async def test_resume_says_which_new_game_options_it_cannot_apply_and_keeps_the_
 def test_display_seats_translates_only_generated_names():
     from bot.i18n import Translator
     from bot.terminal import display_seats
-    from storage.db import SeatRow
+    from storage.base import SeatRow
 
     seats = [SeatRow(0, 1, "Joueur 1 (vous)", False), SeatRow(1, None, "IA 2", True),
              SeatRow(2, None, "Zoé", True), SeatRow(3, 7, "IA 3", False)]
@@ -587,14 +587,14 @@ async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_
     import bot.terminal as terminal
     from bot.ui import Field
 
-    real = terminal.texts.panel
+    real = terminal.compose.panel
 
     def panel(table, seat, t):
         p = real(table, seat, t)
         card = dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same")), footer="Legend")
         return dataclasses.replace(p, card=card)
 
-    monkeypatch.setattr(terminal.texts, "panel", panel)
+    monkeypatch.setattr(terminal.compose, "panel", panel)
     s = Script(["0", "0", "0"])  # three bids in Three-Player Moon, each after other players' moves
     await game("three-player-moon", 3, tmp_path, s).run()
     panels = s.text.count("== Your tiles ==")
@@ -606,12 +606,12 @@ async def test_a_panel_is_shown_whole_after_news_and_a_constant_footer_once(tmp_
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_a_value_with_a_label_of_its_own_prints_under_its_name(lang):
     from bot.i18n import colon
-    from bot.terminal import compact_card
-    from bot.ui import Card, Field
+    from bot.terminal import compact_block
+    from bot.ui import Block, Field
 
     c = colon(lang)
-    card = Card(title="T", description="", fields=(Field("Bid", f"AI 2{c} 4"), Field("Trumps", "6s")))
-    assert compact_card(card, lang=lang).splitlines()[1:] == [f"Bid{c}", f"  AI 2{c} 4", f"Trumps{c} 6s"]
+    card = Block(title="T", description="", fields=(Field("Bid", f"AI 2{c} 4"), Field("Trumps", "6s")))
+    assert compact_block(card, lang=lang).splitlines()[1:] == [f"Bid{c}", f"  AI 2{c} 4", f"Trumps{c} 6s"]
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -693,18 +693,18 @@ async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_aga
     import asyncio
     import threading
 
-    from bot.service import TableService
+    from bot.house import House
 
     path = tmp_path / "t.db"
 
     def other_window() -> None:
         async def go() -> None:
-            db = await Database.open(path)
-            service = TableService(db, ai_delay=0)
+            db = await SqliteStore.open(path)
+            service = House(db, ai_delay=0)
             try:
-                await service.submit(1, 1, 0, "c2")
+                await service.tables.submit(1, 1, 0, "c2")
             finally:
-                await service.close()
+                await service.tables.close()
                 await db.close()
 
         asyncio.run(go())
@@ -743,13 +743,13 @@ async def test_staying_after_leave_shows_the_panel_whole_again(tmp_path, monkeyp
     import bot.terminal as terminal
     from bot.ui import Field
 
-    real = terminal.texts.panel
+    real = terminal.compose.panel
 
     def panel(table, seat, t):
         p = real(table, seat, t)
         return dataclasses.replace(p, card=dataclasses.replace(p.card, fields=(*p.card.fields, Field("Pinned", "same"))))
 
-    monkeypatch.setattr(terminal.texts, "panel", panel)
+    monkeypatch.setattr(terminal.compose, "panel", panel)
     s = Script(["q", "n", "q", "y"])
     await game("three-player-moon", 3, tmp_path, s).run()
     stay = s.text.split("> n", 1)[1]

@@ -11,7 +11,7 @@ from bot.games import GAMES
 from bot.i18n import LANGS, Translator, catalog, placeholders
 from bot.presenters.base import RenderContext
 from bot.presenters.three_player_moon import ThreePlayerMoonPresenter, sorted_hand, tile_text
-from bot.ui import Button, check_card_limits, check_panel_limits
+from bot.ui import Button, check_block_limits, check_panel_limits
 from engine.three_player_moon import BidderView, MoonState, MoonView, SeatView, deal_hands
 
 G = GAMES["three-player-moon"].game
@@ -40,7 +40,7 @@ def ctx(lang: str, seat: int | None = None) -> RenderContext:
     return RenderContext(t=Translator(lang), names=NAMES, seat=seat)
 
 
-def card_text(card) -> str:
+def block_text(card) -> str:
     return "\n".join([card.title, card.description, card.footer] + [f"{f.name}\n{f.value}" for f in card.fields])
 
 
@@ -58,8 +58,8 @@ def test_registered():
 def _check_state(state, lang: str, seen_phases: set[str]) -> None:
     seen_phases.add(state.phase)
     board = P.board(G.view(state, None), ctx(lang))
-    assert check_card_limits(board) == [], check_card_limits(board)
-    text = card_text(board)
+    assert check_block_limits(board) == [], check_block_limits(board)
+    text = block_text(board)
     hidden = [t for h in state.hands for t in h]
     if state.discard:
         hidden.append(state.discard)
@@ -73,7 +73,7 @@ def _check_state(state, lang: str, seen_phases: set[str]) -> None:
         assert check_panel_limits(panel) == [], check_panel_limits(panel)
         assert panel.codes() <= set(legal)
         assert panel.codes() == set(legal)  # every legal action is one click away
-        ptext = card_text(panel.card) + json.dumps([[b.label for b in row] for row in panel.rows])
+        ptext = block_text(panel.card) + json.dumps([[b.label for b in row] for row in panel.rows])
         others = [t for s in range(3) if s != seat for t in state.hands[s]]
         if state.discard and seat != state.bidder:
             others.append(state.discard)
@@ -141,8 +141,8 @@ def test_discard_and_trump_buttons(lang):
     assert labels["t6"].endswith("· 6 " + ("tiles" if lang == "en" else "tuiles"))  # 6 of the 7 tiles would be trumps
     assert labels["tN"] == Translator(lang)("tpm.trump.none")
     # The bidder's panel remembers the widow and the discard; the others' do not.
-    assert "[0|0]" in card_text(panel.card)
-    assert "[0|0]" not in card_text(P.panel(G.view(s, 1), (), ctx(lang, 1)).card)
+    assert "[0|0]" in block_text(panel.card)
+    assert "[0|0]" not in block_text(P.panel(G.view(s, 1), (), ctx(lang, 1)).card)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -159,14 +159,14 @@ def test_play_panel_trumps_first_and_only_legal_tiles(lang):
     desc = panel.card.description
     assert desc.index("[4|4]") < desc.index("[5|3]")  # trumps listed first
     board = P.board(G.view(s, None), ctx(lang))
-    assert "[5|5]" in card_text(board)  # the trick on the table
-    assert "[5|3]" not in card_text(board)
+    assert "[5|5]" in block_text(board)  # the trick on the table
+    assert "[5|3]" not in block_text(board)
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_rules_card(lang):
     card = P.rules(Translator(lang))
-    assert check_card_limits(card) == []
+    assert check_block_limits(card) == []
     assert len(card.description) < 3500 and "21" in card.description
 
 
@@ -188,7 +188,7 @@ def test_board_reports_the_last_hand_from_the_typed_view(lang):
         s = G.apply(s, {seat: G.ai_action(s, seat)}).state
     view = G.view(s, None)
     assert type(view) is MoonView and view.last_hand is not None and view.last_hand.made
-    text = card_text(P.board(view, ctx(lang)))
+    text = block_text(P.board(view, ctx(lang)))
     tr = Translator(lang)
     assert tr("tpm.last_hand.made", name="Alice", bid=4, tricks=7, trump=tr("tpm.trump.suit", n="6").lower()) in text
     assert tr("tpm.last_hand.points", points="Alice +4 · Bob +0 · Chloé +0") in text
@@ -218,7 +218,7 @@ def test_the_board_says_the_bid_once(lang):
     assert bids.value.splitlines() == [t("tpm.bid_line", name="Bob", bid="5"),
                                        t("tpm.bid_entry", name="Chloé", bid=t("tpm.bid.pass"))]
     assert sum(f.value.count(t("tpm.bid_line", name="Bob", bid="5")) for f in board.fields) == 1
-    assert "Bob 5" not in card_text(board)  # the old second line, "Bids: Bob 5 · Chloé pass"
+    assert "Bob 5" not in block_text(board)  # the old second line, "Bids: Bob 5 · Chloé pass"
     assert not [f for f in board.fields if f.name == t("tpm.field.bid")]
     s = act(s, "b0")  # Alice passes: Bob has the bid
     board = P.board(G.view(s, None), ctx(lang))

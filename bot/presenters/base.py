@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from bot.i18n import Translator
-from bot.ui import Card, Panel, Select
+from bot.ui import Block, Panel, Select
 from engine.core import Event, Outcome
 
 
@@ -57,7 +57,7 @@ class Presenter(Generic[V]):
         """The game's display name in the reader's language."""
         return t(f"game.{self.key}.name")
 
-    def board(self, view: V, ctx: RenderContext) -> Card:
+    def board(self, view: V, ctx: RenderContext) -> Block:
         """The public board card from the public view (``game.view(state, None)``)."""
         raise NotImplementedError
 
@@ -112,9 +112,9 @@ class Presenter(Generic[V]):
         """Table-option selects for the lobby; each option value is ``"field=value"``."""
         return ()
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """A short rules summary for ``/rules``."""
-        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"))
+        return Block(title=self.title(t), description=t(f"game.{self.key}.rules"))
 
 
 #: A tie-break criterion for :func:`tie_line`: its name in the reader's language, the key of a

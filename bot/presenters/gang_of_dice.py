@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
-from bot.ui import Button, Card, Field, NumberPrompt, Panel
+from bot.ui import Block, Button, Field, NumberPrompt, Panel
 from engine.core import Event
 from engine.gang_of_dice import CARDS, GangOfDiceSeatView, GangOfDiceView, SeatInfo, card_triggers
 
@@ -53,6 +53,70 @@ def card_name(t: Translator, card_id: str) -> str:
     """Display name of a warning card, with its colour square."""
     colour = CARDS[card_id].colour if card_id in CARDS else "black"
     return f"{COLOUR_EMOJI[colour]} {t(f'god.card.{card_id}.name')}"
+
+
+# --- what the text board and the picture both say (bot/render/gang_of_dice.py) ----------------------
+def status_text(view: GangOfDiceView, ctx: RenderContext) -> str:
+    """The table's status line: who commits or rolls now (with the roll number), or the
+    winners once the game is over."""
+    t = ctx.t
+    cur = view.current
+    if view.phase == "over" or cur is None:
+        winners = [s for s, r in enumerate(view.ranks or ()) if r == 1]
+        return t("god.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
+    if view.phase == "commit":
+        return t("god.status.commit", name=ctx.name(cur))
+    return t("god.status.roll", name=ctx.name(cur), roll=view.seats[cur].rolls)
+
+
+def seat_status(seat: SeatInfo, t: Translator) -> str:
+    """A seat's status this round: out, waiting (no roll yet), rolling (roll and score),
+    stopped (score) or triggered the warning card."""
+    status = seat.status
+    if status == "out":
+        return t("god.status.out")
+    if status == "waiting" or not seat.rolls:
+        return t("god.status.waiting")
+    if status == "rolling":
+        return t("god.status.rolling", roll=seat.rolls, score=seat.score)
+    if status == "stopped":
+        return t("god.status.stopped", score=seat.score)
+    return t("god.status.triggered")
+
+
+def seats_in_order(view: GangOfDiceView) -> list[SeatInfo]:
+    """Every seat's line, the round's playing order first, then the seats not in it (out)."""
+    by_seat = {s.seat: s for s in view.seats}
+    order = list(view.order)
+    return [by_seat[s] for s in order + [s.seat for s in view.seats if s.seat not in order]]
+
+
+def final_order(view: GangOfDiceView) -> list[int]:
+    """The seats in standings order (rank, then seat) once the game is over; ``[]`` before."""
+    stocks, ranks = view.stocks or (), view.ranks or ()
+    return sorted(range(len(stocks)), key=lambda s: (ranks[s], s))
+
+
+def own_stock(view: GangOfDiceView) -> int:
+    """The reader's stock (0 in the public view)."""
+    return view.me.stock if isinstance(view, GangOfDiceSeatView) else 0
+
+
+def quick_commits(stock: int) -> list[int]:
+    """The quick commit amounts offered below ``stock`` (1, 2, 3, 5, 8); "all" is offered apart."""
+    return [n for n in _QUICK if n < stock]
+
+
+def face_counts(faces: Iterable[int]) -> list[tuple[int, int]]:
+    """``(face, count)`` of each face present in a roll, lowest face first."""
+    fs = [int(f) for f in faces]
+    return [(f, fs.count(f)) for f in sorted(set(fs))]
+
+
+def reroll_text(marks: Sequence[int], t: Translator) -> str:
+    """The reroll button: "Reroll the N marked dice", or the hint to mark some first."""
+    n = sum(marks)
+    return t("god.btn.reroll", n=n) if n else t("god.btn.reroll_none")
 
 
 class GangOfDicePresenter(Presenter[GangOfDiceView]):
@@ -86,48 +150,27 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         status = seat.status
         name = ctx.name(seat.seat)
         if status == "out":
-            return f"{_STATUS_EMOJI['out']} ~~{name}~~ — {t('god.status.out')}"
+            return f"{_STATUS_EMOJI['out']} ~~{name}~~ — {seat_status(seat, t)}"
         cur = "▶️ " if view.current == seat.seat else ""
         head = f"{cur}{_STATUS_EMOJI[status]} **{name}**"
         if status == "waiting" or not seat.rolls:
-            return f"{head} — {t('god.status.waiting')}"
+            return f"{head} — {seat_status(seat, t)}"
         dice = t("god.seat.dice", n=seat.committed)
-        roll = faces_text(seat.faces)
-        if status == "rolling":
-            tail = t("god.status.rolling", roll=seat.rolls, score=seat.score)
-        elif status == "stopped":
-            tail = t("god.status.stopped", score=seat.score)
-        else:
-            tail = t("god.status.triggered")
-        return f"{head} — " + t("god.seat.line", dice=dice, faces=roll, status=tail)
+        return f"{head} — " + t("god.seat.line", dice=dice, faces=faces_text(seat.faces), status=seat_status(seat, t))
 
     def _players_text(self, view: GangOfDiceView, ctx: RenderContext) -> str:
-        order = list(view.order)
-        rest = [s.seat for s in view.seats if s.seat not in order]
-        by_seat = {s.seat: s for s in view.seats}
-        return "\n".join(self._seat_line(by_seat[s], view, ctx) for s in order + rest)
+        return "\n".join(self._seat_line(seat, view, ctx) for seat in seats_in_order(view))
 
     def _final_text(self, view: GangOfDiceView, ctx: RenderContext) -> str:
         stocks, ranks = view.stocks or (), view.ranks or ()
-        seats = sorted(range(len(stocks)), key=lambda s: (ranks[s], s))
         medals = {1: "🥇", 2: "🥈", 3: "🥉"}
         return "\n".join(
             ctx.t("god.final.line", rank=medals.get(ranks[s], f"{ranks[s]}."), name=ctx.name(s), dice=stocks[s])
-            for s in seats
+            for s in final_order(view)
         )
 
-    def _status(self, view: GangOfDiceView, ctx: RenderContext) -> str:
-        t = ctx.t
-        cur = view.current
-        if view.phase == "over" or cur is None:
-            winners = [s for s, r in enumerate(view.ranks or ()) if r == 1]
-            return t("god.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
-        if view.phase == "commit":
-            return t("god.status.commit", name=ctx.name(cur))
-        return t("god.status.roll", name=ctx.name(cur), roll=view.seats[cur].rolls)
-
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: GangOfDiceView, ctx: RenderContext) -> Card:
+    def board(self, view: GangOfDiceView, ctx: RenderContext) -> Block:
         """Public board: round n/12, the warning card (colour, plain description), the table
         (dice, carried over, bonus, best score so far), each seat's committed dice, faces and
         status in playing order; final stocks only once the game is over."""
@@ -140,7 +183,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
             past = ", ".join(t(f"god.card.{c}.name") for c in view.past_cards)
             fields.append(Field(t("god.field.past"), past))
         title = f"{self.title(t)} · {t('god.board.round', round=view.round, rounds=view.rounds)}"
-        return Card(title=title, description=self._status(view, ctx), fields=tuple(fields),
+        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields),
                     color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
 
     # --- panel -----------------------------------------------------------------------------------
@@ -149,14 +192,14 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         acts, the commit or the reroll controls (layout in the module docstring)."""
         t = ctx.t
         legal = tuple(legal)
-        stock = view.me.stock if isinstance(view, GangOfDiceSeatView) else 0
+        stock = own_stock(view)
         lines = [t("god.panel.stock", stock=stock)]
         rows: list[tuple[Button, ...]] = []
         phase = view.phase
         seat = ctx.seat
         if not legal or seat is None:
             if phase == "over":
-                lines.append(self._status(view, ctx))
+                lines.append(status_text(view, ctx))
             else:
                 lines.append(t("god.panel.wait", name=ctx.name(view.current)))
         elif phase == "commit":
@@ -178,7 +221,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
                 lines.append(t("god.panel.bust"))
             rows = self._roll_rows(faces, marks, mine.score, bust, legal, t)
         fields = [self._card_field(view, t), Field(t("god.field.table"), self._table_text(view, ctx))]
-        card = Card(title=t("god.panel.title"), description="\n".join(lines), fields=tuple(fields),
+        card = Block(title=t("god.panel.title"), description="\n".join(lines), fields=tuple(fields),
                     color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
         return Panel(card=card, rows=tuple(rows))
 
@@ -188,28 +231,25 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         first = [Button(t("god.btn.commit"), style="primary", emoji="🎲", prompt=prompt)]
         if f"c{stock}" in legal:
             first.append(Button(t("god.btn.all", n=stock), f"c{stock}", "danger"))
-        quick = [Button(t("god.btn.quick", n=n), f"c{n}", "secondary") for n in _QUICK
-                 if n < stock and f"c{n}" in legal]
+        quick = [Button(t("god.btn.quick", n=n), f"c{n}", "secondary") for n in quick_commits(stock)
+                 if f"c{n}" in legal]
         return [tuple(first)] + ([tuple(quick)] if quick else [])
 
     def _roll_rows(self, faces: Sequence[int], marks: Sequence[int], score: int, bust: bool,
                    legal: Sequence[str], t: Translator) -> list[tuple[Button, ...]]:
-        present = sorted(set(int(f) for f in faces))
+        present = face_counts(faces)
         rows: list[tuple[Button, ...]] = []
         for group in (present[:3], present[3:]):
             if not group:
                 continue
             plus, minus = [], []
-            for f in group:
-                count = sum(1 for x in faces if x == f)
+            for f, count in group:
                 plus.append(Button(t("god.btn.mark", face=FACE_EMOJI[f], marked=marks[f], count=count),
                                    f"m{f}", "secondary", disabled=f"m{f}" not in legal))
                 minus.append(Button(t("god.btn.unmark", face=FACE_EMOJI[f]), f"u{f}", "secondary",
                                     disabled=f"u{f}" not in legal))
             rows += [tuple(plus), tuple(minus)]
-        n = sum(marks)
-        reroll = Button(t("god.btn.reroll", n=n) if n else t("god.btn.reroll_none"), "r", "primary",
-                        emoji="🎲", disabled="r" not in legal)
+        reroll = Button(reroll_text(marks, t), "r", "primary", emoji="🎲", disabled="r" not in legal)
         stop = Button(t("god.btn.stop_bust") if bust else t("god.btn.stop", score=score), "s",
                       "danger" if bust else "success", disabled="s" not in legal)
         rows.append((reroll, stop))
@@ -250,12 +290,12 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
             return t("god.act.stop", score=score)
         return code
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """The rules summary plus the 16 warning cards by colour."""
         fields = []
         for colour in ("yellow", "black"):
             lines = [f"**{t(f'god.card.{c}.name')}** — {t(f'god.card.{c}.desc')}"
                      for c, card in CARDS.items() if card.colour == colour]
             fields.append(Field(f"{COLOUR_EMOJI[colour]} {t(f'god.rules.{colour}')}", "\n".join(lines)))
-        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), fields=tuple(fields),
+        return Block(title=self.title(t), description=t(f"game.{self.key}.rules"), fields=tuple(fields),
                     color=0xC0392B)

@@ -39,7 +39,7 @@ from typing import Any
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
-from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from bot.ui import Block, Button, Field, Panel, Select, SelectOption
 from engine.core import Event, Outcome
 from engine.moonshine.cards import all_clients, client_of, speakeasy_of
 from engine.moonshine.dice import shortfall
@@ -172,6 +172,71 @@ def _dice_text(dice: Sequence[str]) -> str:
     return " ".join(parts) if parts else "—"
 
 
+# --- what the text board and the picture both say (bot/render/moonshine.py) ---------------------
+#: The actions that are one button (a chip in the picture) each, in the order they are shown.
+SIMPLE_ACTIONS = ("moon", "draw", "stop", "pick.none")
+
+
+def simple_action_text(code: str, t: Translator) -> str:
+    """The label of one of :data:`SIMPLE_ACTIONS` ("Take a Moon token", "Keep none"…)."""
+    return t(f"ms.act.{code.replace('.', '_')}")
+
+
+def status_text(view: MoonshineView, ctx: RenderContext) -> str:
+    """The table's status line: the phase (who rolls, with the rerolls left), or the winners."""
+    t = ctx.t
+    ph = view.phase
+    if ph == "over":
+        winners = [s for s, r in enumerate(view.ranks or []) if r == 1]
+        return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
+    if ph == "roll":
+        return t("ms.status.roll", name=ctx.name(view.active), n=view.rerolls)
+    return t(f"ms.status.{ph}")
+
+
+def round_text(view: MoonshineView, t: Translator) -> str:
+    """"Round N", or "Setting up" before the first round."""
+    return t("ms.board.round", round=view.round) if view.round >= 1 else t("ms.board.setup")
+
+
+def validated_by_colour(validated: Sequence[int]) -> tuple[dict[str, int], list[Any]]:
+    """Validated Clients counted by colour (every colour, in :data:`COLOUR_EMOJI` order, 0 when
+    none) and their lower bonus icons, in order."""
+    cards = all_clients()
+    counts = {c: 0 for c in COLOUR_EMOJI}
+    lower: list[Any] = []
+    for cid in validated:
+        counts[cards[cid].colour] += 1
+        lower += list(cards[cid].lower)
+    return counts, lower
+
+
+def pending_parts(seat: SeatBoard, t: Translator) -> list[tuple[str, int]]:
+    """What a seat still has to do, one text per follow-up then the Moon tokens to lose, each
+    with the number of Moon tokens its 🌙 stands for ("placing a 🌙": 1, "discarding 2 🌙": 2)."""
+    parts = [(t(f"ms.pending.{p.kind}", n=p.n), p.n if p.kind == "discard" else 1) for p in seat.pending]
+    if seat.lose:
+        parts.append((t("ms.pending.lose", n=seat.lose), seat.lose))
+    return parts
+
+
+#: The sentence of each follow-up task, by the head of the seat's legal codes.
+_TASKS = {"keep": "ms.panel.keep", "pick": "ms.panel.pick", "rep": "ms.panel.replace", "draft": "ms.panel.draft",
+          "pl": "ms.panel.place", "lose": "ms.panel.lose", "dis": "ms.panel.discard"}
+
+
+def task_text(head: str, front: Offer | None, t: Translator) -> str | None:
+    """The sentence asking a seat for its follow-up task (keep one of these cards, choose the
+    2 Clients you keep, place your Moon token…), by the head of its legal codes (``keep``,
+    ``pick``, ``rep``, ``draft``, ``pl``, ``lose``, ``dis``) and the front of its queue; ``None``
+    for any other head (the roll and the actions)."""
+    key = _TASKS.get(head)
+    if key is None:
+        return None
+    picked = front.cards[0] if front and front.cards else None
+    return t(key, n=front.n if front and front.n else 1, card=card_name(picked, t) if picked is not None else "?")
+
+
 class MoonshinePresenter(Presenter[MoonshineView]):
     """Presenter of ``moonshine``."""
 
@@ -195,25 +260,17 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         return t("ms.seat.icons", icons=" ".join(parts))
 
     def _validated_text(self, seat: SeatBoard, t: Translator) -> str:
-        cards = all_clients()
         val = seat.validated
         if not val:
             return t("ms.seat.none_validated")
-        counts = {c: 0 for c in COLOUR_EMOJI}
-        lower: list[Any] = []
-        for cid in val:
-            counts[cards[cid].colour] += 1
-            lower += list(cards[cid].lower)
+        counts, lower = validated_by_colour(val)
         colours = " ".join(f"{COLOUR_EMOJI[c]}{n}" for c, n in counts.items() if n)
         return t("ms.seat.validated", n=len(val), colours=colours, bonus=icons_text(lower) or "—")
 
     def _pending_text(self, seat: SeatBoard, t: Translator) -> str:
         """What a seat still has to do, e.g. ``placing a 🌙 ×2 · losing 1 🌙`` (the same
         follow-up twice in a row is shown once, with its count)."""
-        parts = [t(f"ms.pending.{p.kind}", n=p.n) for p in seat.pending]
-        if seat.lose:
-            parts.append(t("ms.pending.lose", n=seat.lose))
-        return " · ".join(collapse_repeats(parts))
+        return " · ".join(collapse_repeats([text for text, _ in pending_parts(seat, t)]))
 
     def _seat_field(self, i: int, view: MoonshineView, ctx: RenderContext, short: bool = False) -> Field:
         t = ctx.t
@@ -234,34 +291,21 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             value = value[:1020] + " …"
         return Field(name[:256], value)
 
-    def _status(self, view: MoonshineView, ctx: RenderContext) -> str:
-        t = ctx.t
-        ph = view.phase
-        if ph == "over":
-            winners = [s for s, r in enumerate(view.ranks or []) if r == 1]
-            return t("ms.status.over", names=", ".join(ctx.name(s) for s in winners), n=len(winners))
-        if ph == "roll":
-            return t("ms.status.roll", name=ctx.name(view.active), n=view.rerolls)
-        if ph == "action":
-            return t("ms.status.action")
-        return t(f"ms.status.{ph}")
-
     # --- board -----------------------------------------------------------------------------------
-    def board(self, view: MoonshineView, ctx: RenderContext) -> Card:
+    def board(self, view: MoonshineView, ctx: RenderContext) -> Block:
         """Public board: status, dice on the Active player card, deck/discard sizes and goal, then
         one field per seat. Falls back to shorter Client lines if the embed would be too long."""
         t = ctx.t
         desc = "\n".join([
-            self._status(view, ctx),
+            status_text(view, ctx),
             t("ms.board.dice", name=ctx.name(view.active), dice=_dice_text(view.dice)),
             t("ms.board.deck", deck=view.deck, discard=view.discard, target=view.target),
         ])
         variant = t("ms.variant.regular") if view.variant == "regular" else t("ms.variant.standard")
-        when = t("ms.board.round", round=view.round) if view.round >= 1 else t("ms.board.setup")
-        title = f"{self.title(t)} · {variant} · {when}"
+        title = f"{self.title(t)} · {variant} · {round_text(view, t)}"
         for short in (False, True):
             fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view.seats)))
-            card = Card(title=title[:256], description=desc, fields=fields, color=_COLOR)
+            card = Block(title=title[:256], description=desc, fields=fields, color=_COLOR)
             if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(title) < 5000:
                 break
         return card
@@ -283,7 +327,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             res = " ".join(f"{MASK_EMOJI[i]}×{n}" for i, n in enumerate(src) if n)
             lines.append(t("ms.panel.resources", res=res))
         if not legal:
-            lines.insert(0, self._status(view, ctx) if view.phase == "over" else t("ms.panel.wait"))
+            lines.insert(0, status_text(view, ctx) if view.phase == "over" else t("ms.panel.wait"))
         elif view.phase == "roll":
             lines.insert(0, t("ms.panel.roll", n=view.rerolls, dice=_dice_text(view.dice)))
             rows = self._roll_rows(view, legal, t)
@@ -307,7 +351,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 offered = "\n".join(card_line(c, t) for c in front.cards)
                 fields.append(Field(t("ms.panel.offered", n=len(front.cards)), offered[:1024]))
         fields.insert(0, self._seat_field(seat, view, ctx))
-        card = Card(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR,
+        card = Block(title=t("ms.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR,
                     footer=t("ms.legend.short"))
         return Panel(card=card, rows=tuple(rows))
 
@@ -376,14 +420,14 @@ class MoonshinePresenter(Presenter[MoonshineView]):
     def _follow_rows(self, view: MoonshineView, me: SeatBoard, front: Offer | None, head: str,
                      legal: Sequence[str], t: Translator) -> tuple[list[tuple[Any, ...]], str]:
         variant = view.variant
+        task = task_text(head, front, t) or t("ms.panel.wait")
         if head in ("pl", "lose"):
             slots: list[SelectOption] = []
             for code in legal[:25]:
                 label, desc = self._slot_label(code.partition(".")[2], me, variant, t)
                 slots.append(SelectOption(label[:100], code, desc[:100]))
-            key = "ms.panel.place" if head == "pl" else "ms.panel.lose"
             ph = "ms.ph.place" if head == "pl" else "ms.ph.lose"
-            return [(Select(t(ph), tuple(slots)),)], t(key)
+            return [(Select(t(ph), tuple(slots)),)], task
         if head == "dis":
             n = front.n if front else 1
             if len(legal) <= 25:
@@ -402,28 +446,27 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                                  SelectOption(label[:100], code)))
                 ways.sort(key=lambda way: way[0])
                 options = tuple(option for _, option in ways)
-                return [(Select(t("ms.ph.discard", n=n), options),)], t("ms.panel.discard", n=n)
+                return [(Select(t("ms.ph.discard", n=n), options),)], task
             tokens: list[SelectOption] = []
             for k, tok in self._holdings(me):
                 label = self._slot_label(k, me, variant, t)[0]
                 tokens += [SelectOption(f"🌙 {label} #{j + 1}"[:100], f"{k}{'abc'[j]}") for j in range(tok)]
             tokens = tokens[:25]
             sel = Select(t("ms.ph.discard", n=n), tuple(tokens), min_values=n, max_values=n, prefix="dis.")
-            return [(sel,)], t("ms.panel.discard", n=n)
+            return [(sel,)], task
         if head == "keep":
             opts = tuple(card_option(int(c[5:]), t, c) for c in legal[:25])
-            return [(Select(t("ms.ph.keep"), opts),)], t("ms.panel.keep")
+            return [(Select(t("ms.ph.keep"), opts),)], task
         if head == "pick":
             picks = [c for c in legal if c != "pick.none"][:25]
             opts = tuple(card_option(int(c[5:]), t, c) for c in picks)
             rows: list[tuple[Any, ...]] = [(Select(t("ms.ph.pick"), opts),)]
             rows.append((Button(t("ms.btn.pick_none"), "pick.none", "secondary"),))
-            text = t("ms.panel.pick")
+            text = task
             if me.clients and len(me.clients) >= me.icons.client and any(me.cl_tokens):
                 text += "\n" + t("ms.panel.pick_warn")
             return rows, text
         if head == "rep":
-            picked = front.cards[0] if front and front.cards else None
             rep_opts: list[SelectOption] = []
             warn = []
             for c in legal[:25]:
@@ -435,15 +478,15 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                     desc = t("ms.opt.discards", n=tok) + " · " + (opt.description or "")
                     opt = SelectOption(opt.label, opt.value, desc[:100])
                 rep_opts.append(opt)
-            text = "\n".join([t("ms.panel.replace", card=card_name(picked, t) if picked is not None else "?"), *warn])
+            text = "\n".join([task, *warn])
             return [(Select(t("ms.ph.replace"), tuple(rep_opts)),)], text
         if head == "draft":
             n = front.n if front else 2
             offered = front.cards if front else ()
             opts = tuple(card_option(c, t, str(c)) for c in offered[:25])
             sel = Select(t("ms.ph.draft", n=n), opts, min_values=n, max_values=n, prefix="draft.")
-            return [(sel,)], t("ms.panel.draft", n=n)
-        return [], t("ms.panel.wait")
+            return [(sel,)], task
+        return [], task
 
     @staticmethod
     def _holdings(me: SeatBoard) -> list[tuple[str, int]]:
@@ -562,8 +605,8 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             SelectOption(t("ms.lobby.regular")[:100], "variant=regular"),
         )),)
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """Rules summary plus the legend of a Client line (★, the 🌙 after a cost, ``→``) and of the icons."""
-        return Card(title=self.title(t), description=t("game.moonshine.rules"),
+        return Block(title=self.title(t), description=t("game.moonshine.rules"),
                     fields=(Field(t("ms.rules.cards"), t("ms.legend.card")),
                             Field(t("ms.rules.icons"), t("ms.rules.legend"))), color=_COLOR)

@@ -3,7 +3,7 @@
 Views are the typed views of :mod:`engine.shop_battle.view` (``ShopBattleView`` for the board,
 ``ShopBattleSeatView`` for a panel). The board only uses the public view (revealed cards, pile
 counts); the chooser's panel shows the chooser's own top card, which is only in that seat's
-view. Card names are safe to print as is: deck validation refuses markdown and mention
+view. Block names are safe to print as is: deck validation refuses markdown and mention
 characters (see :mod:`engine.shop_battle.deck`). Event parameters stay JSON dicts.
 
 Action codes: ``c.<year|letters|street|games>.<hi|lo>`` (8 buttons in 2 rows: higher, lower)
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext, level_groups, tie_line
-from bot.ui import Button, Card, Field, Panel, Select, SelectOption
+from bot.ui import Block, Button, Field, Panel, Select, SelectOption
 from engine.core import Event, Outcome
 from engine.shop_battle import CHARACTERISTICS, POWER_KINDS, ROUND_CAPS, default_deck
 from engine.shop_battle.view import (
@@ -78,6 +78,55 @@ def deck_title(name: str, t: Translator) -> str:
     name stored in states and snapshots stays as it is (``docs/rules/shop-battle.md``, Decks)."""
     return t("sb.deck.default_name") if name == _default_deck_name() else name
 
+
+# --- what the text board and the picture both say (bot/render/shop_battle.py) -------------------
+RoundStage = Literal["uncapped", "within_cap", "last_lap", "lap_done"]
+
+
+def round_stage(view: ShopBattleView) -> RoundStage:
+    """Where the round stands against the round cap (RULINGS S6): no cap, up to the cap, past it
+    (rules 2-3 play the lap of the cap round out, rules 4 the rounds until everybody still in has
+    chosen equally often) while the game runs, or past it once the game is over."""
+    cap = view.round_cap
+    if cap is None:
+        return "uncapped"
+    if view.round <= cap:
+        return "within_cap"
+    return "lap_done" if view.phase == "over" else "last_lap"
+
+
+def status_text(view: ShopBattleView, ctx: RenderContext) -> str:
+    """The table's status line: who chooses, whose Collector awaits a target, or the winners."""
+    t = ctx.t
+    if view.phase == "over":
+        names = ", ".join(ctx.name(s) for s in view.winners)
+        return t("sb.status.over", names=names or "—", n=len(view.winners))
+    if view.phase == "target" and view.pending:
+        pend = view.pending
+        return t("sb.status.target", name=ctx.name(pend.owner), card=pend.card.name)
+    return t("sb.status.choose", name=ctx.name(view.chooser))
+
+
+def target_prompt(card: CardView, t: Translator) -> str:
+    """What a Collector's owner is asked (S2): whose pile to peek at for its ``seconds`` (HYPER
+    U), or to swap with."""
+    is_peek = isinstance(card, CollectorCardView) and card.power == "peek"
+    seconds = card.params.get("seconds", 10) if isinstance(card, CollectorCardView) else 10
+    return t("sb.panel.target.peek" if is_peek else "sb.panel.target.swap", card=card.name, seconds=seconds)
+
+
+def wait_text(view: ShopBattleView, seat: int | None, ctx: RenderContext) -> str:
+    """A panel with nothing to choose: the game is over, ``seat`` is out, or whom it waits for
+    (the seats to act, else the chooser)."""
+    t = ctx.t
+    if view.phase == "over":
+        return t("sb.panel.over")
+    if seat is not None and view.out[seat] is not None:
+        return t("sb.panel.out")
+    acting = view.to_act or (view.chooser,)
+    return t("sb.panel.wait", name=", ".join(ctx.name(s) for s in acting))
+
+
 class ShopBattlePresenter(Presenter[ShopBattleView]):
     """Presenter of ``shop-battle``."""
 
@@ -114,16 +163,6 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             lines.append(mark + ctx.t("sb.play_line", name=f"**{ctx.name(seat)}**", cards=text))
         return _clip("\n".join(lines)) if lines else ctx.t("sb.no_plays")
 
-    def _status(self, view: ShopBattleView, ctx: RenderContext) -> str:
-        t = ctx.t
-        if view.phase == "over":
-            names = ", ".join(ctx.name(s) for s in view.winners)
-            return t("sb.status.over", names=names or "—", n=len(view.winners))
-        if view.phase == "target" and view.pending:
-            pend = view.pending
-            return t("sb.status.target", name=ctx.name(pend.owner), card=pend.card.name)
-        return t("sb.status.choose", name=ctx.name(view.chooser))
-
     def _piles_text(self, view: ShopBattleView, ctx: RenderContext) -> str:
         t = ctx.t
         lines = []
@@ -153,12 +192,12 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         return _clip("\n".join(lines))
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: ShopBattleView, ctx: RenderContext) -> Card:
+    def board(self, view: ShopBattleView, ctx: RenderContext) -> Block:
         """Public board: round, status (chooser / Collector decision / winner), the announce and
         the cards revealed so far this round (compared value in bold), the last round's result
         (batailles, winner or carried pot), pile counts, pot size, rotation and skips."""
         t = ctx.t
-        desc = [self._status(view, ctx)]
+        desc = [status_text(view, ctx)]
         if view.phase != "over":
             desc.append(t("sb.status.rotation", rotation=t(f"sb.rotation.{view.direction}")))
             if view.skips:
@@ -188,20 +227,18 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         fields.append(Field(t("sb.field.pot"), pot_text, True))
         title = self._title(view, t)
         footer = t("sb.footer", deck=deck_title(view.deck_name, t), cards=view.cards_total)
-        return Card(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
+        return Block(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
 
     def _title(self, view: ShopBattleView, t: Translator) -> str:
-        """The board title: ``round 7/30`` up to the round cap; past it (rules 2-3 play the lap of
-        the cap round out, rules 4 the rounds until everybody still in has chosen equally often,
-        RULINGS S6, ``docs/rules/shop-battle.md``) ``round 31 · last lap (cap: 30 rounds)``, and ``last lap played`` once the game is over."""
-        cap = view.round_cap
-        game = self.title(t)
-        if cap is None:
+        """The board title by :func:`round_stage`: ``round 7/30`` up to the round cap, past it
+        ``round 31 · last lap (cap: 30 rounds)``, and ``last lap played`` once the game is over."""
+        stage, game = round_stage(view), self.title(t)
+        if stage == "uncapped":
             return t("sb.board.title", game=game, round=view.round)
-        if view.round <= cap:
-            return t("sb.board.title", game=game, round=f"{view.round}/{cap}")
-        key = "sb.board.title_lap_done" if view.phase == "over" else "sb.board.title_last_lap"
-        return t(key, game=game, round=view.round, cap=cap)
+        if stage == "within_cap":
+            return t("sb.board.title", game=game, round=f"{view.round}/{view.round_cap}")
+        key = "sb.board.title_lap_done" if stage == "lap_done" else "sb.board.title_last_lap"
+        return t(key, game=game, round=view.round, cap=view.round_cap)
 
     # --- panel ---------------------------------------------------------------------------------
     def panel(self, view: ShopBattleView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
@@ -229,27 +266,18 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
                 if row:
                     rows.append(tuple(row))
         elif any(c.startswith("t.") for c in legal) and view.pending:
-            pcard = view.pending.card
-            is_peek = isinstance(pcard, CollectorCardView) and pcard.power == "peek"
-            seconds = pcard.params.get("seconds", 10) if isinstance(pcard, CollectorCardView) else 10
-            key = "sb.panel.target.peek" if is_peek else "sb.panel.target.swap"
-            lines.append(t(key, card=pcard.name, seconds=seconds))
+            lines.append(target_prompt(view.pending.card, t))
             buttons = []
             for code in legal:
                 target = int(code.split(".")[1])
                 label = t("sb.btn.target", name=ctx.name(target), cards=view.piles[target])
                 buttons.append(Button(label[:80], code, "primary"))
             rows = [tuple(buttons[i : i + 5]) for i in range(0, len(buttons), 5)]
-        elif view.phase == "over":
-            lines.append(t("sb.panel.over"))
-        elif seat is not None and view.out[seat] is not None:
-            lines.append(t("sb.panel.out"))
         else:
-            acting = view.to_act or (view.chooser,)
-            lines.append(t("sb.panel.wait", name=", ".join(ctx.name(s) for s in acting)))
+            lines.append(wait_text(view, seat, ctx))
         if seat is not None and view.out[seat] is None:
             lines.append(t("sb.panel.pile", cards=count))
-        card = Card(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
+        card = Block(title=t("sb.panel.title"), description="\n".join(lines), fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=tuple(rows))
 
     def tie_breaks(self, view: ShopBattleView, outcome: Outcome, ctx: RenderContext) -> list[str]:
@@ -348,12 +376,12 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
             Select(placeholder=t("sb.lobby.cap"), options=tuple(caps)),
         )
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """Rules summary plus a field listing every Collector power."""
         powers = "\n".join(
             t("sb.rules.power_line", kind=t(f"sb.kind.{k}"), text=power_text(t, k, None)) for k in POWER_KINDS
         )
-        return Card(
+        return Block(
             title=self.title(t),
             description=t(f"game.{self.key}.rules"),
             fields=(Field(t("sb.rules.powers"), powers),),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
 from bot.terminal_hooks import TerminalHooks
-from bot.ui import Button, Card, Field, Panel
+from bot.ui import Block, Button, Field, Panel
 from engine.core import Outcome
 from engine.three_player_moon import TRUMP_SUIT, BidderView, MoonView, SeatView, Tile, is_trump, rank_in
 
@@ -76,9 +76,64 @@ def _rows(buttons: list[Button], per_row: int = _PER_ROW) -> tuple[tuple[Button,
     return tuple(tuple(buttons[i : i + per_row]) for i in range(0, len(buttons), per_row))
 
 
-def _hand(view: MoonView) -> tuple[Tile, ...]:
+# --- what the text board and the picture both say (bot/render/three_player_moon.py) -------------
+def hand_of(view: MoonView) -> tuple[Tile, ...]:
     """The reader's hand (empty in the public view)."""
     return view.hand if isinstance(view, SeatView) else ()
+
+
+def widow_of(view: MoonView) -> Tile | None:
+    """The widow tile, in the bidder's view once taken (``None`` in any other view)."""
+    return view.widow if isinstance(view, BidderView) else None
+
+
+def bid_text(t: Translator, bid: int) -> str:
+    """A bid as said: "pass" (0), "shoot the moon" (21) or the number."""
+    if bid == 0:
+        return t("tpm.bid.pass")
+    if bid == 21:
+        return t("tpm.bid.moon")
+    return str(bid)
+
+
+def trump_count(hand: Sequence[Tile], trump: str) -> int:
+    """How many tiles of ``hand`` are trumps if ``trump`` is named (T4)."""
+    return sum(1 for tile in hand if is_trump(tile, trump))
+
+
+def status_text(view: MoonView, ctx: RenderContext) -> str:
+    """The table's status line: who bids, discards, names trumps or plays now, or the winners."""
+    t = ctx.t
+    phase = view.phase
+    if phase == "over":
+        names = ", ".join(ctx.name(s) for s in view.winners)
+        return t("tpm.status.over", names=names, n=len(view.winners))
+    name = ctx.name(view.turn)
+    if phase == "bid":
+        return t("tpm.status.bid", name=name)
+    if phase == "discard":
+        return t("tpm.status.discard", name=name)
+    if phase == "trump":
+        return t("tpm.status.trump", name=name)
+    return t("tpm.status.play", name=name)
+
+
+def panel_prompt(view: MoonView, legal: Sequence[str], ctx: RenderContext, play: str = "tpm.panel.play") -> str:
+    """What the seat is asked now: wait (or the game is over), bid (over the current bid),
+    discard (naming the widow taken), name trumps, lead, or play on the trick (message ``play``:
+    the picture's says the legal tiles are framed)."""
+    t = ctx.t
+    phase = view.phase
+    if not legal:
+        return t("tpm.panel.over") if phase == "over" else t("tpm.panel.wait", name=ctx.name(view.turn))
+    if phase == "bid":
+        return t("tpm.panel.bid", bid=view.bid) if view.bid else t("tpm.panel.bid_first")
+    if phase == "discard":
+        widow = widow_of(view)
+        return t("tpm.panel.discard", tile=tile_text(widow) if widow else "?")
+    if phase == "trump":
+        return t("tpm.panel.trump")
+    return t("tpm.panel.lead") if not view.trick else t(play)
 
 
 class ThreePlayerMoonPresenter(Presenter[MoonView]):
@@ -96,28 +151,6 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         return [ctx.t("tpm.tie.moon", name=ctx.name(shooter))]
 
     # --- shared pieces -------------------------------------------------------------------------
-    def _bid_text(self, t: Translator, bid: int) -> str:
-        if bid == 0:
-            return t("tpm.bid.pass")
-        if bid == 21:
-            return t("tpm.bid.moon")
-        return str(bid)
-
-    def _status(self, view: MoonView, ctx: RenderContext) -> str:
-        t = ctx.t
-        phase = view.phase
-        if phase == "over":
-            names = ", ".join(ctx.name(s) for s in view.winners)
-            return t("tpm.status.over", names=names, n=len(view.winners))
-        name = ctx.name(view.turn)
-        if phase == "bid":
-            return t("tpm.status.bid", name=name)
-        if phase == "discard":
-            return t("tpm.status.discard", name=name)
-        if phase == "trump":
-            return t("tpm.status.trump", name=name)
-        return t("tpm.status.play", name=name)
-
     def _trick_lines(self, trick: Sequence[tuple[int, Tile]], ctx: RenderContext) -> str:
         return "\n".join(f"{ctx.name(s)} {_tile_md(tile)}" for s, tile in trick)
 
@@ -128,16 +161,16 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         t = ctx.t
         if view.phase == "bid" and view.bids:
             lines = [t("tpm.bid_line" if b and s == view.bidder and b == view.bid else "tpm.bid_entry",
-                       name=ctx.name(s), bid=self._bid_text(t, b)) for s, b in view.bids]
+                       name=ctx.name(s), bid=bid_text(t, b)) for s, b in view.bids]
             return Field(t("tpm.field.bids"), "\n".join(lines), True)
         if view.bidder is not None and view.bid:
-            value = t("tpm.bid_line", name=ctx.name(view.bidder), bid=self._bid_text(t, view.bid))
+            value = t("tpm.bid_line", name=ctx.name(view.bidder), bid=bid_text(t, view.bid))
         else:
             value = t("tpm.no_bid")
         return Field(t("tpm.field.bid"), value, True)
 
     # --- board ---------------------------------------------------------------------------------
-    def board(self, view: MoonView, ctx: RenderContext) -> Card:
+    def board(self, view: MoonView, ctx: RenderContext) -> Block:
         """Public board: status, bid & bidder, trumps, the trick on the table, tricks and tiles
         per seat, scores to 21, the last trick and the last hand's result. No hidden tile."""
         t = ctx.t
@@ -171,13 +204,13 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
                       trump=trump[:1].lower() + trump[1:]) + "\n" + t("tpm.last_hand.points", points=pts)
             fields.append(Field(t("tpm.field.last_hand", n=last.hand_no), value))
         title = f"{self.title(t)} · {t('tpm.board.hand', n=view.hand_no)}"
-        return Card(title=title, description=self._status(view, ctx), fields=tuple(fields), color=_COLOR)
+        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields), color=_COLOR)
 
     # --- panel ---------------------------------------------------------------------------------
     def _hand_text(self, view: MoonView, legal_tiles: set[Tile], ctx: RenderContext) -> str:
         t = ctx.t
         lines = []
-        for suit, tiles in group_hand(_hand(view), view.trump):
+        for suit, tiles in group_hand(hand_of(view), view.trump):
             label = t("tpm.panel.trumps") if suit == TRUMP_SUIT else t("tpm.trump.suit", n=suit)
             shown = " ".join(f"**{tile_text(x)}**" if x in legal_tiles else _tile_md(x) for x in tiles)
             lines.append(t("tpm.panel.group", label=label, tiles=shown))
@@ -191,17 +224,14 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         legal = tuple(legal)
         phase = view.phase
         trump = view.trump
-        hand = _hand(view)
-        widow = view.widow if isinstance(view, BidderView) else None
+        hand = hand_of(view)
+        widow = widow_of(view)
         discard = view.discard if isinstance(view, BidderView) else None
         legal_tiles = {_parse(c) for c in legal if c[:1] == "p" and len(c) == 3}
         buttons: list[Button] = []
         per_row = _PER_ROW
-        if not legal:
-            prompt = t("tpm.panel.over") if phase == "over" else t("tpm.panel.wait", name=ctx.name(view.turn))
-        elif phase == "bid":
-            current = view.bid
-            prompt = t("tpm.panel.bid", bid=current) if current else t("tpm.panel.bid_first")
+        prompt = panel_prompt(view, legal, ctx)
+        if phase == "bid":  # every loop below makes no button when nothing is legal
             per_row = 5
             for code in legal:
                 n = int(code[1:])
@@ -212,22 +242,19 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
                 else:
                     buttons.append(Button(t("tpm.btn.bid", n=n), code, "primary"))
         elif phase == "discard":
-            prompt = t("tpm.panel.discard", tile=tile_text(widow) if widow else "?")
             for tile in sorted_hand(hand, None):
                 code = f"d{tile[0]}{tile[1]}"
                 if code in legal:
                     label = t("tpm.btn.widow", tile=tile_text(tile)) if tile == widow else tile_text(tile)
                     buttons.append(Button(label, code, "secondary"))
         elif phase == "trump":
-            prompt = t("tpm.panel.trump")
             per_row = 5
             for code in legal:
                 x = code[1:]
-                count = sum(1 for tile in hand if is_trump(tile, x))
+                count = trump_count(hand, x)
                 label = trump_name(t, x) if x == "N" else t("tpm.btn.trump", trump=trump_name(t, x), count=count)
                 buttons.append(Button(label, code, "primary" if x not in ("N",) else "secondary"))
         else:
-            prompt = t("tpm.panel.lead") if not view.trick else t("tpm.panel.play")
             for tile in sorted_hand(hand, trump):
                 code = f"p{tile[0]}{tile[1]}"
                 if code in legal:
@@ -247,7 +274,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
                 info += "\n" + t("tpm.panel.discard_info", tile=tile_text(discard))
             fields.append(Field(t("tpm.field.secret"), info))
         description = self._hand_text(view, legal_tiles, ctx) + "\n\n" + prompt
-        card = Card(title=t("tpm.panel.title"), description=description, fields=tuple(fields), color=_COLOR)
+        card = Block(title=t("tpm.panel.title"), description=description, fields=tuple(fields), color=_COLOR)
         return Panel(card=card, rows=_rows(buttons, per_row))
 
     # --- labels & rules ------------------------------------------------------------------------
@@ -272,9 +299,9 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
             pass
         return code
 
-    def rules(self, t: Translator) -> Card:
+    def rules(self, t: Translator) -> Block:
         """The compact rules summary (``game.three-player-moon.rules``)."""
-        return Card(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
+        return Block(title=self.title(t), description=t(f"game.{self.key}.rules"), color=_COLOR)
 
 
 class ThreePlayerMoonTerminal(TerminalHooks):

@@ -7,10 +7,16 @@ first use by :func:`renderer`); it has::
     board(view, names, t) -> bytes           # PNG of the public table, from the PUBLIC view
     panel(view, legal, names, t) -> bytes    # PNG of a seat's panel, from that seat's view
 
-where ``view`` is the view's JSON form (``game.view_json(state, seat)``), ``names[seat]`` the
-display names, ``t`` a :class:`bot.i18n.Translator` and ``legal`` the seat's legal action codes.
-Renderers draw only from the view (never from a state), so the public picture cannot show hidden
-information, and they are deterministic: the same inputs give byte-identical PNG files.
+where ``view`` is the game's typed view (``game.view(state, seat)``, the classes of
+``engine/<game>/view.py``), ``names[seat]`` the display names, ``t`` a
+:class:`bot.i18n.Translator` and ``legal`` the seat's legal action codes. Renderers draw only
+from the view (never from a state), so the public picture cannot show hidden information, and
+they are deterministic: the same inputs give byte-identical PNG files. Their words come from the
+i18n catalogs (``pic.*`` and each game's ``<prefix>.pic.*`` keys, beside its text board's).
+
+The functions below take the view's JSON form (``game.view_json(state, seat)``: what is sent to
+a picture worker process and hashed into the cache key) and rebuild the typed view with
+``game.view_from_json`` before drawing.
 
 For the Discord layer:
 
@@ -122,12 +128,13 @@ CACHE = PictureCache()
 def render_board(game_key: str, view: Any, names: Sequence[str], lang: str,
                  cache: PictureCache | None = CACHE) -> bytes:
     """PNG of the public board of ``game_key`` from its public view JSON (cached). Raises
-    ``KeyError`` for an unknown game and whatever the renderer raises on a malformed view."""
+    ``KeyError`` for an unknown game, ``ValueError`` for a JSON that is not one of its views, and
+    whatever the renderer raises."""
     module = renderer(game_key)
     names = tuple(names)
 
     def draw() -> bytes:
-        png: bytes = module.board(view, names, Translator(lang))
+        png: bytes = module.board(GAMES[game_key].game.view_from_json(view), names, Translator(lang))
         return png
 
     if cache is None:
@@ -143,7 +150,7 @@ def render_panel(game_key: str, view: Any, legal: Sequence[str], names: Sequence
     names, legal = tuple(names), tuple(legal)
 
     def draw() -> bytes:
-        png: bytes = module.panel(view, legal, names, Translator(lang))
+        png: bytes = module.panel(GAMES[game_key].game.view_from_json(view), legal, names, Translator(lang))
         return png
 
     if cache is None:

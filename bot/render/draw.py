@@ -377,11 +377,6 @@ def shape(c: Canvas, kind: str, box: Box, fill: Colour, outline: Colour = style.
         c.d.polygon(pts, fill=fill, outline=outline, width=2)
 
 
-def star(c: Canvas, x: int, y: int, size: int, fill: Colour = style.YELLOW) -> None:
-    """A star (points)."""
-    shape(c, "star", (x, y, x + size, y + size), fill)
-
-
 def moon(c: Canvas, x: int, y: int, size: int, filled: bool = True) -> None:
     """A crescent Moon token (``filled``) or an empty token space (a dashed-looking ring)."""
     box = (x, y, x + size, y + size)
@@ -406,12 +401,6 @@ def card_box(c: Canvas, box: Box, band: Colour, band_text: str = "", band_ink: C
         c.text(x0 + 10, y0 + band_h // 2 + 1, band_text, style.SMALL, band_ink, bold=True,
                max_w=x1 - x0 - 20, anchor="lm")
     return y0 + band_h + 6
-
-
-def ink_on(colour: Colour) -> Colour:
-    """Black or white, whichever reads better on ``colour``."""
-    r, g, b = colour
-    return style.INK if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else (255, 255, 255)
 
 
 def chip(c: Canvas, x: int, y: int, text: str, legal: bool = False, fill: Colour = (255, 255, 255),

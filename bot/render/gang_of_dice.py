@@ -1,5 +1,7 @@
-"""Gang of Dice pictures: the public table and the private screen, from the view's JSON form
-(``game.view_json(state, seat)``; keys documented at :meth:`engine.gang_of_dice.GangOfDice.view`).
+"""Gang of Dice pictures: the public table and the private screen, from the typed views of
+:mod:`engine.gang_of_dice.view` (the public :class:`GangOfDiceView`, a seat's
+:class:`GangOfDiceSeatView`). The status lines, the seats' order and the quick commit amounts are
+the text board's (:mod:`bot.presenters.gang_of_dice`).
 
 Board: round, the warning card (its colour written out and its rule), the dice on the table
 (carried over, bonus, best score so far), then every seat in playing order with its committed
@@ -14,18 +16,28 @@ roll with the marked dice, each legal choice framed in blue.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from bot.i18n import Translator
+from bot.presenters.base import RenderContext
+from bot.presenters.gang_of_dice import (
+    face_counts,
+    final_order,
+    own_stock,
+    quick_commits,
+    reroll_text,
+    seat_status,
+    seats_in_order,
+    status_text,
+)
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_key, name_of, seat_chip
-from bot.render.style import label, plain
+from bot.render.style import plain
+from engine.gang_of_dice import GangOfDiceSeatView, GangOfDiceView
 
 _DIE = 48
 _GAP = 14
 #: Beyond this many dice a roll is drawn one die per face with a count.
 _SPELL_OUT = 24
-_QUICK = (1, 2, 3, 5, 8)
 
 
 def stock_die(c: Canvas, x: int, y: int, size: int) -> None:
@@ -33,21 +45,21 @@ def stock_die(c: Canvas, x: int, y: int, size: int) -> None:
     die(c, x, y, size, 6, fill=(236, 233, 226))
 
 
-def _card(c: Canvas, view: dict[str, Any], t: Translator) -> None:
-    card = view["card"]
-    colour = card["colour"]
+def _card(c: Canvas, view: GangOfDiceView, t: Translator) -> None:
+    card = view.card
+    colour = card.colour
     band = style.YELLOW if colour == "yellow" else (30, 30, 34)
     ink = style.INK if colour == "yellow" else (255, 255, 255)
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     inner = x1 - x0 - 32
-    desc = c.wrap(plain(t(f"god.card.{card['id']}.desc")), inner, style.BODY)
+    desc = c.wrap(plain(t(f"god.card.{card.id}.desc")), inner, style.BODY)
     rule = c.wrap(plain(t(f"god.colour.{colour}")), inner, style.SMALL)
     h = 52 + len(desc) * (style.BODY + 6) + len(rule) * (style.SMALL + 4) + 20
     top = c.y
     c.d.rounded_rectangle((x0, top, x1, top + h), radius=14, fill=(255, 255, 255), outline=style.INK, width=3)
     c.d.rounded_rectangle((x0 + 3, top + 3, x1 - 3, top + 48), radius=12, fill=band)
     c.d.rectangle((x0 + 3, top + 36, x1 - 3, top + 48), fill=band)
-    c.text(x0 + 16, top + 26, plain(t(f"god.card.{card['id']}.name")), style.HEAD, ink, bold=True,
+    c.text(x0 + 16, top + 26, plain(t(f"god.card.{card.id}.name")), style.HEAD, ink, bold=True,
            max_w=inner, anchor="lm")
     c.y = top + 56
     for line in desc:
@@ -89,82 +101,56 @@ def _dice_row(c: Canvas, x: int, faces: Sequence[int], max_w: int, marks: Sequen
     c.y += _DIE + 12
 
 
-def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
-    if view["phase"] == "over":
-        winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
-        return plain(t("god.status.over", names=", ".join(name_of(names, s) for s in winners), n=len(winners)))
-    cur = view["current"]
-    if view["phase"] == "commit":
-        return plain(t("god.status.commit", name=name_of(names, cur)))
-    return plain(t("god.status.roll", name=name_of(names, cur), roll=view["seats"][cur]["rolls"]))
-
-
-def _seat_status(seat: dict[str, Any], t: Translator) -> str:
-    st = seat["status"]
-    if st == "out":
-        return plain(t("god.status.out"))
-    if st == "waiting" or not seat["rolls"]:
-        return plain(t("god.status.waiting"))
-    if st == "rolling":
-        return plain(t("god.status.rolling", roll=seat["rolls"], score=seat["score"]))
-    if st == "stopped":
-        return plain(t("god.status.stopped", score=seat["score"]))
-    return plain(t("god.status.triggered"))
-
-
-def _table(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+def _table(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:
     x = style.MARGIN
     die(c, x, c.y, 40, 6)
-    c.text(x + 52, c.y + 20, label(t, "table", n=view["table"]), style.HEAD, bold=True, anchor="lm")
+    c.text(x + 52, c.y + 20, t("god.pic.table", n=view.table), style.HEAD, bold=True, anchor="lm")
     c.y += 52
-    if view["phase"] != "over":
-        c.text(x, c.y, label(t, "carried", n=view["carried"], b=view["bonus"]), style.SMALL, style.MUTED)
+    if view.phase != "over":
+        c.text(x, c.y, t("god.pic.carried", n=view.carried, b=view.bonus), style.SMALL, style.MUTED)
         c.y += style.SMALL + 8
-        best = view.get("best")
+        best = view.best
         if best is not None:
-            c.text(x, c.y, label(t, "best", name=name_of(names, best["seat"]), score=best["score"]),
+            c.text(x, c.y, t("god.pic.best", name=name_of(names, best.seat), score=best.score),
                    style.SMALL, style.MUTED, max_w=style.WIDTH - 2 * x)
             c.y += style.SMALL + 8
-    if view.get("removed"):
-        c.text(x, c.y, plain(t("god.table.removed", dice=view["removed"])), style.SMALL, style.MUTED)
+    if view.removed:
+        c.text(x, c.y, plain(t("god.table.removed", dice=view.removed)), style.SMALL, style.MUTED)
         c.y += style.SMALL + 8
     c.y += 8
 
 
-def _players(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+def _players(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:
     c.heading(plain(t("god.field.players")))
-    order = list(view["order"])
-    by_seat = {s["seat"]: s for s in view["seats"]}
-    seats = order + [s for s in sorted(by_seat) if s not in order]
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
-    for s in seats:
-        seat = by_seat[s]
+    for seat in seats_in_order(view):
+        s = seat.seat
         top = c.y
-        current = view["phase"] != "over" and view.get("current") == s
+        current = view.phase != "over" and view.current == s
         c.y += 10
         seat_chip(c, x0 + 12, c.y, s, name_of(names, s), 420, current=current)
-        if seat["committed"]:
-            w = c.text(x1 - 14, c.y + 2, str(seat["committed"]), style.BODY, bold=True, anchor="ra")
+        if seat.committed:
+            w = c.text(x1 - 14, c.y + 2, str(seat.committed), style.BODY, bold=True, anchor="ra")
             stock_die(c, x1 - 14 - w - 40, c.y + 2, 32)
         c.y += style.BODY + 12
-        c.text(x0 + 16, c.y, _seat_status(seat, t), style.SMALL,
-               style.VERMILLION if seat["status"] == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
+        c.text(x0 + 16, c.y, plain(seat_status(seat, t)), style.SMALL,
+               style.VERMILLION if seat.status == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
         c.y += style.SMALL + 14
-        if seat["faces"]:
-            marks = view.get("marks") if current and view["phase"] == "roll" else None
-            _dice_row(c, x0 + 16, seat["faces"], x1 - x0 - 32, marks)
+        if seat.faces:
+            marks = view.marks if current and view.phase == "roll" else None
+            _dice_row(c, x0 + 16, seat.faces, x1 - x0 - 32, marks)
         h = c.y - top + 4
         c.d.rounded_rectangle((x0, top, x1, top + h), radius=12, outline=style.INK if current else style.LINE,
                               width=4 if current else 2)
         c.y = top + h + 12
 
 
-def _final(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
-    stocks, ranks = view.get("stocks"), view.get("ranks")
-    if view["phase"] != "over" or stocks is None or ranks is None:
+def _final(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:
+    stocks, ranks = view.stocks, view.ranks
+    if view.phase != "over" or stocks is None or ranks is None:
         return
     c.heading(plain(t("god.field.final")))
-    for s in sorted(range(len(stocks)), key=lambda s: (ranks[s], s)):
+    for s in final_order(view):
         c.text(style.MARGIN, c.y, f"{ranks[s]}.", style.BODY, bold=True)
         seat_chip(c, style.MARGIN + 44, c.y, s, name_of(names, s), 480)
         w = c.text(style.WIDTH - style.MARGIN, c.y, str(stocks[s]), style.BODY, bold=True, anchor="ra")
@@ -174,19 +160,23 @@ def _final(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator)
 
 def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     items = [
-        (lambda cv, x, y, s: die(cv, x, y, s, 0), label(t, "boss")),
-        (lambda cv, x, y, s: die(cv, x, y, s, 4, marked=True), label(t, "marked")),
-        (stock_die, label(t, "dice_count")),
+        (lambda cv, x, y, s: die(cv, x, y, s, 0), t("god.pic.boss")),
+        (lambda cv, x, y, s: die(cv, x, y, s, 4, marked=True), t("god.pic.marked")),
+        (stock_die, t("god.pic.dice_count")),
     ]
     if panel:
-        items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items, kind=f"god:{panel}")
+        items.append((legal_key, t("pic.legal")))
+    c.legend(t("pic.legend"), items, kind=f"god:{panel}")
 
 
-def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+def _status(view: GangOfDiceView, names: Sequence[str], t: Translator) -> str:
+    return plain(status_text(view, RenderContext(t, tuple(names))))
+
+
+def draw_board(view: GangOfDiceView, names: Sequence[str], t: Translator) -> Canvas:
     """The public table drawn on a :class:`Canvas` (see the module docstring)."""
     c = Canvas()
-    c.title_bar(plain(t("game.gang-of-dice.name")), label(t, "round", round=view["round"], rounds=view["rounds"]))
+    c.title_bar(plain(t("game.gang-of-dice.name")), t("god.pic.round", round=view.round, rounds=view.rounds))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(10)
     _card(c, view, t)
@@ -197,54 +187,50 @@ def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Can
     return c
 
 
-def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
+def board(view: GangOfDiceView, names: Sequence[str], t: Translator) -> bytes:
     """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
     return draw_board(view, names, t).png()
 
 
-def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+def panel(view: GangOfDiceView, legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
     """PNG of a seat's screen from that seat's view and its legal action codes (``c{n}``,
-    ``m{f}``, ``u{f}``, ``r``, ``s``); legal choices are framed. Raises on a malformed view."""
+    ``m{f}``, ``u{f}``, ``r``, ``s``); legal choices are framed."""
     legal = tuple(legal)
-    me = view.get("me") or {}
-    seat = me.get("seat")
-    stock = int(me.get("stock", 0))
+    seat = view.me.seat if isinstance(view, GangOfDiceSeatView) else None
+    stock = own_stock(view)
     c = Canvas()
-    c.title_bar(plain(t("god.panel.title")), label(t, "round", round=view["round"], rounds=view["rounds"]))
+    c.title_bar(plain(t("god.panel.title")), t("god.pic.round", round=view.round, rounds=view.rounds))
     x = style.MARGIN
     stock_die(c, x, c.y, 40)
-    c.text(x + 52, c.y + 20, label(t, "stock", n=stock), style.HEAD, bold=True, anchor="lm")
+    c.text(x + 52, c.y + 20, t("god.pic.stock", n=stock), style.HEAD, bold=True, anchor="lm")
     c.y += 56
     if not legal:
-        text = _status(view, names, t) if view["phase"] == "over" else label(
-            t, "waiting", name=name_of(names, view.get("current")))
+        text = _status(view, names, t) if view.phase == "over" else t(
+            "god.pic.waiting", name=name_of(names, view.current))
         c.paragraph(x, text, style.WIDTH - 2 * x, style.BODY)
         c.space(10)
-    elif view["phase"] == "commit":
-        c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+    elif view.phase == "commit":
+        c.text(x, c.y, t("pic.your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
-        c.paragraph(x, plain(t("god.panel.commit", round=view["round"])), style.WIDTH - 2 * x, style.SMALL)
+        c.paragraph(x, plain(t("god.panel.commit", round=view.round)), style.WIDTH - 2 * x, style.SMALL)
         c.space(24)  # the chips' badges stick out above them
         cx = x + 6
-        amounts = [n for n in _QUICK if n < stock] + [stock]
-        for n in amounts:
+        for n in [*quick_commits(stock), stock]:
             code = f"c{n}"
             text = plain(t("god.btn.all", n=n)) if n == stock else str(n)
             cx += chip(c, cx, c.y, text, legal=code in legal)
         c.y += style.BODY + 40
     else:
-        mine: dict[str, Any] = view["seats"][seat] if isinstance(seat, int) else {"faces": [], "rolls": 0, "score": 0}
-        c.text(x, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        faces, score = (view.seats[seat].faces, view.seats[seat].score) if seat is not None else ((), 0)
+        c.text(x, c.y, t("pic.your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
-        c.text(x, c.y, f"{label(t, 'score', n=mine['score'])} · {label(t, 'rolls_left', n=view['rolls_left'])}",
+        c.text(x, c.y, f"{t('god.pic.score', n=score)} · {t('god.pic.rolls_left', n=view.rolls_left)}",
                style.BODY, bold=True)
         c.y += style.BODY + 22
-        _dice_row(c, x + 6, mine["faces"], style.WIDTH - 2 * x, view.get("marks"))
-        faces = sorted(set(int(f) for f in mine["faces"]))
+        _dice_row(c, x + 6, faces, style.WIDTH - 2 * x, view.marks)
         cx = x + 6
-        marks = view.get("marks") or [0] * 6
-        for f in faces:
-            count = sum(1 for v in mine["faces"] if v == f)
+        marks = view.marks or (0,) * 6
+        for f, count in face_counts(faces):
             w = _DIE + 2 * 44 + 40
             if cx + w > style.WIDTH - x:
                 cx, c.y = x + 6, c.y + _DIE + 30
@@ -255,11 +241,9 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             chip(c, bx + 50, c.y, "−", legal=f"u{f}" in legal, size=style.SMALL)
             cx += w + 46
         c.y += _DIE + 30
-        n = sum(marks)
         cx = x + 6
-        reroll = plain(t("god.btn.reroll", n=n) if n else t("god.btn.reroll_none"))
-        cx += chip(c, cx, c.y, reroll, legal="r" in legal)
-        chip(c, cx, c.y, plain(t("god.btn.stop", score=mine["score"])), legal="s" in legal)
+        cx += chip(c, cx, c.y, plain(reroll_text(marks, t)), legal="r" in legal)
+        chip(c, cx, c.y, plain(t("god.btn.stop", score=score)), legal="s" in legal)
         c.y += style.BODY + 40
     c.heading(plain(t("god.field.card")))
     _card(c, view, t)

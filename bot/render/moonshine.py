@@ -1,6 +1,8 @@
-"""Moonshine pictures: the public table and the private panel, from the view's JSON form
-(``game.view_json(state, seat)``; keys documented at :meth:`engine.moonshine.rules.Moonshine.view`)
-and the printed card data (:func:`engine.moonshine.cards.client_of`: names, costs, bonuses).
+"""Moonshine pictures: the public table and the private panel, from the typed views of
+:mod:`engine.moonshine.view` (:class:`MoonshineView`, a seat's :class:`PlayerView`) and the
+printed card data (:func:`engine.moonshine.cards.client_of`: names, costs, bonuses). The status
+line, the follow-up tasks, the pending follow-ups and the card names are the text board's
+(:mod:`bot.presenters.moonshine`).
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
 dice showing their resource; a blue or orange die the active player did not roll, having no
@@ -19,12 +21,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Translator, colon, plural_category
-from bot.presenters.moonshine import collapse_repeats
+from bot.i18n import Translator, colon
+from bot.presenters.base import RenderContext
+from bot.presenters.moonshine import (
+    DIE_CODES,
+    SIMPLE_ACTIONS,
+    card_name,
+    collapse_repeats,
+    pending_parts,
+    round_text,
+    simple_action_text,
+    speakeasy_name,
+    status_text,
+    task_text,
+    validated_by_colour,
+)
 from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
-from bot.render.style import Colour, label, plain
-from engine.moonshine.cards import all_clients, client_of, speakeasy_of
+from bot.render.style import Colour, plain
+from engine.moonshine.cards import client_of, speakeasy_of
+from engine.moonshine.view import MoonshineView, PlayerView
 
 _ICON = 28
 _CARD_W = 354
@@ -128,15 +144,10 @@ def slot(c: Canvas, spaces: int, tokens: int, bonus: Sequence[Any], x: int, y: i
 
 
 # --- pieces -------------------------------------------------------------------------------------
-def _card_name(cid: int, t: Translator) -> str:
-    card = client_of(cid)
-    return card.name.fr if t.lang == "fr" else card.name.en
-
-
 def name_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[str]:
     """The Client's name as it fits in its band: one line, or two when one does not fit in
     ``w - 110`` px at the smallest font (the second line clipped with "…" only past two lines)."""
-    return c.wrap(_card_name(cid, t), w - 110, style.SMALL, bold=True, max_lines=2)
+    return c.wrap(card_name(cid, t), w - 110, style.SMALL, bold=True, max_lines=2)
 
 
 def band_extra(c: Canvas, cids: Sequence[int], t: Translator, w: int = _CARD_W) -> int:
@@ -158,7 +169,7 @@ def instant_lines(c: Canvas, cid: int, t: Translator, w: int = _CARD_W) -> list[
         return []
     start = 54 + c.width(_effect_text(card), style.SMALL, True)
     end = _lower_x(card, w) - 8 - 12 if card.lower else w - 10
-    return c.wrap(label(t, "instant"), end - start, style.SMALL)
+    return c.wrap(t("ms.pic.instant"), end - start, style.SMALL)
 
 
 def _lower_x(card: Any, w: int) -> int:
@@ -222,40 +233,25 @@ def client_card(c: Canvas, cid: int, x: int, y: int, t: Translator, tokens: int 
         legal_frame(c, (x, y - extra, x + w, bottom))
 
 
-def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
-    ph = view["phase"]
-    if ph == "over":
-        winners = [s for s, r in enumerate(view.get("ranks") or []) if r == 1]
-        return plain(t("ms.status.over", names=", ".join(name_of(names, s) for s in winners), n=len(winners)))
-    if ph == "roll":
-        return plain(t("ms.status.roll", name=name_of(names, view["active"]), n=view["rerolls"]))
-    return plain(t(f"ms.status.{ph}"))
+def _status(view: MoonshineView, names: Sequence[str], t: Translator) -> str:
+    return plain(status_text(view, RenderContext(t, tuple(names))))
 
 
-#: The seat's own follow-up task, by the head of its legal codes: the text panel's sentence.
-_TASKS = {"keep": "ms.panel.keep", "pick": "ms.panel.pick", "rep": "ms.panel.replace", "draft": "ms.panel.draft",
-          "pl": "ms.panel.place", "lose": "ms.panel.lose", "dis": "ms.panel.discard"}
+def _task(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Translator) -> str:
+    """The sentence under "Your turn": the seat's own task, as its text panel says it
+    (:func:`bot.presenters.moonshine.task_text`); in the roll and the action phases, where the
+    dice and the chips say the task, the table's status."""
+    queue = view.private.queue if isinstance(view, PlayerView) else ()
+    task = task_text(legal[0].partition(".")[0], queue[0] if queue else None, t) if legal else None
+    return _status(view, names, t) if task is None else plain(task)
 
 
-def _task(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> str:
-    """The sentence under "Your turn": the seat's own task, as its text panel says it (keep one
-    of these cards, choose the 2 Clients you keep, place your Moon token…); in the roll and the
-    action phases, where the dice and the chips say the task, the table's status."""
-    key = _TASKS.get(legal[0].partition(".")[0]) if legal else None
-    if key is None:
-        return _status(view, names, t)
-    queue = (view.get("private") or {}).get("queue") or []
-    front = queue[0] if queue else {}
-    picked = (front.get("cards") or [None])[0]
-    return plain(t(key, n=front.get("n") or 1, card=_card_name(picked, t) if picked is not None else "?"))
-
-
-def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, legal_dice: set[int]) -> None:
+def _dice(c: Canvas, view: MoonshineView, names: Sequence[str], t: Translator, legal_dice: set[int]) -> None:
     x = style.MARGIN
-    seat_chip(c, x, c.y, view["active"], name_of(names, view["active"]), 340)
-    c.text(style.WIDTH - style.MARGIN, c.y + 4, label(t, "active"), style.SMALL, style.MUTED, anchor="ra")
+    seat_chip(c, x, c.y, view.active, name_of(names, view.active), 340)
+    c.text(style.WIDTH - style.MARGIN, c.y + 4, t("ms.pic.active"), style.SMALL, style.MUTED, anchor="ra")
     c.y += style.BODY + (26 if legal_dice else 16)  # framed dice: room for their badges
-    dice = view["dice"]
+    dice = view.dice
     unrolled = unrolled_dice(dice)
     for i, face in enumerate(dice):
         dx = x + i * 78
@@ -274,7 +270,7 @@ def _dice(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator, 
     if unrolled:
         key = "unrolled_both" if len(unrolled) == 2 else "unrolled_blue" if unrolled[0] == 3 else "unrolled_orange"
         cx = x + len(dice) * 78 + 4
-        lines = c.wrap(label(t, key), style.WIDTH - style.MARGIN - cx, style.SMALL)[:2]
+        lines = c.wrap(t(f"ms.pic.{key}"), style.WIDTH - style.MARGIN - cx, style.SMALL)[:2]
         ty = c.y + 30 - len(lines) * (style.SMALL + 4) // 2
         for line in lines:
             c.text(cx, ty, line, style.SMALL, style.MUTED)
@@ -294,27 +290,25 @@ def _dim(colour: Colour) -> Colour:
     return tuple((2 * b + a) // 3 for a, b in zip(colour, style.BG, strict=True))  # type: ignore[return-value]
 
 
-def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Translator,
+def _seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator,
           legal_cards: set[int] | None = None, legal_slots: set[str] | None = None) -> None:
-    seat = view["seats"][i]
+    seat = view.seats[i]
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     top = c.y
     c.y += 12
-    current = view["phase"] not in ("over",) and i in (view.get("to_act") or [])
+    current = view.phase not in ("over",) and i in view.to_act
     seat_chip(c, x0 + 12, c.y, i, name_of(names, i), 420, current=current)
     shape(c, "star", (x1 - 200, c.y, x1 - 170, c.y + 30), style.YELLOW)
-    c.text(x1 - 164, c.y, str(seat["points"]), style.BODY, bold=True)
+    c.text(x1 - 164, c.y, str(seat.points), style.BODY, bold=True)
     moon(c, x1 - 110, c.y, 30)
-    c.text(x1 - 74, c.y, str(seat["tokens"]), style.BODY, bold=True)
+    c.text(x1 - 74, c.y, str(seat.tokens), style.BODY, bold=True)
     c.y += style.BODY + 18
     # Speakeasy
-    sp = speakeasy_of(seat["speakeasy"])
-    side = sp.side(view["variant"])
-    c.text(x0 + 14, c.y, sp.name.fr if t.lang == "fr" else sp.name.en, style.SMALL, style.MUTED, bold=True,
-           max_w=x1 - x0 - 28)
+    side = speakeasy_of(seat.speakeasy).side(view.variant)
+    c.text(x0 + 14, c.y, speakeasy_name(seat.speakeasy, t), style.SMALL, style.MUTED, bold=True, max_w=x1 - x0 - 28)
     c.y += style.SMALL + (30 if legal_slots else 12)
     sx = x0 + 20
-    for k, (sl, tok) in enumerate(zip(side.slots, seat["se_tokens"], strict=False)):
+    for k, (sl, tok) in enumerate(zip(side.slots, seat.se_tokens, strict=False)):
         start = sx
         sx = slot(c, sl.spaces, tok, sl.bonus, sx, c.y)
         if legal_slots and f"s{k}" in legal_slots:
@@ -325,24 +319,24 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
         sx += _ICON + 8
     c.y += _ICON + 16
     # icons
-    ic = seat["icons"]
+    ic = seat.icons
     ix = x0 + 14
-    for kind, n in (("reroll", ic["reroll"]), ("draw", ic["draw"]), ("client", ic["client"])):
+    for kind, n in (("reroll", ic.reroll), ("draw", ic.draw), ("client", ic.client)):
         icon(c, kind, ix, c.y, _ICON)
         c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{n}", style.SMALL, bold=True, anchor="lm")
         ix += _ICON + 64
-    for kind, on in (("blue_die", ic["blue"]), ("orange_die", ic["orange"])):
+    for kind, on in (("blue_die", ic.blue), ("orange_die", ic.orange)):
         if on:
             icon(c, kind, ix, c.y, _ICON)
             ix += _ICON + 16
-    if ic["discount"]:
+    if ic.discount:
         icon(c, "discount", ix, c.y, _ICON)
-        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic['discount']}", style.SMALL, bold=True, anchor="lm")
+        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic.discount}", style.SMALL, bold=True, anchor="lm")
     c.y += _ICON + 14
     # Clients in front
-    clients = list(seat["clients"])
+    clients = list(seat.clients)
     h, band = _CARD_H, 0
-    for k, (cid, tok) in enumerate(zip(clients, seat["cl_tokens"], strict=False)):
+    for k, (cid, tok) in enumerate(zip(clients, seat.cl_tokens, strict=False)):
         cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
         if k % 2 == 0:
             if k:
@@ -353,17 +347,12 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if clients:
         c.y += h + 14
     # validated
-    cards = all_clients()
     vx = x0 + 14
-    c.text(vx, c.y, label(t, "validated") + colon(t.lang), style.SMALL, style.MUTED, bold=True)
-    vx += c.width(label(t, "validated") + colon(t.lang), style.SMALL, True) + 12
-    if not seat["validated"]:
-        c.text(vx, c.y, label(t, "none"), style.SMALL, style.MUTED)
-    counts: dict[str, int] = {}
-    lower: list[Any] = []
-    for cid in seat["validated"]:
-        counts[cards[cid].colour] = counts.get(cards[cid].colour, 0) + 1
-        lower += list(cards[cid].lower)
+    c.text(vx, c.y, t("ms.pic.validated") + colon(t.lang), style.SMALL, style.MUTED, bold=True)
+    vx += c.width(t("ms.pic.validated") + colon(t.lang), style.SMALL, True) + 12
+    if not seat.validated:
+        c.text(vx, c.y, t("ms.pic.none"), style.SMALL, style.MUTED)
+    counts, lower = validated_by_colour(seat.validated)
     for colour in style.COLOUR_SHAPES:
         if counts.get(colour):
             colour_mark(c, colour, vx, c.y + 2, 26)
@@ -372,17 +361,10 @@ def _seat(c: Canvas, i: int, view: dict[str, Any], names: Sequence[str], t: Tran
     if lower and vx < x1 - 100:
         _icons(c, lower[: max(0, (x1 - vx - 20) // (_ICON + 6))], vx + 10, c.y + 2)
     c.y += style.SMALL + 14
-    def moon_words(n: int) -> str:
-        """The Moon-token word for a count ``n`` (singular for CLDR "one": English 1, French 0-1)."""
-        return label(t, "moon" if plural_category(t.lang, n) == "one" else "moons")
-
-    # "placing a 🌙" places one token; "discarding {n} 🌙" counts them
-    pending = [plain(t(f"ms.pending.{p['kind']}", n=p["n"]).replace("🌙", moon_words(p["n"] if p["kind"] == "discard" else 1)))
-               for p in seat["pending"]]
-    if seat.get("lose"):
-        pending.append(plain(t("ms.pending.lose", n=seat["lose"]).replace("🌙", moon_words(seat["lose"]))))
-    if pending and view["phase"] != "over":
-        c.text(x0 + 14, c.y, label(t, "pending", what=" · ".join(collapse_repeats(pending))), style.SMALL, style.MUTED,
+    # the 🌙 of "placing a 🌙", "discarding 2 🌙" in words ("Moon token", "Moon tokens")
+    pending = [plain(text.replace("🌙", t("ms.pic.moon", n=moons))) for text, moons in pending_parts(seat, t)]
+    if pending and view.phase != "over":
+        c.text(x0 + 14, c.y, t("ms.pic.pending", what=" · ".join(collapse_repeats(pending))), style.SMALL, style.MUTED,
                max_w=x1 - x0 - 28)
         c.y += style.SMALL + 12
     c.d.rounded_rectangle((x0, top, x1, c.y + 4), radius=12, outline=style.INK if current else style.LINE,
@@ -397,60 +379,55 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     def kind(name: str) -> Any:
         return lambda cv, x, y, s: icon(cv, name, x, y, s, colour="green")
 
-    items: list[Any] = [(res("food"), label(t, "food")), (res("music"), label(t, "music")),
-                        (res("drink"), label(t, "drink")), (res("any"), label(t, "any")),
-                        (lambda cv, x, y, s: moon(cv, x, y, s), label(t, "moon")),
-                        (lambda cv, x, y, s: moon(cv, x, y, s, filled=False), label(t, "empty_space")),
+    items: list[Any] = [(res("food"), t("ms.pic.food")), (res("music"), t("ms.pic.music")),
+                        (res("drink"), t("ms.pic.drink")), (res("any"), t("ms.pic.any")),
+                        (lambda cv, x, y, s: moon(cv, x, y, s), t("ms.pic.moon", n=1)),
+                        (lambda cv, x, y, s: moon(cv, x, y, s, filled=False), t("ms.pic.empty_space")),
                         (lambda cv, x, y, s: shape(cv, "star", (x, y, x + s, y + s), style.YELLOW),
-                         label(t, "points_icon"))]
+                         t("ms.pic.points_icon"))]
     for k in ("reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority", "silhouette"):
-        items.append((kind(k), label(t, k)))
+        items.append((kind(k), t(f"ms.pic.{k}")))
     for colour in style.COLOUR_SHAPES:
         items.append(((lambda col: lambda cv, x, y, s: colour_mark(cv, col, x, y, s))(colour),
-                      label(t, f"colour_{colour}")))
+                      t(f"ms.pic.colour_{colour}")))
     if panel:
-        items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items, kind=f"ms:{panel}")
-    c.paragraph(style.MARGIN, label(t, "slot"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
+        items.append((legal_key, t("pic.legal")))
+    c.legend(t("pic.legend"), items, kind=f"ms:{panel}")
+    c.paragraph(style.MARGIN, t("ms.pic.slot"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
 
 
-def _head(c: Canvas, view: dict[str, Any], t: Translator, title: str) -> None:
-    when = plain(t("ms.board.round", round=view["round"])) if view["round"] >= 1 else plain(t("ms.board.setup"))
-    c.title_bar(title, f"{when} · {label(t, 'goal', n=view['target'])} · "
-                       f"{label(t, 'deck', n=view['deck'], d=view['discard'])}")
+def _head(c: Canvas, view: MoonshineView, t: Translator, title: str) -> None:
+    c.title_bar(title, f"{plain(round_text(view, t))} · {t('ms.pic.goal', n=view.target)} · "
+                       f"{t('ms.pic.deck', n=view.deck, d=view.discard)}")
 
 
-def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+def draw_board(view: MoonshineView, names: Sequence[str], t: Translator) -> Canvas:
     """The public table on a :class:`Canvas` (see the module docstring)."""
-    c = Canvas(max_height=1400 + 700 * len(view["seats"]))
+    c = Canvas(max_height=1400 + 700 * len(view.seats))
     _head(c, view, t, plain(t("game.moonshine.name")))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(10)
     # no dice before the first roll (set-up, draft: every face blank) nor at the end (the last
     # round's): blank white dice beside solid blue and orange ones read as a roll
-    if view["phase"] != "over" and any(view["dice"]):
+    if view.phase != "over" and any(view.dice):
         _dice(c, view, names, t, set())
-    for i in range(len(view["seats"])):
+    for i in range(len(view.seats)):
         _seat(c, i, view, names, t)
     _legend(c, t)
     return c
 
 
-def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
-    """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
+def board(view: MoonshineView, names: Sequence[str], t: Translator) -> bytes:
+    """PNG of the public table from the public view (``seat=None``)."""
     return draw_board(view, names, t).png()
 
 
-_ACTION_KEYS = {"moon": "ms.act.moon", "draw": "ms.act.draw", "stop": "ms.act.stop", "pick.none": "ms.act.pick_none"}
-_DIE_CODES = ("0", "1", "2", "b", "o")
-
-
-def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+def panel(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
     """PNG of a seat's panel from that seat's view and its legal codes (``val.<id>``, ``moon``,
     ``draw``, ``rr.<dice>``, ``stop``, ``pl.<slot>``, ``lose.<slot>``, ``keep/pick/rep.<id>``,
     ``draft.<ids>``, ``dis.…``); legal cards, spaces and actions are framed."""
     legal = tuple(legal)
-    me = view.get("me")
+    me = view.me if isinstance(view, PlayerView) else None
     c = Canvas(max_height=3000)
     _head(c, view, t, plain(t("ms.panel.title")))
     cards: set[int] = set()
@@ -464,20 +441,21 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         elif head in ("pl", "lose"):
             slots.add(rest)
         elif head == "rr":
-            dice.update(_DIE_CODES.index(d) for d in rest.split(".") if d in _DIE_CODES)
+            dice.update(DIE_CODES.index(d) for d in rest.split(".") if d in DIE_CODES)
         elif head == "dis":
             n_other += 1
     if legal:
-        c.text(style.MARGIN, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.text(style.MARGIN, c.y, t("pic.your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
     c.paragraph(style.MARGIN, _task(view, legal, names, t), style.WIDTH - 2 * style.MARGIN, style.SMALL)
     c.space(10)
-    if view["phase"] in ("roll", "action", "resolve", "gain") and any(view["dice"]):
+    if view.phase in ("roll", "action", "resolve", "gain") and any(view.dice):
         _dice(c, view, names, t, dice)
-    chips = [code for code in _ACTION_KEYS if code in legal]
+    chips = [code for code in SIMPLE_ACTIONS if code in legal]
     if dice:
         chips.insert(0, "rr")
-    texts = [plain(t(_ACTION_KEYS[code])) if code in _ACTION_KEYS else label(t, "reroll_framed") for code in chips]
+    texts = [plain(simple_action_text(code, t)) if code in SIMPLE_ACTIONS else t("ms.pic.reroll_framed")
+             for code in chips]
     if n_other:
         texts.append(plain(t("ms.act.dis", n="…")))
     if texts:
@@ -492,11 +470,9 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
                 c.y += style.BODY + 30
             x += chip(c, x, c.y, text, legal=True, max_w=right - x)
         c.y += style.BODY + 44
-    private = view.get("private") or {}
-    queue = private.get("queue") or []
-    offered = [cid for cid in (queue[0].get("cards") or [])] if queue else []
-    own = set(view["seats"][me]["clients"]) if isinstance(me, int) else set()
-    offered = [cid for cid in offered if cid not in own]
+    queue = view.private.queue if isinstance(view, PlayerView) else ()
+    own = set(view.seats[me].clients) if me is not None else set()
+    offered = [cid for cid in (queue[0].cards if queue else ()) if cid not in own]
     if offered:
         c.heading(plain(t("ms.panel.offered", n=len(offered))))
         h, band = _CARD_H, 0
@@ -508,7 +484,7 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
             client_card(c, cid, style.MARGIN + 8 + (k % 2) * (_CARD_W + 16), c.y, t, legal=cid in cards, h=h,
                         band=band)
         c.y += h + 24
-    if isinstance(me, int):
+    if me is not None:
         _seat(c, me, view, names, t, legal_cards=cards, legal_slots=slots)
     _legend(c, t, panel=True)
     return c.png()

@@ -1,5 +1,7 @@
-"""Shop Battle pictures: the public table and the private pile, from the view's JSON form
-(``game.view_json(state, seat)``; keys documented at :meth:`engine.shop_battle.ShopBattle.view`).
+"""Shop Battle pictures: the public table and the private pile, from the typed views of
+:mod:`engine.shop_battle.view` (:class:`ShopBattleView`, a seat's :class:`ShopBattleSeatView`).
+The status line, the round against its cap, the prompts and the power texts are the text board's
+(:mod:`bot.presenters.shop_battle`).
 
 Board: round (and round cap), who chooses, the announced characteristic and direction, the cards
 revealed this round as shop cards with their four characteristics (year founded, letters in the
@@ -17,10 +19,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.i18n import Translator
-from bot.presenters.shop_battle import deck_title
+from bot.presenters.base import RenderContext
+from bot.presenters.shop_battle import deck_title, power_text, round_stage, status_text, target_prompt, wait_text
 from bot.render import style
 from bot.render.draw import Canvas, card_box, chip, die, legal_key, name_of, seat_chip
-from bot.render.style import label, plain
+from bot.render.style import plain
+from engine.shop_battle.view import (
+    AnnounceView,
+    CardView,
+    CollectorCardView,
+    PlayView,
+    ShopBattleSeatView,
+    ShopBattleView,
+    ShopCardView,
+)
 
 CHARS = ("year", "letters", "street", "games")
 _CARD_W = 240
@@ -66,44 +78,44 @@ def two_lines(c: Canvas, text: str, w: int = _CARD_W) -> list[str]:
     return c.wrap(text, w - 20, style.SMALL, bold=True, max_lines=2) or ["?"]
 
 
-def title_lines(c: Canvas, card: dict[str, Any], w: int = _CARD_W) -> list[str]:
+def title_lines(c: Canvas, card: CardView, w: int = _CARD_W) -> list[str]:
     """A card's name in at most two lines (:func:`two_lines`)."""
-    return two_lines(c, str(card.get("name", "?")), w)
+    return two_lines(c, card.name, w)
 
 
-def _band(card: dict[str, Any], t: Translator) -> str:
+def _band(card: CollectorCardView, t: Translator) -> str:
     """A Collector's band: "Collector · <power>", the power's name without its parenthesis (the
     rules call the peek "Peek (HYPER U)" after the default deck's card, whose name, like any
     deck's, is printed under the band: "Coup d'œil (HYPER U)" was cut to "Coup d'œil (HY…")."""
-    return f"{label(t, 'collector')} · {power_name(card, t)}"
+    return f"{t('sb.pic.collector')} · {power_name(card, t)}"
 
 
-def power_name(card: dict[str, Any], t: Translator) -> str:
+def power_name(card: CollectorCardView, t: Translator) -> str:
     """A Collector's power by name, without the rules' parenthesis ("Peek", not "Peek (HYPER U)")."""
-    kind = plain(t("sb.kind." + str(card.get("power"))))
+    kind = plain(t("sb.kind." + card.power))
     return re.sub(r" *[(][^()]*[)]$", "", kind) or kind
 
 
-def _band_lines(c: Canvas, card: dict[str, Any], t: Translator | None, w: int) -> list[str]:
+def _band_lines(c: Canvas, card: CardView, t: Translator | None, w: int) -> list[str]:
     """The lines of a card's coloured band: the name of a shop card, "Collector · <power>" of a
     Collector (whose name comes under the band)."""
-    if card.get("kind") == "shop":
+    if isinstance(card, ShopCardView):
         return title_lines(c, card, w)
     return two_lines(c, _band(card, t), w) if t is not None else [""]
 
 
-def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: Translator,
+def _card(c: Canvas, x: int, y: int, card: CardView, char: str | None, t: Translator,
           winner: bool = False, w: int = _CARD_W, h: int = _CARD_H) -> None:
     """One revealed card: a shop card with its four values (``char`` highlighted) or a Collector
     with its power. Its band and a Collector's name take up to two lines each; the caller makes
     ``h`` taller to match (:func:`card_height`)."""
     box = (x, y, x + w, y + h)
     band = _band_lines(c, card, t, w)
-    top = card_box(c, box, _SHOP_BAND if card.get("kind") == "shop" else _COLLECTOR_BAND, "", style.INK,
+    top = card_box(c, box, _SHOP_BAND if isinstance(card, ShopCardView) else _COLLECTOR_BAND, "", style.INK,
                    band_h=36 + _LINE * (len(band) - 1))
     for i, line in enumerate(band):
         c.text(x + 10, y + 20 + i * _LINE, line, style.SMALL, style.INK, bold=True, anchor="lm")
-    if card.get("kind") != "shop":
+    if not isinstance(card, ShopCardView):
         for line in title_lines(c, card, w):
             c.text(x + 10, top, line, style.SMALL, bold=True)
             top += _LINE
@@ -117,26 +129,26 @@ def _card(c: Canvas, x: int, y: int, card: dict[str, Any], char: str | None, t: 
         if hot:
             c.d.rectangle((x + 3, yy - 2, x + w - 3, yy + row - 2), fill=style.YELLOW)
         char_icon(c, ch, x + 10, yy + (row - 28) // 2, 28)
-        c.text(x + w - 12, yy + row // 2 - 2, str(card.get(ch, "?")), style.SMALL, style.INK, bold=hot, anchor="rm")
+        c.text(x + w - 12, yy + row // 2 - 2, str(card.value(ch)), style.SMALL, style.INK, bold=hot, anchor="rm")
     if winner:
         c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
 
 
-def power_lines(c: Canvas, card: dict[str, Any], t: Translator, w: int = _CARD_W) -> list[str]:
-    """A Collector's power text in lines of ``w - 20`` px, all of them (never shortened)."""
-    params = {"seconds": 10, "cards": 1, **(card.get("params") or {})}
-    return c.wrap(plain(t(f"sb.power.{card.get('power')}", **params)), w - 20, style.SMALL)
+def power_lines(c: Canvas, card: CollectorCardView, t: Translator, w: int = _CARD_W) -> list[str]:
+    """A Collector's power text (:func:`bot.presenters.shop_battle.power_text`) in lines of
+    ``w - 20`` px, all of them (never shortened)."""
+    return c.wrap(plain(power_text(t, card.power, card.params)), w - 20, style.SMALL)
 
 
-def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h: int = _CARD_H,
+def card_height(c: Canvas, cards: Sequence[CardView], w: int = _CARD_W, h: int = _CARD_H,
                 t: Translator | None = None) -> int:
     """Height in px of a row of cards drawn ``h`` px tall with one-line names: :data:`_LINE`
     more per extra line of the tallest card (a two-line name; with ``t``, a two-line Collector
     band too), and with ``t`` at least the height a Collector's whole power text needs, so the
     row stays aligned and no line of a power is left out."""
-    def height(card: dict[str, Any]) -> int:
+    def height(card: CardView) -> int:
         more = len(title_lines(c, card, w)) - 1
-        if card.get("kind") == "shop" or t is None:
+        if isinstance(card, ShopCardView) or t is None:
             return h + _LINE * more
         band = len(_band_lines(c, card, t, w))
         body = 36 + _LINE * (band - 1) + 6 + _LINE * len(title_lines(c, card, w)) + 2
@@ -146,42 +158,34 @@ def card_height(c: Canvas, cards: Sequence[dict[str, Any]], w: int = _CARD_W, h:
     return max((height(card) for card in cards), default=h)
 
 
-def round_label(view: dict[str, Any], t: Translator) -> str:
-    """The board's round: "Round 7/30" up to the round cap, past it (the lap the cap fell in is
-    finished, RULINGS S6) "Round 32 · past the 30-round cap: finishing the lap", and "lap
+_ROUND_KEYS = {"uncapped": "sb.pic.round_n", "within_cap": "sb.pic.round_of", "last_lap": "sb.pic.round_past_cap",
+               "lap_done": "sb.pic.round_cap_done"}
+
+
+def round_label(view: ShopBattleView, t: Translator) -> str:
+    """The board's round by :func:`bot.presenters.shop_battle.round_stage`: "Round 7/30" up to
+    the round cap, past it "Round 32 · past the 30-round cap: finishing the lap", and "lap
     finished" once the game is over; "Round 7" without a cap."""
-    cap, n = view.get("round_cap"), view["round"]
-    if not cap:
-        return label(t, "round_n", n=n)
-    if n <= cap:
-        return label(t, "round_of", n=n, cap=cap)
-    return label(t, "round_cap_done" if view["phase"] == "over" else "round_past_cap", n=n, cap=cap)
+    return t(_ROUND_KEYS[round_stage(view)], n=view.round, cap=view.round_cap)
 
 
-def _status(view: dict[str, Any], names: Sequence[str], t: Translator) -> str:
-    phase = view["phase"]
-    if phase == "over":
-        return plain(t("sb.status.over", names=", ".join(name_of(names, s) for s in view.get("winners", [])) or "—",
-                       n=len(view.get("winners", []))))
-    pend = view.get("pending")
-    if phase == "target" and pend:
-        return plain(t("sb.status.target", name=name_of(names, pend["owner"]), card=pend["card"]["name"]))
-    return plain(t("sb.status.choose", name=name_of(names, view["chooser"])))
+def _status(view: ShopBattleView, names: Sequence[str], t: Translator) -> str:
+    return plain(status_text(view, RenderContext(t, tuple(names))))
 
 
-def _announce(c: Canvas, announce: dict[str, Any] | None, chooser: int, names: Sequence[str], t: Translator) -> None:
+def _announce(c: Canvas, announce: AnnounceView | None, chooser: int, names: Sequence[str], t: Translator) -> None:
     if not announce:
         return
     x = style.MARGIN
     w = seat_chip(c, x, c.y, chooser, name_of(names, chooser), 300)
-    char_icon(c, announce["char"], x + w + 16, c.y, 32)
-    text = f"{plain(t('sb.short.' + announce['char']))} {announce['value']} · " \
-           f"{plain(t('sb.dir.hi' if announce['hi'] else 'sb.dir.lo'))}"
+    char_icon(c, announce.char, x + w + 16, c.y, 32)
+    text = f"{plain(t('sb.short.' + announce.char))} {announce.value} · " \
+           f"{plain(t('sb.dir.hi' if announce.hi else 'sb.dir.lo'))}"
     c.text(x + w + 58, c.y, text, style.BODY, bold=True, max_w=style.WIDTH - x - (x + w + 58))
     c.y += style.BODY + 18
 
 
-def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | None, names: Sequence[str],
+def _plays(c: Canvas, plays: Sequence[Sequence[PlayView]], char: str | None, names: Sequence[str],
            t: Translator, winner: int | None = None) -> None:
     """Each seat's latest revealed card under its name, side by side (earlier cards of the same
     round, after a bataille or a Collector, are named above the card: :func:`earlier_lines`)."""
@@ -192,49 +196,49 @@ def _plays(c: Canvas, plays: Sequence[Sequence[dict[str, Any]]], char: str | Non
         row = cells[start:start + per_row]
         before = [earlier_lines(c, seq, char, t) for _, seq in row]
         extra = (style.SMALL + 4) * max(map(len, before)) + (4 if any(before) else 0)
-        h = card_height(c, [seq[-1]["card"] for _, seq in row], t=t)
+        h = card_height(c, [seq[-1].card for _, seq in row], t=t)
         for i, (seat, seq) in enumerate(row):
             x = style.MARGIN + i * (_CARD_W + 16)
             seat_chip(c, x, top, seat, name_of(names, seat), _CARD_W, size=style.SMALL)
             y = top + style.SMALL + 14
             for k, line in enumerate(before[i]):
                 c.text(x, y + k * (style.SMALL + 4), line, style.SMALL, style.MUTED)
-            _card(c, x, y + extra, seq[-1]["card"], char, t, winner=winner == seat, h=h)
+            _card(c, x, y + extra, seq[-1].card, char, t, winner=winner == seat, h=h)
         c.y = top + style.SMALL + 14 + extra + h + 22
 
 
-def earlier_lines(c: Canvas, seq: Sequence[dict[str, Any]], char: str | None, t: Translator) -> list[str]:
+def earlier_lines(c: Canvas, seq: Sequence[PlayView], char: str | None, t: Translator) -> list[str]:
     """The cards a seat revealed this round before its last one (all face up: a bataille's tied
     cards, Collectors), named in at most three lines over a card's width: "Earlier: Lulu Jeux
     (8), Prix Imbattables (Tiebreaker)", a shop card with its compared value; none: ``[]``."""
-    def name(card: dict[str, Any]) -> str:
-        if card.get("kind") != "shop":
-            return f"{card.get('name', '?')} ({power_name(card, t)})"
-        return f"{card.get('name', '?')} ({card[char]})" if char and char in card else str(card.get("name", "?"))
+    def name(card: CardView) -> str:
+        if not isinstance(card, ShopCardView):
+            return f"{card.name} ({power_name(card, t)})"
+        return f"{card.name} ({card.value(char)})" if char else card.name
 
     if len(seq) < 2:
         return []
-    text = label(t, "earlier", cards=", ".join(name(play["card"]) for play in seq[:-1]))
+    text = t("sb.pic.earlier", cards=", ".join(name(play.card) for play in seq[:-1]))
     return c.wrap(text, _CARD_W, style.SMALL, max_lines=3)
 
 
-def _piles(c: Canvas, view: dict[str, Any], names: Sequence[str], t: Translator) -> None:
+def _piles(c: Canvas, view: ShopBattleView, names: Sequence[str], t: Translator) -> None:
     c.heading(plain(t("sb.field.piles")))
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
-    for seat, count in enumerate(view["piles"]):
-        out = view["out"][seat] if seat < len(view.get("out") or []) else None
-        chooser = view["phase"] != "over" and seat == view.get("chooser")
+    for seat, count in enumerate(view.piles):
+        out = view.out[seat] if seat < len(view.out) else None
+        chooser = view.phase != "over" and seat == view.chooser
         seat_chip(c, x0, c.y, seat, name_of(names, seat), 420, current=chooser)
         if out is not None:
-            gone = label(t, "out_in", n=out) if out else label(t, "out")  # round 0: dealt no card
+            gone = t("sb.pic.out_in", n=out) if out else t("sb.pic.out")  # round 0: dealt no card
             c.text(x1, c.y, gone, style.BODY, style.VERMILLION, bold=True, anchor="ra")
         else:
             _pile_icon(c, x1 - 170, c.y, min(count, 4))
-            c.text(x1, c.y, label(t, "pile", n=count), style.BODY, bold=True, anchor="ra")
+            c.text(x1, c.y, t("sb.pic.pile", n=count), style.BODY, bold=True, anchor="ra")
         c.y += style.BODY + 18
-    pot = view.get("pot", 0)
-    down = view.get("pot_face_down")  # in words: "Pot: 4 cards, 3 face down"
-    text = label(t, "pot_of", cards=plain(t("sb.pot_line", cards=pot, face_down=down))) if down else label(t, "pot", n=pot)
+    pot = view.pot
+    down = view.pot_face_down  # in words: "Pot: 4 cards, 3 face down"
+    text = t("sb.pic.pot_of", cards=plain(t("sb.pot_line", cards=pot, face_down=down))) if down else t("sb.pic.pot", n=pot)
     c.text(x0, c.y, text, style.BODY, bold=True, max_w=x1 - x0)
     c.y += style.BODY + 14
 
@@ -254,67 +258,66 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
     def hot(cv: Canvas, x: int, y: int, s: int) -> None:
         cv.d.rectangle((x, y + 4, x + s, y + s - 4), fill=style.YELLOW, outline=style.LINE)
 
-    items.append((hot, label(t, "compared")))
+    items.append((hot, t("sb.pic.compared")))
     if panel:
-        items.append((legal_key, label(t, "legal")))
-    c.legend(label(t, "legend"), items, kind=f"sb:{panel}")
+        items.append((legal_key, t("pic.legal")))
+    c.legend(t("pic.legend"), items, kind=f"sb:{panel}")
 
 
-def draw_board(view: dict[str, Any], names: Sequence[str], t: Translator) -> Canvas:
+def draw_board(view: ShopBattleView, names: Sequence[str], t: Translator) -> Canvas:
     """The public table on a :class:`Canvas` (see the module docstring)."""
     c = Canvas(max_height=3200)
-    deck = deck_title(str(view.get("deck_name") or ""), t)
+    deck = deck_title(view.deck_name, t)
     subtitle = round_label(view, t) + (f" · {deck}" if deck and deck != plain(t("game.shop-battle.name")) else "")
     c.title_bar(plain(t("game.shop-battle.name")), subtitle)
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
     c.space(8)
-    if view["phase"] != "over":
-        c.text(style.MARGIN, c.y, plain(t("sb.status.rotation", rotation=t(f"sb.rotation.{view['direction']}"))),
+    if view.phase != "over":
+        c.text(style.MARGIN, c.y, plain(t("sb.status.rotation", rotation=t(f"sb.rotation.{view.direction}"))),
                style.SMALL, style.MUTED)
         c.y += style.SMALL + 12
-    if any(view.get("plays") or []) or view.get("announce"):
-        c.heading(label(t, "revealed"))
-        _announce(c, view.get("announce"), view["chooser"], names, t)
-        char = view["announce"]["char"] if view.get("announce") else None
-        _plays(c, view.get("plays") or [], char, names, t)
-    last = view.get("last")
+    if any(view.plays) or view.announce:
+        c.heading(t("sb.pic.revealed"))
+        _announce(c, view.announce, view.chooser, names, t)
+        char = view.announce.char if view.announce else None
+        _plays(c, view.plays, char, names, t)
+    last = view.last
     if last:
-        c.heading(plain(t("sb.field.last", round=last["round"])))
-        _announce(c, last.get("announce"), last["chooser"], names, t)
-        if last.get("winner") is not None:
-            c.text(style.MARGIN, c.y, plain(t("sb.winner", name=name_of(names, last["winner"]), cards=last["pot"])),
+        c.heading(plain(t("sb.field.last", round=last.round)))
+        _announce(c, last.announce, last.chooser, names, t)
+        if last.winner is not None:
+            c.text(style.MARGIN, c.y, plain(t("sb.winner", name=name_of(names, last.winner), cards=last.pot)),
                    style.BODY, style.GREEN, bold=True, max_w=style.WIDTH - 2 * style.MARGIN)
             c.y += style.BODY + 12
-        elif last.get("pot"):
-            c.text(style.MARGIN, c.y, plain(t("sb.carried", cards=last["pot"])), style.BODY, bold=True)
+        elif last.pot:
+            c.text(style.MARGIN, c.y, plain(t("sb.carried", cards=last.pot)), style.BODY, bold=True)
             c.y += style.BODY + 12
-        _plays(c, last.get("plays") or [], last.get("char"), names, t, winner=last.get("winner"))
+        _plays(c, last.plays, last.char, names, t, winner=last.winner)
     _piles(c, view, names, t)
     _legend(c, t)
     return c
 
 
-def board(view: dict[str, Any], names: Sequence[str], t: Translator) -> bytes:
-    """PNG of the public table from the public view (``seat=None``). Raises on a malformed view."""
+def board(view: ShopBattleView, names: Sequence[str], t: Translator) -> bytes:
+    """PNG of the public table from the public view (``seat=None``)."""
     return draw_board(view, names, t).png()
 
 
-def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
+def panel(view: ShopBattleView, legal: Sequence[str], names: Sequence[str], t: Translator) -> bytes:
     """PNG of a seat's pile from that seat's view and its legal codes (``c.<char>.<hi|lo>``,
-    ``t.<seat>``); legal choices are framed. Raises on a malformed view."""
+    ``t.<seat>``); legal choices are framed."""
     legal = tuple(legal)
     c = Canvas()
-    c.title_bar(plain(t("sb.panel.title")), label(t, "round_n", n=view["round"]))
+    c.title_bar(plain(t("sb.panel.title")), t("sb.pic.round_n", n=view.round))
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
-    seat = view.get("seat")
-    top = view.get("top")
+    seat, top = (view.seat, view.top) if isinstance(view, ShopBattleSeatView) else (None, None)
     if legal:
-        c.text(x0, c.y, label(t, "your_turn"), style.HEAD, style.BLUE, bold=True)
+        c.text(x0, c.y, t("pic.your_turn"), style.HEAD, style.BLUE, bold=True)
         c.y += style.HEAD + 8
     if top and any(code.startswith("c.") for code in legal):
         c.paragraph(x0, plain(t("sb.panel.choose")), x1 - x0, style.SMALL)
         c.space(10)
-        c.text(x0, c.y, label(t, "your_card"), style.SMALL, style.MUTED, bold=True)
+        c.text(x0, c.y, t("sb.pic.your_card"), style.SMALL, style.MUTED, bold=True)
         c.y += style.SMALL + 8
         y0 = c.y
         h = card_height(c, [top], w=300, h=_TOP_H, t=t)
@@ -323,40 +326,31 @@ def panel(view: dict[str, Any], legal: Sequence[str], names: Sequence[str], t: T
         row = (_TOP_H - 44 - 6) // 4  # a chip and the badge of the chip under it
         for ch in CHARS:
             cx = x0 + 330
-            cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + label(t, "higher"),
+            cx += chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▲ " + t("sb.pic.higher"),
                        legal=f"c.{ch}.hi" in legal, size=style.SMALL)
-            chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▼ " + label(t, "lower"),
+            chip(c, cx, yy + (row - style.SMALL - 18) // 2, "▼ " + t("sb.pic.lower"),
                  legal=f"c.{ch}.lo" in legal, size=style.SMALL)
             yy += row
         c.y = y0 + h + 20
-    elif any(code.startswith("t.") for code in legal) and view.get("pending"):
-        card = view["pending"]["card"]
-        key = "sb.panel.target.peek" if card.get("power") == "peek" else "sb.panel.target.swap"
-        c.paragraph(x0, plain(t(key, card=card["name"], seconds=(card.get("params") or {}).get("seconds", 10))),
-                    x1 - x0, style.SMALL)
+    elif any(code.startswith("t.") for code in legal) and view.pending:
+        card = view.pending.card
+        c.paragraph(x0, plain(target_prompt(card, t)), x1 - x0, style.SMALL)
         c.space(24)  # the chips' badges stick out 14 px above them: clear of the prompt
         h = card_height(c, [card], t=t)
         _card(c, x0, c.y, card, None, t, h=h)
         cx, cy = x0 + _CARD_W + 30, c.y
         for code in legal:
             target = int(code.split(".")[1])
-            text = f"{name_of(names, target)} · {label(t, 'pile', n=view['piles'][target])}"
+            text = f"{name_of(names, target)} · {t('sb.pic.pile', n=view.piles[target])}"
             chip(c, cx, cy, text, legal=True, max_w=x1 - cx - 10)
             cy += style.BODY + 40
         c.y = max(c.y + h, cy) + 16
     else:
-        if view["phase"] == "over":
-            text = plain(t("sb.panel.over"))
-        elif isinstance(seat, int) and view["out"][seat] is not None:
-            text = plain(t("sb.panel.out"))
-        else:
-            acting = view.get("to_act") or [view["chooser"]]
-            text = plain(t("sb.panel.wait", name=", ".join(name_of(names, s) for s in acting)))
-        c.paragraph(x0, text, x1 - x0, style.BODY)
+        c.paragraph(x0, plain(wait_text(view, seat, RenderContext(t, tuple(names)))), x1 - x0, style.BODY)
         c.space(10)
-    if isinstance(seat, int) and 0 <= seat < len(view["piles"]):
-        _pile_icon(c, x0, c.y, min(view["piles"][seat], 4))
-        c.text(x0 + 50, c.y, plain(t("sb.panel.pile", cards=view["piles"][seat])), style.BODY, bold=True,
+    if seat is not None and 0 <= seat < len(view.piles):
+        _pile_icon(c, x0, c.y, min(view.piles[seat], 4))
+        c.text(x0 + 50, c.y, plain(t("sb.panel.pile", cards=view.piles[seat])), style.BODY, bold=True,
                max_w=x1 - x0 - 50)
         c.y += style.BODY + 18
     _legend(c, t, panel=True)

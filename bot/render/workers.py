@@ -3,8 +3,8 @@ thread of this process (``RENDER_WORKERS=0``, and the fallback).
 
 Drawing a board takes 5-20 ms of CPU in Pillow and Python. In a thread it holds the GIL for
 much of that time, so every other table's click waits behind it; in another process it runs on
-the other core and the event loop only pays for sending the view (a small JSON-like dict) and
-receiving the PNG bytes. The pool is :class:`concurrent.futures.ProcessPoolExecutor` with the
+the other core and the event loop only pays for sending the view (its JSON form, a small dict,
+from which the worker rebuilds the typed view) and receiving the PNG bytes. The pool is :class:`concurrent.futures.ProcessPoolExecutor` with the
 ``spawn`` start method (the bot has threads - aiosqlite's, the default executor's - and forking
 a threaded process is unsafe). A worker that dies (``BrokenProcessPool``) is replaced, and the
 picture that was being drawn is drawn in a thread instead.
@@ -29,8 +29,8 @@ __all__ = ["Drawer", "warm_up"]
 
 
 def warm_up() -> bool:
-    """Load the renderers and their fonts in a new worker (its first picture is then as fast as
-    the others). Returns True."""
+    """Load the renderers, their fonts and the validators of the public and seat views in a new
+    worker (its first picture is then as fast as the others). Returns True."""
     from bot.games import GAMES
     from bot.render import renderer, style
 
@@ -38,6 +38,13 @@ def warm_up() -> bool:
         if spec.renderer is not None:
             renderer(key)
     style.font(14)
+    for spec in GAMES.values():
+        if spec.renderer is None:
+            continue
+        game = spec.game
+        state = game.setup(0, game.min_players)
+        for seat in (None, 0):
+            game.view_from_json(game.view_json(state, seat))
     return True
 
 

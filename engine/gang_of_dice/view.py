@@ -2,7 +2,8 @@
 
 :func:`view_of` builds them; ``GangOfDice.view_json`` (``core.to_json``) gives the JSON form,
 whose keys and nesting are those of the views stored by earlier versions: the public view has
-no ``me`` key, a seat's view (:class:`GangOfDiceSeatView`) adds it.
+no ``me`` key, a seat's view (:class:`GangOfDiceSeatView`) adds it. ``GangOfDice.view_from_json``
+rebuilds the typed view from that form (the class by its keys), as the picture workers do.
 
 Stocks are private (RULINGS G1): before the end the public view shows no stock (a patient
 observer could recount them from the public log); at the end ``stocks`` and ``ranks`` are public.

@@ -1,11 +1,11 @@
-"""Moonshine card sets as data (RULINGS M1): pydantic models and loaders of ``data/cards.json`` (rules
-1-2) and ``cards-rules<r>.json`` for rules 3 to 8 (4 to 8: Speakeasies re-tuned; :data:`SET_PATHS`).
+"""Moonshine card sets as data (RULINGS M1): pydantic models of the cards, the loader of the
+shipped sets, and the checks that a set is worth playing.
 
 The published card list is not public, so the project ships its own set: 70 Client cards (14 in
 each colour green/pink/purple/yellow/red, 10 of them Starting cards = 2 per colour) and 5
 Speakeasy cards with a Standard and a Regular side. Every card is built only from the icon
 vocabulary of the rulebook; effects are a closed set of typed kinds (discriminated unions on
-``kind``) interpreted by :mod:`engine.moonshine.rules` -- never code or expressions.
+``kind``) interpreted by the rules modules -- never code or expressions.
 
 Icon kinds (``Icon``):
 
@@ -23,27 +23,34 @@ bonus they activate once all are covered) or an ``instant`` effect (``plus2_moon
 once the card is validated). A Speakeasy side has its ``base`` icons (3 ``draw``, 2 ``client``, 1
 ``reroll``, plus silhouettes on the Regular side) and 1-3 upper ``slots``.
 
-:func:`card_set` loads and validates the shipped set once; :func:`set_problems` checks the
-"worth playing" properties (no two identical Clients, every icon on several cards, each colour
-spanning cheap to expensive cards, Speakeasies all different); :mod:`engine.moonshine.dominance`
-finds Clients no better than another in any way (none in the rules-3 set).
-:func:`client_of` / :func:`speakeasy_of` read a card by its global id (set ``k`` holds Clients
-``70k..70k+69`` and Speakeasies ``5k..5k+4``).
+The shipped sets (:func:`card_sets`): ``data/cards.json`` is the first set, dealt under rules 1
+and 2; each later set is the one before it with the changes of ``data/changes-rules<r>.json``
+(:class:`SetChanges`: the Clients and Speakeasies it changes, only the fields or sides that
+differ), dealt from rules version ``r`` (:data:`SET_RULES`). Every set is validated as a whole
+(:class:`CardSet`) when it is built, once.
+
+:func:`set_problems` checks the "worth playing" properties (no two identical Clients, every icon
+on several cards, each colour spanning cheap to expensive cards, Speakeasies all different);
+:func:`dominated_pairs` finds Clients no better than another in any way (none from the rules-3
+set on). :func:`client_of` / :func:`speakeasy_of` read a card by its global id (set ``k`` holds
+Clients ``70k..70k+69`` and Speakeasies ``5k..5k+4``).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "COLOURS",
     "RESOURCES",
+    "RES_MASK",
     "CardSet",
     "ClientCard",
     "Cost",
@@ -53,26 +60,37 @@ __all__ = [
     "Slot",
     "SpeakeasyCard",
     "SpeakeasySide",
-    "card_set",
+    "ClientChange",
+    "SetChanges",
+    "SpeakeasyChange",
     "all_clients",
+    "apply_changes",
+    "card_set",
     "card_sets",
     "client_of",
+    "dominated_pairs",
+    "dominates",
     "load_card_set",
+    "load_changes",
     "set_index",
-    "speakeasy_of",
     "set_problems",
+    "speakeasy_of",
 ]
 
 Colour = Literal["green", "pink", "purple", "yellow", "red"]
 COLOURS: tuple[str, ...] = ("green", "pink", "purple", "yellow", "red")
 Resource = Literal["food", "music", "drink", "any", "food_or_music", "food_or_drink", "music_or_drink"]
 RESOURCES: tuple[str, ...] = ("food", "music", "drink", "any", "food_or_music", "food_or_drink", "music_or_drink")
+#: Resource kind -> the set of resources it can pay, as a mask (Food 1, Music 2, Drink 4).
+RES_MASK = {"food": 1, "music": 2, "drink": 4, "food_or_music": 3, "food_or_drink": 5, "music_or_drink": 6, "any": 7}
 
-DATA_PATH = Path(__file__).parent / "data" / "cards.json"
-#: The card sets in order (set ``k`` is played under the rules versions of :data:`SET_RULES`).
-SET_PATHS: tuple[Path, ...] = (DATA_PATH, *(Path(__file__).parent / "data" / f"cards-rules{r}.json" for r in (3, 4, 5, 6, 7, 8)))
+DATA_DIR = Path(__file__).parent / "data"
+#: The first card set, whole (rules 1 and 2).
+DATA_PATH = DATA_DIR / "cards.json"
 #: ``SET_RULES[k]``: the first rules version that deals set ``k``.
 SET_RULES: tuple[int, ...] = (1, 3, 4, 5, 6, 7, 8)
+#: ``CHANGE_PATHS[k - 1]``: the changes that make set ``k`` from set ``k - 1`` (``k >= 1``).
+CHANGE_PATHS: tuple[Path, ...] = tuple(DATA_DIR / f"changes-rules{r}.json" for r in SET_RULES[1:])
 #: Cards per set: global id = ``k * CLIENTS_PER_SET + local id`` (Speakeasies: ``SPEAKEASIES_PER_SET``),
 #: one id space for states and codes; an old table's ids (set 0: 0..69, 0..4) never change.
 CLIENTS_PER_SET = 70
@@ -296,6 +314,106 @@ class CardSet(_Model):
         return self
 
 
+class _Change(_Model):
+    """A change to one card of a set: ``id`` names the card; every other field given replaces
+    that field of the card (a field left out keeps its value, ``null`` is refused). An ``id``
+    the set does not hold declares a new card: every field of the card must then be given."""
+
+    id: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _fields(self) -> _Change:
+        given = self.model_fields_set - {"id"}
+        if not given:
+            raise ValueError(f"card {self.id}: a change names no field")
+        nulls = sorted(k for k in given if getattr(self, k) is None)
+        if nulls:
+            raise ValueError(f"card {self.id}: a change gives no null field, got {nulls}")
+        return self
+
+    def changed(self) -> dict[str, Any]:
+        """The fields this change gives (``id`` included), as the card model's arguments."""
+        return {k: getattr(self, k) for k in self.model_fields_set}
+
+
+class ClientChange(_Change):
+    """A change to a Client card (:class:`ClientCard`): the fields that differ."""
+
+    name: Name | None = None
+    colour: Colour | None = None
+    starting: bool | None = None
+    points: int | None = Field(default=None, ge=0, le=5)
+    cost: Cost | None = None
+    upper: Upper | None = None
+    lower: tuple[Icon, ...] | None = Field(default=None, max_length=3)
+
+
+class SpeakeasyChange(_Change):
+    """A change to a Speakeasy card (:class:`SpeakeasyCard`): its name, or a side replaced whole."""
+
+    name: Name | None = None
+    standard: SpeakeasySide | None = None
+    regular: SpeakeasySide | None = None
+
+
+class SetChanges(_Model):
+    """What a rules version changes in the card set before it (``data/changes-rules<r>.json``):
+    ``about`` says it in one sentence; ``clients`` and ``speakeasies`` list the changed cards,
+    each id at most once (:class:`ClientChange`, :class:`SpeakeasyChange`)."""
+
+    about: str = Field(min_length=1)
+    clients: tuple[ClientChange, ...] = ()
+    speakeasies: tuple[SpeakeasyChange, ...] = ()
+
+    @model_validator(mode="after")
+    def _once(self) -> SetChanges:
+        for kind, changes in (("Client", self.clients), ("Speakeasy", self.speakeasies)):
+            ids = [c.id for c in changes]
+            dup = sorted({i for i in ids if ids.count(i) > 1})
+            if dup:
+                raise ValueError(f"{kind} ids changed twice: {dup}")
+        return self
+
+
+def apply_changes(base: CardSet, changes: SetChanges) -> CardSet:
+    """The set ``base`` with ``changes`` applied: each change replaces the fields it gives of the
+    card with its id, or appends a new card (an id ``base`` does not hold; every field given).
+    The result is validated as any set (:class:`CardSet`: shape, ids, colours) and must pass
+    :func:`set_problems`. Raises ``ValueError`` (``pydantic.ValidationError`` for a card or set
+    of bad shape) when a change gives a field its card already has (nothing to change), a new
+    card misses a field, or the set has a problem."""
+
+    def changed(kind: str, cards: Sequence[Any], edits: Sequence[_Change], model: type[_Model]) -> list[Any]:
+        out = list(cards)
+        at = {c.id: i for i, c in enumerate(cards)}
+        for edit in edits:
+            fields = edit.changed()
+            i = at.get(edit.id)
+            if i is None:
+                out.append(model.model_validate(fields))
+                continue
+            old = out[i]
+            same = sorted(k for k, v in fields.items() if k != "id" and getattr(old, k) == v)
+            if same:
+                raise ValueError(f"{kind} {edit.id}: the change gives fields it already has: {same}")
+            out[i] = model.model_validate({**{k: getattr(old, k) for k in type(old).model_fields}, **fields})
+        return out
+
+    out = CardSet.model_validate({
+        "clients": changed("Client", base.clients, changes.clients, ClientCard),
+        "speakeasies": changed("Speakeasy", base.speakeasies, changes.speakeasies, SpeakeasyCard),
+    })
+    problems = set_problems(out)
+    if problems:
+        raise ValueError(f"the changed set has problems: {problems}")
+    return out
+
+
+def load_changes(path: Path | str) -> SetChanges:
+    """Load and validate a card-set changes file; raises ``pydantic.ValidationError`` on bad data."""
+    return SetChanges.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
 def _rules_key(card: ClientCard) -> str:
     """The card without its id and name: two Clients are identical when these keys match."""
     return card.model_dump_json(exclude={"id", "name"})
@@ -358,6 +476,62 @@ def set_problems(cards: CardSet) -> list[str]:
     return problems
 
 
+# --- dominated Clients (RULINGS M1): a card no better than another in any way ----------------------
+# A set worth playing has no Client that another beats or equals on everything: cost, points and
+# bonuses. The first set has five such pairs; the tests check that the sets from rules 3 on have none.
+
+def _covers(better: Icon, worse: Icon) -> bool:
+    """True when icon ``better`` is at least as good as ``worse``: the same icon, or a resource
+    whose choices include every choice of ``worse`` ("any" covers every resource, "Food or
+    Music" covers Food and Music)."""
+    if better.kind == "resource" and worse.kind == "resource":
+        return RES_MASK[better.res] & RES_MASK[worse.res] == RES_MASK[worse.res]
+    return better == worse
+
+
+def _bonus_covers(better: Sequence[Icon], worse: Sequence[Icon]) -> bool:
+    """True when every icon of ``worse`` is covered by a distinct icon of ``better``."""
+    rest = list(better)
+
+    def place(k: int) -> bool:
+        if k == len(worse):
+            return True
+        for i, icon in enumerate(rest):
+            if icon is not None and _covers(icon, worse[k]):
+                rest[i] = None  # type: ignore[call-overload]
+                if place(k + 1):
+                    return True
+                rest[i] = icon
+        return False
+
+    return place(0)
+
+
+def dominates(a: ClientCard, b: ClientCard) -> bool:
+    """True when Client ``a`` is at least as good as ``b`` in every way (RULINGS M1): cost no
+    higher in any of Food, Music, Drink and Moon tokens, points no lower, an upper part at least
+    as good (the same instant, or a slot with no more spaces whose bonus covers ``b``'s) and a
+    lower bonus covering ``b``'s. Colour is ignored."""
+    ca, cb = a.cost, b.cost
+    if ca.food > cb.food or ca.music > cb.music or ca.drink > cb.drink or ca.moon > cb.moon:
+        return False
+    if a.points < b.points:
+        return False
+    ua, ub = a.upper, b.upper
+    if ua.kind == "instant" or ub.kind == "instant":
+        if ua != ub:
+            return False
+    elif ua.spaces > ub.spaces or not _bonus_covers(ua.bonus, ub.bonus):
+        return False
+    return _bonus_covers(a.lower, b.lower)
+
+
+def dominated_pairs(cards: CardSet) -> list[tuple[int, int]]:
+    """Pairs ``(a, b)`` of Client ids where ``a`` strictly dominates ``b`` (:func:`dominates`)."""
+    cl = cards.clients
+    return [(a.id, b.id) for a in cl for b in cl if a.id != b.id and dominates(a, b)]
+
+
 def load_card_set(path: Path | str = DATA_PATH) -> CardSet:
     """Load and validate a card set JSON file; raises ``pydantic.ValidationError`` on bad data."""
     return CardSet.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -371,8 +545,18 @@ def card_set() -> CardSet:
 
 @lru_cache(maxsize=1)
 def card_sets() -> tuple[CardSet, ...]:
-    """Every shipped card set, in the order of :data:`SET_PATHS` (loaded once)."""
-    return (card_set(), *(load_card_set(p) for p in SET_PATHS[1:]))
+    """Every shipped card set, set ``k`` dealt from rules :data:`SET_RULES` ``[k]`` on: the first
+    set, then each set the one before with the changes of :data:`CHANGE_PATHS` ``[k - 1]``
+    (:func:`apply_changes`); built and validated once. Raises ``ValueError`` (with the file's
+    name in a note) when a changes file is not valid."""
+    sets = [card_set()]
+    for path in CHANGE_PATHS:
+        try:
+            sets.append(apply_changes(sets[-1], load_changes(path)))
+        except ValueError as e:
+            e.add_note(f"in {path.name}")
+            raise
+    return tuple(sets)
 
 
 def set_index(rules: int) -> int:

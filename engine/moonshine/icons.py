@@ -1,7 +1,7 @@
 """Moonshine card data compiled for the rules: icon bundles (RULINGS M1, M4).
 
 The pydantic models of :mod:`engine.moonshine.cards` validate the card files once, when this
-module is imported (about 16 ms); it turns every card into plain frozen dataclasses of integers
+module is imported; it turns every card into plain frozen dataclasses of integers
 (:class:`ClientInfo`, :class:`SideInfo`; every set in :data:`CLIENT_INFOS` and
 :data:`SIDE_INFOS`) that the rules read on the hot path.
 
@@ -11,18 +11,19 @@ A *bundle* is a tuple of :data:`NB` counters: index = resource mask (Food 1, Mus
 :data:`ORANGE` (die access), :data:`DISC` (discount Moon) and :data:`MAJ` (majority "?").
 On the hot path a bundle is also packed into one int, one byte per counter (:func:`_bits`), so
 that :func:`bundle_of` sums bundles as ints; each Speakeasy side has the packed bundle and the
-slots with room of every token layout in tables (issue 11, part 1: same bundles, fewer steps).
+slots with room of every token layout in tables, built at import.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, Icon, card_sets
+from engine.moonshine.cards import CLIENTS_PER_SET, COLOURS, RES_MASK, Icon, card_sets
 
 __all__ = [
     "BLUE",
@@ -30,12 +31,12 @@ __all__ = [
     "CLIENT_INFOS",
     "DISC",
     "DRAW",
-    "LOWERS",
     "MAJ",
     "NB",
     "ORANGE",
-    "RES_MASK",
     "REROLL",
+    "KEY_CLIENT",
+    "SE_INDEX",
     "SE_KEYS",
     "SIDE_INFOS",
     "ClientInfo",
@@ -50,12 +51,11 @@ __all__ = [
 ]
 
 REROLL, DRAW, CLIENT, BLUE, ORANGE, DISC, MAJ = range(8, 15)
-#: Slot keys of the Speakeasy slots by index.
+#: Slot keys of the Speakeasy slots by index, and the index of each key.
 SE_KEYS = ("s0", "s1", "s2")
+SE_INDEX = {k: i for i, k in enumerate(SE_KEYS)}
 #: Length of a bundle.
 NB = 15
-#: Resource kind -> mask (the bundle index of one unit of it).
-RES_MASK = {"food": 1, "music": 2, "drink": 4, "food_or_music": 3, "food_or_drink": 5, "music_or_drink": 6, "any": 7}
 _KIND_INDEX = {"reroll": REROLL, "draw": DRAW, "client": CLIENT, "blue_die": BLUE, "orange_die": ORANGE,
                "discount": DISC, "majority": MAJ}
 
@@ -120,6 +120,11 @@ class SideInfo:
     room_by_tokens: Mapping[tuple[int, ...], tuple[str, ...]] = field(default_factory=dict, compare=False,
                                                                       hash=False)
 
+    def rooms(self, tokens: Sequence[int]) -> tuple[str, ...]:
+        """The keys (:data:`SE_KEYS`) of the slots with an empty space when they hold ``tokens``
+        (what :attr:`room_by_tokens` holds for the layouts of play)."""
+        return tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(self.slots, tokens)) if t < sp)  # noqa: B905
+
 
 def _slots_sum(base_bits: int, slot_bits: Sequence[tuple[int, int]], tokens: Sequence[int]) -> int:
     """The packed base plus every slot whose spaces ``tokens`` all cover."""
@@ -158,10 +163,10 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
                 base = _bundle(side.base)
                 slots = tuple((sl.spaces, _bundle(sl.bonus)) for sl in side.slots)
                 slot_bits = tuple((sp, _bits(b)) for sp, b in slots)
-                rooms = {tokens: tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(slots, tokens)) if t < sp)  # noqa: B905
-                         for tokens in product(*(range(sp + 1) for sp, _ in slots))}
-                sides[variant].append(SideInfo(base, slots, tuple(COLOURS.index(c) for c in side.silhouettes),
-                                               _bits(base), slot_bits, _by_tokens(_bits(base), slot_bits), rooms))
+                info = SideInfo(base, slots, tuple(COLOURS.index(c) for c in side.silhouettes), _bits(base),
+                                slot_bits, _by_tokens(_bits(base), slot_bits))
+                rooms = {tokens: info.rooms(tokens) for tokens in product(*(range(sp + 1) for sp, _ in slots))}
+                sides[variant].append(dataclasses.replace(info, room_by_tokens=rooms))
     return tuple(clients), {v: tuple(x) for v, x in sides.items()}
 
 
@@ -170,6 +175,8 @@ def _compiled() -> tuple[tuple[ClientInfo, ...], dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS: tuple[ClientInfo, ...]
 SIDE_INFOS: dict[str, tuple[SideInfo, ...]]
 CLIENT_INFOS, SIDE_INFOS = _compiled()
+#: The Client id of each Client slot key (``c<id>``).
+KEY_CLIENT = {ci.key: ci.id for ci in CLIENT_INFOS}
 if any(ci.slot[CLIENT] for ci in CLIENT_INFOS) or any(b[CLIENT] for x in SIDE_INFOS.values() for si in x
                                                       for _, b in si.slots):
     raise ValueError("a Moon-token slot with a Client-card icon (client_icons counts none there)")
@@ -205,24 +212,19 @@ def bundle_bits(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int]
             if t >= ci.spaces:  # an instant upper (0 spaces) adds nothing: its slot_bits are 0
                 b += ci.slot_bits
     if validated:
-        v: Any = validated
-        try:  # as the tokens above
-            lower = _LOWERS.get(v)
-        except TypeError:
-            v = tuple(validated)
-            lower = _LOWERS.get(v)
-        if lower is None:
-            lower = lower_bits(v)
-        b += lower
+        v: Any = validated if validated.__class__ is tuple else tuple(validated)
+        lower = _LOWERS.get(v)
+        b += lower_bits(v) if lower is None else lower
     return b
 
 
 def lower_bits(validated: tuple[int, ...]) -> int:
-    """The packed lower bundles of the validated Clients ``validated``, summed; memoized in
-    :data:`LOWERS` (read it first on the hot path)."""
-    if len(_LOWERS) >= 1 << 14:
-        _LOWERS.clear()
-    lower = _LOWERS[validated] = sum(CLIENT_INFOS[cid].lower_bits for cid in validated)
+    """The packed lower bundles of the validated Clients ``validated``, summed (memoized)."""
+    lower = _LOWERS.get(validated)
+    if lower is None:
+        if len(_LOWERS) >= 1 << 14:
+            _LOWERS.clear()
+        lower = _LOWERS[validated] = sum(CLIENT_INFOS[cid].lower_bits for cid in validated)
     return lower
 
 
@@ -256,17 +258,11 @@ def bundle_of(side: SideInfo, se_tokens: Sequence[int], clients: Sequence[int], 
     :data:`NB` counters."""
     b = bundle_bits(side, se_tokens, clients, cl_tokens, validated)
     out = _UNPACKED.get(b)
-    if out is None:
-        out = unpack_bundle(b)
-    return out
+    return unpack_bundle(b) if out is None else out
 
 
-#: Bundles by their packed int (memo of :func:`bundle_of`: unpacking costs more than a lookup;
-#: a few hundred distinct bundles occur in a game).
+#: Bundles by their packed int (memo of :func:`unpack_bundle`: unpacking costs more than a
+#: lookup; a few hundred distinct bundles occur in a game).
 _UNPACKED: dict[int, tuple[int, ...]] = {}
-
-
 #: The packed lower bundles of a tuple of validated Clients, summed (memo of :func:`lower_bits`).
 _LOWERS: dict[tuple[int, ...], int] = {}
-#: :data:`_LOWERS`, for the hot paths of other modules (read only).
-LOWERS: Mapping[tuple[int, ...], int] = _LOWERS

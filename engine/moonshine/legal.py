@@ -1,6 +1,10 @@
-"""Who acts and what they may do in Moonshine (RULINGS M2, M5; ``docs/rules/moonshine.md``).
+"""Who acts and what they may do in Moonshine (RULINGS M2, M4-M6, M9; ``docs/rules/moonshine.md``).
 
 Shared by the Game (:mod:`engine.moonshine.rules`) and the AI (:mod:`engine.moonshine.ai`).
+Legal actions are shared immutable values (one :class:`~engine.moonshine.actions.Validate` per
+card id, one tuple per distinct list of actions), so that the memos here hold no thousands of
+equal objects. The action phase tests every Client at once on packed ints (see
+``Validation on packed ints`` below); the answers to follow-ups are built from the seat's slots.
 """
 
 from __future__ import annotations
@@ -11,50 +15,79 @@ from typing import Any
 
 from engine.core import IllegalAction
 from engine.moonshine.actions import (
+    Discard,
+    Draft,
+    DrawCards,
+    Keep,
+    Lose,
     MoonshineAction,
+    Pick,
+    Place,
+    Replace,
+    Reroll,
+    Stop,
+    TakeMoon,
+    Validate,
 )
-from engine.moonshine.dice import DIE_NAMES, feasible, sources_of
+from engine.moonshine.dice import DIE_NAMES, FACE_MASK, feasible, sources_of
 from engine.moonshine.icons import (
-    _UNPACKED,
     BLUE,
     CLIENT_INFOS,
     DISC,
-    LOWERS,
     ORANGE,
     SIDE_INFOS,
+    ClientInfo,
     bundle_bits,
     lower_bits,
     unpack_bundle,
 )
-from engine.moonshine.legal_answers import (
-    _DRAW_CARDS,
-    _KEEP_OF,
-    _PICK_NONE,
-    _PICK_OF,
-    _REPLACE_OF,
-    _REROLL,
-    _STOP,
-    _TAKE_MOON,
-    _VALIDATE,
-    _shared_tuple,
-    compute,
-    discards,
-    losses,
-    places,
-)
-from engine.moonshine.state import MoonshineState, SeatState, remember_bundle
-from engine.moonshine.supply import (
-    DEMAND,
-    DICE_SUPPLY,
-    HIGH,
-    MOON_LANE,
-    RES_BITS,
-    RES_SUPPLY,
-    dice_supply,
-    resource_supply,
-)
+from engine.moonshine.state import MoonshineState, SeatState, discard_ways, held_slots
 
 __all__ = ["check_actions", "is_legal", "legal_actions", "to_act"]
+
+
+# --- the shared action values ------------------------------------------------------------------
+
+
+class _Shared(dict[Any, Any]):
+    """Shared action values by their field (a card id, a slot key, die names, tokens), made on
+    first use. Actions are immutable values, so one instance serves every state; sharing also
+    keeps the memos below from holding thousands of equal objects (each one more object for
+    the cyclic garbage collector to traverse)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type[Any]) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.cls(key)
+        return value
+
+
+_PICK, _KEEP, _REPLACE, _VALIDATE = _Shared(Pick), _Shared(Keep), _Shared(Replace), _Shared(Validate)
+_PLACE, _LOSE, _REROLL, _DISCARD = _Shared(Place), _Shared(Lose), _Shared(Reroll), _Shared(Discard)
+#: Equal tuples of legal actions share one instance (see :class:`_Shared`).
+_TUPLES: dict[tuple[MoonshineAction, ...], tuple[MoonshineAction, ...]] = {}
+
+
+def _shared_tuple(actions: tuple[MoonshineAction, ...]) -> tuple[MoonshineAction, ...]:
+    """``actions``, or the equal tuple already shared (:data:`_TUPLES`)."""
+    hit = _TUPLES.get(actions)
+    if hit is None:
+        if len(_TUPLES) >= 1 << 14:
+            _TUPLES.clear()
+        hit = _TUPLES[actions] = actions
+    return hit
+
+
+_PICK_NONE = Pick(None)
+#: The shared actions by card id or slot key (``dict.__getitem__``, which calls ``__missing__``), for ``map``.
+_PICK_OF, _KEEP_OF, _REPLACE_OF = _PICK.__getitem__, _KEEP.__getitem__, _REPLACE.__getitem__
+_PLACE_OF = _PLACE.__getitem__
+_TAKE_MOON, _DRAW_CARDS = TakeMoon(), DrawCards()
+_STOP = Stop()
 
 
 _NOBODY: frozenset[int] = frozenset()
@@ -206,19 +239,19 @@ def _legal(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
         if kind == "keep":
             return tuple(map(_KEEP_OF, q.cards))
         if kind == "place":
-            return places(s, state.variant)
+            return _places(s, state.variant)
         if kind == "discard":
-            return discards(s, q.n)
+            return _discards(s, q.n)
         key = (state.rules, state.variant, s.speakeasy, s.se_tokens, s.clients, s.cl_tokens, kind, q.cards, q.n)
     elif s.lose:
-        return losses(s)
+        return _losses(s)
     else:
         return ()
     hit = _BY_KEY.get(key)
     if hit is None:
         if len(_BY_KEY) >= 1 << 16:
             _BY_KEY.clear()
-        hit = _BY_KEY[key] = _shared_tuple(compute(state, seat))
+        hit = _BY_KEY[key] = _shared_tuple(_drafts(state, seat))
     return hit
 
 
@@ -235,19 +268,16 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
     """Validate each feasible Client (M4), take a Moon token with an empty space (M5), draw.
 
     Feasibility is :func:`engine.moonshine.dice.shortfall` ``== 0`` and enough Moon tokens
-    (held + discount icons >= the Moon cost), tested for all eight at once on packed ints: the
-    supply of every subset of {Food, Music, Drink} (Hall's condition) and the tokens are bytes
-    of one int (:data:`_LANES`), each Client's demand another (:data:`DEMAND`), and a borrow
-    test compares every lane in one subtraction. The seat's bundle
-    (:func:`~engine.moonshine.icons.bundle_bits`, inlined with the tokens held and the room
-    test of :func:`_has_room` in one pass over the Clients) is kept in
-    :data:`~engine.moonshine.state.ACTION_BUNDLES` for the step."""
+    (held + discount icons >= the Moon cost), tested for all Clients at once on packed ints
+    (:data:`LANES`, :data:`DEMAND`). The seat's packed bundle
+    (:func:`~engine.moonshine.icons.bundle_bits`) is summed here with the tokens held and the
+    room test of :func:`_has_room`, in one pass over the Clients."""
     side = SIDE_INFOS[state.variant][s.speakeasy]
     se = s.se_tokens
     b = side.by_tokens.get(se)
     rooms = side.room_by_tokens.get(se)
     if b is None or rooms is None:  # not a layout of the tables (never in play)
-        return _plain_action_phase(state, s, seat)
+        return _slow_action_phase(state, s)
     room = rooms != ()
     toks = sum(se)
     clients = s.clients
@@ -259,60 +289,51 @@ def _action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[Moons
         else:
             room = True
         toks += t
+    if not clients:
+        return _MOON_DRAW if room else _DRAW_ONLY
     v = s.validated
     if v:
-        lower = LOWERS.get(v)
-        b += lower_bits(v) if lower is None else lower
-    bundle = _UNPACKED.get(b)
-    if bundle is None:
-        bundle = unpack_bundle(b)
-    remember_bundle(state, seat, bundle)
-    if clients:
-        x = RES_SUPPLY.get(b & RES_BITS)
-        if x is None:
-            x = resource_supply(b & RES_BITS)
-        if x < 0:
-            return _slow_action_phase(state, s, bundle)
-        dice = state.dice
-        ds = DICE_SUPPLY.get(dice)
-        if ds is None:
-            ds = dice_supply(dice)
-        x += ds[0]
-        if bundle[BLUE]:
-            x += ds[1]
-        if bundle[ORANGE]:
-            x += ds[2]
-        toks += bundle[DISC]
-        x += (toks if toks < 128 else 127) << MOON_LANE
-        high = HIGH
-        demand = DEMAND
-        out: list[MoonshineAction] = []
-        for cid in clients:
-            if (x - demand[cid]) & high == high:
-                out.append(_VALIDATE[cid])
-        if room:
-            out.append(_TAKE_MOON)
-        out.append(_DRAW_CARDS)
-        return tuple(out)
-    return _MOON_DRAW if room else _DRAW_ONLY
+        b += lower_bits(v)
+    x = _RES_SUPPLY.get(b & RES_BITS)
+    if x is None:
+        x = resource_supply(b & RES_BITS)
+    if x < 0:
+        return _slow_action_phase(state, s)
+    dice = state.dice
+    ds = _DICE_SUPPLY.get(dice)
+    if ds is None:
+        ds = dice_supply(dice)
+    x += ds[0]
+    if b & _BLUE_BITS:
+        x += ds[1]
+    if b & _ORANGE_BITS:
+        x += ds[2]
+    toks += b >> _DISC_SHIFT & 255
+    x += (toks if toks < 128 else 127) << MOON_LANE
+    high = HIGH
+    demand = DEMAND
+    out: list[MoonshineAction] = []
+    for cid in clients:
+        if (x - demand[cid]) & high == high:
+            out.append(_VALIDATE[cid])
+    if room:
+        out.append(_TAKE_MOON)
+    out.append(_DRAW_CARDS)
+    return tuple(out)
 
 
 #: The action phase's legal actions of a seat without Clients.
 _MOON_DRAW: tuple[MoonshineAction, ...] = (_TAKE_MOON, _DRAW_CARDS)
 _DRAW_ONLY: tuple[MoonshineAction, ...] = (_DRAW_CARDS,)
+#: The blue and orange die-access counters of a packed bundle, and the shift of its discounts.
+_BLUE_BITS, _ORANGE_BITS, _DISC_SHIFT = 255 << 8 * BLUE, 255 << 8 * ORANGE, 8 * DISC
 
 
-def _plain_action_phase(state: MoonshineState, s: SeatState, seat: int) -> tuple[MoonshineAction, ...]:
-    """:func:`_action_phase` for a Speakeasy token layout outside the side's tables."""
-    b = bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
-    bundle = unpack_bundle(b)
-    remember_bundle(state, seat, bundle)
-    return _slow_action_phase(state, s, bundle)
-
-
-def _slow_action_phase(state: MoonshineState, s: SeatState, bundle: tuple[int, ...]) -> tuple[MoonshineAction, ...]:
+def _slow_action_phase(state: MoonshineState, s: SeatState) -> tuple[MoonshineAction, ...]:
     """:func:`_action_phase` with the plain tests (a seat with more resource icons than the
-    packed lanes hold)."""
+    packed lanes hold, or Speakeasy tokens outside the side's tables)."""
+    bundle = unpack_bundle(bundle_bits(SIDE_INFOS[state.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens,
+                                       s.validated))
     toks = sum(s.se_tokens) + sum(s.cl_tokens)
     sources = sources_of(bundle, state.dice)
     out: list[MoonshineAction] = [_VALIDATE[cid] for cid in s.clients if feasible(cid, bundle, sources, toks)]
@@ -337,3 +358,136 @@ def _has_room(s: SeatState, variant: str) -> bool:
         if t < infos[c].spaces:
             return True
     return False
+
+
+# --- answers to follow-ups (M4-M6, M9) -------------------------------------------------------
+
+
+def _places(s: SeatState, variant: str) -> tuple[MoonshineAction, ...]:
+    """Place a token: every slot with an empty space, in slot order (M5)."""
+    side = SIDE_INFOS[variant][s.speakeasy]
+    rooms = side.room_by_tokens.get(s.se_tokens)
+    if rooms is None:
+        rooms = side.rooms(s.se_tokens)
+    out: list[MoonshineAction] = list(map(_PLACE_OF, rooms))
+    infos = CLIENT_INFOS
+    for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
+        ci = infos[cid]
+        if t < ci.spaces:
+            out.append(_PLACE[ci.key])
+    return tuple(out)
+
+
+def _losses(s: SeatState) -> tuple[MoonshineAction, ...]:
+    """Lose a token (M6): every slot holding one, in slot order."""
+    return tuple([_LOSE[k] for k, _ in held_slots(s)])
+
+
+def _discards(s: SeatState, n: int) -> tuple[MoonshineAction, ...]:
+    """Discard ``n`` tokens (M4): every way (:func:`~engine.moonshine.state.discard_ways`), each
+    as its :class:`Discard` (tokens sorted as strings), memoized by the slots holding tokens."""
+    held = tuple(held_slots(s))
+    key = (held, n)
+    hit = _BY_HELD.get(key)
+    if hit is None:
+        if len(_BY_HELD) >= 1 << 14:
+            _BY_HELD.clear()
+        names = [_TOKENS[k] for k, _ in held]
+        hit = _BY_HELD[key] = _shared_tuple(tuple([
+            _DISCARD[tuple(sorted([tok for i, c in way for tok in names[i][:c]]))]
+            for way in discard_ways(tuple([t for _, t in held]), n)]))
+    return hit
+
+
+#: Legal discards by the slots holding tokens and the count (see :func:`_discards`).
+_BY_HELD: dict[tuple[tuple[tuple[str, int], ...], int], tuple[MoonshineAction, ...]] = {}
+
+
+class _Tokens(dict[str, tuple[str, str, str]]):
+    """A slot key's token names in discard codes (``s1`` -> ``s1a``, ``s1b``, ``s1c``)."""
+
+    def __missing__(self, key: str) -> tuple[str, str, str]:
+        value = self[key] = (key + "a", key + "b", key + "c")
+        return value
+
+
+_TOKENS = _Tokens()
+
+
+def _drafts(state: MoonshineState, seat: int) -> tuple[MoonshineAction, ...]:
+    """The legal answers of ``seat`` to a Regular draft (M9): every way to keep ``n`` of the
+    offered cards (ids in the string order of the code); ``()`` for any other front follow-up."""
+    s = state.seats[seat]
+    if s.queue:
+        kind, cards, n = s.queue[0].kind, s.queue[0].cards, s.queue[0].n
+        if kind == "draft":
+            return tuple(Draft(tuple(int(x) for x in sorted(str(c) for c in combo))) for combo in combinations(cards, n))
+    return ()
+
+
+# --- validation on packed ints (M4) ---------------------------------------------------------------
+# A seat's supply of every subset of {Food, Music, Drink} (Hall's condition, as
+# engine.moonshine.dice.shortfall) and its Moon tokens are the eight bytes of one int (LANES), each
+# Client's demand another (DEMAND); with every lane below 128, ((supply | HIGH) - demand) & HIGH
+# == HIGH exactly when every lane of the supply covers the demand's, so one subtraction tests a
+# Client.
+
+
+#: Packed supply (one byte per lane, see above): lanes 0-6 are the subsets
+#: {Food}, {Music}, {Drink}, {Food, Music}, {Food, Drink}, {Music, Drink}, {Food, Music, Drink}
+#: (resource masks 1, 2, 4, 3, 5, 6, 7), lane 7 the Moon tokens (held + discount icons).
+LANES = (1, 2, 4, 3, 5, 6, 7)
+#: ``SUPPLY_OF[mask]``: what one unit serving the resource set ``mask`` adds to each lane (it
+#: serves a subset S when it can pay a resource of S: ``mask & S``; mask 0, a Moon face, nothing).
+SUPPLY_OF = tuple(sum(1 << 8 * lane for lane, sub in enumerate(LANES) if m & sub) for m in range(8))
+#: The top bit of every lane: with every lane below 128, ``((supply | HIGH) - demand) & HIGH``
+#: keeps a lane's bit exactly when that lane's supply covers its demand (no borrow crosses lanes).
+HIGH = int.from_bytes(b"\x80" * 8, "little")
+MOON_LANE = 56
+
+
+def _demand(ci: ClientInfo) -> int:
+    """The packed demand of Client ``ci`` (:data:`LANES`); ``ValueError`` when a lane exceeds 127."""
+    f, m, d = ci.cost
+    lanes = (f, m, d, f + m, f + d, m + d, f + m + d, ci.moon)
+    if max(lanes) > 127:
+        raise ValueError(f"Client {ci.id}: a cost too big for the packed supply")
+    return int.from_bytes(bytes(lanes), "little")
+
+
+#: The packed demand of every Client by global id (:data:`LANES`, Moon cost in lane 7).
+DEMAND = tuple(_demand(ci) for ci in CLIENT_INFOS)
+#: ``resource bits -> packed supply | HIGH`` (the resource counters of a packed bundle, bytes
+#: 1-7, see :func:`resource_supply`), or -1 when the icons are too many for the packed lanes
+#: (then the legal actions use the plain test, :func:`engine.moonshine.dice.feasible`).
+_RES_SUPPLY: dict[int, int] = {}
+#: The resource counters (bytes 1-7) of a packed bundle.
+RES_BITS = (1 << 64) - 256
+#: ``dice -> (packed supply of the white dice, of the blue die, of the orange die)``.
+_DICE_SUPPLY: dict[tuple[str, ...], tuple[int, int, int]] = {}
+
+
+def resource_supply(bits: int) -> int:
+    """The packed supply (``| HIGH``) of the resource counters ``bits`` of a packed bundle, memoized
+    in :data:`_RES_SUPPLY`; -1 when they are too many for the lanes."""
+    counts = bits.to_bytes(8, "little")
+    if sum(counts) > 120:  # with 5 dice, a lane could reach 128
+        hit = -1
+    else:
+        hit = sum(counts[m] * SUPPLY_OF[m] for m in range(1, 8)) | HIGH
+    if len(_RES_SUPPLY) >= 1 << 12:
+        _RES_SUPPLY.clear()
+    _RES_SUPPLY[bits] = hit
+    return hit
+
+
+def dice_supply(dice: tuple[str, ...]) -> tuple[int, int, int]:
+    """The packed supply of the white dice, the blue die and the orange die showing ``dice``,
+    memoized in :data:`_DICE_SUPPLY`."""
+    mask = FACE_MASK
+    hit = (SUPPLY_OF[mask[dice[0]]] + SUPPLY_OF[mask[dice[1]]] + SUPPLY_OF[mask[dice[2]]],
+           SUPPLY_OF[mask[dice[3]]], SUPPLY_OF[mask[dice[4]]])
+    if len(_DICE_SUPPLY) >= 1 << 12:
+        _DICE_SUPPLY.clear()
+    _DICE_SUPPLY[dice] = hit
+    return hit

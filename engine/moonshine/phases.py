@@ -1,27 +1,42 @@
-"""Moonshine round structure: setup, the secret actions and their resolution, deck draws, round
-ends (RULINGS M2-M9; ``docs/rules/moonshine.md``); the roll and its gains are in
-:mod:`engine.moonshine.roll` (re-exported here).
+"""Moonshine's steps (RULINGS M2-M9; ``docs/rules/moonshine.md``): the deal, the roll and its
+gains, the secret actions and their resolution, deck draws, round ends.
 
-Every function works on a :class:`~engine.moonshine.work.Work` copy; :func:`settle` runs every
-automatic step and phase change until a seat must decide or the game is over.
+:func:`step` is what ``Moonshine.apply`` does, for every step of every game: a roll step
+(:func:`roll`) changes the dice and the rerolls left on the frozen state, and goes through a
+:class:`~engine.moonshine.work.Work` for its Moon-token gains; any other step answers on a
+:class:`~engine.moonshine.work.Work` copy, then :func:`settle` runs every automatic step and
+phase change until a seat must decide or the game is over.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
+from itertools import combinations
+from typing import Any, cast
 
-from engine.moonshine.actions import DrawCards, MoonshineAction, TakeMoon, Validate
+from engine.core import Event, IllegalAction
+from engine.fast import event, replacer
+from engine.moonshine.actions import DrawCards, MoonshineAction, Reroll, TakeMoon, Validate
 from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, card_sets, set_index
+from engine.moonshine.dice import DIE_FACES, DIE_NAMES, die_draws
 from engine.moonshine.followups import answer, auto, discard, instant, redraw_once
-from engine.moonshine.icons import CLIENT, DISC, DRAW, REROLL, SIDE_INFOS, client_info, side_info
-from engine.moonshine.roll import fast_roll, gains, roll_step, settled_roll, start_dice
+from engine.moonshine.icons import BLUE, CLIENT, DISC, DRAW, ORANGE, REROLL, SIDE_INFOS, client_info, side_info
 from engine.moonshine.scoring import MAX_ROUNDS, TARGET, outcome_of, points_of
-from engine.moonshine.state import DRAFT_SIZES, FollowUp, MoonshineState, Phase, SeatState, Variant, discard_options
-from engine.moonshine.work import PLACE, Work, _shuffle, follow_up
+from engine.moonshine.state import (
+    DRAFT_SIZES,
+    FollowUp,
+    MoonshineState,
+    Phase,
+    SeatState,
+    Variant,
+    discard_options,
+    held_slots,
+)
+from engine.moonshine.work import PLACE, LoggedWork, Work, follow_up, rng_shuffle, work_on
 
-__all__ = ["deal", "fast_roll", "roll_step", "resolve_actions", "answer_all", "settle", "settled_roll"]
+__all__ = ["answer_all", "deal", "gains", "resolve_actions", "roll", "settle", "start_dice", "step"]
 
 _NO_DICE = ("", "", "", "", "")
 
@@ -29,26 +44,26 @@ _NO_DICE = ("", "", "", "", "")
 def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineState:
     """A new game: random Speakeasies and first player from the seed; Standard: 2 Starting
     Clients each and the first token to place; Regular: the draft of 4/5/5/6/6 cards (M9). The
-    shuffles are ``rng.shuffle`` inlined (the same draws, :func:`engine.moonshine.work._shuffle`)."""
+    shuffles are ``rng.shuffle`` inlined (the same draws, :func:`engine.moonshine.work.rng_shuffle`)."""
     rng = random.Random(f"{seed}:setup")
     first = rng.randrange(players)
     k = set_index(rules)
     speak = [k * SPEAKEASIES_PER_SET + s for s in range(SPEAKEASIES_PER_SET)]
-    _shuffle(rng, speak)
+    rng_shuffle(rng, speak)
     starting_ids, other_ids, every_id = _set_ids(k)
     seats = []
     if variant == "standard":
         starting = list(starting_ids)
-        _shuffle(rng, starting)
+        rng_shuffle(rng, starting)
         deck = [*other_ids, *starting[2 * players:]]
-        _shuffle(rng, deck)
+        rng_shuffle(rng, deck)
         for p in range(players):
             hand = tuple(starting[2 * p: 2 * p + 2])
             seats.append(_new_seat(speak[p], variant, hand, (PLACE,)))
         phase: Phase = "setup"
     else:
         deck = list(every_id)
-        _shuffle(rng, deck)
+        rng_shuffle(rng, deck)
         for p in range(players):
             pos = (p - first) % players
             k = DRAFT_SIZES[pos]
@@ -59,7 +74,7 @@ def deal(seed: int, players: int, variant: Variant, rules: int) -> MoonshineStat
     state = MoonshineState(seed=seed, players=players, rules=rules, variant=variant, target=TARGET[variant],
                            phase=phase, first=first, active=first,
                            deck=tuple(deck), seats=tuple(seats))
-    w = Work(state, log=False)
+    w = work_on(state)
     w.version = 0
     settle(w)
     return w.freeze()
@@ -81,7 +96,147 @@ def _new_seat(speakeasy: int, variant: str, hand: tuple[int, ...], queue: tuple[
                      cl_tokens=(0,) * len(hand), queue=queue)
 
 
-# --- 3. actions --------------------------------------------------------------------------------------
+# --- a step --------------------------------------------------------------------------------------
+
+
+def step(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: tuple[str, ...] | None,
+         events: list[Event] | None) -> MoonshineState:
+    """The state after ``state`` when the seats play ``actions`` (checked legal): a roll step
+    (:func:`roll`; ``faces`` forced for a reroll, else drawn from the step's chance), the secret
+    actions (:func:`resolve_actions`) or answers to follow-ups (:func:`answer_all`), then every
+    automatic step (:func:`settle`). The events are appended to ``events`` unless it is
+    ``None``. Raises :class:`~engine.core.IllegalAction` when forced ``faces`` do not fit."""
+    phase = state.phase
+    if phase == "roll":
+        return roll(state, actions[state.active], faces, events)
+    w = work_on(state, events)
+    if phase == "action":
+        resolve_actions(w, actions)
+    else:
+        answer_all(w, actions)
+    settle(w)
+    return w.freeze()
+
+
+# --- the roll (M3) ----------------------------------------------------------------------------------
+
+
+class _Chance:
+    """``seed`` and ``version`` of a step's next state: what :func:`engine.chance.hashed_draws`
+    and :func:`engine.chance.rng_draws` read (made without ``__init__``, see :func:`roll`)."""
+
+    __slots__ = ("seed", "version")
+    seed: int
+    version: int
+
+
+_new_object = object.__new__
+
+
+#: Die indexes of every reroll (its die names, sorted).
+_REROLL_DICE = {tuple(sorted(c)): tuple(DIE_NAMES.index(d) for d in sorted(c))
+                for r in range(1, 6) for c in combinations(DIE_NAMES, r)}
+#: The next state of a roll step without a Moon-token gain (``engine.fast.replacer``).
+_rolled = replacer(MoonshineState, "version", "phase", "dice", "rerolls")
+
+
+def roll(state: MoonshineState, action: MoonshineAction, faces: Sequence[str] | None,
+         events: list[Event] | None) -> MoonshineState:
+    """The active player rerolls some dice (``faces`` forced, in die order, else drawn from the
+    step's chance, :func:`engine.moonshine.dice.die_draws`) or stops. The roll ends at a stop or
+    the last reroll: then every seat with access to a die showing a Moon face gains a token
+    (:func:`gains`; M3). A step that gains no token and finds nothing pending is made on the
+    frozen state, without a :class:`Work`. Raises :class:`IllegalAction` when forced ``faces``
+    do not fit the rerolled dice."""
+    seat = state.active
+    dice = state.dice
+    version = state.version + 1
+    left = 0
+    if action.__class__ is Reroll:
+        which = _REROLL_DICE[action.dice]
+        made = list(dice)
+        if faces is None:
+            chance = _new_object(_Chance)
+            chance.seed = state.seed
+            chance.version = version
+            for i, v in zip(which, die_draws(chance, state.rules, "reroll", len(which))):  # noqa: B905
+                made[i] = DIE_FACES[i][v]
+        else:
+            if len(faces) != len(which) or any(f not in DIE_FACES[i] for i, f in zip(which, faces, strict=False)):
+                raise IllegalAction("impossible faces for these dice")
+            for i, f in zip(which, faces):  # noqa: B905
+                made[i] = f
+        dice = tuple(made)
+        left = state.rerolls - 1
+        if events is not None:
+            events.append(event("ms.ev.reroll", {"seat": seat, "dice": made, "left": left}))
+    for s in state.seats:
+        if s.queue or s.lose:
+            break
+    else:  # nothing pending
+        if left:
+            return _rolled(state, version, "roll", dice, left)
+        if dice[3] != "moon" and dice[4] != "moon":  # no token gained: the action phase
+            if events is not None:
+                events.append(_dice_event(seat, dice))
+            return _rolled(state, version, "action", dice, 0)
+    w = work_on(state, events)
+    w.dice = dice
+    w.rerolls = left
+    if not left:
+        gains(w)
+    settle(w)
+    return w.freeze()
+
+
+def _dice_event(seat: int, dice: tuple[str, ...]) -> Event:
+    """``ms.ev.dice``: the dice at the end of the roll."""
+    return event("ms.ev.dice", {"seat": seat, "dice": list(dice)})
+
+
+def gains(w: Work) -> None:
+    """End of the roll: Moon-token gains from the dice for every player with access (M3)."""
+    dice = w.dice
+    if w.log:
+        cast(LoggedWork, w).events.append(_dice_event(w.active, dice))
+    blue, orange = dice[3] == "moon", dice[4] == "moon"
+    if blue or orange:
+        for seat in range(w.players):
+            b = w.bundle(seat)
+            n = (blue and b[BLUE] > 0) + (orange and b[ORANGE] > 0)
+            if n:
+                if w.log:
+                    w.ev("ms.ev.gain", seat=seat, n=n)
+                w.own(seat).queue += (PLACE,) * n
+    w.phase = "gain"
+
+
+#: ``_ROLLED[blue][orange]``: the dice a round starts with (white always, blue/orange with access).
+_ROLLED = (((0, 1, 2), (0, 1, 2, 4)), ((0, 1, 2, 3), (0, 1, 2, 3, 4)))
+#: ``_START_DICE[blue][orange]``: the dice a round starts with by the draws of the rolled dice
+#: (:data:`_ROLLED`), made on first use (at most ``6 ** 5`` of each).
+_START_DICE: tuple[tuple[dict[bytes, tuple[str, ...]], ...], ...] = (({}, {}), ({}, {}))
+
+
+def start_dice(chance: Any, rules: int, bundle: Sequence[int]) -> tuple[str, ...]:
+    """The dice a round starts with (M3): the white dice, plus the blue and orange ones when
+    ``bundle`` (the active player's icons) has access, drawn from the chance of ``chance`` (the
+    step's ``seed`` and ``version``; salt ``roll``; :func:`engine.moonshine.dice.die_draws`);
+    the other dice ``""``."""
+    blue, orange = bundle[BLUE] > 0, bundle[ORANGE] > 0
+    which = _ROLLED[blue][orange]
+    draws = die_draws(chance, rules, "roll", len(which))
+    memo = _START_DICE[blue][orange]
+    dice = memo.get(draws)
+    if dice is None:
+        made = [""] * 5
+        for i, v in zip(which, draws):  # noqa: B905
+            made[i] = DIE_FACES[i][v]
+        dice = memo[draws] = tuple(made)
+    return dice
+
+
+# --- the secret actions (M2, M4) ---------------------------------------------------------------------
 
 
 def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
@@ -90,7 +245,7 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
     w.to_draw = list(w.to_draw)
     for seat in w.order():
         action = actions[seat]
-        kind = type(action)  # exact classes (see followups.answer)
+        kind = action.__class__  # exact classes (see followups.answer)
         if kind is DrawCards:
             if w.log:
                 w.ev("ms.ev.act_draw", seat=seat)
@@ -98,7 +253,7 @@ def resolve_actions(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
         elif kind is TakeMoon:
             if w.log:
                 w.ev("ms.ev.act_moon", seat=seat)
-            (w.work[seat] or w.copy(seat)).queue += (PLACE,)
+            w.own(seat).queue += (PLACE,)
         elif kind is Validate:
             _validate(w, seat, action.card)  # type: ignore[union-attr, arg-type]
 
@@ -109,10 +264,11 @@ def _validate(w: Work, seat: int, cid: int) -> None:
 
     Logs ``ms.ev.validate`` {seat, card, points, tokens} (``tokens`` = the Moon cost after
     discounts); rules 2 add ``on_card``, the tokens that were on the card (all discarded with it),
-    and log a one-way discard of the rest as ``ms.ev.discarded`` (:func:`followups.discard`)."""
+    and log a one-way discard of the rest as ``ms.ev.discarded``
+    (:func:`~engine.moonshine.followups.discard`)."""
     ci = client_info(cid)
-    need = max(0, ci.moon - w.bundle(seat)[DISC])  # before the copy: the bundle the legal actions read
-    s = w.work[seat] or w.copy(seat)
+    need = max(0, ci.moon - w.bundle(seat)[DISC])
+    s = w.own(seat)
     i = s.clients.index(cid)
     on_card = s.cl_tokens[i]
     s.clients = s.clients[:i] + s.clients[i + 1:]
@@ -126,9 +282,9 @@ def _validate(w: Work, seat: int, cid: int) -> None:
         else:
             w.ev("ms.ev.validate", seat=seat, card=cid, points=points, tokens=need)
     if rest:
-        opts = discard_options(w.holding(seat), rest)
+        opts = discard_options(held_slots(s), rest)
         if len(opts) == 1:
-            discard(w, seat, opts[0], rest, chosen=False)
+            discard(w, seat, s, opts[0], rest, chosen=False)
         else:
             s.queue += (follow_up("discard", (), rest),)
     w.to_draw.append((seat, "keep"))  # type: ignore[union-attr]  # a list in the resolve phase
@@ -145,78 +301,75 @@ def answer_all(w: Work, actions: Mapping[int, MoonshineAction]) -> None:
 
 def settle(w: Work) -> None:
     """Run every automatic step and phase change until someone must decide or the game ends."""
-    rules2 = w.state.rules >= 2
-    n = w.n
-    orig = w.state.seats
-    work = w.work
-    seats = range(n)
+    rules2 = w.rules >= 2
+    seats = w.seats
+    n = w.players
     while True:
-        # every automatic answer, and the front follow-ups and whether anything is pending after
-        # them: read in the same pass while nothing changed (an answer may change another seat,
-        # e.g. a +1/-1 Moon's loss, so after a change they are read again in a second pass)
+        # every automatic answer, then each seat's front follow-up and whether anything is
+        # pending, read after that seat's automatic answers (those of a later seat may give an
+        # earlier one a loss, +1/-1 Moon: the only change to another seat, checked below)
         changed = redraw = discard = pending = False
-        for seat in seats:
-            x = work[seat]
-            s = orig[seat] if x is None else x
+        for seat, s in enumerate(seats):
             q = s.queue
             if q or s.lose:
-                if q and q[0].kind == "pick" and q[0].cards:
-                    pass  # a pick among drawn cards is a choice: auto() would return False
-                elif auto(w, seat):
+                if not (q and q[0].kind == "pick" and q[0].cards) and auto(w, seat):
+                    # (a pick among drawn cards is a choice: auto() would return False)
                     changed = True
                     while auto(w, seat):
                         pass
-                    continue
-                if not changed:
-                    pending = True
-                    if q:
-                        kind = q[0].kind
-                        if kind == "redraw":
-                            redraw = True
-                        elif kind == "discard":
-                            discard = True
-        if changed:
-            redraw = discard = pending = False
-            for x, s in zip(work, orig):  # noqa: B905
-                if x is not None:
-                    s = x
-                q = s.queue
+                    s = seats[seat]
+                    q = s.queue
+                    if not q and not s.lose:
+                        continue
+                pending = True
                 if q:
-                    pending = True
                     kind = q[0].kind
                     if kind == "redraw":
                         redraw = True
                     elif kind == "discard":
                         discard = True
-                elif s.lose:
+        if changed and not pending:
+            for s in seats:
+                if s.lose:
                     pending = True
+                    break
         if redraw and rules2 and _second_redraws(w):
             continue
         phase = w.phase
         if phase == "resolve" and w.to_draw and not discard:
             _do_draws(w)
             continue
-        if pending or phase == "roll" or phase == "action" or phase == "over":
+        if pending or phase in _DECIDING:
             return
-        # nobody has anything pending: next phase
-        if phase == "draft":
+        # nobody has anything pending: the next phase (settled again only when it queued
+        # something: a new round without rerolls has gained tokens to place)
+        if phase == "resolve":
+            _end_round(w)
+        elif phase == "gain":
+            w.phase = "action"
+            return
+        elif phase == "draft":
             w.phase = "setup"
             for i in range(n):
-                (w.work[i] or w.copy(i)).queue += (PLACE,)
+                w.own(i).queue += (PLACE,)
         elif phase == "setup":
             if w.variant == "regular":
                 w.phase = "instants"
                 for seat in range(n):
-                    for cid in (w.work[seat] or w.copy(seat)).clients:
-                        instant(w, seat, cid)
+                    s = w.own(seat)
+                    for cid in s.clients:
+                        instant(w, seat, s, cid)
             else:
                 _start_round(w)
         elif phase == "instants":
             _start_round(w)
-        elif phase == "gain":
-            w.phase = "action"
-        elif phase == "resolve":
-            _end_round(w)
+        if w.phase in _DECIDING:
+            return
+
+
+#: The phases where settling stops: the roll and the secret actions wait for a seat, the game
+#: is over.
+_DECIDING = frozenset({"roll", "action", "over"})
 
 
 def _second_redraws(w: Work) -> bool:
@@ -225,7 +378,7 @@ def _second_redraws(w: Work) -> bool:
     done = False
     for seat in w.order():
         if w.front(seat) == "redraw":
-            ws = w.work[seat] or w.copy(seat)
+            ws = w.own(seat)
             ws.queue = ws.queue[1:]
             redraw_once(w, seat, 0)
             done = True
@@ -236,17 +389,18 @@ def _do_draws(w: Work) -> None:
     """The deck draws of the action phase, in seat order (M2). Rules 1 deal both draws of a
     double redraw now; rules 2 deal the first and queue the second (:func:`redraw_once`)."""
     for seat, kind in w.to_draw:
-        b = w.bundle(seat)
-        s = w.work[seat] or w.copy(seat)
         if kind == "pick":
-            cards = w.draw(b[DRAW])
+            cards = w.draw(w.bundle(seat)[DRAW])
             if w.log:
                 w.ev("ms.ev.drew", seat=seat, n=len(cards))
                 w.ev("ms.ev.drew_private", audience=seat, seat=seat, cards=cards)
+            s = w.own(seat)
             s.queue += (follow_up("pick", tuple(cards)),)
         elif w.rules >= 2:
-            redraw_once(w, seat, len(s.queue))
+            redraw_once(w, seat, len(w.seats[seat].queue))
         else:
+            b = w.bundle(seat)
+            s = w.own(seat)
             missing = b[CLIENT] - len(s.clients)
             for _ in range(max(0, missing)):
                 cards = w.draw(b[DRAW])
@@ -259,12 +413,12 @@ def _do_draws(w: Work) -> None:
 
 def _start_round(w: Work) -> None:
     """A new round: the next active player rolls the white dice, plus blue/orange with access
-    (:func:`engine.moonshine.roll.start_dice`)."""
+    (:func:`start_dice`)."""
     w.round += 1
     if w.round > 1:
-        w.active = (w.active + 1) % w.n
+        w.active = (w.active + 1) % w.players
     b = w.bundle(w.active)
-    w.dice = dice = start_dice(w, w.state.rules, b)
+    w.dice = dice = start_dice(w, w.rules, b)
     w.rerolls = b[REROLL]
     if w.log:
         w.ev("ms.ev.round", round=w.round, seat=w.active)
@@ -278,11 +432,9 @@ def _end_round(w: Work) -> None:
     """After the action phase: the game ends at the target (M8) or the round cap, else next round."""
     over = w.round >= MAX_ROUNDS
     if not over:
-        target = w.state.target
+        target = w.target
         sides = SIDE_INFOS[w.variant]
-        for x, s in zip(w.work, w.state.seats):  # noqa: B905
-            if x is not None:
-                s = x  # type: ignore[assignment]  # the same fields
+        for s in w.seats:
             if s.validated and points_of(s.validated, sides[s.speakeasy].silhouettes) >= target:
                 over = True
                 break
@@ -290,7 +442,7 @@ def _end_round(w: Work) -> None:
         w.phase = "over"
         w.dice = _NO_DICE
         if w.log:
-            out = outcome_of(w.freeze())
+            out = outcome_of(w)  # type: ignore[arg-type]  # the fields outcome_of reads
             w.ev("ms.ev.end", winners=list(out.winners), scores=list(out.scores))
     else:
         _start_round(w)

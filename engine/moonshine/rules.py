@@ -2,13 +2,13 @@
 
 Modules: :mod:`~engine.moonshine.state` (state dataclasses), :mod:`~engine.moonshine.actions`
 (typed actions and codes), :mod:`~engine.moonshine.legal` (who acts, legal actions),
-:mod:`~engine.moonshine.phases` and :mod:`~engine.moonshine.followups` (what ``apply`` does;
-:mod:`~engine.moonshine.straight` the same for the commonest steps, in straight-line code),
-:mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`, :mod:`~engine.moonshine.icons`
-(card data compiled from :mod:`~engine.moonshine.cards`), :mod:`~engine.moonshine.view` (typed
-views) and :mod:`~engine.moonshine.ai` (the baseline AI; it imports the helper modules, never
-this one, so there is no import cycle). Actions are typed (:mod:`~engine.moonshine.actions`); the
-codes below are their stable string forms.
+:mod:`~engine.moonshine.phases` (what ``apply`` does: :func:`~engine.moonshine.phases.step`, on a
+:class:`~engine.moonshine.work.Work` copy) and :mod:`~engine.moonshine.followups` (the private
+follow-ups), :mod:`~engine.moonshine.dice`, :mod:`~engine.moonshine.scoring`,
+:mod:`~engine.moonshine.icons` (card data compiled from :mod:`~engine.moonshine.cards`),
+:mod:`~engine.moonshine.view` (typed views) and :mod:`~engine.moonshine.ai` (the baseline AI; it
+imports the helper modules, never this one, so there is no import cycle). Actions are typed
+(:mod:`~engine.moonshine.actions`); the codes below are their stable string forms.
 
 Round structure (``phase`` in the state):
 
@@ -70,21 +70,17 @@ Rules and rulings implemented:
   explanation does: draw, keep one (its instant bonus applies at once, so a +2 Moon token placed
   then may complete a card-draw bonus), discard the rest, then draw again with the card-draw
   icons of that moment. Rules 1 (tables set up before) deal both draws at once.
-- Card sets (M1): rules 8 (:attr:`Moonshine.rules_version`) deal the seventh set,
-  ``data/cards-rules8.json`` (Clients 420..489, Speakeasies 30..34: the rules-7 set with the
-  Regular Hush Room's one-space slot giving Food or Music); rules 7 the sixth set,
-  ``data/cards-rules7.json`` (Clients 350..419, Speakeasies 25..29: the rules-6 set with the
-  Regular Copper Still's orange-die slot at one space); rules 6 the fifth set,
-  ``data/cards-rules6.json`` (Clients 280..349, Speakeasies 20..24: the rules-5 set with the
-  Standard Moonlit Garage's blue-die slot at two spaces); rules 5 the fourth,
-  ``data/cards-rules5.json`` (Clients 210..279, Speakeasies 15..19); rules 4 the third set,
-  ``data/cards-rules4.json`` (Clients 140..209: the rules-3 Clients; Speakeasies 10..14: the
-  sides re-tuned for balance, ``docs/rules/moonshine.md`` "Card sets", "Rules versions"); rules 3 the second set,
-  ``data/cards-rules3.json`` (Clients 70..139, Speakeasies 5..9: each colour with its own
-  character, no dominated Client; issue 14, ``docs/balance.md``); rules 1-2 deal the first set,
-  ``data/cards.json`` (Clients 0..69, Speakeasies 0..4). The rules themselves are those of
-  rules 2; ids are global (:func:`engine.moonshine.cards.client_of`), so nothing else depends on
-  the version.
+- Card sets (M1): rules 1-2 deal the first set, ``data/cards.json`` (Clients 0..69, Speakeasies
+  0..4); each later version deals the set before it with the changes of
+  ``data/changes-rules<r>.json`` (:func:`engine.moonshine.cards.card_sets`): rules 3 the second
+  set (Clients 70..139, Speakeasies 5..9: each colour with its own character, no dominated
+  Client, ``docs/balance.md``), rules 4 the third (140..209, 10..14: three Standard sides
+  re-tuned), rules 5 the fourth (210..279, 15..19: five sides re-tuned), rules 6 the fifth
+  (280..349, 20..24: the Standard Moonlit Garage and two Regular sides), rules 7 the sixth
+  (350..419, 25..29: the Regular Copper Still's orange-die slot at one space), rules 8 the
+  seventh (420..489, 30..34: the Regular Hush Room's one-space slot giving Food or Music). The
+  rules themselves are those of rules 2; ids are global (:func:`engine.moonshine.cards.client_of`),
+  so nothing else depends on the version.
 - Chance: the first player, the Speakeasies and the deal come from a ``random.Random`` of
   ``"{seed}:setup"`` (every version). Rules 5 to 8 (:attr:`Moonshine.rules_version`) roll the dice and
   reshuffle from :func:`engine.chance.hashed_draws` (BLAKE2b of seed, step version and salt,
@@ -146,17 +142,16 @@ from typing import Any, ClassVar
 
 from engine.core import Event, Game, GameOptions, Outcome, Step
 from engine.fast import lazy_step
-from engine.moonshine import hidden, phases
+from engine.moonshine import hidden
 from engine.moonshine.actions import MoonshineAction, Reroll, decode, encode
 from engine.moonshine.ai import choose
 from engine.moonshine.cards import COLOURS, client_of, speakeasy_of
 from engine.moonshine.icons import client_info
 from engine.moonshine.legal import check_actions, legal_actions, to_act
+from engine.moonshine.phases import deal, step
 from engine.moonshine.scoring import MAX_ROUNDS, outcome_of
 from engine.moonshine.state import MoonshineOptions, MoonshineState
-from engine.moonshine.straight import plain_actions, plain_answers, plain_gains
 from engine.moonshine.view import MoonshineView, build_view
-from engine.moonshine.work import Work
 
 __all__ = ["Moonshine"]
 
@@ -170,30 +165,14 @@ def _default_options() -> MoonshineOptions:
 _check = check_actions
 
 
-def _run(state: MoonshineState, actions: Mapping[int, MoonshineAction], faces: tuple[str, ...] | None,
-         log: bool) -> Work:
-    """The general path of :meth:`Moonshine.apply` (checked ``actions``; a roll's ``faces`` forced
-    or drawn): the :class:`~engine.moonshine.work.Work` after the step, its events recorded when
-    ``log``."""
-    w = Work(state, log)
-    phase = state.phase
-    if phase == "roll":
-        phases.roll_step(w, actions[state.active], faces)
-        if phases.settled_roll(w):
-            return w
-    elif phase == "action":
-        phases.resolve_actions(w, actions)
-    else:
-        phases.answer_all(w, actions)
-    phases.settle(w)
-    return w
-
-
 def _events(state: MoonshineState, actions: Mapping[int, MoonshineAction],
             faces: tuple[str, ...] | None) -> tuple[Event, ...]:
-    """The events of the step :func:`_run` makes: the same step run again, logging (the rules are
-    pure, so it is the very same step); read only when someone reads ``Step.events``."""
-    return tuple(_run(state, actions, faces, True).events)
+    """The events of a step: the same step (:func:`engine.moonshine.phases.step`) run again with
+    its events recorded (the rules are pure, so it is the very same step); read only when
+    someone reads ``Step.events``."""
+    events: list[Event] = []
+    step(state, actions, faces, events)
+    return tuple(events)
 
 
 class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
@@ -219,7 +198,7 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
             raise ValueError(f"Moonshine needs 2-5 players, got {players}")
         opts = self.parse_options(options)
         assert isinstance(opts, MoonshineOptions)
-        return phases.deal(seed, players, opts.variant, self.rules_version)
+        return deal(seed, players, opts.variant, self.rules_version)
 
     def parse_options(self, options: GameOptions | Mapping[str, Any] | None) -> GameOptions:
         """:meth:`engine.core.Game.parse_options`; no options at all give one shared default
@@ -240,46 +219,23 @@ class Moonshine(Game[MoonshineState, MoonshineAction, MoonshineView]):
         _check(state, actions)
 
     def apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction]) -> Step[MoonshineState]:
-        """Apply one action per seat of ``to_act``; raises :class:`~engine.core.IllegalAction`
-        otherwise. The step's events are made when first read (:func:`engine.fast.lazy_step`: a
-        playout or a search never reads them), by running the step again with its events logged.
-        The commonest steps are built in straight-line code (:mod:`~engine.moonshine.straight`:
-        the same states), the others by the general machine (:func:`_run`)."""
+        """Apply one action per seat of ``to_act`` (:func:`engine.moonshine.phases.step`); raises
+        :class:`~engine.core.IllegalAction` otherwise. The step's events are made when first read
+        (:func:`engine.fast.lazy_step`: a playout or a search never reads them), by running the
+        step again with its events recorded."""
         _check(state, actions)
-        if state.phase == "roll":  # self._apply(state, actions, None), inlined
-            action = actions[state.active]
-            fast = phases.fast_roll(state, action)
-            if fast is not None and not isinstance(fast, tuple):
-                return fast
-            actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
-            gained = plain_gains(state, action, fast)
-            if gained is not None:
-                return lazy_step(gained, _events, state, actions, fast)
-            return lazy_step(_run(state, actions, fast, False).freeze(), _events, state, actions, fast)
-        actions = dict(actions)
-        plain = plain_actions(state, actions) if state.phase == "action" else plain_answers(state, actions)
-        if plain is not None:
-            return lazy_step(plain, _events, state, actions, None)
-        return lazy_step(_run(state, actions, None, False).freeze(), _events, state, actions, None)
+        actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
+        return lazy_step(step(state, actions, None, None), _events, state, actions, None)
 
     def resolve_reroll(self, state: MoonshineState, action: Reroll | str, faces: Sequence[str]) -> Step[MoonshineState]:
         """Like ``apply({active: action})`` for a reroll (an action or its code), with the rerolled
         ``faces`` forced (in die order: white 0-2, blue, orange). For tests and replays of real
         dice; raises :class:`~engine.core.IllegalAction` when the reroll is not legal or the faces impossible."""
         act = decode(action) if isinstance(action, str) else action
-        _check(state, {state.active: act})
-        return self._apply(state, {state.active: act}, tuple(faces))
-
-    def _apply(self, state: MoonshineState, actions: Mapping[int, MoonshineAction],
-               faces: tuple[str, ...] | None) -> Step[MoonshineState]:
-        if faces is None and state.phase == "roll":
-            fast = phases.fast_roll(state, actions[state.active])
-            if isinstance(fast, tuple):
-                faces = fast
-            elif fast is not None:
-                return fast
-        actions = dict(actions)  # kept by the events' recipe: a copy the caller cannot change
-        return lazy_step(_run(state, actions, faces, False).freeze(), _events, state, actions, faces)
+        actions = {state.active: act}
+        _check(state, actions)
+        forced = tuple(faces)
+        return lazy_step(step(state, actions, forced, None), _events, state, actions, forced)
 
     def view(self, state: MoonshineState, seat: int | None) -> MoonshineView:
         """Typed view (see :mod:`engine.moonshine.view`): a :class:`~engine.moonshine.view.PlayerView`

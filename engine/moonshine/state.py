@@ -3,8 +3,7 @@
 Slots: ``s0``..``s2`` are the upper slots of the seat's Speakeasy, ``c<id>`` the upper slot of a
 Client card in front of the seat. Card ids are global over the card sets
 (:func:`engine.moonshine.cards.client_of`): Clients 0..69 and Speakeasies 0..4 are the first set
-(``data/cards.json``, rules 1-2), Clients 70..139 and Speakeasies 5..9 the rules-3 set
-(``data/cards-rules3.json``).
+(``data/cards.json``, rules 1-2), Clients ``70k..70k+69`` and Speakeasies ``5k..5k+4`` set ``k``.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from engine.core import GameOptions, State
 from engine.moonshine.icons import CLIENT_INFOS, SE_KEYS, SIDE_INFOS, bundle_of
 
 __all__ = [
-    "ACTION_BUNDLES",
     "DRAFT_SIZES",
     "FollowUp",
     "FollowUpKind",
@@ -29,7 +27,6 @@ __all__ = [
     "discard_options",
     "discard_ways",
     "held_slots",
-    "remember_bundle",
     "seat_bundle",
     "seat_tokens",
     "slot_keys",
@@ -104,26 +101,6 @@ def seat_bundle(seat: SeatState, variant: str) -> tuple[int, ...]:
     """Every active icon of a seat as a bundle (:mod:`engine.moonshine.icons`): Speakeasy base
     and full slots, full Client slots, validated lower parts."""
     return bundle_of(SIDE_INFOS[variant][seat.speakeasy], seat.se_tokens, seat.clients, seat.cl_tokens, seat.validated)
-
-
-#: ``[(state, bundles)]``: the bundles (:func:`seat_bundle`) of the seats of the last action-phase
-#: state whose legal actions were computed (``bundles[seat]``, ``None`` when not computed),
-#: read back by the step that applies it (:meth:`engine.moonshine.work.Work.bundle`); a frozen
-#: state never changes, so the bundles stay true. The pair is replaced whole (one store), so a
-#: reader never sees one state's bundles under another state. The list is never rebound.
-ACTION_BUNDLES: list[tuple[Any, list[Any]]] = [(None, [None] * 5)]
-
-
-def remember_bundle(state: Any, seat: int, bundle: tuple[int, ...]) -> None:
-    """Keep ``bundle`` as ``seat``'s in :data:`ACTION_BUNDLES` for ``state`` (a new pair, stored
-    whole, when the pair held another state's)."""
-    known = ACTION_BUNDLES[0]
-    if known[0] is state:
-        known[1][seat] = bundle
-    else:
-        bundles: list[Any] = [None] * 5
-        bundles[seat] = bundle
-        ACTION_BUNDLES[0] = (state, bundles)
 
 
 def held_slots(seat: Any) -> list[tuple[str, int]]:

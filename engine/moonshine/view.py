@@ -2,8 +2,9 @@
 
 :func:`build_view` gives a :class:`MoonshineView` for the public table and a :class:`PlayerView`
 (the same plus ``me`` and ``private``) for a seat. Their JSON form (``Game.view_json``) is the
-stable view dict the terminal, tests and fixtures read. Never the seed, the deck order, the
-face-down discard pile (only its size) or another seat's offered cards.
+stable view dict the terminal, tests and fixtures read; ``Game.view_from_json`` rebuilds the typed
+view from it (the class by its keys), as the picture workers do. Never the seed, the deck order,
+the face-down discard pile (only its size) or another seat's offered cards.
 """
 
 from __future__ import annotations

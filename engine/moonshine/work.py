@@ -1,34 +1,39 @@
-"""The mutable working copy of a Moonshine state used inside one ``apply`` (never stored).
+"""The next Moonshine state while a step builds it (inside one ``apply``; never stored).
 
-:class:`Work` copies a :class:`~engine.moonshine.state.MoonshineState` into lists, collects the
-events, and :meth:`Work.freeze` gives the next state (version + 1). Follow-ups stay
-:class:`~engine.moonshine.state.FollowUp` values while working (immutable, so a frozen seat
-shares them); :func:`follow_up` makes one, :data:`PLACE` is the shared ``place`` follow-up.
+A :class:`Work` has the very layout of :class:`~engine.moonshine.state.MoonshineState` (the
+same fields), mutable: :func:`work_on` copies a state into one (version + 1) and the rules change
+its fields; :meth:`Work.freeze` makes it the next state in place, by ``__class__`` assignment.
+Its seats are a list while working: a seat keeps its frozen
+:class:`~engine.moonshine.state.SeatState` until a rule changes it (:meth:`Work.own` replaces it
+with a :class:`WorkSeat`, its mutable twin, frozen in place the same way). Follow-ups stay
+:class:`~engine.moonshine.state.FollowUp` values (immutable, shared): :func:`follow_up` makes
+one, :data:`PLACE` and :data:`REDRAW` are shared.
+
+Events are recorded only by a :class:`LoggedWork` (:attr:`Work.log` true), the same step run
+again when someone reads them; the rules skip the work that only feeds an event otherwise.
 
 Hot-path ``zip`` calls of the Moonshine engine pass no ``strict=`` (``# noqa: B905``): a keyword
-argument makes every call parse it (about 6% of a random playout's instructions), and the zipped
-sequences have equal lengths by construction (slots and their tokens, Clients and theirs, seats).
+argument makes every call parse it, and the zipped sequences have equal lengths by construction
+(slots and their tokens, Clients and theirs, seats).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any, ClassVar, Literal
 
-from engine.core import Event
+from engine.core import Event, State
 from engine.fast import replacer
-from engine.moonshine.dice import DIE_FACES, HASHED_RULES, die_draws, hashed_shuffle
-from engine.moonshine.icons import _UNPACKED, CLIENT_INFOS, SE_KEYS, SIDE_INFOS, SideInfo, bundle_bits, unpack_bundle
-from engine.moonshine.state import ACTION_BUNDLES, FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, held_slots
+from engine.moonshine.dice import HASHED_RULES, hashed_shuffle
+from engine.moonshine.icons import KEY_CLIENT, SE_INDEX, SIDE_INFOS, SideInfo, bundle_of
+from engine.moonshine.state import FollowUp, FollowUpKind, MoonshineState, Phase, SeatState, Variant
 
-__all__ = ["PLACE", "Work", "WorkSeat", "follow_up"]
+__all__ = ["ORDERS", "PLACE", "REDRAW", "LoggedWork", "Work", "WorkSeat", "follow_up", "rng_shuffle", "work_on"]
 
 
-#: Fast constructors (``engine.fast.replacer``; when every field is given the copied instance
-#: is never read): the next state, a follow-up.
-_next_state = replacer(MoonshineState, "version", "phase", "round", "active", "dice", "rerolls", "deck", "discard",
-                       "seats", "to_draw", "shuffles")
+#: A follow-up built fast (``engine.fast.replacer``; every field given, the copied instance is
+#: never read).
 _new_follow_up = replacer(FollowUp, "kind", "cards", "n")
 
 
@@ -39,8 +44,14 @@ def follow_up(kind: FollowUpKind, cards: tuple[int, ...] = (), n: int = 0) -> Fo
 
 #: The ``place`` follow-up (one gained token to place), shared: follow-ups are immutable values.
 PLACE = follow_up("place")
+#: The ``redraw`` follow-up (the second draw of a double redraw, rules 2), shared.
+REDRAW = follow_up("redraw")
+#: ``ORDERS[n][active]``: the seats of an ``n``-seat table in order from ``active`` (M2).
+ORDERS = tuple(tuple(tuple((a + i) % n for i in range(n)) for a in range(n)) for n in range(6))
+
+
 class _EventTwin:
-    """Same slots as :class:`~engine.core.Event`, mutable (see :meth:`Work.ev`)."""
+    """Same slots as :class:`~engine.core.Event`, mutable (see :meth:`LoggedWork.ev`)."""
 
     __slots__ = ("key", "params", "audience")
 
@@ -49,9 +60,6 @@ _new_object = object.__new__
 _probe: Any = _new_object(_EventTwin)
 _probe.__class__ = Event  # fails at import if the layouts ever differ
 del _probe
-
-#: ``_ORDERS[n][active]``: the seats of an ``n``-seat table in order from ``active`` (M2).
-_ORDERS = tuple(tuple(tuple((a + i) % n for i in range(n)) for a in range(n)) for n in range(6))
 
 #: ``frozenset({seat})``: the audience of a private event, shared.
 _AUDIENCE = tuple(frozenset({i}) for i in range(5))
@@ -64,9 +72,7 @@ class WorkSeat:
 
     The very layout of :class:`SeatState` (the same slots in the same order, checked at import),
     so that :meth:`Work.freeze` makes it the frozen seat by ``__class__`` assignment, in place,
-    with no copy: a :class:`WorkSeat` is written only by the step that made it, and never after
-    that step's ``freeze``. Made only by :meth:`Work.copy` (no ``__init__``: the copy fills the
-    slots itself, one call less on the hot path)."""
+    with no copy. Made only by :meth:`Work.own`."""
 
     __slots__ = ("speakeasy", "se_tokens", "clients", "cl_tokens", "validated", "queue", "lose")
     speakeasy: int
@@ -77,12 +83,16 @@ class WorkSeat:
     queue: tuple[FollowUp, ...]
     lose: int
 
-    def freeze(self) -> SeatState:
-        """This seat made the frozen :class:`SeatState`, in place (write nothing to it after)."""
-        frozen: Any = self
-        frozen.__class__ = SeatState
-        seat: SeatState = frozen
-        return seat
+    def add_token(self, key: str, delta: int) -> None:
+        """Add ``delta`` tokens to slot ``key``."""
+        i = SE_INDEX.get(key)
+        if i is not None:
+            t = self.se_tokens
+            self.se_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
+        else:
+            i = self.clients.index(KEY_CLIENT[key])
+            t = self.cl_tokens
+            self.cl_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
 
 
 _probe_seat: Any = _new_object(WorkSeat)
@@ -90,44 +100,43 @@ _probe_seat.__class__ = SeatState  # fails at import if the layouts ever differ
 del _probe_seat
 
 
-class Work:
-    """Mutable copy of a state; ``freeze()`` gives the next state (version + 1).
+class Work(State):
+    """The next state, mutable (see the module docstring): the fields of
+    :class:`~engine.moonshine.state.MoonshineState`, with ``seats`` a list (frozen seats, and the
+    :class:`WorkSeat` of each seat changed so far), ``deck`` and ``to_draw`` lists once changed.
+    Made by :func:`work_on`; :meth:`freeze` gives the state. The rules read a seat as
+    ``w.seats[i]`` and call :meth:`own` before changing it."""
 
-    Seats are copied on write: ``work[i]`` is the :class:`WorkSeat` of seat ``i`` once copied,
-    else ``None`` (a seat nobody touched keeps its frozen :class:`SeatState` in the next state);
-    the rules write ``w.work[i] or w.copy(i)`` for the seat to change (a list index and a
-    truth test: a ``dict`` subclass with ``__missing__`` would go through the generic, slower
-    subscript slot). :meth:`peek` reads a seat without copying it. ``log``: whether the events are recorded (``events``); the rules call
-    :meth:`ev` only when it is true, and skip the work that only feeds an event (``apply`` runs
-    without it and makes the events only when they are read, by running the step again with it,
-    see :func:`engine.fast.lazy_step`)."""
+    __slots__ = MoonshineState.__slots__
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+    #: Whether the events are recorded (:class:`LoggedWork`): the rules call :meth:`ev` only then.
+    log: ClassVar[bool] = False
 
-    __slots__ = ("active", "deck", "dice", "discard", "events", "log", "n", "phase", "rerolls", "round", "seed",
-                 "work", "shuffles", "state", "to_draw", "variant", "version")
+    seed: int
+    players: int
+    rules: int
+    version: int
+    variant: Variant
+    target: int
+    phase: Phase
+    round: int
+    first: int
+    active: int
+    dice: tuple[str, ...]  # replaced whole, never changed in place
+    rerolls: int
+    deck: list[int] | tuple[int, ...]  # copied into a list on the first change (draw)
+    discard: tuple[int, ...]  # replaced whole
+    seats: list[SeatState | WorkSeat]
+    to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...]
+    shuffles: int
 
-    def __init__(self, state: MoonshineState, log: bool = True) -> None:
-        self.state = state
-        self.seed = state.seed
-        self.version = state.version + 1
-        self.variant = state.variant
-        self.phase: Phase = state.phase
-        self.round = state.round
-        self.active = state.active
-        self.dice: tuple[str, ...] = state.dice  # replaced whole, never changed in place
-        self.rerolls = state.rerolls
-        self.deck: list[int] | tuple[int, ...] = state.deck  # copied into a list on the first change
-        self.discard: tuple[int, ...] = state.discard  # replaced whole (draw, to_discard)
-        self.work: list[WorkSeat | None] = [None] * state.players
-        self.to_draw: list[tuple[int, Literal["keep", "pick"]]] | tuple[tuple[int, Literal["keep", "pick"]], ...] = (
-            state.to_draw)  # a list once a draw is added (resolve_actions)
-        self.shuffles = state.shuffles
-        self.events: list[Event] = []
-        self.log = log
-        self.n = state.players
-
-    def copy(self, seat: int) -> WorkSeat:
-        """The :class:`WorkSeat` of ``seat``, copied now (call it when ``work[seat]`` is ``None``)."""
-        s = self.state.seats[seat]
+    def own(self, seat: int) -> WorkSeat:
+        """``seat`` for writing: its :class:`WorkSeat`, made now (a copy of the frozen seat) on
+        the first call of the step."""
+        s: Any = self.seats[seat]
+        if s.__class__ is WorkSeat:
+            return s
         x: Any = _new_object(WorkSeat)  # the frozen seat's fields, slot by slot
         x.speakeasy = s.speakeasy
         x.se_tokens = s.se_tokens
@@ -136,160 +145,61 @@ class Work:
         x.validated = s.validated
         x.queue = s.queue
         x.lose = s.lose
-        self.work[seat] = x
+        self.seats[seat] = x
         return x  # type: ignore[no-any-return]
 
-    @property
-    def rules(self) -> int:
-        """The rules version of the table."""
-        return self.state.rules
-
     def freeze(self) -> MoonshineState:
-        """The next state."""
-        s = self.state
-        seats: Any = s.seats
-        changed: list[Any] | None = None
-        frozen: Any = SeatState
-        i = 0
-        for x in self.work:
-            if x is not None:
-                if x.__class__ is not frozen:  # else a second freeze: already done
-                    x.__class__ = frozen  # same layout (WorkSeat)
-                if changed is None:
-                    changed = list(seats)
-                changed[i] = x
-            i += 1
-        if changed is not None:
-            seats = tuple(changed)
-        return _next_state(
-            s, self.version, self.phase, self.round, self.active, self.dice, self.rerolls, tuple(self.deck),
-            self.discard, seats, tuple(self.to_draw), self.shuffles)
+        """The next state: this work itself, made a :class:`MoonshineState` (its changed seats
+        frozen in place too); nothing may change it after this."""
+        seats = self.seats
+        for s in seats:
+            if s.__class__ is WorkSeat:
+                s.__class__ = SeatState  # type: ignore[assignment]  # same layout
+        self.seats = tuple(seats)  # type: ignore[assignment]
+        deck = self.deck
+        if deck.__class__ is not tuple:
+            self.deck = tuple(deck)
+        to_draw = self.to_draw
+        if to_draw.__class__ is not tuple:
+            self.to_draw = tuple(to_draw)
+        return self._frozen()
 
-    def faces(self, salt: str, dice: Sequence[int]) -> tuple[str, ...]:
-        """Faces for the dice indexes ``dice`` drawn from this step's chance
-        (:func:`engine.moonshine.dice.die_draws`): rules 1-4 the same values as
-        ``roll_faces(self.rng(salt), dice)``, drawn in bulk; rules 5 from BLAKE2b."""
-        draws = die_draws(self, self.state.rules, salt, len(dice))
-        return tuple(DIE_FACES[d][v] for d, v in zip(dice, draws))  # noqa: B905
-
-    def rng(self, salt: str) -> random.Random:
-        """The chance of this step (seed, next version, salt), as :func:`engine.chance.rng_for`."""
-        return random.Random(f"{self.state.seed}:{self.version}:{salt}")
+    def _frozen(self) -> MoonshineState:
+        """This work made the state, by ``__class__`` assignment (the same layout)."""
+        state: Any = self
+        state.__class__ = MoonshineState  # same layout
+        return state  # type: ignore[no-any-return]
 
     def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
-        """Record an event (private to ``audience`` when given; call it only when :attr:`log` is
-        true): ``engine.fast.event`` inlined,
-        the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
-        e: Any = _new_object(_EventTwin)
-        e.key = key
-        e.params = params
-        e.audience = None if audience is None else _AUDIENCE[audience]
-        e.__class__ = Event
-        self.events.append(e)
-
-    def peek(self, seat: int) -> WorkSeat | SeatState:
-        """``seat`` for reading only (its :class:`WorkSeat` if copied, else the frozen seat)."""
-        x = self.work[seat]
-        return self.state.seats[seat] if x is None else x
-
-    def pending(self, seat: int) -> bool:
-        """True when ``seat`` has a follow-up or a loss pending."""
-        x = self.work[seat]
-        s = self.state.seats[seat] if x is None else x
-        return bool(s.queue or s.lose)
-
-    def fronts(self) -> list[str | None]:
-        """:meth:`front` of every seat, in seat order."""
-        out: list[str | None] = []
-        for x, o in zip(self.work, self.state.seats):  # noqa: B905
-            if x is None:
-                out.append(o.queue[0].kind if o.queue else None)
-            else:
-                out.append(x.queue[0].kind if x.queue else None)
-        return out
-
-    def any_pending(self) -> bool:
-        """True when some seat has a follow-up or a loss pending."""
-        for x, o in zip(self.work, self.state.seats):  # noqa: B905
-            s = o if x is None else x
-            if s.queue or s.lose:
-                return True
-        return False
+        """Record an event (private to ``audience`` when given): called only when :attr:`log`
+        is true (:meth:`LoggedWork.ev`)."""
+        raise TypeError("a Work records no event: the rules call ev() only when w.log is true")
 
     def front(self, seat: int) -> str | None:
         """The kind of the front follow-up of ``seat`` (``None`` when its queue is empty)."""
-        x = self.work[seat]
-        if x is None:
-            q = self.state.seats[seat].queue
-            return q[0].kind if q else None
-        return x.queue[0].kind if x.queue else None
+        q = self.seats[seat].queue
+        return q[0].kind if q else None
 
     def side(self, seat: int) -> SideInfo:
         """The Speakeasy side of ``seat``."""
-        return SIDE_INFOS[self.variant][self.state.seats[seat].speakeasy]
+        return SIDE_INFOS[self.variant][self.seats[seat].speakeasy]
 
     def bundle(self, seat: int) -> tuple[int, ...]:
-        """The active icons of ``seat`` now."""
-        x = self.work[seat]
-        if x is None:
-            known = ACTION_BUNDLES[0]  # computed by the legal actions of this very state
-            if known[0] is self.state:
-                hit: tuple[int, ...] | None = known[1][seat]
-                if hit is not None:
-                    return hit
-            s: WorkSeat | SeatState = self.state.seats[seat]
-        else:
-            s = x
-        b = bundle_bits(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
-        out = _UNPACKED.get(b)
-        return unpack_bundle(b) if out is None else out
+        """The active icons of ``seat`` now (:func:`~engine.moonshine.icons.bundle_of`)."""
+        s = self.seats[seat]
+        return bundle_of(SIDE_INFOS[self.variant][s.speakeasy], s.se_tokens, s.clients, s.cl_tokens, s.validated)
 
     def order(self) -> tuple[int, ...]:
-        """Seats in order from the active player (RULINGS M2), from a table (:data:`_ORDERS`)."""
-        return _ORDERS[self.n][self.active]
-
-    # --- tokens ----------------------------------------------------------------------------------
-    def room(self, seat: int) -> list[str]:
-        """Slots of ``seat`` with an empty space (slot keys, in slot order)."""
-        x = self.work[seat]
-        s: WorkSeat | SeatState = self.state.seats[seat] if x is None else x
-        side = SIDE_INFOS[self.variant][s.speakeasy]
-        tokens = s.se_tokens
-        rooms = side.room_by_tokens.get(tokens)
-        if rooms is None:
-            rooms = tuple(SE_KEYS[i] for i, ((sp, _), t) in enumerate(zip(side.slots, tokens)) if t < sp)  # noqa: B905
-        out = list(rooms)
-        infos = CLIENT_INFOS
-        for cid, t in zip(s.clients, s.cl_tokens):  # noqa: B905
-            ci = infos[cid]
-            if t < ci.spaces:
-                out.append(ci.key)
-        return out
-
-    def holding(self, seat: int) -> list[tuple[str, int]]:
-        """Slots of ``seat`` holding tokens, as ``(key, tokens)``."""
-        x = self.work[seat]
-        return held_slots(self.state.seats[seat] if x is None else x)
-
-    def add_token(self, seat: int, key: str, delta: int) -> None:
-        """Add ``delta`` tokens to slot ``key`` of ``seat``."""
-        s = (self.work[seat] or self.copy(seat))
-        if key[0] == "s":
-            i = int(key[1:])
-            t = s.se_tokens
-            s.se_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
-        else:
-            i = s.clients.index(int(key[1:]))
-            t = s.cl_tokens
-            s.cl_tokens = (*t[:i], t[i] + delta, *t[i + 1:])
+        """Seats in order from the active player (RULINGS M2), from a table (:data:`ORDERS`)."""
+        return ORDERS[self.players][self.active]
 
     # --- deck ------------------------------------------------------------------------------------
     def draw(self, k: int) -> list[int]:
         """Draw ``k`` cards from the top, reshuffling the discard pile when the deck is empty (M7);
         fewer when both are exhausted. The reshuffle: the discard pile sorted, then shuffled by a
-        ``random.Random`` of ``"{seed}:shuffle:{shuffles}"`` (rules 1-4) or by
-        :func:`engine.moonshine.dice.hashed_shuffle` of this step's seed and version, salt
-        ``"shuffle:{shuffles}"`` (rules 5)."""
+        ``random.Random`` of ``"{seed}:shuffle:{shuffles}"`` (rules 1-4, :func:`rng_shuffle`) or
+        by :func:`engine.moonshine.dice.hashed_shuffle` of this step's seed and version, salt
+        ``"shuffle:{shuffles}"`` (rules 5 on)."""
         deck = self.deck
         if len(deck) >= k:
             self.deck = deck[k:]
@@ -301,10 +211,10 @@ class Work:
                 if not self.discard:
                     break
                 pile = sorted(self.discard)
-                if self.state.rules >= HASHED_RULES:
+                if self.rules >= HASHED_RULES:
                     hashed_shuffle(self, f"shuffle:{self.shuffles}", pile)
                 else:
-                    _shuffle(random.Random(f"{self.state.seed}:shuffle:{self.shuffles}"), pile)
+                    rng_shuffle(random.Random(f"{self.seed}:shuffle:{self.shuffles}"), pile)
                 deck = self.deck = pile
                 self.discard = ()
                 self.shuffles += 1
@@ -318,7 +228,87 @@ class Work:
         self.discard = (*self.discard, *cards)
 
 
-def _shuffle(rng: random.Random, x: list[int]) -> None:
+class LoggedWork(Work):
+    """A :class:`Work` that records the step's events (:attr:`events`, in order)."""
+
+    __slots__ = ("events",)
+    log: ClassVar[bool] = True
+    events: list[Event]
+
+    def ev(self, key: str, audience: int | None = None, **params: Any) -> None:
+        """Record an event (private to ``audience`` when given): ``engine.fast.event`` inlined,
+        the slots stored into a mutable twin that then becomes an :class:`~engine.core.Event`."""
+        e: Any = _new_object(_EventTwin)
+        e.key = key
+        e.params = params
+        e.audience = None if audience is None else _AUDIENCE[audience]
+        e.__class__ = Event
+        self.events.append(e)
+
+    def _frozen(self) -> MoonshineState:
+        """A :class:`Work` has the state's layout, this subclass one slot more: its fields are
+        copied into a new one, made the state."""
+        out = _new_object(Work)
+        _copy(self, out)
+        return out._frozen()
+
+
+_probe_work: Any = _new_object(Work)
+_probe_work.__class__ = MoonshineState  # fails at import if the layouts ever differ
+del _probe_work
+
+
+def _copy(state: Any, w: Any) -> None:
+    """Every field of ``state`` stored into ``w`` (``seats`` as it is)."""
+    w.seed = state.seed
+    w.players = state.players
+    w.rules = state.rules
+    w.version = state.version
+    w.variant = state.variant
+    w.target = state.target
+    w.phase = state.phase
+    w.round = state.round
+    w.first = state.first
+    w.active = state.active
+    w.dice = state.dice
+    w.rerolls = state.rerolls
+    w.deck = state.deck
+    w.discard = state.discard
+    w.seats = state.seats
+    w.to_draw = state.to_draw
+    w.shuffles = state.shuffles
+
+
+def work_on(state: MoonshineState, events: list[Event] | None = None) -> Work:
+    """The work of the step after ``state``: its fields, version + 1, the seats in a list; a
+    :class:`LoggedWork` recording into ``events`` when it is given."""
+    w: Any
+    if events is None:
+        w = _new_object(Work)
+    else:
+        w = _new_object(LoggedWork)
+        w.events = events
+    w.seed = state.seed
+    w.players = state.players
+    w.rules = state.rules
+    w.version = state.version + 1
+    w.variant = state.variant
+    w.target = state.target
+    w.phase = state.phase
+    w.round = state.round
+    w.first = state.first
+    w.active = state.active
+    w.dice = state.dice
+    w.rerolls = state.rerolls
+    w.deck = state.deck
+    w.discard = state.discard
+    w.seats = list(state.seats)
+    w.to_draw = state.to_draw
+    w.shuffles = state.shuffles
+    return w  # type: ignore[no-any-return]
+
+
+def rng_shuffle(rng: random.Random, x: list[int]) -> None:
     """``rng.shuffle(x)`` with the same draws, inlined: CPython's ``Random.shuffle`` swaps ``x[i]``
     with ``x[_randbelow(i + 1)]`` for ``i`` from the end, and ``_randbelow(n)`` draws
     ``getrandbits(n.bit_length())`` until the value is below ``n`` (the same CPython detail that

@@ -280,11 +280,12 @@ class CardTable:
         dicts: :func:`card_dict` of every card, for views and events.
         names: every card's name (event parameters).
         kinds: each Collector's power kind (``None`` for a shop card).
-        first_plays: ``((cid, 0),)`` for each card: a seat's plays after its main reveal
-            (``plays[seat] += first_plays[cid]`` makes no tuple when the seat had none).
+        first_plays: ``((cid, 0),)`` for each card: a seat's play of that card at the round's
+            main reveal (``plays[seat] += first_plays[cid]``); :meth:`plays_at` gives those of a
+            bataille level.
     """
 
-    __slots__ = ("_strength", "dicts", "first_plays", "kinds", "names", "shop", "shops", "values")
+    __slots__ = ("_plays", "_strength", "dicts", "first_plays", "kinds", "names", "shop", "shops", "values")
 
     def __init__(self, cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> None:
         self.shop = tuple(isinstance(c, ShopCard) for c in cards)
@@ -296,7 +297,16 @@ class CardTable:
         self.names = tuple(c.name for c in cards)
         self.kinds = tuple(c.power.kind if isinstance(c, CollectorCard) else None for c in cards)
         self.first_plays = tuple(((cid, 0),) for cid in range(len(cards)))
+        self._plays = [self.first_plays]
         self._strength: tuple[float, ...] | None = None
+
+    def plays_at(self, level: int) -> tuple[tuple[tuple[int, int]], ...]:
+        """``plays_at(level)[cid]`` is ``((cid, level),)``: a seat's play of card ``cid`` at
+        bataille level ``level`` (0: the main reveal, :attr:`first_plays`), made once per level."""
+        made = self._plays
+        while len(made) <= level:
+            made.append(tuple(((cid, len(made)),) for cid in range(len(self.shop))))
+        return made[level]
 
     @property
     def strength(self) -> tuple[float, ...]:
@@ -327,31 +337,17 @@ _TABLES: dict[tuple[int, int], tuple[tuple[ShopCard | CollectorCard, ...], CardT
 def card_table(cards: tuple[ShopCard | CollectorCard, ...], rules: int) -> CardTable:
     """The :class:`CardTable` of ``cards`` under rules version ``rules``, cached by identity of
     the tuple (the entry keeps ``cards`` alive, so an id cannot be reused while cached; a state
-    copied with ``dataclasses.replace`` keeps its tuple, so one table serves a whole game)."""
-    last = _LAST_TABLE
-    if last[0] is cards and last[1] == rules and last[2] is not None:
-        return last[2]
+    copied with ``dataclasses.replace`` keeps its tuple, so one table serves a whole game); at
+    most 64 tables, the oldest out first."""
     key = (id(cards), rules)
     hit = _TABLES.get(key)
     if hit is not None and hit[0] is cards:
-        _remember(cards, rules, hit[1])
         return hit[1]
     if len(_TABLES) >= 64:
         _TABLES.pop(next(iter(_TABLES)))
     table = CardTable(cards, rules)
     _TABLES[key] = (cards, table)
-    _remember(cards, rules, table)
     return table
-
-
-def _remember(cards: tuple[ShopCard | CollectorCard, ...], rules: int, table: CardTable) -> None:
-    global _LAST_TABLE
-    _LAST_TABLE = (cards, rules, table)
-
-
-#: The last table :func:`card_table` returned, with its cards and rules (checked by identity
-#: first: a whole playout reads one deck).
-_LAST_TABLE: tuple[tuple[ShopCard | CollectorCard, ...], int, CardTable | None] = ((), -1, None)
 
 
 #: Card tuples of loaded states, by value (at most 64, oldest out first): see :func:`shared_cards`.

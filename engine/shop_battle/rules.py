@@ -5,7 +5,7 @@ Cards and decks: :mod:`engine.shop_battle.cards` (card values, letters) and
 :mod:`engine.shop_battle.deck` (validated decks; the default deck is
 ``engine/shop_battle/data/default.json``). Card ids are indices into ``state.cards``.
 
-Flow of a round (S4, S5, S2; run by :class:`~engine.shop_battle.round.RoundWork`):
+Flow of a round (S4, S5, S2; run by :func:`~engine.shop_battle.round.advance`):
 
 1. *Pre-choice*: the round's chooser looks at the top card of their pile. A Collector found
    there is revealed to everyone, put into the pot and its power applies at once (a power that
@@ -140,24 +140,15 @@ from engine.shop_battle import hidden
 from engine.shop_battle.actions import (
     CHOOSE_ALL,
     TARGETS,
-    Choose,
     ShopBattleAction,
     Target,
     decode_action,
     encode_action,
 )
 from engine.shop_battle.ai import choose_action
-from engine.shop_battle.cards import Card, card_table, shared_cards
+from engine.shop_battle.cards import Card, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
-from engine.shop_battle.round import (
-    MAX_ROUNDS,
-    RoundWork,
-    built,
-    common_events,
-    common_round,
-    is_plain,
-    pre_choice_target,
-)
+from engine.shop_battle.round import MAX_ROUNDS, advance
 from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
@@ -416,41 +407,26 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     def _begin(self, seed: int, piles: tuple[tuple[int, ...], ...], pot: tuple[int, ...], chooser: int,
                opts: ShopBattleOptions, deck: Deck, rules: int) -> ShopBattleState:
         """:meth:`start_from` on checked input: the state before the first step, then the first
-        pre-choice step (its commonest course in straight-line code: every seat holds cards and the
-        chooser finds a shop card on top, which they look at; no event)."""
+        pre-choice step (:func:`~engine.shop_battle.round.advance`), whose events are kept in
+        ``opening``."""
         players = len(piles)
-        top = piles[chooser][0] if piles[chooser] else None
-        if top is not None and all(piles) and card_table(deck.cards, rules).shop[top]:
-            known: list[tuple[int, ...]] = [()] * players
-            known[chooser] = (top,)
-            return _fresh_state(
-                None, seed, 0, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
-                (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (),
-                ((),) * players, (None,) * players, (), None, (), tuple(known), None, (), chooser if rules >= 2 else 0,
-                ())
+        out = tuple(None if p else 0 for p in piles)  # a seat dealt no card at all is out from the start
+        if not piles[chooser]:
+            chooser = next((s for s in range(players) if piles[s]), chooser)
         st = _fresh_state(
-            None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)),
-            (None,) * players, 1, opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players,
-            (None,) * players, (), None, (), ((),) * players, None, (), 0, ())
-        w = RoundWork(st, self._max_rounds(st))
-        for s in range(players):  # a seat dealt no card at all is out from the start
-            if not w.piles[s]:
-                w.out[s] = 0
-        if not w.piles[chooser]:
-            alive = [s for s in range(players) if w.piles[s]]
-            if alive:
-                w.chooser = alive[0]
-        if st.rules >= 2:
-            w.lap_opener = w.chooser
-        if sum(1 for s in range(players) if w.out[s] is None) <= 1:
-            w.phase = "over"
-        else:
-            w.advance()
+            None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)), out, 1,
+            opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players, (None,) * players, (),
+            None, (), ((),) * players, None, (), chooser if rules >= 2 else 0, ())
+        if out.count(None) <= 1:
+            return replace_state(st, version=0, phase="over")
+        new, events = advance(st, None, record=True)
+        if not events:
+            return new
         opening = tuple(
             OpeningEvent(key=e.key, params=dict(e.params),
                          audience=tuple(sorted(e.audience)) if e.audience is not None else None)
-            for e in built(w.events))
-        return replace_state(w.freeze(), opening=opening)
+            for e in events)
+        return replace_state(new, opening=opening)
 
     def turn_order(self, state: ShopBattleState) -> tuple[int, ...]:
         """Seats in chooser order (counter-clockwise, S4) from the first chooser, for
@@ -466,9 +442,6 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         chooser's pile before round 1's choice (S2), with their private results."""
         return tuple(Event(e.key, dict(e.params), frozenset(e.audience) if e.audience is not None else None)
                      for e in state.opening)
-
-    def _max_rounds(self, st: ShopBattleState) -> int:
-        return MAX_ROUNDS
 
     # -- contract
     def to_act(self, state: ShopBattleState) -> frozenset[int]:
@@ -498,23 +471,6 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
                 return
         super().check_actions(state, actions)
 
-    def round_machine(self, state: ShopBattleState, action: ShopBattleAction,
-                      max_rounds: int) -> tuple[ShopBattleState, RoundWork]:
-        """``action`` applied by the general round machine alone (:class:`RoundWork`, every
-        rule of ``docs/rules/shop-battle.md`` "A round" and S6): the new state and the work, whose
-        ``events`` hold the step's events (the end of the game's included). The straight-line
-        round must give the same (``tests/test_shop_battle_straight_line.py``)."""
-        w = RoundWork(state, max_rounds)
-        if isinstance(action, Target):
-            w.resolve_target(action.target)
-        else:
-            w.announce(action.char, action.hi)
-        w.advance()
-        new = w.freeze()
-        if w.phase == "over":
-            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return new, w
-
     def apply(self, state: ShopBattleState, actions: Mapping[int, ShopBattleAction]) -> Step[ShopBattleState]:
         """Apply the chooser's announcement or a Collector target, then run the round on
         until the next decision. Raises :class:`IllegalAction` (state unchanged)."""
@@ -532,46 +488,17 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             else:
                 self.check_actions(state, actions)
                 ((_seat, action),) = actions.items()
-        max_rounds = self._max_rounds(state)
-        if type(action) is Choose:
-            common = common_round(state, action.char, action.hi, max_rounds)
-        elif state.announce_char is not None and state.announce_hi is not None:  # a target during the reveals
-            common = common_round(state, state.announce_char, state.announce_hi, max_rounds, action.target)
-        else:  # a target in the pre-choice
-            common = pre_choice_target(state, action.target)
-        if common is not None:
-            if common.version != state.version:
-                return lazy_step(common, self._round_events, state, common, action, max_rounds)
-            w = RoundWork(common, max_rounds)  # the next round's pre-choice: the chooser's pile runs out
-            w.advance()
-            new = w.freeze()
-        else:
-            new, w = self.round_machine(state, action, max_rounds)
-            return lazy_step(new, built, w.events)
-        return lazy_step(new, self._replayed_events, state, action, max_rounds)
+        new, _ = advance(state, action)
+        return lazy_step(new, self._step_events, state, action)
 
-    def _round_events(self, state: ShopBattleState, new: ShopBattleState, action: ShopBattleAction,
-                      max_rounds: int) -> tuple[Event, ...]:
-        """The events of a step computed by :func:`~engine.shop_battle.round.common_round`:
-        :func:`~engine.shop_battle.round.common_events` for its plainest course, else replayed."""
-        if is_plain(state, new):
-            return common_events(state, new)
-        return self._replayed_events(state, action, max_rounds)
-
-    def _replayed_events(self, state: ShopBattleState, action: ShopBattleAction, max_rounds: int) -> tuple[Event, ...]:
-        """The events of ``apply(state, {seat: action})`` as :class:`RoundWork` records them (the
-        recipe of a step computed by :func:`~engine.shop_battle.round.common_round`)."""
-        w = RoundWork(state, max_rounds)
-        if type(action) is Choose:
-            w.announce(action.char, action.hi)
-        else:
-            assert isinstance(action, Target)
-            w.resolve_target(action.target)
-        w.advance()
-        new = w.freeze()
-        if w.phase == "over":
-            w.ev("sb.ev.end", players=list(self.outcome_of(new).winners))
-        return built(w.events)
+    def _step_events(self, state: ShopBattleState, action: ShopBattleAction) -> tuple[Event, ...]:
+        """The events of ``apply(state, {seat: action})``, by running the step again with its
+        events recorded (:func:`~engine.shop_battle.round.advance`), the end of the game's
+        included."""
+        new, events = advance(state, action, record=True)
+        if new.phase == "over":
+            events.append(Event("sb.ev.end", {"players": list(self.outcome_of(new).winners)}))
+        return tuple(events)
 
     def outcome(self, state: ShopBattleState) -> Outcome | None:
         """Once over: score = cards held; ranked by cards, then by elimination round (S6)."""

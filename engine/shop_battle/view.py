@@ -3,8 +3,10 @@
 :func:`build_view` gives a :class:`ShopBattleView` for the public table and a
 :class:`ShopBattleSeatView` (the public view plus ``seat`` and ``top``) for a seat;
 ``core.to_json`` of either is exactly the dict the game has always shown (stored fixtures and
-the terminal rely on its keys). Piles are face down: only their sizes are public; every card
-shown was revealed face up, except ``top``, the chooser's own top card in the chooser's view.
+the terminal rely on its keys), and ``ShopBattle.view_from_json`` rebuilds the typed view from
+it (the class by its keys; a card by its ``kind``), as the picture workers do. Piles are face
+down: only their sizes are public; every card shown was revealed face up, except ``top``, the
+chooser's own top card in the chooser's view.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Typed views of Three-Player Moon: what the public, a seat and the bidder may see.
 
 Three classes, each adding what its reader may know, so that the JSON form
-(``ThreePlayerMoon.view_json``) has exactly the keys of the views stored before the move:
+(``ThreePlayerMoon.view_json``) has exactly the keys of the views stored before the move, and
+``ThreePlayerMoon.view_from_json`` tells them apart by those keys (the picture workers rebuild
+the typed view so):
 
 - :class:`MoonView`: the public table (``view(state, None)``);
 - :class:`SeatView`: a seat's view, adding ``seat`` and its ``hand``;

@@ -1,0 +1,259 @@
+"""Persisted timers: one API for every feature that must act at a time, across restarts.
+
+:class:`Timers` is ``schedule(key, at, payload)`` / ``cancel(key)``, persisted through the
+store's ``timers`` rows: an in-memory priority queue (``heapq``) loaded once at start and kept in
+step with the database, and ONE sleeping task that wakes for the nearest timer. Nothing rescans
+the stored timers after start-up; a step that moves a timer later does not even wake the task.
+
+A key is ``<kind>:...:<table id>`` (the table's id last: a timer follows its table's guild, so its
+shard). Each feature registers a handler for its own kind: :data:`TURN` (``turn:<table id>``,
+the turn deadlines of :class:`bot.scheduler.Scheduler`), :data:`LOBBY` (``lobby:<table id>``, a
+lobby's expiry, :class:`bot.lobbies.Lobbies`), and ``flash`` (:mod:`cogs.panels`, a private
+message deleted after a few seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import asyncio.futures
+import heapq
+import itertools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from storage.base import Shards, Store, TimerRow
+
+__all__ = ["LOBBY", "TURN", "Clock", "SystemClock", "Timers", "key_table", "lobby_key", "turn_key"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds before the timer task looks again after processing itself failed.
+RETRY_SECONDS = 5.0
+#: The kind of the turn-deadline timers (key ``turn:<table id>``; :class:`bot.scheduler.Scheduler`).
+TURN = "turn"
+#: The kind of the lobby-expiry timers (key ``lobby:<table id>``; :class:`bot.lobbies.Lobbies`).
+LOBBY = "lobby"
+
+
+def turn_key(table_id: int) -> str:
+    """The timer key of a table's turn deadline."""
+    return f"{TURN}:{table_id}"
+
+
+def lobby_key(table_id: int) -> str:
+    """The timer key of a lobby's expiry (see :meth:`bot.lobbies.Lobbies.open`)."""
+    return f"{LOBBY}:{table_id}"
+
+
+def key_table(key: str) -> int:
+    """The table id of a timer key ``<kind>:<table id>``. Raises ``ValueError`` otherwise."""
+    return int(key.partition(":")[2])
+
+
+class Clock(Protocol):
+    """Source of the current time in UNIX seconds."""
+
+    def now(self) -> float: ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> float:
+        """``time.time()``."""
+        return time.time()
+
+
+_set_result_unless_cancelled = asyncio.futures._set_result_unless_cancelled  # type: ignore[attr-defined]  # as asyncio.sleep
+
+Handler = Callable[[TimerRow], Awaitable[None]]
+Overdue = Callable[[TimerRow, float], TimerRow | None]
+
+
+class Timers:
+    """General persisted timers of the process: a heap in memory, the store's rows on disk.
+
+    - :meth:`load` once at start (one bulk read; overdue timers of a kind registered with
+      ``on_overdue`` are replaced, e.g. restarted from now);
+    - :meth:`schedule` / :meth:`cancel` store and remember a timer; :meth:`remember` /
+      :meth:`forget` only remember what the caller already stored in its own transaction (a
+      step writes its turn deadline with the step);
+    - :meth:`process` runs the handlers of the due timers (tests call it with a fake clock);
+      :meth:`start` runs it from one task that sleeps until the nearest due time.
+
+    A fired timer that its handler neither rescheduled nor cancelled is removed (one-shot). A
+    handler that raises is logged and its timer removed.
+
+    With ``shards``, :meth:`load` reads only the timers of the process's shards (a table's timer
+    follows its guild, see :meth:`storage.base.Store.timers`): another process's timers are
+    never fired here.
+    """
+
+    def __init__(self, store: Store, clock: Clock, *, shards: Shards | None = None) -> None:
+        self.store = store
+        self.clock = clock
+        self.shards = shards
+        self._handlers: dict[str, tuple[Handler, Overdue | None]] = {}
+        self._rows: dict[str, tuple[int, TimerRow]] = {}  # key -> (entry id, row)
+        self._heap: list[tuple[float, int, str]] = []  # (due, entry id, key); stale entries skipped
+        self._ids = itertools.count()
+        self._task: asyncio.Task[None] | None = None
+        self._alarm: asyncio.Future[None] | None = None
+        self._alarm_at: float | None = None
+        self._closed = False
+        self._started = False
+        self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
+        self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
+
+    # ------------------------------------------------------------------ registration, loading
+    def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
+        """Run ``handler(row)`` when a timer of ``kind`` is due. ``on_overdue(row, now)`` is
+        asked at :meth:`load` for each timer of the kind already due: it returns a replacement
+        row (stored, e.g. the same timer restarted from now) or ``None`` (fire it as it is)."""
+        self._handlers[kind] = (handler, on_overdue)
+
+    async def load(self) -> int:
+        """Read every stored timer of the process's shards (once, at start) into memory;
+        returns how many."""
+        self.loads += 1
+        now = self.clock.now()
+        replaced: list[TimerRow] = []
+        for row in await self.store.timers(self.shards):
+            entry = self._handlers.get(row.kind)
+            if row.due <= now and entry is not None and entry[1] is not None:
+                new = entry[1](row, now)
+                if new is not None:
+                    replaced.append(new)
+                    row = new
+            self.remember(row)
+        if replaced:
+            await self.store.set_timers(replaced)
+        return len(self._rows)
+
+    # ------------------------------------------------------------------ the API
+    def get(self, key: str) -> TimerRow | None:
+        """The timer of ``key`` as remembered, or ``None``."""
+        entry = self._rows.get(key)
+        return entry[1] if entry is not None else None
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    async def schedule(self, key: str, at: float, payload: dict[str, Any] | None = None) -> TimerRow:
+        """Store and remember the timer ``key`` due at ``at`` (replaces one of the same key).
+        Joins the caller's transaction."""
+        row = TimerRow(key, at, dict(payload or {}))
+        await self.store.set_timer(row)
+        self.remember(row)
+        return row
+
+    async def cancel(self, key: str) -> None:
+        """Remove the timer ``key`` (stored and remembered); no error when there is none."""
+        await self.store.cancel_timer(key)
+        self.forget(key)
+
+    def remember(self, row: TimerRow) -> None:
+        """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the
+        nearest timer."""
+        entry = next(self._ids)
+        self._rows[row.key] = (entry, row)
+        heapq.heappush(self._heap, (row.due, entry, row.key))
+        if len(self._heap) > 2 * len(self._rows) + 64:
+            self._compact()
+        alarm = self._alarm
+        if alarm is not None and not alarm.done() and (self._alarm_at is None or row.due < self._alarm_at):
+            self.wakeups += 1
+            alarm.set_result(None)
+        elif self._started and not self._closed and (self._task is None or self._task.done()):
+            self._spawn()  # the task ended when no timer was left: the first new one restarts it
+
+    def forget(self, key: str) -> None:
+        """Drop ``key`` from memory (the caller removed it from the store)."""
+        self._rows.pop(key, None)
+
+    def _compact(self) -> None:
+        self._heap = [(row.due, entry, key) for key, (entry, row) in self._rows.items()]
+        heapq.heapify(self._heap)
+
+    def next_due(self) -> float | None:
+        """The nearest due time, or ``None`` when there is no timer."""
+        heap = self._heap
+        while heap:
+            due, entry, key = heap[0]
+            current = self._rows.get(key)
+            if current is not None and current[0] == entry:
+                return due
+            heapq.heappop(heap)
+        return None
+
+    # ------------------------------------------------------------------ firing
+    async def process(self) -> float | None:
+        """Run the handlers of every timer due now (in due order); returns the next due time."""
+        now = self.clock.now()
+        while (due := self.next_due()) is not None and due <= now:
+            _, entry, key = heapq.heappop(self._heap)
+            row = self._rows[key][1]
+            handler = self._handlers.get(row.kind)
+            try:
+                if handler is None:
+                    log.warning("no handler for timer %s; removing it", key)
+                else:
+                    await handler[0](row)
+            except Exception:
+                log.exception("timer %s failed; removing it", key)
+            current = self._rows.get(key)
+            if current is not None and current[0] == entry:  # neither rescheduled nor cancelled
+                await self.cancel(key)
+        return self.next_due()
+
+    def start(self) -> None:
+        """Start the one timer task (call once the event loop runs; again is a no-op). The task
+        ends while no timer is left and is started again by the next one."""
+        self._started = True
+        if self._closed or (self._task is not None and not self._task.done()):
+            return
+        self._spawn()
+
+    def _spawn(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="timers")
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The one timer task (``None`` before :meth:`start`)."""
+        return self._task
+
+    @property
+    def sleeping(self) -> bool:
+        """True while the timer task waits for the nearest due time."""
+        return self._alarm is not None and not self._alarm.done()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            try:
+                next_due = await self.process()
+            except Exception:
+                log.exception("timer processing failed")
+                next_due = self.clock.now() + RETRY_SECONDS
+            if next_due is None:
+                return  # nothing to wait for: the next timer starts a new task
+            alarm: asyncio.Future[None] = loop.create_future()
+            # the same wake-up as asyncio.sleep (tools that drive virtual time recognise it)
+            handle = loop.call_later(max(0.0, next_due - self.clock.now()), _set_result_unless_cancelled, alarm, None)
+            self._alarm, self._alarm_at = alarm, next_due
+            try:
+                await alarm
+            finally:
+                self._alarm = self._alarm_at = None
+                handle.cancel()
+
+    def shutdown(self) -> list[asyncio.Task[Any]]:
+        """Stop for good: the task is cancelled and returned (await it)."""
+        self._closed = True
+        task = self._task
+        if task is None or task.done():
+            return []
+        task.cancel()
+        return [task]
