@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench.arena import main as arena_main
-from bench.arena import wilson
+from bench.arena import play_game, wilson
 from bot.games import GAMES
 from engine.core import Outcome
 from engine.gang_of_dice import apply_with_faces, scripted_setup
@@ -120,6 +120,16 @@ def test_arena_summary(capsys: pytest.CaptureFixture[str]) -> None:
         assert key in summary
     assert summary["games"] == 2 and summary["fair_share"] == 0.5
     assert summary["ci_low"] <= summary["score_a"] <= summary["ci_high"]
+
+
+def test_arena_times_whole_turns() -> None:
+    """A Gang of Dice turn is a commit, marks, rerolls and a stop: fewer turns than decisions."""
+    score, a, b = play_game("gang-of-dice", 2, 5, 0, "strong", "normal", 4, None, 30.0)
+    assert score in (0.0, 0.5, 1.0)
+    for t in (a, b):
+        assert len(t.turn_wall) == len(t.turn_cpu) >= 2
+        assert len(t.turn_wall) < len(t.move_cpu)  # several decisions (not forced) per turn
+        assert sum(t.turn_cpu) >= sum(t.move_cpu) and all(w >= 0 for w in t.turn_wall)
 
 
 def test_gang_of_dice_time_budget_searches_once_per_reroll() -> None:
