@@ -6,10 +6,12 @@ Imports the tiles and the state, never the rules module (no import cycle). See
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
-from engine.three_player_moon.outlook import keeping
+from engine.three_player_moon.outlook import OverBudget, keeping, needed, pickup_counts, play_counts
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import (
     ALL_TILES,
@@ -27,8 +29,8 @@ from engine.three_player_moon.tiles import (
     trick_winner,
 )
 
-__all__ = ["CHECK_BUDGET", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks", "heuristic",
-           "legal_moves"]
+__all__ = ["CHECK_BUDGET", "CHECK_SAMPLES", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks",
+           "heuristic", "keepers", "legal_moves"]
 
 #: Share of the possible widows with which the hand takes every trick that makes the AI shoot
 #: the moon (T2, T6: a made 21 wins the game, a failed one costs 21).
@@ -112,22 +114,53 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = (), banned: Iterable
 #: Positions the normal AI may search to make sure a bidder's move does not give up its bid (a
 #: few tens of milliseconds; :func:`engine.three_player_moon.outlook.keeping`).
 CHECK_BUDGET = 60_000
+#: Deals sampled when that search runs past its budget (:func:`keepers`).
+CHECK_SAMPLES = 16
+
+
+def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None) -> set[Any] | None:
+    """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
+    one: :func:`engine.three_player_moon.outlook.keeping` within ``budget`` positions (every
+    such move; ``{prefer}`` as soon as that one does); past the budget, those that keep it in
+    one of :data:`CHECK_SAMPLES` sampled deals (``outlook.play_counts`` while playing, and
+    ``outlook.pickup_counts`` for a discard or trumps when the bid needs every trick), drawn
+    from a generator seeded by public facts. ``None`` when nothing was learned (not the bidder,
+    nothing asked, or no sampled deal keeps the bid)."""
+    keep = keeping(state, seat, moves, budget, prefer=prefer)
+    if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
+        return keep
+    rng = random.Random(f"moon-check:{state.version}:{seat}")
+    try:
+        if state.phase == "play":
+            counts = play_counts(state, seat, moves, CHECK_SAMPLES, rng, budget)
+            found = {m for m in moves if counts.get(m)}
+        elif needed(state) == TRICKS:
+            discard = state.discard if state.phase == "trump" else None
+            hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
+            pick = pickup_counts(seat, hand8, CHECK_SAMPLES, rng, discard, budget)
+            found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
+                m for m in moves if pick.get((discard, m.trump))}
+        else:
+            return None
+    except OverBudget:
+        return None
+    return found or None
 
 
 def choose(state: MoonState, seat: int) -> MoonAction:
     """The AI's action for ``seat``, the seat to act (the caller checks that): the
     :func:`heuristic`'s, except that a bidder never plays a tile, discards or names trumps so
     as to lose its bid in every deal it cannot tell from the true one while another move keeps
-    it in some (checked by :func:`engine.three_player_moon.outlook.keeping` within
-    :data:`CHECK_BUDGET` positions; past it, the heuristic's move stands): it then plays the
-    heuristic's choice among the moves that keep the bid."""
+    it in some (:func:`keepers`: a complete search within :data:`CHECK_BUDGET` positions, else
+    sampled deals): it then plays the heuristic's choice among the moves found to keep the
+    bid."""
     act = heuristic(state, seat)
     if seat != state.bidder or state.phase in ("bid", "over"):
         return act
     legal = legal_moves(state, seat)
     if len(legal) < 2:
         return act
-    keep = keeping(state, seat, legal, CHECK_BUDGET, prefer=act)
+    keep = keepers(state, seat, legal, CHECK_BUDGET, prefer=act)
     if not keep or act in keep:
         return act
     return heuristic(state, seat, frozenset(m for m in legal if m not in keep))

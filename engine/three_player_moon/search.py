@@ -37,7 +37,6 @@ from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump
 from engine.three_player_moon.hidden import played_by
 from engine.three_player_moon.outlook import (
     defence_counts,
-    keeping,
     moon_chance,
     needed,
     pickup_counts,
@@ -86,8 +85,9 @@ def _rollout(game: Any, state: MoonState, seat: int, rng: random.Random) -> Moon
 
 def _prune(state: MoonState, seat: int, moves: Sequence[Any]) -> list[Any]:
     """``moves`` without a bidder's moves that lose its bid in every deal while another keeps it
-    in some (``outlook.keeping`` within :data:`CHECK_BUDGET` positions; all of them past it)."""
-    keep = keeping(state, seat, moves, CHECK_BUDGET)
+    in some (``ai.keepers``: a complete search within :data:`CHECK_BUDGET` positions, else
+    sampled deals; all of them when nothing was learned)."""
+    keep = ai.keepers(state, seat, moves, CHECK_BUDGET)
     return [m for m in moves if m in keep] if keep else list(moves)
 
 
