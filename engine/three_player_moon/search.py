@@ -250,7 +250,7 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
       discard, trumps and tiles that keep it, a defender's tiles that stop it, in the most deals
       with every hand in view (:func:`sure_choice`);
     - otherwise the flat search over :func:`candidates`, a bidder's moves that lose its bid in
-      every deal while another keeps it in some being dropped first (``outlook.keeping``,
+      every deal while another keeps it in some being dropped first (``ai.keepers``,
       :data:`CHECK_BUDGET` positions).
 
     ``iterations`` counts playouts and/or ``should_stop()`` ends the search; the normal AI's move
