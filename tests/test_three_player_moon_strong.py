@@ -6,16 +6,23 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.games import GAMES
 from engine.policies import choose
 from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, Discard, NameTrump, Play
-from engine.three_player_moon.outlook import win_chance
+from engine.three_player_moon.outlook import OverBudget, moon_chance, win_chance
 from engine.three_player_moon.search import (
+    FULL_CHECKS,
+    LEAST_POSITIONS,
+    LEAST_SAMPLES,
     MOON_FLOOR,
+    MOON_SAMPLES,
     Rollout,
     break_even,
     candidates,
+    checks,
     misfits,
     moon_estimate,
     strong_action,
@@ -132,6 +139,23 @@ def test_the_strong_level_does_not_shoot_a_moon_good_defenders_stop() -> None:
     state = _deal(LOOKS_LIKE_A_MOON)
     assert moon_estimate(state, 0, random.Random(1)) < MOON_FLOOR
     assert choose(MOON, state, 0, "strong", salt=1, iterations=30) != Bid(21)
+
+
+def test_the_checks_scale_with_the_iteration_budget_and_end_at_the_deadline() -> None:
+    assert checks(None) == FULL_CHECKS and checks(400) == FULL_CHECKS and checks(1000) == FULL_CHECKS
+    tiny = checks(2)  # the tests' budget: a fast decision
+    assert (tiny.positions, tiny.samples, tiny.check_samples) == (LEAST_POSITIONS, LEAST_SAMPLES, LEAST_SAMPLES)
+    assert tiny.sampled == LEAST_POSITIONS
+    assert checks(100).samples == MOON_SAMPLES // 4 and checks(100).positions < FULL_CHECKS.positions
+    stop = checks(400, lambda: True)
+    assert stop.positions == FULL_CHECKS.positions and stop.stop is not None
+    # a deadline ends the complete searches; the estimate then says no moon rather than guess
+    with pytest.raises(OverBudget):
+        moon_chance(LOOKS_LIKE_A_MOON, MOON_SAMPLES, random.Random(1), stop=lambda: True)
+    assert moon_estimate(_deal(LOOKS_LIKE_A_MOON), 0, random.Random(1), stop) == 0.0
+    # a sure moon is still seen with the fewest deals
+    assert moon_estimate(_deal(SURE_MOON), 0, random.Random(1), tiny) == 1.0
+    assert choose(MOON, _deal(SURE_MOON), 0, "strong", salt=1, iterations=2) == Bid(21)
 
 
 def test_the_break_even_of_a_moon_rises_with_the_other_bids_value() -> None:

@@ -7,7 +7,7 @@ Imports the tiles and the state, never the rules module (no import cycle). See
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
@@ -118,26 +118,28 @@ CHECK_BUDGET = 60_000
 CHECK_SAMPLES = 16
 
 
-def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None) -> set[Any] | None:
+def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
+            samples: int = CHECK_SAMPLES, stop: Callable[[], bool] | None = None) -> set[Any] | None:
     """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
     one: :func:`engine.three_player_moon.outlook.keeping` within ``budget`` positions (every
     such move; ``{prefer}`` as soon as that one does); past the budget, those that keep it in
-    one of :data:`CHECK_SAMPLES` sampled deals (``outlook.play_counts`` while playing, and
-    ``outlook.pickup_counts`` for a discard or trumps when the bid needs every trick), drawn
-    from a generator seeded by public facts. ``None`` when nothing was learned (not the bidder,
-    nothing asked, or no sampled deal keeps the bid)."""
-    keep = keeping(state, seat, moves, budget, prefer=prefer)
+    one of ``samples`` sampled deals (``outlook.play_counts`` while playing, and
+    ``outlook.pickup_counts`` for a discard or trumps when the bid needs every trick; again
+    within ``budget`` positions), drawn from a generator seeded by public facts. Both searches
+    also end as soon as ``stop()`` says so (a decision's deadline). ``None`` when nothing was
+    learned (not the bidder, nothing asked, no sampled deal keeps the bid, or out of budget)."""
+    keep = keeping(state, seat, moves, budget, prefer=prefer, stop=stop)
     if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
         return keep
     rng = random.Random(f"moon-check:{state.version}:{seat}")
     try:
         if state.phase == "play":
-            counts = play_counts(state, seat, moves, CHECK_SAMPLES, rng, budget)
+            counts = play_counts(state, seat, moves, samples, rng, budget, stop)
             found = {m for m in moves if counts.get(m)}
         elif needed(state) == TRICKS:
             discard = state.discard if state.phase == "trump" else None
             hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
-            pick = pickup_counts(seat, hand8, CHECK_SAMPLES, rng, discard, budget)
+            pick = pickup_counts(seat, hand8, samples, rng, discard, budget, stop)
             found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
                 m for m in moves if pick.get((discard, m.trump))}
         else:
@@ -147,20 +149,23 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     return found or None
 
 
-def choose(state: MoonState, seat: int) -> MoonAction:
+def choose(state: MoonState, seat: int, budget: int = CHECK_BUDGET, samples: int = CHECK_SAMPLES,
+           stop: Callable[[], bool] | None = None) -> MoonAction:
     """The AI's action for ``seat``, the seat to act (the caller checks that): the
     :func:`heuristic`'s, except that a bidder never plays a tile, discards or names trumps so
     as to lose its bid in every deal it cannot tell from the true one while another move keeps
-    it in some (:func:`keepers`: a complete search within :data:`CHECK_BUDGET` positions, else
-    sampled deals): it then plays the heuristic's choice among the moves found to keep the
-    bid."""
+    it in some (:func:`keepers`: a complete search within ``budget`` positions, else ``samples``
+    sampled deals, both ending early when ``stop()`` says so): it then plays the heuristic's
+    choice among the moves found to keep the bid. The normal level is the defaults
+    (:data:`CHECK_BUDGET`, :data:`CHECK_SAMPLES`, no ``stop``); the strong level scales them
+    to its own budget."""
     act = heuristic(state, seat)
     if seat != state.bidder or state.phase in ("bid", "over"):
         return act
     legal = legal_moves(state, seat)
     if len(legal) < 2:
         return act
-    keep = keepers(state, seat, legal, CHECK_BUDGET, prefer=act)
+    keep = keepers(state, seat, legal, budget, prefer=act, samples=samples, stop=stop)
     if not keep or act in keep:
         return act
     return heuristic(state, seat, frozenset(m for m in legal if m not in keep))

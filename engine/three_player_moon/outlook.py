@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import combinations
 from pathlib import Path
@@ -143,7 +143,12 @@ _FULL = (1 << len(ALL_TILES)) - 1
 
 
 class OverBudget(Exception):
-    """A complete search went past the positions it was allowed (:class:`SureTricks` ``budget``)."""
+    """A complete search went past the positions it was allowed (:class:`SureTricks` ``budget``)
+    or was told to stop (its ``stop``)."""
+
+
+#: Positions searched between two calls of a search's ``stop``.
+STOP_EVERY = 1024
 
 
 def _high_first(mask: int) -> list[int]:
@@ -215,13 +220,16 @@ def _trick(trump: str | None) -> _Trick:
 class SureTricks:
     """Complete searches of the rest of a hand with every hand in view, for one trump choice, one
     bidder and the tricks it ``need``s (T5, T6). Positions are remembered across calls and
-    counted against ``budget`` (:class:`OverBudget` past it)."""
+    counted against ``budget`` (:class:`OverBudget` past it, or as soon as ``stop()``, asked
+    every :data:`STOP_EVERY` positions, says so: a decision's deadline)."""
 
-    def __init__(self, trump: str | None, bidder: int, need: int, budget: int) -> None:
+    def __init__(self, trump: str | None, bidder: int, need: int, budget: int,
+                 stop: Callable[[], bool] | None = None) -> None:
         self.t = _trick(trump)
         self.bidder = bidder
         self.need = need
         self.budget = budget
+        self.stop = stop
         self._seen: dict[tuple[int, int, int, tuple[int, ...], int], Any] = {}
 
     def makes(self, hands: tuple[int, int, int], trick: tuple[int, ...], turn: int, won: int) -> bool:
@@ -239,7 +247,7 @@ class SureTricks:
         if known is not None:
             return bool(known)
         self.budget -= 1
-        if self.budget < 0:
+        if self.budget < 0 or (self.stop is not None and not self.budget % STOP_EVERY and self.stop()):
             raise OverBudget
         t = self.t
         hand = hands[turn]
@@ -325,7 +333,7 @@ class SureTricks:
     def _spare_search(self, hands: tuple[int, int, int], trick: tuple[int, ...], wanted: int) -> int:
         bidder = self.bidder
         self.budget -= 1
-        if self.budget < 0:
+        if self.budget < 0 or (self.stop is not None and not self.budget % STOP_EVERY and self.stop()):
             raise OverBudget
         t = self.t
         turn = (bidder + len(trick)) % 3
@@ -407,7 +415,8 @@ def needed(state: MoonState) -> int:
     return TRICKS if state.bid == MOON else state.bid
 
 
-def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None) -> set[Any] | None:
+def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
+            stop: Callable[[], bool] | None = None) -> set[Any] | None:
     """The moves among ``moves`` (the bidder's legal plays, discards or trump choices) that keep
     its bid in at least one deal the bidder cannot tell from the true one: every split of the
     tiles it has not seen between the defenders that fits their shown voids (T5), searched with
@@ -416,7 +425,8 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
 
     ``None`` when the question is not asked here: ``seat`` is not the bidder, the bid is made or
     beaten already, a discard or trump choice for a bid that may lose a trick (too many deals to
-    search), or the searches ran past ``budget`` positions. An empty set: no move keeps the bid."""
+    search), or the searches ran past ``budget`` positions or were stopped by ``stop()`` (see
+    :class:`SureTricks`). An empty set: no move keeps the bid."""
     bidder = state.bidder
     if bidder is None or seat != bidder or state.phase in ("bid", "over") or not moves:
         return None
@@ -439,17 +449,17 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     order += [m for m in moves if m != prefer]
     try:
         if prefer is not None:
-            found = _keepers(state, hand, hand8, unseen, sizes, [prefer], budget, a, b)
+            found = _keepers(state, hand, hand8, unseen, sizes, [prefer], budget, a, b, stop)
             if found:
                 return found
-            return _keepers(state, hand, hand8, unseen, sizes, order[1:], budget, a, b)
-        return _keepers(state, hand, hand8, unseen, sizes, order, budget, a, b)
+            return _keepers(state, hand, hand8, unseen, sizes, order[1:], budget, a, b, stop)
+        return _keepers(state, hand, hand8, unseen, sizes, order, budget, a, b, stop)
     except OverBudget:
         return None
 
 
 def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[int, int], moves: list[Any],
-             budget: int, a: int, b: int) -> set[Any]:
+             budget: int, a: int, b: int, stop: Callable[[], bool] | None = None) -> set[Any]:
     """:func:`keeping` for ``moves`` (all of one kind); raises :class:`OverBudget`."""
     bidder = state.bidder
     assert bidder is not None
@@ -457,7 +467,7 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
     if not moves:
         return good
     if state.phase == "play":
-        solver = SureTricks(state.trump, bidder, needed(state), budget)
+        solver = SureTricks(state.trump, bidder, needed(state), budget, stop)
         won = state.tricks_won[bidder]
         void = voids(state)
         every = not state.trick and won + len(state.hands[bidder]) == needed(state)
@@ -486,7 +496,7 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
     if state.phase == "discard":
         wanted = sum(1 << INDEX[m.tile] for m in moves)
         for trump in TRUMP_OPTIONS:
-            solver = SureTricks(trump, bidder, TRICKS, budget)
+            solver = SureTricks(trump, bidder, TRICKS, budget, stop)
             for ha, hb in deals(hand8, unseen, sizes, no_voids, trump, alike(trump, hand8)):
                 hands = [0, 0, 0]
                 hands[bidder], hands[a], hands[b] = hand8, ha, hb
@@ -498,7 +508,7 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
                 break
         return {m for m in moves if not wanted >> INDEX[m.tile] & 1}
     for m in moves:
-        solver = SureTricks(m.trump, bidder, TRICKS, budget)
+        solver = SureTricks(m.trump, bidder, TRICKS, budget, stop)
         for ha, hb in deals(hand, unseen, sizes, no_voids, m.trump, alike(m.trump, hand)):
             hands = [0, 0, 0]
             hands[bidder], hands[a], hands[b] = hand, ha, hb
@@ -509,12 +519,13 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
     return good
 
 
-def moon_chance(hand: Sequence[Tile], samples: int, rng: random.Random, budget: int = 1 << 62) -> float:
+def moon_chance(hand: Sequence[Tile], samples: int, rng: random.Random, budget: int = 1 << 62,
+                stop: Callable[[], bool] | None = None) -> float:
     """The share of ``samples`` deals drawn with ``rng`` (the widow and the two other hands from
     the 15 tiles not in the 7-tile ``hand``) in which, taking the widow, the hand makes a moon
     against any defence with the best discard and trumps (T3, T6), every hand in view: an
     estimate of the moon's chance against good defenders. Raises :class:`OverBudget` past
-    ``budget`` positions."""
+    ``budget`` positions or when ``stop()`` says so (:class:`SureTricks`)."""
     mine = mask_of(hand)
     pool = [i for i in range(len(ALL_TILES)) if not mine >> i & 1]
     order = sorted(TRUMP_OPTIONS, key=lambda t: -_rough(hand, t))
@@ -528,7 +539,7 @@ def moon_chance(hand: Sequence[Tile], samples: int, rng: random.Random, budget: 
         for trump in order:
             solver = solvers.get(trump)
             if solver is None:
-                solver = solvers[trump] = SureTricks(trump, 0, TRICKS, budget)
+                solver = solvers[trump] = SureTricks(trump, 0, TRICKS, budget, stop)
             solver.budget = budget
             if solver.spare((h8, a, b), h8):
                 made += 1
@@ -547,15 +558,16 @@ def _rough(hand: Sequence[Tile], trump: str) -> float:
 
 
 def pickup_counts(bidder: int, hand8: Sequence[Tile], samples: int, rng: random.Random,
-                  discard: Tile | None = None, budget: int = 1 << 62) -> dict[tuple[Tile, str], int]:
+                  discard: Tile | None = None, budget: int = 1 << 62,
+                  stop: Callable[[], bool] | None = None) -> dict[tuple[Tile, str], int]:
     """For a bid that needs every trick, before the discard (or after it: ``discard``): over
     ``samples`` deals of the 14 tiles the bidder has not seen drawn with ``rng``, how many keep
     every trick (against any defence, every hand in view) with each discard and trump choice
-    (T3). Raises :class:`OverBudget` past ``budget`` positions."""
+    (T3). Raises :class:`OverBudget` past ``budget`` positions or when ``stop()`` says so."""
     mine = mask_of(hand8)
     pool = [i for i in range(len(ALL_TILES)) if not mine >> i & 1]
     wanted = mine if discard is None else 1 << INDEX[discard]
-    solvers = {t: SureTricks(t, bidder, TRICKS, budget) for t in TRUMP_OPTIONS}
+    solvers = {t: SureTricks(t, bidder, TRICKS, budget, stop) for t in TRUMP_OPTIONS}
     a, b = (bidder + 1) % 3, (bidder + 2) % 3
     counts: dict[tuple[Tile, str], int] = {}
     for _ in range(samples):
@@ -573,11 +585,12 @@ def pickup_counts(bidder: int, hand8: Sequence[Tile], samples: int, rng: random.
 
 
 def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int, rng: random.Random,
-                budget: int = 1 << 62) -> dict[Any, int]:
+                budget: int = 1 << 62, stop: Callable[[], bool] | None = None) -> dict[Any, int]:
     """For the bidder (``seat``, to play) of an open bid: over ``samples`` deals drawn with
     ``rng`` among those it cannot tell from the true one (the unseen tiles split between the
     defenders as their shown voids allow, T5), how many keep the bid after each of ``moves``
-    (its legal plays), every hand in view. Raises :class:`OverBudget` past ``budget``."""
+    (its legal plays), every hand in view. Raises :class:`OverBudget` past ``budget`` or when
+    ``stop()`` says so."""
     bidder = seat
     hand = mask_of(state.hands[seat])
     seen = hand | mask_of(state.played) | (mask_of((state.discard,)) if state.discard is not None else 0)
@@ -587,7 +600,7 @@ def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int,
                        state.trump))
     if len(every) > samples:
         every = rng.sample(every, samples)
-    solver = SureTricks(state.trump, bidder, needed(state), budget)
+    solver = SureTricks(state.trump, bidder, needed(state), budget, stop)
     won = state.tricks_won[bidder]
     trick = tuple(INDEX[t] for _, t in state.trick)
     counts = {m: 0 for m in moves}
@@ -607,14 +620,15 @@ def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int,
 
 
 def defence_counts(state: MoonState, seat: int, moves: Sequence[Any], deals_seen: Sequence[MoonState],
-                   budget: int = 1 << 62) -> dict[Any, int]:
+                   budget: int = 1 << 62, stop: Callable[[], bool] | None = None) -> dict[Any, int]:
     """For a defender (``seat``, to play) against an open bid: in how many of ``deals_seen``
     (full states it cannot tell from the true one, e.g. ``hidden_variant`` draws) the bidder no
     longer makes its bid after each of ``moves`` (its legal plays), every hand in view and both
-    defenders playing their best (T5, T6). Raises :class:`OverBudget` past ``budget``."""
+    defenders playing their best (T5, T6). Raises :class:`OverBudget` past ``budget`` or when
+    ``stop()`` says so."""
     bidder = state.bidder
     assert bidder is not None
-    solver = SureTricks(state.trump, bidder, needed(state), budget)
+    solver = SureTricks(state.trump, bidder, needed(state), budget, stop)
     won = state.tricks_won[bidder]
     trick = tuple(INDEX[t] for _, t in state.trick)
     counts = {m: 0 for m in moves}

@@ -21,7 +21,10 @@ the policy the partner and the opponents actually play: determinized flat Monte-
   errors of the paired difference.
 
 Budget: ``iterations`` counts playouts (one move on one determinization); ``should_stop`` is
-asked before each determinization. See ``docs/rules/three-player-moon.md`` and ``docs/ai.md``.
+asked before each determinization. The checks with every hand in view (the moon estimate, the
+counts of a bid that needs every trick, the bidder's keep-the-bid check) search in proportion to
+the iteration budget (:func:`checks`: in full at :data:`FULL_ITERATIONS`) and end when
+``should_stop()`` says so. See ``docs/rules/three-player-moon.md`` and ``docs/ai.md``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.search import Hooks, outcome_rewards, softmax_rewards
@@ -36,6 +40,7 @@ from engine.three_player_moon import ai
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump
 from engine.three_player_moon.hidden import played_by
 from engine.three_player_moon.outlook import (
+    OverBudget,
     defence_counts,
     moon_chance,
     needed,
@@ -46,8 +51,8 @@ from engine.three_player_moon.outlook import (
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import MOON, TARGET, TRICKS, TRUMP_OPTIONS, Tile, is_trump, sort_hand, trick_winner
 
-__all__ = ["CHECK_BUDGET", "HOOKS", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "TRUMP_CANDIDATES",
-           "Z", "Rollout", "break_even", "candidates", "easy_action", "misfits", "moon_estimate", "strong_action",
+__all__ = ["CHECK_BUDGET", "FULL_CHECKS", "FULL_ITERATIONS", "HOOKS", "LEAST_POSITIONS", "LEAST_SAMPLES", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "SAMPLED_POSITIONS",
+           "TRUMP_CANDIDATES", "Z", "Checks", "Rollout", "break_even", "candidates", "checks", "easy_action", "misfits", "moon_estimate", "strong_action",
            "sure_choice"]
 
 #: A move other than the normal AI's must beat it by this much mean win chance ...
@@ -69,6 +74,51 @@ MOON_FLOOR = 0.45
 #: Hands expected to take fewer tricks than this (the normal AI's ``bid_outlook``) are not
 #: considered for the moon.
 MOON_LOOK = 5.5
+#: The iteration budget at which those checks run in full (the game's default budget,
+#: ``engine.policies.ITERATIONS``); a smaller one scales them down (:func:`checks`).
+FULL_ITERATIONS = 400
+#: Positions of the sampled counts (:data:`MOON_SAMPLES` deals) at :data:`FULL_ITERATIONS`, when
+#: scaled down (in full they have no limit but the deadline: about 0.5 s of CPU at most).
+SAMPLED_POSITIONS = 400_000
+#: Least positions, and least sampled deals, of a check scaled down (a few milliseconds).
+LEAST_POSITIONS = 2_000
+LEAST_SAMPLES = 2
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What the checks with every hand in view may search for one decision (:func:`checks`)."""
+
+    #: positions of the bidder's keep-the-bid check (the normal AI's check of the default move
+    #: searches ``min(ai.CHECK_BUDGET, positions)``)
+    positions: int
+    #: deals sampled for the moon estimate and for a bid that needs every trick
+    samples: int
+    #: deals sampled when the keep-the-bid check runs past its positions
+    check_samples: int
+    #: positions of the counts over sampled deals
+    sampled: int
+    #: the decision's deadline (``should_stop``), asked while searching
+    stop: Callable[[], bool] | None = None
+
+
+#: The checks in full (the previous design, no deadline).
+FULL_CHECKS = Checks(CHECK_BUDGET, MOON_SAMPLES, ai.CHECK_SAMPLES, 1 << 62)
+
+
+def checks(iterations: int | None, should_stop: Callable[[], bool] | None = None) -> Checks:
+    """The checks for a decision budgeted by ``iterations`` (``None``: in full) and
+    ``should_stop``: in full from :data:`FULL_ITERATIONS` iterations, else positions and sampled
+    deals in proportion (at least :data:`LEAST_POSITIONS` and :data:`LEAST_SAMPLES`), so that a
+    tiny budget gives a fast decision; every search also ends when ``should_stop()`` says so."""
+    if iterations is None or iterations >= FULL_ITERATIONS:
+        return Checks(FULL_CHECKS.positions, FULL_CHECKS.samples, FULL_CHECKS.check_samples, FULL_CHECKS.sampled,
+                      should_stop)
+    share = max(0, iterations) / FULL_ITERATIONS
+    return Checks(positions=max(LEAST_POSITIONS, round(CHECK_BUDGET * share)),
+                  samples=max(LEAST_SAMPLES, round(MOON_SAMPLES * share)),
+                  check_samples=max(LEAST_SAMPLES, round(ai.CHECK_SAMPLES * share)),
+                  sampled=max(LEAST_POSITIONS, round(SAMPLED_POSITIONS * share)), stop=should_stop)
 
 
 def _cutoff(root: MoonState, state: MoonState) -> bool:
@@ -83,11 +133,11 @@ def _rollout(game: Any, state: MoonState, seat: int, rng: random.Random) -> Moon
     return ai.heuristic(state, seat)
 
 
-def _prune(state: MoonState, seat: int, moves: Sequence[Any]) -> list[Any]:
+def _prune(state: MoonState, seat: int, moves: Sequence[Any], limits: Checks = FULL_CHECKS) -> list[Any]:
     """``moves`` without a bidder's moves that lose its bid in every deal while another keeps it
-    in some (``ai.keepers``: a complete search within :data:`CHECK_BUDGET` positions, else
-    sampled deals; all of them when nothing was learned)."""
-    keep = ai.keepers(state, seat, moves, CHECK_BUDGET)
+    in some (``ai.keepers``: a complete search within ``limits.positions`` positions, in full
+    :data:`CHECK_BUDGET`, else sampled deals; all of them when nothing was learned)."""
+    keep = ai.keepers(state, seat, moves, limits.positions, samples=limits.check_samples, stop=limits.stop)
     return [m for m in moves if m in keep] if keep else list(moves)
 
 
@@ -253,25 +303,30 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
       every deal while another keeps it in some being dropped first (``ai.keepers``,
       :data:`CHECK_BUDGET` positions).
 
+    Those checks (and the normal AI's own, for the default move) search as much as
+    :func:`checks` allows for ``iterations`` and stop with ``should_stop``.
+
     ``iterations`` counts playouts and/or ``should_stop()`` ends the search; the normal AI's move
     when nothing beats it (or no iteration ran). Deterministic for the same state, seat, salt and
     iterations (``should_stop`` ``None``). ``hooks`` is unused."""
     legal = game.legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has no legal action now")
-    base: MoonAction = ai.choose(state, seat)
+    limits = checks(iterations, should_stop)
+    base: MoonAction = ai.choose(state, seat, min(ai.CHECK_BUDGET, limits.positions), limits.check_samples,
+                                 limits.stop)
     if len(legal) == 1:
         return base
     rng = random.Random(f"moon-strong:{salt}")
     budget = iterations if iterations is not None else (None if should_stop is not None else 100)
     if state.phase == "bid":
-        return _strong_bid(game, state, seat, base, rng, budget, should_stop)
-    sure = sure_choice(game, state, seat, legal, base, random.Random(f"moon-sure:{salt}:{state.version}"))
+        return _strong_bid(game, state, seat, base, rng, budget, should_stop, limits)
+    sure = sure_choice(game, state, seat, legal, base, random.Random(f"moon-sure:{salt}:{state.version}"), limits)
     if sure is not None:
         return sure
     moves = candidates(game, state, seat, base)
     if seat == state.bidder:
-        kept = _prune(state, seat, moves)
+        kept = _prune(state, seat, moves, limits)
         if len(kept) < len(moves):
             if base not in kept:
                 base = ai.heuristic(state, seat, frozenset(m for m in legal if m not in kept))
@@ -315,15 +370,19 @@ def _flat(game: Any, state: MoonState, seat: int, moves: list[MoonAction], rng: 
     return moves[best], (total + diff[best]) / rounds
 
 
-def moon_estimate(state: MoonState, seat: int, rng: random.Random) -> float:
+def moon_estimate(state: MoonState, seat: int, rng: random.Random, limits: Checks = FULL_CHECKS) -> float:
     """The chance that ``seat``'s hand makes a moon against good defenders: the share of
-    :data:`MOON_SAMPLES` deals in which it does with every hand in view
-    (``outlook.moon_chance``); 0 for a hand whose expected tricks (the normal AI's
-    ``bid_outlook``) are below :data:`MOON_LOOK`."""
+    ``limits.samples`` (in full :data:`MOON_SAMPLES`) deals in which it does with every hand in
+    view (``outlook.moon_chance``); 0 for a hand whose expected tricks (the normal AI's
+    ``bid_outlook``) are below :data:`MOON_LOOK`, and when the search runs past
+    ``limits.sampled`` positions or its deadline (no moon on a guess)."""
     hand = state.hands[seat]
     if ai.bid_outlook(hand)[0] < MOON_LOOK:
         return 0.0
-    return moon_chance(hand, MOON_SAMPLES, rng)
+    try:
+        return moon_chance(hand, limits.samples, rng, limits.sampled, limits.stop)
+    except OverBudget:
+        return 0.0
 
 
 def break_even(state: MoonState, seat: int, other: float) -> float:
@@ -336,9 +395,10 @@ def break_even(state: MoonState, seat: int, other: float) -> float:
 
 
 def _strong_bid(game: Any, state: MoonState, seat: int, base: MoonAction, rng: random.Random,
-                budget: int | None, should_stop: Callable[[], bool] | None) -> MoonAction:
+                budget: int | None, should_stop: Callable[[], bool] | None, limits: Checks = FULL_CHECKS
+                ) -> MoonAction:
     """The strong level's bid (see :func:`strong_action`)."""
-    chance = moon_estimate(state, seat, random.Random(f"moon-bid:{rng.random()}"))
+    chance = moon_estimate(state, seat, random.Random(f"moon-bid:{rng.random()}"), limits)
     hand = state.hands[seat]
     if isinstance(base, Bid) and base.bid == MOON:
         sure, est, _ = Rollout().outlook(hand)
@@ -354,10 +414,10 @@ def _strong_bid(game: Any, state: MoonState, seat: int, base: MoonAction, rng: r
 
 
 def sure_choice(game: Any, state: MoonState, seat: int, legal: Sequence[MoonAction], base: MoonAction,
-                rng: random.Random) -> MoonAction | None:
+                rng: random.Random, limits: Checks = FULL_CHECKS) -> MoonAction | None:
     """Against an open bid that needs every trick left (a moon, or no trick to spare), every
-    hand in view on :data:`MOON_SAMPLES` deals drawn with ``rng`` among those ``seat`` cannot
-    tell from the true one:
+    hand in view on ``limits.samples`` (in full :data:`MOON_SAMPLES`) deals drawn with ``rng``
+    among those ``seat`` cannot tell from the true one:
 
     - the bidder's discard (then trumps) or tile that keeps the bid in the most deals
       (``outlook.pickup_counts``, ``outlook.play_counts``);
@@ -365,7 +425,8 @@ def sure_choice(game: Any, state: MoonState, seat: int, legal: Sequence[MoonActi
       (``outlook.defence_counts`` on ``hidden_variant`` draws).
 
     Ties go to ``base`` (the normal AI's move), then to the legal order. ``None`` when no bid
-    needs every trick left, or no move counts in any sampled deal."""
+    needs every trick left, no move counts in any sampled deal, or the counts run past
+    ``limits.sampled`` positions or the deadline (``limits.stop``)."""
     bidder = state.bidder
     if bidder is None or state.phase not in ("discard", "trump", "play"):
         return None
@@ -376,25 +437,35 @@ def sure_choice(game: Any, state: MoonState, seat: int, legal: Sequence[MoonActi
     if won >= need or won + left != need:
         return None
     order = [base, *(m for m in legal if m != base)]
-    if seat != bidder:
+    try:
+        return _sure(game, state, seat, order, rng, limits)
+    except OverBudget:
+        return None
+
+
+def _sure(game: Any, state: MoonState, seat: int, order: list[MoonAction], rng: random.Random,
+          limits: Checks) -> MoonAction | None:
+    """:func:`sure_choice` once it applies; raises :class:`OverBudget`."""
+    n, budget, stop = limits.samples, limits.sampled, limits.stop
+    if seat != state.bidder:
         if state.phase != "play":
             return None
-        seen = [game.hidden_variant(state, seat, rng.getrandbits(48)) for _ in range(MOON_SAMPLES)]
-        counts = defence_counts(state, seat, order, seen)
+        seen = [game.hidden_variant(state, seat, rng.getrandbits(48)) for _ in range(n)]
+        counts = defence_counts(state, seat, order, seen, budget, stop)
         best = max(order, key=lambda m: counts[m])
         return best if counts[best] else None
     if state.phase == "play":
-        counts = play_counts(state, seat, order, MOON_SAMPLES, rng)
+        counts = play_counts(state, seat, order, n, rng, budget, stop)
         best = max(order, key=lambda m: counts[m])
         return best if counts[best] else None
     value: dict[MoonAction, int]
     if state.phase == "discard":
-        pick = pickup_counts(seat, state.hands[seat], MOON_SAMPLES, rng)
+        pick = pickup_counts(seat, state.hands[seat], n, rng, budget=budget, stop=stop)
         value = {m: max((pick.get((m.tile, t), 0) for t in TRUMP_OPTIONS), default=0)
                  for m in order if isinstance(m, Discard)}
     else:
         assert state.discard is not None
-        pick = pickup_counts(seat, (*state.hands[seat], state.discard), MOON_SAMPLES, rng, state.discard)
+        pick = pickup_counts(seat, (*state.hands[seat], state.discard), n, rng, state.discard, budget, stop)
         value = {m: pick.get((state.discard, m.trump), 0) for m in order if isinstance(m, NameTrump)}
     best = max(value, key=lambda m: value[m])
     return best if value[best] else None
