@@ -5,7 +5,8 @@ Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored wit
 pure engine side; this module adds what the engine may not have, a clock and processes:
 
 - **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock.
-- **strong** is a search (CPU-bound, up to :attr:`AiPool.think_seconds` per move): it runs in
+- **strong** is a search (CPU-bound; the driver gives each move its share of the turn's
+  :attr:`AiPool.think_seconds`, :func:`engine.policies.decision_seconds`): it runs in
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
   event loop, so clicks on other tables are not delayed, and outside the table lock (the
   driver, :mod:`bot.driver`, takes the lock only to read the state and later to apply the move).
@@ -61,8 +62,10 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
     """The worker's job: ``seat``'s move at ``level`` in the stored state ``state_data``
     (``Game.dump_state``), as the game's action code.
 
-    The think time (``think_seconds``) starts now, when the worker starts the move; with
-    ``iterations`` the search gets that budget instead and no clock is read."""
+    The search stops at the game's iteration budget (``engine.policies.iterations_for``, the
+    budget the arena measures) or when ``think_seconds`` have passed since the worker started
+    the move, whichever comes first; with ``iterations`` the search gets that budget instead
+    and no clock is read."""
     started = time.monotonic()
     game = GAMES[game_key].game
     state = game.load_state(state_data)
@@ -70,7 +73,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
         action = policies.choose(game, state, seat, level, salt=salt, iterations=iterations)
     else:
         deadline = started + think_seconds
-        action = policies.choose(game, state, seat, level, salt=salt,
+        action = policies.choose(game, state, seat, level, salt=salt, iterations=policies.iterations_for(game),
                                   should_stop=lambda: time.monotonic() >= deadline)
     return game.encode(action)
 
@@ -118,8 +121,9 @@ class AiPool:
 
     Args:
         workers: processes of the pool (``AI_WORKERS``; at least 1).
-        think_seconds: search time per strong move (``AI_THINK_SECONDS``), counted from when a
-            worker starts it.
+        think_seconds: search time of a strong AI turn (``AI_THINK_SECONDS``: every decision of
+            the turn together); a move thinks for the share the driver passes (``seconds``),
+            counted from when a worker starts it.
         iterations: when set, strong moves get this iteration budget instead of a time (tests).
         executor_factory: builds the executor from ``workers`` (a
             :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created on the
@@ -172,11 +176,13 @@ class AiPool:
         self.replaced += 1
         broken.shutdown(wait=False, cancel_futures=True)
 
-    async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0) -> str:
+    async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0,
+                     seconds: float | None = None) -> str:
         """``seat``'s move at ``level`` as an action code: strong in a worker (awaited, off the
-        event loop), the other levels inline. A crashed worker makes this move a normal one
-        (logged) and the pool is replaced. Raises ``RuntimeError`` after :meth:`close`, and
-        whatever the engine raised in the worker."""
+        event loop; thinking at most ``seconds``, by default :attr:`think_seconds`), the other
+        levels inline. A crashed worker makes this move a normal one (logged) and the pool is
+        replaced. Raises ``RuntimeError`` after :meth:`close`, and whatever the engine raised in
+        the worker."""
         if not self.pooled(level):
             return self.inline(game, state, seat, level, salt)
         if self._closed:
@@ -186,7 +192,8 @@ class AiPool:
         self.waiting += 1
         try:
             return await loop.run_in_executor(executor, self.task, game.key, game.dump_state(state), seat, level,
-                                              salt, self.think_seconds, self.iterations)
+                                              salt, self.think_seconds if seconds is None else seconds,
+                                              self.iterations)
         except BrokenProcessPool:
             log.warning("an AI worker died during a %s move of %s; the pool is replaced and this move "
                         "is played at normal level", level, game.key, exc_info=True)

@@ -60,7 +60,8 @@ class Settings(BaseSettings):
         lobby_timeout_minutes: a lobby not started within this many minutes closes itself
             (its message says so; nothing is recorded). Read it in seconds as
             :attr:`lobby_timeout_seconds`.
-        ai_delay_seconds: pause between two AI moves so people can follow the board.
+        ai_delay_seconds: pause after an AI step that showed something, so people can follow the
+            board; the AI thinks during it (a shorter pause within one AI turn; :mod:`bot.driver`).
         leaderboard_min_games: games a member must finish to appear on a leaderboard.
         log_level: Python logging level name.
         enabled_games: which games this deployment offers: registry keys separated by commas
@@ -70,8 +71,9 @@ class Settings(BaseSettings):
         ai_workers: ``AI_WORKERS``: processes the strong AI thinks in (default: the machine's
             cores minus one, at least 1; :class:`bot.ai_pool.AiPool`). Strong moves queue when
             every worker is busy.
-        ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI move, from when a
-            worker starts it (0.05 to 10; default 1.0).
+        ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI turn, every decision
+            of the turn together (0.05 to 10; default 1.0); a move also stops at the game's
+            iteration budget (``engine.policies.ITERATIONS``).
         ai_iterations: ``AI_ITERATIONS``: when set, a strong move searches this many iterations
             instead of for a time (reproducible moves: tests, benchmarks); unset in production.
         pictures: ``PICTURES=on|off`` (also true/false, 1/0, yes/no; default on): the board

@@ -1,4 +1,4 @@
-"""Moonshine's losing-move checker (``bench/blunders/moonshine.py``) and the levels' refusal to
+"""Moonshine's losing-move checker (``tests/blunders/moonshine.py``) and the levels' refusal to
 pass up a validation that wins the game (``engine.moonshine.ai.sure_wins``); how often a level
 plays a losing move over many games is measured by ``python -m bench.blunders moonshine``."""
 
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from bench.blunders import checker_for, play_and_check
-from bench.blunders.moonshine import wins_whatever
 from bot.games import GAMES
 from engine.moonshine.actions import Validate
 from engine.moonshine.ai import sure_wins
 from engine.moonshine.state import MoonshineState
 from engine.policies import choose
+from tests.blunders import checker_for, play_and_check
+from tests.blunders.moonshine import wins_whatever
 
 G = GAMES["moonshine"].game
 losing = checker_for("moonshine")

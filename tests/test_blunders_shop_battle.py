@@ -1,4 +1,4 @@
-"""Shop Battle's losing-move checker (``bench/blunders/shop_battle.py``) and the levels' refusal
+"""Shop Battle's losing-move checker (``tests/blunders/shop_battle.py``) and the levels' refusal
 of dominated announcements (``engine.shop_battle.ai.dominated``), on scripted deals and the
 position of the issue; how often a level plays one over many games is measured by
 ``python -m bench.blunders shop-battle``, never here."""
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from bench.blunders import checker_for, play_and_check
-from bench.blunders.shop_battle import round_results
 from engine.policies import choose
 from engine.shop_battle import ShopBattle
 from engine.shop_battle.ai import choose_action, dominated
 from engine.shop_battle.deck import Deck
 from engine.shop_battle.search import easy_action
 from engine.shop_battle.state import ShopBattleState
+from tests.blunders import checker_for, play_and_check
+from tests.blunders.shop_battle import round_results
 
 G = ShopBattle()
 losing = checker_for("shop-battle")

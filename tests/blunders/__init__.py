@@ -1,12 +1,13 @@
-"""Losing-move checkers (not a test): the independent judge of the AI levels' play.
+"""Losing-move checkers: the independent judge of the AI levels' play, used by the tests (a few
+positions and games) and by ``python -m bench.blunders`` (thousands of games).
 
 A *losing move* of ``seat`` in ``state`` is a legal move that loses (the round, the bid, the
 game, as the game's checker says) in every state ``seat`` cannot tell apart from the true one
 (every determinization consistent with its view), while another legal move of the same
 decision wins in some of them. No AI level above easy should ever play one.
 
-Each game has a checker module ``bench/blunders/<engine package>.py`` (``gang_of_dice``,
-``three_player_moon``; Shop Battle and Moonshine add theirs under the same contract) with:
+Each game has a checker module ``tests/blunders/<engine package>.py`` (``gang_of_dice``,
+``three_player_moon``, ``shop_battle``, ``moonshine``) with:
 
 - ``losing_moves(game, state, seat) -> frozenset`` (the :class:`Checker` signature): the losing
   legal moves of ``seat`` (to act) in ``state``, computed from the rules alone (exhaustively over
@@ -17,7 +18,7 @@ Each game has a checker module ``bench/blunders/<engine package>.py`` (``gang_of
 
 :func:`play_and_check` plays whole games at one level and runs the checker at every decision;
 ``python -m bench.blunders GAME --level normal --games 1000`` reports the count
-(``bench/blunders/__main__.py``).
+(``bench/blunders.py``).
 """
 
 from __future__ import annotations
@@ -46,13 +47,13 @@ class Checker(Protocol):
 
 
 def checker_for(key: str) -> Checker:
-    """The checker of the game registered as ``key`` (``bench/blunders/<engine package>.py``:
+    """The checker of the game registered as ``key`` (``tests/blunders/<engine package>.py``:
     ``losing_moves``). Raises ``KeyError`` for an unknown game and ``LookupError`` for a game
     that has no checker yet."""
     game = GAMES[key].game
     package = type(game).__module__.split(".")[1]
     try:
-        module = importlib.import_module(f"bench.blunders.{package}")
+        module = importlib.import_module(f"tests.blunders.{package}")
     except ModuleNotFoundError as exc:
         raise LookupError(f"{key} has no losing-move checker yet") from exc
     check: Checker = module.losing_moves

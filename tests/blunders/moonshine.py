@@ -21,11 +21,11 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from bench.blunders import Undecided
 from engine.moonshine.actions import Validate
 from engine.moonshine.icons import side_info
 from engine.moonshine.scoring import points_of
 from engine.moonshine.state import MoonshineState
+from tests.blunders import Undecided
 
 __all__ = ["MAX_COMBINATIONS", "losing_moves", "wins_whatever"]
 

@@ -1,4 +1,4 @@
-"""Count the losing moves an AI level plays (not a test; ``bench/blunders/__init__.py``).
+"""Count the losing moves an AI level plays over many games (the checkers: ``tests/blunders/``).
 
     .venv/bin/python -m bench.blunders GAME --level normal --games 1000 [--players N] [--seed S]
                                        [--iterations K] [--jobs J] [--quiet]
@@ -23,9 +23,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from bench.blunders import GameCheck, checker_for, play_and_check
 from bot.games import GAMES
 from engine.policies import LEVELS
+from tests.blunders import GameCheck, checker_for, play_and_check
 
 
 def _job(args: tuple[Any, ...]) -> GameCheck:
