@@ -266,11 +266,12 @@ def _season(mark: int) -> str:
             " (SELECT COALESCE(MAX(season), 1) FROM seasons WHERE guild_id = $1 AND game = $2))")
 
 
-#: The results ``r`` of a server's game that holds a result with a member seat and no rating
-#: history (see :meth:`PostgresStore.results_to_replay`).
-_TO_REPLAY = ("EXISTS (SELECT 1 FROM results u JOIN result_seats us ON us.table_id = u.table_id"
-              " WHERE u.guild_id = r.guild_id AND u.game = r.game AND us.user_id IS NOT NULL"
-              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))")
+#: The servers' games holding a result with a member seat and no rating history (``pairs``),
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
+_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+              " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
 _SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
                   f" VALUES ({', '.join(f'${i}' for i in range(1, len(GUILD_SETTINGS_COLUMNS) + 1))})"
                   " ON CONFLICT (guild_id) DO UPDATE SET "
@@ -701,14 +702,14 @@ class PostgresStore(Store):
         """Every result of each server's game holding an unrated result with a member seat, in order."""
         async with self.transaction():
             results = await self._pg.fetch(
-                "SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
-                " EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM results r"
-                f" WHERE {_TO_REPLAY} ORDER BY r.finished_at, r.table_id")
+                f"WITH todo AS ({_TO_REPLAY}) SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
+                " EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM todo r"
+                " ORDER BY r.finished_at, r.table_id")
             seats: dict[int, list[tuple[int, int | None, int, str | None]]] = {}
             for r in await self._pg.fetch(
                     "SELECT rs.table_id, rs.seat, rs.user_id, rs.rank, s.ai_level FROM result_seats rs"
                     " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat"
-                    f" WHERE rs.table_id IN (SELECT r.table_id FROM results r WHERE {_TO_REPLAY})"
+                    f" WHERE rs.table_id IN (SELECT todo.table_id FROM ({_TO_REPLAY}) todo)"
                     " ORDER BY rs.table_id, rs.seat"):
                 seats.setdefault(r["table_id"], []).append((r["seat"], r["user_id"], r["rank"], r["ai_level"]))
         return [PastResult(r["table_id"], r["guild_id"], r["game"], r["finished_at"],

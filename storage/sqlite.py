@@ -139,11 +139,12 @@ _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
 
 #: The current season of a server's game, given ``(guild_id, game)``: the highest stored, else 1.
 _CURRENT = "(SELECT COALESCE(MAX(season), 1) FROM seasons WHERE guild_id = ? AND game = ?)"
-#: The results ``r`` of a server's game that holds a result with a member seat and no rating
-#: history (see :meth:`SqliteStore.results_to_replay`).
-_TO_REPLAY = ("EXISTS (SELECT 1 FROM results u JOIN result_seats us ON us.table_id = u.table_id"
-              " WHERE u.guild_id = r.guild_id AND u.game = r.game AND us.user_id IS NOT NULL"
-              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))")
+#: The servers' games holding a result with a member seat and no rating history (``pairs``),
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
+_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+              " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
 _SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
                   f" VALUES ({', '.join('?' for _ in GUILD_SETTINGS_COLUMNS)}) ON CONFLICT (guild_id) DO UPDATE SET "
                   + ", ".join(f"{c} = excluded.{c}" for c in GUILD_SETTINGS_COLUMNS[1:]))
@@ -810,14 +811,14 @@ class SqliteStore(Store):
         """Every result of each server's game holding an unrated result with a member seat, in order."""
         def read(conn: sqlite3.Connection) -> list[PastResult]:
             results = conn.execute(
-                "SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
-                f" EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM results r"
-                f" WHERE {_TO_REPLAY} ORDER BY r.finished_at, r.table_id").fetchall()
+                f"WITH todo AS ({_TO_REPLAY}) SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
+                " EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM todo r"
+                " ORDER BY r.finished_at, r.table_id").fetchall()
             seats: dict[int, list[tuple[int, int | None, int, str | None]]] = {}
             for r in conn.execute(
                     "SELECT rs.table_id, rs.seat, rs.user_id, rs.rank, s.ai_level FROM result_seats rs"
                     " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat"
-                    f" WHERE rs.table_id IN (SELECT r.table_id FROM results r WHERE {_TO_REPLAY})"
+                    f" WHERE rs.table_id IN (SELECT todo.table_id FROM ({_TO_REPLAY}) todo)"
                     " ORDER BY rs.table_id, rs.seat"):
                 seats.setdefault(r["table_id"], []).append((r["seat"], r["user_id"], r["rank"], r["ai_level"]))
             return [PastResult(r["table_id"], r["guild_id"], r["game"], r["finished_at"],
