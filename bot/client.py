@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 GAMES_EXTENSION = "cogs.games"
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
-SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
+SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.community", "cogs.help")
 
 
 #: With at least this many running tables resumed, the heap is frozen once they are decoded
@@ -179,7 +179,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
             lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
             ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
                            iterations=self.settings.ai_iterations),
-            defaults=Defaults(games=self.settings.games, min_games=self.settings.leaderboard_min_games,
+            defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
+                              min_games=self.settings.leaderboard_min_games,
                               pictures=self.settings.pictures),
         )
         self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables

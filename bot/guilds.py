@@ -9,6 +9,7 @@ the pace it was opened with, and a lobby reads the settings when it opens.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from dataclasses import dataclass, fields, replace
@@ -37,9 +38,10 @@ def new_secret() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Defaults:
-    """The bot's own values (its environment), in force for a server that set nothing."""
+    """The bot's own values (its environment), in force for a server that set nothing;
+    ``games`` ``None`` is every registered game."""
 
-    games: tuple[str, ...] = tuple(GAMES)
+    games: tuple[str, ...] | None = None
     pace: Pace = "normal"
     min_games: int = 3
     pictures: bool = True
@@ -85,6 +87,7 @@ class Guilds:
         self.hall = hall
         self.defaults = defaults or Defaults()
         self._cache: dict[int, GuildSettings] = {}
+        self._loading: set[asyncio.Task[GuildSettings]] = set()
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """What a server saved (cached)."""
@@ -103,10 +106,23 @@ class Guilds:
         found = self._cache.get(guild_id)
         return None if found is None else self.resolve(found)
 
+    def pictures_on(self, guild_id: int) -> bool:
+        """Whether the server shows pictures, read synchronously (a picture being drawn): from
+        the cache; a server not read yet by this process counts as the bot's default while its
+        settings are read in the background (the next board reads them)."""
+        found = self._cache.get(guild_id)
+        if found is None:
+            task = asyncio.get_running_loop().create_task(self.settings(guild_id))
+            self._loading.add(task)
+            task.add_done_callback(self._loading.discard)
+            return self.defaults.pictures
+        return self.defaults.pictures if found.pictures is None else found.pictures
+
     def resolve(self, s: GuildSettings) -> Community:
         """``s`` over the bot's defaults; a game or level no longer known is left out."""
         d = self.defaults
-        games = d.games if s.games is None else tuple(g for g in GAMES if g in s.games)
+        default_games = tuple(GAMES) if d.games is None else tuple(g for g in GAMES if g in d.games)
+        games = default_games if s.games is None else tuple(g for g in GAMES if g in s.games)
         levels = d.ai_levels if s.ai_levels is None else tuple(lv for lv in LEVELS if lv in s.ai_levels) or d.ai_levels
         return Community(
             guild_id=s.guild_id, games=games, channels=s.channels, pace=s.pace or d.pace,

@@ -177,6 +177,23 @@ class Tables:
         await notify(hall.notifier.came_back, view, seat)
         return True
 
+    async def toggle_muted(self, table_id: int, user_id: int) -> bool:
+        """A member mutes (or unmutes) the turn pings and reminders of one running table at
+        ``correspondence`` pace (:mod:`bot.paces`); returns whether they are muted now. Raises
+        ``err.not_seated``, ``err.table_not_running``, ``err.mute_pace`` (another pace)."""
+        hall = self.hall
+        async with hall.lock(table_id):
+            live = await self._get_live(table_id)
+            seat = live.seat_of(user_id)
+            if seat is None:
+                raise ServiceError("err.not_seated")
+            if live.row.pace != "correspondence":
+                raise ServiceError("err.mute_pace")
+            muted = not live.seats[seat].muted
+            await hall.db.set_seat_muted(table_id, seat, muted)
+            live.seats[seat] = replace(live.seats[seat], muted=muted)
+        return muted
+
     async def _get_live(self, table_id: int) -> LiveTable:
         live = await self.hall.touch(table_id)
         if live is None:

@@ -94,7 +94,8 @@ class GameCog(commands.Cog):
         self.bot = bot
         self.game = game
         self.__cog_name__ = game  # discord.py's cog name, unique per bot: one cog per game
-        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later)
+        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later,
+                                    lambda guild_id: bot.communities.pictures_on(guild_id))
 
     @staticmethod
     def for_game(bot: SpeakeasyBot, game: str) -> GameCog:
@@ -272,6 +273,9 @@ class GameCog(commands.Cog):
             await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
         elif op == "rematch":
             await self.rematch(interaction, table_id)
+        elif op == "mute":
+            muted = await self.bot.tables.toggle_muted(table_id, interaction.user.id)
+            await reply(interaction, t("board.muted" if muted else "board.unmuted"))
         else:
             raise ServiceError("err.bad_button")
 

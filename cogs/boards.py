@@ -47,7 +47,8 @@ THREAD_ARCHIVED = 50083
 
 
 def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
-    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
+    """The board's buttons: open my panel; abandon (host/admin) while running; at
+    ``correspondence`` pace, mute (each member mutes their own pings of the table); Rematch once
     the game is finished."""
     running = table.row.status == "running"
     buttons = [
@@ -55,6 +56,8 @@ def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
         ("rules", t("board.rules"), "secondary", False),
         ("abandon", t("board.abandon"), "danger", not running),
     ]
+    if running and table.row.pace == "correspondence":
+        buttons.append(("mute", t("board.mute"), "secondary", False))
     if table.row.status == "finished":
         buttons.append(("rematch", t("board.rematch"), "success", False))
     return board_view(table.id, buttons)
@@ -66,9 +69,10 @@ def panel_button(table: TableSnapshot, t: Translator) -> discord.ui.View:
 
 
 def mentions(table: TableSnapshot, seats: Iterable[int] | None = None) -> str:
-    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
+    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped;
+    a member who muted the table is named in bold, not pinged."""
     chosen = table.seats if seats is None else [table.seats[s] for s in seats]
-    return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
+    return " ".join(f"**{compose.escape_name(s.name)}**" if s.muted else f"<@{s.user_id}>" for s in chosen if s.user_id)
 
 
 def place_gone(error: discord.HTTPException) -> bool:
@@ -97,7 +101,8 @@ class BoardPoster:
         self._updaters: dict[int, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone_guilds: set[int] = set()
-        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
+        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures,
+                                               lambda guild_id: bot.communities.pictures_on(guild_id))
 
     async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""

@@ -16,6 +16,7 @@ import discord
 from bot import compose
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableSnapshot
+from bot.timers import turn_key
 from cogs.boards import BoardPoster, mentions, panel_button
 from cogs.components import ROUTER_COG, embed
 from engine.core import Event, Outcome
@@ -147,7 +148,11 @@ class DiscordNotifier(BoardPoster, Notifier):
             return
         t = Translator(table.row.lang)
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
-        await self._send(table, content=t(key, players=mentions(table, sorted(humans))), view=panel_button(table, t))
+        content = t(key, players=mentions(table, sorted(humans)))
+        timer = self.bot.timers.get(turn_key(table.id))
+        if timer is not None and "act_at" in timer.payload:  # a Discord timestamp: each reader's own time zone
+            content += " " + t("turn.deadline", at=int(float(timer.payload["act_at"])))
+        await self._send(table, content=content, view=panel_button(table, t))
 
     async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
