@@ -656,7 +656,7 @@ class PostgresStore(Store):
     async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
         """End the current season (``ended_at = now``) and start the next one, named ``name``."""
         async with self.transaction():
-            await self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('season:' || $1::text || ':' || $2))",
+            await self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('season:' || $1::bigint::text || ':' || $2::text))",
                                    guild_id, game)
             await self._pg.execute("INSERT INTO seasons (guild_id, game, season) VALUES ($1, $2, 1)"
                                    " ON CONFLICT DO NOTHING", guild_id, game)
