@@ -24,7 +24,7 @@ from bot.games import GAMES
 from bot.i18n import Translator
 from bot.seasons import MAX_NAME
 from bot.service import ServiceError
-from cogs.base import guild_lang, is_admin, reply, report_click_error, user_t
+from cogs.base import guild_lang, is_admin, reply, report_click_error, report_error, user_t
 from cogs.components import (
     COMMUNITY_COG,
     SeasonConfirm,
@@ -114,7 +114,11 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction) -> None:
         """The server's settings in one private message, changed through its components."""
-        self._check_admin(interaction)
+        try:
+            self._check_admin(interaction)
+        except ServiceError as err:  # a refusal is an answer, not an error
+            await report_error(interaction, err)
+            return
         await reply(interaction, **await self.settings_message(interaction))
 
     async def settings_message(self, interaction: discord.Interaction) -> dict[str, Any]:
@@ -190,13 +194,17 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
     async def season_start(self, interaction: discord.Interaction, game: str = ALL_GAMES,
                            name: str | None = None) -> None:
         """Ask the admin to confirm: which seasons end, the new one's name; a button starts it."""
-        self._check_admin(interaction)
         t = user_t(interaction)
         games = tuple(GAMES) if game == ALL_GAMES else (game,)
-        if any(g not in GAMES for g in games):
-            raise ServiceError("err.unknown_game", game=game[:40])
         name = (name or "").strip() or None
-        coded = encode_name(name)
+        try:
+            self._check_admin(interaction)
+            if any(g not in GAMES for g in games):
+                raise ServiceError("err.unknown_game", game=game[:40])
+            coded = encode_name(name)
+        except ServiceError as err:  # a refusal is an answer, not an error
+            await report_error(interaction, err)
+            return
         guild_id = interaction.guild_id or 0
         current = {g: (await self.bot.seasons.all(guild_id, g))[-1] for g in games}
         view = discord.ui.View(timeout=None)
