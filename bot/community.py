@@ -109,8 +109,8 @@ def season_started_block(started: dict[str, SeasonRow], t: Translator) -> Block:
 
 def season_board_block(game: str, season: SeasonRow, current: bool, rows: list[RatingRow], min_games: int,
                        t: Translator) -> Block:
-    """``/leaderboard``: a season's top members (the current one: live; a past one: its final
-    standings, with its dates)."""
+    """``/leaderboard``: a season's top members, one a line, then which season it is (the current
+    one; a past one: its final standings, with its dates)."""
     title = t("lb.title", game=game_title(game, t))
     if rows:
         desc = "\n".join(t("lb.line", rank=i + 1, player=f"<@{r.user_id}>", rating=f"{r.ordinal:.1f}", won=r.won,
@@ -120,7 +120,7 @@ def season_board_block(game: str, season: SeasonRow, current: bool, rows: list[R
     head = (t("lb.season.current", season=season_name(season, t)) if current
             else t("lb.season.past", season=season_name(season, t), start=int(season.started_at or 0),
                    end=int(season.ended_at or 0)))
-    return Block(title=title, description=f"{head}\n\n{desc}", footer=t("lb.footer", min=min_games), color=0xF1C40F)
+    return Block(title=title, description=f"{desc}\n\n{head}", footer=t("lb.footer", min=min_games), color=0xF1C40F)
 
 
 def season_stats_block(name: str, records: list[SeasonRecord], t: Translator) -> Block:
