@@ -21,10 +21,12 @@ from discord.ext import commands
 from bot.ai_pool import AiPool
 from bot.decks import Decks
 from bot.foreground import Foreground
+from bot.guilds import Defaults, Guilds
 from bot.house import House
 from bot.i18n import Translator, catalog, pick_lang
 from bot.lobbies import Lobbies
 from bot.records import Records
+from bot.seasons import Seasons
 from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
@@ -38,7 +40,7 @@ log = logging.getLogger(__name__)
 GAMES_EXTENSION = "cogs.games"
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
-SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
+SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.community", "cogs.help")
 
 
 #: With at least this many running tables resumed, the heap is frozen once they are decoded
@@ -151,14 +153,16 @@ class CommandTranslator(app_commands.Translator):
 class SpeakeasyBot(commands.AutoShardedBot):
     """Speakeasy. Attributes after ``setup_hook``, the parts of a :class:`bot.house.House` the
     cogs use: ``db``, ``hall`` (reads a table: ``hall.table``), ``lobbies``, ``tables``,
-    ``decks``, ``records``, ``foreground`` (the interactions being answered) and ``timers`` (the
+    ``decks``, ``records``, ``communities`` (each server's settings, :class:`bot.guilds.Guilds`),
+    ``seasons``, ``foreground`` (the interactions being answered) and ``timers`` (the
     persisted timers); ``notifier`` once the lobby cog is loaded (see :meth:`set_notifier`).
 
     It runs the shards of ``settings.shards`` (``SHARD_COUNT``/``SHARD_IDS``; one shard when
     unset) with discord.py's ``AutoShardedBot``, and its services own the tables of their guilds.
 
     Args:
-        settings: runtime settings (``enabled_games`` chooses the game cogs added).
+        settings: runtime settings (``enabled_games`` is the games a server offers until its
+            admins choose, ``/settings``; every game's cog is loaded).
         db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the services (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
@@ -182,6 +186,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self.tables: Tables = None  # type: ignore[assignment]
         self.decks: Decks = None  # type: ignore[assignment]
         self.records: Records = None  # type: ignore[assignment]
+        self.communities: Guilds = None  # type: ignore[assignment]
+        self.seasons: Seasons = None  # type: ignore[assignment]
         self.foreground: Foreground = None  # type: ignore[assignment]
         self.timers: Timers = None  # type: ignore[assignment]
         self.notifier: Notifier | None = None
@@ -208,9 +214,13 @@ class SpeakeasyBot(commands.AutoShardedBot):
             lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
             ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
                            iterations=self.settings.ai_iterations),
+            defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
+                              min_games=self.settings.leaderboard_min_games,
+                              pictures=self.settings.pictures),
         )
         self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables
         self.decks, self.records = house.decks, house.records
+        self.communities, self.seasons = house.guilds, house.seasons
         self.foreground, self.timers = house.foreground, house.timers
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():

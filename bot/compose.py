@@ -13,6 +13,7 @@ from typing import Any
 from bot.ai_pool import LEVELS
 from bot.games import GAMES
 from bot.i18n import Translator
+from bot.paces import PACES
 from bot.presenters import RenderContext
 from bot.service import TableSnapshot
 from bot.ui import Block, Board, Field, Panel, Select, SelectOption, check_block_limits
@@ -61,12 +62,13 @@ def game_title(game: str, t: Translator) -> str:
 
 
 def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...]:
-    """The game's lobby option selects (at most 3), the current choice of each marked as default
-    (an option not set yet shows the game's default value)."""
+    """The game's lobby option selects (at most 2), the current choice of each marked as default
+    (an option not set yet shows the game's default value), then the table's pace (values
+    ``pace=<pace>``, see :mod:`bot.paces`) when it has one."""
     defaults = table.game.parse_options({}).model_dump(mode="json")
     current = {**defaults, **table.row.options}
     out = []
-    for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:3]:
+    for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:2]:
         opts = []
         for o in sel.options:
             name, _, value = o.value.partition("=")
@@ -74,6 +76,10 @@ def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...
             chosen = str(cur).lower() == value.lower() or (cur is None and value in ("", "none"))
             opts.append(replace(o, default=chosen))
         out.append(replace(sel, options=tuple(opts)))
+    if table.row.pace is not None:
+        t = ctx.t
+        out.append(Select(t("lobby.pace"), tuple(
+            SelectOption(t(f"pace.{p}"), f"pace={p}", t(f"pace.{p}.desc"), p == table.row.pace) for p in PACES)))
     return tuple(out)
 
 
@@ -107,15 +113,16 @@ def lobby_block(table: TableSnapshot, t: Translator, selects: tuple[Select, ...]
 PICKER_ROWS = 5
 
 
-def level_picker(table: TableSnapshot, t: Translator, notice: str = "") -> tuple[Block, tuple[tuple[int, Select], ...]]:
+def level_picker(table: TableSnapshot, t: Translator, notice: str = "",
+                 levels: tuple[str, ...] = LEVELS) -> tuple[Block, tuple[tuple[int, Select], ...]]:
     """The host's private level picker of a lobby: a card, and one select per AI seat
-    ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the levels
-    (:data:`bot.ai_pool.LEVELS`), the seat's current level marked as default. ``notice``
-    (what the last pick did) opens the description."""
+    ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the ``levels`` the
+    server offers (:data:`bot.ai_pool.LEVELS` by default), the seat's current level marked as
+    default. ``notice`` (what the last pick did) opens the description."""
     selects = []
     for s in [s for s in table.seats if s.is_ai][:PICKER_ROWS]:
         options = tuple(SelectOption(level_name(lv, t).capitalize(), lv, t(f"ai.level_desc.{lv}"), lv == s.level)
-                        for lv in LEVELS)
+                        for lv in levels)
         selects.append((s.seat, Select(ai_name(s.name, s.level, t)[:150], options)))
     desc = t("lobby.picker.desc") if selects else t("lobby.picker.none")
     card = Block(title=t("lobby.picker.title", id=table.id), description=f"{notice}\n\n{desc}" if notice else desc)

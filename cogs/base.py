@@ -96,7 +96,8 @@ class GameCog(commands.Cog):
         self.bot = bot
         self.game = game
         self.__cog_name__ = game  # discord.py's cog name, unique per bot: one cog per game
-        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later)
+        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later,
+                                    lambda guild_id: bot.communities.pictures_on(guild_id))
 
     @staticmethod
     def for_game(bot: SpeakeasyBot, game: str) -> GameCog:
@@ -137,7 +138,8 @@ class GameCog(commands.Cog):
         lang = guild_lang(interaction)
         table = await self.bot.lobbies.open(
             guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
-            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang)
+            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang,
+            parent_id=getattr(interaction.channel, "parent_id", None))
         await interaction.response.send_message(**await self.lobby_message(table))
         msg = await interaction.original_response()
         await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
@@ -177,7 +179,8 @@ class GameCog(commands.Cog):
             await interaction.response.edit_message(**await self.lobby_message(table))
             added = next(s for s in reversed(table.seats) if s.is_ai)
             await answer(interaction, **self.level_picker_message(
-                table, t, t("lobby.picker.added", name=compose.escape_name(added.name))))
+                table, t, t("lobby.picker.added", name=compose.escape_name(added.name)),
+                await lobbies.offered_levels(table_id)))
             return
         elif op == "lvl":
             table = await self.bot.hall.table(table_id)
@@ -185,7 +188,8 @@ class GameCog(commands.Cog):
                 raise ServiceError("err.table_not_lobby")
             if user.id != table.row.host_user_id:
                 raise ServiceError("err.host_only")
-            await answer(interaction, **self.level_picker_message(table, t))
+            await answer(interaction, **self.level_picker_message(
+                table, t, levels=await lobbies.offered_levels(table_id)))
             return
         elif op == "ai-":
             table = await lobbies.remove_ai(table_id, user.id)
@@ -207,10 +211,12 @@ class GameCog(commands.Cog):
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     @staticmethod
-    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "") -> dict[str, Any]:
-        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`), in the
-        host's language; its selects carry the seats' fingerprint (:func:`bot.lobbies.lobby_tag`)."""
-        card, selects = compose.level_picker(table, t, notice)
+    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "",
+                             levels: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`, offering
+        ``levels``: the server's), in the host's language; its selects carry the seats'
+        fingerprint (:func:`bot.lobbies.lobby_tag`)."""
+        card, selects = compose.level_picker(table, t, notice, *((levels,) if levels else ()))
         return card_message(card, rows=level_picker_rows(table.id, lobby_tag(table.seats), selects) if selects else ())
 
     async def level_pick(self, interaction: discord.Interaction, table_id: int, seat: int, tag: str,
@@ -225,7 +231,8 @@ class GameCog(commands.Cog):
         table = await self.bot.lobbies.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
         row = next(s for s in table.seats if s.seat == seat)
         notice = t("lobby.picker.set", name=compose.escape_name(row.name), level=compose.level_name(row.level, t))
-        await interaction.response.edit_message(**self.level_picker_message(table, t, notice))
+        await interaction.response.edit_message(**self.level_picker_message(
+            table, t, notice, await self.bot.lobbies.offered_levels(table_id)))
         notifier = self.bot.notifier
         if isinstance(notifier, DiscordNotifier):
             await notifier.redraw_lobby(table)
@@ -239,7 +246,10 @@ class GameCog(commands.Cog):
             raise ServiceError("err.bad_option", detail="")
         name, value = values[0].split("=", 1)
         parsed: Any = None if value in ("", "none") else value
-        table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
+        if name == "pace":  # the table's pace, not a game option (bot.paces)
+            table = await self.bot.lobbies.set_pace(table_id, interaction.user.id, value)
+        else:
+            table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     # ------------------------------------------------------------------ board and panels
@@ -272,6 +282,9 @@ class GameCog(commands.Cog):
             await reply(interaction, t("table.abandoned_by_you"))
         elif op == "rematch":
             await self.rematch(interaction, table_id)
+        elif op == "mute":
+            muted = await self.bot.tables.toggle_muted(table_id, interaction.user.id)
+            await reply(interaction, t("board.muted" if muted else "board.unmuted"))
         else:
             raise ServiceError("err.bad_button")
 

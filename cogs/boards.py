@@ -63,8 +63,9 @@ THREAD_ARCHIVED = 50083
 
 def board_buttons(table: TableSnapshot, t: Translator, legend: bool = False) -> Rows:
     """The board's buttons: open my panel; the rules; the pictures' legend (``legend``: a game
-    whose pictures leave it out, with pictures on); abandon (host/admin) while running;
-    Rematch once the game is finished."""
+    whose pictures leave it out, with pictures on); abandon (host/admin) while running; at
+    ``correspondence`` pace, mute (each member mutes their own pings of the table); Rematch once
+    the game is finished."""
     running = table.row.status == "running"
     buttons = [
         ("panel", t("board.my_panel"), "primary", not running),
@@ -72,6 +73,8 @@ def board_buttons(table: TableSnapshot, t: Translator, legend: bool = False) -> 
         *([("legend", t("board.legend"), "secondary", False)] if legend else []),
         ("abandon", t("board.abandon"), "danger", not running),
     ]
+    if running and table.row.pace == "correspondence":
+        buttons.append(("mute", t("board.mute"), "secondary", False))
     if table.row.status == "finished":
         buttons.append(("rematch", t("board.rematch"), "success", False))
     return board_rows(table.id, buttons)
@@ -83,9 +86,10 @@ def ping_message(text: str, table: TableSnapshot, t: Translator) -> dict[str, An
 
 
 def mentions(table: TableSnapshot, seats: Iterable[int] | None = None) -> str:
-    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
+    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped;
+    a member who muted the table is named in bold, not pinged."""
     chosen = table.seats if seats is None else [table.seats[s] for s in seats]
-    return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
+    return " ".join(f"**{compose.escape_name(s.name)}**" if s.muted else f"<@{s.user_id}>" for s in chosen if s.user_id)
 
 
 def place_gone(error: discord.HTTPException) -> bool:
@@ -213,7 +217,8 @@ class BoardPoster:
         self._updaters: dict[int, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone_guilds: set[int] = set()
-        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
+        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures,
+                                               lambda guild_id: bot.communities.pictures_on(guild_id))
         self.budget = EditBudget(bot.settings.board_edits_per_5s)
         _POSTERS.add(self)
 

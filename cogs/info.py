@@ -10,11 +10,11 @@ from discord import app_commands
 from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
-from bot import compose
+from bot.community import season_board_block, season_name, season_stats_block
 from bot.games import GAMES
 from bot.i18n import Translator
-from bot.ui import Block, Field
-from cogs.base import answer, guild_lang, user_t
+from bot.service import ServiceError
+from cogs.base import answer, guild_lang, report_error, user_t
 from cogs.layout import card_message
 from cogs.lobby import game_choices
 
@@ -30,25 +30,38 @@ class InfoCog(commands.Cog):
 
     @app_commands.command(name=_T("leaderboard", key="cmd.leaderboard.name"),
                           description=_T("This server's best players of a game", key="cmd.leaderboard.desc"))
-    @app_commands.rename(game=_T("game", key="cmd.arg.game"))
-    @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
+    @app_commands.rename(game=_T("game", key="cmd.arg.game"), season=_T("season", key="cmd.arg.season"))
+    @app_commands.describe(game=_T("Which game", key="cmd.play.game"),
+                           season=_T("A past season (the current one by default)", key="cmd.leaderboard.season"))
     @app_commands.choices(game=game_choices())
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
-        """Top 10 members by rating (openskill ordinal) with the minimum number of games (a public
-        message, so in the server's language)."""
+    async def leaderboard(self, interaction: discord.Interaction, game: app_commands.Choice[str],
+                          season: str | None = None) -> None:
+        """Top 10 members of a season (the current one by default; a past one by name or
+        number) by rating (openskill ordinal) with the server's minimum number of games (a
+        public message, so in the server's language; an unknown season is refused privately)."""
         t = Translator(guild_lang(interaction))
-        rows = await self.bot.records.leaderboard(interaction.guild_id or 0, game.value)
-        title = t("lb.title", game=compose.game_title(game.value, t))
-        if not rows:
-            desc = t("lb.empty", min=self.bot.records.leaderboard_min_games)
-        else:
-            desc = "\n".join(
-                t("lb.line", rank=i + 1, player=f"<@{r.user_id}>", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played)
-                for i, r in enumerate(rows))
-        card = Block(title=title, description=desc, footer=t("lb.footer", min=self.bot.records.leaderboard_min_games),
-                    color=0xF1C40F)
+        guild_id = interaction.guild_id or 0
+        try:
+            found, current, rows = await self.bot.records.season_board(guild_id, game.value, season)
+        except ServiceError as err:
+            await report_error(interaction, err)
+            return
+        card = season_board_block(game.value, found, current, rows, await self.bot.records.min_games(guild_id), t)
         await interaction.response.send_message(**card_message(card), allowed_mentions=discord.AllowedMentions.none())
+
+    @leaderboard.autocomplete("season")
+    async def _seasons(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The seasons of the chosen game, newest first, whose name holds ``current``."""
+        t = user_t(interaction)
+        game = str(getattr(interaction.namespace, "game", "") or "")
+        if game not in GAMES:
+            return []
+        seasons = await self.bot.seasons.all(interaction.guild_id or 0, game)
+        wanted = current.strip().casefold()
+        names = [season_name(s, t) for s in reversed(seasons)]
+        return [app_commands.Choice(name=n[:100], value=(s.name or str(s.season))[:100])
+                for n, s in zip(names, reversed(seasons), strict=True) if wanted in n.casefold()][:25]
 
     @app_commands.command(name=_T("stats", key="cmd.stats.name"),
                           description=_T("Games played and won, per game", key="cmd.stats.desc"))
@@ -56,16 +69,11 @@ class InfoCog(commands.Cog):
     @app_commands.describe(member=_T("Whose stats (you by default)", key="cmd.stats.member"))
     @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
-        """A member's rating, games played and won, per game, in this server."""
+        """A member's rating, games played and won, per game and season, in this server."""
         t = user_t(interaction)
         who = member or interaction.user
-        stats = await self.bot.records.stats(interaction.guild_id or 0, who.id)
-        fields = tuple(
-            Field(compose.game_title(g, t), t("stats.line", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played), True)
-            for g, r in stats.items())
-        card = Block(title=t("stats.title", name=compose.escape_name(who.display_name)),
-                    description="" if fields else t("stats.none"), fields=fields)
-        await answer(interaction, **card_message(card))
+        records = await self.bot.records.season_stats(interaction.guild_id or 0, who.id)
+        await answer(interaction, **card_message(season_stats_block(who.display_name, records, t)))
 
     @app_commands.command(name=_T("rules", key="cmd.rules.name"),
                           description=_T("How to play a game", key="cmd.rules.desc"))

@@ -16,6 +16,7 @@ import discord
 from bot import compose
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableSnapshot
+from bot.timers import turn_key
 from cogs.boards import BoardPoster, mentions, ping_message
 from cogs.components import ROUTER_COG
 from cogs.layout import card_message, text_message
@@ -149,7 +150,11 @@ class DiscordNotifier(BoardPoster, Notifier):
             return
         t = Translator(table.row.lang)
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
-        await self._send(table, **ping_message(t(key, players=mentions(table, sorted(humans))), table, t))
+        content = t(key, players=mentions(table, sorted(humans)))
+        timer = self.bot.timers.get(turn_key(table.id))
+        if timer is not None and "act_at" in timer.payload:  # a Discord timestamp: each reader's own time zone
+            content += " " + t("turn.deadline", at=int(float(timer.payload["act_at"])))
+        await self._send(table, **ping_message(content, table, t))
 
     async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)

@@ -100,8 +100,10 @@ class PanelMessages:
     are sent (at once without it)."""
 
     def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None,
-                 later: Callable[[Callable[[], object]], None] | None = None) -> None:
+                 later: Callable[[Callable[[], object]], None] | None = None,
+                 allowed: Callable[[int], bool] = lambda _guild: True) -> None:
         self.enabled = enabled
+        self.allowed = allowed  # a server's own pictures setting (/settings), by guild id
         self.quiet = quiet
         self.later = later
         #: (table id, user id) -> the token of the panel picture edit still to come
@@ -118,7 +120,7 @@ class PanelMessages:
         panel is answered before any of it). ``edit``: for an edit of the clicked panel, whose
         attachment is kept when the picture did not change. No drawing when pictures are off or
         the bot may not attach files here."""
-        if not self.enabled():
+        if not self.enabled() or not self.allowed(table.row.guild_id):
             return None, []
         perms = getattr(interaction, "app_permissions", None)
         current = [a for a in (interaction.message.attachments if edit and interaction.message else [])

@@ -232,8 +232,9 @@ class BoardPictures:
 
     ``enabled`` reads the ``PICTURES`` setting (called at each use)."""
 
-    def __init__(self, enabled: Callable[[], bool]) -> None:
+    def __init__(self, enabled: Callable[[], bool], allowed: Callable[[int], bool] = lambda _guild: True) -> None:
         self.enabled = enabled
+        self.allowed = allowed  # a server's own pictures setting (/settings), by guild id
         self._known: dict[int, tuple[int, str, discord.Attachment]] = {}
 
     def sizes(self) -> dict[str, int]:
@@ -243,7 +244,7 @@ class BoardPictures:
     async def picture(self, table: TableSnapshot, place: Any) -> Picture | None:
         """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
         the table's channel, or rendering failed: logged)."""
-        if not self.enabled():
+        if not self.enabled() or not self.allowed(table.row.guild_id):
             return None
         if not can_attach(place):
             log.warning("no Attach Files permission for table %s's board; showing the text board", table.id)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 import discord
-import pytest
 
 from bot.client import SpeakeasyTree
 from bot.games import GAMES
+from bot.i18n import Translator
 from bot.service import ServiceError
 from bot.ui import Block, Button, NumberPrompt, Panel, Select, SelectOption
 from cogs.base import GameCog
@@ -27,12 +27,11 @@ from cogs.components import (
 )
 from tests.catalog import says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
-from tests.harness import ImpossibleAction
 
 
-def play_choices(world) -> list[str]:
-    option = next(o for o in world.command("play")["options"] if o["name"] == "game")
-    return [c["value"] for c in option["choices"]]
+async def play_choices(world, member) -> list[str]:
+    """The games ``/play`` offers ``member``'s server (its autocomplete, nothing typed)."""
+    return [c["value"] for c in await world.autocomplete(member, "play", "game", "")]
 
 
 async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
@@ -41,23 +40,24 @@ async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
     assert cogs == {key: (key, spec.cog.split(":")[1] if spec.cog else "GameCog") for key, spec in GAMES.items()}
     assert cogs["shop-battle"] == ("shop-battle", "ShopBattleCog")  # the game with a command of its own
     assert set(world.bot.extensions) >= {"cogs.games", "cogs.lobby", "cogs.info"}
-    assert play_choices(world) == list(GAMES)
+    assert await play_choices(world, world.member("alice")) == list(GAMES)
     assert [c["name"] for c in world.synced_commands()].count("play") == 1
     assert "deck" in [c["name"] for c in world.synced_commands()]
 
 
-async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
+async def test_enabled_games_are_the_default_games_of_a_server(e2e):
     world = await e2e(enabled_games="moonshine, gang-of-dice")
-    assert [cog.game for cog in world.bot.cogs.values() if isinstance(cog, GameCog)] == ["gang-of-dice", "moonshine"]
+    # every game's cog is loaded: each server chooses its own games (/settings)
+    assert [cog.game for cog in world.bot.cogs.values() if isinstance(cog, GameCog)] == list(GAMES)
     assert set(world.bot.extensions) == {"cogs.games", "cogs.lobby", "cogs.info",
-                                         "cogs.admin", "cogs.help"}
-    assert play_choices(world) == ["gang-of-dice", "moonshine"]
-    names = [c["name"] for c in world.synced_commands()]
-    assert "deck" not in names  # Shop Battle's own command comes with its cog
-    assert {"leaderboard", "stats", "rules"} <= set(names)  # shared commands stay
+                                         "cogs.admin", "cogs.community", "cogs.help"}
     alice = world.member("alice")
-    with pytest.raises(ImpossibleAction):  # Discord itself offers only the enabled games
-        await world.slash(alice, "play", game="shop-battle")
+    assert await play_choices(world, alice) == ["gang-of-dice", "moonshine"]
+    names = [c["name"] for c in world.synced_commands()]
+    assert {"leaderboard", "stats", "rules", "deck", "settings", "season"} <= set(names)
+    res = await world.slash(alice, "play", game="shop-battle")  # typed by hand: refused
+    t = Translator("en")
+    assert res.ephemeral and res.response.text() == t("err.game_not_enabled", game=t("game.shop-battle.name"))
     res = await world.slash(alice, "play", game="moonshine")
     assert res.response.public and "Moonshine" in res.response.cards[0]["title"]
 
@@ -69,7 +69,7 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
     old_lobby = (await world.slash(alice, "play", game="three-player-moon")).response  # an open lobby too
     # the deployment now offers Gang of Dice only; Discord still shows the old command list
     await e2e.restart(enabled_games="gang-of-dice", sync_commands=False)
-    assert world.bot.get_cog("three-player-moon") is None
+    assert world.bot.get_cog("three-player-moon") is not None  # loaded, but no longer offered here
     res = await world.slash(alice, "play", game="three-player-moon")
     assert res.ephemeral and says("err.game_not_enabled", game=says("game.three-player-moon.name")) in res.response.text()
     lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]

@@ -18,7 +18,7 @@ from tests.e2e import board_of, open_table
 
 
 async def test_four_ai_players_edit_the_board_at_most_5_times_in_any_5_seconds(e2e):
-    world = await e2e(seeds=[11], ai_delay_seconds=0.5, board_edits_per_5s=5, turn_timeout_seconds=10)
+    world = await e2e(seeds=[11], ai_delay_seconds=1.0, board_edits_per_5s=5, turn_timeout_seconds=10)  # the default AI_DELAY_SECONDS
     host = world.member("host")
     poster = world.bot.notifier
     sent: list[tuple[float, int]] = []

@@ -884,12 +884,13 @@ async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
     counting = CountingDb(db)
     svc2 = House(counting, clock=clock, turn_timeout=100)
     assert await svc2.tables.resume(warm=False) == tids
-    assert counting.calls == {"timers": 1, "running_tables": 1}  # no per-table query
+    # no per-table query (results_to_replay: the rating history of older results, empty here)
+    assert counting.calls == {"timers": 1, "running_tables": 1, "results_to_replay": 1}
     assert not svc2.hall.held()["live"] and sorted(svc2.hall.held()["index"]) == tids  # nothing decoded yet
     assert (await svc2.tables.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
     assert svc2.hall.held()["live"] == {tids[1]}  # only the touched table was decoded
     assert (await svc2.hall.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
-    assert counting.calls == {"timers": 1, "running_tables": 1, "commit_step": 1}
+    assert counting.calls == {"timers": 1, "running_tables": 1, "results_to_replay": 1, "commit_step": 1}
     await svc2.tables.close()
 
 

@@ -124,14 +124,15 @@ async def test_a_board_posted_as_an_embed_becomes_v2_at_its_next_edit(e2e):
 
 
 async def test_play_offers_game_names_in_every_language(e2e):
-    """``/play``'s choices are the games' names (never their keys), localised."""
+    """``/play``'s autocomplete offers the games' names (never their keys), in the member's
+    language."""
     world = await e2e()
-    play = world.command("play")
-    choices = play["options"][0]["choices"]
-    for choice in choices:
-        key = choice["value"]
-        assert choice["name"] == Translator("en")(f"game.{key}.name") != key
-        assert choice["name_localizations"]["fr"] == Translator("fr")(f"game.{key}.name")
+    for lang, locale in (("en", "en-US"), ("fr", "fr")):
+        member = world.member(f"m-{lang}", locale=locale)
+        choices = await world.autocomplete(member, "play", "game", "")
+        assert {c["value"] for c in choices} == set(GAMES)
+        for choice in choices:
+            assert choice["name"] == Translator(lang)(f"game.{choice['value']}.name") != choice["value"]
 
 
 def test_a_board_without_its_log_lines_still_reads(monkeypatch):
