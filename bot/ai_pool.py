@@ -21,6 +21,10 @@ pure engine side; this module adds what the engine may not have, a clock and pro
   pool; the move that was asked (and every one queued in the broken pool) falls back to the
   normal level, logged. :meth:`AiPool.close` shuts the pool down (queued moves cancelled, the
   running ones awaited, at most one think time).
+- The processes start in a thread, never on the event loop: :meth:`AiPool.start` at boot (the
+  bot calls it), else before the first strong move, and again after a crash; a move waits for
+  them, the loop does not. Each worker watches the bot (:func:`bot.lifeline.watch`) and exits
+  when it ends, SIGKILL included; the fork server then exits too.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot import lifeline
 from bot.games import GAMES
 from engine import policies
 from engine.core import Game
@@ -103,6 +108,18 @@ def _lower_priority() -> None:
             pass
 
 
+def _worker_start(bot_pid: int) -> None:
+    """Worker initializer: exit when the bot ends (:func:`bot.lifeline.watch`), then
+    :func:`_lower_priority`."""
+    lifeline.watch(bot_pid)
+    _lower_priority()
+
+
+def _started() -> tuple[int, int]:
+    """A worker's first job at start: its process id and its parent's (the fork server)."""
+    return os.getpid(), os.getppid()
+
+
 def _context() -> Any:
     """Worker processes: forked from a clean server process that imported the games once
     ("forkserver": no copy of the bot's threads or sockets), else spawned."""
@@ -122,8 +139,8 @@ class AiPool:
             worker starts it.
         iterations: when set, strong moves get this iteration budget instead of a time (tests).
         executor_factory: builds the executor from ``workers`` (a
-            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created on the
-            first strong move, so a bot without strong AIs starts no process).
+            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created in a
+            thread by :meth:`start`, or before the first strong move).
         task: the function run in a worker (:func:`think`; tests pass one that crashes).
     """
 
@@ -133,10 +150,13 @@ class AiPool:
         self.workers = max(1, workers)
         self.think_seconds = think_seconds
         self.iterations = iterations
-        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context(),
-                                                                           initializer=_lower_priority))
+        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(
+            n, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),)))
         self.task = task
         self._executor: Executor | None = None
+        self._starting: asyncio.Future[None] | None = None
+        #: process ids of the running workers and of their parent (the fork server), once started
+        self.pids: set[int] = set()
         self._generation = 0
         self._closed = False
         #: strong moves asked and not answered yet (queued or thinking)
@@ -153,10 +173,35 @@ class AiPool:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
 
-    def _current(self) -> tuple[Executor, int]:
-        if self._executor is None:
-            self._executor = self._factory(self.workers)
-            self._generation += 1
+    def start(self) -> None:
+        """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
+        this returns at once and the loop never waits for them). No-op when they run or are
+        starting, or after :meth:`close`."""
+        if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
+            return
+        self._starting = asyncio.ensure_future(asyncio.to_thread(self._boot))
+
+    def _boot(self) -> None:
+        """In a thread: make the executor and have every worker answer once (the processes,
+        and the fork server with the games imported, are then up)."""
+        executor = self._factory(self.workers)
+        try:
+            found = [f.result() for f in [executor.submit(_started) for _ in range(self.workers)]]
+        except Exception:
+            log.warning("the AI workers did not start cleanly; strong moves will try again", exc_info=True)
+            found = []
+        self.pids = {pid for pair in found for pid in pair}
+        self._executor = executor
+        self._generation += 1
+
+    async def _current(self) -> tuple[Executor, int]:
+        """The running executor, started off the loop first when there is none."""
+        while self._executor is None:
+            if self._closed:
+                raise RuntimeError("the AI pool is closed")
+            self.start()
+            if self._starting is not None:
+                await asyncio.shield(self._starting)
         return self._executor, self._generation
 
     def _replace(self, generation: int) -> None:
@@ -165,7 +210,9 @@ class AiPool:
             return
         broken, self._executor = self._executor, None
         self.replaced += 1
+        self.pids = set()
         broken.shutdown(wait=False, cancel_futures=True)
+        self.start()  # the new workers start in a thread now, not on the next move
 
     async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0) -> str:
         """``seat``'s move at ``level`` as an action code: strong in a worker (awaited, off the
@@ -176,7 +223,7 @@ class AiPool:
             return self.inline(game, state, seat, level, salt)
         if self._closed:
             raise RuntimeError("the AI pool is closed")
-        executor, generation = self._current()
+        executor, generation = await self._current()
         loop = asyncio.get_running_loop()
         self.waiting += 1
         try:
@@ -194,6 +241,8 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

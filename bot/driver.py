@@ -3,9 +3,12 @@
 A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
 has not chosen yet; it makes one move at a time, through the same path as a member's click
 (:meth:`bot.table.TableHost.choose`: :meth:`bot.tables.Tables.choose`), so every move is stored
-before anyone is told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine or storage
-error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
-hanging.
+before anyone is told. It stops as soon as a member must act or the game ends. While the store
+is unavailable (:class:`storage.base.StoreUnavailable`: a lost connection, a server restarting,
+a busy file) the move is tried again with capped exponential back-off for as long as it lasts,
+and the table is never given up for it. An AI move that fails otherwise (an engine error, a
+store error that is not transient) is retried :data:`MAX_AI_FAILURES` times, then the table is
+given up rather than left hanging.
 
 Member clicks go first: before each move (and before applying a strong move that was
 thought off the loop) the driver waits while a member's interaction is being answered
@@ -31,9 +34,9 @@ from bot.ai_pool import AiPool
 from bot.foreground import Foreground
 from bot.service import Hall
 from bot.table import TableHost
-from storage.base import VersionConflict
+from storage.base import Backoff, StoreUnavailable, VersionConflict
 
-__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "Driver"]
+__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "OUTAGE_RETRY_CAP", "OUTAGE_RETRY_FIRST", "Driver"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,8 @@ log = logging.getLogger(__name__)
 MAX_AI_FAILURES = 3
 #: Pause before the n-th retry of a failed AI move: ``AI_RETRY_SECONDS * n`` seconds.
 AI_RETRY_SECONDS = 2.0
+#: First and longest pause before trying a move again while the store is unavailable (seconds).
+OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP = 0.05, 2.0
 
 
 class Driver:
@@ -65,6 +70,8 @@ class Driver:
         self.foreground = foreground or Foreground()
         #: strong moves thrown away because the table moved while the AI thought
         self.dropped = 0
+        #: AI moves tried again because the store was unavailable
+        self.retries = 0
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._closed = False
 
@@ -90,6 +97,11 @@ class Driver:
         if self._tasks.get(table_id) is task:
             del self._tasks[table_id]
 
+    @property
+    def tasks(self) -> int:
+        """How many tables have a driver task (an entry leaves when its task ends)."""
+        return len(self._tasks)
+
     def running(self, table_id: int) -> bool:
         """True while a driver task of the table runs."""
         task = self._tasks.get(table_id)
@@ -103,6 +115,7 @@ class Driver:
         host, hall = self.host, self.hall
         pause = True
         failures = 0
+        outage = Backoff(OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP)
         while not self._closed:
             await asyncio.sleep(self.ai_delay if pause else 0)
             await self.foreground.quiet()  # a member's answer first
@@ -143,15 +156,22 @@ class Driver:
                 log.warning("table %s was moved by another writer; reloaded", table_id)
                 pause = False
                 continue
+            except StoreUnavailable:  # logged once per outage by the store; the table is safe
+                self.retries += 1
+                await asyncio.sleep(outage.next())
+                pause = False
+                continue
             except Exception:
                 failures += 1
                 log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
                 if failures >= MAX_AI_FAILURES:
+                    log.error("giving up table %s: its AI move failed %d times", table_id, failures)
                     await host.give_up(table_id)
                     return
                 await asyncio.sleep(AI_RETRY_SECONDS * failures)
                 continue
             failures = 0
+            outage.reset()
             pause = any(e.audience is None for e in events)
             await host.after_change(table_id, view, events, result, seat)  # the running driver is not restarted
 
