@@ -53,7 +53,7 @@ from bot.table import Chosen, LiveTable, TableSnapshot, notify
 from bot.timers import lobby_key, turn_key
 from engine.core import Event, Game, IllegalAction, Outcome
 from engine.fast import replacer
-from storage.base import RatingRow, SeatRow, StepWrite, TableRow, VersionConflict
+from storage.base import RatingRow, SeatRow, StepWrite, StoreUnavailable, TableRow, VersionConflict
 
 __all__ = ["Submitted", "Tables"]
 
@@ -471,6 +471,8 @@ class Tables:
                         live = await hall.touch(table_id)
                         if live is not None:
                             await self.scheduler.restore(live)
+                except StoreUnavailable:  # the store logs the outage; the table's next touch arms it
+                    log.info("table %s: deadline not restored now, the database is unavailable", table_id)
                 except Exception:
                     log.exception("table %s could not be restored", table_id)
                 self.driver.kick(table_id)

@@ -8,22 +8,16 @@ long (the store's busy timeout is short, so its writes fail as busy). Either way
 answered ``err.store_down``; the deadlines that fell due meanwhile stay armed and fire in order
 once the store is back (reminder, then timeout); the AI move is tried again until it is stored;
 nothing is abandoned or lost; one warning says the outage began, one that it ended, no
-traceback. Longer outages: ``python -m bench.outage``.
+traceback. Longer outages: ``python -m bench.faults outage``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import glob
 import logging
 import os
-import shutil
 import sqlite3
-import subprocess
-import tempfile
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -35,10 +29,9 @@ from bot.timers import turn_key
 from storage.base import Store, StoreUnavailable
 from storage.factory import open_store
 from storage.sqlite import SqliteStore
+from tests.own_postgres import OwnPostgres
 from tests.simgame import register_pick
 from tests.test_service import FakeClock
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class Heard(Notifier):
@@ -151,55 +144,13 @@ async def test_a_busy_sqlite_file_delays_the_tables_and_loses_nothing(tmp_path, 
 
 
 # ---------------------------------------------------------------------------- PostgreSQL: a restart
-def _pg_bin() -> str | None:
-    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin")):
-        if os.access(f"{d}/pg_ctl", os.X_OK):
-            return d
-    found = shutil.which("pg_ctl")
-    return os.path.dirname(found) if found else None
-
-
-class OwnPostgres:
-    """A PostgreSQL server of this test alone, copied from the cluster ``scripts/_postgres.sh``
-    keeps in ``.venv`` (unix socket only, in a temporary folder; as root it runs as postgres)."""
-
-    def __init__(self, bin_dir: str, cluster: Path) -> None:
-        self.bin = bin_dir
-        base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-        self.dir = Path(tempfile.mkdtemp(prefix="speakeasy-outage-", dir=base))
-        shutil.copytree(cluster, self.dir / "data", symlinks=True)
-        if os.getuid() == 0:
-            subprocess.run(["chown", "-R", "postgres", str(self.dir)], check=True)
-        self.url = f"postgresql://postgres@/postgres?host={self.dir}"
-
-    def _ctl(self, *args: str) -> None:
-        cmd = [f"{self.bin}/pg_ctl", "-D", str(self.dir / "data"), *args]
-        if os.getuid() == 0:
-            cmd = ["runuser", "-u", "postgres", "--", *cmd]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
-
-    def start(self) -> None:
-        self._ctl("-l", str(self.dir / "server.log"), "-w", "-s", "-o",
-                  f"-k {self.dir} -c listen_addresses='' -F -c full_page_writes=off -c synchronous_commit=off", "start")
-
-    def stop(self, mode: str = "fast") -> None:
-        self._ctl("-m", mode, "-w", "-s", "stop")
-
-    def remove(self) -> None:
-        with contextlib.suppress(Exception):
-            self.stop("immediate")
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 @pytest.fixture
 def own_postgres():
-    bin_dir = _pg_bin()
-    clusters = sorted(ROOT.glob(f".venv/postgres-cluster-{os.getuid()}"))
-    if bin_dir is None or not clusters or not clusters[0].is_dir():
+    server = OwnPostgres.from_cluster()
+    if server is None:
         if os.environ.get("CI"):
             pytest.fail("no PostgreSQL binaries or cluster (scripts/test.sh makes them)")
         pytest.skip("no PostgreSQL binaries or cached cluster: run scripts/test.sh once")
-    server = OwnPostgres(bin_dir, clusters[0])
     server.start()
     yield server
     server.remove()
