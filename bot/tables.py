@@ -471,8 +471,8 @@ class Tables:
                         live = await hall.touch(table_id)
                         if live is not None:
                             await self.scheduler.restore(live)
-                except StoreUnavailable:  # the store logs the outage; the table's next touch arms it
-                    log.info("table %s: deadline not restored now, the database is unavailable", table_id)
+                except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
+                    log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
                 except Exception:
                     log.exception("table %s could not be restored", table_id)
                 self.driver.kick(table_id)
