@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 9 part 6): N live tables on one process, clicks through discord.py.
+"""Scale benchmark: N live tables on one process, clicks through discord.py.
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S]
@@ -60,14 +60,14 @@ writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
 (``postgresql://user:pass@host:5432/db``; each N writes a new schema ``speakeasy_scale_<N>``
 there, dropped at the end). Default: SQLite files in a temporary folder.
 
-With ``--thinking-ais K`` (issue 11), each run then starts K new tables whose every seat is a
+With ``--thinking-ais K``, each run then starts K new tables whose every seat is a
 strong AI (through the service: their drivers ask the AI pool, ``bot/ai_pool.py``, for about K
 strong moves at once, each thinking ``--think-seconds`` in one of ``--ai-workers`` processes),
 waits until the pool has K moves asked, and times one more click per member table on other
 tables meanwhile: ``click_p99_ms_ai`` (and ``click_median_ms_ai``, ``thinking_ais`` = the mean
 number of strong moves asked at each click) in the JSON line, for the largest N.
 
-Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
+The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
 """
 
@@ -110,7 +110,7 @@ from storage.postgres import create_schema, drop_schema, postgres_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Issue 9's targets, shown beside the figures (never asserted).
+#: The scale targets, shown beside the figures (never asserted).
 TARGETS = {
     "click_median_ratio": "<= 5x",
     "click_p99_ms": "< 10 ms",
@@ -325,23 +325,25 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     ``attachment://panel-<key>.png`` and that attachment)."""
     from bot import render
     from cogs import pictures as pics
-    from cogs.components import embed, panel_components
+    from cogs.components import panel_components
+    from cogs.layout import card_message
 
     custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
-    components = panel_components(p.panel, table.id, p.version).to_components()
+    rows = panel_components(p.panel, table.id, p.version)
     if not pictures:
-        return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
+        view = card_message(p.panel.card, notice=p.panel.notice, rows=rows, stop=True)["view"]
+        return Click(custom_id, view.to_components(), [])
     game = GAMES[p.game].game
     state = game.load_state(p.state)
     legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
     names = tuple(s.name for s in p.seats)
     filename = pics.panel_filename(render.picture_key(p.game, "panel", game.view_json(state, 0), names, "en", legal))
-    short = embed(pics.short_card(p.panel.card, set(), headline_only=False))
-    short.set_image(url=f"attachment://{filename}")
+    short = pics.short_card(p.panel.card, set(), headline_only=False)
+    view = card_message(short, notice=p.panel.notice, picture=f"attachment://{filename}", rows=rows, stop=True)["view"]
     att = {"id": str(900_000 + table.id), "filename": filename, "size": 40_000, "content_type": "image/png",
            "url": f"https://cdn.discordapp.com/ephemeral-attachments/1/2/{filename}",
            "proxy_url": f"https://media.discordapp.net/ephemeral-attachments/1/2/{filename}"}
-    return Click(custom_id, components, [dict(short.to_dict())], [att])
+    return Click(custom_id, view.to_components(), [], [att])
 
 
 def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
@@ -890,7 +892,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
                    [f"{r['strong_moves_per_s']:.2f}" for r in runs]))
     print("engine step (Game.apply), median ms: " + ", ".join(f"{k} {v:.3f}" for k, v in engine.items()))
     if small["tables"] < 1000:
-        print("(issue 9's targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
+        print("(the targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
               "dominate the heap per table, and the JSON keys _1k/_10k stand for the smallest and largest N here)")
     print()
     summary = {

@@ -1,4 +1,4 @@
-"""AI levels and the process pool the strong AI thinks in (issue 11 parts 3 and 5).
+"""AI levels and the process pool the strong AI thinks in.
 
 Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored with the seat,
 :attr:`storage.base.SeatRow.level`). The moves come from :func:`engine.policies.choose`, the

@@ -58,12 +58,47 @@ def user_t(interaction: discord.Interaction) -> Translator:
     return Translator(pick_lang(str(interaction.locale), str(interaction.guild_locale or "")))
 
 
-async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
-    """Send an ephemeral reply, as a response or as a follow-up once responded."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
+def text_view(text: str) -> discord.ui.LayoutView:
+    """A Components V2 layout of one text display (at most 4,000 characters)."""
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.TextDisplay(text[:4000] or "…"))
+    return view
+
+
+#: The key of :attr:`discord.Interaction.extras` set once a deferred response was completed.
+FILLED = "speakeasy_filled"
+
+
+def thinking(interaction: discord.Interaction) -> bool:
+    """Whether ``interaction`` was deferred with "thinking" and that response is not completed yet:
+    the next answer edits the original response (Discord deprecates completing a defer with a
+    follow-up)."""
+    return (interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+            and not interaction.extras.get(FILLED))
+
+
+async def answer(interaction: discord.Interaction, **fields: Any) -> None:
+    """Send the private answer ``fields`` (a message's fields: ``view``, ``content``, ``embed``,
+    ``file``…): as the response; once deferred with "thinking", by editing the original
+    response (once); after that, as a follow-up."""
+    if not interaction.response.is_done():
+        await interaction.response.send_message(ephemeral=True, **fields)
+    elif thinking(interaction):
+        if "file" in fields:
+            fields["attachments"] = [fields.pop("file")]
+        await interaction.edit_original_response(**fields)
+        interaction.extras[FILLED] = True
     else:
-        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+        await interaction.followup.send(ephemeral=True, **fields)
+
+
+async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
+    """Send an ephemeral reply (:func:`answer`): ``content`` as a V2 text message, unless
+    ``kwargs`` carry the message's own ``view``."""
+    if "view" not in kwargs:
+        kwargs = {**kwargs, "view": text_view(content or "")}
+        content = None
+    await answer(interaction, content=content, embed=None, **kwargs)
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:

@@ -3,7 +3,7 @@
 ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--db FILE] [--pace S | --fast]``
 and ``python -m bot play --resume``. The human sits in seat 0; every other seat is an AI player.
 
-What the terminal does for a person at a keyboard (issue 13, part 8):
+What the terminal does for a person at a keyboard:
 
 - The table lives in a SQLite file in a known place (:func:`default_db_path`, or ``--db``); every
   step is saved as it happens, so ``play --resume`` continues the last unfinished terminal table.

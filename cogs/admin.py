@@ -21,9 +21,9 @@ from discord.ext import commands
 from bot import admin
 from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block
-from cogs.base import is_admin, reply, report_error, user_t
+from cogs.base import answer, is_admin, reply, report_error, user_t
 from cogs.boards import message_link
-from cogs.components import embed
+from cogs.layout import card_message
 from cogs.notifier import DiscordNotifier
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class AdminCog(commands.Cog):
                 break
             text += ("\n" if text else "") + line
         card = Block(title=t("admin.title"), description=text or t("admin.none"))
-        await reply(interaction, embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
+        await answer(interaction, **card_message(card), allowed_mentions=discord.AllowedMentions.none())
 
     @table.command(name=_T("abandon", key="cmd.table.abandon.name"),
                    description=_T("Close a lobby or abandon a running table (host or Manage Server)",
@@ -100,7 +100,7 @@ class AdminCog(commands.Cog):
             return
         if found.row.status == "lobby" and self.notifier is not None:
             await self.notifier.redraw_lobby(closed)
-        await interaction.followup.send(t("admin.closed", id=table), ephemeral=True)
+        await reply(interaction, t("admin.closed", id=table))
 
     @abandon.autocomplete("table")
     async def _tables(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:

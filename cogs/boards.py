@@ -6,11 +6,13 @@ Board edits are coalesced per table by a small updater task, so a burst of AI mo
 few edits that always end on the latest state. Nothing here blocks an interaction response:
 callers acknowledge the interaction first, the board is drawn in the background.
 
-The board message carries the picture of the table (:mod:`cogs.pictures`, an embed image
-``attachment://board.png``) beside a short text (the headline, who has chosen, the recent
-events). A new file is uploaded only when the picture's key changes; otherwise the edit keeps
-the attachment and changes the text. Without a picture (``PICTURES=off``, no Attach Files,
-rendering failed) the board is the full text embed, and the table carries on.
+The board message is one Components V2 container (:mod:`cogs.layout`): the picture of the table
+(:mod:`cogs.pictures`, a media gallery showing ``attachment://board.png``), a short text (the
+headline, who has chosen, the recent events) and the buttons. A new file is uploaded only when
+the picture's key changes; otherwise the edit keeps the attachment and changes the text. Without
+a picture (``PICTURES=off``, no Attach Files, rendering failed) the board is the full text in
+the same container, and the table carries on. A board posted as an embed by an earlier version
+becomes a V2 message at its next edit (the message fields clear its content and embeds).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from bot.i18n import Translator
 from bot.service import TableSnapshot
 from bot.ui import Board
 from cogs import pictures
-from cogs.components import board_view
+from cogs.components import board_rows
+from cogs.layout import Rows, text_message
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -46,7 +49,7 @@ UNKNOWN_MESSAGE = 10008
 THREAD_ARCHIVED = 50083
 
 
-def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
+def board_buttons(table: TableSnapshot, t: Translator) -> Rows:
     """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
     the game is finished."""
     running = table.row.status == "running"
@@ -57,12 +60,12 @@ def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
     ]
     if table.row.status == "finished":
         buttons.append(("rematch", t("board.rematch"), "success", False))
-    return board_view(table.id, buttons)
+    return board_rows(table.id, buttons)
 
 
-def panel_button(table: TableSnapshot, t: Translator) -> discord.ui.View:
-    """The one "My panel" button that goes with a turn ping or a reminder."""
-    return board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])
+def ping_message(text: str, table: TableSnapshot, t: Translator) -> dict[str, Any]:
+    """A turn ping or a reminder: ``text`` (its mentions notify) and the one "My panel" button."""
+    return text_message(text, board_rows(table.id, [("panel", t("board.my_panel"), "primary", False)]))
 
 
 def mentions(table: TableSnapshot, seats: Iterable[int] | None = None) -> str:
@@ -192,7 +195,7 @@ class BoardPoster:
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
         board = compose.board(table, events, t)
-        view = board_buttons(table, t)
+        rows = board_buttons(table, t)
         place = self._place(table)
         if place is None:
             return False
@@ -200,7 +203,7 @@ class BoardPoster:
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
-                edited = await self._edit_board(place, table, board, t, view, picture, log_file)
+                edited = await self._edit_board(place, table, board, t, rows, picture, log_file)
                 self.pictures.remember(table.id, edited, picture)
                 return True
             except discord.HTTPException as err:
@@ -216,14 +219,14 @@ class BoardPoster:
         if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
             self.pictures.forget(table.id)
             picture = await self.pictures.picture(table, place)
-        content = self.pictures.content(table.id, board, t, picture, new=True)
-        msg = await self._send(table, fallback=fallback, view=view,
-                               **pictures.with_log(content, await self._log_file(table, t), new=True))
+        content = self.pictures.content(table.id, board, t, picture, new=True, rows=rows,
+                                        log_file=await self._log_file(table, t))
+        msg = await self._send(table, fallback=fallback, **content)
         if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
             picture = None
-            content = self.pictures.content(table.id, board, t, None, new=True)
-            msg = await self._send(table, fallback=fallback, view=view,
-                                   **pictures.with_log(content, await self._log_file(table, t), new=True))
+            content = self.pictures.content(table.id, board, t, None, new=True, rows=rows,
+                                            log_file=await self._log_file(table, t))
+            msg = await self._send(table, fallback=fallback, **content)
         if msg is None:
             return False
         self.pictures.remember(table.id, msg, picture)
@@ -231,14 +234,14 @@ class BoardPoster:
         return True
 
     async def _edit_board(self, place: Place, table: TableSnapshot, board: Board, t: Translator,
-                          view: discord.ui.View, picture: pictures.Picture | None,
+                          rows: Rows, picture: pictures.Picture | None,
                           log_file: discord.File | None = None) -> discord.Message:
         """Edit the board message (with the game log file of a finished table); a refused upload
         (403: no Attach Files) falls back to the text board in the same call sequence."""
         message = place.get_partial_message(table.row.board_message_id or 0)
         try:
-            content = self.pictures.content(table.id, board, t, picture, new=False)
-            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
+            content = self.pictures.content(table.id, board, t, picture, new=False, rows=rows, log_file=log_file)
+            return await message.edit(**content)
         except discord.Forbidden:
             if picture is None:
                 raise
@@ -246,5 +249,5 @@ class BoardPoster:
             self.pictures.forget(table.id)
             if log_file is not None:
                 log_file.reset()
-            content = self.pictures.content(table.id, board, t, None, new=False)
-            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
+            content = self.pictures.content(table.id, board, t, None, new=False, rows=rows, log_file=log_file)
+            return await message.edit(**content)

@@ -20,7 +20,7 @@ formats below are those of every button already posted in Discord, byte for byte
 Action buttons, the clicks of play, are routed by the lobby cog's interaction listener too, from
 their custom_id alone (:meth:`ActionButton.parse`), not through discord.py's dynamic-item
 dispatch, which rebuilds a whole view from the clicked message for every click (about a tenth of
-a click's cost, issue 9); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
+a click's cost); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
 are sent as stopped views (:func:`panel_components`), which discord.py never stores: nothing would
 register the class there behind the router's back.
 
@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Protocol, Self, cast
 import discord
 from discord.ext import commands
 
-from bot.ui import Block, Button, NumberPrompt, Panel, Select
+from bot.ui import Button, NumberPrompt, Panel, Select
 
 #: Name of the cog that routes every click (:class:`cogs.lobby.LobbyCog`).
 ROUTER_COG = "LobbyCog"
@@ -51,16 +51,6 @@ STYLES = {
 }
 
 _ID = "[0-9]{1,20}"  # ASCII digits only (``\d`` would accept other scripts' digits)
-
-
-def embed(card: Block) -> discord.Embed:
-    """A :class:`discord.Embed` from a :class:`bot.ui.Block`."""
-    e = discord.Embed(title=card.title, description=card.description or None, color=card.color)
-    for f in card.fields:
-        e.add_field(name=f.name, value=f.value, inline=f.inline)
-    if card.footer:
-        e.set_footer(text=card.footer)
-    return e
 
 
 class ClickRouter(Protocol):
@@ -287,7 +277,8 @@ class NumberModalId:
 
 
 class NumberModal(discord.ui.Modal):
-    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`.
+    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`: its text input inside
+    a ``Label`` (Discord's current form; an input in an action row is deprecated).
 
     Its submission is handled by the lobby cog's interaction listener from the custom_id alone
     (:class:`NumberModalId`), never by this object: so a modal opened before a restart, or left
@@ -298,9 +289,8 @@ class NumberModal(discord.ui.Modal):
         super().__init__(title=prompt.title[:45], custom_id=modal_id.custom_id, timeout=600)
         self.prompt = prompt
         self.number: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=prompt.label[:45], placeholder=placeholder[:100], min_length=1, max_length=6, required=True,
-            custom_id="number")
-        self.add_item(self.number)
+            placeholder=placeholder[:100], min_length=1, max_length=6, required=True, custom_id="number")
+        self.add_item(discord.ui.Label(text=prompt.label[:45], component=self.number))  # not a deprecated action row
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         """Nothing: the lobby cog's interaction listener answers (see the class docstring)."""
@@ -326,44 +316,40 @@ def _options(comp: Select) -> list[discord.SelectOption]:
             for o in comp.options]
 
 
-def panel_components(panel: Panel, table_id: int, version: int) -> discord.ui.View:
-    """The components of a private panel; every code is bound to ``table_id``/``version``. The
-    view is stopped: discord.py sends it but never stores it (its clicks are routed by custom_id,
-    see the module docstring)."""
-    view = discord.ui.View(timeout=None)
+def panel_components(panel: Panel, table_id: int, version: int) -> list[discord.ui.ActionRow[Any]]:
+    """The rows of a private panel; every code is bound to ``table_id``/``version``. Send them in
+    a stopped layout (:func:`cogs.layout.card_message` with ``stop``), which discord.py never
+    stores (their clicks are routed by custom_id, see the module docstring)."""
+    rows = []
     for r, row in enumerate(panel.rows):
+        items: list[discord.ui.Item[Any]] = []
         for c, comp in enumerate(row):
-            item: discord.ui.Item[Any]
             if isinstance(comp, Button):
                 style = STYLES[comp.style]
                 if comp.prompt is not None:
-                    item = PromptButton(table_id, version, (r, c), comp.label, style, comp.emoji, comp.disabled, r)
+                    items.append(PromptButton(table_id, version, (r, c), comp.label, style, comp.emoji, comp.disabled))
                 else:
-                    item = ActionButton(table_id, version, comp.code, comp.label, style, comp.emoji, comp.disabled, r)
+                    items.append(ActionButton(table_id, version, comp.code, comp.label, style, comp.emoji,
+                                              comp.disabled))
             else:
-                item = PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
-                                   comp.max_values, r)
-            view.add_item(item)
-    view.stop()
-    return view
+                items.append(PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
+                                         comp.max_values))
+        rows.append(discord.ui.ActionRow(*items))
+    return rows
 
 
-def lobby_option_select(comp: Select, table_id: int, index: int, row: int) -> LobbyOptionSelect:
+def lobby_option_select(comp: Select, table_id: int, index: int) -> LobbyOptionSelect:
     """The lobby's option select number ``index`` from a :class:`bot.ui.Select`."""
-    return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values, row)
+    return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values)
 
 
-def level_picker_view(table_id: int, tag: str, selects: tuple[tuple[int, Select], ...]) -> discord.ui.View:
-    """The components of a level picker: one :class:`LevelSelect` per ``(seat, select)``, a row each."""
-    view = discord.ui.View(timeout=None)
-    for r, (seat, comp) in enumerate(selects[:5]):
-        view.add_item(LevelSelect(table_id, seat, tag, comp.placeholder, _options(comp), r))
-    return view
+def level_picker_rows(table_id: int, tag: str, selects: tuple[tuple[int, Select], ...]) -> list[discord.ui.ActionRow[Any]]:
+    """The rows of a level picker: one :class:`LevelSelect` per ``(seat, select)``, a row each."""
+    return [discord.ui.ActionRow(LevelSelect(table_id, seat, tag, comp.placeholder, _options(comp)))
+            for seat, comp in selects[:5]]
 
 
-def board_view(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> discord.ui.View:
-    """A view of board buttons ``(op, label, style, disabled)`` of a table, 5 per row."""
-    view = discord.ui.View(timeout=None)
-    for i, (op, label, style, disabled) in enumerate(buttons):
-        view.add_item(BoardButton(table_id, op, label, STYLES[style], disabled, i // 5))
-    return view
+def board_rows(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> list[discord.ui.ActionRow[Any]]:
+    """Rows of board buttons ``(op, label, style, disabled)`` of a table, 5 per row."""
+    items = [BoardButton(table_id, op, label, STYLES[style], disabled) for op, label, style, disabled in buttons]
+    return [discord.ui.ActionRow(*items[i:i + 5]) for i in range(0, len(items), 5)]

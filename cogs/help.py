@@ -12,8 +12,8 @@ from discord.ext import commands
 
 from bot import admin
 from bot.games import GAMES
-from cogs.base import GameCog, reply, user_t
-from cogs.components import embed
+from cogs.base import GameCog, answer, user_t
+from cogs.layout import card_message
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -35,7 +35,7 @@ class HelpCog(commands.Cog):
     async def help(self, interaction: discord.Interaction) -> None:
         """The help card, privately, in the member's language."""
         commands = {cmd.name for cmd in self.bot.tree.get_commands()}
-        await reply(interaction, embed=embed(admin.help_block(user_t(interaction), self.games(), commands)))
+        await answer(interaction, **card_message(admin.help_block(user_t(interaction), self.games(), commands)))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

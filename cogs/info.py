@@ -14,8 +14,8 @@ from bot import compose
 from bot.games import GAMES
 from bot.i18n import Translator
 from bot.ui import Block, Field
-from cogs.base import guild_lang, reply, user_t
-from cogs.components import embed
+from cogs.base import answer, guild_lang, user_t
+from cogs.layout import card_message
 from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class InfoCog(commands.Cog):
                 for i, r in enumerate(rows))
         card = Block(title=title, description=desc, footer=t("lb.footer", min=self.bot.records.leaderboard_min_games),
                     color=0xF1C40F)
-        await interaction.response.send_message(embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
+        await interaction.response.send_message(**card_message(card), allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name=_T("stats", key="cmd.stats.name"),
                           description=_T("Games played and won, per game", key="cmd.stats.desc"))
@@ -65,7 +65,7 @@ class InfoCog(commands.Cog):
             for g, r in stats.items())
         card = Block(title=t("stats.title", name=compose.escape_name(who.display_name)),
                     description="" if fields else t("stats.none"), fields=fields)
-        await reply(interaction, embed=embed(card))
+        await answer(interaction, **card_message(card))
 
     @app_commands.command(name=_T("rules", key="cmd.rules.name"),
                           description=_T("How to play a game", key="cmd.rules.desc"))
@@ -74,7 +74,7 @@ class InfoCog(commands.Cog):
     @app_commands.choices(game=game_choices())
     async def rules(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
         """A rules summary, privately."""
-        await reply(interaction, embed=embed(GAMES[game.value].presenter.rules(user_t(interaction))))
+        await answer(interaction, **card_message(GAMES[game.value].presenter.rules(user_t(interaction))))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from bot import compose
 from bot.games import GAMES
+from bot.i18n import Translator
 from bot.service import ServiceError
 from cogs import pictures
 from cogs.base import GameCog, report_click_error, report_error, user_t
@@ -49,9 +50,11 @@ log = logging.getLogger(__name__)
 
 
 def game_choices(games: list[str] | tuple[str, ...] | None = None) -> list[app_commands.Choice[str]]:
-    """Slash-command choices for ``games`` (default: every registered game), names localised
-    by the command translator."""
-    return [app_commands.Choice(name=_T(key, key=f"game.{key}.name"), value=key) for key in (games or tuple(GAMES))]
+    """Slash-command choices for ``games`` (default: every registered game): the game's name
+    (never its key) in English, localised by the command translator for the other languages."""
+    en = Translator("en")
+    return [app_commands.Choice(name=_T(compose.game_title(key, en)[:100], key=f"game.{key}.name"), value=key)
+            for key in (games or tuple(GAMES))]
 
 
 class LobbyCog(commands.Cog, name=ROUTER_COG):

@@ -10,11 +10,15 @@
 # stopped at exit; its URL goes to the tests in TEST_DATABASE_URL. Set TEST_DATABASE_URL yourself
 # to use another server instead; SPEAKEASY_NO_POSTGRES=1 starts none (the PostgreSQL tests are
 # then skipped, or fail when CI is set).
+#
+# Chromium (for the screenshot tests, through Playwright): see scripts/_browser.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 source scripts/_postgres.sh
+source scripts/_browser.sh
 install_project '.[test]'
+ensure_browser
 
 check() {  # check NAME COMMAND...: run a static check, show its output only when it fails
   local out

@@ -69,7 +69,11 @@ class E2E:
     Scripted chance (undone when the test ends): ``deal={"shop-battle": fn}`` replaces that
     game's ``setup`` by ``fn(seed, players, options)``; ``dice={"gang-of-dice": [(0, 3, 5), …]}``
     forces the faces of the next commits and rerolls, in order (then the seed rolls again);
-    :attr:`dice_left` is what the script has not used yet."""
+    :attr:`dice_left` is what the script has not used yet.
+
+    When the test ends, every request the bot made is checked against Discord's rules and limits
+    (:meth:`tests.harness.DiscordWorld.conformance`: V2 layouts only, their limits, no follow-up
+    completing a defer, modal labels)."""
 
     def __init__(self, db_path: Path, stack: contextlib.AsyncExitStack) -> None:
         self.db_path = db_path
@@ -77,6 +81,9 @@ class E2E:
         self._seeds: list[int] | None = None
         self.world: DiscordWorld | None = None
         self.dice_left: list[tuple[int, ...]] = []
+        #: the conformance check at the end of the test reads ``world.http_log`` from here on
+        #: (a test that plays an earlier version's requests, e.g. an embed board, moves it)
+        self.conformance_since = 0
 
     async def __call__(self, *, seeds: list[int] | None = None, guild_locale: str = "en-US", start: bool = True,
                        deal: Mapping[str, Deal] | None = None,
@@ -136,7 +143,11 @@ class E2E:
 async def e2e(tmp_path: Path) -> AsyncIterator[E2E]:
     """One world and one bot per end-to-end test (see :class:`E2E`)."""
     async with contextlib.AsyncExitStack() as stack:
-        yield E2E(tmp_path / "db.sqlite", stack)
+        handle = E2E(tmp_path / "db.sqlite", stack)
+        yield handle
+        if handle.world is not None:  # every request the bot made obeys Discord's rules and limits
+            found = handle.world.conformance(since=handle.conformance_since)
+            assert not found, "Discord conformance:\n" + "\n".join(found[:20])
 
 
 def lobby_id(msg) -> int:
@@ -149,10 +160,10 @@ def board_of(world, table_id: int):
     """The public board message of a table (the first message with a My panel button)."""
     for thread in world.threads:
         for m in world.thread_messages(thread):
-            if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+            if f"se:b:{table_id}:panel" in m.custom_ids and m.cards:
                 return m
     for m in world.channel_messages():
-        if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+        if f"se:b:{table_id}:panel" in m.custom_ids and m.cards:
             return m
     raise AssertionError("no board message")
 

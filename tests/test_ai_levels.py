@@ -1,4 +1,4 @@
-"""AI levels on the bot side (issue 11 parts 3 and 5): stored with the seat, set in the lobby,
+"""AI levels on the bot side: stored with the seat, set in the lobby,
 rated per level, strong moves in a process pool outside the table lock, ``play --ai``.
 
 Strong moves get an iteration budget here (``AiPool(iterations=...)``): no clock is read, so a

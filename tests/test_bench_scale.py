@@ -2,7 +2,7 @@
 and its fake transport.
 
 Checks what the benchmark produces, never how fast: the last line is one JSON object with
-every figure the issue asks for, each a positive number, and no timed click was refused
+every figure it reports, each a positive number, and no timed click was refused
 (each one moved its table on). Targets live in the benchmark only.
 """
 

@@ -111,7 +111,7 @@ async def test_a_database_of_the_previous_version_resumes_and_finishes_its_table
 
 
 def test_moonshine_tables_of_rules_2_keep_the_first_card_set() -> None:
-    """Issue 14: rules 3 to 8 deal new card sets; a rules-2 table keeps the cards it was
+    """Rules 3 to 8 deal new card sets; a rules-2 table keeps the cards it was
     dealt (ids 0..69, Speakeasies 0..4), a rules-3 table the second set (70..139, 5..9), a rules-4
     table the third (140..209, 10..14), a rules-5 table the fourth (210..279, 15..19), a rules-6 table the
     fifth (280..349, 20..24), a rules-7 table the sixth (350..419, 25..29, card set 5), each with the same

@@ -179,7 +179,7 @@ async def test_start_clicked_twice_at_once_creates_one_thread_and_one_board(e2e)
                                 world.click(alice, msg, f"se:l:{tid}:start"))
     assert r1.acknowledged and r2.acknowledged
     assert len(world.threads) == 1
-    boards = [m for m in world.thread_messages(world.threads[0]) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids]
+    boards = [m for m in world.thread_messages(world.threads[0]) if m.cards and f"se:b:{tid}:panel" in m.custom_ids]
     assert len(boards) == 1
     welcomes = [m for m in world.thread_messages(world.threads[0]) if "Welcome" in m.text()]
     assert len(welcomes) == 1
@@ -230,7 +230,7 @@ async def two_member_dice_table(e2e, seed=5, **kw):
 def ping_of(world, tid):
     """The last public ping (a message with a My panel button and no embed)."""
     return [m for m in world.thread_messages(world.threads[0]) if f"se:b:{tid}:panel" in m.custom_ids
-            and not m.embeds][-1]
+            and not m.cards][-1]
 
 
 async def test_stranger_on_board_and_ping_and_rules(e2e):
@@ -242,7 +242,7 @@ async def test_stranger_on_board_and_ping_and_rules(e2e):
         assert res.ephemeral and res.response.viewer_id == carol.id and NOT_SEATED in res.response.text()
     # anyone may read the rules, privately
     res = await world.click(carol, board, f"se:b:{tid}:rules")
-    assert res.ephemeral and res.response.embeds and "Gang of Dice" in res.response.text()
+    assert res.ephemeral and res.response.cards and "Gang of Dice" in res.response.text()
     assert len(await world.bot.db.action_log(tid)) == 0
 
 
@@ -584,7 +584,7 @@ async def test_english_guild_french_member_gets_french_private_texts(e2e):
     res = await world.slash(zoe, "stats")
     assert "Statistiques" in res.response.text() or "Aucune" in res.response.text()
     res = await world.slash(zoe, "classement", game="gang-of-dice")  # localised command name
-    assert res.response.public and res.response.embeds
+    assert res.response.public and res.response.cards
 
 
 # ---------------------------------------------------------------------------------------- names
@@ -642,8 +642,8 @@ async def test_rules_of_every_game_fit_in_an_embed(e2e, locale):
     alice = world.member("alice", locale=locale)
     for game in GAMES:
         res = await world.slash(alice, "rules", game=game)
-        assert res.ephemeral and res.response.embeds, game
-        assert res.response.embeds[0]["description"]
+        assert res.ephemeral and res.response.cards, game
+        assert res.response.cards[0]["description"]
 
 
 # ---------------------------------------------------------------------------------------- moderators, threads, restarts
@@ -823,7 +823,7 @@ async def test_five_hostile_long_names_at_a_regular_moonshine_table(e2e):
     for _ in range(6):  # a few steps, each with every panel opened
         for m in members:
             res = await world.click(m, board, f"se:b:{tid}:panel")
-            assert res.ephemeral and res.response.embeds
+            assert res.ephemeral and res.response.cards
         await world.advance(601)
         board = board_of(world, tid)
     assert (await svc.hall.table(tid)).version >= 3
@@ -956,7 +956,7 @@ async def test_lobby_burst_of_joins_leaves_and_ai(e2e):
         world.click(ms[3], msg, f"se:l:{tid}:join"))
     assert all(r.acknowledged for r in results)
     table = await world.bot.hall.table(tid)
-    shown = msg.embeds[0]["fields"][0]["value"]
+    shown = msg.cards[0]["fields"][0]["value"]
     assert shown.count("\n") == len(table.seats) - 1
     for s in table.seats:
         assert (s.name if s.is_ai else f"<@{s.user_id}>") in shown
@@ -1035,7 +1035,7 @@ async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n
         board = board_of(world, tid)
         for m in members:
             res = await world.click(m, board, f"se:b:{tid}:panel")
-            assert res.ephemeral and res.response.embeds
+            assert res.ephemeral and res.response.cards
         await world.advance(601)
     assert (await world.bot.hall.table(tid)).version >= 2
 
@@ -1063,9 +1063,9 @@ async def test_without_thread_permission_the_table_is_played_in_the_channel(e2e)
     world, alice, channel, msg, tid = await no_thread_lobby(e2e)
     assert not world.threads
     assert (await world.bot.hall.table(tid)).row.status == "running"
-    board = next(m for m in world.channel_messages(channel) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids)
+    board = next(m for m in world.channel_messages(channel) if m.cards and f"se:b:{tid}:panel" in m.custom_ids)
     res = await world.click(alice, board, f"se:b:{tid}:panel")
-    assert res.ephemeral and res.response.embeds
+    assert res.ephemeral and res.response.cards
     assert any("it's your turn" in m.text() for m in world.channel_messages(channel))
 
 
@@ -1088,7 +1088,7 @@ async def test_without_thread_post_permission_the_host_learns_why(e2e):
     start = await world.click(alice, msg, f"se:l:{tid}:start")
     table = await world.bot.hall.table(tid)
     if table.row.status == "running":  # acceptable: played in the channel
-        assert any(m.embeds and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
+        assert any(m.cards and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
     else:  # else the host must be told why, and no empty thread should be left behind
         assert private_text(start).strip(), "the host got no explanation"
         assert not world.threads

@@ -58,7 +58,7 @@ async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
     with pytest.raises(ImpossibleAction):  # Discord itself offers only the enabled games
         await world.slash(alice, "play", game="shop-battle")
     res = await world.slash(alice, "play", game="moonshine")
-    assert res.response.public and "Moonshine" in res.response.embeds[0]["title"]
+    assert res.response.public and "Moonshine" in res.response.cards[0]["title"]
 
 
 async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbies(e2e):
@@ -82,7 +82,7 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
         await take_turn(world, alice, tid, rng)
     assert (await world.bot.hall.table(tid)).row.status == "finished"
     res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:rules")
-    assert res.ephemeral and res.response.embeds
+    assert res.ephemeral and res.response.cards
     # the lobby opened before still answers (it is not a new lobby)
     otid = lobby_id(old_lobby)
     res = await world.click(alice, old_lobby, f"se:l:{otid}:ai+")
@@ -126,8 +126,8 @@ def test_panel_components_carry_the_typed_kinds():
         (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
         (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
     ))
-    view = panel_components(panel, 5, 9)
-    kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
+    rows = panel_components(panel, 5, 9)
+    kinds = [(type(i).__name__, i.custom_id) for row in rows for i in row.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]
 

@@ -30,7 +30,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     alice, bob = world.member("alice"), world.member("bob")
     res = await world.slash(alice, "play", game="gang-of-dice")
     lobby = res.response
-    assert lobby.public and "Gang of Dice" in lobby.embeds[0]["title"]
+    assert lobby.public and "Gang of Dice" in lobby.cards[0]["title"]
     tid = lobby_id(lobby)
     await world.click(bob, lobby, f"se:l:{tid}:join")
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
@@ -42,7 +42,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     board = board_of(world, tid)
     assert board.public and "Round 1/12" in board.text()
     # the footer names the table and counts no moves (the stored count is of engine steps)
-    assert board.embeds[0]["footer"] == {"text": f"Table #{tid}"}
+    assert board.cards[0]["footer"] == {"text": f"Table #{tid}"}
     table = await play_until(world, [alice, bob], tid, random.Random(3))
     assert table.row.status == "finished"
 
@@ -64,7 +64,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     # whoever won, the member placed better in the game is listed above the other (the check
     # used to run only when a member won the game, which seed 7 never gave: an AI player wins)
     outcome = GAMES["gang-of-dice"].game.outcome(table.state)
-    lines = lb.response.embeds[0]["description"].splitlines()
+    lines = lb.response.cards[0]["description"].splitlines()
     rank = {m: outcome.ranks[table.seat_of(m.id)] for m in (alice, bob)}
     line = {m: next(i for i, text in enumerate(lines) if m.mention in text) for m in (alice, bob)}
     better, worse = sorted((alice, bob), key=rank.__getitem__)
@@ -131,7 +131,7 @@ async def test_two_members_clicking_at_once_apply_once(e2e):
     code = f"se:a:{tid}:{table.version}:c1"
     # the waiting member forges the same button (e.g. a copied custom_id on the public ping)
     ping = next(m for m in world.thread_messages(world.threads[0]) if f"se:b:{tid}:panel" in m.custom_ids
-                and not m.embeds)
+                and not m.cards)
     results = await world.gather(world.click(acting, panel, code), world.click(waiting, ping, f"se:b:{tid}:panel"))
     assert len(await service.db.action_log(tid)) == 1
     table = await service.hall.table(tid)

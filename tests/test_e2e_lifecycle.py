@@ -1,4 +1,4 @@
-"""Issue 13, end to end through the offline harness: Discord's lifecycle (a deleted or archived
+"""End to end through the offline harness: Discord's lifecycle (a deleted or archived
 thread, the bot removed from its server, a member gone at the end), one lobby per member per
 channel, ``/table list`` and ``/table abandon``, Rematch, ``/help``, the game log attached to
 the finished board, and a custom-deck table replayed after its deck is removed."""

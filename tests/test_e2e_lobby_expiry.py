@@ -1,4 +1,4 @@
-"""Lobby expiry end to end (issue 13, part 2), through the offline harness on its simulated
+"""Lobby expiry end to end, through the offline harness on its simulated
 clock: a lobby not started within ``LOBBY_TIMEOUT_MINUTES`` (30 by default) closes itself, its
 message edited to say so with no buttons left; an old Join button (its edit failed) answers with
 a clear ephemeral message; the expiry survives a restart, and one that fell due while the bot
@@ -36,7 +36,7 @@ async def test_a_lobby_not_started_in_time_closes_itself(e2e):
     table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned" and table.row.seed is None
     assert expired in lobby.text()
-    assert lobby.components == [] and lobby.custom_ids == []  # no buttons, no selects left
+    assert lobby.buttons == [] and lobby.selects == [] and lobby.custom_ids == []  # no buttons, no selects left
     assert alice.mention in lobby.text() and bob.mention in lobby.text()  # who was seated stays
     assert await world.bot.db.timer(lobby_key(tid)) is None
     assert await world.bot.records.stats(world.guild_id, alice.id) == {}  # nothing recorded

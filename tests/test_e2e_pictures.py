@@ -22,7 +22,7 @@ from tests.harness import Channel
 
 def board_png(world, board) -> bytes:
     """The bytes of the board message's current picture (it must have one)."""
-    assert board.image_urls == ["attachment://board.png"], board.embeds
+    assert board.image_urls == ["attachment://board.png"], board.cards
     att = board.attachment("board.png")
     assert att is not None, board.attachments
     return world.attachment_bytes(att)
@@ -296,4 +296,6 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
         Field(t("board.log"), "• line")))
     content = BoardPictures(lambda: True).content(1, Board(card=card, log=()), t,
                                                   Picture(b"png", "k", "board.png"), new=True)
-    assert [f.name for f in content["embed"].fields] == [t("result.tie_field"), t("board.log")]
+    import discord
+    texts = "\n".join(i.content for i in content["view"].walk_children() if isinstance(i, discord.ui.TextDisplay))
+    assert f"**{t('result.tie_field')}**" in texts and f"**{t('board.log')}**" in texts and "**AI 1**" not in texts

@@ -224,7 +224,7 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
 
     # /play, join, an AI, the rounds option from the lobby's select, Start
     lobby = (await world.slash(alice, "play", game=KEY)).response
-    assert lobby.public and "High Card" in lobby.embeds[0]["title"]
+    assert lobby.public and "High Card" in lobby.cards[0]["title"]
     tid = lobby_id(lobby)
     await world.click(bob, lobby, f"se:l:{tid}:join")
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
@@ -283,7 +283,7 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     assert "High Card" in lb.text() and alice.mention in lb.text() and bob.mention in lb.text()
     ranks = {seat: high_card.outcome(table.state).ranks[seat] for seat in members}
     if len(set(ranks.values())) == 2:  # the better-placed member is rated higher
-        first_line = lb.embeds[0]["description"].splitlines()[0]
+        first_line = lb.cards[0]["description"].splitlines()[0]
         assert members[min(ranks, key=ranks.__getitem__)].mention in first_line
     claude = world.member("claude", locale="fr")
     rules = (await world.slash(claude, "rules", game=KEY)).response

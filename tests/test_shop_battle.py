@@ -695,7 +695,7 @@ def test_ai_beats_random_choosers():
 
 
 def _deal_by_random(seed: int, cards: int, players: int, rules: int) -> Any:
-    """The deal as it was written before issue 11 (one ``random.Random`` call per draw)."""
+    """The deal as first written (one ``random.Random`` call per draw)."""
     from engine.shop_battle.rules import deal, give_leftovers, late_choosers
 
     rng = random.Random(f"{seed}:deal")

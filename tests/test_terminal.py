@@ -1,5 +1,5 @@
 """The terminal mode (bot/terminal.py): every game plays to the end through the table services, and
-each habit of issue 13 part 8 has its test (typed counts, one-answer rerolls, dice kept in
+each habit of the terminal has its test (typed counts, one-answer rerolls, dice kept in
 place, confirmation before leaving and ``play --resume``, forced moves, AI pacing, terminal
 wording, no block printed twice). Input is scripted; pacing is 0 (no timing)."""
 
@@ -685,7 +685,7 @@ async def test_resume_names_options_and_a_deck_it_does_not_apply(tmp_path):
             "levels, its options and its seed).") in again.lines
 
 
-# --- a newcomer's report (issue: terminal, pictures, texts) ----------------------------------------------
+# --- a newcomer's report (terminal, pictures, texts) ----------------------------------------------
 @pytest.mark.parametrize("lang", ["en", "fr"])
 async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_again(tmp_path, god_script, lang):
     """The same table open in two terminals: the older one's move is refused with a plain,

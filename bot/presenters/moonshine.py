@@ -25,7 +25,7 @@ Panels (at most 5 rows; selects alone in their row, 25 options at most):
 - keep / pick / replace: a select of cards (plus "Keep none" for pick);
 - draft: a multi-select of the offered cards with ``min = max = n`` (prefix ``draft.``).
 
-Comprehension (issue 13): every panel's footer is the legend of a Client line (★ points, the
+Comprehension: every panel's footer is the legend of a Client line (★ points, the
 🌙 after a cost = Moon tokens to discard, ``[●○ …]`` upper bonus, ``→`` lower bonus), also a
 field of ``/rules moonshine``; the action panel lists each Client the seat cannot validate with
 what it misses (resources, Moon tokens, dice it has no access to); replacing a Client warns

@@ -149,7 +149,7 @@ from engine.shop_battle.ai import choose_action
 from engine.shop_battle.cards import Card, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import MAX_ROUNDS, advance
-from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
+from engine.shop_battle.state import CCW, KEY, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
 __all__ = ["LATE_CHOOSERS_FROM", "MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal",
@@ -339,7 +339,7 @@ def give_leftovers(piles: Sequence[Sequence[int]], pot: Sequence[int],
 class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     """Shop Battle, 2-6 players (RULINGS S1-S6). See the module docstring for the rules."""
 
-    key = "shop-battle"
+    key = KEY
     min_players = 2
     max_players = 6
     state_model = ShopBattleState

@@ -13,7 +13,10 @@ from typing import Any, Literal
 from engine.core import State
 from engine.shop_battle.cards import Card
 
-__all__ = ["CCW", "CW", "LastRound", "OpeningEvent", "Pending", "ShopBattleState", "knowledge"]
+__all__ = ["CCW", "CW", "KEY", "LastRound", "OpeningEvent", "Pending", "ShopBattleState", "knowledge"]
+
+#: The game's key (stored with every table and in its public view's ``game`` field).
+KEY = "shop-battle"
 
 CCW, CW = -1, 1
 

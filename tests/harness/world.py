@@ -31,7 +31,7 @@ from simcord.backend.errors import BackendError, SetupError
 from simcord.builders import ChannelHandle, GuildHandle, RoleHandle, UserHandle
 from simcord.results import InteractionResult, ResponseMessage
 
-from . import _patches
+from . import _patches, conformance
 from .errors import (
     BotError,
     BotErrorsReported,
@@ -895,6 +895,12 @@ class DiscordWorld:
     def http_log(self) -> list[Any]:
         """Every REST/webhook request the bot made (entries with method, path, json)."""
         return list(self._env.http_requests)
+
+    def conformance(self, *, since: int = 0, v2_only: bool = True) -> list[str]:
+        """The breaches of Discord's rules and limits in the requests ``http_log[since:]``, one
+        line each (:func:`tests.harness.conformance.violations`: V2 limits, only V2 layouts with
+        ``v2_only``, no follow-up completing a defer, modal labels)."""
+        return conformance.violations(self.http_log[since:], v2_only=v2_only)
 
     def bot_rest_calls(self, since: int = 0) -> list[Any]:
         """The REST requests the bot made on its own, from ``http_log[since:]``: everything but
