@@ -30,10 +30,12 @@ pure engine side; this module adds what the engine may not have, a clock and pro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -86,7 +88,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
+def _lower_priority(niceness: int = WORKER_NICENESS) -> None:
     """Worker initializer: the ``SCHED_IDLE`` scheduling policy where the platform has it
     (Linux): the worker then runs only on a core that nothing else wants, and a woken event
     loop preempts it at once instead of waiting for its time slice to end (a niced process
@@ -97,7 +99,7 @@ def _lower_priority() -> None:
     terminal is the parent's to handle (it asks before leaving), not a traceback per worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        os.nice(WORKER_NICENESS)
+        os.nice(niceness)
     except (AttributeError, OSError):  # pragma: no cover - not on Linux
         pass
     idle = getattr(os, "SCHED_IDLE", None)
@@ -110,14 +112,28 @@ def _lower_priority() -> None:
 
 def _worker_start(bot_pid: int) -> None:
     """Worker initializer: exit when the bot ends (:func:`bot.lifeline.watch`), then
-    :func:`_lower_priority`."""
+    :func:`_lower_priority` to :data:`WORKER_NICENESS` above the bot (counting what the fork
+    server, started niced, already gave the worker)."""
     lifeline.watch(bot_pid)
-    _lower_priority()
+    try:
+        step = os.getpriority(os.PRIO_PROCESS, bot_pid) + WORKER_NICENESS - os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        step = WORKER_NICENESS
+    _lower_priority(max(0, step))
 
 
 def _started() -> tuple[int, int]:
     """A worker's first job at start: its process id and its parent's (the fork server)."""
     return os.getpid(), os.getppid()
+
+
+def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:
+    if future.done():
+        return
+    if exc is None:
+        future.set_result(None)
+    else:
+        future.set_exception(exc)
 
 
 def _context() -> Any:
@@ -179,11 +195,28 @@ class AiPool:
         starting, or after :meth:`close`."""
         if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
             return
-        self._starting = asyncio.ensure_future(asyncio.to_thread(self._boot))
+        loop = asyncio.get_running_loop()
+        starting: asyncio.Future[None] = loop.create_future()
+        self._starting = starting
+
+        def run() -> None:
+            try:
+                self._boot()
+            except BaseException as exc:  # pragma: no cover - _boot logs what it can recover from
+                loop.call_soon_threadsafe(_settle, starting, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, starting, None)
+
+        threading.Thread(target=run, name="ai-pool-start", daemon=True).start()
 
     def _boot(self) -> None:
-        """In a thread: make the executor and have every worker answer once (the processes,
-        and the fork server with the games imported, are then up)."""
+        """In its own thread: make the executor and have every worker answer once (the
+        processes, and the fork server with the games imported, are then up). The thread runs
+        at :data:`WORKER_NICENESS` first, and the fork server it starts inherits it: its
+        second of imports takes only the CPU the event loop leaves."""
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a thread's own niceness
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                           os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
         executor = self._factory(self.workers)
         try:
             found = [f.result() for f in [executor.submit(_started) for _ in range(self.workers)]]

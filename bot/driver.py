@@ -166,8 +166,12 @@ class Driver:
                 log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
                 if failures >= MAX_AI_FAILURES:
                     log.error("giving up table %s: its AI move failed %d times", table_id, failures)
-                    await host.give_up(table_id)
-                    return
+                    while True:
+                        try:
+                            await host.give_up(table_id)
+                            return
+                        except StoreUnavailable:  # abandon it once the store answers
+                            await asyncio.sleep(outage.next())
                 await asyncio.sleep(AI_RETRY_SECONDS * failures)
                 continue
             failures = 0

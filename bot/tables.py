@@ -114,10 +114,15 @@ class Tables:
     async def give_up(self, table_id: int) -> None:
         """Abandon a table that keeps failing (an engine or storage error), telling its players.
 
-        Never raises: when even abandoning fails, the table's deadline is removed so that it
-        stops firing (both failures are logged)."""
+        Raises :class:`storage.base.StoreUnavailable` when the store is away meanwhile (nothing
+        changed: the caller tries again later, the deadline stays armed). Otherwise never
+        raises: when even abandoning fails, the table's deadline is removed so that it stops
+        firing (both failures are logged)."""
         try:
             await self.abandon(table_id, None)
+        except StoreUnavailable:
+            log.warning("table %s will be given up once the database answers", table_id)
+            raise
         except Exception:
             log.exception("could not abandon failing table %s", table_id)
             try:

@@ -339,9 +339,17 @@ class PostgresStore(Store):
     def _transient(self, exc: BaseException) -> bool:
         """A lost or refused connection (a server restarting, failing over, shutting down,
         not accepting connections yet, out of connection slots), a network error or timeout,
-        a serialization failure or deadlock: the same call may succeed when asked again."""
-        if isinstance(exc, asyncpg.InterfaceError):
-            return self._pg.is_closed() or "closed" in str(exc)
+        a serialization failure or deadlock: the same call may succeed when asked again.
+
+        A connection asyncpg can no longer use (closed, or its protocol left mid-operation by
+        a statement the server cut: ``InternalClientError``, a bare ``InterfaceError``) is
+        dropped here, so that the next statement connects again. Asyncpg's errors about the
+        arguments (``DataError``) or its configuration are not transient."""
+        broken = isinstance(exc, asyncpg.InternalClientError) or type(exc) is asyncpg.InterfaceError
+        if broken:
+            if not self._pg.is_closed():
+                self._pg.terminate()
+            return True
         return isinstance(exc, _TRANSIENT)
 
     async def _one(self, sql: str, *args: Any) -> Any:

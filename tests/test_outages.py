@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 
+import discord
 import pytest
 
 from bot.client import report_error
@@ -180,15 +181,16 @@ class _Response:
     def is_done(self) -> bool:
         return bool(self.sent)
 
-    async def send_message(self, content=None, *, ephemeral=False, **_):
-        self.sent.append((content, ephemeral))
+    async def send_message(self, content=None, *, ephemeral=False, view=None, **_):
+        texts = [item.content for item in view.walk_children() if isinstance(item, discord.ui.TextDisplay)]
+        self.sent.append(("\n".join(texts) if view is not None else content, ephemeral))
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr"])
 async def test_a_click_during_an_outage_is_told_the_table_is_safe_without_a_traceback(locale, caplog):
     from bot.i18n import Translator
 
-    interaction = SimpleNamespace(id=1, locale=locale, guild_locale=None, response=_Response())
+    interaction = SimpleNamespace(id=1, locale=locale, guild_locale=None, response=_Response(), extras={})
     caplog.set_level(logging.WARNING)
     await report_error(interaction, StoreUnavailable("the database is unavailable (OSError)"))  # type: ignore[arg-type]
     lang = "fr" if locale == "fr" else "en"
