@@ -38,7 +38,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -127,15 +127,6 @@ def _started() -> tuple[int, int]:
     return os.getpid(), os.getppid()
 
 
-def _settle(future: asyncio.Future[None], exc: BaseException | None) -> None:
-    if future.done():
-        return
-    if exc is None:
-        future.set_result(None)
-    else:
-        future.set_exception(exc)
-
-
 def _context() -> Any:
     """Worker processes: forked from a clean server process that imported the games once
     ("forkserver": no copy of the bot's threads or sockets), else spawned."""
@@ -195,19 +186,10 @@ class AiPool:
         starting, or after :meth:`close`."""
         if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
             return
-        loop = asyncio.get_running_loop()
-        starting: asyncio.Future[None] = loop.create_future()
-        self._starting = starting
-
-        def run() -> None:
-            try:
-                self._boot()
-            except BaseException as exc:  # pragma: no cover - _boot logs what it can recover from
-                loop.call_soon_threadsafe(_settle, starting, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, starting, None)
-
-        threading.Thread(target=run, name="ai-pool-start", daemon=True).start()
+        # a thread of its own (niced in _boot), ended once the processes are up
+        booter = ThreadPoolExecutor(1, thread_name_prefix="ai-pool-start")
+        self._starting = asyncio.get_running_loop().run_in_executor(booter, self._boot)
+        booter.shutdown(wait=False)
 
     def _boot(self) -> None:
         """In its own thread: make the executor and have every worker answer once (the
