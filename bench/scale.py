@@ -7,7 +7,7 @@
 For each N it prints, then ends with one JSON line (the last line of the output):
 
 - **click**: a member's button click on their private panel at a running table, fed as a real
-  INTERACTION_CREATE payload into discord.py's own dispatch (``bench/transport.py`` answers the
+  INTERACTION_CREATE payload into discord.py's own dispatch (``tests/harness/transport.py`` answers the
   HTTP and webhook calls in memory), timed from the feed until the member's redrawn panel is
   sent (the click's own UPDATE_MESSAGE answer, or ``PATCH .../messages/@original`` when the bot
   deferred first) and, separately, until the table's board edit is sent
@@ -93,7 +93,6 @@ from typing import Any, NamedTuple
 
 import discord
 
-from bench.transport import FakeDiscord, Sent
 from bot import compose
 from bot.client import SpeakeasyBot
 from bot.games import GAMES
@@ -107,6 +106,7 @@ from bot.ui import Button, Panel
 from storage.base import SeatRow, TimerRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
+from tests.harness.transport import FakeDiscord, Sent
 
 ROOT = Path(__file__).resolve().parents[1]
 

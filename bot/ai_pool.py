@@ -176,6 +176,11 @@ class AiPool:
         """Whether moves of ``level`` are computed in the pool (else inline)."""
         return level in POOLED
 
+    @property
+    def started(self) -> bool:
+        """Whether worker processes run now (started by the first pooled move)."""
+        return self._executor is not None
+
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))

@@ -107,6 +107,10 @@ class Driver:
         task = self._tasks.get(table_id)
         return task is not None and not task.done()
 
+    def tables(self) -> frozenset[int]:
+        """The tables whose driver task is held now (running, or done and not yet forgotten)."""
+        return frozenset(self._tasks)
+
     async def _drive(self, table_id: int) -> None:
         """Let AI seats act one step at a time until a member must act or the game ends.
 

@@ -181,6 +181,11 @@ class Hall:
         """The cache of a running table, or ``None`` (not running, or not decoded yet)."""
         return self._live.get(table_id)
 
+    def held(self) -> dict[str, frozenset[int]]:
+        """The table ids each per-table structure holds now: ``locks``, ``live`` (running tables,
+        decoded) and ``index`` (resumed, not decoded yet). For tests and the soak benchmark."""
+        return {"locks": frozenset(self._locks), "live": frozenset(self._live), "index": frozenset(self._index)}
+
     def keep(self, live: LiveTable) -> LiveTable:
         """Cache a table that starts running (under its lock, once stored); returns it."""
         self._live[live.id] = live

@@ -262,7 +262,7 @@ class Tables:
             else:
                 async with db.transaction():
                     await db.commit_step(write)
-                    await self._finish(live, outcome, now, gone)
+                    await self.finish(live, outcome, now, gone)
         except VersionConflict:
             hall.drop(live.id)
             raise
@@ -273,7 +273,7 @@ class Tables:
         self.scheduler.stepped(timer, cancel)
         return events
 
-    async def _finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
+    async def finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
         """Store the result and update ratings/stats (inside the caller's transaction, which
         also stored the status and removed the deadline); the members in ``gone`` (no longer in
         the server) are not rated."""

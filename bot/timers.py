@@ -146,6 +146,15 @@ class Timers:
         entry = self._rows.get(key)
         return entry[1] if entry is not None else None
 
+    def keys(self) -> frozenset[str]:
+        """The keys of the timers remembered now."""
+        return frozenset(self._rows)
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: ``rows`` (one per timer), ``heap`` (queue entries, stale ones
+        included), ``handlers`` (kinds registered). For tests and the soak benchmark."""
+        return {"rows": len(self._rows), "heap": len(self._heap), "handlers": len(self._handlers)}
+
     def __len__(self) -> int:
         return len(self._rows)
 

@@ -102,6 +102,12 @@ class BoardPoster:
         self._gone_guilds: set[int] = set()
         self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
 
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: ``dirty`` boards, board ``updaters``, other ``tasks``, ``gone_guilds``,
+        and the board pictures known (``pictures``). For tests and the soak benchmark."""
+        return {"dirty": len(self._dirty), "updaters": len(self._updaters), "tasks": len(self._tasks),
+                "gone_guilds": len(self._gone_guilds), **self.pictures.sizes()}
+
     async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""
         raise NotImplementedError

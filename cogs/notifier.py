@@ -35,6 +35,11 @@ class DiscordNotifier(BoardPoster, Notifier):
         self._pinged: dict[int, tuple[frozenset[int], int | None]] = {}
         self._moving: set[int] = set()
 
+    def sizes(self) -> dict[str, int]:
+        """:meth:`cogs.boards.BoardPoster.sizes` and the turn pings remembered (``pinged``), the
+        tables moving to their channel (``moving``)."""
+        return {**super().sizes(), "pinged": len(self._pinged), "moving": len(self._moving)}
+
     # ---------------------------------------------------------------- notifier API
     async def lobby_changed(self, table: TableSnapshot) -> None:
         """Lobby edits are answered by the clicking interaction itself: nothing to do."""

@@ -108,6 +108,10 @@ class PanelMessages:
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: panel picture ``edits`` to come and their ``tasks``."""
+        return {"edits": len(self._edits), "tasks": len(self._tasks)}
+
     def start(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, *, edit: bool) -> Drawing:
         """The panel's picture, not drawn yet (:class:`cogs.pictures.PanelDrawing`: its key is
         computed and its drawing submitted off the event loop at its first use, so a click on a

@@ -236,6 +236,10 @@ class BoardPictures:
         self.enabled = enabled
         self._known: dict[int, tuple[int, str, discord.Attachment]] = {}
 
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: the boards whose picture is known (``pictures``)."""
+        return {"pictures": len(self._known)}
+
     async def picture(self, table: TableSnapshot, place: Any) -> Picture | None:
         """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
         the table's channel, or rendering failed: logged)."""

@@ -43,7 +43,7 @@ async def take(out: Path, seed: int = 7) -> list[Path]:
             await world.click(alice, lobby, f"se:l:{tid}:start")
             board = board_of(world, tid)
             panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-            paths.append(await screenshot(world, alice, board, out / NAMES[1], size=(760, 900), layout="message"))
+            paths.append(await screenshot(world, alice, board, out / NAMES[1], size=(760, 1080), layout="message"))
             paths.append(await screenshot(world, alice, panel, out / NAMES[2], size=(760, 940), layout="message"))
             await world.stop_bot()
     return paths

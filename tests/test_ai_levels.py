@@ -136,7 +136,7 @@ async def test_the_rating_update_uses_the_ai_level(db):
             assert live is not None and live.seats[1].level == level
             outcome = Outcome(ranks=(1, 2), scores=(1, 0))  # the member beat the AI
             async with db.transaction():
-                await svc.tables._finish(live, outcome, 0.0)
+                await svc.tables.finish(live, outcome, 0.0)
             finals[level] = (await db.ratings(guild, "gang-of-dice", [HOST]))[HOST].mu
         finally:
             await svc.tables.close()
@@ -229,7 +229,7 @@ async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db
             move = policies.choose(game, state, 0, "easy", salt=tid * 1_000_003 + version)
             assert codes[0] == game.encode(move)
             state = game.apply(state, {0: move}).state
-        assert not asked and svc.tables.driver.pool._executor is None  # no worker was ever started
+        assert not asked and not svc.tables.driver.pool.started  # no worker was ever started
     finally:
         await svc.tables.close()
 
@@ -354,7 +354,7 @@ async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):
     db = await SqliteStore.open(tmp_path / "t.db")
     svc = House(db, ai_pool=thread_pool())
     try:
-        table = await tg._new(svc)
+        table = await tg.open_table(svc)
         assert [(s.name, s.is_ai, s.level) for s in table.seats[1:]] == [("AI 1", True, "strong"),
                                                                          ("AI 2", True, "easy")]
     finally:

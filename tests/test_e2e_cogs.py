@@ -25,6 +25,7 @@ from cogs.components import (
     PromptButton,
     panel_components,
 )
+from tests.catalog import says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import ImpossibleAction
 
@@ -70,7 +71,7 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
     await e2e.restart(enabled_games="gang-of-dice", sync_commands=False)
     assert world.bot.get_cog("three-player-moon") is None
     res = await world.slash(alice, "play", game="three-player-moon")
-    assert res.ephemeral and "Three-Player Moon is not offered on this server" in res.response.text()
+    assert res.ephemeral and says("err.game_not_enabled", game=says("game.three-player-moon.name")) in res.response.text()
     lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]
     assert len(lobbies) == 2  # the first table's lobby and the open one: no new lobby was posted
     # the running table's buttons keep working until the end
@@ -156,9 +157,9 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
         before = len(submits)
         assert await take_turn(world, first, tid, rng)
         assert len(submits) == before + 1
-    store = world.bot._connection._view_store
-    assert ActionButton not in store._dynamic_items.values()
-    assert not any(isinstance(i, ActionButton) for v in store._synced_message_views.values() for i in v.children)
+    dynamic, bound = world.bot_persistent_items()
+    assert ActionButton not in dynamic
+    assert not any(isinstance(i, ActionButton) for i in bound)
     # after a restart, a panel drawn by the old process is still answered (from its custom_id)
     table = await svc.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
@@ -188,11 +189,11 @@ async def test_tree_errors_are_answered_privately_and_logged(e2e, caplog):
     with world.expect_errors(RuntimeError, match="secret seed"):
         res = await world.slash(alice, "boom")
     text = res.response.text()
-    assert res.ephemeral and "Something went wrong on our side" in text and "1234" not in text
+    assert res.ephemeral and says("err.internal") in text and "1234" not in text
     assert any("secret seed 1234" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
     with world.expect_errors(ServiceError):
         res = await world.slash(alice, "nope")
-    assert res.ephemeral and "You are not seated at this table" in res.response.text()
+    assert res.ephemeral and says("err.not_seated") in res.response.text()
 
 
 def test_network_errors_are_recognised_without_importing_aiohttp_in_bot():

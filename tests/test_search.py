@@ -1,14 +1,20 @@
 """The AI levels (engine/policies.py), the shared search (engine/search.py), the Gang of Dice
-macro-moves and the arena's statistics (bench/arena.py). Tiny iteration budgets: strength is
+macro-moves, the Wilson interval (bot/simulate.py) and a smoke run of the arena (``python -m
+bench.arena``, as a subprocess). Tiny iteration budgets: strength is
 measured by ``python -m bench.arena``, never here."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from bench.arena import main as arena_main
-from bench.arena import wilson
 from bot.games import GAMES
+from bot.simulate import wilson
 from engine.core import Outcome
 from engine.gang_of_dice import apply_with_faces, scripted_setup
 from engine.gang_of_dice.actions import MARKS, REROLL, STOP, Commit, Mark, Reroll, Stop
@@ -16,6 +22,7 @@ from engine.gang_of_dice.search import STOP_MOVE, canonical, first_action, macro
 from engine.policies import LEVELS, choose, iterations_for
 from engine.search import Hooks, outcome_rewards, search, softmax_rewards
 
+ROOT = Path(__file__).resolve().parents[1]
 GOD = GAMES["gang-of-dice"].game
 MOON = GAMES["three-player-moon"].game
 
@@ -107,17 +114,19 @@ def test_wilson_interval() -> None:
     assert wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 10)[0] == pytest.approx(0.0)
 
 
-def test_arena_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    summary = arena_main(["shop-battle", "--a", "normal", "--b", "random", "--games", "2", "--seed", "3", "--quiet"])
-    last = capsys.readouterr().out.strip().splitlines()[-1]
-    import json
-
-    assert json.loads(last) == summary
+def test_arena_summary() -> None:
+    proc = subprocess.run([sys.executable, "-m", "bench.arena", "shop-battle", "--a", "normal", "--b", "random",
+                           "--games", "2", "--seed", "3", "--quiet"], cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
     for key in ("game", "a", "b", "players", "games", "score_a", "ci_low", "ci_high", "fair_share",
                 "ms_p95_a", "ms_p95_b"):
         assert key in summary
     assert summary["games"] == 2 and summary["fair_share"] == 0.5
     assert summary["ci_low"] <= summary["score_a"] <= summary["ci_high"]
+    lo, hi = wilson(summary["score_a"], 2)
+    assert (summary["ci_low"], summary["ci_high"]) == (round(lo, 4), round(hi, 4))
 
 
 def test_gang_of_dice_time_budget_searches_once_per_reroll() -> None:

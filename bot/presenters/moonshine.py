@@ -406,7 +406,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         rows.append(tuple(buttons))
         return rows
 
-    def _slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
+    def slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
+        """The label and description of a bonus slot (``s<i>``) or a Client (``c<card id>``) of
+        ``me`` offered as a place for a Moon token."""
         if key[0] == "s":
             i = int(key[1:])
             sl = speakeasy_of(me.speakeasy).side(variant).slots[i]
@@ -424,7 +426,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if head in ("pl", "lose"):
             slots: list[SelectOption] = []
             for code in legal[:25]:
-                label, desc = self._slot_label(code.partition(".")[2], me, variant, t)
+                label, desc = self.slot_label(code.partition(".")[2], me, variant, t)
                 slots.append(SelectOption(label[:100], code, desc[:100]))
             ph = "ms.ph.place" if head == "pl" else "ms.ph.lose"
             return [(Select(t(ph), tuple(slots)),)], task
@@ -441,7 +443,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                         counts[p[:-1]] = counts.get(p[:-1], 0) + 1
                     keys = sorted(counts, key=lambda k: order.get(k, len(order)))
                     label = " + ".join(("" if counts[k] == 1 else f"{counts[k]}× ")
-                                       + self._slot_label(k, me, variant, t)[0] for k in keys)
+                                       + self.slot_label(k, me, variant, t)[0] for k in keys)
                     ways.append(([order.get(k, len(order)) for k in keys for _ in range(counts[k])],
                                  SelectOption(label[:100], code)))
                 ways.sort(key=lambda way: way[0])
@@ -449,7 +451,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 return [(Select(t("ms.ph.discard", n=n), options),)], task
             tokens: list[SelectOption] = []
             for k, tok in self._holdings(me):
-                label = self._slot_label(k, me, variant, t)[0]
+                label = self.slot_label(k, me, variant, t)[0]
                 tokens += [SelectOption(f"🌙 {label} #{j + 1}"[:100], f"{k}{'abc'[j]}") for j in range(tok)]
             tokens = tokens[:25]
             sel = Select(t("ms.ph.discard", n=n), tuple(tokens), min_values=n, max_values=n, prefix="dis.")

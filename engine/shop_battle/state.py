@@ -69,7 +69,9 @@ class ShopBattleState(State):
     saw privately on top (own top cards, peeks, scouts). ``lap_opener`` (rules 2, S6) is the
     seat that opened the current lap of choosers; it is not stored for rules-1 tables.
     ``chosen`` (rules 4, S6) counts the announcements each seat has made (``()`` = none yet);
-    it is not stored for tables of rules 1-3.
+    it is not stored for tables of rules 1-3. ``aside`` (rules 5, S3) holds the cards left over
+    by the even deal, set aside face down, out of the game and unseen by everyone; it is not
+    stored for tables of rules 1-4.
     """
 
     deck_id: str = "default"
@@ -100,6 +102,7 @@ class ShopBattleState(State):
     opening: tuple[OpeningEvent, ...] = ()  # events of the setup step (private ones included)
     lap_opener: int = 0
     chosen: tuple[int, ...] = ()
+    aside: tuple[int, ...] = ()
 
 
 def knowledge(state: ShopBattleState, seat: int | None) -> frozenset[int]:
