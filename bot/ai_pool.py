@@ -178,7 +178,8 @@ class AiPool:
 
     @property
     def started(self) -> bool:
-        """Whether worker processes run now (started by the first pooled move)."""
+        """Whether worker processes run now (started by :meth:`start` at boot, or before the first
+        pooled move)."""
         return self._executor is not None
 
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:

@@ -97,11 +97,6 @@ class Driver:
         if self._tasks.get(table_id) is task:
             del self._tasks[table_id]
 
-    @property
-    def tasks(self) -> int:
-        """How many tables have a driver task (an entry leaves when its task ends)."""
-        return len(self._tasks)
-
     def running(self, table_id: int) -> bool:
         """True while a driver task of the table runs."""
         task = self._tasks.get(table_id)

@@ -22,7 +22,7 @@ The hall's guarantees:
 
 - A per-table lock (:meth:`Hall.lock`) serialises every change of a table. It exists only
   while a task holds it or waits for it (then it is dropped), so the locks never outgrow the
-  tables in use, whatever ids the clicks carry.
+  tables in use, whatever ids the clicks carry (:meth:`Hall.held`).
 - The cache of a running table (:class:`bot.table.LiveTable`) is always equal to what is
   stored: it changes only under the table's lock, after the change is stored; a table that
   stops running leaves it (:meth:`Hall.forget`).
@@ -169,13 +169,6 @@ class Hall:
     def lock(self, table_id: int) -> TableLock:
         """The lock serialising every change of a table (``async with``; see :class:`TableLock`)."""
         return TableLock(self._locks, table_id)
-
-    def sizes(self) -> dict[str, int]:
-        """How many entries each per-table structure of the hall holds now (locks in use, the
-        cache of running tables, the resumed tables not decoded yet, the timers): with no table
-        running and nothing in use, only the timers of open lobbies remain."""
-        return {"locks": len(self._locks), "live": len(self._live), "index": len(self._index),
-                "timers": len(self.timers)}
 
     def live(self, table_id: int) -> LiveTable | None:
         """The cache of a running table, or ``None`` (not running, or not decoded yet)."""

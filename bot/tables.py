@@ -100,12 +100,6 @@ class Tables:
         self.driver = Driver(hall, self, ai_delay=ai_delay, pool=ai_pool, foreground=self.foreground)
         self._warm: asyncio.Task[None] | None = None
 
-    def sizes(self) -> dict[str, int]:
-        """The per-table structures of the process and how many entries each holds now (the
-        hall's, :meth:`bot.service.Hall.sizes`, and the AI drivers running): back to their
-        starting size once every table has ended and nothing is in use."""
-        return {**self.hall.sizes(), "drivers": self.driver.tasks}
-
     # ------------------------------------------------------------------ TableHost (scheduler, driver)
     def nudge(self, table_id: int) -> None:
         """Start the AI driver of a table if an AI seat must act and none is running."""
