@@ -22,21 +22,28 @@ pure engine side; this module adds what the engine may not have, a clock and pro
   pool; the move that was asked (and every one queued in the broken pool) falls back to the
   normal level, logged. :meth:`AiPool.close` shuts the pool down (queued moves cancelled, the
   running ones awaited, at most one think time).
+- The processes start in a thread, never on the event loop: :meth:`AiPool.start` at boot (the
+  bot calls it), else before the first strong move, and again after a crash; a move waits for
+  them, the loop does not. Each worker watches the bot (:func:`bot.lifeline.watch`) and exits
+  when it ends, SIGKILL included; the fork server then exits too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot import lifeline
 from bot.games import GAMES
 from engine import policies
 from engine.core import Game
@@ -84,7 +91,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
+def _lower_priority(niceness: int = WORKER_NICENESS) -> None:
     """Worker initializer: the ``SCHED_IDLE`` scheduling policy where the platform has it
     (Linux): the worker then runs only on a core that nothing else wants, and a woken event
     loop preempts it at once instead of waiting for its time slice to end (a niced process
@@ -95,7 +102,7 @@ def _lower_priority() -> None:
     terminal is the parent's to handle (it asks before leaving), not a traceback per worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        os.nice(WORKER_NICENESS)
+        os.nice(niceness)
     except (AttributeError, OSError):  # pragma: no cover - not on Linux
         pass
     idle = getattr(os, "SCHED_IDLE", None)
@@ -104,6 +111,23 @@ def _lower_priority() -> None:
             os.sched_setscheduler(0, idle, os.sched_param(0))
         except (AttributeError, OSError):  # pragma: no cover - a platform without it
             pass
+
+
+def _worker_start(bot_pid: int) -> None:
+    """Worker initializer: exit when the bot ends (:func:`bot.lifeline.watch`), then
+    :func:`_lower_priority` to :data:`WORKER_NICENESS` above the bot (counting what the fork
+    server, started niced, already gave the worker)."""
+    lifeline.watch(bot_pid)
+    try:
+        step = os.getpriority(os.PRIO_PROCESS, bot_pid) + WORKER_NICENESS - os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        step = WORKER_NICENESS
+    _lower_priority(max(0, step))
+
+
+def _started() -> tuple[int, int]:
+    """A worker's first job at start: its process id and its parent's (the fork server)."""
+    return os.getpid(), os.getppid()
 
 
 def _context() -> Any:
@@ -126,8 +150,8 @@ class AiPool:
             counted from when a worker starts it.
         iterations: when set, strong moves get this iteration budget instead of a time (tests).
         executor_factory: builds the executor from ``workers`` (a
-            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created on the
-            first strong move, so a bot without strong AIs starts no process).
+            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created in a
+            thread by :meth:`start`, or before the first strong move).
         task: the function run in a worker (:func:`think`; tests pass one that crashes).
     """
 
@@ -137,10 +161,13 @@ class AiPool:
         self.workers = max(1, workers)
         self.think_seconds = think_seconds
         self.iterations = iterations
-        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context(),
-                                                                           initializer=_lower_priority))
+        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(
+            n, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),)))
         self.task = task
         self._executor: Executor | None = None
+        self._starting: asyncio.Future[None] | None = None
+        #: process ids of the running workers and of their parent (the fork server), once started
+        self.pids: set[int] = set()
         self._generation = 0
         self._closed = False
         #: strong moves asked and not answered yet (queued or thinking)
@@ -155,17 +182,51 @@ class AiPool:
 
     @property
     def started(self) -> bool:
-        """Whether worker processes run now (started by the first pooled move)."""
+        """Whether worker processes run now (started by :meth:`start` at boot, or before the first
+        pooled move)."""
         return self._executor is not None
 
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
 
-    def _current(self) -> tuple[Executor, int]:
-        if self._executor is None:
-            self._executor = self._factory(self.workers)
-            self._generation += 1
+    def start(self) -> None:
+        """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
+        this returns at once and the loop never waits for them). No-op when they run or are
+        starting, or after :meth:`close`."""
+        if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
+            return
+        # a thread of its own (niced in _boot), ended once the processes are up
+        booter = ThreadPoolExecutor(1, thread_name_prefix="ai-pool-start")
+        self._starting = asyncio.get_running_loop().run_in_executor(booter, self._boot)
+        booter.shutdown(wait=False)
+
+    def _boot(self) -> None:
+        """In its own thread: make the executor and have every worker answer once (the
+        processes, and the fork server with the games imported, are then up). The thread runs
+        at :data:`WORKER_NICENESS` first, and the fork server it starts inherits it: its
+        second of imports takes only the CPU the event loop leaves."""
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a thread's own niceness
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                           os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+        executor = self._factory(self.workers)
+        try:
+            found = [f.result() for f in [executor.submit(_started) for _ in range(self.workers)]]
+        except Exception:
+            log.warning("the AI workers did not start cleanly; strong moves will try again", exc_info=True)
+            found = []
+        self.pids = {pid for pair in found for pid in pair}
+        self._executor = executor
+        self._generation += 1
+
+    async def _current(self) -> tuple[Executor, int]:
+        """The running executor, started off the loop first when there is none."""
+        while self._executor is None:
+            if self._closed:
+                raise RuntimeError("the AI pool is closed")
+            self.start()
+            if self._starting is not None:
+                await asyncio.shield(self._starting)
         return self._executor, self._generation
 
     def _replace(self, generation: int) -> None:
@@ -174,7 +235,9 @@ class AiPool:
             return
         broken, self._executor = self._executor, None
         self.replaced += 1
+        self.pids = set()
         broken.shutdown(wait=False, cancel_futures=True)
+        self.start()  # the new workers start in a thread now, not on the next move
 
     async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0,
                      seconds: float | None = None) -> str:
@@ -187,7 +250,7 @@ class AiPool:
             return self.inline(game, state, seat, level, salt)
         if self._closed:
             raise RuntimeError("the AI pool is closed")
-        executor, generation = self._current()
+        executor, generation = await self._current()
         loop = asyncio.get_running_loop()
         self.waiting += 1
         try:
@@ -206,6 +269,8 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

@@ -31,7 +31,7 @@ from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
-from storage.base import Store, StoreRefused
+from storage.base import Store, StoreRefused, StoreUnavailable
 from storage.factory import open_store, public_url
 
 log = logging.getLogger(__name__)
@@ -105,11 +105,15 @@ async def reply(interaction: discord.Interaction, content: str | None = None, **
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed interaction privately, in the user's language: a :class:`ServiceError`
-    as its own text; anything else is logged (with its traceback) and answered with a generic
-    text that shows nothing of the error (no hidden information can leak through it)."""
+    as its own text; :class:`storage.base.StoreUnavailable` as ``err.store_down`` (the game
+    server is briefly unavailable, the table is safe; the store logs one warning per outage,
+    so no traceback here); anything else is logged (with its traceback) and answered with a
+    generic text that shows nothing of the error (no hidden information can leak through it)."""
     t = user_t(interaction)
     if isinstance(error, ServiceError):
         text = t(error.key, **error.params)
+    elif isinstance(error, StoreUnavailable):
+        text = t("err.store_down")
     else:
         log.error("unexpected error in interaction %s", getattr(interaction, "id", "?"), exc_info=error)
         text = t("err.internal")
@@ -166,10 +170,13 @@ class SpeakeasyBot(commands.AutoShardedBot):
         db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the services (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
+        start_workers: start the AI worker processes at boot, in a thread (off the event loop);
+            without it they start before the first strong move (tests' many small bots).
     """
 
     def __init__(self, settings: Settings, *, db: Store | None = None, clock: Clock | None = None,
-                 seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
+                 seed_source: Callable[[], int] | None = None, sync_commands: bool = True,
+                 start_workers: bool = True) -> None:
         shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
                          allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
@@ -179,6 +186,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
+        self._start_workers = start_workers
         self.db: Store = db  # type: ignore[assignment]  # opened in setup_hook
         # the services, built in setup_hook
         self.hall: Hall = None  # type: ignore[assignment]
@@ -207,13 +215,15 @@ class SpeakeasyBot(commands.AutoShardedBot):
         """Open the database, build the services, load cogs, sync commands, resume tables."""
         if self.db is None:
             self.db = await open_store(self.settings.store_url)
+        ai_pool = AiPool(self.settings.ai_workers, self.settings.ai_think_seconds, iterations=self.settings.ai_iterations)
+        if self._start_workers:
+            ai_pool.start()  # in a thread: the first strong move does not wait for the processes
         house = House(
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
             lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
-            ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
-                           iterations=self.settings.ai_iterations),
+            ai_pool=ai_pool,
             defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
                               min_games=self.settings.leaderboard_min_games,
                               pictures=self.settings.pictures),

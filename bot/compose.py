@@ -7,6 +7,7 @@ the cogs only map specs onto discord objects.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -23,12 +24,47 @@ _MD = re.compile(r"([\\*_`~|>#\[\]()])")
 LOG_LINES = 8
 
 
+#: The Unicode bidirectional controls (embeddings, overrides, isolates, marks): a name holding
+#: them could reverse the text after it (a right-to-left override shows "…won" as "now…").
+_BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+#: First strong isolate and pop directional isolate (Unicode UAX #9).
+_FSI, _PDI = "\u2068", "\u2069"
+
+
+def strip_bidi(text: str) -> str:
+    """``text`` without bidirectional controls (for the pictures, which lay text out left to
+    right and would draw the controls as boxes).
+
+    >>> strip_bidi("Eve\u202eniw")
+    'Eveniw'
+    """
+    return text.translate(_BIDI_CONTROLS)
+
+
+def isolate(text: str) -> str:
+    """User text (a display name, a deck name) that cannot reorder the text around it in a
+    message: its bidirectional controls removed and, when it holds right-to-left letters or
+    Arabic digits, wrapped in a first-strong isolate (U+2068 … U+2069, Unicode UAX #9), so a
+    Hebrew or Arabic name shows as written and the sentence around it keeps its order.
+
+    >>> isolate("Eve\u202eniw"), isolate("Ann")
+    ('Eveniw', 'Ann')
+    >>> isolate("\u05d3\u05e0\u05d4") == "\u2068\u05d3\u05e0\u05d4\u2069"
+    True
+    """
+    text = text.translate(_BIDI_CONTROLS)
+    if any(unicodedata.bidirectional(c) in ("R", "AL", "AN") for c in text):
+        return _FSI + text + _PDI
+    return text
+
+
 def escape_name(name: str, limit: int = 32) -> str:
-    """A display name safe inside embeds: markdown escaped, mentions broken, length capped."""
-    name = (name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
+    """A display name safe inside embeds: bidirectional controls removed and right-to-left
+    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped."""
+    name = strip_bidi(name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
     if len(name) > limit:
         name = name[: limit - 1] + "…"
-    return _MD.sub(r"\\\1", name)
+    return isolate(_MD.sub(r"\\\1", name))
 
 
 def level_name(level: str, t: Translator) -> str:
@@ -44,8 +80,10 @@ def ai_name(name: str, level: str, t: Translator) -> str:
 def picture_names(table: TableSnapshot, t: Translator) -> tuple[str, ...]:
     """Seat names for the pictures (:mod:`bot.render`), in seat order and unescaped (a picture
     has no markdown): an AI player's name carries its level in ``t``'s language, as on the text
-    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack)."""
-    return tuple(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
+    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack), without
+    bidirectional controls (:func:`strip_bidi`: a picture's text runs left to right)."""
+    return tuple(strip_bidi(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?") or "?"
+                 for s in table.seats)
 
 
 def context(table: TableSnapshot, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:

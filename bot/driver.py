@@ -3,9 +3,12 @@
 A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
 has not chosen yet; it makes one move at a time, through the same path as a member's click
 (:meth:`bot.table.TableHost.choose`: :meth:`bot.tables.Tables.choose`), so every move is stored
-before anyone is told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine or storage
-error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
-hanging.
+before anyone is told. It stops as soon as a member must act or the game ends. While the store
+is unavailable (:class:`storage.base.StoreUnavailable`: a lost connection, a server restarting,
+a busy file) the move is tried again with capped exponential back-off for as long as it lasts,
+and the table is never given up for it. An AI move that fails otherwise (an engine error, a
+store error that is not transient) is retried :data:`MAX_AI_FAILURES` times, then the table is
+given up rather than left hanging.
 
 Member clicks go first: before each move (and before applying a strong move that was
 thought off the loop) the driver waits while a member's interaction is being answered
@@ -32,9 +35,9 @@ from bot.foreground import Foreground
 from bot.service import Hall
 from bot.table import TableHost
 from engine.policies import decision_seconds
-from storage.base import VersionConflict
+from storage.base import Backoff, StoreUnavailable, VersionConflict
 
-__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "TURN_PACE", "Driver"]
+__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "OUTAGE_RETRY_CAP", "OUTAGE_RETRY_FIRST", "TURN_PACE", "Driver"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,8 @@ AI_RETRY_SECONDS = 2.0
 #: (the turn's first move gets the whole pause): a Gang of Dice turn of a commit, a reroll and
 #: a stop shows each roll without the turn taking three pauses.
 TURN_PACE = 0.3
+#: First and longest pause before trying a move again while the store is unavailable (seconds).
+OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP = 0.05, 2.0
 
 
 class Driver:
@@ -71,6 +76,8 @@ class Driver:
         self.foreground = foreground or Foreground()
         #: strong moves thrown away because the table moved while the AI thought
         self.dropped = 0
+        #: AI moves tried again because the store was unavailable
+        self.retries = 0
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._closed = False
 
@@ -125,6 +132,7 @@ class Driver:
         failures = 0
         turn: tuple[int, int] | None = None  # (seat, version after its last move) while a turn goes on
         turn_end, salt = 0.0, 0
+        outage = Backoff(OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP)
         while not self._closed:
             await self.foreground.quiet()  # a member's answer first
             started = loop.time()
@@ -177,15 +185,26 @@ class Driver:
                 log.warning("table %s was moved by another writer; reloaded", table_id)
                 pause, turn = False, None
                 continue
+            except StoreUnavailable:  # logged once per outage by the store; the table is safe
+                self.retries += 1
+                await asyncio.sleep(outage.next())
+                pause = False
+                continue
             except Exception:
                 failures += 1
                 log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
                 if failures >= MAX_AI_FAILURES:
-                    await host.give_up(table_id)
-                    return
+                    log.error("giving up table %s: its AI move failed %d times", table_id, failures)
+                    while True:
+                        try:
+                            await host.give_up(table_id)
+                            return
+                        except StoreUnavailable:  # abandon it once the store answers
+                            await asyncio.sleep(outage.next())
                 await asyncio.sleep(AI_RETRY_SECONDS * failures)
                 continue
             failures = 0
+            outage.reset()
             if not applied:
                 pause, turn = False, None
                 continue

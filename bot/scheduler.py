@@ -31,7 +31,7 @@ from bot.service import Hall
 from bot.table import Chosen, LiveTable, TableHost, TableSnapshot, notify
 from bot.timers import TURN, turn_key
 from engine.core import Event, Game
-from storage.base import Pace, SeatRow, TimerRow, VersionConflict
+from storage.base import Pace, SeatRow, StoreUnavailable, TimerRow, VersionConflict
 
 __all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "Scheduler"]
 
@@ -162,8 +162,11 @@ class Scheduler:
 
     # ------------------------------------------------------------------ due deadlines
     async def _fire(self, row: TimerRow) -> None:
-        """A turn timer is due: the reminder, or the timeout. A table whose deadline fails (an
-        engine or storage error) is given up (abandoned); the others' deadlines still run."""
+        """A turn timer is due: the reminder, or the timeout. While the store is unavailable
+        (:class:`storage.base.StoreUnavailable`) the error goes to the timers, which keep the
+        deadline armed and fire it again once the store answers. A table whose deadline fails
+        otherwise (an engine error, a store error that is not transient) is given up (abandoned,
+        the error logged first); the others' deadlines still run."""
         table_id = int(row.key.partition(":")[2])
         version = int(row.payload["version"])
         try:
@@ -173,8 +176,10 @@ class Scheduler:
                 await self._remind(table_id, version, row)
         except VersionConflict:
             log.warning("table %s moved in another writer; reloaded", table_id)
+        except StoreUnavailable:
+            raise  # not the table's fault: the timers try again
         except Exception:  # one broken table must not stop the others' deadlines
-            log.exception("deadline of table %s failed", table_id)
+            log.exception("deadline of table %s failed; giving the table up", table_id)
             await self.host.give_up(table_id)
 
     async def _remind(self, table_id: int, version: int, row: TimerRow) -> None:

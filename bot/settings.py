@@ -210,9 +210,30 @@ class Settings(BaseSettings):
         return v.upper() if isinstance(v, str) else v
 
 
+class SettingsFileError(ValueError):
+    """The settings file (``.env``) cannot be read; the message is one line for the operator."""
+
+
 def load_settings(**overrides: object) -> Settings:
     """Read the settings (environment, then ``.env``, then defaults); overrides win.
 
-    Raises ``pydantic.ValidationError`` on a malformed value.
+    Raises ``pydantic.ValidationError`` on a malformed value, :class:`SettingsFileError` for a
+    ``.env`` that is not UTF-8 text (saying where the first bad byte is).
     """
-    return Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except UnicodeDecodeError as exc:
+        env_file = Settings.model_config.get("env_file") or ".env"
+        raise SettingsFileError(_undecodable(str(env_file), exc)) from None
+
+
+def _undecodable(name: str, exc: UnicodeDecodeError) -> str:
+    r"""One line saying where ``name`` stops being UTF-8 (line and byte).
+
+    >>> _undecodable(".env", UnicodeDecodeError("utf-8", b"A=1\nB=\xff", 6, 7, "invalid start byte"))
+    '.env is not UTF-8 text (line 2: byte 0xff, invalid start byte); save it as UTF-8 (see .env.example)'
+    """
+    data = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+    line = data.count(b"\n", 0, exc.start) + 1
+    return (f"{name} is not UTF-8 text (line {line}: byte 0x{data[exc.start]:02x}, {exc.reason}); "
+            "save it as UTF-8 (see .env.example)")

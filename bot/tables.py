@@ -54,7 +54,7 @@ from bot.table import Chosen, LiveTable, TableSnapshot, notify
 from bot.timers import lobby_key, turn_key
 from engine.core import Event, Game, IllegalAction, Outcome
 from engine.fast import replacer
-from storage.base import Pace, RatingRow, SeatRow, StepWrite, TableRow, VersionConflict
+from storage.base import Pace, RatingRow, SeatRow, StepWrite, StoreUnavailable, TableRow, VersionConflict
 
 __all__ = ["Submitted", "Tables"]
 
@@ -112,10 +112,15 @@ class Tables:
     async def give_up(self, table_id: int) -> None:
         """Abandon a table that keeps failing (an engine or storage error), telling its players.
 
-        Never raises: when even abandoning fails, the table's deadline is removed so that it
-        stops firing (both failures are logged)."""
+        Raises :class:`storage.base.StoreUnavailable` when the store is away meanwhile (nothing
+        changed: the caller tries again later, the deadline stays armed). Otherwise never
+        raises: when even abandoning fails, the table's deadline is removed so that it stops
+        firing (both failures are logged)."""
         try:
             await self.abandon(table_id, None)
+        except StoreUnavailable:
+            log.warning("table %s will be given up once the database answers", table_id)
+            raise
         except Exception:
             log.exception("could not abandon failing table %s", table_id)
             try:
@@ -494,6 +499,8 @@ class Tables:
                         live = await hall.touch(table_id)
                         if live is not None:
                             await self.scheduler.restore(live)
+                except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
+                    log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
                 except Exception:
                     log.exception("table %s could not be restored", table_id)
                 self.driver.kick(table_id)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
@@ -22,9 +24,12 @@ from typing import Any, Literal, NamedTuple, Protocol, get_args
 
 import orjson
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "PACES",
     "WEB_MODES",
+    "Backoff",
     "DatabaseDamaged",
     "GUILD_SETTINGS_COLUMNS",
     "GuildSettings",
@@ -43,6 +48,7 @@ __all__ = [
     "StepWrite",
     "Store",
     "StoreRefused",
+    "StoreUnavailable",
     "TableRow",
     "TargetNotEmpty",
     "TimerRow",
@@ -70,6 +76,42 @@ class VersionConflict(RuntimeError):
                          "reload the table")
         self.table_id = table_id
         self.expected = expected
+
+
+class StoreUnavailable(RuntimeError):
+    """The store cannot be reached for now: a transient failure, not a fault of the data (the
+    PostgreSQL connection was lost, the server is restarting or refuses connections for now;
+    SQLite's file is locked by another connection beyond the busy timeout). The failed call
+    changed nothing, except a commit whose answer was lost: it may have been stored, and the
+    version compare-and-set of the next step tells (:class:`VersionConflict`). Callers retry
+    with :class:`Backoff` for as long as it lasts; ``__cause__`` is the driver's own error."""
+
+
+class Backoff:
+    """Capped exponential back-off for retrying a :class:`StoreUnavailable` call: ``first``,
+    then twice the last delay, never more than ``cap`` seconds; :meth:`reset` after a success.
+
+    >>> b = Backoff(0.1, 0.5)
+    >>> [b.next() for _ in range(5)]
+    [0.1, 0.2, 0.4, 0.5, 0.5]
+    """
+
+    __slots__ = ("cap", "first", "_next")
+
+    def __init__(self, first: float = 0.1, cap: float = 2.0) -> None:
+        self.first = first
+        self.cap = cap
+        self._next = first
+
+    def next(self) -> float:
+        """The delay before the next try, in seconds."""
+        delay = self._next
+        self._next = min(self.cap, delay * 2)
+        return delay
+
+    def reset(self) -> None:
+        """Start again from ``first`` (the last try succeeded)."""
+        self._next = self.first
 
 
 #: Where the operator reads how to restore a store (named in the refusals below).
@@ -629,6 +671,12 @@ class Store(ABC):
     seated twice at a table) raises the backend's integrity error; :meth:`commit_step` raises
     :class:`VersionConflict`. Opening a store raises a :class:`StoreRefused` for a schema newer
     than the code (:class:`SchemaTooNew`) or a damaged SQLite file (:class:`DatabaseDamaged`).
+
+    Outages: a driver error that :meth:`_transient` calls transient (a lost connection, a server
+    restarting, a busy SQLite file) is raised as :class:`StoreUnavailable` (the driver's error
+    as its cause) by every statement and transaction. One warning is logged when an outage
+    begins and one when the store answers again (:attr:`unavailable_since` meanwhile), not one
+    per failed call.
     """
 
     def __init__(self, path: str) -> None:
@@ -637,6 +685,10 @@ class Store(ABC):
         self.path = path
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        #: when the current outage began (``time.monotonic()``), ``None`` while the store answers
+        self.unavailable_since: float | None = None
+        #: outages seen since the store was opened
+        self.outages = 0
 
     @abstractmethod
     async def close(self) -> None:
@@ -658,15 +710,23 @@ class Store(ABC):
         async with self._lock:
             self._owner = me
             try:
-                await self._heal()
-                await self._begin()
                 try:
-                    yield
-                except BaseException:
-                    await asyncio.shield(self._rollback())
-                    raise
-                else:
-                    await self._commit()
+                    await self._heal()
+                    await self._begin()
+                    try:
+                        yield
+                    except BaseException:
+                        with contextlib.suppress(Exception):  # a lost connection: the server rolled back
+                            await asyncio.shield(self._rollback())
+                        raise
+                    else:
+                        await self._commit()
+                except Exception as exc:
+                    unavailable = self._classify(exc)
+                    if unavailable is exc:
+                        raise
+                    raise unavailable from exc
+                self._answered()
             finally:
                 self._owner = None
 
@@ -677,8 +737,38 @@ class Store(ABC):
             yield
         else:
             async with self._lock:
-                await self._heal()
-                yield
+                try:
+                    await self._heal()
+                    yield
+                except Exception as exc:
+                    unavailable = self._classify(exc)
+                    if unavailable is exc:
+                        raise
+                    raise unavailable from exc
+                self._answered()
+
+    def _transient(self, exc: BaseException) -> bool:
+        """Whether a driver error is transient (the store may answer if asked again later: a
+        lost connection, a server restarting, a busy file). The drivers say; False here."""
+        return False
+
+    def _classify(self, exc: Exception) -> Exception:
+        """``exc`` itself, or a :class:`StoreUnavailable` for a transient driver error (the
+        outage's first one is logged, once)."""
+        if isinstance(exc, StoreUnavailable) or not self._transient(exc):
+            return exc
+        if self.unavailable_since is None:
+            self.unavailable_since = time.monotonic()
+            self.outages += 1
+            log.warning("the database is unavailable (%s: %s); retrying until it answers, tables are safe",
+                        exc.__class__.__name__, str(exc).strip() or "no detail")
+        return StoreUnavailable(f"the database is unavailable ({exc.__class__.__name__})")
+
+    def _answered(self) -> None:
+        """A statement or transaction succeeded: ends an outage (logged once)."""
+        if self.unavailable_since is not None:
+            log.warning("the database answers again after %.1f s", time.monotonic() - self.unavailable_since)
+            self.unavailable_since = None
 
     @abstractmethod
     async def _begin(self) -> None:

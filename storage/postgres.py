@@ -13,7 +13,9 @@ embedded store. Several processes on one database are kept consistent by the ver
 compare-and-set of :meth:`PostgresStore.commit_step`. The hot paths are one statement each (one
 round trip): the step write, the event append, the timer batch.
 
-Errors: ``OSError`` / ``asyncpg.PostgresError`` subclasses on I/O failure;
+Errors: :class:`storage.base.StoreUnavailable` while the server cannot be reached (a lost
+connection, a restart, a failover: see ``PostgresStore._transient``), other
+``asyncpg.PostgresError`` subclasses as they come;
 ``asyncpg.UniqueViolationError`` (an ``asyncpg.IntegrityConstraintViolationError``) on a broken
 constraint; :class:`storage.base.VersionConflict` from :meth:`PostgresStore.commit_step`.
 """
@@ -278,13 +280,22 @@ _SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMN
                   + ", ".join(f"{c} = excluded.{c}" for c in GUILD_SETTINGS_COLUMNS[1:]))
 
 
+#: The asyncpg and system errors of an outage (see ``PostgresStore._transient``).
+_TRANSIENT: tuple[type[BaseException], ...] = (
+    OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.TooManyConnectionsError,
+    asyncpg.SerializationError, asyncpg.DeadlockDetectedError,
+)
+
+
 class PostgresStore(Store):
     """An open PostgreSQL store (:class:`storage.base.Store`). Use :meth:`connect` (async) and
     :meth:`close`. ``path`` is the URL it was opened with (shown in logs: keep passwords out of
     logs by using a ``.pgpass`` file or ``PGPASSWORD``).
 
     Raises ``asyncpg.PostgresError`` subclasses (``asyncpg.UniqueViolationError`` for a user
-    seated twice) and ``OSError`` on a lost connection; :meth:`commit_step` raises
+    seated twice); :class:`storage.base.StoreUnavailable` while the server cannot be reached
+    (a lost connection is opened again by the next statement); :meth:`commit_step` raises
     :class:`storage.base.VersionConflict`.
     """
 
@@ -349,7 +360,8 @@ class PostgresStore(Store):
         await self._pg.execute("COMMIT")
 
     async def _rollback(self) -> None:
-        await self._pg.execute("ROLLBACK")
+        if not self._pg.is_closed():  # a lost connection: the server rolled the transaction back
+            await self._pg.execute("ROLLBACK")
 
     async def _heal(self) -> None:
         """Connect again when the connection was lost (a server restart, a network cut); roll
@@ -358,6 +370,22 @@ class PostgresStore(Store):
             self._pg = await asyncpg.connect(self.path)
         elif self._pg.is_in_transaction():
             await self._pg.execute("ROLLBACK")
+
+    def _transient(self, exc: BaseException) -> bool:
+        """A lost or refused connection (a server restarting, failing over, shutting down,
+        not accepting connections yet, out of connection slots), a network error or timeout,
+        a serialization failure or deadlock: the same call may succeed when asked again.
+
+        A connection asyncpg can no longer use (closed, or its protocol left mid-operation by
+        a statement the server cut: ``InternalClientError``, a bare ``InterfaceError``) is
+        dropped here, so that the next statement connects again. Asyncpg's errors about the
+        arguments (``DataError``) or its configuration are not transient."""
+        broken = isinstance(exc, asyncpg.InternalClientError) or type(exc) is asyncpg.InterfaceError
+        if broken:
+            if not self._pg.is_closed():
+                self._pg.terminate()
+            return True
+        return isinstance(exc, _TRANSIENT)
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._access():

@@ -52,7 +52,7 @@ from storage.base import (
 )
 from storage.migrations import latest, migrations
 
-__all__ = ["CHECKPOINT_EVERY", "OPEN_RETRY_SECONDS", "SqliteStore", "database_problem", "script_statements"]
+__all__ = ["BUSY_TIMEOUT", "CHECKPOINT_EVERY", "OPEN_RETRY_SECONDS", "SqliteStore", "database_problem", "script_statements"]
 
 T = TypeVar("T")
 
@@ -63,6 +63,12 @@ CHECKPOINT_EVERY = 200
 OPEN_RETRY_SECONDS = 15.0
 #: SQLite's primary result code for a damaged file (``SQLITE_CORRUPT``).
 _CORRUPT = 11
+#: SQLite's primary result codes of a lock held elsewhere (``SQLITE_BUSY``, ``SQLITE_LOCKED``):
+#: transient, the statement may succeed when asked again.
+_BUSY = (5, 6)
+#: How long a statement waits for a lock another connection holds before it fails as busy
+#: (seconds, ``PRAGMA busy_timeout``; :class:`storage.base.StoreUnavailable` then).
+BUSY_TIMEOUT = 5.0
 
 
 def script_statements(script: str) -> list[str]:
@@ -173,12 +179,15 @@ class SqliteStore(Store):
     """An open SQLite store (:class:`storage.base.Store`). Use :meth:`open` (async) and :meth:`close`.
 
     Raises ``aiosqlite.Error`` / ``sqlite3.Error`` subclasses on I/O failure;
-    ``sqlite3.IntegrityError`` on a broken constraint (for example a user seated twice at a table).
+    ``sqlite3.IntegrityError`` on a broken constraint (for example a user seated twice at a table);
+    :class:`storage.base.StoreUnavailable` when the file stays locked by another connection
+    beyond ``busy_timeout`` seconds (``SQLITE_BUSY`` / ``SQLITE_LOCKED``: transient).
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
         super().__init__(path)
         self._conn = conn
+        self.busy_timeout = busy_timeout
         # WAL checkpoints run off the event loop's thread (see _wrote)
         self._writes = 0
         self._checkpointing: asyncio.Task[None] | None = None
@@ -186,10 +195,12 @@ class SqliteStore(Store):
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | Path, *, upto: int | None = None) -> SqliteStore:
+    async def open(cls, path: str | Path, *, upto: int | None = None,
+                   busy_timeout: float = BUSY_TIMEOUT) -> SqliteStore:
         """Open (creating if needed) the database at ``path``, check it and run the pending
         migrations (up to version ``upto`` only, when given: tests and tools that make an older
-        database).
+        database). A statement waits up to ``busy_timeout`` seconds for a lock held by another
+        connection, then raises :class:`storage.base.StoreUnavailable`.
 
         Raises :class:`storage.base.SchemaTooNew` for a file of a newer Speakeasy,
         :class:`storage.base.DatabaseDamaged` for a file that fails ``PRAGMA quick_check``,
@@ -208,7 +219,7 @@ class SqliteStore(Store):
         # the two never use the connection at the same time.
         conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
-        db = cls(conn, path)
+        db = cls(conn, path, busy_timeout=busy_timeout)
         loop = asyncio.get_running_loop()
         give_up = loop.time() + OPEN_RETRY_SECONDS
         try:
@@ -241,7 +252,8 @@ class SqliteStore(Store):
         # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
         # checkpoint copies and syncs up to 1,000 pages: milliseconds on the event loop's
         # thread, see _inline); a second connection does it in a thread (_wrote)
-        for pragma in ("PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+        for pragma in (f"PRAGMA busy_timeout={round(self.busy_timeout * 1000)}", "PRAGMA journal_mode=WAL",
+                       "PRAGMA synchronous=NORMAL",
                        "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0"):
             async with self._conn.execute(pragma) as cur:
                 row = await cur.fetchone()
@@ -344,6 +356,11 @@ class SqliteStore(Store):
         if self._conn.in_transaction:
             await self._raw("ROLLBACK")
 
+    def _transient(self, exc: BaseException) -> bool:
+        """A lock held by another connection beyond the busy timeout (``SQLITE_BUSY``,
+        ``SQLITE_LOCKED``, extended codes included)."""
+        return isinstance(exc, sqlite3.OperationalError) and (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _BUSY
+
     async def _raw(self, sql: str) -> None:
         async with self._conn.execute(sql) as cur:
             await cur.fetchall()
@@ -383,11 +400,20 @@ class SqliteStore(Store):
         self._wrote()
         # _access() spelled out: no async generator and context manager per step (hot path)
         if self._owner is asyncio.current_task():
-            return fn(self._conn._conn)
+            return fn(self._conn._conn)  # the transaction's end classifies a busy error
         async with self._lock:
-            if self._conn.in_transaction:  # the _heal() coroutine only when there is a transaction to heal
-                await self._heal()
-            return fn(self._conn._conn)
+            try:
+                if self._conn.in_transaction:  # the _heal() coroutine only when there is a transaction to heal
+                    await self._heal()
+                result = fn(self._conn._conn)
+            except sqlite3.OperationalError as exc:
+                unavailable = self._classify(exc)
+                if unavailable is exc:
+                    raise
+                raise unavailable from exc
+            if self.unavailable_since is not None:
+                self._answered()
+            return result
 
     async def _atomic(self, fn: Callable[[sqlite3.Connection], None], *, inline: bool = False) -> None:
         """Run ``fn(connection)`` inside one transaction (BEGIN IMMEDIATE … COMMIT, rolled back

@@ -61,7 +61,8 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands:
     def seed() -> int:
         return pool.pop(0) if len(pool) > 1 else pool[0]
 
-    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed, sync_commands=sync_commands)
+    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed, sync_commands=sync_commands,
+                                start_workers=False)
 
 
 class E2E:

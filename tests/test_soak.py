@@ -5,8 +5,6 @@ once they ended. ``python -m bench.soak`` is the long run, with memory figures."
 
 from __future__ import annotations
 
-import pytest
-
 from bot.games import GAMES
 from tests.harness.stepped import SteppedBot
 
@@ -46,5 +44,4 @@ async def test_tables_played_through_the_cogs_leave_nothing_behind(tmp_path):
     changed = {k: (before[k], after[k]) for k in before
                if k not in TIMED | LOCKS and not k.startswith("cache.") and after[k] > before[k]}
     assert changed == {}
-    if after["hall.locks"] != before["hall.locks"]:  # remove once the hall drops them (then it passes)
-        pytest.xfail(f"the hall keeps the locks of tables that ended: {before['hall.locks']} -> {after['hall.locks']}")
+    assert after["hall.locks"] == before["hall.locks"], "the hall keeps the locks of tables that ended"

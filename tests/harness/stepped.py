@@ -98,7 +98,8 @@ class SteppedBot:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice: no warning
         settings = Settings(_env_file=None, database_url=str(database), ai_delay_seconds=0,  # type: ignore[call-arg]
                             turn_timeout_seconds=turn_timeout, enabled_games="all", discord_token=None,
-                            pictures=pictures, render_workers=render_workers, ai_workers=1)
+                            pictures=pictures, render_workers=render_workers, ai_workers=1,
+                            board_edits_per_5s=0)  # the clock moves only when stepped: no edit budget
         clock = StepClock()
         bot = SpeakeasyBot(settings, clock=clock, sync_commands=False)
         fake = FakeDiscord()
