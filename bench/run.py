@@ -24,6 +24,10 @@ from bot.games import GAMES
 from bot.house import House
 from storage.sqlite import SqliteStore
 
+#: The engine figures (random-playout steps per CPU-second) the speed floor is measured against:
+#: each game's "x reference" must stay at least 4 (docs/performance.md, "Speed floor").
+REFERENCE_STEPS = {"gang-of-dice": 37_800, "three-player-moon": 36_400, "shop-battle": 17_200, "moonshine": 11_000}
+
 
 def random_playouts(key: str, seconds: float, seed: int = 1) -> tuple[int, int, float]:
     """Random legal playouts of ``key`` for about ``seconds`` of this process's CPU time
@@ -133,7 +137,9 @@ def main() -> None:
     keys = [args.only] if args.only else sorted(GAMES)
     for key in keys:
         g, s, e = random_playouts(key, args.seconds)
-        print(f"engine  {key:18} {g / e:10.1f} random playouts/s  {s / e:10.0f} steps/s")
+        ref = REFERENCE_STEPS.get(key)
+        times = f"  {s / e / ref:5.1f} x reference" if ref else ""
+        print(f"engine  {key:18} {g / e:10.1f} random playouts/s  {s / e:10.0f} steps/s{times}")
     for key in keys:
         g, s, e = asyncio.run(service_games(key, args.games))
         print(f"service {key:18} {g / e:10.2f} games/s (SQLite)   {s / e:10.0f} steps/s")

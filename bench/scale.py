@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 9 part 6): N live tables on one process, clicks through discord.py.
+"""Scale benchmark: N live tables on one process, clicks through discord.py.
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S]
@@ -7,7 +7,7 @@
 For each N it prints, then ends with one JSON line (the last line of the output):
 
 - **click**: a member's button click on their private panel at a running table, fed as a real
-  INTERACTION_CREATE payload into discord.py's own dispatch (``bench/transport.py`` answers the
+  INTERACTION_CREATE payload into discord.py's own dispatch (``tests/harness/transport.py`` answers the
   HTTP and webhook calls in memory), timed from the feed until the member's redrawn panel is
   sent (the click's own UPDATE_MESSAGE answer, or ``PATCH .../messages/@original`` when the bot
   deferred first) and, separately, until the table's board edit is sent
@@ -60,14 +60,24 @@ writes ``<stem>-<N>.db`` beside it, kept), or a PostgreSQL database
 (``postgresql://user:pass@host:5432/db``; each N writes a new schema ``speakeasy_scale_<N>``
 there, dropped at the end). Default: SQLite files in a temporary folder.
 
-With ``--thinking-ais K`` (issue 11), each run then starts K new tables whose every seat is a
+With ``--thinking-ais K``, each run then starts K new tables whose every seat is a
 strong AI (through the service: their drivers ask the AI pool, ``bot/ai_pool.py``, for about K
 strong moves at once, each thinking ``--think-seconds`` in one of ``--ai-workers`` processes),
 waits until the pool has K moves asked, and times one more click per member table on other
 tables meanwhile: ``click_p99_ms_ai`` (and ``click_median_ms_ai``, ``thinking_ais`` = the mean
 number of strong moves asked at each click) in the JSON line, for the largest N.
 
-Targets (issue 9) are printed beside the figures; they are not checked here, nor in any test.
+- **board edits per channel**: the most ``PATCH`` edits of one thread's messages in any 5 s
+  over the click loop (its busiest moment; the per-channel budget, ``BOARD_EDITS_PER_5S``, is 5;
+  every table plays in a thread, and the lobby messages in the channels are not counted);
+- **CPU per step**: over the click loop, the bot process's CPU time (``time.process_time``:
+  the event loop, the services, the AI players of the background tables) and the picture
+  worker processes' (from ``/proc/<pid>/stat``), divided by the steps applied meanwhile (the
+  timed clicks, the service submits and the background AI moves: each edits a board, a click
+  also redraws its panel's picture); "tables per core" = 10 s / that CPU, the tables one core
+  would serve if each played a step every 10 s.
+
+The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
 """
 
@@ -93,7 +103,6 @@ from typing import Any, NamedTuple
 
 import discord
 
-from bench.transport import FakeDiscord, Sent
 from bot import compose
 from bot.client import SpeakeasyBot
 from bot.games import GAMES
@@ -107,10 +116,11 @@ from bot.ui import Button, Panel
 from storage.base import SeatRow, TimerRow
 from storage.factory import open_store, public_url, sqlite_path
 from storage.postgres import create_schema, drop_schema, postgres_problem
+from tests.harness.transport import FakeDiscord, Sent
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Issue 9's targets, shown beside the figures (never asserted).
+#: The scale targets, shown beside the figures (never asserted).
 TARGETS = {
     "click_median_ratio": "<= 5x",
     "click_p99_ms": "< 10 ms",
@@ -118,6 +128,9 @@ TARGETS = {
     "restart_s": "< 2 s",
     "service_overhead_ms": "<= 0.5 ms",
     "kb_per_table": "< 50 KB",
+    "edits_per_channel_5s": "<= 5",
+    "cpu_ms_per_step": "<= 10 ms",
+    "tables_per_core": ">= 1,000",
 }
 
 GUILD_BASE = 700_000_000_000_000_000
@@ -325,23 +338,25 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
     ``attachment://panel-<key>.png`` and that attachment)."""
     from bot import render
     from cogs import pictures as pics
-    from cogs.components import embed, panel_components
+    from cogs.components import panel_components
+    from cogs.layout import card_message
 
     custom_id = f"se:a:{table.id}:{p.version}:{p.code}"
-    components = panel_components(p.panel, table.id, p.version).to_components()
+    rows = panel_components(p.panel, table.id, p.version)
     if not pictures:
-        return Click(custom_id, components, [dict(embed(p.panel.card).to_dict())])
+        view = card_message(p.panel.card, notice=p.panel.notice, rows=rows, stop=True)["view"]
+        return Click(custom_id, view.to_components(), [])
     game = GAMES[p.game].game
     state = game.load_state(p.state)
     legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
     names = tuple(s.name for s in p.seats)
     filename = pics.panel_filename(render.picture_key(p.game, "panel", game.view_json(state, 0), names, "en", legal))
-    short = embed(pics.short_card(p.panel.card, set(), headline_only=False))
-    short.set_image(url=f"attachment://{filename}")
+    short = pics.short_card(p.panel.card, set(), headline_only=False)
+    view = card_message(short, notice=p.panel.notice, picture=f"attachment://{filename}", rows=rows, stop=True)["view"]
     att = {"id": str(900_000 + table.id), "filename": filename, "size": 40_000, "content_type": "image/png",
            "url": f"https://cdn.discordapp.com/ephemeral-attachments/1/2/{filename}",
            "proxy_url": f"https://media.discordapp.net/ephemeral-attachments/1/2/{filename}"}
-    return Click(custom_id, components, [dict(short.to_dict())], [att])
+    return Click(custom_id, view.to_components(), [], [att])
 
 
 def click_payload(fake: FakeDiscord, table: Table, c: Click) -> dict[str, Any]:
@@ -487,6 +502,36 @@ class Background:
 
 
 # ============================================================================ measurements
+def worker_cpu_s() -> float:
+    """CPU seconds (user + system) used so far by the picture worker processes
+    (:data:`cogs.pictures.DRAWER`'s pool, read from ``/proc``; 0.0 without a pool or ``/proc``)."""
+    from cogs.pictures import DRAWER
+
+    pool = DRAWER._pool  # noqa: SLF001 - the benchmark reads the pool's process ids
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in list(getattr(pool, "_processes", None) or {}):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def busiest_edits(edits: dict[int, list[float]], window: float = 5.0) -> int:
+    """The most edits of one channel's messages in any ``window`` seconds."""
+    best = 0
+    for times in edits.values():
+        times = sorted(times)
+        start = 0
+        for end, at in enumerate(times):
+            while times[start] <= at - window:
+                start += 1
+            best = max(best, end - start + 1)
+    return best
+
+
 def quantile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (nearest rank) of ``values``; 0.0 when empty."""
     if not values:
@@ -573,6 +618,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     lost = not_redrawn = 0
     clicked: list[Table] = []
     t_start = time.perf_counter()
+    cpu_start, workers_start = time.process_time(), worker_cpu_s()
+    lobby_channels = {t.channel for t in tables}  # lobby messages; every table plays in a thread
     try:
         for i in range(per):
             if i >= warmup and time.perf_counter() - t_start > max_seconds:
@@ -612,6 +659,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
+        cpu_bot, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
         ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
         stop.set()
@@ -638,6 +686,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "overhead_median_ms": quantile([a - b for a, b in zip(submits, same_steps, strict=True)], 0.5),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
+        "steps_in_loop": len(clicked) + len(submits) + bg_steps,
+        "cpu_bot_s": cpu_bot, "cpu_workers_s": cpu_workers,
+        "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
 
@@ -878,6 +929,19 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("  bot ready (db, resume) after, s", [f"{r.get('restart_ready_s', 0):.2f}" for r in runs]))
     print(_row("heap per live table, KB", [f"{r.get('kb_per_table', 0):.1f}" for r in runs], TARGETS["kb_per_table"]))
     print(_row("  (excluding one-time costs), KB", [f"{r.get('kb_per_table_after_close', 0):.1f}" for r in runs]))
+    print(_row("board edits of one thread in 5 s, most", [str(r["edits_per_channel_5s"]) for r in runs],
+               TARGETS["edits_per_channel_5s"]))
+    for r in runs:
+        steps = max(1, r["steps_in_loop"])
+        r["cpu_bot_ms_per_step"] = r["cpu_bot_s"] * 1000 / steps
+        r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
+        r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
+        r["tables_per_core"] = 10_000 / r["cpu_ms_per_step"] if r["cpu_ms_per_step"] else 0.0
+    print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
+    print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
+    print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
+    print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
+               TARGETS["tables_per_core"]))
     print(_row("clicks timed (lost boards/refused)",
                [f"{r['clicks']} ({r['boards_lost']}/{r['clicks_refused']})" for r in runs]))
     print(_row("database written in, s", [f"{r['build_s']:.1f}" for r in runs]))
@@ -890,7 +954,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
                    [f"{r['strong_moves_per_s']:.2f}" for r in runs]))
     print("engine step (Game.apply), median ms: " + ", ".join(f"{k} {v:.3f}" for k, v in engine.items()))
     if small["tables"] < 1000:
-        print("(issue 9's targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
+        print("(the targets are for 1,000 and 10,000 live tables: at these sizes, the one-time costs "
               "dominate the heap per table, and the JSON keys _1k/_10k stand for the smallest and largest N here)")
     print()
     summary = {
@@ -914,6 +978,11 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "tables_10k": large["tables"],
         "background": large["background"],
         "clicks": large["clicks"],
+        "edits_per_channel_5s": max(r["edits_per_channel_5s"] for r in runs),
+        "cpu_bot_ms_per_step_1k": round(small["cpu_bot_ms_per_step"], 3),
+        "cpu_workers_ms_per_step_1k": round(small["cpu_workers_ms_per_step"], 3),
+        "cpu_ms_per_step_1k": round(small["cpu_ms_per_step"], 3),
+        "tables_per_core_1k": round(small["tables_per_core"]),
     }
     if "reply_p99_ms_ai" in large:
         summary.update(click_p99_ms_ai=round(large["reply_p99_ms_ai"], 3),

@@ -1,5 +1,5 @@
 """Scale benchmark, service level (not a test): N running tables of all four games in a temporary
-database, then the figures of issue 9 that need no Discord side.
+database, then the scale figures that need no Discord side.
 
     .venv/bin/python -m bench.scale_service [--tables 1000 10000] [--steps 300] [--background 100]
                                             [--database-url postgresql://...]

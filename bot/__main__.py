@@ -246,11 +246,14 @@ def run_bot() -> int:
     """Start the Discord bot; exit code 2 with instructions when no token is set, a setting is
     malformed or the store (``DATABASE_URL`` / ``DATABASE_PATH``) is unusable (checked before
     connecting to Discord)."""
-    from bot.settings import load_settings
+    from bot.settings import SettingsFileError, load_settings
     from storage.factory import public_url, store_problem
 
     try:
         settings = load_settings()
+    except SettingsFileError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except ValidationError as exc:
         for err in exc.errors():
             name = ".".join(str(p) for p in err["loc"]).upper()

@@ -69,13 +69,14 @@ def table_choice_label(table: TableSnapshot, t: Translator) -> str:
 #: only when the deployment registers it (``/deck`` comes with Shop Battle's cog).
 HELP_COMMANDS: tuple[tuple[str, str | None], ...] = (
     ("play", None), ("rules", None), ("leaderboard", None), ("stats", None), ("table", "list"),
-    ("table", "abandon"), ("deck", None), ("help", None))
+    ("table", "mine"), ("table", "abandon"), ("deck", None), ("settings", None), ("season", "start"), ("help", None))
 
 
 def help_block(t: Translator, games: list[str], commands: set[str]) -> Block:
     """``/help``: what Speakeasy does, the games offered here (``games``: registry keys of the
-    loaded game cogs), how to start a table, and the commands registered (``commands``: their
-    canonical root names), with their names in ``t``'s language."""
+    games the server offers), how to start a table, the commands registered (``commands``:
+    their canonical root names), with their names in ``t``'s language, and what each pace does
+    (:mod:`bot.paces`)."""
     game_lines = "\n".join(f"• **{compose.game_title(g, t)}**" for g in games) or "—"
     lines = []
     for cmd, sub in HELP_COMMANDS:
@@ -87,5 +88,6 @@ def help_block(t: Translator, games: list[str], commands: set[str]) -> Block:
         Field(t("help.games"), game_lines[:1024]),
         Field(t("help.start"), t("help.start_text", play=t("cmd.play.name"))),
         Field(t("help.commands"), "\n".join(lines)[:1024] or "—"),
+        Field(t("help.paces"), t("help.paces_text")[:1024]),
     )
     return Block(title=t("help.title"), description=t("help.intro"), fields=fields, color=0x5865F2)

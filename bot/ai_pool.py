@@ -1,11 +1,12 @@
-"""AI levels and the process pool the strong AI thinks in (issue 11 parts 3 and 5).
+"""AI levels and the process pool the strong AI thinks in.
 
 Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored with the seat,
 :attr:`storage.base.SeatRow.level`). The moves come from :func:`engine.policies.choose`, the
 pure engine side; this module adds what the engine may not have, a clock and processes:
 
 - **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock.
-- **strong** is a search (CPU-bound, up to :attr:`AiPool.think_seconds` per move): it runs in
+- **strong** is a search (CPU-bound; the driver gives each move its share of the turn's
+  :attr:`AiPool.think_seconds`, :func:`engine.policies.decision_seconds`): it runs in
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
   event loop, so clicks on other tables are not delayed, and outside the table lock (the
   driver, :mod:`bot.driver`, takes the lock only to read the state and later to apply the move).
@@ -21,21 +22,28 @@ pure engine side; this module adds what the engine may not have, a clock and pro
   pool; the move that was asked (and every one queued in the broken pool) falls back to the
   normal level, logged. :meth:`AiPool.close` shuts the pool down (queued moves cancelled, the
   running ones awaited, at most one think time).
+- The processes start in a thread, never on the event loop: :meth:`AiPool.start` at boot (the
+  bot calls it), else before the first strong move, and again after a crash; a move waits for
+  them, the loop does not. Each worker watches the bot (:func:`bot.lifeline.watch`) and exits
+  when it ends, SIGKILL included; the fork server then exits too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot import lifeline
 from bot.games import GAMES
 from engine import policies
 from engine.core import Game
@@ -61,8 +69,10 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
     """The worker's job: ``seat``'s move at ``level`` in the stored state ``state_data``
     (``Game.dump_state``), as the game's action code.
 
-    The think time (``think_seconds``) starts now, when the worker starts the move; with
-    ``iterations`` the search gets that budget instead and no clock is read."""
+    The search stops at the game's iteration budget (``engine.policies.iterations_for``, the
+    budget the arena measures) or when ``think_seconds`` have passed since the worker started
+    the move, whichever comes first; with ``iterations`` the search gets that budget instead
+    and no clock is read."""
     started = time.monotonic()
     game = GAMES[game_key].game
     state = game.load_state(state_data)
@@ -70,7 +80,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
         action = policies.choose(game, state, seat, level, salt=salt, iterations=iterations)
     else:
         deadline = started + think_seconds
-        action = policies.choose(game, state, seat, level, salt=salt,
+        action = policies.choose(game, state, seat, level, salt=salt, iterations=policies.iterations_for(game),
                                   should_stop=lambda: time.monotonic() >= deadline)
     return game.encode(action)
 
@@ -81,7 +91,7 @@ def think(game_key: str, state_data: Any, seat: int, level: str, salt: int, thin
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
+def _lower_priority(niceness: int = WORKER_NICENESS) -> None:
     """Worker initializer: the ``SCHED_IDLE`` scheduling policy where the platform has it
     (Linux): the worker then runs only on a core that nothing else wants, and a woken event
     loop preempts it at once instead of waiting for its time slice to end (a niced process
@@ -92,7 +102,7 @@ def _lower_priority() -> None:
     terminal is the parent's to handle (it asks before leaving), not a traceback per worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        os.nice(WORKER_NICENESS)
+        os.nice(niceness)
     except (AttributeError, OSError):  # pragma: no cover - not on Linux
         pass
     idle = getattr(os, "SCHED_IDLE", None)
@@ -101,6 +111,23 @@ def _lower_priority() -> None:
             os.sched_setscheduler(0, idle, os.sched_param(0))
         except (AttributeError, OSError):  # pragma: no cover - a platform without it
             pass
+
+
+def _worker_start(bot_pid: int) -> None:
+    """Worker initializer: exit when the bot ends (:func:`bot.lifeline.watch`), then
+    :func:`_lower_priority` to :data:`WORKER_NICENESS` above the bot (counting what the fork
+    server, started niced, already gave the worker)."""
+    lifeline.watch(bot_pid)
+    try:
+        step = os.getpriority(os.PRIO_PROCESS, bot_pid) + WORKER_NICENESS - os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        step = WORKER_NICENESS
+    _lower_priority(max(0, step))
+
+
+def _started() -> tuple[int, int]:
+    """A worker's first job at start: its process id and its parent's (the fork server)."""
+    return os.getpid(), os.getppid()
 
 
 def _context() -> Any:
@@ -118,12 +145,13 @@ class AiPool:
 
     Args:
         workers: processes of the pool (``AI_WORKERS``; at least 1).
-        think_seconds: search time per strong move (``AI_THINK_SECONDS``), counted from when a
-            worker starts it.
+        think_seconds: search time of a strong AI turn (``AI_THINK_SECONDS``: every decision of
+            the turn together); a move thinks for the share the driver passes (``seconds``),
+            counted from when a worker starts it.
         iterations: when set, strong moves get this iteration budget instead of a time (tests).
         executor_factory: builds the executor from ``workers`` (a
-            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created on the
-            first strong move, so a bot without strong AIs starts no process).
+            :class:`~concurrent.futures.ProcessPoolExecutor` by default; it is created in a
+            thread by :meth:`start`, or before the first strong move).
         task: the function run in a worker (:func:`think`; tests pass one that crashes).
     """
 
@@ -133,10 +161,13 @@ class AiPool:
         self.workers = max(1, workers)
         self.think_seconds = think_seconds
         self.iterations = iterations
-        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(n, mp_context=_context(),
-                                                                           initializer=_lower_priority))
+        self._factory = executor_factory or (lambda n: ProcessPoolExecutor(
+            n, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),)))
         self.task = task
         self._executor: Executor | None = None
+        self._starting: asyncio.Future[None] | None = None
+        #: process ids of the running workers and of their parent (the fork server), once started
+        self.pids: set[int] = set()
         self._generation = 0
         self._closed = False
         #: strong moves asked and not answered yet (queued or thinking)
@@ -149,14 +180,53 @@ class AiPool:
         """Whether moves of ``level`` are computed in the pool (else inline)."""
         return level in POOLED
 
+    @property
+    def started(self) -> bool:
+        """Whether worker processes run now (started by :meth:`start` at boot, or before the first
+        pooled move)."""
+        return self._executor is not None
+
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
 
-    def _current(self) -> tuple[Executor, int]:
-        if self._executor is None:
-            self._executor = self._factory(self.workers)
-            self._generation += 1
+    def start(self) -> None:
+        """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
+        this returns at once and the loop never waits for them). No-op when they run or are
+        starting, or after :meth:`close`."""
+        if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
+            return
+        # a thread of its own (niced in _boot), ended once the processes are up
+        booter = ThreadPoolExecutor(1, thread_name_prefix="ai-pool-start")
+        self._starting = asyncio.get_running_loop().run_in_executor(booter, self._boot)
+        booter.shutdown(wait=False)
+
+    def _boot(self) -> None:
+        """In its own thread: make the executor and have every worker answer once (the
+        processes, and the fork server with the games imported, are then up). The thread runs
+        at :data:`WORKER_NICENESS` first, and the fork server it starts inherits it: its
+        second of imports takes only the CPU the event loop leaves."""
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a thread's own niceness
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                           os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+        executor = self._factory(self.workers)
+        try:
+            found = [f.result() for f in [executor.submit(_started) for _ in range(self.workers)]]
+        except Exception:
+            log.warning("the AI workers did not start cleanly; strong moves will try again", exc_info=True)
+            found = []
+        self.pids = {pid for pair in found for pid in pair}
+        self._executor = executor
+        self._generation += 1
+
+    async def _current(self) -> tuple[Executor, int]:
+        """The running executor, started off the loop first when there is none."""
+        while self._executor is None:
+            if self._closed:
+                raise RuntimeError("the AI pool is closed")
+            self.start()
+            if self._starting is not None:
+                await asyncio.shield(self._starting)
         return self._executor, self._generation
 
     def _replace(self, generation: int) -> None:
@@ -165,23 +235,28 @@ class AiPool:
             return
         broken, self._executor = self._executor, None
         self.replaced += 1
+        self.pids = set()
         broken.shutdown(wait=False, cancel_futures=True)
+        self.start()  # the new workers start in a thread now, not on the next move
 
-    async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0) -> str:
+    async def choose(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, *, salt: int = 0,
+                     seconds: float | None = None) -> str:
         """``seat``'s move at ``level`` as an action code: strong in a worker (awaited, off the
-        event loop), the other levels inline. A crashed worker makes this move a normal one
-        (logged) and the pool is replaced. Raises ``RuntimeError`` after :meth:`close`, and
-        whatever the engine raised in the worker."""
+        event loop; thinking at most ``seconds``, by default :attr:`think_seconds`), the other
+        levels inline. A crashed worker makes this move a normal one (logged) and the pool is
+        replaced. Raises ``RuntimeError`` after :meth:`close`, and whatever the engine raised in
+        the worker."""
         if not self.pooled(level):
             return self.inline(game, state, seat, level, salt)
         if self._closed:
             raise RuntimeError("the AI pool is closed")
-        executor, generation = self._current()
+        executor, generation = await self._current()
         loop = asyncio.get_running_loop()
         self.waiting += 1
         try:
             return await loop.run_in_executor(executor, self.task, game.key, game.dump_state(state), seat, level,
-                                              salt, self.think_seconds, self.iterations)
+                                              salt, self.think_seconds if seconds is None else seconds,
+                                              self.iterations)
         except BrokenProcessPool:
             log.warning("an AI worker died during a %s move of %s; the pool is replaced and this move "
                         "is played at normal level", level, game.key, exc_info=True)
@@ -194,6 +269,8 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

@@ -23,16 +23,18 @@ from discord.ext import commands
 from bot.ai_pool import AiPool
 from bot.decks import Decks
 from bot.foreground import Foreground
+from bot.guilds import Defaults, Guilds
 from bot.house import House
 from bot.i18n import Translator, catalog, pick_lang
 from bot.lobbies import Lobbies
 from bot.records import Records
+from bot.seasons import Seasons
 from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
 from bot.web.metrics import Metrics, MetricsServer, RateLimitLog, guarded
-from storage.base import Store, StoreRefused
+from storage.base import Store, StoreRefused, StoreUnavailable
 from storage.factory import open_store, public_url
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ log = logging.getLogger(__name__)
 GAMES_EXTENSION = "cogs.games"
 #: The cogs every deployment loads, after the game cogs: the lobby (``/play`` and the routing of
 #: every button) lists the game cogs loaded before it.
-SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.help")
+SHARED_EXTENSIONS: tuple[str, ...] = ("cogs.lobby", "cogs.info", "cogs.admin", "cogs.community", "cogs.help")
 
 
 #: With at least this many running tables resumed, the heap is frozen once they are decoded
@@ -61,21 +63,60 @@ def user_t(interaction: discord.Interaction) -> Translator:
     return Translator(pick_lang(str(interaction.locale), str(interaction.guild_locale or "")))
 
 
-async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
-    """Send an ephemeral reply, as a response or as a follow-up once responded."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
+def text_view(text: str) -> discord.ui.LayoutView:
+    """A Components V2 layout of one text display (at most 4,000 characters)."""
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.TextDisplay(text[:4000] or "…"))
+    return view
+
+
+#: The key of :attr:`discord.Interaction.extras` set once a deferred response was completed.
+FILLED = "speakeasy_filled"
+
+
+def thinking(interaction: discord.Interaction) -> bool:
+    """Whether ``interaction`` was deferred with "thinking" and that response is not completed yet:
+    the next answer edits the original response (Discord deprecates completing a defer with a
+    follow-up)."""
+    return (interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+            and not interaction.extras.get(FILLED))
+
+
+async def answer(interaction: discord.Interaction, **fields: Any) -> None:
+    """Send the private answer ``fields`` (a message's fields: ``view``, ``content``, ``embed``,
+    ``file``…): as the response; once deferred with "thinking", by editing the original
+    response (once); after that, as a follow-up."""
+    if not interaction.response.is_done():
+        await interaction.response.send_message(ephemeral=True, **fields)
+    elif thinking(interaction):
+        if "file" in fields:
+            fields["attachments"] = [fields.pop("file")]
+        await interaction.edit_original_response(**fields)
+        interaction.extras[FILLED] = True
     else:
-        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+        await interaction.followup.send(ephemeral=True, **fields)
+
+
+async def reply(interaction: discord.Interaction, content: str | None = None, **kwargs: Any) -> None:
+    """Send an ephemeral reply (:func:`answer`): ``content`` as a V2 text message, unless
+    ``kwargs`` carry the message's own ``view``."""
+    if "view" not in kwargs:
+        kwargs = {**kwargs, "view": text_view(content or "")}
+        content = None
+    await answer(interaction, content=content, embed=None, **kwargs)
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer a failed interaction privately, in the user's language: a :class:`ServiceError`
-    as its own text; anything else is logged (with its traceback) and answered with a generic
-    text that shows nothing of the error (no hidden information can leak through it)."""
+    as its own text; :class:`storage.base.StoreUnavailable` as ``err.store_down`` (the game
+    server is briefly unavailable, the table is safe; the store logs one warning per outage,
+    so no traceback here); anything else is logged (with its traceback) and answered with a
+    generic text that shows nothing of the error (no hidden information can leak through it)."""
     t = user_t(interaction)
     if isinstance(error, ServiceError):
         text = t(error.key, **error.params)
+    elif isinstance(error, StoreUnavailable):
+        text = t("err.store_down")
     else:
         log.error("unexpected error in interaction %s", getattr(interaction, "id", "?"), exc_info=error)
         text = t("err.internal")
@@ -119,21 +160,26 @@ class CommandTranslator(app_commands.Translator):
 class SpeakeasyBot(commands.AutoShardedBot):
     """Speakeasy. Attributes after ``setup_hook``, the parts of a :class:`bot.house.House` the
     cogs use: ``db``, ``hall`` (reads a table: ``hall.table``), ``lobbies``, ``tables``,
-    ``decks``, ``records``, ``foreground`` (the interactions being answered) and ``timers`` (the
+    ``decks``, ``records``, ``communities`` (each server's settings, :class:`bot.guilds.Guilds`),
+    ``seasons``, ``foreground`` (the interactions being answered) and ``timers`` (the
     persisted timers); ``notifier`` once the lobby cog is loaded (see :meth:`set_notifier`).
 
     It runs the shards of ``settings.shards`` (``SHARD_COUNT``/``SHARD_IDS``; one shard when
     unset) with discord.py's ``AutoShardedBot``, and its services own the tables of their guilds.
 
     Args:
-        settings: runtime settings (``enabled_games`` chooses the game cogs added).
+        settings: runtime settings (``enabled_games`` is the games a server offers until its
+            admins choose, ``/settings``; every game's cog is loaded).
         db: an already open database (tests); otherwise the store ``settings.store_url`` names is opened.
         clock / seed_source: injected into the services (tests).
         sync_commands: sync the command tree on start (guild-only when ``dev_guild_id`` is set).
+        start_workers: start the AI worker processes at boot, in a thread (off the event loop);
+            without it they start before the first strong move (tests' many small bots).
     """
 
     def __init__(self, settings: Settings, *, db: Store | None = None, clock: Clock | None = None,
-                 seed_source: Callable[[], int] | None = None, sync_commands: bool = True) -> None:
+                 seed_source: Callable[[], int] | None = None, sync_commands: bool = True,
+                 start_workers: bool = True) -> None:
         shards = settings.shards
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), help_command=None,
                          allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
@@ -143,6 +189,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._clock = clock
         self._seed_source = seed_source
         self._sync = sync_commands
+        self._start_workers = start_workers
         self.db: Store = db  # type: ignore[assignment]  # opened in setup_hook
         # the services, built in setup_hook
         self.hall: Hall = None  # type: ignore[assignment]
@@ -150,6 +197,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self.tables: Tables = None  # type: ignore[assignment]
         self.decks: Decks = None  # type: ignore[assignment]
         self.records: Records = None  # type: ignore[assignment]
+        self.communities: Guilds = None  # type: ignore[assignment]
+        self.seasons: Seasons = None  # type: ignore[assignment]
         self.foreground: Foreground = None  # type: ignore[assignment]
         self.timers: Timers = None  # type: ignore[assignment]
         self.notifier: Notifier | None = None
@@ -177,16 +226,22 @@ class SpeakeasyBot(commands.AutoShardedBot):
         """Open the database, build the services, load cogs, sync commands, resume tables."""
         if self.db is None:
             self.db = await open_store(self.settings.store_url)
+        ai_pool = AiPool(self.settings.ai_workers, self.settings.ai_think_seconds, iterations=self.settings.ai_iterations)
+        if self._start_workers:
+            ai_pool.start()  # in a thread: the first strong move does not wait for the processes
         house = House(
             self.db, clock=self._clock, turn_timeout=self.settings.turn_timeout_seconds,
             reminder_fraction=self.settings.reminder_fraction, ai_delay=self.settings.ai_delay_seconds,
             seed_source=self._seed_source, leaderboard_min_games=self.settings.leaderboard_min_games,
             lobby_timeout=self.settings.lobby_timeout_seconds, shards=self.settings.shards,
-            ai_pool=AiPool(self.settings.ai_workers, self.settings.ai_think_seconds,
-                           iterations=self.settings.ai_iterations),
+            ai_pool=ai_pool,
+            defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
+                              min_games=self.settings.leaderboard_min_games,
+                              pictures=self.settings.pictures),
         )
         self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables
         self.decks, self.records = house.decks, house.records
+        self.communities, self.seasons = house.guilds, house.seasons
         self.foreground, self.timers = house.foreground, house.timers
         self._instrument()
         await self._serve()

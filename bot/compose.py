@@ -7,12 +7,14 @@ the cogs only map specs onto discord objects.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Any
 
 from bot.ai_pool import LEVELS
 from bot.games import GAMES
 from bot.i18n import Translator
+from bot.paces import PACES
 from bot.presenters import RenderContext
 from bot.service import TableSnapshot
 from bot.ui import Block, Board, Field, Panel, Select, SelectOption, check_block_limits
@@ -22,12 +24,47 @@ _MD = re.compile(r"([\\*_`~|>#\[\]()])")
 LOG_LINES = 8
 
 
+#: The Unicode bidirectional controls (embeddings, overrides, isolates, marks): a name holding
+#: them could reverse the text after it (a right-to-left override shows "…won" as "now…").
+_BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+#: First strong isolate and pop directional isolate (Unicode UAX #9).
+_FSI, _PDI = "\u2068", "\u2069"
+
+
+def strip_bidi(text: str) -> str:
+    """``text`` without bidirectional controls (for the pictures, which lay text out left to
+    right and would draw the controls as boxes).
+
+    >>> strip_bidi("Eve\u202eniw")
+    'Eveniw'
+    """
+    return text.translate(_BIDI_CONTROLS)
+
+
+def isolate(text: str) -> str:
+    """User text (a display name, a deck name) that cannot reorder the text around it in a
+    message: its bidirectional controls removed and, when it holds right-to-left letters or
+    Arabic digits, wrapped in a first-strong isolate (U+2068 … U+2069, Unicode UAX #9), so a
+    Hebrew or Arabic name shows as written and the sentence around it keeps its order.
+
+    >>> isolate("Eve\u202eniw"), isolate("Ann")
+    ('Eveniw', 'Ann')
+    >>> isolate("\u05d3\u05e0\u05d4") == "\u2068\u05d3\u05e0\u05d4\u2069"
+    True
+    """
+    text = text.translate(_BIDI_CONTROLS)
+    if any(unicodedata.bidirectional(c) in ("R", "AL", "AN") for c in text):
+        return _FSI + text + _PDI
+    return text
+
+
 def escape_name(name: str, limit: int = 32) -> str:
-    """A display name safe inside embeds: markdown escaped, mentions broken, length capped."""
-    name = (name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
+    """A display name safe inside embeds: bidirectional controls removed and right-to-left
+    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped."""
+    name = strip_bidi(name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
     if len(name) > limit:
         name = name[: limit - 1] + "…"
-    return _MD.sub(r"\\\1", name)
+    return isolate(_MD.sub(r"\\\1", name))
 
 
 def level_name(level: str, t: Translator) -> str:
@@ -43,8 +80,10 @@ def ai_name(name: str, level: str, t: Translator) -> str:
 def picture_names(table: TableSnapshot, t: Translator) -> tuple[str, ...]:
     """Seat names for the pictures (:mod:`bot.render`), in seat order and unescaped (a picture
     has no markdown): an AI player's name carries its level in ``t``'s language, as on the text
-    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack)."""
-    return tuple(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?" for s in table.seats)
+    board ("AI 1 (strong)", "IA 1 (fort)"; no 🤖, which the pictures' font may lack), without
+    bidirectional controls (:func:`strip_bidi`: a picture's text runs left to right)."""
+    return tuple(strip_bidi(ai_name(s.name or "?", s.level, t) if s.is_ai else s.name or "?") or "?"
+                 for s in table.seats)
 
 
 def context(table: TableSnapshot, t: Translator, seat: int | None, extras: dict[str, Any] | None = None) -> RenderContext:
@@ -61,12 +100,13 @@ def game_title(game: str, t: Translator) -> str:
 
 
 def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...]:
-    """The game's lobby option selects (at most 3), the current choice of each marked as default
-    (an option not set yet shows the game's default value)."""
+    """The game's lobby option selects (at most 2), the current choice of each marked as default
+    (an option not set yet shows the game's default value), then the table's pace (values
+    ``pace=<pace>``, see :mod:`bot.paces`) when it has one."""
     defaults = table.game.parse_options({}).model_dump(mode="json")
     current = {**defaults, **table.row.options}
     out = []
-    for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:3]:
+    for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:2]:
         opts = []
         for o in sel.options:
             name, _, value = o.value.partition("=")
@@ -74,6 +114,10 @@ def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...
             chosen = str(cur).lower() == value.lower() or (cur is None and value in ("", "none"))
             opts.append(replace(o, default=chosen))
         out.append(replace(sel, options=tuple(opts)))
+    if table.row.pace is not None:
+        t = ctx.t
+        out.append(Select(t("lobby.pace"), tuple(
+            SelectOption(t(f"pace.{p}"), f"pace={p}", t(f"pace.{p}.desc"), p == table.row.pace) for p in PACES)))
     return tuple(out)
 
 
@@ -107,15 +151,16 @@ def lobby_block(table: TableSnapshot, t: Translator, selects: tuple[Select, ...]
 PICKER_ROWS = 5
 
 
-def level_picker(table: TableSnapshot, t: Translator, notice: str = "") -> tuple[Block, tuple[tuple[int, Select], ...]]:
+def level_picker(table: TableSnapshot, t: Translator, notice: str = "",
+                 levels: tuple[str, ...] = LEVELS) -> tuple[Block, tuple[tuple[int, Select], ...]]:
     """The host's private level picker of a lobby: a card, and one select per AI seat
-    ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the levels
-    (:data:`bot.ai_pool.LEVELS`), the seat's current level marked as default. ``notice``
-    (what the last pick did) opens the description."""
+    ``(seat, select)`` (at most :data:`PICKER_ROWS`) whose option values are the ``levels`` the
+    server offers (:data:`bot.ai_pool.LEVELS` by default), the seat's current level marked as
+    default. ``notice`` (what the last pick did) opens the description."""
     selects = []
     for s in [s for s in table.seats if s.is_ai][:PICKER_ROWS]:
         options = tuple(SelectOption(level_name(lv, t).capitalize(), lv, t(f"ai.level_desc.{lv}"), lv == s.level)
-                        for lv in LEVELS)
+                        for lv in levels)
         selects.append((s.seat, Select(ai_name(s.name, s.level, t)[:150], options)))
     desc = t("lobby.picker.desc") if selects else t("lobby.picker.none")
     card = Block(title=t("lobby.picker.title", id=table.id), description=f"{notice}\n\n{desc}" if notice else desc)

@@ -3,9 +3,12 @@
 A driver runs while a seat played by the AI (:attr:`storage.base.SeatRow.autoplay`) must act and
 has not chosen yet; it makes one move at a time, through the same path as a member's click
 (:meth:`bot.table.TableHost.choose`: :meth:`bot.tables.Tables.choose`), so every move is stored
-before anyone is told. It stops as soon as a member must act or the game ends. An AI move that fails (an engine or storage
-error) is retried :data:`MAX_AI_FAILURES` times, then the table is given up rather than left
-hanging.
+before anyone is told. It stops as soon as a member must act or the game ends. While the store
+is unavailable (:class:`storage.base.StoreUnavailable`: a lost connection, a server restarting,
+a busy file) the move is tried again with capped exponential back-off for as long as it lasts,
+and the table is never given up for it. An AI move that fails otherwise (an engine error, a
+store error that is not transient) is retried :data:`MAX_AI_FAILURES` times, then the table is
+given up rather than left hanging.
 
 Member clicks go first: before each move (and before applying a strong move that was
 thought off the loop) the driver waits while a member's interaction is being answered
@@ -31,9 +34,10 @@ from bot.ai_pool import AiPool
 from bot.foreground import Foreground
 from bot.service import Hall
 from bot.table import TableHost
-from storage.base import VersionConflict
+from engine.policies import decision_seconds
+from storage.base import Backoff, StoreUnavailable, VersionConflict
 
-__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "Driver"]
+__all__ = ["AI_RETRY_SECONDS", "MAX_AI_FAILURES", "OUTAGE_RETRY_CAP", "OUTAGE_RETRY_FIRST", "TURN_PACE", "Driver"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,12 @@ log = logging.getLogger(__name__)
 MAX_AI_FAILURES = 3
 #: Pause before the n-th retry of a failed AI move: ``AI_RETRY_SECONDS * n`` seconds.
 AI_RETRY_SECONDS = 2.0
+#: Within a turn, the pause after a step that showed something is this share of ``ai_delay``
+#: (the turn's first move gets the whole pause): a Gang of Dice turn of a commit, a reroll and
+#: a stop shows each roll without the turn taking three pauses.
+TURN_PACE = 0.3
+#: First and longest pause before trying a move again while the store is unavailable (seconds).
+OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP = 0.05, 2.0
 
 
 class Driver:
@@ -50,7 +60,8 @@ class Driver:
     Args:
         hall: the tables' shared state (the locks and the cache of running tables).
         host: plays a seat's choice and tells the UI (:class:`bot.tables.Tables`).
-        ai_delay: seconds between AI moves that showed something (0 in tests).
+        ai_delay: the pause after an AI step that showed something (0 in tests), counted from
+            when the next move starts: the AI thinks during it (see :meth:`_drive`).
         pool: chooses the moves (a default :class:`bot.ai_pool.AiPool` when not given).
         foreground: the member interactions being answered: each AI move waits until none is
             (:meth:`bot.foreground.Foreground.quiet`, bounded), so clicks go first.
@@ -65,6 +76,8 @@ class Driver:
         self.foreground = foreground or Foreground()
         #: strong moves thrown away because the table moved while the AI thought
         self.dropped = 0
+        #: AI moves tried again because the store was unavailable
+        self.retries = 0
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._closed = False
 
@@ -95,17 +108,34 @@ class Driver:
         task = self._tasks.get(table_id)
         return task is not None and not task.done()
 
+    def tables(self) -> frozenset[int]:
+        """The tables whose driver task is held now (running, or done and not yet forgotten)."""
+        return frozenset(self._tasks)
+
     async def _drive(self, table_id: int) -> None:
         """Let AI seats act one step at a time until a member must act or the game ends.
 
-        The pause (``ai_delay``) comes after a step that showed something (public events), so
-        people can follow the board; silent steps (e.g. marking dice) follow at once."""
+        A *turn* is a seat's consecutive decisions with nobody else acting between them (Gang of
+        Dice's commit, marks, rerolls and stop; a Moon bidder's discard and trumps); each seat
+        of a simultaneous step has a turn of one decision. The strong level's thinking time
+        (the pool's ``think_seconds``) covers the whole turn: each decision gets its share of
+        what is left (:func:`engine.policies.decision_seconds`), and the seats of a
+        simultaneous step think side by side (in parallel workers, else sharing the time).
+
+        The pause after a step that showed something (public events) is the AI's thinking
+        time, not added to it: the next move is applied no sooner than ``ai_delay`` after it
+        was started (:data:`TURN_PACE` of that within a turn), however short the thought, and
+        no later than the thought ends. Silent steps (e.g. marking dice) follow at once."""
         host, hall = self.host, self.hall
+        loop = asyncio.get_running_loop()
         pause = True
         failures = 0
+        turn: tuple[int, int] | None = None  # (seat, version after its last move) while a turn goes on
+        turn_end, salt = 0.0, 0
+        outage = Backoff(OUTAGE_RETRY_FIRST, OUTAGE_RETRY_CAP)
         while not self._closed:
-            await asyncio.sleep(self.ai_delay if pause else 0)
             await self.foreground.quiet()  # a member's answer first
+            started = loop.time()
             try:
                 async with hall.lock(table_id):
                     live = await hall.touch(table_id)
@@ -116,44 +146,73 @@ class Driver:
                     todo = [s for s in ai if s in game.to_act(live.state) and s not in live.pending]
                     if not todo:
                         return
-                    seat = todo[0]
-                    level = next(s.level for s in live.seats if s.seat == seat)
-                    state, salt = live.state, table_id * 1_000_003 + live.state.version
-                    if not self.pool.pooled(level):
-                        code = self.pool.inline(game, state, seat, level, salt)
-                        result, view, events = await host.choose(live, seat, code, source="ai")
-                if self.pool.pooled(level):  # think outside the lock, then apply if nothing moved
-                    code = await self.pool.choose(game, state, seat, level, salt=salt)
-                    await self.foreground.quiet()
-                    async with hall.lock(table_id):
-                        live = await hall.touch(table_id)
-                        if live is None or live.row.status != "running":
-                            return
+                    state = live.state
+                    levels = {s.seat: s.level for s in live.seats}
+                    same = len(todo) == 1 and turn == (todo[0], state.version)
+                    if not same:  # a new turn: its thinking time, and one salt for its decisions
+                        turn_end, salt = started + self.pool.think_seconds, table_id * 1_000_003 + state.version
+                    wait = self.ai_delay * (TURN_PACE if same else 1) if pause else 0
+                    codes = {s: self.pool.inline(game, state, s, levels[s], salt)
+                             for s in todo if not self.pool.pooled(levels[s])}
+                thinkers = [s for s in todo if s not in codes]
+                if thinkers:  # think outside the lock, side by side
+                    rounds = -(-len(thinkers) // self.pool.workers)
+                    seconds = decision_seconds(turn_end - loop.time()) if len(todo) == 1 else (
+                        max(0.0, turn_end - loop.time()) / rounds)
+                    found = await asyncio.gather(*(self.pool.choose(game, state, s, levels[s], salt=salt,
+                                                                    seconds=seconds) for s in thinkers))
+                    codes.update(zip(thinkers, found, strict=True))
+                rest = started + wait - loop.time()
+                if rest > 0:
+                    await asyncio.sleep(rest)  # the pause is the thinking shown, not added after it
+                await self.foreground.quiet()
+                applied = []
+                async with hall.lock(table_id):
+                    live = await hall.touch(table_id)
+                    if live is None or live.row.status != "running":
+                        return
+                    for seat in todo:
                         seats = {s.seat: s for s in live.seats}
                         if (live.state.version != state.version or seat in live.pending or seat not in seats
                                 or not seats[seat].autoplay or seat not in live.game.to_act(live.state)):
                             self.dropped += 1
                             log.info("table %s moved while the AI of seat %s thought; thinking again", table_id, seat)
-                            pause = False
-                            continue
-                        result, view, events = await host.choose(live, seat, code, source="ai")
+                            break
+                        applied.append((seat, *await host.choose(live, seat, codes[seat], source="ai")))
             except asyncio.CancelledError:
                 raise
             except VersionConflict:
                 log.warning("table %s was moved by another writer; reloaded", table_id)
+                pause, turn = False, None
+                continue
+            except StoreUnavailable:  # logged once per outage by the store; the table is safe
+                self.retries += 1
+                await asyncio.sleep(outage.next())
                 pause = False
                 continue
             except Exception:
                 failures += 1
                 log.exception("AI move at table %s failed (%d/%d)", table_id, failures, MAX_AI_FAILURES)
                 if failures >= MAX_AI_FAILURES:
-                    await host.give_up(table_id)
-                    return
+                    log.error("giving up table %s: its AI move failed %d times", table_id, failures)
+                    while True:
+                        try:
+                            await host.give_up(table_id)
+                            return
+                        except StoreUnavailable:  # abandon it once the store answers
+                            await asyncio.sleep(outage.next())
                 await asyncio.sleep(AI_RETRY_SECONDS * failures)
                 continue
             failures = 0
-            pause = any(e.audience is None for e in events)
-            await host.after_change(table_id, view, events, result, seat)  # the running driver is not restarted
+            outage.reset()
+            if not applied:
+                pause, turn = False, None
+                continue
+            pause = any(e.audience is None for _, _, _, events in applied for e in events)
+            last = hall.live(table_id)
+            turn = (todo[0], last.state.version) if len(todo) == 1 and last is not None else None
+            for seat, result, view, events in applied:
+                await host.after_change(table_id, view, events, result, seat)  # the running driver is not restarted
 
     async def idle(self) -> None:
         """Wait until no driver is running (tests and the terminal use it)."""

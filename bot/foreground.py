@@ -49,6 +49,10 @@ class Foreground:
         """How many interactions are being answered now."""
         return self._busy
 
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: ``tasks`` answering, ``waiters`` in :meth:`quiet`, ``deferred`` calls."""
+        return {"tasks": len(self._tasks), "waiters": len(self._waiters), "deferred": len(self._deferred)}
+
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
         """``with foreground.answering():`` around the answer to one interaction (in the task

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from bot.ai_pool import AiPool
 from bot.decks import Decks
 from bot.foreground import Foreground
+from bot.guilds import Defaults, Guilds
 from bot.lobbies import Lobbies
 from bot.records import Records
+from bot.seasons import Seasons
 from bot.service import Hall
 from bot.table import Notifier
 from bot.tables import Tables
@@ -30,7 +32,8 @@ class House:
     running tables; :meth:`bot.service.Hall.table` reads a table), :attr:`timers` (the
     process's persisted timers, the hall's), :attr:`foreground` (the member interactions being
     answered, :mod:`bot.foreground`), :attr:`decks`, :attr:`tables` (the running tables),
-    :attr:`lobbies`, :attr:`records` (read-only queries).
+    :attr:`lobbies`, :attr:`records` (read-only queries), :attr:`guilds` (each server's settings),
+    :attr:`seasons` (each server's seasons and the rating history).
 
     Args:
         db: an open store (:class:`storage.base.Store`).
@@ -46,6 +49,8 @@ class House:
             (``None``: every table).
         ai_pool: chooses the AI moves at each seat's level (:class:`bot.ai_pool.AiPool`; a
             default one, one worker, when not given). Closed by :meth:`bot.tables.Tables.close`.
+        defaults: the bot's own values of the servers' settings (:class:`bot.guilds.Defaults`;
+            ``leaderboard_min_games`` is its ``min_games`` when not given).
     """
 
     def __init__(
@@ -62,13 +67,18 @@ class House:
         lobby_timeout: float = 1800,
         shards: Shards | None = None,
         ai_pool: AiPool | None = None,
+        defaults: Defaults | None = None,
     ) -> None:
         self.hall = Hall(db, clock or SystemClock(), notifier=notifier, shards=shards)
         self.timers: Timers = self.hall.timers
         self.foreground = Foreground()
         self.decks = Decks(self.hall)
+        self.guilds = Guilds(self.hall, defaults or Defaults(min_games=leaderboard_min_games))
+        self.seasons = Seasons(self.hall, self.guilds)
         self.tables = Tables(self.hall, self.decks, foreground=self.foreground, turn_timeout=turn_timeout,
-                             reminder_fraction=reminder_fraction, ai_delay=ai_delay, ai_pool=ai_pool)
+                             reminder_fraction=reminder_fraction, ai_delay=ai_delay, ai_pool=ai_pool,
+                             seasons=self.seasons)
         self.lobbies = Lobbies(self.hall, self.tables, self.decks, lobby_timeout=lobby_timeout,
-                               seed_source=seed_source)
-        self.records = Records(self.hall, leaderboard_min_games=leaderboard_min_games)
+                               seed_source=seed_source, guilds=self.guilds)
+        self.records = Records(self.hall, leaderboard_min_games=leaderboard_min_games, guilds=self.guilds,
+                               seasons=self.seasons)

@@ -27,11 +27,12 @@ from pydantic import ValidationError
 from bot.ai_pool import LEVELS
 from bot.decks import Decks
 from bot.games import GAMES
+from bot.guilds import Guilds
 from bot.service import Hall, ServiceError
 from bot.table import LiveTable, TableSnapshot, notify
 from bot.tables import Tables
 from bot.timers import LOBBY, key_table, lobby_key
-from storage.base import SeatRow, TableRow, TimerRow
+from storage.base import PACES, SeatRow, TableRow, TimerRow
 
 __all__ = ["Lobbies", "check_level", "lobby_tag"]
 
@@ -66,13 +67,16 @@ class Lobbies:
         decks: the guilds' custom decks (the option ``deck``).
         lobby_timeout: seconds a lobby may stay open without being started (then it closes).
         seed_source: returns a new game seed (``secrets.randbits(62)`` by default).
+        guilds: the servers' settings (the games and channels a server allows, its default
+            pace, the AI levels it offers); the bot's defaults everywhere when not given.
     """
 
     def __init__(self, hall: Hall, tables: Tables, decks: Decks, *, lobby_timeout: float = 1800,
-                 seed_source: Callable[[], int] | None = None) -> None:
+                 seed_source: Callable[[], int] | None = None, guilds: Guilds | None = None) -> None:
         self.hall = hall
         self.tables = tables
         self.decks = decks
+        self.guilds = guilds or Guilds(hall)
         self.lobby_timeout = lobby_timeout
         self.seed_source = seed_source or (lambda: secrets.randbits(62))
         hall.timers.handle(LOBBY, self._due)
@@ -117,22 +121,27 @@ class Lobbies:
     # ------------------------------------------------------------------ opening and reading
     async def open(
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, host_name: str,
-        lang: str = "en", options: dict[str, Any] | None = None,
+        lang: str = "en", options: dict[str, Any] | None = None, parent_id: int | None = None,
     ) -> TableSnapshot:
-        """Open a lobby with the host in seat 0, and arm its expiry: the timer ``lobby:<id>``
-        due :attr:`lobby_timeout` seconds from now (see :meth:`_due`). Raises
-        ``err.unknown_game``/``err.bad_option``, ``err.not_owned`` in a guild of another
-        process's shards."""
+        """Open a lobby with the host in seat 0, at the server's default pace, and arm its
+        expiry: the timer ``lobby:<id>`` due :attr:`lobby_timeout` seconds from now (see
+        :meth:`_due`). The server's settings are read now (``parent_id``: the channel of a
+        thread ``channel_id`` is in). Raises ``err.unknown_game``/``err.bad_option``,
+        ``err.game_not_enabled`` (a game the server does not offer), ``err.channel_not_allowed``
+        (a channel where the server does not allow ``/play``), ``err.not_owned`` in a guild of
+        another process's shards."""
         hall = self.hall
         hall.check_owned(guild_id)
         if game not in GAMES:
             raise ServiceError("err.unknown_game", game=game)
+        community = await self.guilds.community(guild_id)
+        community.check_play(game, (channel_id,) if parent_id is None else (channel_id, parent_id))
         opts = self._validate_options(game, options or {})
         now = hall.clock.now()
         async with hall.db.transaction():
             table_id = await hall.db.create_table(
                 guild_id=guild_id, channel_id=channel_id, game=game, host_user_id=host_user_id,
-                lang=lang, options=opts, now=now,
+                lang=lang, options=opts, now=now, pace=community.pace,
             )
             await hall.db.replace_seats(table_id, [SeatRow(0, host_user_id, host_name, False)])
             await hall.timers.schedule(lobby_key(table_id), now + self.lobby_timeout)
@@ -192,11 +201,21 @@ class Lobbies:
             return [s for s in seats if s.user_id != user_id]
         return await self._edit(table_id, user_id, change)
 
+    async def offered_levels(self, table_id: int) -> tuple[str, ...]:
+        """The AI levels the lobby's server offers (``/settings``), weakest first."""
+        row = await self.hall.row(table_id)
+        return (await self.guilds.community(row.guild_id)).ai_levels
+
     async def add_ai(self, table_id: int, user_id: int, ai_name: str = "AI", level: str = "normal") -> TableSnapshot:
-        """The host adds an AI player at ``level`` (one of :data:`bot.ai_pool.LEVELS`).
+        """The host adds an AI player at ``level`` (one of :data:`bot.ai_pool.LEVELS`; when the
+        server does not offer it, at the offered level nearest above, else the strongest offered).
 
         Raises ``err.host_only``, ``err.table_full``, ``err.bad_level``."""
         check_level(level)
+        offered = await self.offered_levels(table_id)
+        if level not in offered:
+            above = [lv for lv in offered if LEVELS.index(lv) > LEVELS.index(level)]
+            level = above[0] if above else offered[-1]
 
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if len(seats) >= GAMES[row.game].game.max_players:
@@ -214,8 +233,10 @@ class Lobbies:
         ``err.level_stale``, so a click on an old level picker never changes another seat.
         Raises ``err.host_only``, ``err.table_not_lobby``, ``err.bad_level``, ``err.level_stale``
         (also when ``seat`` is not an AI player), ``err.level_same`` (already that level: a
-        double click)."""
+        double click), ``err.level_not_offered`` (a level the server does not offer)."""
         check_level(level)
+        if level not in await self.offered_levels(table_id):
+            raise ServiceError("err.level_not_offered", level=level)
 
         def change(row: TableRow, seats: list[SeatRow]) -> list[SeatRow]:
             if (expect is not None and lobby_tag(seats) != expect) or not (0 <= seat < len(seats)) \
@@ -252,6 +273,22 @@ class Lobbies:
                 await self.decks.require(row.guild_id, value)
             opts = self._validate_options(row.game, {**row.options, name: value})
             await hall.db.update_table(table_id, hall.clock.now(), options=opts)
+            view = await hall.table(table_id)
+        await notify(hall.notifier.lobby_changed, view)
+        return view
+
+    async def set_pace(self, table_id: int, user_id: int, pace: str) -> TableSnapshot:
+        """The host sets the lobby's pace (one of :data:`storage.base.PACES`; see
+        :mod:`bot.paces`). Raises ``err.host_only``, ``err.table_not_lobby``, ``err.bad_option``."""
+        if pace not in PACES:
+            raise ServiceError("err.bad_option", detail=str(pace)[:20])
+        hall = self.hall
+        async with hall.lock(table_id):
+            row = await hall.row(table_id)
+            self._check_lobby(row)
+            if user_id != row.host_user_id:
+                raise ServiceError("err.host_only")
+            await hall.db.update_table(table_id, hall.clock.now(), pace=pace)
             view = await hall.table(table_id)
         await notify(hall.notifier.lobby_changed, view)
         return view
@@ -296,7 +333,7 @@ class Lobbies:
                                              state=game.dump_state(state), version=state.version,
                                              rules_version=game.rules_version, options=stored):
                     raise ServiceError("err.table_not_lobby")  # another process started or closed it
-                await self.tables.begin(table_id, seats, game, state, now)
+                await self.tables.begin(table_id, seats, game, state, now, row.pace)
                 await hall.timers.cancel(lobby_key(table_id))
             row = await hall.row(table_id)
             view = hall.keep(LiveTable(replace(row, state=None), seats, state, {})).snapshot()
@@ -357,6 +394,8 @@ class Lobbies:
         lobby = await self.open(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
                                 host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
                                 options=options)
+        if row.pace is not None and row.pace != lobby.row.pace:  # a rematch keeps its table's pace
+            await hall.db.update_table(lobby.id, hall.clock.now(), pace=row.pace)
         await hall.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)
                                                for i, s in enumerate(seats)])
         return await hall.table(lobby.id)

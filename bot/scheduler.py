@@ -1,12 +1,20 @@
-"""Turn deadlines: the reminder, the timeout, and members who went away.
+"""Turn deadlines: the reminders, the timeout, and members who went away.
 
 :class:`Scheduler` is the turn deadlines' user of the persisted timers (:class:`bot.timers.Timers`):
-when a member must act in a step, the step gets the timer ``turn:<table id>``: a reminder at
-``reminder_fraction * turn_timeout`` seconds, then at ``turn_timeout`` the game's
-``timeout_action`` for every member who has not acted. A member who times out
-:data:`AWAY_AFTER_TIMEOUTS` times in a row (the count is stored with the seat, so it survives a
-restart) is *away*: the AI plays their seat at once (the driver sees
-:attr:`storage.base.SeatRow.autoplay`) until they come back (any click of theirs).
+when a member must act in a step, the step gets the timer ``turn:<table id>``, following the
+table's pace (:mod:`bot.paces`): its reminders (at ``reminder_fraction * turn_timeout`` seconds
+for a ``normal`` table, at half time and at 90 % for the slow paces), then at the end of the
+turn the game's ``timeout_action`` for every member who has not acted. At ``live`` and
+``normal`` pace a member who times out :data:`AWAY_AFTER_TIMEOUTS` times in a row (the count is
+stored with the seat, so it survives a restart) is *away*: the AI plays their seat at once (the
+driver sees :attr:`storage.base.SeatRow.autoplay`) until they come back (any click of theirs);
+at ``relaxed`` and ``correspondence`` pace the AI plays the timed-out turn only. A member who
+muted a table (:attr:`storage.base.SeatRow.muted`) gets no reminder ping there.
+
+The timer's payload: ``version`` (the step), ``remind_at`` (the next reminder), ``act_at`` (the
+timeout), ``reminded`` (no reminder left), and for a table with a pace ``pace`` and ``later``
+(the reminders after the next one); a payload stored before paces has neither and keeps its
+one reminder.
 
 After downtime members get their time back: a turn deadline found overdue at start-up restarts
 from the moment the bot is up (a full turn), it is not auto-played at once.
@@ -18,11 +26,12 @@ import logging
 from dataclasses import replace
 from typing import Any
 
+from bot.paces import PaceRule, pace_rule
 from bot.service import Hall
 from bot.table import Chosen, LiveTable, TableHost, TableSnapshot, notify
 from bot.timers import TURN, turn_key
 from engine.core import Event, Game
-from storage.base import SeatRow, TimerRow, VersionConflict
+from storage.base import Pace, SeatRow, StoreUnavailable, TimerRow, VersionConflict
 
 __all__ = ["AWAY_AFTER_TIMEOUTS", "MAX_AUTO_STEPS", "Scheduler"]
 
@@ -69,19 +78,30 @@ class Scheduler:
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
 
     # ------------------------------------------------------------------ turn deadlines
-    def deadline(self, table_id: int, version: int, now: float) -> TimerRow:
-        """The turn timer of the step at ``version`` starting at ``now`` (reminder first)."""
-        remind_at, act_at = now + self.turn_timeout * self.reminder_fraction, now + self.turn_timeout
-        return TimerRow(turn_key(table_id), min(remind_at, act_at),
-                        {"version": version, "remind_at": remind_at, "act_at": act_at, "reminded": False})
+    def rule(self, pace: Pace | str | None) -> PaceRule:
+        """What ``pace`` means here (``normal`` and ``None``: this scheduler's ``turn_timeout``
+        and ``reminder_fraction``)."""
+        return pace_rule(pace, turn_timeout=self.turn_timeout, reminder_fraction=self.reminder_fraction)
+
+    def deadline(self, table_id: int, version: int, now: float, pace: Pace | str | None = None) -> TimerRow:
+        """The turn timer of the step at ``version`` starting at ``now`` at ``pace`` (its first
+        reminder first)."""
+        rule = self.rule(pace)
+        act_at = now + rule.seconds
+        reminders = [now + rule.seconds * f for f in rule.reminders]
+        payload: dict[str, Any] = {"version": version, "remind_at": reminders[0], "act_at": act_at, "reminded": False}
+        if pace is not None:
+            payload["pace"] = pace
+            payload["later"] = reminders[1:]
+        return TimerRow(turn_key(table_id), min(reminders[0], act_at), payload)
 
     def step_timer(self, table_id: int, seats: list[SeatRow], game: Game[Any, Any, Any], state: Any,
-                   now: float) -> tuple[TimerRow | None, str | None]:
-        """The timer change for the step of ``state``: ``(timer to set, None)`` when a member (a
-        seat not played by the AI) must act in it, else ``(None, key to cancel)``."""
+                   now: float, pace: Pace | str | None = None) -> tuple[TimerRow | None, str | None]:
+        """The timer change for the step of ``state`` at ``pace``: ``(timer to set, None)`` when
+        a member (a seat not played by the AI) must act in it, else ``(None, key to cancel)``."""
         humans = {s.seat for s in seats if not s.autoplay}
         if game.to_act(state) & humans:
-            return self.deadline(table_id, state.version, now), None
+            return self.deadline(table_id, state.version, now, pace), None
         return None, turn_key(table_id)
 
     def stepped(self, timer: TimerRow | None, cancel: str | None) -> None:
@@ -92,10 +112,10 @@ class Scheduler:
             self.timers.remember(timer)
 
     async def write(self, table_id: int, seats: list[SeatRow], game: Game[Any, Any, Any], state: Any,
-                    now: float) -> None:
+                    now: float, pace: Pace | str | None = None) -> None:
         """Store (and remember) the deadline for the step of ``state``, or remove the table's
         (see :meth:`step_timer`). Joins the caller's transaction."""
-        timer, cancel = self.step_timer(table_id, seats, game, state, now)
+        timer, cancel = self.step_timer(table_id, seats, game, state, now, pace)
         if timer is not None:
             await self.timers.schedule(timer.key, timer.due, timer.payload)
         elif cancel is not None and self.timers.get(cancel) is not None:
@@ -103,14 +123,14 @@ class Scheduler:
 
     async def arm(self, live: LiveTable) -> None:
         """Deadline for the current step of a cached table, from now (see :meth:`write`)."""
-        await self.write(live.id, live.seats, live.game, live.state, self.hall.clock.now())
+        await self.write(live.id, live.seats, live.game, live.state, self.hall.clock.now(), live.row.pace)
 
     async def restore(self, live: LiveTable) -> None:
         """After a restart (the table is decoded): keep the remembered deadline of the current
         step, arm one when a member must act and there is none (or one of another step), drop
         one nobody needs. No store access when nothing changes."""
         timer = self.timers.get(turn_key(live.id))
-        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now())
+        wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now(), live.row.pace)
         if wanted is None:
             if timer is not None:
                 await self.timers.cancel(turn_key(live.id))
@@ -123,7 +143,8 @@ class Scheduler:
 
     def _give_time_back(self, row: TimerRow, now: float) -> TimerRow:
         """At start-up, a turn deadline already due restarts from ``now`` (the bot was down)."""
-        return self.deadline(int(row.key.partition(":")[2]), int(row.payload.get("version", -1)), now)
+        return self.deadline(int(row.key.partition(":")[2]), int(row.payload.get("version", -1)), now,
+                             row.payload.get("pace"))
 
     # ------------------------------------------------------------------ away members
     async def present(self, live: LiveTable, seat: int) -> bool:
@@ -141,8 +162,11 @@ class Scheduler:
 
     # ------------------------------------------------------------------ due deadlines
     async def _fire(self, row: TimerRow) -> None:
-        """A turn timer is due: the reminder, or the timeout. A table whose deadline fails (an
-        engine or storage error) is given up (abandoned); the others' deadlines still run."""
+        """A turn timer is due: the reminder, or the timeout. While the store is unavailable
+        (:class:`storage.base.StoreUnavailable`) the error goes to the timers, which keep the
+        deadline armed and fire it again once the store answers. A table whose deadline fails
+        otherwise (an engine error, a store error that is not transient) is given up (abandoned,
+        the error logged first); the others' deadlines still run."""
         table_id = int(row.key.partition(":")[2])
         version = int(row.payload["version"])
         try:
@@ -152,19 +176,26 @@ class Scheduler:
                 await self._remind(table_id, version, row)
         except VersionConflict:
             log.warning("table %s moved in another writer; reloaded", table_id)
+        except StoreUnavailable:
+            raise  # not the table's fault: the timers try again
         except Exception:  # one broken table must not stop the others' deadlines
-            log.exception("deadline of table %s failed", table_id)
+            log.exception("deadline of table %s failed; giving the table up", table_id)
             await self.host.give_up(table_id)
 
     async def _remind(self, table_id: int, version: int, row: TimerRow) -> None:
-        """Tell the members who have not acted in the step at ``version`` that time runs out."""
+        """Tell the members who have not acted in the step at ``version`` (and did not mute the
+        table) that time runs out; the timer moves on to the next reminder, or to the timeout."""
         async with self.hall.lock(table_id):
             live = await self.hall.touch(table_id)
             if live is None or live.state.version != version:
                 return
-            await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
+            later = [float(at) for at in row.payload.get("later") or ()]
+            if later:
+                await self.timers.schedule(row.key, later[0], {**row.payload, "remind_at": later[0], "later": later[1:]})
+            else:
+                await self.timers.schedule(row.key, float(row.payload["act_at"]), {**row.payload, "reminded": True})
             view = live.snapshot()
-        seats = [s for s in view.waiting_for() if not view.seats[s].autoplay]
+        seats = [s for s in view.waiting_for() if not view.seats[s].autoplay and not view.seats[s].muted]
         if seats:
             await notify(self.hall.notifier.reminder, view, seats)
 
@@ -183,9 +214,10 @@ class Scheduler:
             late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
                     and not live.seats[s].autoplay]
             gone = []
+            makes_away = self.rule(live.row.pace).away
             for seat in late:
                 count = live.seats[seat].timeouts + 1
-                away = count >= AWAY_AFTER_TIMEOUTS
+                away = makes_away and count >= AWAY_AFTER_TIMEOUTS
                 await self._set_seat(live, seat, away=away, timeouts=count)
                 if away:
                     gone.append(seat)

@@ -20,10 +20,12 @@ for a quiet member) → finished (result and ratings stored in one transaction) 
 
 The hall's guarantees:
 
-- A per-table :class:`asyncio.Lock` (:meth:`Hall.lock`) serialises every change of a table.
+- A per-table lock (:meth:`Hall.lock`) serialises every change of a table. It exists only
+  while a task holds it or waits for it (then it is dropped), so the locks never outgrow the
+  tables in use, whatever ids the clicks carry (:meth:`Hall.held`).
 - The cache of a running table (:class:`bot.table.LiveTable`) is always equal to what is
   stored: it changes only under the table's lock, after the change is stored; a table that
-  stops running leaves it (:meth:`Hall.forget`: its lock is dropped too when free).
+  stops running leaves it (:meth:`Hall.forget`).
 - After a restart the running tables are indexed in bulk (:meth:`Hall.index`); each snapshot is
   decoded on first touch (:meth:`Hall.touch`). A table whose snapshot no longer loads is
   abandoned (logged), never crashes the bot.
@@ -54,7 +56,7 @@ from storage.base import (
     loads,
 )
 
-__all__ = ["Hall", "Notifier", "ReplayError", "ServiceError", "TableSnapshot", "event_dict", "event_from"]
+__all__ = ["Hall", "Notifier", "TableLock", "ReplayError", "ServiceError", "TableSnapshot", "event_dict", "event_from"]
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,43 @@ def event_from(d: dict[str, Any]) -> Event:
     return Event(d["key"], d.get("params") or {}, frozenset(aud) if aud is not None else None)
 
 
+class TableLock:
+    """``async with hall.lock(table_id):`` one table's lock, counted: the
+    :class:`asyncio.Lock` is made by the first task that asks for it and dropped from the
+    hall's ``locks`` when the last holder or waiter leaves (a lock nobody holds or awaits
+    guards nothing: the next task makes a fresh one)."""
+
+    __slots__ = ("_entry", "_id", "_locks")
+
+    def __init__(self, locks: dict[int, list[Any]], table_id: int) -> None:
+        self._locks = locks
+        self._id = table_id
+        self._entry: list[Any] | None = None
+
+    async def __aenter__(self) -> None:
+        entry = self._locks.get(self._id)
+        if entry is None:
+            entry = self._locks[self._id] = [asyncio.Lock(), 0]  # [lock, holders and waiters]
+        entry[1] += 1
+        self._entry = entry
+        try:
+            await entry[0].acquire()
+        except BaseException:
+            self._leave(entry)
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        entry = self._entry
+        assert entry is not None
+        entry[0].release()
+        self._leave(entry)
+
+    def _leave(self, entry: list[Any]) -> None:
+        entry[1] -= 1
+        if not entry[1] and self._locks.get(self._id) is entry:
+            del self._locks[self._id]
+
+
 class Hall:
     """The state the table services share: the store, the clock, the process's shards, the
     notifier, the persisted timers, the per-table locks and the cache of running tables (see
@@ -110,7 +149,7 @@ class Hall:
         self.notifier: Notifier = notifier or Notifier()
         #: the persisted timers of the process (turn deadlines, lobby expiries, the UI's own)
         self.timers = Timers(db, clock, shards=self.shards)
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, list[Any]] = {}  # table id -> [lock, holders and waiters] (TableLock)
         self._live: dict[int, LiveTable] = {}  # running tables, decoded
         self._index: dict[int, RunningTable] = {}  # running tables resumed but not decoded yet
 
@@ -127,13 +166,18 @@ class Hall:
             raise ServiceError("err.not_owned")
 
     # ------------------------------------------------------------------ locks and the cache
-    def lock(self, table_id: int) -> asyncio.Lock:
-        """The lock serialising every change of a table."""
-        return self._locks.setdefault(table_id, asyncio.Lock())
+    def lock(self, table_id: int) -> TableLock:
+        """The lock serialising every change of a table (``async with``; see :class:`TableLock`)."""
+        return TableLock(self._locks, table_id)
 
     def live(self, table_id: int) -> LiveTable | None:
         """The cache of a running table, or ``None`` (not running, or not decoded yet)."""
         return self._live.get(table_id)
+
+    def held(self) -> dict[str, frozenset[int]]:
+        """The table ids each per-table structure holds now: ``locks``, ``live`` (running tables,
+        decoded) and ``index`` (resumed, not decoded yet). For tests and the soak benchmark."""
+        return {"locks": frozenset(self._locks), "live": frozenset(self._live), "index": frozenset(self._index)}
 
     def keep(self, live: LiveTable) -> LiveTable:
         """Cache a table that starts running (under its lock, once stored); returns it."""
@@ -147,12 +191,10 @@ class Hall:
         self._index.pop(table_id, None)
 
     def forget(self, table_id: int) -> None:
-        """Drop the per-table memory of a table that stopped running (its lock when free)."""
+        """Drop the per-table memory of a table that stopped running (its lock goes by itself
+        when its last holder or waiter leaves)."""
         self._live.pop(table_id, None)
         self._index.pop(table_id, None)
-        lock = self._locks.get(table_id)
-        if lock is not None and not lock.locked():
-            del self._locks[table_id]
 
     def running(self) -> int:
         """How many running tables the process holds (decoded or waiting to be)."""

@@ -60,7 +60,8 @@ class Settings(BaseSettings):
         lobby_timeout_minutes: a lobby not started within this many minutes closes itself
             (its message says so; nothing is recorded). Read it in seconds as
             :attr:`lobby_timeout_seconds`.
-        ai_delay_seconds: pause between two AI moves so people can follow the board.
+        ai_delay_seconds: pause after an AI step that showed something, so people can follow the
+            board; the AI thinks during it (a shorter pause within one AI turn; :mod:`bot.driver`).
         leaderboard_min_games: games a member must finish to appear on a leaderboard.
         log_level: Python logging level name.
         enabled_games: which games this deployment offers: registry keys separated by commas
@@ -70,8 +71,9 @@ class Settings(BaseSettings):
         ai_workers: ``AI_WORKERS``: processes the strong AI thinks in (default: the machine's
             cores minus one, at least 1; :class:`bot.ai_pool.AiPool`). Strong moves queue when
             every worker is busy.
-        ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI move, from when a
-            worker starts it (0.05 to 10; default 1.0).
+        ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI turn, every decision
+            of the turn together (0.05 to 10; default 1.0); a move also stops at the game's
+            iteration budget (``engine.policies.ITERATIONS``).
         ai_iterations: ``AI_ITERATIONS``: when set, a strong move searches this many iterations
             instead of for a time (reproducible moves: tests, benchmarks); unset in production.
         pictures: ``PICTURES=on|off`` (also true/false, 1/0, yes/no; default on): the board
@@ -84,6 +86,10 @@ class Settings(BaseSettings):
             ``0..SHARD_COUNT-1``, no repeats; unset: every shard). The process owns the tables
             of the guilds on its shards (``(guild_id >> 22) % SHARD_COUNT``). Read both as
             :attr:`shards`. See the README, "Running more than one process".
+        board_edits_per_5s: ``BOARD_EDITS_PER_5S`` (0-50, default 5): at most this many board
+            edits (or posts) in one channel or thread in any 5 seconds; a table's edits beyond it
+            wait and are merged, so its board always ends on the latest state
+            (:class:`cogs.boards.EditBudget`). 0: no budget (tests that click faster than people).
         render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
             so that drawing never holds up the event loop; 0 draws in a thread of the bot's
             process instead (slower clicks under load, one process less).
@@ -122,6 +128,7 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
     shard_ids: str | None = None
     render_workers: int = Field(default=1, ge=0, le=8)
+    board_edits_per_5s: int = Field(default=5, ge=0, le=50)
     ai_workers: int = Field(default_factory=default_workers, ge=1, le=256)
     ai_think_seconds: float = Field(default=1.0, ge=0.05, le=10)
     ai_iterations: int | None = Field(default=None, ge=1, le=1_000_000)
@@ -227,9 +234,30 @@ class Settings(BaseSettings):
         return v.upper() if isinstance(v, str) else v
 
 
+class SettingsFileError(ValueError):
+    """The settings file (``.env``) cannot be read; the message is one line for the operator."""
+
+
 def load_settings(**overrides: object) -> Settings:
     """Read the settings (environment, then ``.env``, then defaults); overrides win.
 
-    Raises ``pydantic.ValidationError`` on a malformed value.
+    Raises ``pydantic.ValidationError`` on a malformed value, :class:`SettingsFileError` for a
+    ``.env`` that is not UTF-8 text (saying where the first bad byte is).
     """
-    return Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except UnicodeDecodeError as exc:
+        env_file = Settings.model_config.get("env_file") or ".env"
+        raise SettingsFileError(_undecodable(str(env_file), exc)) from None
+
+
+def _undecodable(name: str, exc: UnicodeDecodeError) -> str:
+    r"""One line saying where ``name`` stops being UTF-8 (line and byte).
+
+    >>> _undecodable(".env", UnicodeDecodeError("utf-8", b"A=1\nB=\xff", 6, 7, "invalid start byte"))
+    '.env is not UTF-8 text (line 2: byte 0xff, invalid start byte); save it as UTF-8 (see .env.example)'
+    """
+    data = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+    line = data.count(b"\n", 0, exc.start) + 1
+    return (f"{name} is not UTF-8 text (line {line}: byte 0x{data[exc.start]:02x}, {exc.reason}); "
+            "save it as UTF-8 (see .env.example)")

@@ -207,7 +207,8 @@ class TableHost(Protocol):
         ...
 
     async def give_up(self, table_id: int) -> None:
-        """Abandon a table that keeps failing; never raises."""
+        """Abandon a table that keeps failing; raises only :class:`storage.base.StoreUnavailable`
+        (the store is away: nothing changed, try again later)."""
         ...
 
     def nudge(self, table_id: int) -> None:

@@ -48,12 +48,13 @@ from bot.foreground import Foreground
 from bot.games import GAMES
 from bot.ratings import Rated, ai_rating, rate
 from bot.scheduler import Scheduler
+from bot.seasons import Seasons
 from bot.service import Hall, ReplayError, ServiceError, event_dict
 from bot.table import Chosen, LiveTable, TableSnapshot, notify
 from bot.timers import lobby_key, turn_key
 from engine.core import Event, Game, IllegalAction, Outcome
 from engine.fast import replacer
-from storage.base import RatingRow, SeatRow, StepWrite, TableRow, VersionConflict
+from storage.base import Pace, RatingRow, SeatRow, StepWrite, StoreUnavailable, TableRow, VersionConflict
 
 __all__ = ["Submitted", "Tables"]
 
@@ -88,13 +89,16 @@ class Tables:
         ai_pool: chooses the AI moves at each seat's level, strong ones in worker processes
             (:class:`bot.ai_pool.AiPool`; a default one, one worker, when not given). Closed by
             :meth:`close`.
+        seasons: the servers' seasons (a result is rated in its game's current season, after
+            the monthly roll-over when due); without it, the current season as stored.
     """
 
     def __init__(self, hall: Hall, decks: Decks, *, foreground: Foreground | None = None,
                  turn_timeout: float = 300, reminder_fraction: float = 0.5, ai_delay: float = 0.0,
-                 ai_pool: AiPool | None = None) -> None:
+                 ai_pool: AiPool | None = None, seasons: Seasons | None = None) -> None:
         self.hall = hall
         self.decks = decks
+        self.seasons = seasons
         self.foreground = foreground or Foreground()
         self.scheduler = Scheduler(hall, self, turn_timeout=turn_timeout, reminder_fraction=reminder_fraction)
         self.driver = Driver(hall, self, ai_delay=ai_delay, pool=ai_pool, foreground=self.foreground)
@@ -108,10 +112,15 @@ class Tables:
     async def give_up(self, table_id: int) -> None:
         """Abandon a table that keeps failing (an engine or storage error), telling its players.
 
-        Never raises: when even abandoning fails, the table's deadline is removed so that it
-        stops firing (both failures are logged)."""
+        Raises :class:`storage.base.StoreUnavailable` when the store is away meanwhile (nothing
+        changed: the caller tries again later, the deadline stays armed). Otherwise never
+        raises: when even abandoning fails, the table's deadline is removed so that it stops
+        firing (both failures are logged)."""
         try:
             await self.abandon(table_id, None)
+        except StoreUnavailable:
+            log.warning("table %s will be given up once the database answers", table_id)
+            raise
         except Exception:
             log.exception("could not abandon failing table %s", table_id)
             try:
@@ -121,12 +130,12 @@ class Tables:
 
     # ------------------------------------------------------------------ start (from the lobby)
     async def begin(self, table_id: int, seats: list[SeatRow], game: Game[Any, Any, Any], state: Any,
-                    now: float) -> None:
+                    now: float, pace: Pace | None = None) -> None:
         """Store what a table starting to run needs beside its row: the opening events and the
         first turn deadline. Joins the caller's transaction (:meth:`bot.lobbies.Lobbies.start`,
         which then caches the table and calls :meth:`nudge`)."""
         await self.hall.db.record_events(table_id, state.version, [event_dict(e) for e in game.opening_events(state)])
-        await self.scheduler.write(table_id, seats, game, state, now)
+        await self.scheduler.write(table_id, seats, game, state, now, pace)
 
     # ------------------------------------------------------------------ play
     async def submit(self, table_id: int, user_id: int, version: int, code: str) -> Submitted:
@@ -172,6 +181,23 @@ class Tables:
             view = live.snapshot()
         await notify(hall.notifier.came_back, view, seat)
         return True
+
+    async def toggle_muted(self, table_id: int, user_id: int) -> bool:
+        """A member mutes (or unmutes) the turn pings and reminders of one running table at
+        ``correspondence`` pace (:mod:`bot.paces`); returns whether they are muted now. Raises
+        ``err.not_seated``, ``err.table_not_running``, ``err.mute_pace`` (another pace)."""
+        hall = self.hall
+        async with hall.lock(table_id):
+            live = await self._get_live(table_id)
+            seat = live.seat_of(user_id)
+            if seat is None:
+                raise ServiceError("err.not_seated")
+            if live.row.pace != "correspondence":
+                raise ServiceError("err.mute_pace")
+            muted = not live.seats[seat].muted
+            await hall.db.set_seat_muted(table_id, seat, muted)
+            live.seats[seat] = replace(live.seats[seat], muted=muted)
+        return muted
 
     async def _get_live(self, table_id: int) -> LiveTable:
         live = await self.hall.touch(table_id)
@@ -234,7 +260,7 @@ class Tables:
         outcome = game.outcome(step.state)
         gone = await self._members_gone(live) if outcome is not None else frozenset()
         if outcome is None:
-            timer, cancel = self.scheduler.step_timer(live.id, live.seats, game, step.state, now)
+            timer, cancel = self.scheduler.step_timer(live.id, live.seats, game, step.state, now, row.pace)
         else:
             timer, cancel = None, turn_key(live.id)
         write = StepWrite(
@@ -251,7 +277,7 @@ class Tables:
             else:
                 async with db.transaction():
                     await db.commit_step(write)
-                    await self._finish(live, outcome, now, gone)
+                    await self.finish(live, outcome, now, gone)
         except VersionConflict:
             hall.drop(live.id)
             raise
@@ -262,12 +288,15 @@ class Tables:
         self.scheduler.stepped(timer, cancel)
         return events
 
-    async def _finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
-        """Store the result and update ratings/stats (inside the caller's transaction, which
-        also stored the status and removed the deadline); the members in ``gone`` (no longer in
-        the server) are not rated."""
+    async def finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:
+        """Store the result and update ratings/stats in the game's current season, with each
+        rated member's rating history row (inside the caller's transaction, which also stored
+        the status and removed the deadline); the members in ``gone`` (no longer in the
+        server) are not rated."""
         db = self.hall.db
         row, seats = live.row, live.seats
+        if self.seasons is not None:
+            await self.seasons.current(row.guild_id, row.game)  # the monthly roll-over, when due
         await db.record_result(
             row.id, guild_id=row.guild_id, game=row.game,
             outcome={"ranks": list(outcome.ranks), "scores": list(outcome.scores)},
@@ -281,6 +310,7 @@ class Tables:
             for s in seats
         ]
         new = rate(rated, list(outcome.ranks))
+        points = []
         for s, (mu, sigma) in zip(seats, new, strict=True):
             if s.user_id is None or s.user_id in gone:
                 continue
@@ -288,6 +318,8 @@ class Tables:
             await db.save_rating(row.guild_id, row.game, RatingRow(
                 s.user_id, mu, sigma, (prev.played if prev else 0) + 1,
                 (prev.won if prev else 0) + (1 if outcome.ranks[s.seat] == 1 else 0)))
+            points.append((s.user_id, mu, sigma))
+        await db.record_rating_history(row.guild_id, row.game, row.id, points, now)
 
     async def _members_gone(self, live: LiveTable) -> frozenset[int]:
         """Members of a finishing table no longer in its server (asked once each, through the
@@ -448,6 +480,8 @@ class Tables:
         abandoned (and logged) when touched, never crashes the bot.
         """
         hall = self.hall
+        if self.seasons is not None:
+            await self.seasons.backfill()  # the rating history of results stored before it existed
         await hall.timers.load()
         shards = hall.shards
         ids = hall.index(await (hall.db.running_tables_of(shards) if shards is not None else hall.db.running_tables()))
@@ -465,6 +499,8 @@ class Tables:
                         live = await hall.touch(table_id)
                         if live is not None:
                             await self.scheduler.restore(live)
+                except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
+                    log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
                 except Exception:
                     log.exception("table %s could not be restored", table_id)
                 self.driver.kick(table_id)

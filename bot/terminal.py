@@ -3,7 +3,7 @@
 ``python -m bot play GAME [--players N] [--seed S] [--lang en|fr] [--db FILE] [--pace S | --fast]``
 and ``python -m bot play --resume``. The human sits in seat 0; every other seat is an AI player.
 
-What the terminal does for a person at a keyboard (issue 13, part 8):
+What the terminal does for a person at a keyboard:
 
 - The table lives in a SQLite file in a known place (:func:`default_db_path`, or ``--db``); every
   step is saved as it happens, so ``play --resume`` continues the last unfinished terminal table.
@@ -496,7 +496,7 @@ class TerminalGame:
         marker: Path | None = None
         table: TableSnapshot | None = None
         try:
-            table = await (self._resume(service) if self.resume else self._new(service))
+            table = await (self._resume(service) if self.resume else self.open_table(service))
             if table is None:
                 return 2
             marker = self._mark(path, table.id)
@@ -557,7 +557,9 @@ class TerminalGame:
                 and (any_game or self.game is None or r.game == self.game)]
         return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
 
-    async def _new(self, service: House) -> TableSnapshot:
+    async def open_table(self, service: House) -> TableSnapshot:
+        """Open and start a new table of the chosen game (the player in seat 0, AI players at
+        their levels in the others), says so, and starts it; returns it."""
         t = self.t
         assert self.game is not None
         saved = await self._saved(service.hall.db)
@@ -763,7 +765,7 @@ class TerminalGame:
         live = [c for c in choices if not c.disabled]
         if len(live) == 1 and live[0].code is None:  # one entry, a sub-question: go straight to it
             self.out(t("term.taken", choice=plain(live[0].label)))
-            code = self._detail(live[0].component, alone=True)
+            code = self.ask_component(live[0].component, alone=True)
             return None if code is None or code is BACK else str(code)
         by_key = {c.key.lower(): c for c in choices}
         numbered = all(c.key == str(i) for i, c in enumerate(choices, start=1))
@@ -787,7 +789,7 @@ class TerminalGame:
                 if choice.confirm and not self.yes(self._confirm_text(table.row.game, choice)):
                     continue
                 return choice.code
-            code = self._detail(choice.component)
+            code = self.ask_component(choice.component)
             if code is None:
                 return None
             if code is not BACK:
@@ -823,7 +825,7 @@ class TerminalGame:
             indent = "    " if c.group else "  "
             self.out(f"{indent}{c.key.rjust(width)}) {plain(c.label)}" + (f"  ({self.t('term.not_now')})" if c.disabled else ""))
 
-    def _detail(self, comp: Any, alone: bool = False) -> Any:
+    def ask_component(self, comp: Any, alone: bool = False) -> Any:
         """Ask the details of a multi-select or a number prompt: a code, ``BACK`` (``q``) or
         ``None`` (Ctrl-C / Ctrl-D: the player wants to leave). ``alone``: the menu had no other
         entry, so ``q`` quits (``BACK`` too) instead of going back. A question with a single

@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from storage.base import Shards, Store, TimerRow
+from storage.base import Backoff, Shards, Store, StoreUnavailable, TimerRow
 
 __all__ = ["LOBBY", "TURN", "Clock", "SystemClock", "Timers", "key_table", "lobby_key", "turn_key"]
 
@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds before the timer task looks again after processing itself failed.
 RETRY_SECONDS = 5.0
+#: First and longest pause before processing again while the store is unavailable (seconds).
+RETRY_FIRST, RETRY_CAP = 0.05, 2.0
 #: The kind of the turn-deadline timers (key ``turn:<table id>``; :class:`bot.scheduler.Scheduler`).
 TURN = "turn"
 #: The kind of the lobby-expiry timers (key ``lobby:<table id>``; :class:`bot.lobbies.Lobbies`).
@@ -84,7 +86,12 @@ class Timers:
       :meth:`start` runs it from one task that sleeps until the nearest due time.
 
     A fired timer that its handler neither rescheduled nor cancelled is removed (one-shot). A
-    handler that raises is logged and its timer removed.
+    handler that raises is logged and its timer removed, except for
+    :class:`storage.base.StoreUnavailable` (the database is briefly away): a timer leaves the
+    queue only once its handler has succeeded, so the timer stays armed, processing stops
+    there, and the task tries again with capped exponential back-off (:data:`RETRY_FIRST` to
+    :data:`RETRY_CAP` seconds) for as long as the outage lasts; the timers that fell due
+    meanwhile then fire in due order.
 
     With ``shards``, :meth:`load` reads only the timers of the process's shards (a table's timer
     follows its guild, see :meth:`storage.base.Store.timers`): another process's timers are
@@ -106,6 +113,7 @@ class Timers:
         self._started = False
         self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
         self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
+        self.retries = 0  # processing rounds that met an unavailable store and were tried again
 
     # ------------------------------------------------------------------ registration, loading
     def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
@@ -137,6 +145,15 @@ class Timers:
         """The timer of ``key`` as remembered, or ``None``."""
         entry = self._rows.get(key)
         return entry[1] if entry is not None else None
+
+    def keys(self) -> frozenset[str]:
+        """The keys of the timers remembered now."""
+        return frozenset(self._rows)
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: ``rows`` (one per timer), ``heap`` (queue entries, stale ones
+        included), ``handlers`` (kinds registered). For tests and the soak benchmark."""
+        return {"rows": len(self._rows), "heap": len(self._heap), "handlers": len(self._handlers)}
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -190,10 +207,13 @@ class Timers:
 
     # ------------------------------------------------------------------ firing
     async def process(self) -> float | None:
-        """Run the handlers of every timer due now (in due order); returns the next due time."""
+        """Run the handlers of every timer due now (in due order); returns the next due time.
+
+        Raises :class:`storage.base.StoreUnavailable` when a handler (or removing its fired
+        timer) met an outage: that timer and every later one stay armed."""
         now = self.clock.now()
         while (due := self.next_due()) is not None and due <= now:
-            _, entry, key = heapq.heappop(self._heap)
+            _, entry, key = self._heap[0]  # stays queued until its handler has succeeded
             row = self._rows[key][1]
             handler = self._handlers.get(row.kind)
             try:
@@ -201,6 +221,8 @@ class Timers:
                     log.warning("no handler for timer %s; removing it", key)
                 else:
                     await handler[0](row)
+            except StoreUnavailable:
+                raise
             except Exception:
                 log.exception("timer %s failed; removing it", key)
             current = self._rows.get(key)
@@ -231,9 +253,14 @@ class Timers:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        backoff = Backoff(RETRY_FIRST, RETRY_CAP)
         while not self._closed:
             try:
                 next_due = await self.process()
+                backoff.reset()
+            except StoreUnavailable:  # logged once per outage by the store
+                self.retries += 1
+                next_due = self.clock.now() + backoff.next()
             except Exception:
                 log.exception("timer processing failed")
                 next_due = self.clock.now() + RETRY_SECONDS

@@ -8,6 +8,10 @@ Discord limits these specs must respect (checked by :func:`check_panel_limits` a
 5 component rows, 5 buttons per row, 1 select per row, 25 select options, 80-character button
 labels, 100-character option labels/descriptions, 150-character placeholders; embeds: title 256,
 description 4096, 25 fields, field name 256, field value 1024, footer 2048, 6000 in all.
+
+Discord shows blocks as Components V2 (:func:`block_texts`: a block's text displays inside one
+container): at most 40 components in a message (nested ones included) and 4,000 characters of
+text displays in all (:data:`V2_COMPONENTS`, :data:`V2_TEXT_TOTAL`, :func:`check_v2_limits`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,10 @@ EMBED_FIELD_NAME = 256
 EMBED_FIELD_VALUE = 1024
 EMBED_FOOTER = 2048
 EMBED_TOTAL = 6000
+#: Components V2: components in one message (every nested one counts) and characters of all its
+#: text displays together.
+V2_COMPONENTS = 40
+V2_TEXT_TOTAL = 4000
 
 
 @dataclass(frozen=True)
@@ -204,4 +212,52 @@ def check_panel_limits(panel: Panel) -> list[str]:
                         errors.append(f"row {i}: option description length")
                 if len({o.value for o in comp.options}) != len(comp.options):
                     errors.append(f"row {i}: duplicate option values")
+    return errors
+
+
+def _heading(card: Block) -> str:
+    return f"### {card.title}" + (f"\n{card.description}" if card.description else "")
+
+
+def _fields_text(fields: tuple[Field, ...]) -> str:
+    return "\n\n".join(f"**{f.name}**\n{f.value}" for f in fields)
+
+
+def _footer_text(footer: str) -> str:
+    return "\n".join(f"-# {line}" for line in footer.splitlines() if line.strip())
+
+
+def block_texts(card: Block, budget: int = V2_TEXT_TOTAL) -> tuple[str, ...]:
+    """The text displays of ``card`` in a Components V2 message, at most ``budget`` characters
+    in all: its title as a heading with its description, its fields (bold names) as one text,
+    its footer as small text. Over the budget, the last fields go first, then the description
+    is cut (ending with "…").
+
+    >>> block_texts(Block("Lobby", "Open", (Field("Seats", "1. Ann"),), footer="Join below"))
+    ('### Lobby\\nOpen', '**Seats**\\n1. Ann', '-# Join below')
+    >>> sum(map(len, block_texts(Block("T", "x" * 5000), budget=100)))
+    100
+    """
+    footer = _footer_text(card.footer)[: budget // 4]
+    fields = card.fields
+    while fields and len(_heading(card)) + len(_fields_text(fields)) + len(footer) > budget:
+        fields = fields[:-1]
+    rest = budget - len(_fields_text(fields)) - len(footer)
+    head = _heading(card)
+    if len(head) > rest:
+        head = head[: max(rest - 1, 0)] + "…"
+    return tuple(t for t in (head, _fields_text(fields), footer) if t)
+
+
+def check_v2_limits(texts: list[str] | tuple[str, ...], components: int) -> list[str]:
+    """The Components V2 limits a message with these text displays and ``components`` components
+    (every nested one counted) breaks (empty when it fits)."""
+    errors = []
+    if components > V2_COMPONENTS:
+        errors.append(f"{components} components (at most {V2_COMPONENTS})")
+    total = sum(len(t) for t in texts)
+    if total > V2_TEXT_TOTAL:
+        errors.append(f"{total} characters of text (at most {V2_TEXT_TOTAL})")
+    if any(not t for t in texts):
+        errors.append("an empty text display")
     return errors

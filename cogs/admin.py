@@ -1,10 +1,10 @@
-"""``/table list`` and ``/table abandon``, and Discord's lifecycle events for tables.
+"""``/table list``, ``/table mine`` and ``/table abandon``, and Discord's lifecycle events for tables.
 
 Lifecycle (no privileged intent needed): a deleted thread moves its running table to the
 parent channel (a notice and a new board); an archived or locked thread is reopened when the
 bot may, otherwise the same fallback; a deleted channel closes its lobbies and tables; the
 bot removed from a server closes that server's lobbies and tables at once, silently (no
-further REST call for them, nothing rated). The work itself is in
+further REST call for them, nothing rated), and forgets the server's settings. The work itself is in
 :class:`cogs.notifier.DiscordNotifier` and the services (:mod:`bot.tables`, :mod:`bot.lobbies`).
 """
 
@@ -19,11 +19,12 @@ from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
 from bot import admin
+from bot.community import mine_block
 from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block
-from cogs.base import is_admin, reply, report_error, user_t
+from cogs.base import answer, is_admin, reply, report_error, user_t
 from cogs.boards import message_link
-from cogs.components import embed
+from cogs.layout import card_message
 from cogs.notifier import DiscordNotifier
 
 if TYPE_CHECKING:
@@ -73,7 +74,16 @@ class AdminCog(commands.Cog):
                 break
             text += ("\n" if text else "") + line
         card = Block(title=t("admin.title"), description=text or t("admin.none"))
-        await reply(interaction, embed=embed(card), allowed_mentions=discord.AllowedMentions.none())
+        await answer(interaction, **card_message(card), allowed_mentions=discord.AllowedMentions.none())
+
+    @table.command(name=_T("mine", key="cmd.table.mine.name"),
+                   description=_T("Your tables in this server, those waiting for you first", key="cmd.table.mine.desc"))
+    async def mine(self, interaction: discord.Interaction) -> None:
+        """The member's tables here (waiting for them first), with links and deadlines (privately)."""
+        t = user_t(interaction)
+        mine = await self.bot.records.mine(interaction.guild_id or 0, interaction.user.id)
+        links = {m.table.id: table_link(m.table) for m in mine}
+        await answer(interaction, **card_message(mine_block(mine, t, links)), allowed_mentions=discord.AllowedMentions.none())
 
     @table.command(name=_T("abandon", key="cmd.table.abandon.name"),
                    description=_T("Close a lobby or abandon a running table (host or Manage Server)",
@@ -100,7 +110,7 @@ class AdminCog(commands.Cog):
             return
         if found.row.status == "lobby" and self.notifier is not None:
             await self.notifier.redraw_lobby(closed)
-        await interaction.followup.send(t("admin.closed", id=table), ephemeral=True)
+        await reply(interaction, t("admin.closed", id=table))
 
     @abandon.autocomplete("table")
     async def _tables(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -140,6 +150,8 @@ class AdminCog(commands.Cog):
         if self.notifier is not None:
             closed = await self.notifier.guild_left(guild.id)
             log.info("removed from guild %s: closed tables %s", guild.id, closed)
+        await self.bot.communities.forget(guild.id)
+        log.info("removed from guild %s: its settings were deleted", guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:

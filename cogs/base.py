@@ -16,29 +16,31 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import io
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
-from bot import compose
-from bot.client import reply, report_error, user_t
+from bot import compose, render
+from bot.client import answer, reply, report_error, user_t
 from bot.games import GAMES
 from bot.i18n import Translator, pick_lang
 from bot.lobbies import lobby_tag
 from bot.service import ServiceError, TableSnapshot
-from bot.ui import Button, NumberPrompt, Panel, Select
+from bot.ui import Block, Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
 from cogs.components import (
     STYLES,
     LobbyButton,
     NumberModal,
     NumberModalId,
-    embed,
-    level_picker_view,
+    level_picker_rows,
     lobby_option_select,
 )
+from cogs.layout import button_rows, card_message, text_message
 from cogs.notifier import DiscordNotifier
 from cogs.panels import PanelMessages, delete_later, panel_fields
 from engine.core import Event
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GameCog", "guild_lang", "is_admin", "reply", "report_click_error", "report_error", "user_t"]
+__all__ = ["GameCog", "answer", "guild_lang", "is_admin", "reply", "report_click_error", "report_error", "user_t"]
 
 
 def guild_lang(interaction: discord.Interaction) -> str:
@@ -94,7 +96,8 @@ class GameCog(commands.Cog):
         self.bot = bot
         self.game = game
         self.__cog_name__ = game  # discord.py's cog name, unique per bot: one cog per game
-        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later)
+        self.panels = PanelMessages(lambda: bot.settings.pictures, bot.foreground.quiet, bot.foreground.later,
+                                    lambda guild_id: bot.communities.pictures_on(guild_id))
 
     @staticmethod
     def for_game(bot: SpeakeasyBot, game: str) -> GameCog:
@@ -135,7 +138,8 @@ class GameCog(commands.Cog):
         lang = guild_lang(interaction)
         table = await self.bot.lobbies.open(
             guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
-            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang)
+            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang,
+            parent_id=getattr(interaction.channel, "parent_id", None))
         await interaction.response.send_message(**await self.lobby_message(table))
         msg = await interaction.original_response()
         await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
@@ -144,19 +148,21 @@ class GameCog(commands.Cog):
         """Game-specific values for the lobby's rendering (none by default)."""
         return {}
 
-    async def lobby_message(self, table: TableSnapshot) -> dict[str, Any]:
-        """Embed and components of a lobby message, in the table's language."""
+    async def lobby_message(self, table: TableSnapshot, *, expired: bool = False) -> dict[str, Any]:
+        """The lobby message (V2: one container, its text then its buttons and option selects),
+        in the table's language; ``expired``: the expiry notice and no buttons."""
         t = Translator(table.row.lang)
         open_ = table.row.status == "lobby"
-        view = discord.ui.View(timeout=None)
-        for i, (op, key, style) in enumerate(LOBBY_BUTTONS):
-            view.add_item(LobbyButton(table.id, op, t(key), STYLES[style], not open_, i // 5))
         ctx = compose.context(table, t, None, extras=await self.lobby_extras(table))
         selects = compose.lobby_selects(table, ctx)
+        block = compose.lobby_block(table, t, selects)
+        if expired:
+            return card_message(replace(block, description=t("lobby.expired", minutes=self.bot.lobbies.lobby_minutes)))
+        rows = button_rows([LobbyButton(table.id, op, t(key), STYLES[style], not open_)
+                            for op, key, style in LOBBY_BUTTONS])
         if open_:
-            for i, sel in enumerate(selects):
-                view.add_item(lobby_option_select(sel, table.id, i, 2 + i))
-        return {"embed": embed(compose.lobby_block(table, t, selects)), "view": view}
+            rows += [discord.ui.ActionRow(lobby_option_select(sel, table.id, i)) for i, sel in enumerate(selects)]
+        return card_message(block, rows=rows)
 
     async def lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
         """A lobby button: join, leave, ai+, ai-, cancel (host or Manage Server), start."""
@@ -172,8 +178,9 @@ class GameCog(commands.Cog):
             table = await lobbies.add_ai(table_id, user.id, ai_name)
             await interaction.response.edit_message(**await self.lobby_message(table))
             added = next(s for s in reversed(table.seats) if s.is_ai)
-            await interaction.followup.send(ephemeral=True, **self.level_picker_message(
-                table, t, t("lobby.picker.added", name=compose.escape_name(added.name))))
+            await answer(interaction, **self.level_picker_message(
+                table, t, t("lobby.picker.added", name=compose.escape_name(added.name)),
+                await lobbies.offered_levels(table_id)))
             return
         elif op == "lvl":
             table = await self.bot.hall.table(table_id)
@@ -181,7 +188,8 @@ class GameCog(commands.Cog):
                 raise ServiceError("err.table_not_lobby")
             if user.id != table.row.host_user_id:
                 raise ServiceError("err.host_only")
-            await interaction.response.send_message(ephemeral=True, **self.level_picker_message(table, t))
+            await answer(interaction, **self.level_picker_message(
+                table, t, levels=await lobbies.offered_levels(table_id)))
             return
         elif op == "ai-":
             table = await lobbies.remove_ai(table_id, user.id)
@@ -196,21 +204,20 @@ class GameCog(commands.Cog):
             except discord.NotFound:
                 pass  # the lobby message was deleted meanwhile: the game goes on in its thread
             if table.row.status == "abandoned":
-                await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
+                await reply(interaction, t("err.cannot_post"))
             return
         else:
             raise ServiceError("err.bad_button")
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     @staticmethod
-    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "") -> dict[str, Any]:
-        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`), in the
-        host's language; its selects carry the seats' fingerprint (:func:`bot.lobbies.lobby_tag`)."""
-        card, selects = compose.level_picker(table, t, notice)
-        kwargs: dict[str, Any] = {"embed": embed(card)}
-        if selects:
-            kwargs["view"] = level_picker_view(table.id, lobby_tag(table.seats), selects)
-        return kwargs
+    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "",
+                             levels: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`, offering
+        ``levels``: the server's), in the host's language; its selects carry the seats'
+        fingerprint (:func:`bot.lobbies.lobby_tag`)."""
+        card, selects = compose.level_picker(table, t, notice, *((levels,) if levels else ()))
+        return card_message(card, rows=level_picker_rows(table.id, lobby_tag(table.seats), selects) if selects else ())
 
     async def level_pick(self, interaction: discord.Interaction, table_id: int, seat: int, tag: str,
                          values: list[str]) -> None:
@@ -224,7 +231,8 @@ class GameCog(commands.Cog):
         table = await self.bot.lobbies.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
         row = next(s for s in table.seats if s.seat == seat)
         notice = t("lobby.picker.set", name=compose.escape_name(row.name), level=compose.level_name(row.level, t))
-        await interaction.response.edit_message(**self.level_picker_message(table, t, notice))
+        await interaction.response.edit_message(**self.level_picker_message(
+            table, t, notice, await self.bot.lobbies.offered_levels(table_id)))
         notifier = self.bot.notifier
         if isinstance(notifier, DiscordNotifier):
             await notifier.redraw_lobby(table)
@@ -238,12 +246,16 @@ class GameCog(commands.Cog):
             raise ServiceError("err.bad_option", detail="")
         name, value = values[0].split("=", 1)
         parsed: Any = None if value in ("", "none") else value
-        table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
+        if name == "pace":  # the table's pace, not a game option (bot.paces)
+            table = await self.bot.lobbies.set_pace(table_id, interaction.user.id, value)
+        else:
+            table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
         await interaction.response.edit_message(**await self.lobby_message(table))
 
     # ------------------------------------------------------------------ board and panels
     async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
-        """A board button: open my panel, the rules, abandon (host or Manage Server)."""
+        """A board button: open my panel, the rules, the pictures' legend, abandon (host or
+        Manage Server)."""
         t = user_t(interaction)
         table = await self.bot.hall.table(table_id)
         if op == "panel":
@@ -256,13 +268,23 @@ class GameCog(commands.Cog):
                 table = await self.bot.hall.table(table_id)
             await self.send_panel(interaction, table, seat, t)
         elif op == "rules":
-            await reply(interaction, embed=embed(GAMES[table.row.game].presenter.rules(t)))
+            await answer(interaction, **card_message(GAMES[table.row.game].presenter.rules(t)))
+        elif op == "legend":  # the pictures' legend, for games that draw it apart
+            if not render.legend(table.row.game):
+                raise ServiceError("err.bad_button")
+            png = await asyncio.to_thread(render.render_legend, table.row.game, t.lang)
+            await answer(interaction, file=discord.File(io.BytesIO(png), filename="legend.png"),
+                         **card_message(Block(title=t("board.legend")), picture="attachment://legend.png",
+                                        alt=t("board.legend")))
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.bot.tables.abandon(table_id, interaction.user.id, is_admin(interaction))
-            await interaction.followup.send(t("table.abandoned_by_you"), ephemeral=True)
+            await reply(interaction, t("table.abandoned_by_you"))
         elif op == "rematch":
             await self.rematch(interaction, table_id)
+        elif op == "mute":
+            muted = await self.bot.tables.toggle_muted(table_id, interaction.user.id)
+            await reply(interaction, t("board.muted" if muted else "board.unmuted"))
         else:
             raise ServiceError("err.bad_button")
 
@@ -279,7 +301,7 @@ class GameCog(commands.Cog):
                 raise
             other = await self.bot.hall.table(int(err.params["table"]))
             link = message_link(other.row.guild_id, other.row.channel_id, other.row.lobby_message_id)
-            await interaction.followup.send(t("err.lobby_exists", link=link), ephemeral=True)
+            await reply(interaction, t("err.lobby_exists", link=link))
             return
         channel = self.bot.get_partial_messageable(table.row.channel_id, guild_id=table.row.guild_id)
         try:
@@ -287,25 +309,30 @@ class GameCog(commands.Cog):
         except discord.HTTPException:
             log.warning("could not post the rematch lobby of table %s", table_id, exc_info=True)
             await self.bot.lobbies.cancel(table.id, table.row.host_user_id)
-            await interaction.followup.send(t("err.cannot_post"), ephemeral=True)
+            await reply(interaction, t("err.cannot_post"))
             return
         await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
         link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
-        await interaction.followup.send(t("rematch.opened", link=link), ephemeral=True)
+        await reply(interaction, t("rematch.opened", link=link))
 
     async def send_panel(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, t: Translator) -> None:
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
-        and its picture (the text panel if the upload is refused)."""
+        and its picture (the text panel if the upload is refused). When the picture is not drawn
+        within :data:`DEFER_AFTER_S`, the interaction is deferred first (Discord waits 3 s) and
+        the panel fills its original response."""
         events = await self.bot.records.recent_events(table.id, 40)
         drawing = self.panels.start(interaction, table, seat, edit=False)
         notes = compose.private_notes(events, table, t, seat)
         panel = compose.panel(table, seat, t, "\n".join(notes)[:1900])
-        kwargs = panel_fields(panel, table)
+        shown = asyncio.ensure_future(self.panels.with_picture(panel, table, drawing, edit=False))
+        done, _ = await asyncio.wait({shown}, timeout=DEFER_AFTER_S)
+        if not done and not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            await reply(interaction, **await self.panels.with_picture(kwargs, panel.card, drawing, edit=False))
+            await answer(interaction, **await shown)
         except discord.Forbidden:
             log.warning("panel picture of table %s refused; sending the text panel", table.id)
-            await reply(interaction, **kwargs)
+            await answer(interaction, **panel_fields(panel, table))
 
     async def panel_for(self, interaction: discord.Interaction, table_id: int, version: int) -> Panel:
         """The panel the clicker saw at ``version`` (recomputed); refuses stale and foreign clicks."""
@@ -377,16 +404,13 @@ class GameCog(commands.Cog):
         lines = compose.private_notes(list(events), table, t, seat, limit=10)
         notice = "\n".join([notice, *lines]).strip()[:1900]
         panel = compose.panel(table, seat, t, notice)
-        kwargs = panel_fields(panel, table, card=False)  # the answer adds the card it shows
-        if in_panel:
-            kwargs.setdefault("view", None)
-        await self.panels.answer(interaction, table, panel.card, kwargs, drawing, in_panel=in_panel)
+        await self.panels.answer(interaction, table, panel, drawing, in_panel=in_panel)
         for event, secs in flashes:
             if secs:
                 text = compose.private_log([event], table, t, seat)[0]
                 try:
-                    msg = await interaction.followup.send(t("panel.flash", text=text, seconds=secs)[:2000],
-                                                          ephemeral=True, wait=True)
+                    msg = await interaction.followup.send(ephemeral=True, wait=True,
+                                                          **text_message(t("panel.flash", text=text, seconds=secs)))
                     await delete_later(self.bot.timers, interaction, msg, table_id, secs)  # survives a restart
                 except discord.HTTPException:  # the move is applied; only the peek message failed
                     log.warning("could not show a private flash message at table %s", table_id, exc_info=True)

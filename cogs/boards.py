@@ -6,11 +6,21 @@ Board edits are coalesced per table by a small updater task, so a burst of AI mo
 few edits that always end on the latest state. Nothing here blocks an interaction response:
 callers acknowledge the interaction first, the board is drawn in the background.
 
-The board message carries the picture of the table (:mod:`cogs.pictures`, an embed image
-``attachment://board.png``) beside a short text (the headline, who has chosen, the recent
-events). A new file is uploaded only when the picture's key changes; otherwise the edit keeps
-the attachment and changes the text. Without a picture (``PICTURES=off``, no Attach Files,
-rendering failed) the board is the full text embed, and the table carries on.
+Each channel (a table's thread, or the channel of tables without one) has an edit budget
+(:class:`EditBudget`): at most ``BOARD_EDITS_PER_5S`` board edits or posts in any 5 seconds.
+An updater whose channel has spent its budget waits, then draws the state of that moment: the
+steps it did not show stay in the board's recent events. Discord's per-channel limit is not
+published; a 429 on a channel route (discord.py waits and retries it itself) is logged once per
+route and channel, with its bucket, by :class:`RateLimitWatch`, and pauses that channel's board
+edits for the time Discord asked.
+
+The board message is one Components V2 container (:mod:`cogs.layout`): the picture of the table
+(:mod:`cogs.pictures`, a media gallery showing ``attachment://board.png``), a short text (the
+headline, who has chosen, the recent events) and the buttons. A new file is uploaded only when
+the picture's key changes; otherwise the edit keeps the attachment and changes the text. Without
+a picture (``PICTURES=off``, no Attach Files, rendering failed) the board is the full text in
+the same container, and the table carries on. A board posted as an embed by an earlier version
+becomes a V2 message at its next edit (the message fields clear its content and embeds).
 """
 
 from __future__ import annotations
@@ -19,17 +29,22 @@ import asyncio
 import functools
 import io
 import logging
-from collections.abc import Coroutine, Iterable
+import re
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot import admin, compose
+from bot import admin, compose, render
 from bot.i18n import Translator
 from bot.service import TableSnapshot
 from bot.ui import Board
 from cogs import pictures
-from cogs.components import board_view
+from cogs.components import board_rows
+from cogs.layout import Rows, text_message
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -46,29 +61,35 @@ UNKNOWN_MESSAGE = 10008
 THREAD_ARCHIVED = 50083
 
 
-def board_buttons(table: TableSnapshot, t: Translator) -> discord.ui.View:
-    """The board's buttons: open my panel; abandon (host/admin) while running; Rematch once
+def board_buttons(table: TableSnapshot, t: Translator, legend: bool = False) -> Rows:
+    """The board's buttons: open my panel; the rules; the pictures' legend (``legend``: a game
+    whose pictures leave it out, with pictures on); abandon (host/admin) while running; at
+    ``correspondence`` pace, mute (each member mutes their own pings of the table); Rematch once
     the game is finished."""
     running = table.row.status == "running"
     buttons = [
         ("panel", t("board.my_panel"), "primary", not running),
         ("rules", t("board.rules"), "secondary", False),
+        *([("legend", t("board.legend"), "secondary", False)] if legend else []),
         ("abandon", t("board.abandon"), "danger", not running),
     ]
+    if running and table.row.pace == "correspondence":
+        buttons.append(("mute", t("board.mute"), "secondary", False))
     if table.row.status == "finished":
         buttons.append(("rematch", t("board.rematch"), "success", False))
-    return board_view(table.id, buttons)
+    return board_rows(table.id, buttons)
 
 
-def panel_button(table: TableSnapshot, t: Translator) -> discord.ui.View:
-    """The one "My panel" button that goes with a turn ping or a reminder."""
-    return board_view(table.id, [("panel", t("board.my_panel"), "primary", False)])
+def ping_message(text: str, table: TableSnapshot, t: Translator) -> dict[str, Any]:
+    """A turn ping or a reminder: ``text`` (its mentions notify) and the one "My panel" button."""
+    return text_message(text, board_rows(table.id, [("panel", t("board.my_panel"), "primary", False)]))
 
 
 def mentions(table: TableSnapshot, seats: Iterable[int] | None = None) -> str:
-    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped."""
+    """Mentions of the members in ``seats`` (every member's seat if ``None``), AI seats skipped;
+    a member who muted the table is named in bold, not pinged."""
     chosen = table.seats if seats is None else [table.seats[s] for s in seats]
-    return " ".join(f"<@{s.user_id}>" for s in chosen if s.user_id)
+    return " ".join(f"**{compose.escape_name(s.name)}**" if s.muted else f"<@{s.user_id}>" for s in chosen if s.user_id)
 
 
 def place_gone(error: discord.HTTPException) -> bool:
@@ -87,6 +108,105 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
 
 
+class EditBudget:
+    """At most ``limit`` board edits of one channel in any ``window`` seconds (``limit`` 0: no
+    limit), spread out (two edits at least ``window / limit`` seconds apart, so that the steps
+    between two edits stay few enough for the board's recent events), and none while the
+    channel is paused after a 429. Times are UNIX seconds of the
+    bot's clock (:class:`bot.timers.Clock`: the simulated one in tests). Channels without a
+    recent edit are forgotten (a few floats per busy channel)."""
+
+    def __init__(self, limit: int, window: float = 5.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._sent: dict[int, deque[float]] = {}
+        self._paused: dict[int, float] = {}
+
+    def delay(self, channel: int, now: float) -> float:
+        """Seconds before the next edit of ``channel`` may be sent (0.0: now)."""
+        wait = 0.0
+        sent = self._sent.get(channel)
+        if sent is not None:
+            while sent and sent[0] <= now - self.window:
+                sent.popleft()
+            if not sent:
+                del self._sent[channel]
+            elif self.limit:  # spread out: one edit every window / limit seconds at most
+                wait = sent[-1] + self.window / self.limit - now
+                if len(sent) >= self.limit:
+                    wait = max(wait, sent[-self.limit] + self.window - now)
+        until = self._paused.get(channel)
+        if until is not None:
+            if until <= now:
+                del self._paused[channel]
+            else:
+                wait = max(wait, until - now)
+        return max(0.0, wait)
+
+    def spend(self, channel: int, now: float) -> None:
+        """Count an edit of ``channel`` sent at ``now``."""
+        if not self.limit:
+            return
+        sent = self._sent.setdefault(channel, deque())
+        sent.append(now)
+        while len(sent) > self.limit:
+            sent.popleft()
+
+    def back_off(self, channel: int, seconds: float, now: float) -> None:
+        """Send no edit of ``channel`` for ``seconds`` (Discord answered 429)."""
+        self._paused[channel] = max(self._paused.get(channel, 0.0), now + max(0.0, seconds))
+
+
+#: A channel route in discord.py's rate-limit warning: ``/channels/<id>/...``.
+_CHANNEL_ROUTE = re.compile(r"/channels/(\d+)(/[^?]*)?")
+
+
+class RateLimitWatch(logging.Filter):
+    """A filter on discord.py's ``discord.http`` logger: its warning "We are being rate
+    limited. <method> <url> responded with 429. Retrying in <s> seconds." (one per 429, and
+    discord.py waits and retries) becomes one warning of ours per route and channel, naming the
+    bucket, and ``on_limit(channel, seconds)`` for every 429 of a channel route. Other records
+    pass unchanged."""
+
+    def __init__(self, on_limit: Callable[[int, float], None]) -> None:
+        super().__init__("discord.http")
+        self.on_limit = on_limit
+        self._told: set[tuple[str, int]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("We are being rate limited.") or not isinstance(record.args, tuple):
+            return True
+        try:
+            method, url, seconds = str(record.args[0]), str(record.args[1]), float(str(record.args[2]))
+        except (IndexError, TypeError, ValueError):
+            return True
+        match = _CHANNEL_ROUTE.search(url)
+        if match is None:
+            return True  # not a channel route: discord.py's own line stays
+        channel = int(match[1])
+        self.on_limit(channel, seconds)
+        bucket = f"{method} /channels/{{channel}}" + re.sub(r"/\d+", "/{id}", match[2] or "")
+        if (bucket, channel) not in self._told:
+            self._told.add((bucket, channel))
+            log.warning("Discord rate limit (429) on bucket %s, channel %s: its board edits pause %.2f s "
+                        "(told once per bucket and channel)", bucket, channel, seconds)
+        return False
+
+
+_POSTERS: weakref.WeakSet[BoardPoster] = weakref.WeakSet()
+
+
+def _rate_limited(channel: int, seconds: float) -> None:
+    """Pause ``channel``'s board edits in every poster of this process (one per bot)."""
+    for poster in list(_POSTERS):
+        poster.budget.back_off(channel, seconds, poster.now())
+
+
+#: Installed once on discord.py's HTTP logger (see :class:`RateLimitWatch`).
+WATCH = RateLimitWatch(_rate_limited)
+logging.getLogger("discord.http").addFilter(WATCH)
+
+
 class BoardPoster:
     """Posts in each table's thread (or channel) and keeps its board message up to date; the
     base of :class:`cogs.notifier.DiscordNotifier` (one per bot instance)."""
@@ -97,7 +217,16 @@ class BoardPoster:
         self._updaters: dict[int, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone_guilds: set[int] = set()
-        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures)
+        self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures,
+                                               lambda guild_id: bot.communities.pictures_on(guild_id))
+        self.budget = EditBudget(bot.settings.board_edits_per_5s)
+        _POSTERS.add(self)
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: ``dirty`` boards, board ``updaters``, other ``tasks``, ``gone_guilds``,
+        and the board pictures known (``pictures``). For tests and the soak benchmark."""
+        return {"dirty": len(self._dirty), "updaters": len(self._updaters), "tasks": len(self._tasks),
+                "gone_guilds": len(self._gone_guilds), **self.pictures.sizes()}
 
     async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""
@@ -167,13 +296,25 @@ class BoardPoster:
         if self._updaters.get(table_id) is done:
             del self._updaters[table_id]
 
+    def now(self) -> float:
+        """The bot's clock (UNIX seconds; the services' clock, simulated in tests)."""
+        timers = getattr(self.bot, "timers", None)
+        return timers.clock.now() if timers is not None else time.time()
+
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
             await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
-            self._dirty.discard(table_id)
             try:
-                await self.draw_board(await self.bot.hall.table(table_id))
+                table = await self.bot.hall.table(table_id)
+                channel = table.row.thread_id or table.row.channel_id
+                wait = self.budget.delay(channel, self.now())
+                if wait > 0:  # the channel's budget is spent: wait, then draw the state of then
+                    await asyncio.sleep(wait)
+                    continue
+                self._dirty.discard(table_id)
+                await self.draw_board(table)
             except Exception:
+                self._dirty.discard(table_id)
                 log.exception("board update of table %s failed", table_id)
 
     async def _log_file(self, table: TableSnapshot, t: Translator) -> discord.File | None:
@@ -192,15 +333,17 @@ class BoardPoster:
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
         board = compose.board(table, events, t)
-        view = board_buttons(table, t)
+        rows = board_buttons(table, t, legend=self.bot.settings.pictures and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False
         picture = await self.pictures.picture(table, place)
+        # every edit or post counts, when it is sent (the picture drawn): sends stay spread out
+        self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
-                edited = await self._edit_board(place, table, board, t, view, picture, log_file)
+                edited = await self._edit_board(place, table, board, t, rows, picture, log_file)
                 self.pictures.remember(table.id, edited, picture)
                 return True
             except discord.HTTPException as err:
@@ -216,14 +359,14 @@ class BoardPoster:
         if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
             self.pictures.forget(table.id)
             picture = await self.pictures.picture(table, place)
-        content = self.pictures.content(table.id, board, t, picture, new=True)
-        msg = await self._send(table, fallback=fallback, view=view,
-                               **pictures.with_log(content, await self._log_file(table, t), new=True))
+        content = self.pictures.content(table.id, board, t, picture, new=True, rows=rows,
+                                        log_file=await self._log_file(table, t))
+        msg = await self._send(table, fallback=fallback, **content)
         if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
             picture = None
-            content = self.pictures.content(table.id, board, t, None, new=True)
-            msg = await self._send(table, fallback=fallback, view=view,
-                                   **pictures.with_log(content, await self._log_file(table, t), new=True))
+            content = self.pictures.content(table.id, board, t, None, new=True, rows=rows,
+                                            log_file=await self._log_file(table, t))
+            msg = await self._send(table, fallback=fallback, **content)
         if msg is None:
             return False
         self.pictures.remember(table.id, msg, picture)
@@ -231,14 +374,14 @@ class BoardPoster:
         return True
 
     async def _edit_board(self, place: Place, table: TableSnapshot, board: Board, t: Translator,
-                          view: discord.ui.View, picture: pictures.Picture | None,
+                          rows: Rows, picture: pictures.Picture | None,
                           log_file: discord.File | None = None) -> discord.Message:
         """Edit the board message (with the game log file of a finished table); a refused upload
         (403: no Attach Files) falls back to the text board in the same call sequence."""
         message = place.get_partial_message(table.row.board_message_id or 0)
         try:
-            content = self.pictures.content(table.id, board, t, picture, new=False)
-            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
+            content = self.pictures.content(table.id, board, t, picture, new=False, rows=rows, log_file=log_file)
+            return await message.edit(**content)
         except discord.Forbidden:
             if picture is None:
                 raise
@@ -246,5 +389,5 @@ class BoardPoster:
             self.pictures.forget(table.id)
             if log_file is not None:
                 log_file.reset()
-            content = self.pictures.content(table.id, board, t, None, new=False)
-            return await message.edit(view=view, **pictures.with_log(content, log_file, new=False))
+            content = self.pictures.content(table.id, board, t, None, new=False, rows=rows, log_file=log_file)
+            return await message.edit(**content)

@@ -17,10 +17,20 @@ formats below are those of every button already posted in Discord, byte for byte
 - ``se:m:<table>:<version>:<r>.<c>`` :class:`NumberModalId`: the number modal itself (modals have no
   dynamic items in discord.py: the lobby cog's interaction listener parses it)
 
+A server's own settings and seasons are bound to no table; their components go to the community
+cog (:data:`COMMUNITY_COG`, :mod:`cogs.community`) and are refused there to a member without
+Manage Server:
+
+- ``se:c:<op>``                      :class:`SettingsButton` (``/settings``: pictures, monthly, min, web, rotate)
+- ``se:cs:<field>``                  :class:`SettingsSelect` (``/settings``: games, pace, ai_levels)
+- ``se:cc``                          :class:`SettingsChannels` (``/settings``: the channels of ``/play``)
+- ``se:y:<game or *>:<name>``        :class:`SeasonConfirm` (``/season start``; ``name``: the new
+  season's name in URL-safe base64, empty for none)
+
 Action buttons, the clicks of play, are routed by the lobby cog's interaction listener too, from
 their custom_id alone (:meth:`ActionButton.parse`), not through discord.py's dynamic-item
 dispatch, which rebuilds a whole view from the clicked message for every click (about a tenth of
-a click's cost, issue 9); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
+a click's cost); so :class:`ActionButton` is not in :data:`DYNAMIC_ITEMS`, and panels
 are sent as stopped views (:func:`panel_components`), which discord.py never stores: nothing would
 register the class there behind the router's back.
 
@@ -38,7 +48,7 @@ from typing import Any, ClassVar, Protocol, Self, cast
 import discord
 from discord.ext import commands
 
-from bot.ui import Block, Button, NumberPrompt, Panel, Select
+from bot.ui import Button, NumberPrompt, Panel, Select
 
 #: Name of the cog that routes every click (:class:`cogs.lobby.LobbyCog`).
 ROUTER_COG = "LobbyCog"
@@ -51,16 +61,6 @@ STYLES = {
 }
 
 _ID = "[0-9]{1,20}"  # ASCII digits only (``\d`` would accept other scripts' digits)
-
-
-def embed(card: Block) -> discord.Embed:
-    """A :class:`discord.Embed` from a :class:`bot.ui.Block`."""
-    e = discord.Embed(title=card.title, description=card.description or None, color=card.color)
-    for f in card.fields:
-        e.add_field(name=f.name, value=f.value, inline=f.inline)
-    if card.footer:
-        e.set_footer(text=card.footer)
-    return e
 
 
 class ClickRouter(Protocol):
@@ -249,11 +249,108 @@ class LevelSelect(_RoutedSelect,
         return cls(int(match["table"]), int(match["seat"]), match["tag"])
 
 
+#: Name of the cog handling the components of a server's settings and seasons
+#: (:class:`cogs.community.CommunityCog`).
+COMMUNITY_COG = "CommunityCog"
+
+
+class CommunityHandler(Protocol):
+    """What the community cog offers its components."""
+
+    async def component(self, interaction: discord.Interaction, item: discord.ui.DynamicItem[Any]) -> None:
+        """Handle a click on a settings or season component (answer the interaction)."""
+        ...
+
+
+class _ToCommunity:
+    """Mixin: the callback hands the parsed item to the community cog."""
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        client = interaction.client
+        cog = client.get_cog(COMMUNITY_COG) if isinstance(client, (commands.Bot, commands.AutoShardedBot)) else None
+        if cog is None:
+            raise RuntimeError(f"{COMMUNITY_COG} is not loaded")
+        await cast(CommunityHandler, cog).component(interaction, cast(discord.ui.DynamicItem[Any], self))
+
+
+class SettingsButton(_ToCommunity, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"se:c:(?P<op>[a-z]{1,16})"):
+    """A ``/settings`` button ``se:c:<op>``."""
+
+    def __init__(self, op: str, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.op = op
+        super().__init__(discord.ui.Button(custom_id=f"se:c:{op}", label=label, style=style, disabled=disabled, row=row))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(match["op"])
+
+
+class SettingsSelect(_ToCommunity, discord.ui.DynamicItem[discord.ui.Select[Any]],
+                     template=r"se:cs:(?P<field>[a-z_]{1,16})"):
+    """A ``/settings`` select ``se:cs:<field>``; :attr:`values` are the chosen option values."""
+
+    def __init__(self, field: str, placeholder: str = "…", options: list[discord.SelectOption] | None = None,
+                 min_values: int = 1, max_values: int = 1, row: int | None = None) -> None:
+        self.field = field
+        super().__init__(discord.ui.Select(custom_id=f"se:cs:{field}", placeholder=placeholder,
+                                           options=options or [discord.SelectOption(label="…", value="-")],
+                                           min_values=min_values, max_values=max_values, row=row))
+
+    @property
+    def values(self) -> list[str]:
+        """The submitted values (after a click)."""
+        return list(self.item.values)
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(match["field"])
+
+
+class SettingsChannels(_ToCommunity, discord.ui.DynamicItem[discord.ui.ChannelSelect[Any]], template=r"se:cc"):
+    """The ``/settings`` channel select ``se:cc``: the text channels where ``/play`` may open a
+    lobby (none chosen: every channel)."""
+
+    def __init__(self, placeholder: str = "…", row: int | None = None) -> None:
+        super().__init__(discord.ui.ChannelSelect(custom_id="se:cc", placeholder=placeholder, min_values=0,
+                                                  max_values=25, row=row,
+                                                  channel_types=[discord.ChannelType.text]))
+
+    @property
+    def channel_ids(self) -> list[int]:
+        """The chosen channels' ids (after a click)."""
+        return [c.id for c in self.item.values]
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls()
+
+
+class SeasonConfirm(_ToCommunity, discord.ui.DynamicItem[discord.ui.Button[Any]],
+                    template=r"se:y:(?P<game>[a-z0-9-]{1,20}|\*):(?P<name>[A-Za-z0-9_=-]{0,75})"):
+    """The ``/season start`` confirm button ``se:y:<game or *>:<name>`` (``*``: every game;
+    ``name`` in URL-safe base64, empty for none)."""
+
+    def __init__(self, game: str, name: str, label: str = "·", row: int | None = None) -> None:
+        self.game, self.name = game, name
+        super().__init__(discord.ui.Button(custom_id=f"se:y:{game}:{name}", label=label,
+                                           style=discord.ButtonStyle.danger, row=row))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Self:
+        return cls(match["game"], match["name"])
+
+
 #: The persistent component classes registered with ``bot.add_dynamic_items`` (their templates
 #: are mutually exclusive: discord.py dispatches a click to every matching class): all but
 #: :class:`ActionButton`, whose clicks the lobby cog's interaction listener routes.
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, LobbyOptionSelect, BoardButton, PromptButton, PanelSelect, LevelSelect)
+    LobbyButton, LobbyOptionSelect, BoardButton, PromptButton, PanelSelect, LevelSelect,
+    SettingsButton, SettingsSelect, SettingsChannels, SeasonConfirm)
 
 
 @dataclass(frozen=True)
@@ -287,7 +384,8 @@ class NumberModalId:
 
 
 class NumberModal(discord.ui.Modal):
-    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`.
+    """A modal asking one whole number for a :class:`bot.ui.NumberPrompt`: its text input inside
+    a ``Label`` (Discord's current form; an input in an action row is deprecated).
 
     Its submission is handled by the lobby cog's interaction listener from the custom_id alone
     (:class:`NumberModalId`), never by this object: so a modal opened before a restart, or left
@@ -298,9 +396,8 @@ class NumberModal(discord.ui.Modal):
         super().__init__(title=prompt.title[:45], custom_id=modal_id.custom_id, timeout=600)
         self.prompt = prompt
         self.number: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=prompt.label[:45], placeholder=placeholder[:100], min_length=1, max_length=6, required=True,
-            custom_id="number")
-        self.add_item(self.number)
+            placeholder=placeholder[:100], min_length=1, max_length=6, required=True, custom_id="number")
+        self.add_item(discord.ui.Label(text=prompt.label[:45], component=self.number))  # not a deprecated action row
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         """Nothing: the lobby cog's interaction listener answers (see the class docstring)."""
@@ -326,65 +423,79 @@ def _options(comp: Select) -> list[discord.SelectOption]:
             for o in comp.options]
 
 
-def panel_components(panel: Panel, table_id: int, version: int) -> discord.ui.View:
-    """The components of a private panel; every code is bound to ``table_id``/``version``. The
-    view is stopped: discord.py sends it but never stores it (its clicks are routed by custom_id,
-    see the module docstring)."""
-    view = discord.ui.View(timeout=None)
+def panel_components(panel: Panel, table_id: int, version: int) -> list[discord.ui.ActionRow[Any]]:
+    """The rows of a private panel; every code is bound to ``table_id``/``version``. Send them in
+    a stopped layout (:func:`cogs.layout.card_message` with ``stop``), which discord.py never
+    stores (their clicks are routed by custom_id, see the module docstring)."""
+    rows = []
     for r, row in enumerate(panel.rows):
+        items: list[discord.ui.Item[Any]] = []
         for c, comp in enumerate(row):
-            item: discord.ui.Item[Any]
             if isinstance(comp, Button):
                 style = STYLES[comp.style]
                 if comp.prompt is not None:
-                    item = PromptButton(table_id, version, (r, c), comp.label, style, comp.emoji, comp.disabled, r)
+                    items.append(PromptButton(table_id, version, (r, c), comp.label, style, comp.emoji, comp.disabled))
                 else:
-                    item = ActionButton(table_id, version, comp.code, comp.label, style, comp.emoji, comp.disabled, r)
+                    items.append(ActionButton(table_id, version, comp.code, comp.label, style, comp.emoji,
+                                              comp.disabled))
             else:
-                item = PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
-                                   comp.max_values, r)
-            view.add_item(item)
-    view.stop()
-    return view
+                items.append(PanelSelect(table_id, version, r, comp.placeholder, _options(comp), comp.min_values,
+                                         comp.max_values))
+        rows.append(discord.ui.ActionRow(*items))
+    return rows
 
 
-def lobby_option_select(comp: Select, table_id: int, index: int, row: int) -> LobbyOptionSelect:
+def lobby_option_select(comp: Select, table_id: int, index: int) -> LobbyOptionSelect:
     """The lobby's option select number ``index`` from a :class:`bot.ui.Select`."""
-    return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values, row)
+    return LobbyOptionSelect(table_id, index, comp.placeholder, _options(comp), comp.min_values, comp.max_values)
 
 
-def level_picker_view(table_id: int, tag: str, selects: tuple[tuple[int, Select], ...]) -> discord.ui.View:
-    """The components of a level picker: one :class:`LevelSelect` per ``(seat, select)``, a row each."""
-    view = discord.ui.View(timeout=None)
-    for r, (seat, comp) in enumerate(selects[:5]):
-        view.add_item(LevelSelect(table_id, seat, tag, comp.placeholder, _options(comp), r))
-    return view
+def level_picker_rows(table_id: int, tag: str, selects: tuple[tuple[int, Select], ...]) -> list[discord.ui.ActionRow[Any]]:
+    """The rows of a level picker: one :class:`LevelSelect` per ``(seat, select)``, a row each."""
+    return [discord.ui.ActionRow(LevelSelect(table_id, seat, tag, comp.placeholder, _options(comp)))
+            for seat, comp in selects[:5]]
 
 
-def board_view(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> discord.ui.View:
-    """A view of board buttons ``(op, label, style, disabled)`` of a table, 5 per row."""
-    view = discord.ui.View(timeout=None)
-    for i, (op, label, style, disabled) in enumerate(buttons):
-        view.add_item(BoardButton(table_id, op, label, STYLES[style], disabled, i // 5))
-    return view
+def board_rows(table_id: int, buttons: list[tuple[str, str, str, bool]]) -> list[discord.ui.ActionRow[Any]]:
+    """Rows of board buttons ``(op, label, style, disabled)`` of a table, 5 per row."""
+    items = [BoardButton(table_id, op, label, STYLES[style], disabled) for op, label, style, disabled in buttons]
+    return [discord.ui.ActionRow(*items[i:i + 5]) for i in range(0, len(items), 5)]
 
 
-async def web_link(bot: Any, guild_id: int | None, label: str, url_of: Any) -> discord.ui.View | None:
-    """A view holding one link button to a web page of the guild (``url_of(base, key)`` makes
-    its address: :mod:`bot.web.links`), or ``None`` when the bot has no ``WEB_BASE_URL`` or the
-    guild no pages. A private guild's link carries its key."""
+def settings_rows(panel: Panel, channels_placeholder: str) -> list[discord.ui.ActionRow[Any]]:
+    """The action rows of the ``/settings`` panel (:func:`bot.community.settings_panel`): its
+    selects (a row each, the field being the select's prefix before ``=``), the channel select
+    as the second row, then its buttons."""
+    out: list[discord.ui.ActionRow[Any]] = []
+    for i, row in enumerate(panel.rows):
+        if i == 1:
+            out.append(discord.ui.ActionRow(SettingsChannels(channels_placeholder)))
+        items: list[Any] = []
+        for comp in row:
+            if isinstance(comp, Select):
+                options = [discord.SelectOption(label=o.label, value=o.value.partition("=")[2] or o.value,
+                                                description=o.description, default=o.default) for o in comp.options]
+                field = comp.prefix.rstrip("=") or comp.options[0].value.partition("=")[0]
+                items.append(SettingsSelect(field, comp.placeholder, options, comp.min_values, comp.max_values))
+            else:
+                items.append(SettingsButton(comp.code, comp.label, STYLES[comp.style], comp.disabled))
+        out.append(discord.ui.ActionRow(*items))
+    return out
+
+
+async def web_link(bot: Any, guild_id: int | None, label: str, url_of: Any) -> list[discord.ui.ActionRow[Any]]:
+    """An action row holding one link button to a web page of the guild (``url_of(base, key)``
+    makes its address: :mod:`bot.web.links`), to put inside a message's container; none when
+    the bot has no ``WEB_BASE_URL`` or the guild no pages. A private guild's link carries its key."""
     from bot.web.access import WebDefaults, link_key
 
     base = bot.settings.web_base_url
     if not base or not guild_id:
-        return None
+        return []
     try:
         shown, key = await link_key(bot.db, guild_id, WebDefaults(bot.settings.web_public, bot.web_secret))
     except Exception:
-        return None
+        return []
     if not shown:
-        return None
-    view = discord.ui.View(timeout=None)
-    view.add_item(discord.ui.Button(style=discord.ButtonStyle.link, label=label, url=url_of(base, key)))
-    view.stop()  # a link is no component the bot answers: nothing to keep
-    return view
+        return []
+    return [discord.ui.ActionRow(discord.ui.Button(style=discord.ButtonStyle.link, label=label, url=url_of(base, key)))]

@@ -1,5 +1,5 @@
-"""The game cogs: one :class:`cogs.base.GameCog` per enabled game (``ENABLED_GAMES``, in registry
-order), named after the game's key; a game whose spec names a cog class (Shop Battle's
+"""The game cogs: one :class:`cogs.base.GameCog` per registered game (always every game, in
+registry order: each server chooses the games it offers, ``/settings``), named after the game's key; a game whose spec names a cog class (Shop Battle's
 ``/deck``) gets an instance of that class (:meth:`GameCog.for_game`).
 
 Loaded before the shared extensions: the lobby (``/play``) lists the game cogs loaded before it.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.games import GAMES
 from cogs.base import GameCog
 
 if TYPE_CHECKING:
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
 
 
 async def setup(bot: SpeakeasyBot) -> None:
-    """discord.py extension entry point: add the enabled games' cogs."""
-    for key in bot.settings.games:
+    """discord.py extension entry point: add every game's cog."""
+    for key in GAMES:
         await bot.add_cog(GameCog.for_game(bot, key))
 
 

@@ -3,20 +3,21 @@ choices list every registered game: ratings and rules of a game not enabled stay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _T
 from discord.ext import commands
 
-from bot import compose
+from bot.community import season_board_block, season_name, season_stats_block
 from bot.games import GAMES
 from bot.i18n import Translator
-from bot.ui import Block, Field
+from bot.service import ServiceError
 from bot.web import links
-from cogs.base import guild_lang, reply, user_t
-from cogs.components import embed, web_link
+from cogs.base import answer, guild_lang, report_error, user_t
+from cogs.components import web_link
+from cogs.layout import card_message
 from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
@@ -31,30 +32,41 @@ class InfoCog(commands.Cog):
 
     @app_commands.command(name=_T("leaderboard", key="cmd.leaderboard.name"),
                           description=_T("This server's best players of a game", key="cmd.leaderboard.desc"))
-    @app_commands.rename(game=_T("game", key="cmd.arg.game"))
-    @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
+    @app_commands.rename(game=_T("game", key="cmd.arg.game"), season=_T("season", key="cmd.arg.season"))
+    @app_commands.describe(game=_T("Which game", key="cmd.play.game"),
+                           season=_T("A past season (the current one by default)", key="cmd.leaderboard.season"))
     @app_commands.choices(game=game_choices())
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
-        """Top 10 members by rating (openskill ordinal) with the minimum number of games (a public
-        message, so in the server's language)."""
+    async def leaderboard(self, interaction: discord.Interaction, game: app_commands.Choice[str],
+                          season: str | None = None) -> None:
+        """Top 10 members of a season (the current one by default; a past one by name or
+        number) by rating (openskill ordinal) with the server's minimum number of games (a
+        public message, so in the server's language; an unknown season is refused privately)."""
         t = Translator(guild_lang(interaction))
-        rows = await self.bot.records.leaderboard(interaction.guild_id or 0, game.value)
-        title = t("lb.title", game=compose.game_title(game.value, t))
-        if not rows:
-            desc = t("lb.empty", min=self.bot.records.leaderboard_min_games)
-        else:
-            desc = "\n".join(
-                t("lb.line", rank=i + 1, player=f"<@{r.user_id}>", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played)
-                for i, r in enumerate(rows))
-        card = Block(title=title, description=desc, footer=t("lb.footer", min=self.bot.records.leaderboard_min_games),
-                    color=0xF1C40F)
         guild_id, lang = interaction.guild_id or 0, t.lang
-        view = await web_link(self.bot, guild_id, t("web.link.leaderboard"),
+        try:
+            found, current, rows = await self.bot.records.season_board(guild_id, game.value, season)
+        except ServiceError as err:
+            await report_error(interaction, err)
+            return
+        card = season_board_block(game.value, found, current, rows, await self.bot.records.min_games(guild_id), t)
+        link = await web_link(self.bot, guild_id, t("web.link.leaderboard"),
                               lambda base, key: links.leaderboard_url(base, guild_id, game.value, key=key, lang=lang))
-        extra: dict[str, Any] = {"view": view} if view else {}
-        await interaction.response.send_message(embed=embed(card), allowed_mentions=discord.AllowedMentions.none(),
-                                                **extra)
+        await interaction.response.send_message(**card_message(card, rows=link),
+                                                allowed_mentions=discord.AllowedMentions.none())
+
+    @leaderboard.autocomplete("season")
+    async def _seasons(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The seasons of the chosen game, newest first, whose name holds ``current``."""
+        t = user_t(interaction)
+        game = str(getattr(interaction.namespace, "game", "") or "")
+        if game not in GAMES:
+            return []
+        seasons = await self.bot.seasons.all(interaction.guild_id or 0, game)
+        wanted = current.strip().casefold()
+        names = [season_name(s, t) for s in reversed(seasons)]
+        return [app_commands.Choice(name=n[:100], value=(s.name or str(s.season))[:100])
+                for n, s in zip(names, reversed(seasons), strict=True) if wanted in n.casefold()][:25]
 
     @app_commands.command(name=_T("stats", key="cmd.stats.name"),
                           description=_T("Games played and won, per game", key="cmd.stats.desc"))
@@ -62,20 +74,15 @@ class InfoCog(commands.Cog):
     @app_commands.describe(member=_T("Whose stats (you by default)", key="cmd.stats.member"))
     @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
-        """A member's rating, games played and won, per game, in this server."""
+        """A member's rating, games played and won, per game and season, in this server."""
         t = user_t(interaction)
         who = member or interaction.user
-        stats = await self.bot.records.stats(interaction.guild_id or 0, who.id)
-        fields = tuple(
-            Field(compose.game_title(g, t), t("stats.line", rating=f"{r.ordinal:.1f}", won=r.won, played=r.played), True)
-            for g, r in stats.items())
-        card = Block(title=t("stats.title", name=compose.escape_name(who.display_name)),
-                    description="" if fields else t("stats.none"), fields=fields)
         guild_id, lang = interaction.guild_id or 0, t.lang
-        view = await web_link(self.bot, guild_id, t("web.link.profile"),
+        records = await self.bot.records.season_stats(guild_id, who.id)
+        link = await web_link(self.bot, guild_id, t("web.link.profile"),
                               lambda base, key: links.profile_url(base, guild_id, who.id, key=key, lang=lang))
-        extra: dict[str, Any] = {"view": view} if view and stats else {}
-        await reply(interaction, embed=embed(card), **extra)
+        await answer(interaction, **card_message(season_stats_block(who.display_name, records, t),
+                                                 rows=link if records else ()))
 
     @app_commands.command(name=_T("rules", key="cmd.rules.name"),
                           description=_T("How to play a game", key="cmd.rules.desc"))
@@ -84,7 +91,7 @@ class InfoCog(commands.Cog):
     @app_commands.choices(game=game_choices())
     async def rules(self, interaction: discord.Interaction, game: app_commands.Choice[str]) -> None:
         """A rules summary, privately."""
-        await reply(interaction, embed=embed(GAMES[game.value].presenter.rules(user_t(interaction))))
+        await answer(interaction, **card_message(GAMES[game.value].presenter.rules(user_t(interaction))))
 
 
 async def setup(bot: SpeakeasyBot) -> None:

@@ -1,8 +1,9 @@
-"""The lobby cog: ``/play game:`` for every loaded game cog, and the routing of every click.
+"""The lobby cog: ``/play game:`` for the games of each server, and the routing of every click.
 
-``/play`` is one command; its choices are the game cogs loaded before this cog (the
-``ENABLED_GAMES`` setting). A game that is not enabled (a Discord client still showing an
-older command list) is refused with an ephemeral message.
+``/play`` is one command; its ``game`` is autocompleted with the games the server offers (its
+``/settings``, else ``ENABLED_GAMES``). A game the server does not offer is refused with an
+ephemeral message, and so is ``/play`` in a channel where the server does not allow it (the
+message names the channels where it may be used).
 
 Every persistent component (:mod:`cogs.components`) and every number modal lands in
 :meth:`LobbyCog.route`, which hands it to the table's game cog: the loaded one, or a detached
@@ -22,6 +23,7 @@ from discord.ext import commands
 
 from bot import compose
 from bot.games import GAMES
+from bot.i18n import Translator
 from bot.service import ServiceError
 from cogs import pictures
 from cogs.base import GameCog, report_click_error, report_error, user_t
@@ -49,9 +51,11 @@ log = logging.getLogger(__name__)
 
 
 def game_choices(games: list[str] | tuple[str, ...] | None = None) -> list[app_commands.Choice[str]]:
-    """Slash-command choices for ``games`` (default: every registered game), names localised
-    by the command translator."""
-    return [app_commands.Choice(name=_T(key, key=f"game.{key}.name"), value=key) for key in (games or tuple(GAMES))]
+    """Slash-command choices for ``games`` (default: every registered game): the game's name
+    (never its key) in English, localised by the command translator for the other languages."""
+    en = Translator("en")
+    return [app_commands.Choice(name=_T(compose.game_title(key, en)[:100], key=f"game.{key}.name"), value=key)
+            for key in (games or tuple(GAMES))]
 
 
 class LobbyCog(commands.Cog, name=ROUTER_COG):
@@ -89,13 +93,26 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
                               description=_T("Open a table for a game", key="cmd.play.desc"))
         @app_commands.describe(game=_T("Which game", key="cmd.play.game"))
         @app_commands.rename(game=_T("game", key="cmd.arg.game"))
-        @app_commands.choices(game=game_choices(games))
         @app_commands.guild_only()
         async def play(interaction: discord.Interaction, game: str) -> None:
             """Open a lobby of ``game`` in this channel (refused when the game is not enabled)."""
             await self.play(interaction, game)
 
+        @play.autocomplete("game")
+        async def offered(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+            """The games this server offers whose name (in the member's language) or key holds ``current``."""
+            return await self.offered(interaction, current)
+
         return play
+
+    async def offered(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """``/play``'s autocomplete: the games the server offers, filtered by ``current``."""
+        t = user_t(interaction)
+        community = await self.bot.communities.community(interaction.guild_id or 0)
+        wanted = current.strip().casefold()
+        found = [(compose.game_title(key, t), key) for key in community.games if key in self.enabled()]
+        return [app_commands.Choice(name=title, value=key) for title, key in found
+                if wanted in title.casefold() or wanted in key][:25]
 
     async def play(self, interaction: discord.Interaction, game: str) -> None:
         """``/play``: the game's cog opens the lobby; a game not enabled here is refused."""
@@ -104,7 +121,10 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             if cog is None:
                 if game in GAMES:
                     raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
-                raise ServiceError("err.unknown_game", game=game)
+                raise ServiceError("err.unknown_game", game=game[:40])
+            community = await self.bot.communities.community(interaction.guild_id or 0)
+            if game not in community.games:
+                raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
             await cog.open_lobby(interaction)
         except Exception as exc:  # noqa: BLE001 - every failure gets an answer
             await report_error(interaction, exc)

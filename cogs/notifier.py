@@ -16,9 +16,11 @@ import discord
 from bot import compose
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableSnapshot
+from bot.timers import turn_key
 from bot.web import links
-from cogs.boards import BoardPoster, mentions, panel_button
-from cogs.components import ROUTER_COG, embed, web_link
+from cogs.boards import BoardPoster, mentions, ping_message
+from cogs.components import ROUTER_COG, web_link
+from cogs.layout import card_message, text_message
 from engine.core import Event, Outcome
 
 if TYPE_CHECKING:
@@ -34,6 +36,11 @@ class DiscordNotifier(BoardPoster, Notifier):
         super().__init__(bot)
         self._pinged: dict[int, tuple[frozenset[int], int | None]] = {}
         self._moving: set[int] = set()
+
+    def sizes(self) -> dict[str, int]:
+        """:meth:`cogs.boards.BoardPoster.sizes` and the turn pings remembered (``pinged``), the
+        tables moving to their channel (``moving``)."""
+        return {**super().sizes(), "pinged": len(self._pinged), "moving": len(self._moving)}
 
     # ---------------------------------------------------------------- notifier API
     async def lobby_changed(self, table: TableSnapshot) -> None:
@@ -53,11 +60,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         router = self.bot.get_cog(ROUTER_COG)
         if router is None:
             return False
-        content = await router.cog_for(row.game).lobby_message(table)  # type: ignore[attr-defined]
-        if expired:
-            minutes = self.bot.lobbies.lobby_minutes
-            content["embed"].description = Translator(row.lang)("lobby.expired", minutes=minutes)
-            content["view"] = None
+        content = await router.cog_for(row.game).lobby_message(table, expired=expired)  # type: ignore[attr-defined]
         channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
         try:
             await channel.get_partial_message(row.lobby_message_id).edit(**content)
@@ -100,7 +103,7 @@ class DiscordNotifier(BoardPoster, Notifier):
             await self.bot.tables.abandon(table.id, None)
             return
         everyone = mentions(table)
-        await self._send(table, content=t("thread.welcome", players=everyone))
+        await self._send(table, **text_message(t("thread.welcome", players=everyone)))
         await self._ping_turn(table)
 
     async def step_applied(self, table: TableSnapshot, events: list[Event]) -> None:
@@ -148,28 +151,31 @@ class DiscordNotifier(BoardPoster, Notifier):
             return
         t = Translator(table.row.lang)
         key = "turn.everyone" if len(table.to_act()) > 1 else "turn.yours"
-        await self._send(table, content=t(key, players=mentions(table, sorted(humans))), view=panel_button(table, t))
+        content = t(key, players=mentions(table, sorted(humans)))
+        timer = self.bot.timers.get(turn_key(table.id))
+        if timer is not None and "act_at" in timer.payload:  # a Discord timestamp: each reader's own time zone
+            content += " " + t("turn.deadline", at=int(float(timer.payload["act_at"])))
+        await self._send(table, **ping_message(content, table, t))
 
     async def reminder(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
-        self._spawn(self._send(table, content=t("turn.reminder", players=mentions(table, seats)),
-                               view=panel_button(table, t)))
+        self._spawn(self._send(table, **ping_message(t("turn.reminder", players=mentions(table, seats)), table, t)))
 
     async def timed_out(self, table: TableSnapshot, seats: list[int]) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         names = ", ".join(compose.escape_name(table.seats[s].name) for s in seats)
-        self._spawn(self._send(table, content=t("turn.timed_out", names=names)))
+        self._spawn(self._send(table, **text_message(t("turn.timed_out", names=names))))
 
     async def went_away(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        self._spawn(self._send(table, content=t("turn.away", player=f"<@{table.seats[seat].user_id}>")))
+        self._spawn(self._send(table, **text_message(t("turn.away", player=f"<@{table.seats[seat].user_id}>"))))
 
     async def came_back(self, table: TableSnapshot, seat: int) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
-        self._spawn(self._send(table, content=t("turn.back", name=compose.escape_name(table.seats[seat].name))))
+        self._spawn(self._send(table, **text_message(t("turn.back", name=compose.escape_name(table.seats[seat].name)))))
 
     async def table_finished(self, table: TableSnapshot, outcome: Outcome) -> None:
         t = Translator(table.row.lang)
@@ -180,18 +186,17 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def _results(self, table: TableSnapshot, outcome: Outcome, t: Translator) -> None:
         """The final standings, with a link button to the game's replay page when the bot has pages."""
         guild_id, lang = table.row.guild_id, table.row.lang
-        view = await web_link(self.bot, guild_id, t("web.link.replay"),
+        link = await web_link(self.bot, guild_id, t("web.link.replay"),
                               lambda base, key: links.game_url(base, guild_id, table.id, key=key, lang=lang))
-        extra: dict[str, Any] = {"view": view} if view else {}
-        await self._send(table, embed=embed(compose.results_block(table, outcome, t)), **extra)
+        await self._send(table, **card_message(compose.results_block(table, outcome, t), rows=link))
 
     async def table_abandoned(self, table: TableSnapshot) -> None:
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
-        self._spawn(self._send(table, content=t("table.abandoned")))
+        self._spawn(self._send(table, **text_message(t("table.abandoned"))))
 
-    # ---------------------------------------------------------------- Discord's lifecycle (issue 13)
+    # ---------------------------------------------------------------- Discord's lifecycle
     async def members_gone(self, guild_id: int, user_ids: list[int]) -> set[int]:
         """Members no longer in the server, asked once each (``GET /guilds/…/members/…``, no
         privileged intent needed): a 404 means gone; any other error counts as present."""
@@ -225,7 +230,7 @@ class DiscordNotifier(BoardPoster, Notifier):
             table = await self.bot.tables.leave_thread(table_id)
             t = Translator(table.row.lang)
             everyone = mentions(table)
-            notice = await self._send(table, fallback=False, content=t("thread.moved", id=table.id, players=everyone))
+            notice = await self._send(table, fallback=False, **text_message(t("thread.moved", id=table.id, players=everyone)))
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
                 await self.bot.tables.close_silently(table_id)

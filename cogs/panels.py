@@ -19,11 +19,13 @@ from typing import Any
 
 import discord
 
+from bot.client import answer as send_answer
 from bot.service import TableSnapshot
 from bot.timers import Timers
-from bot.ui import Block, Panel
+from bot.ui import Panel
 from cogs import pictures
-from cogs.components import embed, panel_components
+from cogs.components import panel_components
+from cogs.layout import card_message
 from storage.base import TimerRow
 
 log = logging.getLogger(__name__)
@@ -33,15 +35,16 @@ log = logging.getLogger(__name__)
 Drawing = tuple[pictures.PanelDrawing | None, list[discord.Attachment]]
 
 
-def panel_fields(panel: Panel, table: TableSnapshot, *, card: bool = True) -> dict[str, Any]:
-    """The message fields of a text panel (its notice, card and components); without
-    ``card``, no embed (:meth:`PanelMessages.answer` adds it when the answer shows it)."""
-    fields: dict[str, Any] = {"content": panel.notice or None}
-    if card:
-        fields["embed"] = embed(panel.card)
-    if panel.rows:
-        fields["view"] = panel_components(panel, table.id, table.version)
-    return fields
+def panel_fields(panel: Panel, table: TableSnapshot, picture: pictures.Picture | None = None) -> dict[str, Any]:
+    """The message fields of a panel (V2, a stopped layout: see :func:`cogs.layout.layout`): its
+    notice above one container holding its card and its rows. With ``picture``, the card's short
+    text (title and description: the picture shows the rest) below the picture (its file is the
+    caller's to attach)."""
+    rows = panel_components(panel, table.id, table.version) if panel.rows else ()
+    if picture is None:
+        return card_message(panel.card, notice=panel.notice, rows=rows, stop=True)
+    short = pictures.short_card(panel.card, set(), headline_only=False)
+    return card_message(short, notice=panel.notice, picture=picture.url, alt=panel.card.title, rows=rows, stop=True)
 
 
 #: The kind of the timers that delete a private flash message (key ``flash:<message id>:<table
@@ -81,8 +84,8 @@ def flash_deleter(client: discord.Client) -> Callable[[TimerRow], Awaitable[None
 
 
 async def redraw(interaction: discord.Interaction, fields: dict[str, Any]) -> None:
-    """Redraw the clicked panel with ``fields`` (``content``, ``embed``, ``view``,
-    ``attachments``): as the answer to the click (one call), or by editing it once deferred."""
+    """Redraw the clicked panel with ``fields`` (:func:`panel_fields`, ``attachments``): as the
+    answer to the click (one call), or by editing it once deferred."""
     if interaction.response.is_done():
         await interaction.edit_original_response(**fields)
     else:
@@ -97,13 +100,19 @@ class PanelMessages:
     are sent (at once without it)."""
 
     def __init__(self, enabled: Callable[[], bool], quiet: Callable[[], Awaitable[None]] | None = None,
-                 later: Callable[[Callable[[], object]], None] | None = None) -> None:
+                 later: Callable[[Callable[[], object]], None] | None = None,
+                 allowed: Callable[[int], bool] = lambda _guild: True) -> None:
         self.enabled = enabled
+        self.allowed = allowed  # a server's own pictures setting (/settings), by guild id
         self.quiet = quiet
         self.later = later
         #: (table id, user id) -> the token of the panel picture edit still to come
         self._edits: dict[tuple[int, int], object] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: panel picture ``edits`` to come and their ``tasks``."""
+        return {"edits": len(self._edits), "tasks": len(self._tasks)}
 
     def start(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, *, edit: bool) -> Drawing:
         """The panel's picture, not drawn yet (:class:`cogs.pictures.PanelDrawing`: its key is
@@ -111,7 +120,7 @@ class PanelMessages:
         panel is answered before any of it). ``edit``: for an edit of the clicked panel, whose
         attachment is kept when the picture did not change. No drawing when pictures are off or
         the bot may not attach files here."""
-        if not self.enabled():
+        if not self.enabled() or not self.allowed(table.row.guild_id):
             return None, []
         perms = getattr(interaction, "app_permissions", None)
         current = [a for a in (interaction.message.attachments if edit and interaction.message else [])
@@ -129,58 +138,56 @@ class PanelMessages:
         known = current[0].filename if current else None
         return pictures.start_panel_picture(table, seat, legal, known, begin=False), current
 
-    async def with_picture(self, fields: dict[str, Any], card: Block, drawing: Drawing, *,
+    async def with_picture(self, panel: Panel, table: TableSnapshot, drawing: Drawing, *,
                            edit: bool) -> dict[str, Any]:
-        """``fields`` (:func:`panel_fields`) with the panel's picture and its short text (the
-        title and description of ``card``; the picture shows the rest), once drawn. ``edit``:
-        for an edit of the clicked panel (an unchanged picture keeps its attachment). Unchanged
-        ``fields`` (but no attachment left on an edit) when there is no picture."""
+        """The fields of ``panel`` (:func:`panel_fields`) with its picture once drawn, and its file
+        (``edit``: for an edit of the clicked panel, where an unchanged picture keeps its
+        attachment). The text panel when there is no picture (on an edit, with no attachment
+        left)."""
+        fields = panel_fields(panel, table)
         if not self.enabled():
             return fields
         started, current = drawing
         picture = await started if started is not None else None
         if picture is None:
             return {**fields, "attachments": []} if edit else fields
-        e = pictures.with_image(embed(pictures.short_card(card, set(), headline_only=False)), picture)
+        shown = panel_fields(panel, table, picture)
         if picture.png is None:
-            return {**fields, "embed": e, "attachments": current[:1]}
-        return {**fields, "embed": e, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
+            return {**shown, "attachments": current[:1]}
+        return {**shown, **({"attachments": [picture.file()]} if edit else {"file": picture.file()})}
 
-    async def answer(self, interaction: discord.Interaction, table: TableSnapshot, card: Block,
-                     fields: dict[str, Any], drawing: Drawing, *, in_panel: bool) -> None:
+    async def answer(self, interaction: discord.Interaction, table: TableSnapshot, panel: Panel,
+                     drawing: Drawing, *, in_panel: bool) -> None:
         """Answer a click with the redrawn panel: in place (``in_panel``) or as a new private
-        message. A clicked panel that carries a picture is answered at once beside that picture;
-        then the new picture's key is computed and, when it changed, the new picture follows in
-        a second edit. Otherwise the answer waits for the picture. A refused upload shows the
-        text panel."""
+        message (the original response of the click's "thinking" defer). A clicked panel that
+        carries a picture is answered at once beside that picture; then the new picture's key
+        is computed and, when it changed, the new picture follows in a second edit. Otherwise
+        the answer waits for the picture. A refused upload shows the text panel."""
         self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
         started, current = drawing
         if in_panel and started is not None and current:  # the full card only if the picture fails
-            await self._answer_then_picture(interaction, table, card, fields, started, current)
+            await self._answer_then_picture(interaction, table, panel, started, current)
             return
-        if "embed" not in fields:
-            fields = {**fields, "embed": embed(card)}
-        shown = await self.with_picture(fields, card, drawing, edit=in_panel)
+        shown = await self.with_picture(panel, table, drawing, edit=in_panel)
         try:
             if in_panel:
                 await redraw(interaction, shown)
             else:  # a click on a public message: answer privately
-                await interaction.followup.send(ephemeral=True, **shown)
+                await send_answer(interaction, **shown)
         except discord.Forbidden:
-            if shown is fields:
+            if "file" not in shown and not any(isinstance(a, discord.File) for a in shown.get("attachments", ())):
                 raise
             log.warning("panel picture of table %s refused; showing the text panel", table.id)
+            text = panel_fields(panel, table)
             if in_panel:
-                await redraw(interaction, {**fields, "attachments": []})
+                await redraw(interaction, {**text, "attachments": []})
             else:
-                await interaction.followup.send(ephemeral=True, **fields)
+                await send_answer(interaction, **text)
 
-    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableSnapshot, card: Block,
-                                   fields: dict[str, Any], started: pictures.PanelDrawing,
-                                   current: list[discord.Attachment]) -> None:
-        short = embed(pictures.short_card(card, set(), headline_only=False))
+    async def _answer_then_picture(self, interaction: discord.Interaction, table: TableSnapshot, panel: Panel,
+                                   started: pictures.PanelDrawing, current: list[discord.Attachment]) -> None:
         old = pictures.Picture(None, "", current[0].filename)
-        await redraw(interaction, {**fields, "embed": pictures.with_image(short, old), "attachments": current[:1]})
+        await redraw(interaction, {**panel_fields(panel, table, old), "attachments": current[:1]})
         key = (table.id, interaction.user.id)
         token = object()
         self._edits[key] = token
@@ -198,10 +205,9 @@ class PanelMessages:
             del self._edits[key]
             try:
                 if picture is None or picture.png is None:
-                    await interaction.edit_original_response(embed=fields.get("embed") or embed(card),
-                                                             attachments=[])
+                    await interaction.edit_original_response(**panel_fields(panel, table), attachments=[])
                 else:
-                    await interaction.edit_original_response(embed=pictures.with_image(short, picture),
+                    await interaction.edit_original_response(**panel_fields(panel, table, picture),
                                                              attachments=[picture.file()])
             except discord.HTTPException:  # the panel is answered; only its picture is missing
                 log.warning("could not add the new picture to a panel of table %s", table.id, exc_info=True)

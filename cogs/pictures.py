@@ -31,7 +31,7 @@ from bot.i18n import Translator
 from bot.render.workers import Drawer
 from bot.service import TableSnapshot
 from bot.ui import Block, Board
-from cogs.components import embed
+from cogs.layout import Rows, card_message
 
 log = logging.getLogger(__name__)
 
@@ -217,11 +217,6 @@ def start_panel_picture(table: TableSnapshot, seat: int, legal: tuple[str, ...] 
     return drawing
 
 
-def with_image(e: discord.Embed, picture: Picture) -> discord.Embed:
-    """``e`` showing ``picture`` as its image."""
-    return e.set_image(url=picture.url)
-
-
 def short_card(card: Block, keep_fields: set[str], headline_only: bool) -> Block:
     """The text that stays beside a picture: the card's title, its headline (the first line of
     its description, or all of it), the fields named in ``keep_fields``, the footer."""
@@ -237,14 +232,19 @@ class BoardPictures:
 
     ``enabled`` reads the ``PICTURES`` setting (called at each use)."""
 
-    def __init__(self, enabled: Callable[[], bool]) -> None:
+    def __init__(self, enabled: Callable[[], bool], allowed: Callable[[int], bool] = lambda _guild: True) -> None:
         self.enabled = enabled
+        self.allowed = allowed  # a server's own pictures setting (/settings), by guild id
         self._known: dict[int, tuple[int, str, discord.Attachment]] = {}
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now: the boards whose picture is known (``pictures``)."""
+        return {"pictures": len(self._known)}
 
     async def picture(self, table: TableSnapshot, place: Any) -> Picture | None:
         """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
         the table's channel, or rendering failed: logged)."""
-        if not self.enabled():
+        if not self.enabled() or not self.allowed(table.row.guild_id):
             return None
         if not can_attach(place):
             log.warning("no Attach Files permission for table %s's board; showing the text board", table.id)
@@ -253,22 +253,33 @@ class BoardPictures:
         same_message = known is not None and known[0] == table.row.board_message_id
         return await board_picture(table, known[1] if known and same_message else None)
 
-    def content(self, table_id: int, board: Board, t: Translator, picture: Picture | None,
-                *, new: bool) -> dict[str, Any]:
-        """The embed and files of the board message (``new``: a message to post, else an edit):
-        with a picture, the short text and the image (the kept attachment when the picture did
-        not change); without, the full text board (and, pictures being on, no attachment)."""
+    def content(self, table_id: int, board: Board, t: Translator, picture: Picture | None, *, new: bool,
+                rows: Rows = (), log_file: discord.File | None = None) -> dict[str, Any]:
+        """The fields of the board message (``new``: a message to post, else an edit), V2: one
+        container with the picture, the short text beside it (the headline, who has chosen, the
+        recent events; the kept attachment when the picture did not change), the finished
+        table's game log (``log_file``) and the buttons (``rows``). Without a picture, the full
+        text board (and, pictures being on, no picture attachment)."""
+        logs = [f"attachment://{log_file.filename}"] if log_file is not None else []
+        kept: list[Any] = []
+        uploads: list[discord.File] = []
         if picture is None:
-            out: dict[str, Any] = {"embed": embed(board.card)}
-            if not new and self.enabled():
-                out["attachments"] = []
-            return out
-        keep = {t("board.waiting"), t("board.log"), t("result.tie_field")}  # the picture has none of these
-        e = with_image(embed(short_card(board.card, keep, headline_only=True)), picture)
-        if picture.png is None:  # unchanged: keep the attachment the message has
-            return {"embed": e, "attachments": [self._known[table_id][2]]}
-        upload = replace(picture, alt=board.card.title)
-        return {"embed": e, "file": upload.file()} if new else {"embed": e, "attachments": [upload.file()]}
+            out = card_message(board.card, rows=rows, files=logs)
+            if new or not (self.enabled() or log_file is not None):
+                return {**out, "files": [log_file]} if log_file is not None else out
+        else:
+            keep = {t("board.waiting"), t("board.log"), t("result.tie_field")}  # the picture has none of these
+            out = card_message(short_card(board.card, keep, headline_only=True), picture=picture.url,
+                               alt=board.card.title, rows=rows, files=logs)
+            if picture.png is None:  # unchanged: keep the attachment the message has
+                kept = [self._known[table_id][2]]
+            else:
+                uploads = [replace(picture, alt=board.card.title).file()]
+        if log_file is not None:
+            uploads.append(log_file)
+        if new:
+            return {**out, "files": uploads} if uploads else out
+        return {**out, "attachments": [*kept, *uploads]}
 
     def remember(self, table_id: int, msg: discord.Message, picture: Picture | None) -> None:
         """Remember which picture the board message now carries (none: forget)."""
@@ -281,18 +292,3 @@ class BoardPictures:
     def forget(self, table_id: int) -> None:
         """The board message lost its picture (deleted, or the upload was refused)."""
         self._known.pop(table_id, None)
-
-
-def with_log(content: dict[str, Any], log_file: discord.File | None, *, new: bool) -> dict[str, Any]:
-    """``content`` (the board's embed and files, from :meth:`BoardPictures.content`) with the
-    finished table's game log file added: among the files of a new message, among the
-    attachments of an edit (which replaces them all)."""
-    if log_file is None:
-        return content
-    out = dict(content)
-    if new:
-        files = [out.pop("file")] if "file" in out else []
-        out["files"] = [*files, log_file]
-    else:
-        out["attachments"] = [*out.get("attachments", []), log_file]
-    return out

@@ -19,8 +19,8 @@ from bot import compose
 from bot.i18n import Translator
 from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block, Field
-from cogs.base import GameCog, reply, user_t
-from cogs.components import embed
+from cogs.base import GameCog, answer, reply, user_t
+from cogs.layout import card_message
 from engine.shop_battle import MAX_DECK_BYTES, CollectorCard, Deck, DeckError, DeckIssue, parse_deck
 
 MAX_LISTED_ISSUES = 15
@@ -78,19 +78,19 @@ class ShopBattleCog(GameCog):
             lines = [issue_line(i, t) for i in err.issues[:MAX_LISTED_ISSUES]]
             if len(err.issues) > MAX_LISTED_ISSUES:
                 lines.append(t("deck.more", n=len(err.issues) - MAX_LISTED_ISSUES))
-            await interaction.followup.send((t("deck.refused_header") + "\n" + "\n".join(lines))[:2000], ephemeral=True,
-                                            allowed_mentions=discord.AllowedMentions.none())
+            await reply(interaction, (t("deck.refused_header") + "\n" + "\n".join(lines))[:2000],
+                        allowed_mentions=discord.AllowedMentions.none())
             return
         except discord.HTTPException:
-            await interaction.followup.send(t("deck.download_failed"), ephemeral=True)
+            await reply(interaction, t("deck.download_failed"))
             return
         try:
             deck_id = await self.bot.decks.save(interaction.guild_id or 0, self.game, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
-            await interaction.followup.send(t(err.key, **err.params), ephemeral=True)
+            await reply(interaction, t(err.key, **err.params))
             return
-        await interaction.followup.send(embed=embed(summary_card(deck, deck_id, t)), ephemeral=True)
+        await answer(interaction, **card_message(summary_card(deck, deck_id, t)))
 
     @deck.command(name=_T("list", key="cmd.deck.list.name"),
                   description=_T("The decks of this server", key="cmd.deck.list.desc"))
@@ -99,7 +99,7 @@ class ShopBattleCog(GameCog):
         t = user_t(interaction)
         decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         lines = [f"• {compose.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]
-        await reply(interaction, embed=embed(Block(title=t("deck.list_title"), description="\n".join(lines))))
+        await answer(interaction, **card_message(Block(title=t("deck.list_title"), description="\n".join(lines))))
 
     @deck.command(name=_T("remove", key="cmd.deck.remove.name"),
                   description=_T("Remove one of this server's decks", key="cmd.deck.remove.desc"))

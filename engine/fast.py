@@ -70,7 +70,7 @@ def step_of(state: S, events: tuple[Event, ...] = ()) -> Step[S]:
 class LazyStep(Step[S]):
     """A :class:`Step` whose ``events`` are made when first read, then kept (every read gives
     the same tuple), from a recipe ``(function, *arguments)`` stored by :func:`lazy_step`: a
-    random playout or a search reads only states and does not pay for events (issue 11 part 1).
+    random playout or a search reads only states and does not pay for events.
     Compares equal to the plain ``Step(state, events)`` in both directions, hashes and pickles
     (and copies) as it."""
 

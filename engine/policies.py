@@ -2,13 +2,17 @@
 :func:`choose`, plus ``random`` for benchmarks.
 
 - ``normal``: the game's baseline AI, ``game.ai_action(state, seat)``.
-- ``easy``: plausible but beatable: the baseline with noise, never absurd (per game in
-  ``engine/<game>/search.py``: ``easy_action``; by default a random legal action a quarter of
-  the time).
-- ``strong``: the determinized Monte-Carlo tree search of :mod:`engine.search` with the game's
+- ``easy``: a beginner's plain habits (per game in ``engine/<game>/search.py``:
+  ``easy_action``; Gang of Dice and Three-Player Moon have theirs); a game without one plays the
+  baseline with a random legal action a quarter of the time.
+- ``strong``: the determinized Monte-Carlo search of :mod:`engine.search` with the game's
   hooks (``engine/<game>/search.py``: ``HOOKS`` and optionally ``strong_action``), run for
   ``iterations`` or until ``should_stop()`` (the engine never reads a clock: the bot passes a
   callback built from its clock).
+
+Above easy, no level plays a move that loses in every state the seat cannot tell from the true
+one while another move can still win (the game's rule in its hooks: ``Hooks.prune``, and the
+baseline's own check); ``tests/blunders/`` is the independent judge.
 - ``random``: a uniformly random legal action (benchmarks only).
 
 Every level is deterministic for the same ``(state, seat, level, salt, iterations)`` when
@@ -25,7 +29,8 @@ from typing import Any
 from engine.core import Game
 from engine.search import Hooks, search
 
-__all__ = ["DEFAULT_ITERATIONS", "ITERATIONS", "LEVELS", "choose", "hooks_for", "iterations_for"]
+__all__ = ["DEFAULT_ITERATIONS", "ITERATIONS", "LEVELS", "TURN_SHARE", "choose", "decision_seconds", "hooks_for",
+           "iterations_for"]
 
 #: The levels a host may pick for an AI seat, weakest first.
 LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
@@ -36,7 +41,19 @@ DEFAULT_ITERATIONS = 200
 #: idle core (p95; see ``docs/ai.md``).
 ITERATIONS: dict[str, int] = {"gang-of-dice": 240, "three-player-moon": 400, "shop-battle": 1000, "moonshine": 300}
 
+#: Share of what is left of a turn's thinking time that one strong decision may use; the rest
+#: stays for the decisions the turn may still ask (a Gang of Dice reroll after its commit, a
+#: Three-Player Moon bidder's trumps after its discard).
+TURN_SHARE = 0.5
+
 AnyGame = Game[Any, Any, Any]
+
+
+def decision_seconds(left: float) -> float:
+    """Seconds one decision of a turn may think when ``left`` seconds of the turn's thinking
+    time remain: :data:`TURN_SHARE` of them (0 when none remain). A turn is a seat's
+    consecutive decisions; its decisions together never think longer than the turn's time."""
+    return max(0.0, left) * TURN_SHARE
 
 
 def _module(game: AnyGame) -> Any:

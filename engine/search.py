@@ -110,6 +110,9 @@ class Hooks:
         widening: progressive widening factor ``k`` (a node offers ``max(2, k * sqrt(n))``
             moves; ``0`` = every move at once).
         max_depth: deepest tree level (1 = flat UCB at the root).
+        prune: ``(game, state, seat, moves) -> moves`` drops the root moves that lose in every
+            world the seat cannot tell from the true one while another move can still win (a
+            cheap game-specific rule, run before any iteration); it keeps at least one move.
         flat: flat Monte-Carlo with common random numbers instead of the tree: each
             determinization plays *every* root move once (the other seats of a simultaneous
             root step play the rollout policy), so moves are compared on the same hidden cards
@@ -128,6 +131,7 @@ class Hooks:
     exploration: float = 0.7
     widening: float = 0.0
     max_depth: int = 40
+    prune: Callable[[AnyGame, Any, int, Sequence[Move]], Sequence[Move]] | None = None
     flat: bool = False
 
 
@@ -239,7 +243,7 @@ def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, 
     Budget: ``iterations`` (at most that many) and/or ``should_stop`` (checked before each
     iteration; at least one iteration runs unless it is already true). With neither, 100
     iterations. ``root_moves`` restricts the seat's moves at the root (default
-    ``hooks.moves(game, state, seat)``). Deterministic for the same state, seat, salt and
+    ``hooks.moves(game, state, seat)``); :attr:`Hooks.prune` then drops the losing ones. Deterministic for the same state, seat, salt and
     iterations when ``should_stop`` is ``None``. Raises ``ValueError`` when ``seat`` is not to act.
     """
     hooks = hooks or Hooks()
@@ -248,6 +252,8 @@ def search(game: AnyGame, state: Any, seat: int, *, hooks: Hooks | None = None, 
     mine = list(root_moves) if root_moves is not None else list(hooks.moves(game, state, seat))
     if not mine:
         raise ValueError("no move to search")
+    if hooks.prune is not None:
+        mine = list(hooks.prune(game, state, seat, mine)) or mine
     if len(mine) == 1:
         return SearchResult(mine[0], 0, {mine[0]: (0, 0.0)})
     budget = iterations if iterations is not None else (None if should_stop is not None else 100)

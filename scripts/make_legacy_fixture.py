@@ -1,6 +1,6 @@
 """Write ``tests/data/legacy_v1.db``: a database from the version before the architecture change.
 
-Run once, with the code of that version (commit 281c671), to freeze what a deployed bot had on
+Run once, with the code of that version (the commit that added the file: `git log tests/data/legacy_v1.db`), to freeze what a deployed bot had on
 disk: one running table of each game (and of each variant) stopped mid-game, one with a buffered
 simultaneous choice, a Shop Battle table on a custom deck, and a finished game with ratings.
 ``tests/test_compat.py`` resumes these tables with today's code. Not part of the product.

@@ -1,5 +1,5 @@
 """Write ``tests/data/legacy_v1_states/*.jsonl.gz``: engine traces from the version before the
-architecture change (commit 281c671), one AI playout per game and variant.
+architecture change (run with that code: `git log tests/data/legacy_v1_states`), one AI playout per game and variant.
 
 Each line is one step: the stored state (``dump_state``), who acts, every legal action code of
 each acting seat, the public view and each seat's view (JSON), and the codes applied. Today's

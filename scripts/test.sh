@@ -11,15 +11,16 @@
 # to use another server instead; SPEAKEASY_NO_POSTGRES=1 starts none (the PostgreSQL tests are
 # then skipped, or fail when CI is set).
 #
-# Chromium (scripts/_browser.sh): the browser tests drive Debian's chromium through Playwright;
-# it is installed with apt-get when missing and we are root, and its path exported in
-# SPEAKEASY_CHROMIUM; without it those tests are skipped (or fail when CI is set).
+# Chromium (scripts/_browser.sh): the screenshot and browser tests drive Debian's chromium through
+# Playwright; it is installed with apt-get when missing and we are root, and its path exported in
+# CHROMIUM and SPEAKEASY_CHROMIUM; without it those tests are skipped (or fail when CI is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 source scripts/_postgres.sh
 source scripts/_browser.sh
 install_project '.[test]'
+ensure_browser
 
 check() {  # check NAME COMMAND...: run a static check, show its output only when it fails
   local out
@@ -37,9 +38,6 @@ echo "Checks passed: lint-imports, ruff, mypy." >&2
 if [ -z "${TEST_DATABASE_URL:-}" ] && [ -z "${SPEAKEASY_NO_POSTGRES:-}" ]; then
   start_postgres
 fi
-
-# Chromium for the browser tests (tests/test_web_browser.py): installed when missing and root
-find_browser
 
 # not exec: the trap stops the server when pytest ends
 rc=0

@@ -15,30 +15,47 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, get_args
 
 import orjson
 
+log = logging.getLogger(__name__)
+
 __all__ = [
+    "PACES",
+    "WEB_MODES",
+    "Backoff",
     "DatabaseDamaged",
+    "GUILD_SETTINGS_COLUMNS",
+    "GuildSettings",
+    "Pace",
+    "PastResult",
+    "RatingPoint",
     "RatingRow",
     "Record",
     "RunningTable",
     "SchemaTooNew",
+    "SeasonRecord",
+    "SeasonRow",
     "SeatRow",
+    "SettingsChange",
     "Shards",
     "StepWrite",
     "Store",
     "StoreRefused",
+    "StoreUnavailable",
     "TableRow",
     "TargetNotEmpty",
     "TimerRow",
     "TransferError",
     "UPDATABLE",
     "VersionConflict",
+    "Web",
     "dumps",
     "loads",
     "merged_events",
@@ -59,6 +76,42 @@ class VersionConflict(RuntimeError):
                          "reload the table")
         self.table_id = table_id
         self.expected = expected
+
+
+class StoreUnavailable(RuntimeError):
+    """The store cannot be reached for now: a transient failure, not a fault of the data (the
+    PostgreSQL connection was lost, the server is restarting or refuses connections for now;
+    SQLite's file is locked by another connection beyond the busy timeout). The failed call
+    changed nothing, except a commit whose answer was lost: it may have been stored, and the
+    version compare-and-set of the next step tells (:class:`VersionConflict`). Callers retry
+    with :class:`Backoff` for as long as it lasts; ``__cause__`` is the driver's own error."""
+
+
+class Backoff:
+    """Capped exponential back-off for retrying a :class:`StoreUnavailable` call: ``first``,
+    then twice the last delay, never more than ``cap`` seconds; :meth:`reset` after a success.
+
+    >>> b = Backoff(0.1, 0.5)
+    >>> [b.next() for _ in range(5)]
+    [0.1, 0.2, 0.4, 0.5, 0.5]
+    """
+
+    __slots__ = ("cap", "first", "_next")
+
+    def __init__(self, first: float = 0.1, cap: float = 2.0) -> None:
+        self.first = first
+        self.cap = cap
+        self._next = first
+
+    def next(self) -> float:
+        """The delay before the next try, in seconds."""
+        delay = self._next
+        self._next = min(self.cap, delay * 2)
+        return delay
+
+    def reset(self) -> None:
+        """Start again from ``first`` (the last try succeeded)."""
+        self._next = self.first
 
 
 #: Where the operator reads how to restore a store (named in the refusals below).
@@ -225,6 +278,7 @@ class TableRow:
     rules_version: int = 1
     action_seq: int = 0
     event_seq: int = 0
+    pace: Pace | None = None
 
     @classmethod
     def of(cls, row: Record, *, decode_state: bool = True) -> TableRow:
@@ -250,6 +304,7 @@ class TableRow:
             rules_version=row["rules_version"],
             action_seq=row["action_seq"],
             event_seq=row["event_seq"],
+            pace=row["pace"],
         )
 
 
@@ -259,7 +314,7 @@ class SeatRow:
     (the AI plays for them until they come back); ``timeouts`` counts their timeouts in a row
     (kept across restarts); ``ai_level`` is an AI player's level (``"easy"``, ``"normal"``,
     ``"strong"``; ``None`` = normal, as for seats stored before levels existed; see
-    :attr:`level`)."""
+    :attr:`level`); ``muted``: the member asked for no turn pings at this table."""
 
     seat: int
     user_id: int | None
@@ -268,12 +323,13 @@ class SeatRow:
     away: bool = False
     timeouts: int = 0
     ai_level: str | None = None
+    muted: bool = False
 
     @classmethod
     def of(cls, row: Record) -> SeatRow:
         """The seat a driver read (a row of ``seats``; flags stored as 0/1)."""
         return cls(row["seat"], row["user_id"], row["name"], bool(row["is_ai"]), bool(row["away"]), row["timeouts"],
-                   row["ai_level"])
+                   row["ai_level"], bool(row["muted"]))
 
     @property
     def level(self) -> str:
@@ -356,6 +412,147 @@ def grouped_results(rows: Iterable[Any]) -> list[ResultRow]:
     if head is not None:
         out.append(ResultRow(*head, tuple(seats)))
     return out
+#: A table's turn pace (see ``bot.paces``): how long a member has for a turn.
+Pace = Literal["live", "normal", "relaxed", "correspondence"]
+#: Every pace, fastest first.
+PACES: tuple[Pace, ...] = get_args(Pace)
+#: A server's web pages: ``"off"``, ``"private"`` (only through links signed with the server's
+#: :attr:`GuildSettings.web_secret`) or ``"public"``.
+Web = Literal["off", "private", "public"]
+#: Every web mode.
+WEB_MODES: tuple[Web, ...] = get_args(Web)
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    """A server's own settings (``/settings``), one row of ``guild_settings``.
+
+    ``None`` means "the bot's default" (its environment variable): ``games`` (the game keys the
+    server offers; default ``ENABLED_GAMES``), ``channels`` (the channel ids where ``/play`` may
+    open a lobby; default every channel), ``pace`` (the default pace of new tables; default
+    ``"normal"``), ``min_games`` (games to finish to appear on a leaderboard; default
+    ``LEADERBOARD_MIN_GAMES``), ``pictures`` (default ``PICTURES``), ``ai_levels`` (the AI
+    levels a lobby offers; default all). ``monthly_seasons``: a new season starts by itself
+    every calendar month (UTC). ``web``: the server's web pages (:data:`Web`); ``web_secret``
+    signs their private links (``""`` until one is made), ``web_secret_at`` when it was made
+    (UNIX seconds). ``updated_at`` / ``updated_by``: the last change and the member who made it.
+    A server that never saved anything reads as ``GuildSettings(guild_id)``.
+    """
+
+    guild_id: int
+    games: tuple[str, ...] | None = None
+    channels: tuple[int, ...] | None = None
+    pace: Pace | None = None
+    min_games: int | None = None
+    pictures: bool | None = None
+    ai_levels: tuple[str, ...] | None = None
+    monthly_seasons: bool = False
+    web: Web = "off"
+    web_secret: str = ""
+    web_secret_at: float | None = None
+    updated_at: float = 0.0
+    updated_by: int | None = None
+
+    @classmethod
+    def of(cls, row: Record) -> GuildSettings:
+        """The settings a driver read (a row of ``guild_settings``; lists as JSON text)."""
+        def listed(value: str | None) -> tuple[Any, ...] | None:
+            return None if value is None else tuple(loads(value))
+
+        return cls(
+            guild_id=row["guild_id"], games=listed(row["games"]), channels=listed(row["channels"]), pace=row["pace"],
+            min_games=row["min_games"], pictures=None if row["pictures"] is None else bool(row["pictures"]),
+            ai_levels=listed(row["ai_levels"]), monthly_seasons=bool(row["monthly_seasons"]), web=row["web"],
+            web_secret=row["web_secret"], web_secret_at=row["web_secret_at"], updated_at=row["updated_at"],
+            updated_by=row["updated_by"])
+
+    def columns(self) -> tuple[Any, ...]:
+        """The stored values, in the column order of ``guild_settings`` (lists as JSON text, flags 0/1).
+
+        >>> GuildSettings(5, games=("moonshine",), pictures=False).columns()[:6]
+        (5, '["moonshine"]', None, None, None, 0)
+        """
+        def listed(value: tuple[Any, ...] | None) -> str | None:
+            return None if value is None else dumps(list(value))
+
+        return (self.guild_id, listed(self.games), listed(self.channels), self.pace, self.min_games,
+                None if self.pictures is None else int(self.pictures), listed(self.ai_levels),
+                int(self.monthly_seasons), self.web, self.web_secret, self.web_secret_at, self.updated_at,
+                self.updated_by)
+
+
+#: The columns of ``guild_settings``, in the order of :meth:`GuildSettings.columns`.
+GUILD_SETTINGS_COLUMNS = ("guild_id", "games", "channels", "pace", "min_games", "pictures", "ai_levels",
+                          "monthly_seasons", "web", "web_secret", "web_secret_at", "updated_at", "updated_by")
+
+
+class SettingsChange(NamedTuple):
+    """One logged change of a server's settings: ``field`` set to ``value`` (JSON text; ``None``
+    back to the default) by ``user_id`` at ``changed_at`` (UNIX seconds)."""
+
+    changed_at: float
+    user_id: int | None
+    field: str
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRow:
+    """One season of a game in a server: ``season`` counts from 1; ``name`` is what the admin
+    called it (``None``: shown as its number); ``started_at``/``ended_at`` in UNIX seconds
+    (``started_at`` is ``None`` for the season 1 of ratings stored before seasons existed,
+    ``ended_at`` ``None`` for the current season). Its ratings rows (``season``) are its
+    standings, final once it ended."""
+
+    season: int
+    name: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    @classmethod
+    def of(cls, row: Record) -> SeasonRow:
+        """The season a driver read (a row of ``seasons``)."""
+        return cls(row["season"], row["name"], row["started_at"], row["ended_at"])
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRecord:
+    """A member's record in one season of one game (``/stats``): ``rating`` is their rating and
+    counts at the end of it (now, for the current season)."""
+
+    game: str
+    season: SeasonRow
+    rating: RatingRow
+
+
+class RatingPoint(NamedTuple):
+    """A member's rating right after one rated result (``rating_history``): the result's table,
+    the season it counted in, the new ``mu``/``sigma`` and when it was rated (UNIX seconds)."""
+
+    table_id: int
+    season: int
+    mu: float
+    sigma: float
+    rated_at: float
+
+    @property
+    def ordinal(self) -> float:
+        """``mu - 3 sigma``, as :attr:`RatingRow.ordinal`."""
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True, slots=True)
+class PastResult:
+    """A stored result as the rating history's replay reads it: ``seats`` are ``(seat,
+    user_id, rank, ai_level)`` in seat order (``user_id`` ``None`` for an AI seat), ``rated``
+    whether its rating history rows exist already."""
+
+    table_id: int
+    guild_id: int
+    game: str
+    finished_at: float
+    seats: tuple[tuple[int, int | None, int, str | None], ...]
+    rated: bool
 
 
 class TimerRow(NamedTuple):
@@ -436,7 +633,7 @@ class StepWrite:
 
 #: The columns :meth:`Store.update_table` may set.
 UPDATABLE = frozenset({"thread_id", "lobby_message_id", "board_message_id", "options", "status", "seed", "version",
-                       "state", "lang", "rules_version"})
+                       "state", "lang", "rules_version", "pace"})
 
 
 def table_update(fields: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
@@ -518,6 +715,12 @@ class Store(ABC):
     seated twice at a table) raises the backend's integrity error; :meth:`commit_step` raises
     :class:`VersionConflict`. Opening a store raises a :class:`StoreRefused` for a schema newer
     than the code (:class:`SchemaTooNew`) or a damaged SQLite file (:class:`DatabaseDamaged`).
+
+    Outages: a driver error that :meth:`_transient` calls transient (a lost connection, a server
+    restarting, a busy SQLite file) is raised as :class:`StoreUnavailable` (the driver's error
+    as its cause) by every statement and transaction. One warning is logged when an outage
+    begins and one when the store answers again (:attr:`unavailable_since` meanwhile), not one
+    per failed call.
     """
 
     def __init__(self, path: str) -> None:
@@ -526,6 +729,10 @@ class Store(ABC):
         self.path = path
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        #: when the current outage began (``time.monotonic()``), ``None`` while the store answers
+        self.unavailable_since: float | None = None
+        #: outages seen since the store was opened
+        self.outages = 0
 
     @abstractmethod
     async def close(self) -> None:
@@ -547,15 +754,23 @@ class Store(ABC):
         async with self._lock:
             self._owner = me
             try:
-                await self._heal()
-                await self._begin()
                 try:
-                    yield
-                except BaseException:
-                    await asyncio.shield(self._rollback())
-                    raise
-                else:
-                    await self._commit()
+                    await self._heal()
+                    await self._begin()
+                    try:
+                        yield
+                    except BaseException:
+                        with contextlib.suppress(Exception):  # a lost connection: the server rolled back
+                            await asyncio.shield(self._rollback())
+                        raise
+                    else:
+                        await self._commit()
+                except Exception as exc:
+                    unavailable = self._classify(exc)
+                    if unavailable is exc:
+                        raise
+                    raise unavailable from exc
+                self._answered()
             finally:
                 self._owner = None
 
@@ -566,8 +781,38 @@ class Store(ABC):
             yield
         else:
             async with self._lock:
-                await self._heal()
-                yield
+                try:
+                    await self._heal()
+                    yield
+                except Exception as exc:
+                    unavailable = self._classify(exc)
+                    if unavailable is exc:
+                        raise
+                    raise unavailable from exc
+                self._answered()
+
+    def _transient(self, exc: BaseException) -> bool:
+        """Whether a driver error is transient (the store may answer if asked again later: a
+        lost connection, a server restarting, a busy file). The drivers say; False here."""
+        return False
+
+    def _classify(self, exc: Exception) -> Exception:
+        """``exc`` itself, or a :class:`StoreUnavailable` for a transient driver error (the
+        outage's first one is logged, once)."""
+        if isinstance(exc, StoreUnavailable) or not self._transient(exc):
+            return exc
+        if self.unavailable_since is None:
+            self.unavailable_since = time.monotonic()
+            self.outages += 1
+            log.warning("the database is unavailable (%s: %s); retrying until it answers, tables are safe",
+                        exc.__class__.__name__, str(exc).strip() or "no detail")
+        return StoreUnavailable(f"the database is unavailable ({exc.__class__.__name__})")
+
+    def _answered(self) -> None:
+        """A statement or transaction succeeded: ends an outage (logged once)."""
+        if self.unavailable_since is not None:
+            log.warning("the database answers again after %.1f s", time.monotonic() - self.unavailable_since)
+            self.unavailable_since = None
 
     @abstractmethod
     async def _begin(self) -> None:
@@ -605,8 +850,8 @@ class Store(ABC):
     # --- tables
     @abstractmethod
     async def create_table(self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
-                           options: dict[str, Any], now: float) -> int:
-        """Insert a table in the ``lobby`` status; returns its id."""
+                           options: dict[str, Any], now: float, pace: Pace | None = None) -> int:
+        """Insert a table in the ``lobby`` status at ``pace``; returns its id."""
 
     @abstractmethod
     async def get_table(self, table_id: int) -> TableRow | None:
@@ -643,6 +888,16 @@ class Store(ABC):
     @abstractmethod
     async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
         """Store a seat's ``away`` flag and timeouts-in-a-row counter."""
+
+    @abstractmethod
+    async def set_seat_muted(self, table_id: int, seat: int, muted: bool) -> None:
+        """Store whether a seat's member muted the turn pings of this table."""
+
+    @abstractmethod
+    async def member_tables(self, guild_id: int, user_id: int,
+                            statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """The tables of a server where ``user_id`` has a seat and whose status is in
+        ``statuses``, oldest first (``/table mine``)."""
 
     # --- play
     @abstractmethod
@@ -699,21 +954,81 @@ class Store(ABC):
                             seats: list[tuple[int, int | None, int, int]], now: float) -> None:
         """Store a finished game's result: ``seats`` = ``(seat, user_id, rank, score)``."""
 
+    # The ratings of a server's game are per season: ``season=None`` reads and writes the current
+    # one (the highest of :meth:`seasons`; 1 while none was ever started), in the same statement.
     @abstractmethod
-    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
-        """Existing ratings of ``user_ids``."""
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int], *,
+                      season: int | None = None) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids`` in ``season`` (``None``: the current one)."""
 
     @abstractmethod
-    async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
-        """Insert or replace one member's rating and stats."""
+    async def save_rating(self, guild_id: int, game: str, row: RatingRow, *, season: int | None = None) -> None:
+        """Insert or replace one member's rating and stats in ``season`` (``None``: the current one)."""
 
     @abstractmethod
-    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
-        """Top members by ordinal with ``min_games`` played."""
+    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10, *,
+                          season: int | None = None) -> list[RatingRow]:
+        """Top members of ``season`` (``None``: the current one) by ordinal with ``min_games`` played."""
 
     @abstractmethod
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
-        """A member's rating and stats per game: ``{game: RatingRow}``."""
+        """A member's rating and stats per game in each game's current season: ``{game: RatingRow}``."""
+
+    # --- seasons and the rating history
+    @abstractmethod
+    async def seasons(self, guild_id: int, game: str) -> list[SeasonRow]:
+        """Every season of a server's game, oldest first; ``[SeasonRow(1)]`` (season 1, unnamed,
+        no dates) when none was ever started."""
+
+    @abstractmethod
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+        """End the current season of a server's game (``ended_at = now``; its ratings stay, as its
+        final standings) and start the next one, named ``name``; returns the new season. Its
+        ratings start empty: every member starts fresh. Atomic."""
+
+    @abstractmethod
+    async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
+        """A member's record in every season of every game they played in a server, by game then
+        season (``/stats``)."""
+
+    @abstractmethod
+    async def record_rating_history(self, guild_id: int, game: str, table_id: int,
+                                    points: Iterable[tuple[int, float, float]], now: float, *,
+                                    season: int | None = None) -> None:
+        """Store each member's rating after the result of ``table_id``: ``points`` are
+        ``(user_id, mu, sigma)``; ``season`` ``None`` is the current one. A row that exists
+        already is kept (a replay may run twice)."""
+
+    @abstractmethod
+    async def rating_history(self, guild_id: int, game: str, user_id: int,
+                             season: int | None = None) -> list[RatingPoint]:
+        """A member's rating after each rated result of a server's game, oldest first: in
+        ``season``, or in every season when ``None``."""
+
+    @abstractmethod
+    async def results_to_replay(self) -> list[PastResult]:
+        """Every result of each server's game that holds a result with a member seat and no rating
+        history (stored before the history existed), in the order they finished (then table id),
+        with :attr:`PastResult.rated`: what :mod:`bot.seasons` replays to fill the history in."""
+
+    # --- a server's settings
+    @abstractmethod
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings (``GuildSettings(guild_id)``, every default, when it saved none)."""
+
+    @abstractmethod
+    async def save_guild_settings(self, settings: GuildSettings, changed: Mapping[str, str | None]) -> None:
+        """Store a server's settings (insert or replace) and log each ``changed`` field with its
+        new value (JSON text, ``None`` = back to the default), by ``settings.updated_by`` at
+        ``settings.updated_at``. Atomic."""
+
+    @abstractmethod
+    async def settings_changes(self, guild_id: int, limit: int = 20) -> list[SettingsChange]:
+        """A server's last ``limit`` logged settings changes, newest first."""
+
+    @abstractmethod
+    async def delete_guild_settings(self, guild_id: int) -> None:
+        """Forget a server's settings and their log (the bot left the server)."""
 
     # --- decks
     @abstractmethod
@@ -752,9 +1067,10 @@ class Store(ABC):
     # --- what the web pages read (bounded: every list takes a limit) ----------------------
     @abstractmethod
     async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
-                               offset: int) -> tuple[int, list[RatingRow]]:
-        """How many members of a guild have ``min_games`` of ``game``, and ``limit`` of them
-        from ``offset`` in leaderboard order (:meth:`leaderboard`'s)."""
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members of a guild have ``min_games`` of ``game`` in ``season`` (``None``:
+        the current one), and ``limit`` of them from ``offset`` in leaderboard order
+        (:meth:`leaderboard`'s)."""
 
     @abstractmethod
     async def member_results(self, guild_id: int, user_id: int, game: str | None, limit: int,

@@ -13,7 +13,9 @@ embedded store. Several processes on one database are kept consistent by the ver
 compare-and-set of :meth:`PostgresStore.commit_step`. The hot paths are one statement each (one
 round trip): the step write, the event append, the timer batch.
 
-Errors: ``OSError`` / ``asyncpg.PostgresError`` subclasses on I/O failure;
+Errors: :class:`storage.base.StoreUnavailable` while the server cannot be reached (a lost
+connection, a restart, a failover: see ``PostgresStore._transient``), other
+``asyncpg.PostgresError`` subclasses as they come;
 ``asyncpg.UniqueViolationError`` (an ``asyncpg.IntegrityConstraintViolationError``) on a broken
 constraint; :class:`storage.base.VersionConflict` from :meth:`PostgresStore.commit_step`.
 """
@@ -21,18 +23,26 @@ constraint; :class:`storage.base.VersionConflict` from :meth:`PostgresStore.comm
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
 from storage.base import (
+    GUILD_SETTINGS_COLUMNS,
+    GuildSettings,
+    Pace,
+    PastResult,
+    RatingPoint,
     RatingRow,
     ResultRow,
     RunningTable,
     SchemaTooNew,
+    SeasonRecord,
+    SeasonRow,
     SeatRow,
+    SettingsChange,
     Shards,
     StepWrite,
     Store,
@@ -243,6 +253,41 @@ _INSERT_SEATS = """
 INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)
 SELECT $1::bigint, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[])
 """
+#: :data:`_INSERT_SEATS` with the ``muted`` flags (only when a seat is muted: the plain one stays
+#: valid at schema versions before 10).
+_INSERT_MUTED_SEATS = """
+INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level, muted)
+SELECT $1::bigint, * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[],
+                                 $9::bigint[])
+"""
+
+
+def _season(mark: int) -> str:
+    """The season of a ratings statement whose ``$1`` is the guild and ``$2`` the game: the
+    argument ``$mark`` (a number), or the current season when it is ``NULL`` (the highest
+    stored, else 1)."""
+    return (f"COALESCE(${mark}::bigint,"
+            " (SELECT COALESCE(MAX(season), 1) FROM seasons WHERE guild_id = $1 AND game = $2))")
+
+
+#: The servers' games holding a result with a member seat and no rating history (``pairs``),
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
+_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+              " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
+_SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
+                  f" VALUES ({', '.join(f'${i}' for i in range(1, len(GUILD_SETTINGS_COLUMNS) + 1))})"
+                  " ON CONFLICT (guild_id) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in GUILD_SETTINGS_COLUMNS[1:]))
+
+
+#: The asyncpg and system errors of an outage (see ``PostgresStore._transient``).
+_TRANSIENT: tuple[type[BaseException], ...] = (
+    OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.TooManyConnectionsError,
+    asyncpg.SerializationError, asyncpg.DeadlockDetectedError,
+)
 
 
 class PostgresStore(Store):
@@ -251,7 +296,8 @@ class PostgresStore(Store):
     logs by using a ``.pgpass`` file or ``PGPASSWORD``).
 
     Raises ``asyncpg.PostgresError`` subclasses (``asyncpg.UniqueViolationError`` for a user
-    seated twice) and ``OSError`` on a lost connection; :meth:`commit_step` raises
+    seated twice); :class:`storage.base.StoreUnavailable` while the server cannot be reached
+    (a lost connection is opened again by the next statement); :meth:`commit_step` raises
     :class:`storage.base.VersionConflict`.
     """
 
@@ -316,7 +362,8 @@ class PostgresStore(Store):
         await self._pg.execute("COMMIT")
 
     async def _rollback(self) -> None:
-        await self._pg.execute("ROLLBACK")
+        if not self._pg.is_closed():  # a lost connection: the server rolled the transaction back
+            await self._pg.execute("ROLLBACK")
 
     async def _heal(self) -> None:
         """Connect again when the connection was lost (a server restart, a network cut); roll
@@ -325,6 +372,22 @@ class PostgresStore(Store):
             self._pg = await asyncpg.connect(self.path)
         elif self._pg.is_in_transaction():
             await self._pg.execute("ROLLBACK")
+
+    def _transient(self, exc: BaseException) -> bool:
+        """A lost or refused connection (a server restarting, failing over, shutting down,
+        not accepting connections yet, out of connection slots), a network error or timeout,
+        a serialization failure or deadlock: the same call may succeed when asked again.
+
+        A connection asyncpg can no longer use (closed, or its protocol left mid-operation by
+        a statement the server cut: ``InternalClientError``, a bare ``InterfaceError``) is
+        dropped here, so that the next statement connects again. Asyncpg's errors about the
+        arguments (``DataError``) or its configuration are not transient."""
+        broken = isinstance(exc, asyncpg.InternalClientError) or type(exc) is asyncpg.InterfaceError
+        if broken:
+            if not self._pg.is_closed():
+                self._pg.terminate()
+            return True
+        return isinstance(exc, _TRANSIENT)
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._access():
@@ -341,14 +404,15 @@ class PostgresStore(Store):
     # --- tables ----------------------------------------------------------------------------
     async def create_table(
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
-        options: dict[str, Any], now: float,
+        options: dict[str, Any], now: float, pace: Pace | None = None,
     ) -> int:
-        """Insert a table in the ``lobby`` status; returns its id."""
+        """Insert a table in the ``lobby`` status at ``pace``; returns its id."""
         async with self._access():
+            paced = (", pace", ", $8", (pace,)) if pace is not None else ("", "", ())  # (no pace column before version 10)
             return int(await self._pg.fetchval(
-                "INSERT INTO game_tables (guild_id, channel_id, game, options, status, host_user_id, lang,"
-                " created_at, updated_at) VALUES ($1, $2, $3, $4, 'lobby', $5, $6, $7, $7) RETURNING id",
-                guild_id, channel_id, game, dumps(options), host_user_id, lang, now))
+                f"INSERT INTO game_tables (guild_id, channel_id, game, options, status, host_user_id, lang,"
+                f" created_at, updated_at{paced[0]}) VALUES ($1, $2, $3, $4, 'lobby', $5, $6, $7, $7{paced[1]})"
+                " RETURNING id", guild_id, channel_id, game, dumps(options), host_user_id, lang, now, *paced[2]))
 
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table with ``table_id`` or ``None``."""
@@ -417,15 +481,29 @@ class PostgresStore(Store):
         async with self.transaction():
             await self._pg.execute("DELETE FROM seats WHERE table_id = $1", table_id)
             if seats:
+                muted = any(s.muted for s in seats)
                 await self._pg.execute(
-                    _INSERT_SEATS, table_id, [s.seat for s in seats], [s.user_id for s in seats],
-                    [s.name for s in seats], [int(s.is_ai) for s in seats], [int(s.away) for s in seats],
-                    [s.timeouts for s in seats], [s.ai_level for s in seats])
+                    _INSERT_MUTED_SEATS if muted else _INSERT_SEATS, table_id, [s.seat for s in seats],
+                    [s.user_id for s in seats], [s.name for s in seats], [int(s.is_ai) for s in seats],
+                    [int(s.away) for s in seats], [s.timeouts for s in seats], [s.ai_level for s in seats],
+                    *(([int(s.muted) for s in seats],) if muted else ()))
 
     async def set_seat_state(self, table_id: int, seat: int, *, away: bool, timeouts: int) -> None:
         """Store a seat's ``away`` flag and its timeouts-in-a-row counter."""
         await self._exec("UPDATE seats SET away = $1, timeouts = $2 WHERE table_id = $3 AND seat = $4",
                          int(away), timeouts, table_id, seat)
+
+    async def set_seat_muted(self, table_id: int, seat: int, muted: bool) -> None:
+        """Store whether a seat's member muted the turn pings of this table."""
+        await self._exec("UPDATE seats SET muted = $1 WHERE table_id = $2 AND seat = $3", int(muted), table_id, seat)
+
+    async def member_tables(self, guild_id: int, user_id: int,
+                            statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """The tables of a server where ``user_id`` has a seat, with a status in ``statuses``, oldest first."""
+        rows = await self._all(
+            "SELECT t.* FROM game_tables t JOIN seats s ON s.table_id = t.id AND s.user_id = $1"
+            " WHERE t.guild_id = $2 AND t.status = ANY($3::text[]) ORDER BY t.id", user_id, guild_id, list(statuses))
+        return [TableRow.of(r) for r in rows]
 
     # --- play ------------------------------------------------------------------------------
     async def commit_step(self, step: StepWrite) -> None:
@@ -556,39 +634,145 @@ class PostgresStore(Store):
                 "INSERT INTO result_seats (table_id, seat, user_id, rank, score) VALUES ($1, $2, $3, $4, $5)",
                 [(table_id, *seat) for seat in seats])
 
-    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
-        """Existing ratings of ``user_ids``; inside a transaction their rows stay locked until it
-        ends (``FOR UPDATE``), so two processes rating the same members one after the other
-        never lose an update (the read-modify-write of a finished game)."""
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int], *,
+                      season: int | None = None) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids`` in ``season`` (``None``: the current one); inside a
+        transaction their rows stay locked until it ends (``FOR UPDATE``), so two processes
+        rating the same members one after the other never lose an update (the
+        read-modify-write of a finished game)."""
         ids = list(user_ids)
         if not ids:
             return {}
         async with self._access():
             rows = await self._pg.fetch(
-                "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND user_id = ANY($3::bigint[])"
-                + (" FOR UPDATE" if self._pg.is_in_transaction() else ""), guild_id, game, ids)
+                f"SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND season = {_season(4)}"
+                " AND user_id = ANY($3::bigint[])"
+                + (" FOR UPDATE OF ratings" if self._pg.is_in_transaction() else ""), guild_id, game, ids, season)
         return {r["user_id"]: RatingRow.of(r) for r in rows}
 
-    async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
-        """Insert or replace one member's rating and stats."""
+    async def save_rating(self, guild_id: int, game: str, row: RatingRow, *, season: int | None = None) -> None:
+        """Insert or replace one member's rating and stats in ``season`` (``None``: the current one)."""
         await self._exec(
-            "INSERT INTO ratings (guild_id, game, user_id, mu, sigma, played, won) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-            " ON CONFLICT (guild_id, game, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+            "INSERT INTO ratings (guild_id, game, season, user_id, mu, sigma, played, won)"
+            f" VALUES ($1, $2, {_season(8)}, $3, $4, $5, $6, $7)"
+            " ON CONFLICT (guild_id, game, season, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
             " played = excluded.played, won = excluded.won",
-            guild_id, game, row.user_id, row.mu, row.sigma, row.played, row.won)
+            guild_id, game, row.user_id, row.mu, row.sigma, row.played, row.won, season)
 
-    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
-        """Top members of a guild for a game by ordinal (``mu - 3 sigma``), with ``min_games`` played."""
+    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10, *,
+                          season: int | None = None) -> list[RatingRow]:
+        """Top members of a server's game in ``season`` (``None``: the current one) by ordinal
+        (``mu - 3 sigma``), with ``min_games`` played."""
         rows = await self._all(
-            "SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND played >= $3"
-            " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT $4", guild_id, game, min_games, limit)
+            f"SELECT * FROM ratings WHERE guild_id = $1 AND game = $2 AND season = {_season(5)} AND played >= $3"
+            " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT $4", guild_id, game, min_games, limit, season)
         return [RatingRow.of(r) for r in rows]
 
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
-        """A member's rating and stats per game in a guild: ``{game: RatingRow}``."""
-        rows = await self._all("SELECT * FROM ratings WHERE guild_id = $1 AND user_id = $2 ORDER BY game",
-                               guild_id, user_id)
+        """A member's rating and stats per game in each game's current season: ``{game: RatingRow}``."""
+        rows = await self._all(
+            "SELECT r.* FROM ratings r WHERE r.guild_id = $1 AND r.user_id = $2 AND r.season ="
+            " (SELECT COALESCE(MAX(season), 1) FROM seasons s WHERE s.guild_id = r.guild_id AND s.game = r.game)"
+            " ORDER BY r.game", guild_id, user_id)
         return {r["game"]: RatingRow.of(r) for r in rows}
+
+    # --- seasons and the rating history ----------------------------------------------------
+    async def seasons(self, guild_id: int, game: str) -> list[SeasonRow]:
+        """Every season of a server's game, oldest first (``[SeasonRow(1)]`` when none was started)."""
+        rows = await self._all("SELECT * FROM seasons WHERE guild_id = $1 AND game = $2 ORDER BY season",
+                               guild_id, game)
+        return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
+
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+        """End the current season (``ended_at = now``) and start the next one, named ``name``."""
+        async with self.transaction():
+            await self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('season:' || $1::bigint::text || ':' || $2::text))",
+                                   guild_id, game)
+            await self._pg.execute("INSERT INTO seasons (guild_id, game, season) VALUES ($1, $2, 1)"
+                                   " ON CONFLICT DO NOTHING", guild_id, game)
+            current = await self._pg.fetchval("SELECT MAX(season) FROM seasons WHERE guild_id = $1 AND game = $2",
+                                              guild_id, game)
+            await self._pg.execute("UPDATE seasons SET ended_at = $3 WHERE guild_id = $1 AND game = $2"
+                                   " AND season = $4", guild_id, game, now, current)
+            await self._pg.execute("INSERT INTO seasons (guild_id, game, season, name, started_at)"
+                                   " VALUES ($1, $2, $3, $4, $5)", guild_id, game, current + 1, name, now)
+        return (await self.seasons(guild_id, game))[-1]
+
+    async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
+        """A member's record in every season of every game they played in a server, by game then season."""
+        rows = await self._all(
+            "SELECT r.*, s.name, s.started_at, s.ended_at FROM ratings r LEFT JOIN seasons s"
+            " ON s.guild_id = r.guild_id AND s.game = r.game AND s.season = r.season"
+            " WHERE r.guild_id = $1 AND r.user_id = $2 ORDER BY r.game, r.season", guild_id, user_id)
+        return [SeasonRecord(r["game"], SeasonRow.of(r), RatingRow.of(r)) for r in rows]
+
+    async def record_rating_history(self, guild_id: int, game: str, table_id: int,
+                                    points: Iterable[tuple[int, float, float]], now: float, *,
+                                    season: int | None = None) -> None:
+        """Store each member's rating after a result (``(user_id, mu, sigma)``; existing rows kept)."""
+        rows = list(points)
+        if not rows:
+            return
+        await self._exec(
+            "INSERT INTO rating_history (table_id, user_id, guild_id, game, season, mu, sigma, rated_at)"
+            f" SELECT $3, u, $1, $2, {_season(4)}, m, s, $5"
+            " FROM unnest($6::bigint[], $7::float8[], $8::float8[]) AS p (u, m, s) ON CONFLICT DO NOTHING",
+            guild_id, game, table_id, season, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+
+    async def rating_history(self, guild_id: int, game: str, user_id: int,
+                             season: int | None = None) -> list[RatingPoint]:
+        """A member's rating after each rated result, oldest first (one season, or all when ``None``)."""
+        rows = await self._all(
+            "SELECT table_id, season, mu, sigma, rated_at FROM rating_history"
+            " WHERE guild_id = $1 AND game = $2 AND user_id = $3 AND ($4::bigint IS NULL OR season = $4)"
+            " ORDER BY rated_at, table_id", guild_id, game, user_id, season)
+        return [RatingPoint(r["table_id"], r["season"], r["mu"], r["sigma"], r["rated_at"]) for r in rows]
+
+    async def results_to_replay(self) -> list[PastResult]:
+        """Every result of each server's game holding an unrated result with a member seat, in order."""
+        async with self.transaction():
+            results = await self._pg.fetch(
+                f"WITH todo AS ({_TO_REPLAY}) SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
+                " EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM todo r"
+                " ORDER BY r.finished_at, r.table_id")
+            seats: dict[int, list[tuple[int, int | None, int, str | None]]] = {}
+            for r in await self._pg.fetch(
+                    "SELECT rs.table_id, rs.seat, rs.user_id, rs.rank, s.ai_level FROM result_seats rs"
+                    " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat"
+                    f" WHERE rs.table_id IN (SELECT todo.table_id FROM ({_TO_REPLAY}) todo)"
+                    " ORDER BY rs.table_id, rs.seat"):
+                seats.setdefault(r["table_id"], []).append((r["seat"], r["user_id"], r["rank"], r["ai_level"]))
+        return [PastResult(r["table_id"], r["guild_id"], r["game"], r["finished_at"],
+                           tuple(seats.get(r["table_id"], ())), bool(r["rated"])) for r in results]
+
+    # --- a server's settings ---------------------------------------------------------------
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings (every default when it saved none)."""
+        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = $1", guild_id)
+        return GuildSettings.of(row) if row is not None else GuildSettings(guild_id)
+
+    async def save_guild_settings(self, settings: GuildSettings, changed: Mapping[str, str | None]) -> None:
+        """Store a server's settings and log each changed field, in one transaction."""
+        async with self.transaction():
+            await self._pg.execute(_SAVE_SETTINGS, *settings.columns())
+            if changed:
+                await self._pg.executemany(
+                    "INSERT INTO guild_settings_log (guild_id, changed_at, user_id, field, value)"
+                    " VALUES ($1, $2, $3, $4, $5)",
+                    [(settings.guild_id, settings.updated_at, settings.updated_by, field, value)
+                     for field, value in changed.items()])
+
+    async def settings_changes(self, guild_id: int, limit: int = 20) -> list[SettingsChange]:
+        """A server's last ``limit`` logged settings changes, newest first."""
+        rows = await self._all("SELECT changed_at, user_id, field, value FROM guild_settings_log"
+                               " WHERE guild_id = $1 ORDER BY changed_at DESC, ctid DESC LIMIT $2", guild_id, limit)
+        return [SettingsChange(r["changed_at"], r["user_id"], r["field"], r["value"]) for r in rows]
+
+    async def delete_guild_settings(self, guild_id: int) -> None:
+        """Forget a server's settings and their log."""
+        async with self.transaction():
+            await self._pg.execute("DELETE FROM guild_settings WHERE guild_id = $1", guild_id)
+            await self._pg.execute("DELETE FROM guild_settings_log WHERE guild_id = $1", guild_id)
 
     # --- decks -----------------------------------------------------------------------------
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
@@ -648,16 +832,19 @@ class PostgresStore(Store):
 
     # --- what the web pages read -----------------------------------------------------------
     async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
-                               offset: int) -> tuple[int, list[RatingRow]]:
-        """How many members are ranked, and one page of them in leaderboard order (one statement)."""
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members are ranked in ``season`` (``None``: the current one), and one page of
+        them in leaderboard order (one statement)."""
+        where = f"WHERE guild_id = $1 AND game = $2 AND season = {_season(6)} AND played >= $3"
         rows = await self._all(
-            "SELECT *, count(*) OVER () AS total FROM ratings WHERE guild_id = $1 AND game = $2 AND played >= $3"
+            f"SELECT *, count(*) OVER () AS total FROM ratings {where}"
             " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT $4 OFFSET $5",
-            guild_id, game, min_games, limit, offset)
+            guild_id, game, min_games, limit, offset, season)
         if rows:
             return int(rows[0]["total"]), [RatingRow.of(r) for r in rows]
-        count = await self._pg_count("SELECT count(*) FROM ratings WHERE guild_id = $1 AND game = $2 AND played >= $3",
-                                     guild_id, game, min_games)
+        count = await self._pg_count(
+            f"SELECT count(*) FROM ratings WHERE guild_id = $1 AND game = $2 AND season = {_season(4)} AND played >= $3",
+            guild_id, game, min_games, season)
         return count, []
 
     async def _pg_count(self, sql: str, *args: Any) -> int:

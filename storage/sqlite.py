@@ -17,19 +17,27 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from storage.base import (
+    GUILD_SETTINGS_COLUMNS,
     DatabaseDamaged,
+    GuildSettings,
+    Pace,
+    PastResult,
+    RatingPoint,
     RatingRow,
     ResultRow,
     RunningTable,
     SchemaTooNew,
+    SeasonRecord,
+    SeasonRow,
     SeatRow,
+    SettingsChange,
     Shards,
     StepWrite,
     Store,
@@ -46,7 +54,7 @@ from storage.base import (
 )
 from storage.migrations import latest, migrations
 
-__all__ = ["CHECKPOINT_EVERY", "OPEN_RETRY_SECONDS", "SqliteStore", "database_problem", "script_statements"]
+__all__ = ["BUSY_TIMEOUT", "CHECKPOINT_EVERY", "OPEN_RETRY_SECONDS", "SqliteStore", "database_problem", "script_statements"]
 
 T = TypeVar("T")
 
@@ -57,6 +65,12 @@ CHECKPOINT_EVERY = 200
 OPEN_RETRY_SECONDS = 15.0
 #: SQLite's primary result code for a damaged file (``SQLITE_CORRUPT``).
 _CORRUPT = 11
+#: SQLite's primary result codes of a lock held elsewhere (``SQLITE_BUSY``, ``SQLITE_LOCKED``):
+#: transient, the statement may succeed when asked again.
+_BUSY = (5, 6)
+#: How long a statement waits for a lock another connection holds before it fails as busy
+#: (seconds, ``PRAGMA busy_timeout``; :class:`storage.base.StoreUnavailable` then).
+BUSY_TIMEOUT = 5.0
 
 
 def script_statements(script: str) -> list[str]:
@@ -131,6 +145,25 @@ _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
               " ON CONFLICT (key) DO UPDATE SET due = excluded.due, payload = excluded.payload")
 
 
+#: The current season of a server's game, given ``(guild_id, game)``: the highest stored, else 1.
+_CURRENT = "(SELECT COALESCE(MAX(season), 1) FROM seasons WHERE guild_id = ? AND game = ?)"
+#: The servers' games holding a result with a member seat and no rating history (``pairs``),
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
+_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+              " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
+_SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
+                  f" VALUES ({', '.join('?' for _ in GUILD_SETTINGS_COLUMNS)}) ON CONFLICT (guild_id) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in GUILD_SETTINGS_COLUMNS[1:]))
+
+
+def _season(season: int | None, guild_id: int, game: str) -> tuple[str, tuple[Any, ...]]:
+    """The SQL value of a season argument and its parameters: ``?`` and the number, or the
+    current-season subquery (``None``)."""
+    return ("?", (season,)) if season is not None else (_CURRENT, (guild_id, game))
+
+
 def _owned(column: str, shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     """The ``AND`` clause keeping the rows whose guild (``column``) is on ``shards``, and its
     arguments; nothing when every shard is owned.
@@ -148,12 +181,15 @@ class SqliteStore(Store):
     """An open SQLite store (:class:`storage.base.Store`). Use :meth:`open` (async) and :meth:`close`.
 
     Raises ``aiosqlite.Error`` / ``sqlite3.Error`` subclasses on I/O failure;
-    ``sqlite3.IntegrityError`` on a broken constraint (for example a user seated twice at a table).
+    ``sqlite3.IntegrityError`` on a broken constraint (for example a user seated twice at a table);
+    :class:`storage.base.StoreUnavailable` when the file stays locked by another connection
+    beyond ``busy_timeout`` seconds (``SQLITE_BUSY`` / ``SQLITE_LOCKED``: transient).
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
         super().__init__(path)
         self._conn = conn
+        self.busy_timeout = busy_timeout
         # WAL checkpoints run off the event loop's thread (see _wrote)
         self._writes = 0
         self._checkpointing: asyncio.Task[None] | None = None
@@ -161,10 +197,12 @@ class SqliteStore(Store):
 
     # --- lifecycle -------------------------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | Path, *, upto: int | None = None) -> SqliteStore:
+    async def open(cls, path: str | Path, *, upto: int | None = None,
+                   busy_timeout: float = BUSY_TIMEOUT) -> SqliteStore:
         """Open (creating if needed) the database at ``path``, check it and run the pending
         migrations (up to version ``upto`` only, when given: tests and tools that make an older
-        database).
+        database). A statement waits up to ``busy_timeout`` seconds for a lock held by another
+        connection, then raises :class:`storage.base.StoreUnavailable`.
 
         Raises :class:`storage.base.SchemaTooNew` for a file of a newer Speakeasy,
         :class:`storage.base.DatabaseDamaged` for a file that fails ``PRAGMA quick_check``,
@@ -183,7 +221,7 @@ class SqliteStore(Store):
         # the two never use the connection at the same time.
         conn = await aiosqlite.connect(path, isolation_level=None, check_same_thread=False)
         conn.row_factory = aiosqlite.Row
-        db = cls(conn, path)
+        db = cls(conn, path, busy_timeout=busy_timeout)
         loop = asyncio.get_running_loop()
         give_up = loop.time() + OPEN_RETRY_SECONDS
         try:
@@ -216,7 +254,8 @@ class SqliteStore(Store):
         # wal_autocheckpoint=0: this connection never checkpoints inside a write (a
         # checkpoint copies and syncs up to 1,000 pages: milliseconds on the event loop's
         # thread, see _inline); a second connection does it in a thread (_wrote)
-        for pragma in ("PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+        for pragma in (f"PRAGMA busy_timeout={round(self.busy_timeout * 1000)}", "PRAGMA journal_mode=WAL",
+                       "PRAGMA synchronous=NORMAL",
                        "PRAGMA foreign_keys=ON", "PRAGMA wal_autocheckpoint=0"):
             async with self._conn.execute(pragma) as cur:
                 row = await cur.fetchone()
@@ -319,6 +358,11 @@ class SqliteStore(Store):
         if self._conn.in_transaction:
             await self._raw("ROLLBACK")
 
+    def _transient(self, exc: BaseException) -> bool:
+        """A lock held by another connection beyond the busy timeout (``SQLITE_BUSY``,
+        ``SQLITE_LOCKED``, extended codes included)."""
+        return isinstance(exc, sqlite3.OperationalError) and (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in _BUSY
+
     async def _raw(self, sql: str) -> None:
         async with self._conn.execute(sql) as cur:
             await cur.fetchall()
@@ -358,11 +402,20 @@ class SqliteStore(Store):
         self._wrote()
         # _access() spelled out: no async generator and context manager per step (hot path)
         if self._owner is asyncio.current_task():
-            return fn(self._conn._conn)
+            return fn(self._conn._conn)  # the transaction's end classifies a busy error
         async with self._lock:
-            if self._conn.in_transaction:  # the _heal() coroutine only when there is a transaction to heal
-                await self._heal()
-            return fn(self._conn._conn)
+            try:
+                if self._conn.in_transaction:  # the _heal() coroutine only when there is a transaction to heal
+                    await self._heal()
+                result = fn(self._conn._conn)
+            except sqlite3.OperationalError as exc:
+                unavailable = self._classify(exc)
+                if unavailable is exc:
+                    raise
+                raise unavailable from exc
+            if self.unavailable_since is not None:
+                self._answered()
+            return result
 
     async def _atomic(self, fn: Callable[[sqlite3.Connection], None], *, inline: bool = False) -> None:
         """Run ``fn(connection)`` inside one transaction (BEGIN IMMEDIATE … COMMIT, rolled back
@@ -395,13 +448,14 @@ class SqliteStore(Store):
     # --- tables ----------------------------------------------------------------------------
     async def create_table(
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, lang: str,
-        options: dict[str, Any], now: float,
+        options: dict[str, Any], now: float, pace: Pace | None = None,
     ) -> int:
-        """Insert a table in the ``lobby`` status; returns its id."""
+        """Insert a table in the ``lobby`` status at ``pace``; returns its id."""
+        paced = (", pace", ", ?", (pace,)) if pace is not None else ("", "", ())  # (no pace column before version 10)
         return await self._insert(
-            "INSERT INTO game_tables (guild_id, channel_id, game, options, status, host_user_id, lang,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, 'lobby', ?, ?, ?, ?)",
-            (guild_id, channel_id, game, dumps(options), host_user_id, lang, now, now),
+            f"INSERT INTO game_tables (guild_id, channel_id, game, options, status, host_user_id, lang,"
+            f" created_at, updated_at{paced[0]}) VALUES (?, ?, ?, ?, 'lobby', ?, ?, ?, ?{paced[1]})",
+            (guild_id, channel_id, game, dumps(options), host_user_id, lang, now, now, *paced[2]),
         )
 
     async def get_table(self, table_id: int) -> TableRow | None:
@@ -482,13 +536,18 @@ class SqliteStore(Store):
 
     async def replace_seats(self, table_id: int, seats: list[SeatRow]) -> None:
         """Replace every seat of a table (lobby edits and the final seat order at start)."""
-        rows = [(table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level)
-                for s in seats]
+        # ``muted`` only when a seat is muted: the rows stay writable at schema versions before 10
+        muted = any(s.muted for s in seats)
+        rows = [(table_id, s.seat, s.user_id, s.name, int(s.is_ai), int(s.away), s.timeouts, s.ai_level,
+                 *((int(s.muted),) if muted else ())) for s in seats]
+        sql = ("INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level, muted)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" if muted else
+               "INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
         def write(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
-            conn.executemany("INSERT INTO seats (table_id, seat, user_id, name, is_ai, away, timeouts, ai_level)"
-                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany(sql, rows)
 
         await self._atomic(write)
 
@@ -496,6 +555,19 @@ class SqliteStore(Store):
         """Store a seat's ``away`` flag and its timeouts-in-a-row counter."""
         await self._exec("UPDATE seats SET away = ?, timeouts = ? WHERE table_id = ? AND seat = ?",
                          (int(away), timeouts, table_id, seat))
+
+    async def set_seat_muted(self, table_id: int, seat: int, muted: bool) -> None:
+        """Store whether a seat's member muted the turn pings of this table."""
+        await self._exec("UPDATE seats SET muted = ? WHERE table_id = ? AND seat = ?", (int(muted), table_id, seat))
+
+    async def member_tables(self, guild_id: int, user_id: int,
+                            statuses: tuple[str, ...] = ("lobby", "running")) -> list[TableRow]:
+        """The tables of a server where ``user_id`` has a seat, with a status in ``statuses``, oldest first."""
+        marks = ", ".join("?" for _ in statuses)
+        rows = await self._all(
+            "SELECT t.* FROM game_tables t JOIN seats s ON s.table_id = t.id AND s.user_id = ?"
+            f" WHERE t.guild_id = ? AND t.status IN ({marks}) ORDER BY t.id", (user_id, guild_id, *statuses))
+        return [TableRow.of(r) for r in rows]
 
     # --- play ------------------------------------------------------------------------------
     async def commit_step(self, step: StepWrite) -> None:
@@ -662,39 +734,159 @@ class SqliteStore(Store):
 
         await self._atomic(write)
 
-    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int]) -> dict[int, RatingRow]:
-        """Existing ratings of ``user_ids`` (missing users are absent from the result)."""
+    async def ratings(self, guild_id: int, game: str, user_ids: Iterable[int], *,
+                      season: int | None = None) -> dict[int, RatingRow]:
+        """Existing ratings of ``user_ids`` in ``season`` (``None``: the current one; missing
+        users are absent from the result)."""
         ids = list(user_ids)
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
+        value, args = _season(season, guild_id, game)
         rows = await self._all(
-            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND user_id IN ({marks})", (guild_id, game, *ids))
+            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND season = {value} AND user_id IN ({marks})",
+            (guild_id, game, *args, *ids))
         return {r["user_id"]: RatingRow.of(r) for r in rows}
 
-    async def save_rating(self, guild_id: int, game: str, row: RatingRow) -> None:
-        """Insert or replace one member's rating and stats."""
+    async def save_rating(self, guild_id: int, game: str, row: RatingRow, *, season: int | None = None) -> None:
+        """Insert or replace one member's rating and stats in ``season`` (``None``: the current one)."""
+        value, args = _season(season, guild_id, game)
         await self._exec(
-            "INSERT INTO ratings (guild_id, game, user_id, mu, sigma, played, won) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (guild_id, game, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+            "INSERT INTO ratings (guild_id, game, season, user_id, mu, sigma, played, won)"
+            f" VALUES (?, ?, {value}, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (guild_id, game, season, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
             " played = excluded.played, won = excluded.won",
-            (guild_id, game, row.user_id, row.mu, row.sigma, row.played, row.won),
+            (guild_id, game, *args, row.user_id, row.mu, row.sigma, row.played, row.won),
         )
 
-    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10) -> list[RatingRow]:
-        """Top members of a guild for a game by ordinal (``mu - 3 sigma``), with ``min_games`` played."""
+    async def leaderboard(self, guild_id: int, game: str, min_games: int, limit: int = 10, *,
+                          season: int | None = None) -> list[RatingRow]:
+        """Top members of a server's game in ``season`` (``None``: the current one) by ordinal
+        (``mu - 3 sigma``), with ``min_games`` played."""
+        value, args = _season(season, guild_id, game)
         rows = await self._all(
-            "SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND played >= ?"
+            f"SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND season = {value} AND played >= ?"
             " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ?",
-            (guild_id, game, min_games, limit),
+            (guild_id, game, *args, min_games, limit),
         )
         return [RatingRow.of(r) for r in rows]
 
     async def member_stats(self, guild_id: int, user_id: int) -> dict[str, RatingRow]:
-        """A member's rating and stats per game in a guild: ``{game: RatingRow}``."""
-        rows = await self._all("SELECT * FROM ratings WHERE guild_id = ? AND user_id = ? ORDER BY game",
-                               (guild_id, user_id))
+        """A member's rating and stats per game in each game's current season: ``{game: RatingRow}``."""
+        rows = await self._all(
+            "SELECT r.* FROM ratings r WHERE r.guild_id = ? AND r.user_id = ? AND r.season ="
+            " (SELECT COALESCE(MAX(season), 1) FROM seasons s WHERE s.guild_id = r.guild_id AND s.game = r.game)"
+            " ORDER BY r.game", (guild_id, user_id))
         return {r["game"]: RatingRow.of(r) for r in rows}
+
+    # --- seasons and the rating history ----------------------------------------------------
+    async def seasons(self, guild_id: int, game: str) -> list[SeasonRow]:
+        """Every season of a server's game, oldest first (``[SeasonRow(1)]`` when none was started)."""
+        rows = await self._all("SELECT * FROM seasons WHERE guild_id = ? AND game = ? ORDER BY season",
+                               (guild_id, game))
+        return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
+
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+        """End the current season (``ended_at = now``) and start the next one, named ``name``."""
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO seasons (guild_id, game, season) SELECT ?, ?, 1"
+                         " WHERE NOT EXISTS (SELECT 1 FROM seasons WHERE guild_id = ? AND game = ?)",
+                         (guild_id, game, guild_id, game))
+            current = conn.execute("SELECT MAX(season) FROM seasons WHERE guild_id = ? AND game = ?",
+                                   (guild_id, game)).fetchone()[0]
+            conn.execute("UPDATE seasons SET ended_at = ? WHERE guild_id = ? AND game = ? AND season = ?",
+                         (now, guild_id, game, current))
+            conn.execute("INSERT INTO seasons (guild_id, game, season, name, started_at) VALUES (?, ?, ?, ?, ?)",
+                         (guild_id, game, current + 1, name, now))
+
+        await self._atomic(write)
+        return (await self.seasons(guild_id, game))[-1]
+
+    async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
+        """A member's record in every season of every game they played in a server, by game then season."""
+        rows = await self._all(
+            "SELECT r.*, s.name, s.started_at, s.ended_at FROM ratings r LEFT JOIN seasons s"
+            " ON s.guild_id = r.guild_id AND s.game = r.game AND s.season = r.season"
+            " WHERE r.guild_id = ? AND r.user_id = ? ORDER BY r.game, r.season", (guild_id, user_id))
+        return [SeasonRecord(r["game"], SeasonRow.of(r), RatingRow.of(r)) for r in rows]
+
+    async def record_rating_history(self, guild_id: int, game: str, table_id: int,
+                                    points: Iterable[tuple[int, float, float]], now: float, *,
+                                    season: int | None = None) -> None:
+        """Store each member's rating after a result (``(user_id, mu, sigma)``; existing rows kept)."""
+        value, args = _season(season, guild_id, game)
+        rows = [(table_id, user_id, guild_id, game, *args, mu, sigma, now) for user_id, mu, sigma in points]
+        if not rows:
+            return
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT INTO rating_history (table_id, user_id, guild_id, game, season, mu, sigma,"
+                             f" rated_at) VALUES (?, ?, ?, ?, {value}, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+
+        await self._atomic(write)
+
+    async def rating_history(self, guild_id: int, game: str, user_id: int,
+                             season: int | None = None) -> list[RatingPoint]:
+        """A member's rating after each rated result, oldest first (one season, or all when ``None``)."""
+        where, args = ("", ()) if season is None else (" AND season = ?", (season,))
+        rows = await self._all(
+            "SELECT table_id, season, mu, sigma, rated_at FROM rating_history"
+            f" WHERE guild_id = ? AND game = ? AND user_id = ?{where} ORDER BY rated_at, table_id",
+            (guild_id, game, user_id, *args))
+        return [RatingPoint(r["table_id"], r["season"], r["mu"], r["sigma"], r["rated_at"]) for r in rows]
+
+    async def results_to_replay(self) -> list[PastResult]:
+        """Every result of each server's game holding an unrated result with a member seat, in order."""
+        def read(conn: sqlite3.Connection) -> list[PastResult]:
+            results = conn.execute(
+                f"WITH todo AS ({_TO_REPLAY}) SELECT r.table_id, r.guild_id, r.game, r.finished_at,"
+                " EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = r.table_id) AS rated FROM todo r"
+                " ORDER BY r.finished_at, r.table_id").fetchall()
+            seats: dict[int, list[tuple[int, int | None, int, str | None]]] = {}
+            for r in conn.execute(
+                    "SELECT rs.table_id, rs.seat, rs.user_id, rs.rank, s.ai_level FROM result_seats rs"
+                    " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat"
+                    f" WHERE rs.table_id IN (SELECT todo.table_id FROM ({_TO_REPLAY}) todo)"
+                    " ORDER BY rs.table_id, rs.seat"):
+                seats.setdefault(r["table_id"], []).append((r["seat"], r["user_id"], r["rank"], r["ai_level"]))
+            return [PastResult(r["table_id"], r["guild_id"], r["game"], r["finished_at"],
+                               tuple(seats.get(r["table_id"], ())), bool(r["rated"])) for r in results]
+
+        async with self._access():
+            return await self._worker(read)
+
+    # --- a server's settings ---------------------------------------------------------------
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """A server's settings (every default when it saved none)."""
+        row = await self._one("SELECT * FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return GuildSettings.of(row) if row is not None else GuildSettings(guild_id)
+
+    async def save_guild_settings(self, settings: GuildSettings, changed: Mapping[str, str | None]) -> None:
+        """Store a server's settings and log each changed field, in one transaction."""
+        row = settings.columns()
+        log = [(settings.guild_id, settings.updated_at, settings.updated_by, field, value)
+               for field, value in changed.items()]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(_SAVE_SETTINGS, row)
+            conn.executemany("INSERT INTO guild_settings_log (guild_id, changed_at, user_id, field, value)"
+                             " VALUES (?, ?, ?, ?, ?)", log)
+
+        await self._atomic(write)
+
+    async def settings_changes(self, guild_id: int, limit: int = 20) -> list[SettingsChange]:
+        """A server's last ``limit`` logged settings changes, newest first."""
+        rows = await self._all("SELECT changed_at, user_id, field, value FROM guild_settings_log WHERE guild_id = ?"
+                               " ORDER BY changed_at DESC, rowid DESC LIMIT ?", (guild_id, limit))
+        return [SettingsChange(r["changed_at"], r["user_id"], r["field"], r["value"]) for r in rows]
+
+    async def delete_guild_settings(self, guild_id: int) -> None:
+        """Forget a server's settings and their log."""
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM guild_settings WHERE guild_id = ?", (guild_id,))
+            conn.execute("DELETE FROM guild_settings_log WHERE guild_id = ?", (guild_id,))
+
+        await self._atomic(write)
 
     # --- decks -----------------------------------------------------------------------------
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
@@ -757,13 +949,16 @@ class SqliteStore(Store):
 
     # --- what the web pages read -----------------------------------------------------------
     async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
-                               offset: int) -> tuple[int, list[RatingRow]]:
-        """How many members are ranked, and one page of them in leaderboard order."""
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members are ranked in ``season`` (``None``: the current one), and one page of
+        them in leaderboard order."""
+        value, sargs = _season(season, guild_id, game)
+        where = f"WHERE guild_id = ? AND game = ? AND season = {value} AND played >= ?"
+
         def read(conn: sqlite3.Connection) -> tuple[int, list[RatingRow]]:
-            args = (guild_id, game, min_games)
-            count = conn.execute("SELECT count(*) FROM ratings WHERE guild_id = ? AND game = ? AND played >= ?",
-                                 args).fetchone()[0]
-            rows = conn.execute("SELECT * FROM ratings WHERE guild_id = ? AND game = ? AND played >= ?"
+            args = (guild_id, game, *sargs, min_games)
+            count = conn.execute(f"SELECT count(*) FROM ratings {where}", args).fetchone()[0]
+            rows = conn.execute(f"SELECT * FROM ratings {where}"
                                 " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ? OFFSET ?",
                                 (*args, limit, offset)).fetchall()
             return int(count), [RatingRow.of(r) for r in rows]

@@ -117,8 +117,9 @@ class Process:
                     "to_act": sorted(table.to_act()) if table.state is not None else []}
         if op == "owned":
             hall = self.bot.hall
-            return {"live": sorted(hall._live), "index": sorted(hall._index),
-                    "timers": sorted(self.bot.timers._rows)}
+            held = hall.held()
+            return {"live": sorted(held["live"]), "index": sorted(held["index"]),
+                    "timers": sorted(self.bot.timers.keys())}
         if op == "leaderboard":
             res = await world.slash(world.member(cmd["member"]), "leaderboard", game=cmd["game"])
             return {"text": res.response.text() if res.response is not None else ""}
@@ -150,7 +151,7 @@ async def main(argv: list[str]) -> int:
         await bot.tables.idle()  # type: ignore[attr-defined]
         world.save(world_file)
         hall = bot.hall  # type: ignore[attr-defined]
-        out.write(json.dumps({"ready": True, "guild": world.guild_id, "resumed": sorted([*hall._live, *hall._index])}) + "\n")
+        out.write(json.dumps({"ready": True, "guild": world.guild_id, "resumed": sorted(hall.held()["live"] | hall.held()["index"])}) + "\n")
         out.flush()
         proc = Process(args, world)
         loop = asyncio.get_running_loop()

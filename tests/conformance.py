@@ -388,7 +388,8 @@ def _sb_unseen(state: Any, seat: int | None) -> int:
     from engine.shop_battle.state import knowledge
 
     know = knowledge(state, seat)
-    return sum(1 for p in (*state.piles, state.pot) for c in p if c not in know)
+    placed = sum(1 for p in (*state.piles, state.pot) for c in p if c not in know)
+    return placed + len(state.aside) if placed else 0  # the set-aside cards alone are a set: one variant
 
 
 def _moon_pieces(state: Any) -> Counter:
@@ -432,7 +433,7 @@ def _ms_unseen(state: Any, seat: int | None) -> int:
 #: generic checks: same view, legal state, playout ends).
 HIDDEN_HOOKS: dict[str, HiddenHooks] = {
     "shop-battle": HiddenHooks(
-        pieces=lambda st: Counter([c for p in st.piles for c in p] + list(st.pot)),
+        pieces=lambda st: Counter([c for p in st.piles for c in p] + list(st.pot) + list(st.aside)),
         private=lambda st, seat: (_sb_places(st, seat), st.known[seat] if seat is not None else ()),
         unseen=_sb_unseen,
     ),

@@ -14,6 +14,7 @@ import contextlib
 import random
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,13 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands:
     ``overrides`` are settings (``turn_timeout_seconds=120``, ``enabled_games="moonshine"``).
     Pictures are off unless ``pictures=True`` (the text boards are what most tests read;
     tests/test_e2e_pictures.py tests the pictures); they are drawn in a thread unless
-    ``render_workers=N`` (worker processes)."""
+    ``render_workers=N`` (worker processes). AI players move at once (``ai_delay_seconds=0``)
+    and board edits have no per-channel budget (``board_edits_per_5s=0``): the actions of a test
+    come faster than people's; tests/test_e2e_edit_budget.py sets both."""
     settings = Settings(_env_file=None, discord_token=None, database_path=db_path,  # type: ignore[call-arg]
-                        ai_delay_seconds=0, turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
+                        ai_delay_seconds=overrides.pop("ai_delay_seconds", 0),
+                        board_edits_per_5s=overrides.pop("board_edits_per_5s", 0),
+                        turn_timeout_seconds=overrides.pop("turn_timeout_seconds", 600),
                         leaderboard_min_games=overrides.pop("leaderboard_min_games", 1),
                         pictures=overrides.pop("pictures", False),
                         render_workers=overrides.pop("render_workers", 0), **overrides)
@@ -56,7 +61,8 @@ def bot_factory(db_path: Path, seeds: list[int] | None = None, *, sync_commands:
     def seed() -> int:
         return pool.pop(0) if len(pool) > 1 else pool[0]
 
-    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed, sync_commands=sync_commands)
+    return lambda: SpeakeasyBot(settings, clock=SimClock(), seed_source=seed, sync_commands=sync_commands,
+                                start_workers=False)
 
 
 class E2E:
@@ -68,7 +74,11 @@ class E2E:
     Scripted chance (undone when the test ends): ``deal={"shop-battle": fn}`` replaces that
     game's ``setup`` by ``fn(seed, players, options)``; ``dice={"gang-of-dice": [(0, 3, 5), …]}``
     forces the faces of the next commits and rerolls, in order (then the seed rolls again);
-    :attr:`dice_left` is what the script has not used yet."""
+    :attr:`dice_left` is what the script has not used yet.
+
+    When the test ends, every request the bot made is checked against Discord's rules and limits
+    (:meth:`tests.harness.DiscordWorld.conformance`: V2 layouts only, their limits, no follow-up
+    completing a defer, modal labels)."""
 
     def __init__(self, db_path: Path, stack: contextlib.AsyncExitStack) -> None:
         self.db_path = db_path
@@ -76,6 +86,9 @@ class E2E:
         self._seeds: list[int] | None = None
         self.world: DiscordWorld | None = None
         self.dice_left: list[tuple[int, ...]] = []
+        #: the conformance check at the end of the test reads ``world.http_log`` from here on
+        #: (a test that plays an earlier version's requests, e.g. an embed board, moves it)
+        self.conformance_since = 0
 
     async def __call__(self, *, seeds: list[int] | None = None, guild_locale: str = "en-US", start: bool = True,
                        deal: Mapping[str, Deal] | None = None,
@@ -135,7 +148,11 @@ class E2E:
 async def e2e(tmp_path: Path) -> AsyncIterator[E2E]:
     """One world and one bot per end-to-end test (see :class:`E2E`)."""
     async with contextlib.AsyncExitStack() as stack:
-        yield E2E(tmp_path / "db.sqlite", stack)
+        handle = E2E(tmp_path / "db.sqlite", stack)
+        yield handle
+        if handle.world is not None:  # every request the bot made obeys Discord's rules and limits
+            found = handle.world.conformance(since=handle.conformance_since)
+            assert not found, "Discord conformance:\n" + "\n".join(found[:20])
 
 
 def lobby_id(msg) -> int:
@@ -148,10 +165,10 @@ def board_of(world, table_id: int):
     """The public board message of a table (the first message with a My panel button)."""
     for thread in world.threads:
         for m in world.thread_messages(thread):
-            if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+            if f"se:b:{table_id}:panel" in m.custom_ids and m.cards:
                 return m
     for m in world.channel_messages():
-        if f"se:b:{table_id}:panel" in m.custom_ids and m.embeds:
+        if f"se:b:{table_id}:panel" in m.custom_ids and m.cards:
             return m
     raise AssertionError("no board message")
 
@@ -251,3 +268,66 @@ async def act_on_panel(world, member, table_id: int, panel, rng: random.Random, 
     else:
         await world.click(member, panel, cid)
     return True
+
+
+# ---------------------------------------------------------------------------------------- counting calls
+
+
+#: AI players beside the two members where the published figures were measured with more than
+#: one (the default), by game key.
+MORE_AI = {"moonshine": 2}
+
+
+def ai_players(game: str) -> int:
+    """AI players beside the two members: one (:data:`MORE_AI` for the exceptions), no more than
+    the game seats."""
+    return max(0, min(MORE_AI.get(game, 1), GAMES[game].game.max_players - 2))
+
+
+@dataclass(frozen=True)
+class CallCount:
+    """What a full game cost: ``steps`` applied, ``own`` REST calls the bot made on its own,
+    ``total`` HTTP calls (interaction answers included), ``uploads`` files uploaded."""
+
+    game: str
+    steps: int
+    own: int
+    total: int
+    uploads: int
+
+    @property
+    def own_per_step(self) -> float:
+        return self.own / max(1, self.steps)
+
+    @property
+    def total_per_step(self) -> float:
+        return self.total / max(1, self.steps)
+
+    @property
+    def uploads_per_step(self) -> float:
+        return self.uploads / max(1, self.steps)
+
+
+async def play_counting(world, game: str, members, rng: random.Random, *, ai: int | None = None,
+                        options: dict[str, str] | None = None, limit: int = 5000) -> CallCount:
+    """Open a table of ``game`` in ``world`` (a started bot) hosted by ``members[0]``, with the
+    other members and ``ai`` AI players (default :func:`ai_players`), and play it to the end
+    through the members' panels; count the calls from the ``/play`` on. Raises
+    ``AssertionError`` when the game does not end within ``limit`` rounds of turns."""
+    start, uploads = len(world.http_log), len(world.uploads)
+    tid = await open_table(world, members[0], game, members=members[1:],
+                           ai=ai_players(game) if ai is None else ai, options=options)
+    service = world.bot
+    for _ in range(limit):
+        table = await service.hall.table(tid)
+        if table.row.status != "running":
+            break
+        for m in members:
+            await take_turn(world, m, tid, rng)
+    else:
+        raise AssertionError(f"{game}: the game did not end")
+    await world.settle()
+    table = await service.hall.table(tid)
+    assert table.row.status == "finished", table.row.status
+    return CallCount(game, table.version, len(world.bot_rest_calls(start)), len(world.http_log) - start,
+                     len(world.uploads) - uploads)

@@ -3,8 +3,9 @@ compared by (JSON-ready, sorted, whitespace of stored SQL text collapsed).
 
 ``tests/data/schema_sqlite.json`` and ``tests/data/schema_postgres.json`` hold, for each schema
 version 1..8, what the previous storage layer (its SQLite migrations, translated to PostgreSQL by
-regular expressions) left in a database; ``tests/test_schema.py`` checks the migration files
-produce the very same schema, version by version.
+regular expressions) left in a database, and for each later version what its migration file made
+when it was added; ``tests/test_schema.py`` checks the migration files produce the very same
+schema, version by version.
 """
 
 from __future__ import annotations

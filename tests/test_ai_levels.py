@@ -1,4 +1,4 @@
-"""AI levels on the bot side (issue 11 parts 3 and 5): stored with the seat, set in the lobby,
+"""AI levels on the bot side: stored with the seat, set in the lobby,
 rated per level, strong moves in a process pool outside the table lock, ``play --ai``.
 
 Strong moves get an iteration budget here (``AiPool(iterations=...)``): no clock is read, so a
@@ -64,7 +64,7 @@ async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_pa
     await old.close()
     db = await SqliteStore.open(path)
     try:
-        assert await db.schema_version() == latest()
+        assert await db.schema_version() == latest() == 12
         host, ai = await db.seats(t)
         assert ai.ai_level is None and ai.level == "normal" and host.level == "normal"
         await db.replace_seats(t, [host, SeatRow(1, None, "AI 1", True, ai_level="strong"),
@@ -136,7 +136,7 @@ async def test_the_rating_update_uses_the_ai_level(db):
             assert live is not None and live.seats[1].level == level
             outcome = Outcome(ranks=(1, 2), scores=(1, 0))  # the member beat the AI
             async with db.transaction():
-                await svc.tables._finish(live, outcome, 0.0)
+                await svc.tables.finish(live, outcome, 0.0)
             finals[level] = (await db.ratings(guild, "gang-of-dice", [HOST]))[HOST].mu
         finally:
             await svc.tables.close()
@@ -169,8 +169,9 @@ async def test_strong_moves_are_the_searchs_with_the_iteration_budget(db, god_fi
         log = await db.action_log(tid)
         assert log and all(set(codes) == {0} and source == "ai" for _, codes, source in log)
         state = game.setup(7, 2, {})
-        for version, codes, _ in log:  # each move is the search's, from that state, with that budget
-            move = policies.choose(game, state, 0, "strong", salt=tid * 1_000_003 + version, iterations=3)
+        turn = log[0][0]  # one turn: every decision of it has the salt of its first state
+        for _, codes, _ in log:  # each move is the search's, from that state, with that budget
+            move = policies.choose(game, state, 0, "strong", salt=tid * 1_000_003 + turn, iterations=3)
             assert codes[0] == game.encode(move)
             state = game.apply(state, {0: move}).state
         assert 1 in game.to_act(state)  # it stopped at the member's turn
@@ -229,7 +230,7 @@ async def test_easy_and_normal_moves_are_inline_and_the_stand_in_plays_normal(db
             move = policies.choose(game, state, 0, "easy", salt=tid * 1_000_003 + version)
             assert codes[0] == game.encode(move)
             state = game.apply(state, {0: move}).state
-        assert not asked and svc.tables.driver.pool._executor is None  # no worker was ever started
+        assert not asked and not svc.tables.driver.pool.started  # no worker was ever started
     finally:
         await svc.tables.close()
 
@@ -354,9 +355,59 @@ async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):
     db = await SqliteStore.open(tmp_path / "t.db")
     svc = House(db, ai_pool=thread_pool())
     try:
-        table = await tg._new(svc)
+        table = await tg.open_table(svc)
         assert [(s.name, s.is_ai, s.level) for s in table.seats[1:]] == [("AI 1", True, "strong"),
                                                                          ("AI 2", True, "easy")]
     finally:
         await svc.tables.close()
         await db.close()
+
+
+# --- thinking time: a turn, not a decision ---------------------------------------------------------------------
+def recording_pool(seen: list[tuple[int, float]], workers: int = 1, barrier: threading.Barrier | None = None) -> AiPool:
+    """A thread pool (``think_seconds`` 1, iteration budget 2: no clock read) that records each
+    strong move's seat and the thinking time it was given; with ``barrier``, a move waits there
+    for the other seats' (it fails if they are not asked at the same time)."""
+
+    def task(*args):
+        seen.append((args[2], args[5]))
+        if barrier is not None:
+            barrier.wait(timeout=10)
+        return think(*args)
+
+    return AiPool(workers, 1.0, iterations=2, executor_factory=lambda n: ThreadPoolExecutor(n), task=task)
+
+
+async def test_the_decisions_of_a_turn_share_its_thinking_time(db, god_first_seat_0):
+    seen: list[tuple[int, float]] = []
+    svc = await service(db, recording_pool(seen))
+    try:
+        tid = await strong_table(svc, db)
+        await svc.tables.idle()
+        log = await db.action_log(tid)
+    finally:
+        await svc.tables.close()
+    times = [t for _, t in seen]
+    assert len(times) == len(log) >= 2  # one turn: a commit, then marks, a reroll or a stop
+    assert times[0] <= 0.5 and sum(times) <= 1.0  # the turn's time, each decision half of what is left
+    assert all(b < a for a, b in zip(times, times[1:], strict=False))
+
+
+async def test_the_ai_seats_of_a_simultaneous_step_think_side_by_side(db):
+    async def first_step(pool: AiPool) -> None:
+        svc = await service(db, pool)
+        try:
+            t = await svc.lobbies.open(guild_id=1, channel_id=1, game="moonshine", host_user_id=HOST, host_name="Host")
+            seats = [SeatRow(s, None, f"AI {s + 1}", True, ai_level="strong") for s in range(3)]
+            await db.replace_seats(t.id, [*seats, SeatRow(3, HOST, "Host", False)])
+            await svc.lobbies.start(t.id, HOST)  # the first step: all four seats choose at once
+            await svc.tables.idle()
+        finally:
+            await svc.tables.close()
+
+    seen: list[tuple[int, float]] = []
+    await first_step(recording_pool(seen, workers=3, barrier=threading.Barrier(3)))  # three workers: at once
+    assert sorted(s for s, _ in seen) == [0, 1, 2] and all(0.9 < t <= 1.0 for _, t in seen)  # each the whole time
+    seen.clear()
+    await first_step(recording_pool(seen, workers=1))  # one worker: the three share the step's time
+    assert sorted(s for s, _ in seen) == [0, 1, 2] and all(t <= 1 / 3 + 1e-9 for _, t in seen)

@@ -1,8 +1,8 @@
-"""Smoke test of the scale benchmark (``python -m bench.scale --quick``, with ``--thinking-ais 2``)
-and its fake transport.
+"""Smoke test of the scale benchmark (``python -m bench.scale --quick``, with ``--thinking-ais 2``),
+run as a subprocess.
 
 Checks what the benchmark produces, never how fast: the last line is one JSON object with
-every figure the issue asks for, each a positive number, and no timed click was refused
+every figure it reports, each a positive number, and no timed click was refused
 (each one moved its table on). Targets live in the benchmark only.
 """
 
@@ -16,10 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import discord
-
-from bench.transport import FakeDiscord
-
 ROOT = Path(__file__).resolve().parents[1]
 
 KEYS = ("click_median_ratio", "click_p99_ms_1k", "click_p99_ms_10k", "board_p99_ms_10k", "restart_s_10k",
@@ -30,7 +26,7 @@ def test_quick_mode_ends_with_the_figures_as_json() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "bench.scale", "--quick", "--thinking-ais", "2",
                            "--think-seconds", "0.05"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)  # a smoke test: no time limit but a hang
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     summary = json.loads(lines[-1])
@@ -45,28 +41,3 @@ def test_quick_mode_ends_with_the_figures_as_json() -> None:
     clicks_row = next(line for line in lines if line.startswith("clicks timed"))
     refused = [int(r) for r in re.findall(r"\(\d+/(\d+)\)", clicks_row)]
     assert refused == [0, 0], clicks_row
-
-
-async def test_the_fake_answers_a_bare_slash_command_through_discord_py() -> None:
-    fake = FakeDiscord()
-    client = discord.Client(intents=discord.Intents.none())
-    tree = discord.app_commands.CommandTree(client)
-
-    @tree.command(name="ping", description="bare")
-    async def ping(interaction: discord.Interaction) -> None:
-        await interaction.response.send_message("pong", ephemeral=True)
-
-    fake.install(client)
-    await client.login("fake")
-    guild, channel = 10**17, 10**17 + 1
-    fake.connect(client, [fake.guild(guild, [channel])])
-    assert client.get_channel(channel) is not None
-    payload = fake.slash("ping", user_id=42, guild_id=guild, channel=fake.text_channel(channel, guild))
-    answer = fake.expect_webhook(payload["token"])
-    fake.feed(client, "INTERACTION_CREATE", payload)
-    sent = await answer
-    assert sent.method == "POST" and sent.route.endswith("/callback")
-    assert sent.json["type"] == 4 and sent.json["data"]["content"] == "pong"
-    assert sent.json["data"]["flags"] & 64  # ephemeral
-    assert fake.calls["POST /interactions/{webhook_id}/{webhook_token}/callback"] == 1
-    await client.close()

@@ -87,10 +87,19 @@ async def test_a_database_of_the_previous_version_resumes_and_finishes_its_table
         assert db.path == db_url
     else:
         db = await open_store(path)
+    old_ratings = {r.user_id: r for r in await db.leaderboard(1, "gang-of-dice", 1)}
     svc = House(db, clock=_Clock(), turn_timeout=300)
     try:
         running = await svc.tables.resume()
         assert sorted(running) == [1, 2, 3, 4, 5, 6]
+        # the old ratings are season 1; the old results' rating history was filled in by replaying
+        # them with the same model: it ends on the very ratings the old version stored
+        assert [s.season for s in await db.seasons(1, "gang-of-dice")] == [1]
+        assert set(old_ratings) >= {160, 161}
+        for user_id, rating in old_ratings.items():
+            history = await db.rating_history(1, "gang-of-dice", user_id)
+            assert history and {p.season for p in history} == {1}
+            assert (history[-1].mu, history[-1].sigma) == pytest.approx((rating.mu, rating.sigma))
         moon = await svc.hall.table(5)
         assert moon.pending == {0: "moon"}  # a buffered secret choice survived the upgrade
         for tid in running:
@@ -111,7 +120,7 @@ async def test_a_database_of_the_previous_version_resumes_and_finishes_its_table
 
 
 def test_moonshine_tables_of_rules_2_keep_the_first_card_set() -> None:
-    """Issue 14: rules 3 to 8 deal new card sets; a rules-2 table keeps the cards it was
+    """Rules 3 to 8 deal new card sets; a rules-2 table keeps the cards it was
     dealt (ids 0..69, Speakeasies 0..4), a rules-3 table the second set (70..139, 5..9), a rules-4
     table the third (140..209, 10..14), a rules-5 table the fourth (210..279, 15..19), a rules-6 table the
     fifth (280..349, 20..24), a rules-7 table the sixth (350..419, 25..29, card set 5), each with the same

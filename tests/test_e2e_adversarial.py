@@ -15,14 +15,15 @@ import pytest
 
 from bot.games import GAMES
 from engine.shop_battle import ShopBattle
+from tests.catalog import said, says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
-from tests.harness import Channel, ImpossibleAction
+from tests.harness import ImpossibleAction
 from tests.test_e2e_shop_battle import scripted_deal
 
-NOT_SEATED = "You are not seated at this table"
-HOST_ONLY = "Only the table's host can do that"
-NOT_LOBBY = "already started or was cancelled"
-NOT_RUNNING = "not being played any more"
+NOT_SEATED = says("err.not_seated")
+HOST_ONLY = says("err.host_only")
+NOT_LOBBY = says("err.table_not_lobby")
+NOT_RUNNING = says("err.table_not_running")
 
 
 def private_text(res) -> str:
@@ -44,15 +45,15 @@ async def test_lobby_double_join_leave_unseated_host_leave(e2e):
     msg, tid = await lobby(world, alice, "gang-of-dice")
     await world.click(bob, msg, f"se:l:{tid}:join")
     res = await world.click(bob, msg, f"se:l:{tid}:join")
-    assert res.ephemeral and "already seated" in private_text(res)
+    assert res.ephemeral and says("err.already_seated") in private_text(res)
     res = await world.click(alice, msg, f"se:l:{tid}:join")
-    assert "already seated" in private_text(res)
+    assert says("err.already_seated") in private_text(res)
     table = await world.bot.hall.table(tid)
     assert [s.user_id for s in table.seats] == [alice.id, bob.id]
     res = await world.click(carol, msg, f"se:l:{tid}:leave")
     assert res.ephemeral and NOT_SEATED in private_text(res)
     res = await world.click(alice, msg, f"se:l:{tid}:leave")
-    assert res.ephemeral and "host cannot leave" in private_text(res)
+    assert res.ephemeral and says("err.host_cannot_leave") in private_text(res)
     # bob leaves for real, then again
     await world.click(bob, msg, f"se:l:{tid}:leave")
     assert bob.mention not in msg.text()
@@ -86,7 +87,7 @@ async def test_lobby_ai_limits(e2e):
     alice, bob = world.member("alice"), world.member("bob")
     msg, tid = await lobby(world, alice, "three-player-moon")
     res = await world.click(alice, msg, f"se:l:{tid}:ai-")
-    assert "no AI player to remove" in private_text(res)
+    assert says("err.no_ai") in private_text(res)
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     res = await world.click(alice, msg, f"se:l:{tid}:ai+")
@@ -108,8 +109,8 @@ async def test_start_with_too_few_players_is_refused(e2e):
     msg, tid = await lobby(world, alice, "three-player-moon")
     await world.click(bob, msg, f"se:l:{tid}:join")
     res = await world.click(alice, msg, f"se:l:{tid}:start")
-    assert "needs exactly 3 players" in private_text(res)
-    assert "Seats: 2 taken (exactly 3 players)" in msg.text()
+    assert says("err.players_exact", max=3) in private_text(res)
+    assert says("lobby.seats_exact", n=2, max=3) in msg.text()
     assert (await world.bot.hall.table(tid)).row.status == "lobby"
     assert not world.threads
     # the lobby still works
@@ -179,7 +180,7 @@ async def test_start_clicked_twice_at_once_creates_one_thread_and_one_board(e2e)
                                 world.click(alice, msg, f"se:l:{tid}:start"))
     assert r1.acknowledged and r2.acknowledged
     assert len(world.threads) == 1
-    boards = [m for m in world.thread_messages(world.threads[0]) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids]
+    boards = [m for m in world.thread_messages(world.threads[0]) if m.cards and f"se:b:{tid}:panel" in m.custom_ids]
     assert len(boards) == 1
     welcomes = [m for m in world.thread_messages(world.threads[0]) if "Welcome" in m.text()]
     assert len(welcomes) == 1
@@ -210,7 +211,7 @@ async def test_started_lobby_links_its_thread(e2e):
     msg, tid = await lobby(world, alice, "gang-of-dice")
     await world.click(alice, msg, f"se:l:{tid}:ai+")
     await world.click(alice, msg, f"se:l:{tid}:start")
-    assert "The game has started" in msg.text()
+    assert says("lobby.started") in msg.text()
     assert world.threads[0].mention in msg.text()
 
 
@@ -230,7 +231,7 @@ async def two_member_dice_table(e2e, seed=5, **kw):
 def ping_of(world, tid):
     """The last public ping (a message with a My panel button and no embed)."""
     return [m for m in world.thread_messages(world.threads[0]) if f"se:b:{tid}:panel" in m.custom_ids
-            and not m.embeds][-1]
+            and not m.cards][-1]
 
 
 async def test_stranger_on_board_and_ping_and_rules(e2e):
@@ -242,7 +243,7 @@ async def test_stranger_on_board_and_ping_and_rules(e2e):
         assert res.ephemeral and res.response.viewer_id == carol.id and NOT_SEATED in res.response.text()
     # anyone may read the rules, privately
     res = await world.click(carol, board, f"se:b:{tid}:rules")
-    assert res.ephemeral and res.response.embeds and "Gang of Dice" in res.response.text()
+    assert res.ephemeral and res.response.cards and says("game.gang-of-dice.name") in res.response.text()
     assert len(await world.bot.db.action_log(tid)) == 0
 
 
@@ -252,13 +253,13 @@ async def test_abandon_refused_for_a_player_allowed_for_an_admin(e2e):
     board = board_of(world, tid)
     old_panel = (await world.click(first, board, f"se:b:{tid}:panel")).response
     res = await world.click(bob, board, f"se:b:{tid}:abandon")  # seated, not host, not admin
-    assert res.ephemeral and "Only the host or a server admin" in private_text(res)
+    assert res.ephemeral and says("err.host_or_admin") in private_text(res)
     assert (await world.bot.hall.table(tid)).row.status == "running"
     res = await world.click(root, board, f"se:b:{tid}:abandon")  # admin, not seated
-    assert res.ephemeral and "You abandoned the table" in private_text(res)
+    assert res.ephemeral and says("table.abandoned_by_you") in private_text(res)
     table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned"
-    assert any("This table was abandoned" in m.text() for m in world.thread_messages(world.threads[0]))
+    assert any(says("table.abandoned") in m.text() for m in world.thread_messages(world.threads[0]))
     # the board's buttons are disabled, except Rules
     assert [b.custom_id for b in board.buttons if not b.disabled] == [f"se:b:{tid}:rules"]
     # old panel buttons and the old ping are refused politely, nothing is recorded
@@ -268,7 +269,7 @@ async def test_abandon_refused_for_a_player_allowed_for_an_admin(e2e):
     res = await world.click(first, ping_of(world, tid), f"se:b:{tid}:panel")
     assert NOT_RUNNING in private_text(res)
     st = await world.slash(alice, "stats")
-    assert "No finished game yet" in st.response.text()
+    assert says("stats.none") in st.response.text()
 
 
 async def test_abandon_by_host_and_admin_at_once(e2e):
@@ -278,9 +279,9 @@ async def test_abandon_by_host_and_admin_at_once(e2e):
     r1, r2 = await world.gather(world.click(alice, board, f"se:b:{tid}:abandon"),
                                 world.click(root, board, f"se:b:{tid}:abandon"))
     texts_ = private_text(r1) + "\n" + private_text(r2)
-    assert texts_.count("You abandoned the table") == 1
+    assert texts_.count(says("table.abandoned_by_you")) == 1
     assert NOT_RUNNING in texts_
-    notes = [m for m in world.thread_messages(world.threads[0]) if "This table was abandoned" in m.text()]
+    notes = [m for m in world.thread_messages(world.threads[0]) if says("table.abandoned") in m.text()]
     assert len(notes) == 1
 
 
@@ -329,7 +330,7 @@ async def test_number_modal_bad_input_is_refused(e2e, raw):
     world, alice, bob, tid, first = await two_member_dice_table(e2e)
     panel, prompt, shown = await commit_modal(world, first, tid)
     res = await world.submit_modal(first, shown, {"number": raw})
-    assert res.acknowledged and "Please enter a whole number from 1 to" in private_text(res)
+    assert res.acknowledged and says("err.bad_number", min=1) in private_text(res)
     assert await world.bot.db.action_log(tid) == []
 
 
@@ -351,7 +352,7 @@ async def test_number_modal_submitted_after_the_game_moved_on(e2e):
     quick = next(b.custom_id for b in p2.buttons if b.custom_id.endswith(":c1"))
     await world.click(first, p2, quick)
     res = await world.submit_modal(first, shown, {"number": "2"})
-    assert "out of date" in private_text(res)
+    assert says("err.stale") in private_text(res)
     assert len(await world.bot.db.action_log(tid)) == 1
 
 
@@ -415,20 +416,20 @@ async def test_secret_choice_can_change_and_stays_secret(e2e):
     before = board.text()
     panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     await world.click(alice, panel, f"se:a:{tid}:{v}:moon")
-    assert "Your choice: **Take a Moon token**" in panel.text()
+    assert says("panel.chosen", choice=says("ms.act.moon")) in panel.text()
     # alice changes her mind from the same (edited) panel
     await world.click(alice, panel, f"se:a:{tid}:{v}:draw")
-    assert "Your choice: **Draw cards**" in panel.text()
+    assert says("panel.chosen", choice=says("ms.act.draw")) in panel.text()
     table = await svc.hall.table(tid)
     assert table.pending == {table.seat_of(alice.id): "draw"} and table.version == v
     # the board shows that alice has chosen, never what
-    assert "Has chosen: alice" in board.text() and "Waiting for: bob" in board.text()
+    assert says("board.waiting_for", names="bob", chosen="alice") in board.text()
     assert without_waiting(board.text()) == without_waiting(before)
     public = world.all_public_text()
-    assert "Take a Moon token" not in public and "Draw cards" not in public
+    assert says("ms.act.moon") not in public and says("ms.act.draw") not in public
     # bob's panel shows nothing of alice's choice
     bpanel = (await world.click(bob, board, f"se:b:{tid}:panel")).response
-    assert "Your choice" not in bpanel.text()
+    assert says("panel.chosen") not in bpanel.text()
     await world.click(bob, bpanel, f"se:a:{tid}:{v}:moon")
     log = await svc.db.action_log(tid)
     step = next(codes for before_v, codes, src in log if before_v == v)
@@ -470,7 +471,7 @@ async def test_buffered_choice_survives_a_restart(e2e):
     assert table.pending == {sa: "moon"} and table.version == v
     # alice's new panel remembers her choice; bob's old panel (drawn before the restart) works
     pa2 = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-    assert "Your choice: **Take a Moon token**" in pa2.text()
+    assert says("panel.chosen", choice=says("ms.act.moon")) in pa2.text()
     await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
     log = await svc.db.action_log(tid)
     step = next(codes for before_v, codes, src in log if before_v == v)
@@ -518,7 +519,7 @@ async def test_select_from_an_older_panel_version_is_stale(e2e):
     n = len(await svc.db.action_log(tid))
     assert (await svc.hall.table(tid)).version > 0
     res = await world.select(alice, old, sel_a.custom_id, [sel_a.option_values[-1]])
-    assert "out of date" in private_text(res)
+    assert says("err.stale_refreshed") in private_text(res)
     assert len(await svc.db.action_log(tid)) == n
 
 
@@ -534,31 +535,31 @@ async def test_french_guild_english_member(e2e):
     tid = lobby_id(msg)
     assert "Rejoindre" in [b.label for b in msg.buttons] and "table n°" in msg.text()
     res = await world.click(ed, msg, f"se:l:{tid}:join")
-    assert "already seated" in private_text(res)  # ephemeral: his language
+    assert says("err.already_seated") in private_text(res)  # ephemeral: his language
     res = await world.click(amelie, msg, f"se:l:{tid}:leave")
-    assert "Vous n'êtes pas assis" in private_text(res)
+    assert says("err.not_seated", "fr") in private_text(res)
     await world.click(amelie, msg, f"se:l:{tid}:join")
     await world.click(ed, msg, f"se:l:{tid}:start")
-    assert "La partie a commencé" in msg.text()
+    assert says("lobby.started", "fr") in msg.text()
     board = board_of(world, tid)
-    assert "Mon panneau" in board.text() and "Manche 1/12" in board.text()
+    assert says("board.my_panel", "fr") in board.text() and says("god.board.round", "fr", round=1, rounds=12) in board.text()
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
     assert "Bienvenue" in thread_text
     panel = (await world.click(ed, board, f"se:b:{tid}:panel")).response
-    assert "Behind your screen" in panel.text()
+    assert says("god.panel.title") in panel.text()
     panel = (await world.click(amelie, board, f"se:b:{tid}:panel")).response
-    assert "paravent" in panel.text()
+    assert says("god.panel.title", "fr") in panel.text()
     rules = await world.click(ed, board, f"se:b:{tid}:rules")
-    assert rules.ephemeral and "Gang of Dice" in rules.response.text()
+    assert rules.ephemeral and says("game.gang-of-dice.name") in rules.response.text()
     # reminders, timeouts and the abandon notice are public: French
     await world.advance(601)
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "votre temps s'écoule" in thread_text and "Temps écoulé" in thread_text
+    assert said(thread_text, "turn.reminder", "fr") and said(thread_text, "turn.timed_out", "fr")
     res = await world.click(ed, board, f"se:b:{tid}:abandon")
-    assert "You abandoned the table" in private_text(res)
+    assert says("table.abandoned_by_you") in private_text(res)
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "Cette table a été abandonnée" in thread_text
-    assert "time is running out" not in world.all_public_text()
+    assert says("table.abandoned", "fr") in thread_text
+    assert not said(world.all_public_text(), "turn.reminder")
 
 
 async def test_ai_names_follow_the_server_language(e2e):
@@ -576,15 +577,15 @@ async def test_english_guild_french_member_gets_french_private_texts(e2e):
     zoe = world.member("zoe", locale="fr")
     tid = await open_table(world, alice, "gang-of-dice", members=[zoe])
     board = board_of(world, tid)
-    assert "My panel" in board.text()
+    assert says("board.my_panel") in board.text()
     res = await world.click(zoe, board, f"se:b:{tid}:abandon")
-    assert "Seul l'hôte" in private_text(res)
+    assert said(private_text(res), "err.host_or_admin", "fr")
     panel = (await world.click(zoe, board, f"se:b:{tid}:panel")).response
-    assert "paravent" in panel.text()
+    assert says("god.panel.title", "fr") in panel.text()
     res = await world.slash(zoe, "stats")
     assert "Statistiques" in res.response.text() or "Aucune" in res.response.text()
     res = await world.slash(zoe, "classement", game="gang-of-dice")  # localised command name
-    assert res.response.public and res.response.embeds
+    assert res.response.public and res.response.cards
 
 
 # ---------------------------------------------------------------------------------------- names
@@ -614,7 +615,7 @@ async def test_hostile_display_names_neither_break_embeds_nor_ping(e2e):
     public = world.all_public_text()
     assert "@everyone" not in public and "@here" not in public
     assert "**bold**" not in public and "||spoil||" not in public
-    assert "final standings" in public
+    assert said(public, "result.title")
     st = await world.slash(alice, "stats", options={"member": evil[0]})
     assert st.ephemeral and "@everyone" not in st.response.text() and "1 played" in st.response.text()
     lb = await world.slash(alice, "leaderboard", game="gang-of-dice")
@@ -629,11 +630,11 @@ async def test_info_commands_on_an_empty_server(e2e):
     alice, bob = world.member("alice"), world.member("bob")
     for game in GAMES:
         lb = await world.slash(alice, "leaderboard", game=game)
-        assert "Nobody here has finished" in lb.response.text()
+        assert says("lb.empty", min=1) in lb.response.text()
     st = await world.slash(alice, "stats")
-    assert st.ephemeral and "No finished game yet" in st.response.text()
+    assert st.ephemeral and says("stats.none") in st.response.text()
     st = await world.slash(alice, "stats", options={"member": bob})
-    assert st.ephemeral and "Stats of bob" in st.response.text()
+    assert st.ephemeral and says("stats.title", name="bob") in st.response.text()
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr"])
@@ -642,17 +643,16 @@ async def test_rules_of_every_game_fit_in_an_embed(e2e, locale):
     alice = world.member("alice", locale=locale)
     for game in GAMES:
         res = await world.slash(alice, "rules", game=game)
-        assert res.ephemeral and res.response.embeds, game
-        assert res.response.embeds[0]["description"]
+        assert res.ephemeral and res.response.cards, game
+        assert res.response.cards[0]["description"]
 
 
 # ---------------------------------------------------------------------------------------- moderators, threads, restarts
 
 
 async def moderator_deletes(world, mod, msg) -> None:
-    """A moderator deletes a bot message (harness internals: the facade has no delete action)."""
-    await mod._actor.delete(world._sim_message(msg))
-    await world.settle()
+    """A moderator deletes a bot message."""
+    await world.delete_message(mod, msg)
 
 
 async def test_moderator_deletes_the_board_mid_game(e2e):
@@ -681,7 +681,7 @@ async def test_moderator_deletes_the_lobby_before_start(e2e):
     # alice presses Start while a moderator deletes the lobby message (same instant)
     async def start_while_deleted():
         res = await world.click(alice, msg, f"se:l:{tid}:start")  # dispatched, not yet handled
-        await root._actor.delete(world._sim_message(msg))
+        await world.delete_message(root, msg)
         return res
 
     res, = await world.gather(start_while_deleted())
@@ -690,7 +690,7 @@ async def test_moderator_deletes_the_lobby_before_start(e2e):
     board = board_of(world, tid)  # no thread without its message: played in the channel
     assert board.public and board.channel_id == world.channel.id
     # the game did start: the host must not be told that something went wrong
-    assert "Something went wrong" not in private_text(res)
+    assert says("err.internal") not in private_text(res)
     world.assert_no_errors()
 
 
@@ -733,7 +733,7 @@ async def test_timeout_still_fires_after_a_restart(e2e):
     await e2e.restart()
     await world.advance(40)  # 70 s: past the reminder
     thread = world.thread_messages(world.threads[0])
-    assert sum("time is running out" in m.text() for m in thread) == 1
+    assert sum(said(m.text(), "turn.reminder") for m in thread) == 1
     await world.advance(60)  # 130 s: past the timeout
     log = await world.bot.db.action_log(tid)
     assert log and log[0][2] == "timeout"
@@ -753,13 +753,13 @@ async def test_deck_removed_while_a_lobby_offers_it(e2e):
     await world.slash(root, "deck remove", name=name)
     # Start with a deck that no longer exists: refused, the lobby stays open
     res = await world.click(alice, msg, f"se:l:{tid}:start")
-    assert "deck does not exist" in private_text(res)
+    assert says("err.no_deck") in private_text(res)
     assert (await world.bot.hall.table(tid)).row.status == "lobby" and not world.threads
     # the stale select still offers the removed deck: picking it again is refused
     sel = next(s for s in msg.selects if "deck=default" in s.option_values)
     if f"deck={deck_id}" in sel.option_values:
         res = await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
-        assert "not valid" in private_text(res)
+        assert says("err.bad_option") in private_text(res)
     await world.select(alice, msg, sel.custom_id, ["deck=default"])
     await world.click(alice, msg, f"se:l:{tid}:start")
     assert (await world.bot.hall.table(tid)).row.status == "running"
@@ -774,7 +774,7 @@ async def test_abandon_and_action_at_the_same_instant(e2e):
     assert r1.acknowledged and r2.acknowledged
     table = await world.bot.hall.table(tid)
     assert table.row.status == "abandoned"
-    assert "final standings" not in world.all_public_text()
+    assert not said(world.all_public_text(), "result.title")
     assert (await world.slash(bob, "stats")).response.text().count("played") == 0
 
 
@@ -823,7 +823,7 @@ async def test_five_hostile_long_names_at_a_regular_moonshine_table(e2e):
     for _ in range(6):  # a few steps, each with every panel opened
         for m in members:
             res = await world.click(m, board, f"se:b:{tid}:panel")
-            assert res.ephemeral and res.response.embeds
+            assert res.ephemeral and res.response.cards
         await world.advance(601)
         board = board_of(world, tid)
     assert (await svc.hall.table(tid)).version >= 3
@@ -858,12 +858,12 @@ async def test_deck_limit_and_a_full_deck_select(e2e):
     alice = world.member("alice")
     for i in range(24):
         res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}{i:02d}")))
-        assert "Deck stored" in res.response.text(), res.response.text()
+        assert said(res.response.text(), "deck.stored"), res.response.text()
     res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck("One too many")))
-    assert "already has 24 decks" in private_text(res)
+    assert says("err.too_many_decks", max=24) in private_text(res)
     # replacing an existing deck is still allowed at the limit
     res = await world.slash(root, "deck upload", file=world.file("d.json", example_deck(f"{'Long deck name ' * 3}00")))
-    assert "Deck stored" in res.response.text()
+    assert said(res.response.text(), "deck.stored")
     listing = await world.slash(root, "deck list")
     assert listing.ephemeral and listing.response.text().count("\n• ") == 24
     msg, tid = await lobby(world, alice, "shop-battle")
@@ -879,7 +879,7 @@ async def test_hostile_deck_remove_name_is_escaped(e2e):
     world = await e2e()
     root = world.member("root", admin=True)
     res = await world.slash(root, "deck remove", name="@everyone **x**")
-    assert res.ephemeral and "does not exist" in private_text(res)
+    assert res.ephemeral and says("err.no_deck") in private_text(res)
 
 
 # ---------------------------------------------------------------------------------------- permissions
@@ -898,9 +898,9 @@ async def test_manage_server_member_may_cancel_and_abandon_others_tables(e2e):
     tid2 = await open_table(world, alice, "gang-of-dice", members=[bob])
     board = board_of(world, tid2)
     res = await world.click(janitor, board, f"se:b:{tid2}:abandon")
-    assert "Only the host or a server admin" in private_text(res)
+    assert says("err.host_or_admin") in private_text(res)
     res = await world.click(mod, board, f"se:b:{tid2}:abandon")
-    assert "You abandoned the table" in private_text(res)
+    assert says("table.abandoned_by_you") in private_text(res)
     assert (await world.bot.hall.table(tid2)).row.status == "abandoned"
 
 
@@ -939,7 +939,7 @@ async def test_members_are_pinged_for_a_new_step_with_the_same_seats(e2e):
     await world.click(bob, pb, f"se:a:{tid}:{v}:draw")
     table = await svc.hall.table(tid)
     assert table.version > v and set(table.waiting_for()) == {table.seat_of(alice.id), table.seat_of(bob.id)}
-    assert "Waiting for the other players" in pa.text()  # alice's panel cannot know
+    assert says("panel.buffered") in pa.text()  # alice's panel cannot know
     new = world.thread_messages(thread)[n:]
     assert any(alice.mention in m.text() and bob.mention in m.text() for m in new)
 
@@ -956,7 +956,7 @@ async def test_lobby_burst_of_joins_leaves_and_ai(e2e):
         world.click(ms[3], msg, f"se:l:{tid}:join"))
     assert all(r.acknowledged for r in results)
     table = await world.bot.hall.table(tid)
-    shown = msg.embeds[0]["fields"][0]["value"]
+    shown = msg.cards[0]["fields"][0]["value"]
     assert shown.count("\n") == len(table.seats) - 1
     for s in table.seats:
         assert (s.name if s.is_ai else f"<@{s.user_id}>") in shown
@@ -977,7 +977,7 @@ async def test_buffered_choice_then_restart_then_timeout(e2e):
     new = world.thread_messages(thread)[n:]
     reminders = [m.text() for m in new if "time is running out" in m.text()]
     assert len(reminders) == 1 and bob.mention in reminders[0] and alice.mention not in reminders[0]
-    assert any("the AI played for bob" in m.text() for m in new)
+    assert any(said(m.text(), "turn.timed_out", names="bob") for m in new)
     log = await world.bot.db.action_log(tid)
     step = next(codes for before_v, codes, src in log if before_v == v)
     assert step[sa] == "moon" and sb in step
@@ -1002,7 +1002,7 @@ async def test_start_and_cancel_at_the_same_instant(e2e):
     table = await world.bot.hall.table(tid)
     if table.row.status == "running":
         assert NOT_LOBBY in private_text(cancel) and len(world.threads) == 1
-        assert "The game has started" in msg.text()
+        assert says("lobby.started") in msg.text()
     else:
         assert table.row.status == "abandoned" and NOT_LOBBY in private_text(start) and not world.threads
         assert "cancelled" in msg.text()
@@ -1020,7 +1020,7 @@ async def test_stale_panel_and_old_ping_after_a_restart(e2e):
     await world.click(first, p2, f"se:a:{tid}:0:c1")
     await e2e.restart()
     res = await world.click(first, p1, f"se:a:{tid}:0:c2")
-    assert res.kind in ("update", "deferred_update") and "here is your current panel" in p1.text()
+    assert res.kind in ("update", "deferred_update") and says("err.stale_refreshed") in p1.text()
     assert len(await world.bot.db.action_log(tid)) == 1
     res = await world.click(first, ping, f"se:b:{tid}:panel")
     assert res.ephemeral and res.response.viewer_id == first.id
@@ -1035,7 +1035,7 @@ async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n
         board = board_of(world, tid)
         for m in members:
             res = await world.click(m, board, f"se:b:{tid}:panel")
-            assert res.ephemeral and res.response.embeds
+            assert res.ephemeral and res.response.cards
         await world.advance(601)
     assert (await world.bot.hall.table(tid)).version >= 2
 
@@ -1044,13 +1044,11 @@ async def test_full_tables_of_long_escaped_names_fit_discord_limits(e2e, game, n
 
 
 async def no_thread_lobby(e2e):
-    """The world and a lobby in a channel where the bot may not create threads (harness
-    internals: the facade has no per-channel overwrites), started with one AI player."""
+    """The world and a lobby in a channel where the bot may not create threads, started with
+    one AI player."""
     world = await e2e(seeds=[5])
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "no-threads", overwrites={everyone: discord.PermissionOverwrite(create_public_threads=False)}))
+    channel = world.channel_with_overwrites("no-threads", {"@everyone": discord.PermissionOverwrite(create_public_threads=False)})
     await world.settle()
     res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
     msg, tid = res.response, lobby_id(res.response)
@@ -1063,24 +1061,22 @@ async def test_without_thread_permission_the_table_is_played_in_the_channel(e2e)
     world, alice, channel, msg, tid = await no_thread_lobby(e2e)
     assert not world.threads
     assert (await world.bot.hall.table(tid)).row.status == "running"
-    board = next(m for m in world.channel_messages(channel) if m.embeds and f"se:b:{tid}:panel" in m.custom_ids)
+    board = next(m for m in world.channel_messages(channel) if m.cards and f"se:b:{tid}:panel" in m.custom_ids)
     res = await world.click(alice, board, f"se:b:{tid}:panel")
-    assert res.ephemeral and res.response.embeds
-    assert any("it's your turn" in m.text() for m in world.channel_messages(channel))
+    assert res.ephemeral and res.response.cards
+    assert any(said(m.text(), "turn.yours") for m in world.channel_messages(channel))
 
 
 async def test_without_thread_permission_the_lobby_text_makes_sense(e2e):
     world, alice, channel, msg, tid = await no_thread_lobby(e2e)
-    assert "The game has started" in msg.text()
-    assert "follow it in ." not in msg.text()
+    assert says("lobby.started_here") in msg.text()
+    assert says("lobby.started", thread="") not in msg.text()
 
 
 async def test_without_thread_post_permission_the_host_learns_why(e2e):
     world = await e2e(seeds=[5])
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "mute-threads", overwrites={everyone: discord.PermissionOverwrite(send_messages_in_threads=False)}))
+    channel = world.channel_with_overwrites("mute-threads", {"@everyone": discord.PermissionOverwrite(send_messages_in_threads=False)})
     await world.settle()
     res = await world.slash(alice, "play", channel=channel, game="gang-of-dice")
     msg, tid = res.response, lobby_id(res.response)
@@ -1088,7 +1084,7 @@ async def test_without_thread_post_permission_the_host_learns_why(e2e):
     start = await world.click(alice, msg, f"se:l:{tid}:start")
     table = await world.bot.hall.table(tid)
     if table.row.status == "running":  # acceptable: played in the channel
-        assert any(m.embeds and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
+        assert any(m.cards and f"se:b:{tid}:panel" in m.custom_ids for m in world.channel_messages(channel))
     else:  # else the host must be told why, and no empty thread should be left behind
         assert private_text(start).strip(), "the host got no explanation"
         assert not world.threads

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 import discord
-import pytest
 
 from bot.client import SpeakeasyTree
 from bot.games import GAMES
+from bot.i18n import Translator
 from bot.service import ServiceError
 from bot.ui import Block, Button, NumberPrompt, Panel, Select, SelectOption
 from cogs.base import GameCog
@@ -25,13 +25,13 @@ from cogs.components import (
     PromptButton,
     panel_components,
 )
+from tests.catalog import says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
-from tests.harness import ImpossibleAction
 
 
-def play_choices(world) -> list[str]:
-    option = next(o for o in world.command("play")["options"] if o["name"] == "game")
-    return [c["value"] for c in option["choices"]]
+async def play_choices(world, member) -> list[str]:
+    """The games ``/play`` offers ``member``'s server (its autocomplete, nothing typed)."""
+    return [c["value"] for c in await world.autocomplete(member, "play", "game", "")]
 
 
 async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
@@ -40,25 +40,26 @@ async def test_every_game_is_its_own_cog_and_play_lists_them(e2e):
     assert cogs == {key: (key, spec.cog.split(":")[1] if spec.cog else "GameCog") for key, spec in GAMES.items()}
     assert cogs["shop-battle"] == ("shop-battle", "ShopBattleCog")  # the game with a command of its own
     assert set(world.bot.extensions) >= {"cogs.games", "cogs.lobby", "cogs.info"}
-    assert play_choices(world) == list(GAMES)
+    assert await play_choices(world, world.member("alice")) == list(GAMES)
     assert [c["name"] for c in world.synced_commands()].count("play") == 1
     assert "deck" in [c["name"] for c in world.synced_commands()]
 
 
-async def test_enabled_games_choose_the_cogs_and_play_choices(e2e):
+async def test_enabled_games_are_the_default_games_of_a_server(e2e):
     world = await e2e(enabled_games="moonshine, gang-of-dice")
-    assert [cog.game for cog in world.bot.cogs.values() if isinstance(cog, GameCog)] == ["gang-of-dice", "moonshine"]
+    # every game's cog is loaded: each server chooses its own games (/settings)
+    assert [cog.game for cog in world.bot.cogs.values() if isinstance(cog, GameCog)] == list(GAMES)
     assert set(world.bot.extensions) == {"cogs.games", "cogs.lobby", "cogs.info",
-                                         "cogs.admin", "cogs.help"}
-    assert play_choices(world) == ["gang-of-dice", "moonshine"]
-    names = [c["name"] for c in world.synced_commands()]
-    assert "deck" not in names  # Shop Battle's own command comes with its cog
-    assert {"leaderboard", "stats", "rules"} <= set(names)  # shared commands stay
+                                         "cogs.admin", "cogs.community", "cogs.help"}
     alice = world.member("alice")
-    with pytest.raises(ImpossibleAction):  # Discord itself offers only the enabled games
-        await world.slash(alice, "play", game="shop-battle")
+    assert await play_choices(world, alice) == ["gang-of-dice", "moonshine"]
+    names = [c["name"] for c in world.synced_commands()]
+    assert {"leaderboard", "stats", "rules", "deck", "settings", "season"} <= set(names)
+    res = await world.slash(alice, "play", game="shop-battle")  # typed by hand: refused
+    t = Translator("en")
+    assert res.ephemeral and res.response.text() == t("err.game_not_enabled", game=t("game.shop-battle.name"))
     res = await world.slash(alice, "play", game="moonshine")
-    assert res.response.public and "Moonshine" in res.response.embeds[0]["title"]
+    assert res.response.public and "Moonshine" in res.response.cards[0]["title"]
 
 
 async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbies(e2e):
@@ -68,9 +69,9 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
     old_lobby = (await world.slash(alice, "play", game="three-player-moon")).response  # an open lobby too
     # the deployment now offers Gang of Dice only; Discord still shows the old command list
     await e2e.restart(enabled_games="gang-of-dice", sync_commands=False)
-    assert world.bot.get_cog("three-player-moon") is None
+    assert world.bot.get_cog("three-player-moon") is not None  # loaded, but no longer offered here
     res = await world.slash(alice, "play", game="three-player-moon")
-    assert res.ephemeral and "Three-Player Moon is not offered on this server" in res.response.text()
+    assert res.ephemeral and says("err.game_not_enabled", game=says("game.three-player-moon.name")) in res.response.text()
     lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]
     assert len(lobbies) == 2  # the first table's lobby and the open one: no new lobby was posted
     # the running table's buttons keep working until the end
@@ -82,7 +83,7 @@ async def test_a_disabled_game_finishes_its_running_table_but_refuses_new_lobbie
         await take_turn(world, alice, tid, rng)
     assert (await world.bot.hall.table(tid)).row.status == "finished"
     res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:rules")
-    assert res.ephemeral and res.response.embeds
+    assert res.ephemeral and res.response.cards
     # the lobby opened before still answers (it is not a new lobby)
     otid = lobby_id(old_lobby)
     res = await world.click(alice, old_lobby, f"se:l:{otid}:ai+")
@@ -126,8 +127,8 @@ def test_panel_components_carry_the_typed_kinds():
         (Button("Pass", code="pass"), Button("Bid", prompt=prompt)),
         (Select(placeholder="Pick", options=(SelectOption("A", "a"), SelectOption("B", "b"))),),
     ))
-    view = panel_components(panel, 5, 9)
-    kinds = [(type(i).__name__, i.custom_id) for i in view.children]  # type: ignore[attr-defined]
+    rows = panel_components(panel, 5, 9)
+    kinds = [(type(i).__name__, i.custom_id) for row in rows for i in row.children]  # type: ignore[attr-defined]
     assert kinds == [("ActionButton", "se:a:5:9:pass"), ("PromptButton", "se:p:5:9:0.1"),
                      ("PanelSelect", "se:s:5:9:1")]
 
@@ -156,9 +157,9 @@ async def test_an_action_click_is_routed_once_and_no_panel_view_is_kept(e2e):
         before = len(submits)
         assert await take_turn(world, first, tid, rng)
         assert len(submits) == before + 1
-    store = world.bot._connection._view_store
-    assert ActionButton not in store._dynamic_items.values()
-    assert not any(isinstance(i, ActionButton) for v in store._synced_message_views.values() for i in v.children)
+    dynamic, bound = world.bot_persistent_items()
+    assert ActionButton not in dynamic
+    assert not any(isinstance(i, ActionButton) for i in bound)
     # after a restart, a panel drawn by the old process is still answered (from its custom_id)
     table = await svc.hall.table(tid)
     first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
@@ -188,11 +189,11 @@ async def test_tree_errors_are_answered_privately_and_logged(e2e, caplog):
     with world.expect_errors(RuntimeError, match="secret seed"):
         res = await world.slash(alice, "boom")
     text = res.response.text()
-    assert res.ephemeral and "Something went wrong on our side" in text and "1234" not in text
+    assert res.ephemeral and says("err.internal") in text and "1234" not in text
     assert any("secret seed 1234" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
     with world.expect_errors(ServiceError):
         res = await world.slash(alice, "nope")
-    assert res.ephemeral and "You are not seated at this table" in res.response.text()
+    assert res.ephemeral and says("err.not_seated") in res.response.text()
 
 
 def test_network_errors_are_recognised_without_importing_aiohttp_in_bot():

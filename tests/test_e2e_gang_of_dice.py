@@ -7,6 +7,7 @@ import random
 
 from bot.games import GAMES
 from engine.gang_of_dice import scripted_setup
+from tests.catalog import said, says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 PRIVATE_MARKERS = ("Your stock", "Behind your screen", "dice left behind your screen")
@@ -30,7 +31,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     alice, bob = world.member("alice"), world.member("bob")
     res = await world.slash(alice, "play", game="gang-of-dice")
     lobby = res.response
-    assert lobby.public and "Gang of Dice" in lobby.embeds[0]["title"]
+    assert lobby.public and says("game.gang-of-dice.name") in lobby.cards[0]["title"]
     tid = lobby_id(lobby)
     await world.click(bob, lobby, f"se:l:{tid}:join")
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
@@ -42,20 +43,20 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     board = board_of(world, tid)
     assert board.public and "Round 1/12" in board.text()
     # the footer names the table and counts no moves (the stored count is of engine steps)
-    assert board.embeds[0]["footer"] == {"text": f"Table #{tid}"}
+    assert board.cards[0]["footer"] == {"text": f"Table #{tid}"}
     table = await play_until(world, [alice, bob], tid, random.Random(3))
     assert table.row.status == "finished"
 
     # the thread has the final standings; the board shows the final stocks
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "final standings" in thread_text
-    assert "Final stocks" in board.text()
+    assert said(thread_text, "result.title")
+    assert says("god.field.final") in board.text()
     # hidden information never reached a public message, but each member saw their own
     public = world.all_public_text()
     for marker in PRIVATE_MARKERS:
         assert marker not in public
-    assert "Your stock" in world.private_text_for(alice)
-    assert "Your stock" in world.private_text_for(bob)
+    assert said(world.private_text_for(alice), "god.panel.stock")
+    assert said(world.private_text_for(bob), "god.panel.stock")
 
     # the result is on this server's leaderboard and in /stats
     lb = await world.slash(bob, "leaderboard", game="gang-of-dice")
@@ -64,7 +65,7 @@ async def test_full_game_from_play_to_leaderboard(e2e):
     # whoever won, the member placed better in the game is listed above the other (the check
     # used to run only when a member won the game, which seed 7 never gave: an AI player wins)
     outcome = GAMES["gang-of-dice"].game.outcome(table.state)
-    lines = lb.response.embeds[0]["description"].splitlines()
+    lines = lb.response.cards[0]["description"].splitlines()
     rank = {m: outcome.ranks[table.seat_of(m.id)] for m in (alice, bob)}
     line = {m: next(i for i, text in enumerate(lines) if m.mention in text) for m in (alice, bob)}
     better, worse = sorted((alice, bob), key=rank.__getitem__)
@@ -85,7 +86,7 @@ async def test_refusals_stranger_stale_and_double_click(e2e):
 
     # a stranger is refused, privately
     res = await world.click(carol, board, f"se:b:{tid}:panel")
-    assert res.ephemeral and "not seated" in res.response.text()
+    assert res.ephemeral and says("err.not_seated") in res.response.text()
 
     # two panels opened at the same version: act on one, the other becomes stale
     p1 = (await world.click(first, board, f"se:b:{tid}:panel")).response
@@ -96,7 +97,7 @@ async def test_refusals_stranger_stale_and_double_click(e2e):
     log = await service.db.action_log(tid)
     assert len(log) == 1
     res = await world.click(first, p2, quick)  # the old panel: same button, old version
-    assert "out of date" in res.response.text()
+    assert says("err.stale_refreshed") in res.response.text()
     assert len(await service.db.action_log(tid)) == 1  # never applied twice
 
     # a member who is not to act gets a panel without any enabled action
@@ -131,7 +132,7 @@ async def test_two_members_clicking_at_once_apply_once(e2e):
     code = f"se:a:{tid}:{table.version}:c1"
     # the waiting member forges the same button (e.g. a copied custom_id on the public ping)
     ping = next(m for m in world.thread_messages(world.threads[0]) if f"se:b:{tid}:panel" in m.custom_ids
-                and not m.embeds)
+                and not m.cards)
     results = await world.gather(world.click(acting, panel, code), world.click(waiting, ping, f"se:b:{tid}:panel"))
     assert len(await service.db.action_log(tid)) == 1
     table = await service.hall.table(tid)
@@ -175,9 +176,9 @@ async def test_french_member_sees_french_panels_and_commands(e2e):
     await world.click(alice, res.response, f"se:l:{tid}:ai+")
     await world.click(alice, res.response, f"se:l:{tid}:start")
     board = board_of(world, tid)
-    assert "Manche 1/12" in board.text() and "Mon panneau" in board.text()
+    assert says("god.board.round", "fr", round=1, rounds=12) in board.text() and says("board.my_panel", "fr") in board.text()
     panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-    assert "Derrière votre paravent" in panel.text() or "paravent" in panel.text()
+    assert says("god.panel.title", "fr") in panel.text()
 
 
 async def test_timeout_reminds_then_ai_plays_for_quiet_member(e2e):
@@ -188,10 +189,10 @@ async def test_timeout_reminds_then_ai_plays_for_quiet_member(e2e):
     quiet = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
     await world.advance(61)
     thread = world.thread_messages(world.threads[0])
-    assert any("time is running out" in m.text() and quiet.mention in m.text() for m in thread)
+    assert any(said(m.text(), "turn.reminder", players=quiet.mention) for m in thread)
     await world.advance(60)
     thread = world.thread_messages(world.threads[0])
-    assert any("the AI played for" in m.text() for m in thread)
+    assert any(said(m.text(), "turn.timed_out") for m in thread)
     table = await world.bot.hall.table(tid)
     assert table.seat_of(quiet.id) not in table.to_act()
     log = await world.bot.db.action_log(tid)
@@ -216,7 +217,7 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
             await world.advance(121)
         else:
             assert await take_turn(world, bob, tid, rng), (table.row.status, table.to_act(), table.seats)
-    assert f"{alice.mention} seems to be away" in thread_text()
+    assert said(thread_text(), "turn.away", player=alice.mention)
     table = await service.hall.table(tid)
     assert table.seats[table.seat_of(alice.id)].away
     # two timeouts in a row take two or three rounds of twelve, whatever the dice: the game is
@@ -227,7 +228,7 @@ async def test_a_quiet_member_goes_away_then_comes_back(e2e):
     board = board_of(world, tid)
     res = await world.click(alice, board, f"se:b:{tid}:panel")
     assert res.ephemeral
-    assert "alice is back" in thread_text()
+    assert said(thread_text(), "turn.back", name="alice")
     assert not (await service.hall.table(tid)).seats[table.seat_of(alice.id)].away
 
 

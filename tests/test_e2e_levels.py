@@ -9,11 +9,24 @@ import random
 from bot.i18n import Translator
 from bot.lobbies import lobby_tag
 from cogs.components import LevelSelect, LobbyButton
+from tests.catalog import says
 from tests.e2e import board_of, lobby_id, take_turn
+
+
+def ai(n: int, level: str | None = None, *, robot: bool = False, lang: str = "en") -> str:
+    """AI seat ``n``'s name as the bot shows it (the lobby's name for AI players; with its level
+    and, on the board, the robot)."""
+    name = f"{says('lobby.ai_name', lang)} {n}" + (" 🤖" if robot else "")
+    return name if level is None else says("ai.named", lang, name=name, level=says(f"ai.level.{level}", lang))
 
 
 def picker_selects(msg) -> list:
     return [s for s in msg.selects if s.custom_id.startswith("se:v:")]
+
+
+def action_rows(msg) -> list:
+    """The action rows of a message (inside its V2 container)."""
+    return [c for top in msg.raw_components for c in [top, *(top.get("components") or [])] if c.get("type") == 1]
 
 
 async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_them(e2e):
@@ -23,49 +36,49 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     alice, bob = world.member("alice"), world.member("bob")
     lobby = (await world.slash(alice, "play", game="three-player-moon")).response
     tid = lobby_id(lobby)
-    assert f"se:l:{tid}:lvl" in lobby.custom_ids and len(lobby.raw_components) <= 5
+    assert f"se:l:{tid}:lvl" in lobby.custom_ids and len(action_rows(lobby)) <= 5
 
     # a member who is not the host: refused privately
     res = await world.click(bob, lobby, f"se:l:{tid}:lvl")
-    assert res.ephemeral and "Only the table's host" in res.response.text()
+    assert res.ephemeral and says("err.host_only") in res.response.text()
 
     # Add AI: the lobby is edited, and the host alone gets the picker of every AI seat
     res = await world.click(alice, lobby, f"se:l:{tid}:ai+")
-    assert "AI 1 (normal)" in lobby.text()
+    assert ai(1, "normal") in lobby.text()
     picker = res.followups[0]
     assert picker.ephemeral and picker.viewer_id == alice.id
-    assert "AI 1 joined at **normal** level" in picker.text()
+    assert says("lobby.picker.added", name=ai(1)) in picker.text()
     (sel,) = picker_selects(picker)
-    assert sel.option_values == ["easy", "normal", "strong"] and sel.option_labels == ["Easy", "Normal", "Strong"]
+    assert sel.option_values == ["easy", "normal", "strong"] and sel.option_labels == [says(f"ai.level.{lv}").capitalize() for lv in ("easy", "normal", "strong")]
     table = await world.bot.hall.table(tid)
     assert sel.custom_id == f"se:v:{tid}:1:{lobby_tag(table.seats)}"
 
     res = await world.select(alice, picker, sel.custom_id, ["strong"])
-    assert res.kind == "update" and "AI 1 now plays at **strong** level" in picker.text()
-    assert "AI 1 (strong)" in lobby.text()  # the lobby message was edited too
+    assert res.kind == "update" and says("lobby.picker.set", name=ai(1), level=says("ai.level.strong")) in picker.text()
+    assert ai(1, "strong") in lobby.text()  # the lobby message was edited too
     # the same pick again (a double click): a clear private message, nothing changes
     res = await world.select(alice, picker, sel.custom_id, ["strong"])
-    assert res.ephemeral and res.response is not picker and "already plays at that level" in res.response.text()
+    assert res.ephemeral and res.response is not picker and says("err.level_same", name=ai(1)) in res.response.text()
 
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
     # the first picker was drawn before AI 2 sat down: stale
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
-    assert res.ephemeral and "out of date" in res.response.text()
+    assert res.ephemeral and says("err.level_stale") in res.response.text()
     assert (await world.bot.hall.table(tid)).seats[1].ai_level == "strong"
 
     res = await world.click(alice, lobby, f"se:l:{tid}:lvl")  # a fresh picker, current levels marked
     picker = res.response
     assert picker.ephemeral and [s.custom_id.split(":")[3] for s in picker_selects(picker)] == ["1", "2"]
     res = await world.select(alice, picker, picker_selects(picker)[1].custom_id, ["easy"])
-    assert "AI 2 now plays at **easy** level" in picker.text()
-    assert "AI 1 (strong)" in lobby.text() and "AI 2 (easy)" in lobby.text()
+    assert says("lobby.picker.set", name=ai(2), level=says("ai.level.easy")) in picker.text()
+    assert ai(1, "strong") in lobby.text() and ai(2, "easy") in lobby.text()
 
     await world.click(alice, lobby, f"se:l:{tid}:start")
     board = board_of(world, tid)
-    assert "AI 1 🤖 (strong)" in board.text() and "AI 2 🤖 (easy)" in board.text()
+    assert ai(1, "strong", robot=True) in board.text() and ai(2, "easy", robot=True) in board.text()
     # a picker of a started table: refused
     res = await world.select(alice, picker, picker_selects(picker)[0].custom_id, ["normal"])
-    assert res.ephemeral and "already started" in res.response.text()
+    assert res.ephemeral and says("err.table_not_lobby") in res.response.text()
 
     # play to the end: the strong AI thinks in a worker process, the member clicks meanwhile
     service = world.bot
@@ -80,7 +93,7 @@ async def test_the_host_picks_levels_in_a_private_picker_and_the_board_shows_the
     assert table.row.status == "finished"
     log = await service.db.action_log(tid)
     assert {source for _, codes, source in log if 1 in codes} == {"ai"}
-    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool._executor is not None
+    assert service.tables.driver.pool.replaced == 0 and service.tables.driver.pool.started
     assert (await service.db.ratings(table.row.guild_id, table.row.game, [alice.id]))[alice.id].played == 1
     world.assert_no_errors()
 
@@ -93,12 +106,12 @@ async def test_the_picker_without_ai_players_and_after_a_level_changed_elsewhere
     lobby = (await world.slash(alice, "play", game="gang-of-dice")).response
     tid = lobby_id(lobby)
     res = await world.click(alice, lobby, f"se:l:{tid}:lvl")
-    assert res.ephemeral and "no AI player at this table yet" in res.response.text()
+    assert res.ephemeral and says("lobby.picker.none") in res.response.text()
     picker = (await world.click(alice, lobby, f"se:l:{tid}:ai+")).followups[0]
     (sel,) = picker_selects(picker)
     await world.bot.lobbies.set_ai_level(tid, alice.id, 1, "easy")  # an edit the picker did not see
     res = await world.select(alice, picker, sel.custom_id, ["easy"])
-    assert res.ephemeral and "already plays at that level" in res.response.text()
+    assert res.ephemeral and says("err.level_same", name=ai(1)) in res.response.text()
 
 
 def test_levels_have_localised_names_on_the_board_and_in_pictures():
@@ -127,10 +140,10 @@ async def test_six_seats_fit_discords_five_rows(e2e):
         res = await world.click(alice, lobby, f"se:l:{tid}:ai+")
         assert res.acknowledged
     picker = res.followups[0]
-    assert len(picker_selects(picker)) == 5 and len(picker.raw_components) == 5
-    assert len(lobby.raw_components) <= 5 and lobby.text().count("(normal)") == 5
+    assert len(picker_selects(picker)) == 5 and len(action_rows(picker)) == 5
+    assert len(action_rows(lobby)) <= 5 and lobby.text().count(f"({says('ai.level.normal')})") == 5
     res = await world.select(alice, picker, picker_selects(picker)[4].custom_id, ["strong"])
-    assert "AI 5 now plays at **strong** level" in picker.text() and "AI 5 (strong)" in lobby.text()
+    assert says("lobby.picker.set", name=ai(5), level=says("ai.level.strong")) in picker.text() and ai(5, "strong") in lobby.text()
     res = await world.click(alice, lobby, f"se:l:{tid}:ai+")  # a seventh seat: refused, privately
-    assert res.ephemeral and "full" in res.response.text()
+    assert res.ephemeral and says("err.table_full", max=6) in res.response.text()
     world.assert_no_errors()

@@ -1,4 +1,4 @@
-"""Issue 13, end to end through the offline harness: Discord's lifecycle (a deleted or archived
+"""End to end through the offline harness: Discord's lifecycle (a deleted or archived
 thread, the bot removed from its server, a member gone at the end), one lobby per member per
 channel, ``/table list`` and ``/table abandon``, Rematch, ``/help``, the game log attached to
 the finished board, and a custom-deck table replayed after its deck is removed."""
@@ -15,6 +15,7 @@ from bot.games import GAMES
 from bot.i18n import Translator
 from bot.service import ReplayError
 from bot.timers import turn_key
+from tests.catalog import says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 
 EXAMPLE = Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json"
@@ -167,7 +168,7 @@ async def test_one_open_lobby_per_member_per_channel(e2e):
     alice = world.member("alice")
     first = (await world.slash(alice, "play", game="gang-of-dice")).response
     res = await world.slash(alice, "play", game="moonshine")
-    assert res.ephemeral and "already have an open lobby" in res.response.text()
+    assert res.ephemeral and says("err.lobby_exists") in res.response.text()
     link = f"https://discord.com/channels/{world.guild_id}/{world.channel.id}/{first.id}"
     assert link in res.response.text()
     lobbies = [m for m in world.channel_messages() if any(c.startswith("se:l:") for c in m.custom_ids)]
@@ -192,8 +193,8 @@ async def test_table_list_and_abandon_with_and_without_permission(e2e):
     listing = (await world.slash(carol, "table list")).response
     text = listing.text()
     assert listing.ephemeral
-    assert f"#{lobby_tid}" in text and "Moonshine" in text and "lobby" in text and alice.mention in text
-    assert f"#{running}" in text and "Gang of Dice" in text and "running" in text and bob.mention in text
+    assert f"#{lobby_tid}" in text and says("game.moonshine.name") in text and says("admin.status.lobby") in text and alice.mention in text
+    assert f"#{running}" in text and says("game.gang-of-dice.name") in text and says("admin.status.running") in text and bob.mention in text
     assert f"https://discord.com/channels/{world.guild_id}/{thread.id}" in text
     assert f"https://discord.com/channels/{world.guild_id}/{world.channel.id}/{lobby.id}" in text
     assert "<t:" in text  # the age, as a Discord relative timestamp
@@ -207,11 +208,11 @@ async def test_table_list_and_abandon_with_and_without_permission(e2e):
 
     # a member who is neither host nor Manage Server is refused
     res = await world.slash(carol, "table abandon", table=running)
-    assert res.ephemeral and "Only the host or a server admin" in res.response.text()
+    assert res.ephemeral and says("err.host_or_admin") in res.response.text()
     assert (await world.bot.hall.table(running)).row.status == "running"
     # an admin abandons the running table: unrated, announced in its thread
     res = await world.slash(root, "table abandon", table=running)
-    assert f"Table #{running} was closed" in res.response.text()
+    assert says("admin.closed", id=running) in res.response.text()
     assert (await world.bot.hall.table(running)).row.status == "abandoned"
     assert any("abandoned" in m.text() for m in world.thread_messages(thread))
     # the host closes their lobby: the lobby message shows it closed, its buttons disabled
@@ -219,7 +220,7 @@ async def test_table_list_and_abandon_with_and_without_permission(e2e):
     assert (await world.bot.hall.table(lobby_tid)).row.status == "abandoned"
     assert all(b.disabled for b in lobby.buttons)
     # nothing left to list; a closed or unknown table is refused
-    assert "No open lobby" in (await world.slash(carol, "table list")).response.text()
+    assert says("admin.none") in (await world.slash(carol, "table list")).response.text()
     res = await world.slash(root, "table abandon", table=running)
     assert res.response.text() == Translator("en")("err.no_table")
     assert await ratings(world, "gang-of-dice") == {}
@@ -229,7 +230,7 @@ async def test_table_commands_in_french(e2e):
     world = await e2e(guild_locale="fr")
     anne = world.member("anne", locale="fr")
     res = await world.slash(anne, "table liste")
-    assert "Aucune table ouverte" in res.response.text()
+    assert says("admin.none", "fr") in res.response.text()
     cmd = world.command("table")
     assert cmd["name_localizations"]["fr"] == "table"
     subs = {o["name"]: o for o in cmd["options"]}
@@ -249,7 +250,7 @@ async def test_rematch_from_a_finished_board(e2e):
     res = await world.click(carol, board, f"se:b:{tid}:rematch")
     assert res.ephemeral and res.response.text() == Translator("en")("err.not_seated")
     res = await world.click(bob, board, f"se:b:{tid}:rematch")
-    assert res.ephemeral and "A new lobby is open" in res.response.text()
+    assert res.ephemeral and says("rematch.opened") in res.response.text()
     lobby = world.channel_messages()[-1]
     new = lobby_id(lobby)
     assert new != tid and f"https://discord.com/channels/{world.guild_id}/{world.channel.id}/{lobby.id}" in \
@@ -261,7 +262,7 @@ async def test_rematch_from_a_finished_board(e2e):
     assert table.row.options == old.row.options
     # a second click points to the same lobby
     res = await world.click(alice, board, f"se:b:{tid}:rematch")
-    assert "already have an open lobby" in res.response.text() and str(lobby.id) in res.response.text()
+    assert says("err.lobby_exists") in res.response.text() and str(lobby.id) in res.response.text()
     # members may leave it; only the host starts it, as usual
     await world.click(bob, lobby, f"se:l:{new}:leave")
     assert bob.mention not in lobby.text()
@@ -274,8 +275,9 @@ async def test_rematch_from_a_finished_board(e2e):
 
 # ---------------------------------------------------------------------------------------- /help
 @pytest.mark.parametrize(("locale", "command", "expected"), [
-    ("en-US", "help", ("How to start a table", "/play", "/table list", "Gang of Dice", "Moonshine")),
-    ("fr", "aide", ("Lancer une table", "/jouer", "/table liste", "Moonshine")),
+    ("en-US", "help", (says("help.start"), "/play", "/table list", says("game.gang-of-dice.name"),
+                       says("game.moonshine.name"))),
+    ("fr", "aide", (says("help.start", "fr"), "/jouer", "/table liste", says("game.moonshine.name", "fr"))),
 ])
 async def test_help_in_both_languages(e2e, locale, command, expected):
     world = await e2e(enabled_games="gang-of-dice, moonshine")
@@ -285,7 +287,7 @@ async def test_help_in_both_languages(e2e, locale, command, expected):
     assert res.ephemeral
     for part in expected:
         assert part in text, part
-    assert "Shop Battle" not in text and "Bataille" not in text  # not offered here: no game, no /deck
+    assert says("game.shop-battle.name") not in text and says("game.shop-battle.name", "fr") not in text  # not offered here: no game, no /deck
 
 
 # ---------------------------------------------------------------------------------------- game log

@@ -12,6 +12,7 @@ from bot.i18n import Translator
 from bot.presenters import RenderContext
 from bot.presenters.moonshine import card_name
 from engine.moonshine import Moonshine, MoonshineState, SeatState
+from tests.catalog import said
 from tests.e2e import board_of, open_table, take_turn
 
 ACTIONS = ("val", "moon", "draw")
@@ -77,7 +78,7 @@ async def test_two_members_two_ai_full_game(e2e):
                 label = presenter.action_label(code, game.view(table.state, seat), ctx)
                 assert label not in public
                 assert label not in latest_private(world, other)
-                assert "Has chosen" in board_of(world, tid).text()
+                assert said(board_of(world, tid).text(), "board.waiting_for")
                 secret_checks += 1
             for item in game.view_json(table.state, seat).get("private", {}).get("queue", []):
                 for cid in item.get("cards", []):
@@ -119,4 +120,4 @@ async def test_two_members_two_ai_full_game(e2e):
     assert "dis.s1a" in member_codes and f"pick.{drawn[0]}" in member_codes and f"rep.{CROONER}" in member_codes
     assert secret_checks > 0 and draw_checks > 0
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "final standings" in thread_text
+    assert said(thread_text, "result.title")

@@ -12,17 +12,16 @@ import random
 import discord
 import pytest
 
-from bench.discord_calls import play_counting
 from bot import render
 from bot.games import GAMES
 from bot.render import render_board, render_panel
-from tests.e2e import board_of, open_table, take_turn
-from tests.harness import Channel
+from tests.catalog import said, says
+from tests.e2e import board_of, open_table, play_counting, take_turn
 
 
 def board_png(world, board) -> bytes:
     """The bytes of the board message's current picture (it must have one)."""
-    assert board.image_urls == ["attachment://board.png"], board.embeds
+    assert board.image_urls == ["attachment://board.png"], board.cards
     att = board.attachment("board.png")
     assert att is not None, board.attachments
     return world.attachment_bytes(att)
@@ -78,7 +77,7 @@ async def test_an_unchanged_picture_is_not_uploaded_again(e2e):
             await take_turn(world, alice, tid, rng)
             if (await service.hall.table(tid)).version == table.version:  # buffered: a secret choice
                 assert len(board.versions) == versions + 1, "the board's text shows who has chosen"
-                assert "Has chosen: alice" in board.text()
+                assert said(board.text(), "board.waiting_for", chosen="alice")
                 assert board.current.attachment_ids == before.attachment_ids
                 board_uploads = [u for u in world.uploads[uploads:] if u.filename == "board.png"]
                 assert board_uploads == []
@@ -131,7 +130,7 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
     assert (await world.bot.hall.table(tid)).row.status == "finished"
     board = board_of(world, tid)
     assert not board.image_urls and [a["filename"] for a in board.attachments] == [f"speakeasy-table-{tid}.txt"]  # the game log only
-    assert "Final stocks" in board.text()  # the whole text board
+    assert says("god.field.final") in board.text()  # the whole text board
     log_name = f"speakeasy-table-{tid}.txt"  # the finished board's game log is the only file
     assert all(a["filename"] == log_name for m in world.messages for a in m.attachments)
     assert all(u.filename == log_name for u in world.uploads)  # no picture was ever uploaded
@@ -140,9 +139,7 @@ async def test_a_table_whose_pictures_fail_shows_text_and_finishes(e2e, monkeypa
 async def test_without_attach_files_the_text_board_is_shown(e2e):
     world = await e2e(seeds=[5], pictures=True)
     alice = world.member("alice")
-    everyone = world._guild.roles["@everyone"]
-    channel = Channel(world, world._guild.create_text_channel(
-        "no-files", overwrites={everyone: discord.PermissionOverwrite(attach_files=False)}))
+    channel = world.channel_with_overwrites("no-files", {"@everyone": discord.PermissionOverwrite(attach_files=False)})
     await world.settle()
     tid = await open_table(world, alice, "gang-of-dice", ai=1)  # in #general: pictures
     assert board_of(world, tid).image_urls
@@ -178,15 +175,13 @@ async def test_rest_calls_per_applied_step_of_a_full_game(e2e, game):
 
 
 async def test_a_deleted_board_comes_back_with_its_picture(e2e):
-    """A moderator deletes the board (harness internals: the facade has no delete action); the
-    next redraw posts a new board that carries the picture again (drawn anew, not a dangling
+    """A moderator deletes the board; the next redraw posts a new board that carries the picture again (drawn anew, not a dangling
     reference to the deleted message's attachment)."""
     world = await e2e(seeds=[7], pictures=True)
     alice, root = world.member("alice"), world.member("root", admin=True)
     tid = await open_table(world, alice, "gang-of-dice", ai=1)
     board = board_of(world, tid)
-    await root._actor.delete(world._sim_message(board))
-    await world.settle()
+    await world.delete_message(root, board)
     # a redraw with the same picture (e.g. a member coming back), awaited here directly
     assert await world.bot.notifier.draw_board(await world.bot.hall.table(tid))
     await world.settle()
@@ -204,7 +199,7 @@ async def _panel_after_one_click(world, alice, tid):
     first_att = panel.attachments[0]["filename"]
     assert await act_on_panel(world, alice, tid, panel, random.Random(1))
     await world.settle()
-    return first_att, world._journal.get(panel.id)
+    return first_att, world.message(panel.id)
 
 
 async def expected_panel(world, tid, member) -> bytes:
@@ -296,4 +291,6 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
         Field(t("board.log"), "• line")))
     content = BoardPictures(lambda: True).content(1, Board(card=card, log=()), t,
                                                   Picture(b"png", "k", "board.png"), new=True)
-    assert [f.name for f in content["embed"].fields] == [t("result.tie_field"), t("board.log")]
+    import discord
+    texts = "\n".join(i.content for i in content["view"].walk_children() if isinstance(i, discord.ui.TextDisplay))
+    assert f"**{t('result.tie_field')}**" in texts and f"**{t('board.log')}**" in texts and "**AI 1**" not in texts

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from storage.factory import open_store
+from tests.catalog import says
 
 ROOT = Path(__file__).parents[1]
 
@@ -244,7 +245,7 @@ async def test_one_bot_runs_both_shards_and_refuses_a_table_it_no_longer_owns(e2
     service.hall.shards = Shards(2, (0,))  # now only alice's guild is this process's
     before = await read_db(str(e2e.db_path), lambda db: db.get_table(tb))
     res = await world.click(bob, board_of(world, tb), f"se:b:{tb}:panel")
-    assert res.ephemeral and "run by another process" in res.response.text()
+    assert res.ephemeral and says("err.not_owned") in res.response.text()
     assert await read_db(str(e2e.db_path), lambda db: db.get_table(tb)) == before
     assert await take_turn(world, alice, ta, rng)  # its own table goes on
 

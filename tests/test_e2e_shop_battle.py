@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.shop_battle import ShopBattle
+from tests.catalog import said, says
 from tests.e2e import board_of, lobby_id, open_table, take_turn
 from tests.harness import CommandNotVisible
 
@@ -90,7 +91,7 @@ async def test_capped_game_with_bataille_collectors_and_hyper_u(e2e, rules, last
     assert not flashes[0].deleted
     await world.advance(11)
     assert flashes[0].deleted
-    assert "disappears in" not in world.all_public_text()
+    assert not said(world.all_public_text(), "panel.flash", text="")
     board = board_of(world, tid)
     # past the cap the title says the lap after the cap was finished (not "round 12/10")
     title = "round 10/10" if last_round == 10 else f"round {last_round} (after the 10-round cap: lap finished)"
@@ -120,18 +121,18 @@ async def test_custom_decks_admin_only_validated_and_offered_in_the_lobby(e2e):
     hostile["cards"][5]["street_number"] = 10**9
     res = await world.slash(root, "deck upload", file=world.file("deck.json", json.dumps(hostile)))
     text = res.response.text()
-    assert "not stored" in text
-    assert "card 2" in text and "card 4" in text and "card 5" in text and "card 6" in text
+    assert says("deck.refused_header") in text
+    assert all(says("deck.where_card", n=n) in text for n in (2, 4, 5, 6))
     assert "@everyone" not in text
     res = await world.slash(root, "deck upload", file=world.file("big.json", " " * (300 * 1024)))
-    assert "too large" in res.response.text()
+    assert said(res.response.text(), "deck.too_large")
     res = await world.slash(root, "deck upload", file=world.file("x.json", "{not json"))
-    assert "not valid JSON" in res.response.text()
+    assert "not valid JSON" in res.response.text()  # the parser's detail (engine/shop_battle/deck.py), not a catalog text
     assert await service.decks.of(world.guild_id, "shop-battle") == []
 
     # a valid deck is stored and summarised
     res = await world.slash(root, "deck upload", file=world.file("deck.json", EXAMPLE.read_text()))
-    assert res.ephemeral and "Deck stored: Rue de la Paix" in res.response.text()
+    assert res.ephemeral and says("deck.stored", name="Rue de la Paix") in res.response.text()
     decks = await service.decks.of(world.guild_id, "shop-battle")
     assert [name for _, name in decks] == ["Rue de la Paix"]
     listing = await world.slash(root, "deck list")

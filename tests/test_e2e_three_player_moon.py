@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from tests.catalog import said
 from tests.e2e import board_of, open_table, take_turn
 
 
@@ -52,6 +53,6 @@ async def test_one_member_two_ai_play_to_21_without_leaking_tiles(e2e):
     assert max(table.state.scores) >= 21 or table.state.moon_winner is not None
     assert checks > 20
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "final standings" in thread_text
+    assert said(thread_text, "result.title")
     board = board_of(world, tid)
     assert "21" in board.text()

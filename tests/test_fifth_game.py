@@ -23,6 +23,7 @@ from bot.i18n import Translator, catalog, placeholders
 from bot.ui import check_block_limits, check_panel_limits
 from engine.core import Event, IllegalAction
 from tests import test_conformance, test_i18n
+from tests.catalog import said, says
 from tests.conformance import check_game
 from tests.e2e import board_of, lobby_id, take_turn
 from tests.fifth_game.high_card import KEEP, REDRAW, HighCard, Play, scripted_setup
@@ -216,15 +217,15 @@ def hand_leaks(public: str, state, seats) -> list[str]:
 
 async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     world = await e2e(seeds=[5], enabled_games=KEY)
-    assert [(name, type(c).__name__) for name, c in world.bot.cogs.items() if hasattr(c, "game")] == [
-        (KEY, "GameCog")]  # a game without commands of its own: the generic cog, named after it
-    option = next(o for o in world.command("play")["options"] if o["name"] == "game")
-    assert [c["value"] for c in option["choices"]] == [KEY]
+    cogs = {name: type(c).__name__ for name, c in world.bot.cogs.items() if hasattr(c, "game")}
+    assert cogs[KEY] == "GameCog"  # a game without commands of its own: the generic cog, named after it
     alice, bob = world.member("alice"), world.member("bob")
+    # every game's cog is loaded; /play offers the server the games it offers (ENABLED_GAMES here)
+    assert [c["value"] for c in await world.autocomplete(alice, "play", "game", "")] == [KEY]
 
     # /play, join, an AI, the rounds option from the lobby's select, Start
     lobby = (await world.slash(alice, "play", game=KEY)).response
-    assert lobby.public and "High Card" in lobby.embeds[0]["title"]
+    assert lobby.public and says("game.high-card.name") in lobby.cards[0]["title"]
     tid = lobby_id(lobby)
     await world.click(bob, lobby, f"se:l:{tid}:join")
     await world.click(alice, lobby, f"se:l:{tid}:ai+")
@@ -236,22 +237,22 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     assert table.row.status == "running" and table.state.rounds == 2
     members = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
     board = board_of(world, tid)
-    assert "Round 1/2" in board.text() and "face down" in board.text()
+    assert says("hc.board.round", n=1, of=2) in board.text() and says("hc.face_down") in board.text()
 
     # the simultaneous step: the AI has chosen; alice's choice is buffered, secret, changeable
     assert sorted(table.waiting_for()) == sorted(members)
     a_seat = table.seat_of(alice.id)
     panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
-    assert "You were dealt" in panel.text()  # the private opening event, in her panel only
+    assert said(panel.text(), "hc.dealt")  # the private opening event, in her panel only
     assert hand_leaks(world.private_text_for(alice), table.state, [a_seat])  # the check can see cards
     low, high = table.state.hands[a_seat][0], table.state.hands[a_seat][-1]
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{low}")
     await world.click(alice, panel, f"se:a:{tid}:{table.version}:p{high}")  # changed her mind
-    assert "Choice recorded" in panel.text() and block_text(high) in panel.text()
+    assert says("panel.buffered") in panel.text() and block_text(high) in panel.text()
     table = await service.hall.table(tid)
     assert table.pending[a_seat] == f"p{high}" and table.version == 0
     await world.settle()
-    assert "Waiting for: bob" in board.text()
+    assert said(board.text(), "board.waiting_for", names="bob")
     public = world.new_public_text()
     assert not hand_leaks(public, table.state, members), "a hidden card reached a public message"
 
@@ -273,21 +274,21 @@ async def test_a_full_game_from_play_to_leaderboard(high_card, e2e):
     log = await service.db.action_log(tid)
     assert len(log) == 2 * (1 + 3)  # per round: the simultaneous step, then 3 keep/redraw turns
     assert log[0][1][a_seat] == f"p{high}"  # her last choice was the one applied
-    assert "Cards revealed" in board.text() and "Game over" in board.text()
+    assert said(board.text(), "hc.reveal") and said(board.text(), "hc.status.over")
     thread_text = "\n".join(m.text() for m in world.thread_messages(world.threads[0]))
-    assert "final standings" in thread_text
-    assert "You were dealt" not in world.all_public_text()
+    assert said(thread_text, "result.title")
+    assert not said(world.all_public_text(), "hc.dealt")
 
     # the result is on the leaderboard, and the rules read in French
     lb = (await world.slash(bob, "leaderboard", game=KEY)).response
-    assert "High Card" in lb.text() and alice.mention in lb.text() and bob.mention in lb.text()
+    assert says("game.high-card.name") in lb.text() and alice.mention in lb.text() and bob.mention in lb.text()
     ranks = {seat: high_card.outcome(table.state).ranks[seat] for seat in members}
     if len(set(ranks.values())) == 2:  # the better-placed member is rated higher
-        first_line = lb.embeds[0]["description"].splitlines()[0]
+        first_line = lb.cards[0]["description"].splitlines()[0]
         assert members[min(ranks, key=ranks.__getitem__)].mention in first_line
     claude = world.member("claude", locale="fr")
     rules = (await world.slash(claude, "rules", game=KEY)).response
-    assert rules.ephemeral and "Carte haute" in rules.text()
+    assert rules.ephemeral and says("game.high-card.name", "fr") in rules.text()
 
 
 async def test_a_game_without_pictures_shows_text_boards_when_pictures_are_on(high_card, e2e, caplog):
@@ -302,6 +303,6 @@ async def test_a_game_without_pictures_shows_text_boards_when_pictures_are_on(hi
     board = board_of(world, tid)
     panel = (await world.click(alice, board, f"se:b:{tid}:panel")).response
     await world.settle()
-    assert "Round 1/3" in board.text() and "You were dealt" in panel.text()
+    assert says("hc.board.round", n=1, of=3) in board.text() and said(panel.text(), "hc.dealt")
     assert not board.image_urls and not panel.image_urls and world.uploads == []
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

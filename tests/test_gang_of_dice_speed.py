@@ -1,4 +1,4 @@
-"""Gang of Dice's fast paths give what the plain code gives (issue 11 part 1): the compiled card
+"""Gang of Dice's fast paths give what the plain code gives: the compiled card
 rules, the inlined dice derivation, and the steps whose events are built when read."""
 
 from __future__ import annotations

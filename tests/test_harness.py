@@ -26,6 +26,7 @@ from tests.harness import (
 )
 from tests.harness.fixtures import discord_world  # noqa: F401  (fixture)
 from tests.harness.toybot import ToyStore, make_toy_bot
+from tests.harness.transport import FakeDiscord
 
 
 async def play(world, member, **opts):
@@ -473,3 +474,31 @@ async def test_fixture_world(discord_world):  # noqa: F811
     await world.start_bot(make_toy_bot(ToyStore()))
     res = await world.slash(alice, "play", game="gang-of-dice")
     assert res.response.content == "alice opened Gang of Dice"
+
+
+# ---------------------------------------------------------------------------------------- the light transport
+
+
+async def test_the_light_transport_answers_a_bare_slash_command_through_discord_py() -> None:
+    fake = FakeDiscord()
+    client = discord.Client(intents=discord.Intents.none())
+    tree = discord.app_commands.CommandTree(client)
+
+    @tree.command(name="ping", description="bare")
+    async def ping(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("pong", ephemeral=True)
+
+    fake.install(client)
+    await client.login("fake")
+    guild, channel = 10**17, 10**17 + 1
+    fake.connect(client, [fake.guild(guild, [channel])])
+    assert client.get_channel(channel) is not None
+    payload = fake.slash("ping", user_id=42, guild_id=guild, channel=fake.text_channel(channel, guild))
+    answer = fake.expect_webhook(payload["token"])
+    fake.feed(client, "INTERACTION_CREATE", payload)
+    sent = await answer
+    assert sent.method == "POST" and sent.route.endswith("/callback")
+    assert sent.json["type"] == 4 and sent.json["data"]["content"] == "pong"
+    assert sent.json["data"]["flags"] & 64  # ephemeral
+    assert fake.calls["POST /interactions/{webhook_id}/{webhook_token}/callback"] == 1
+    await client.close()

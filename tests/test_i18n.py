@@ -295,7 +295,7 @@ def test_the_pictures_words_are_catalog_messages_of_both_languages():
     named: set[str] = set()
     for path in Path(bot.render.__file__).parent.glob("*.py"):
         named |= set(re.findall(r"""\bt\(\s*["']([a-z][\w.-]*)["']\s*[,)]""", path.read_text(encoding="utf-8")))
-    assert {"pic.legend", "god.pic.stock", "tpm.pic.trick", "sb.pic.pile", "ms.pic.validated"} <= named
+    assert {"pic.legend", "god.pic.stock", "tpm.pic.trick", "sb.pic.pile", "ms.pic.active"} <= named
     asked: set[str] = set()
 
     class Recording(Translator):
@@ -313,6 +313,9 @@ def test_the_pictures_words_are_catalog_messages_of_both_languages():
                 module.board(game.view(state, None), names, Recording("en"))
                 for seat in range(state.players):
                     module.panel(game.view(state, seat), legal_codes(game, state, seat), names, Recording("fr"))
+        if hasattr(module, "legend"):  # the legend on demand (Moonshine)
+            module.legend(Recording("en"))
+            module.legend(Recording("fr"))
     assert {"ms.pic.colour_red", "ms.pic.silhouette"} <= asked  # the keys made from a variable
     missing = sorted(k for k in named | asked if k not in en or k not in fr)
     assert not missing, missing

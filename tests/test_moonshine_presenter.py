@@ -13,6 +13,7 @@ from bot.presenters.base import RenderContext
 from bot.presenters.moonshine import MoonshinePresenter, card_name
 from bot.ui import Button, Select, block_length, check_block_limits, check_panel_limits
 from engine.moonshine import Moonshine
+from tests.catalog import says
 
 G = Moonshine()
 P = GAMES["moonshine"].presenter
@@ -151,7 +152,7 @@ def test_action_phase_panel_offers_the_three_actions():
         assert "moon" in codes
     # the public board says everyone is choosing and never shows a choice
     board = P.board(G.view(state, None), _ctx("en", 3))
-    assert "in secret" in board.description
+    assert says("ms.status.action") in board.description
 
 
 def test_reroll_panel_is_a_multi_select_of_the_dice_and_a_stop_button():
@@ -214,7 +215,7 @@ def test_discard_ways_follow_the_board_order_and_say_2x_only_for_two(lang):
     (sel,) = [c for row in panel.rows for c in row if isinstance(c, Select)]
     t = Translator(lang)
     me = G.view(state, 0).seats[0]
-    s1, s2, baker = (P._slot_label(k, me, "standard", t)[0] for k in ("s1", "s2", f"c{C['The Baker']}"))
+    s1, s2, baker = (P.slot_label(k, me, "standard", t)[0] for k in ("s1", "s2", f"c{C['The Baker']}"))
     assert baker == card_name(C["The Baker"], t) and s1 != s2
     assert [o.label for o in sel.options] == [f"2× {s1}", f"{s1} + {s2}", f"{s1} + {baker}", f"{s2} + {baker}"]
     assert set(_panel_codes(panel)) >= set(_codes(state, 0))

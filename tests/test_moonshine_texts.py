@@ -1,4 +1,4 @@
-"""Moonshine comprehension (issue 13, part 7): the card-line legend in /rules and in every panel,
+"""Moonshine comprehension: the card-line legend in /rules and in every panel,
 what each Client misses, warnings before a replacement discards Moon tokens, and log lines that
 name every discarded token when the event gives them."""
 

@@ -302,7 +302,7 @@ def test_no_badge_covers_a_text_in_any_panel(monkeypatch, key, players, seed, op
     import bot.render.draw as draw
     from tests.test_render import legal_codes, sample
 
-    monkeypatch.setattr(draw, "_LEGENDS", {})
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())
     module = render.renderer(key)
     game = GAMES[key].game
     tabs = badges(monkeypatch, *[m for m in map(render.renderer, GAMES) if hasattr(m, "legal_frame")])
@@ -336,7 +336,7 @@ def drawn_in_order(monkeypatch, module) -> list[tuple]:
         events.append(("text", text))
         return real_text(self, x, y, text, *args, **kwargs)
 
-    monkeypatch.setattr(draw, "_LEGENDS", {})
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())
     monkeypatch.setattr(module, "die", die)
     monkeypatch.setattr(Canvas, "text", text)
     return events
@@ -378,7 +378,7 @@ def test_three_player_moon_legend_explains_greyed_tiles_where_they_are_shown(mon
     import bot.render.three_player_moon as tpm
     from tests.test_render import legal_codes
 
-    monkeypatch.setattr(draw, "_LEGENDS", {})
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())
     game, state = run("three-player-moon", 3, 1, 4)
     assert state.phase == "play" and 0 in game.to_act(state)
     legal = legal_codes(game, state, 0)

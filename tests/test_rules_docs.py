@@ -45,23 +45,23 @@ def test_each_page_states_the_rules_version_it_describes():
             assert stated is not None and int(stated.group(1)) == game.rules_version, key
 
 
-def test_shop_battle_setup_says_who_gets_the_default_decks_leftovers_as_the_engine_deals_them():
-    """Setup, 2.: at 5 and 6 players the leftovers go to the last choosers of the first lap; the
-    page's figures for the default deck are those of the engine's deal."""
-    from engine.shop_battle import LATE_CHOOSERS_FROM, ShopBattle, late_choosers, shuffled_deal
+def test_shop_battle_setup_says_how_many_of_the_default_decks_cards_are_set_aside_as_the_engine_deals_them():
+    """Setup, 2.: the leftovers are set aside, out of the game (S3); the page's counts for the
+    default deck are those of the engine's deal, and every pile is even."""
+    from engine.shop_battle import ShopBattle
     from engine.shop_battle.deck import default_deck
 
     text = (RULES / "shop-battle.md").read_text(encoding="utf-8")
     setup = " ".join(text.split("## Setup", 1)[1].split("## ", 1)[0].split())
     cards = len(default_deck().cards)
-    assert f"default deck of {cards} cards" in setup
-    words = {1: "the last chooser", 2: "the last two choosers", 3: "the last three choosers",
-             4: "the last four choosers"}
-    for players in range(LATE_CHOOSERS_FROM, ShopBattle.max_players + 1):
-        left = cards % players
-        whom = "everybody but the first chooser" if left == players - 1 else words[left]
-        assert f"{left} cards at {players} players, for {whom}" in setup, (players, setup)
-        for seed in range(5):  # the engine: exactly those seats hold one card more
-            piles, pot, chooser = shuffled_deal(seed, cards, players, ShopBattle.rules_version)
-            longer = {s for s, pile in enumerate(piles) if len(pile) > cards // players}
-            assert not pot and longer == set(late_choosers(chooser, players, left))
+    assert f"default deck of {cards} cards" in setup and "set aside face down, out of the game" in setup
+    game = ShopBattle()
+    stated = re.search(r"that is (.*?)\.", setup)  # "1 card at 2 players, 2 at 3, ..."
+    assert stated is not None
+    pairs = [(int(n), int(p)) for n, p in re.findall(r"(\d+)(?: cards?)? at (\d)", stated.group(1))]
+    assert pairs == [(cards % p, p) for p in range(game.min_players, game.max_players + 1)], stated.group(1)
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(5):  # the engine: even piles, the leftovers out of the game
+            state = game.setup(seed, players)
+            assert len(state.aside) == cards % players
+            assert {len(p) + len(state.plays[s]) for s, p in enumerate(state.piles)} == {cards // players}

@@ -869,9 +869,9 @@ async def test_per_table_memory_is_dropped_when_a_table_ends(env):
     await svc.lobbies.cancel(lobby, 100)
     assert (await svc.hall.table(done)).row.status == "finished"
     for tid in (done, gone, lobby):
-        assert tid not in svc.hall._locks and tid not in svc.hall._live and tid not in svc.hall._index
+        assert not any(tid in ids for ids in svc.hall.held().values())
         assert svc.timers.get(f"turn:{tid}") is None
-    assert not svc.tables.driver._tasks
+    assert not svc.tables.driver.tables()
 
 
 async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
@@ -884,12 +884,13 @@ async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
     counting = CountingDb(db)
     svc2 = House(counting, clock=clock, turn_timeout=100)
     assert await svc2.tables.resume(warm=False) == tids
-    assert counting.calls == {"timers": 1, "running_tables": 1}  # no per-table query
-    assert svc2.hall._live == {} and sorted(svc2.hall._index) == tids  # nothing decoded yet
+    # no per-table query (results_to_replay: the rating history of older results, empty here)
+    assert counting.calls == {"timers": 1, "running_tables": 1, "results_to_replay": 1}
+    assert not svc2.hall.held()["live"] and sorted(svc2.hall.held()["index"]) == tids  # nothing decoded yet
     assert (await svc2.tables.submit(tids[1], 200, 0, "p1")).status == "applied"  # a click is accepted at once
-    assert list(svc2.hall._live) == [tids[1]]  # only the touched table was decoded
+    assert svc2.hall.held()["live"] == {tids[1]}  # only the touched table was decoded
     assert (await svc2.hall.table(tids[1])).state.scores == (2, 1)  # the buffered choice came back
-    assert counting.calls == {"timers": 1, "running_tables": 1, "commit_step": 1}
+    assert counting.calls == {"timers": 1, "running_tables": 1, "results_to_replay": 1, "commit_step": 1}
     await svc2.tables.close()
 
 

@@ -1,4 +1,4 @@
-"""Lobby expiry (issue 13, part 2) at the service level, on a fake clock: a lobby not started
+"""Lobby expiry at the service level, on a fake clock: a lobby not started
 within ``lobby_timeout`` closes itself through the persisted timer ``lobby:<id>`` (not before),
 starting or cancelling it removes the timer, and the timer survives a restart (an expiry that
 fell due while the bot was down closes the lobby as soon as the timers run)."""

@@ -86,7 +86,7 @@ async def test_a_process_resumes_and_times_only_its_own_tables(path):
     try:
         assert await svc.tables.resume() == [1]
         await svc.tables.idle()
-        assert set(svc.timers._rows) == {"turn:1"}
+        assert svc.timers.keys() == {"turn:1"}
         # the deadlines of the other shard's tables are not even in memory: firing everything
         # due (much later) touches table 1 only, and leaves the others' timers stored
         svc.hall.clock.advance(10_000)  # type: ignore[attr-defined]

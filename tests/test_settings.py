@@ -79,3 +79,14 @@ def test_shard_settings_are_validated(tmp_path, monkeypatch):
         monkeypatch.setenv("SHARD_IDS", ids)
         with pytest.raises(ValidationError, match=message):
             load_settings()
+
+
+def test_a_env_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    from bot.__main__ import run_bot
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    (tmp_path / ".env").write_bytes(b"LOG_LEVEL=INFO\nDISCORD_TOKEN=caf\xe9\n")  # Latin-1, not UTF-8
+    assert run_bot() == 2
+    err = capsys.readouterr().err
+    assert err == ".env is not UTF-8 text (line 2: byte 0xe9, invalid continuation byte); save it as UTF-8 (see .env.example)\n"

@@ -113,11 +113,47 @@ def test_rules_4_deal_gives_the_leftovers_to_the_last_choosers_at_5_and_6_player
         late_choosers(0, 3, 3)
 
 
+class _Rules4(ShopBattle):
+    rules_version = 4  # a table set up before rules 5
+
+
+def test_rules_5_deal_sets_the_leftovers_aside_out_of_the_game():
+    """S3 as written: every player starts with the same number of cards; the leftovers are set
+    aside face down, seen by nobody, and never come back into the game."""
+    total = len(default_deck().cards)
+    for n in range(2, 7):
+        piles2, pot2, chooser2 = shuffled_deal(5, total, n, rules=2)
+        piles5, pot5, chooser5 = shuffled_deal(5, total, n, rules=5)
+        assert (piles5, pot5, chooser5) == (piles2, (), chooser2)  # the same shuffle and chooser draw
+        st = G.setup(5, n)
+        assert st.rules == 5 and st.face_down == () and set(st.pot) <= set(st.public)  # Collectors shown (S2)
+        assert st.aside == tuple(sorted(pot2)) and len(st.aside) == total % n
+        back = sorted(len(p) + len(st.plays[s]) for s, p in enumerate(st.piles))
+        assert back == [total // n] * n
+        assert not set(st.aside) & (set(st.public) | {c for k in st.known for c in k})
+        data = G.dump_state(st)
+        assert data["aside"] == list(st.aside) and G.load_state(data) == st
+    st = G.setup(9, 3)  # 47 = 3 * 15 + 2: two cards out of the game to the end
+    while st.phase != "over":
+        st = G.apply(st, {min(G.to_act(st)): G.ai_action(st, min(G.to_act(st)))}).state
+        held = [c for p in st.piles for c in p] + list(st.pot)
+        assert not set(held) & set(st.aside) and len(held) + len(st.aside) == total
+    # start_from: the ids in neither the piles nor the pot are set aside; an id twice is refused
+    ids = list(range(total))
+    st = G.start_from(1, [ids[0:20], ids[20:40]], (), 0)
+    assert st.aside == tuple(range(40, total))
+    with pytest.raises(ValueError):
+        G.start_from(1, [ids[0:20], ids[19:40]], (), 0)
+    with pytest.raises(ValueError):
+        G.start_from(1, [ids[0:20], ids[20:40]], (), 0, rules=4)  # rules 1-4: every card once
+
+
 def test_rules_4_setup_gives_the_leftovers_one_each_and_starts_with_an_empty_pot():
     total = len(default_deck().cards)
     for n in range(2, 7):
-        st = G.setup(5, n)
-        assert st.rules == 4 and st.face_down == ()
+        st = _Rules4().setup(5, n)
+        assert st.rules == 4 and st.face_down == () and st.aside == ()
+        assert "aside" not in _Rules4().dump_state(st)
         # the chooser may already have revealed Collectors into the pot (S2), so count plays back
         back = sorted(len(p) + len(st.plays[s]) for s, p in enumerate(st.piles))
         assert back == [total // n] * (n - total % n) + [total // n + 1] * (total % n)
@@ -409,7 +445,7 @@ def test_s1_letters_follow_the_rules_version_of_the_table():
     p0 = [shop("Dragonʼs Den"), shop(), shop(), shop()]
     p1 = [shop("Eleven Cards"), shop(), shop(), shop()]  # 11 letters under both rules
     new = start([p0, p1], chooser=0)
-    assert new.rules == 4 and G.view(new, 0).top.letters == 10
+    assert new.rules == G.rules_version and G.view(new, 0).top.letters == 10
     step = act(new, "c.letters.hi")
     ann = next(e for e in step.events if e.key == "sb.ev.announce")
     assert ann.params["value"] == 10 and G.view(step.state, None).last.winner == 1
@@ -695,7 +731,7 @@ def test_ai_beats_random_choosers():
 
 
 def _deal_by_random(seed: int, cards: int, players: int, rules: int) -> Any:
-    """The deal as it was written before issue 11 (one ``random.Random`` call per draw)."""
+    """The deal as first written (one ``random.Random`` call per draw)."""
     from engine.shop_battle.rules import deal, give_leftovers, late_choosers
 
     rng = random.Random(f"{seed}:deal")

@@ -14,6 +14,7 @@ from bot.presenters.base import RenderContext
 from bot.presenters.shop_battle import ShopBattlePresenter
 from bot.ui import Button, Select, check_block_limits, check_panel_limits
 from engine.shop_battle import Deck, ShopBattle
+from tests.catalog import says
 
 G = GAMES["shop-battle"].game
 P = GAMES["shop-battle"].presenter
@@ -158,20 +159,23 @@ def test_board_highlights_the_compared_value_and_the_winner():
     board = P.board(G.view(st, None), ctx("en", players=3))
     result = next(f for f in board.fields if f.name.startswith("Round 1"))
     assert "Forty Three **43**" in result.value and "Two Two Four **224**" in result.value
-    assert "🏆 **Bob**" in result.value and "Street number" in result.value and "higher wins" in result.value
+    assert "🏆 **Bob**" in result.value and says("sb.char.street") in result.value and says("sb.dir.hi") in result.value
     assert result.value.index("Alice") < result.value.index("Bob")  # the chooser first
     piles = next(f for f in board.fields if f.name == "Piles")
     assert "Bob: 🂠 5" in piles.value and "🎴 Chloé" in piles.value
     fr = P.board(G.view(st, None), ctx("fr", players=3))
-    assert "manche 2" in fr.title and any("Résultat de la manche 1" == f.name for f in fr.fields)
+    assert fr.title.endswith(says("sb.board.title", "fr", round=2)) and any(
+        says("sb.field.last", "fr", round=1) == f.name for f in fr.fields)
 
 
 def test_action_labels_both_languages():
     view = G.view(G.setup(1, 3), None)
-    assert P.action_label("c.year.hi", view, ctx("en", players=3)) == "Year founded, higher wins"
-    assert P.action_label("c.games.lo", view, ctx("fr", players=3)) == "Jeux en boutique, la plus faible gagne"
-    assert P.action_label("t.1", view, ctx("en", players=3)) == "Target: Bob"
-    assert P.action_label("t.2", view, ctx("fr", players=3)) == "Cible : Chloé"
+    assert P.action_label("c.year.hi", view, ctx("en", players=3)) == says(
+        "sb.label.choose", char=says("sb.char.year"), dir=says("sb.dir.hi"))
+    assert P.action_label("c.games.lo", view, ctx("fr", players=3)) == says(
+        "sb.label.choose", "fr", char=says("sb.char.games", "fr"), dir=says("sb.dir.lo", "fr"))
+    assert P.action_label("t.1", view, ctx("en", players=3)) == says("sb.label.target", name="Bob")
+    assert P.action_label("t.2", view, ctx("fr", players=3)) == says("sb.label.target", "fr", name="Chloé")
     assert P.action_label("zz", view, ctx("en", players=3)) == "zz"
 
 
@@ -230,23 +234,20 @@ def _titles_through_the_cap(rules: int, lang: str) -> list[tuple[int, str, str]]
 
 def test_board_title_past_the_round_cap_says_the_last_lap_is_being_played():
     # rules 2, 4 players, cap 10: rounds 11 and 12 finish the lap the cap fell in (RULINGS S6)
-    en = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "en")}
-    assert en[(9, "choose")] == "Shop Battle · round 9/10"
-    assert en[(10, "choose")] == "Shop Battle · round 10/10"
-    assert en[(11, "choose")] == "Shop Battle · round 11 (after the 10-round cap: the lap is being finished)"
-    assert en[(12, "choose")] == "Shop Battle · round 12 (after the 10-round cap: the lap is being finished)"
-    assert en[(12, "over")] == "Shop Battle · round 12 (after the 10-round cap: lap finished)"
-    assert not any("/10" in title for (r, _), title in en.items() if r > 10)
-    fr = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, "fr")}
-    assert fr[(10, "choose")] == "Bataille des commerces · manche 10/10"
-    assert fr[(11, "choose")] == ("Bataille des commerces · manche 11 (après la limite de 10 manches : on finit le "
-                                  "tour de table)")
-    assert fr[(12, "over")] == "Bataille des commerces · manche 12 (après la limite de 10 manches : tour de table fini)"
+    for lang in ("en", "fr"):
+        game = says("game.shop-battle.name", lang)
+        titles = {(r, ph): title for r, ph, title in _titles_through_the_cap(2, lang)}
+        assert titles[(9, "choose")] == says("sb.board.title", lang, game=game, round="9/10")
+        assert titles[(10, "choose")] == says("sb.board.title", lang, game=game, round="10/10")
+        for r in (11, 12):
+            assert titles[(r, "choose")] == says("sb.board.title_last_lap", lang, game=game, round=r, cap=10)
+        assert titles[(12, "over")] == says("sb.board.title_lap_done", lang, game=game, round=12, cap=10)
+        assert not any("/10" in title for (r, _), title in titles.items() if r > 10)
 
 
 def test_board_title_of_a_rules_1_table_stops_at_the_cap():
     titles = _titles_through_the_cap(1, "en")
-    assert titles[-1] == (10, "over", "Shop Battle · round 10/10")
+    assert titles[-1] == (10, "over", says("sb.board.title", game=says("game.shop-battle.name"), round="10/10"))
     assert all("cap" not in title for _, _, title in titles)
 
 
@@ -254,7 +255,8 @@ def test_board_title_without_a_cap_is_the_round_alone():
     from tests.test_shop_battle import shop, start
 
     st = start([[shop() for _ in range(4)] for _ in range(2)], round_cap=None)
-    for lang, want in (("en", "Shop Battle · round 1"), ("fr", "Bataille des commerces · manche 1")):
+    for lang in ("en", "fr"):
+        want = says("sb.board.title", lang, game=says("game.shop-battle.name", lang), round=1)
         view = G.view(st, None)
         assert view.round_cap is None
         assert P.board(view, ctx(lang, players=2)).title == want
@@ -266,6 +268,6 @@ def test_the_default_deck_has_a_name_in_each_language_and_stored_data_keeps_its_
 
     stored = default_deck().name
     assert stored == "Bataille des commerces"  # what states and snapshots carry: unchanged
-    assert deck_title(stored, Translator("en")) == "Shop Battle"
-    assert deck_title(stored, Translator("fr")) == "Bataille des commerces"
+    assert deck_title(stored, Translator("en")) == says("sb.deck.default_name")
+    assert deck_title(stored, Translator("fr")) == says("sb.deck.default_name", "fr")
     assert deck_title("Mon paquet", Translator("en")) == "Mon paquet"  # an uploaded deck: as named

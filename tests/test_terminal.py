@@ -1,5 +1,5 @@
 """The terminal mode (bot/terminal.py): every game plays to the end through the table services, and
-each habit of issue 13 part 8 has its test (typed counts, one-answer rerolls, dice kept in
+each habit of the terminal has its test (typed counts, one-answer rerolls, dice kept in
 place, confirmation before leaving and ``play --resume``, forced moves, AI pacing, terminal
 wording, no block printed twice). Input is scripted; pacing is 0 (no timing)."""
 
@@ -19,6 +19,7 @@ from bot.terminal import TerminalGame, TerminalTranslator, keyed, parse_int, par
 from bot.ui import Block, Button, Field, Panel
 from engine.gang_of_dice import scripted_setup
 from storage.sqlite import SqliteStore
+from tests.catalog import term_said, term_says
 
 DISCORD_WORDS = re.compile(r"button|bouton|\bbold\b|\bgras\b|ephemeral|éphémère|\*\*|＋|－|click|cliqu", re.I)
 
@@ -132,7 +133,7 @@ async def test_terminal_game_plays_to_the_end(key, tmp_path):
     tg = TerminalGame(key, players, seed=11, lang="en", db_path=tmp_path / "t.db", ask=ask, out=lines.append, pace=0)
     assert await tg.run() == 0
     text = "\n".join(lines)
-    assert "final standings" in text
+    assert term_said(text, "result.title")
     assert re.search(r"Please (type a number from 1 to|enter a whole number from|type one of)", text)
     # 7. no Discord wording anywhere in a whole game
     assert not DISCORD_WORDS.search(text + "\n".join(prompts)), DISCORD_WORDS.findall(text)
@@ -149,10 +150,10 @@ async def test_a_count_is_a_typed_number_not_a_menu_entry(tmp_path, god_script):
     s = Script(["48", "n", "2"])
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 0
-    assert s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "
-    assert "Commit all 48? (y/n)" in s.prompts[1]  # every die of the stock asks first
+    assert s.prompts[0] == term_says("term.god.commit", min=1, max=48)
+    assert s.prompts[1] == term_says("term.god.all", n=48)  # every die of the stock asks first
     assert s.prompts[2] == s.prompts[0]
-    assert "Player 1 (you) puts 2 dice 🎲 on the table." in s.text
+    assert term_says("god.commit", seat=term_says("term.you"), dice=2) in s.text
     assert (await action_log(tmp_path / "t.db"))[0] == "c2"
     assert not re.search(r"^\s+\d+\) ", s.text.split("puts 2")[0], re.M)  # no numbered menu before
 
@@ -177,8 +178,8 @@ async def test_number_valued_choices_are_typed_as_their_value(tmp_path):
     tg = TerminalGame("three-player-moon", 3, seed=11, db_path=tmp_path / "t.db", ask=ask, out=lines.append, pace=0)
     assert await tg.run() == 0
     text = "\n".join(lines)
-    assert "Please type one of: 0, " in text
-    assert f"Player 1 (you) bids {bid[0]}." in text
+    assert term_said(text, "term.bad_key")
+    assert term_says("tpm.bid", seat=term_says("term.you"), bid=bid[0]) in text
     assert re.search(rf"^\s+{bid[0]}\) Bid {bid[0]}$", text, re.M)
 
 
@@ -208,13 +209,13 @@ async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place
     assert s.prompts[1].startswith("Dice to reroll") and s.prompts[2].startswith("Dice to reroll (1-6")
     # the kept dice did not move; the new faces (3, 4, 5) took the rerolled places, marked
     assert "  1:3️⃣*  2:🕴️  3:4️⃣*  4:1️⃣  5:5️⃣*  6:2️⃣" in s.text
-    assert "(* = rerolled just now)" in s.text
+    assert term_says("term.god.changed") in s.text
     # 15 ≥ 13 triggers the black card: stopping asks first ("n"); then die 1 is rerolled to 🕴️,
     # the third roll, which ends the turn: the dice are shown in place once more
-    assert "Stop anyway? (y/n)" in s.prompts[3]
+    assert s.prompts[3] == term_says("term.god.stop_bust")
     assert ("(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣ · rerolled 1 die: 🕴️\n"
             "    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣") in s.text
-    assert "Player 1 (you) stops with" in s.text
+    assert term_said(s.text, "god.stop", seat=term_says("term.you"))
     # the log says which dice each reroll kept and which it rolled again
     assert "(roll 2/3): 🕴️ 1️⃣ 2️⃣ 3️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ · rerolled 3 dice: 3️⃣ 4️⃣ 5️⃣" in s.text
 
@@ -232,7 +233,7 @@ async def test_every_reroll_in_the_log_says_what_was_kept_and_what_was_rolled_ag
     s = Script(["1", "1", "s"])
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 0
-    assert s.prompts[1] == "Type 1 to reroll your die, s to stop with score 1, q to quit: "
+    assert s.prompts[1] == term_says("term.god.ask_one", score=1)
     assert "(1-1" not in s.text
     assert "(roll 2/3): 4️⃣\n    ↳ rerolled the only die: 4️⃣" in s.text
     lines = s.lines
@@ -271,10 +272,10 @@ async def test_a_yes_no_question_asks_again_on_any_other_answer(tmp_path, god_sc
     assert await tg.run() == 0
     commit, again = TerminalTranslator(lang)("term.god.commit", min=1, max=48), TerminalTranslator(lang)("term.yes_no")
     sure = TerminalTranslator(lang)("term.god.all", n=48)
-    assert again == ("Please answer y or n." if lang == "en" else "Répondez o ou n.")
+    assert again == term_says("term.yes_no", lang)
     assert s.prompts[:8] == [commit, sure, sure, sure, commit, sure, sure, commit]  # Ctrl-D: no
     leave = s.prompts[8]
-    assert leave.startswith(("Leave the table?", "Quitter la table ?"))
+    assert term_said(leave, "term.leave", lang)
     assert s.prompts[9] == leave and s.prompts[10] == commit  # "maybe": asked again; "n": stays
     assert s.text.count(f"\n{again}\n") == 4
     assert (await action_log(tmp_path / "t.db"))[0] == "c2"
@@ -287,15 +288,15 @@ async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, 
     s = Script([leave, "n", leave, "y"])
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 0
-    assert s.prompts[1].startswith("Leave the table? Your game is saved")
-    assert s.prompts[2] == s.prompts[0] == "How many dice do you commit? (1-48, q to quit): "  # "n": still playing
-    assert f"play --resume --db {tmp_path / 't.db'} continues it" in s.text, "the hint names the --db file given"
+    assert term_said(s.prompts[1], "term.leave")
+    assert s.prompts[2] == s.prompts[0] == term_says("term.god.commit", min=1, max=48)  # "n": still playing
+    assert term_said(s.text, "term.bye") and f"play --resume --db {tmp_path / 't.db'}" in s.text, "the hint names the --db file given"
     rolls.append((2, 2))
     again = Script(["2", "s"])
     resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                            pace=0, resume=True)
     assert await resumed.run() == 0
-    assert "Resuming Gang of Dice, table #1." in again.text
+    assert term_says("term.resumed", game=term_says("game.gang-of-dice.name"), id=1) in again.text
     assert (await action_log(tmp_path / "t.db"))[:2] == ["c2", "s"]
 
 
@@ -311,7 +312,7 @@ async def test_resume_with_nothing_saved(tmp_path):
     s = Script([])
     tg = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0, resume=True)
     assert await tg.run() == 2
-    assert "No unfinished terminal game to resume" in s.text and not s.prompts
+    assert term_says("term.nothing_saved") in s.text and not s.prompts
     assert not (tmp_path / "t.db").exists(), "a mistyped --db creates no file"
 
 
@@ -323,9 +324,9 @@ async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
     s = Script(["q"])
     tg = game("moonshine", 3, tmp_path, s)
     sel = Select("Dice", (SelectOption("a", "a"), SelectOption("b", "b")), max_values=2, prefix="rr.")
-    assert tg._detail(sel) is BACK
+    assert tg.ask_component(sel) is BACK
     s.answers = ["2 1"]
-    assert tg._detail(sel) == "rr.a.b"
+    assert tg.ask_component(sel) == "rr.a.b"
 
 
 # --- 5. forced choices ------------------------------------------------------------------------------
@@ -419,17 +420,21 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() == 0
     before_b, after_b = s.text.split("> b")
+    card, table, players = (term_says(f"god.field.{k}") for k in ("card", "table", "players"))
+    panel_title = f"== {term_says('god.panel.title')} =="
     # round 1's warning card is printed once although the board printed twice (commit, roll)
-    assert before_b.count("== Gang of Dice · Round 1/12 ==") == 2
-    assert before_b.count("Warning card:\n") == 1
-    assert "Players:" in before_b.split("> 3")[1]  # the changed block is printed again
+    heading = f"== {term_says('game.gang-of-dice.name')} · {term_says('god.board.round', round=1, rounds=12)} =="
+    assert before_b.count(heading) == 2
+    assert before_b.count(f"{card}:\n") == 1
+    assert f"{players}:" in before_b.split("> 3")[1]  # the changed block is printed again
     # and a line says which blocks the second board left out
-    assert "Warning card: unchanged (b shows the whole board)\n== Behind your screen ==" in before_b.split("> 3")[1]
+    assert f"{term_says('term.unchanged', blocks=card)}\n{panel_title}" in before_b.split("> 3")[1]
     # the panel never repeats what the board shows
-    for panel in before_b.split("== Behind your screen ==")[1:]:
-        assert "On the table:" not in panel.split("\n? ")[0] and "Warning card:" not in panel.split("\n? ")[0]
+    for panel in before_b.split(panel_title)[1:]:
+        assert f"{table}:" not in panel.split("\n? ")[0] and f"{card}:" not in panel.split("\n? ")[0]
     # "b" prints the whole board again, warning card included, and asks the same question again
-    assert after_b.split("\n? ")[0].count("Warning card:\n") == 1 and "unchanged" not in after_b.split("\n? ")[0]
+    shown = after_b.split("\n? ")[0]
+    assert shown.count(f"{card}:\n") == 1 and not term_said(shown, "term.unchanged")
     assert s.prompts[1] == s.prompts[2]
 
 
@@ -513,16 +518,17 @@ async def test_resume_says_which_new_game_options_it_cannot_apply_and_keeps_the_
     again = Script(["q", "o"])
     assert await TerminalGame(None, 4, 99, db_path=path, ask=again.ask, out=again.lines.append, pace=0,
                               resume=True, ai_levels=["strong", "easy"]).run() == 0
-    kept = [line for line in again.lines if line.startswith("Sans effet")]
-    assert kept == ["Sans effet sur une partie reprise : --players 4, --seed 99, --ai strong,easy (elle garde "
-                    "ses 3 joueurs, les niveaux de ses IA, ses options et sa graine)."]
-    assert "Reprise de Lune à trois joueurs" in again.text and "IA 2 🤖 (normal)" in again.text
+    kept = [line for line in again.lines if term_said(line, "term.resume_keeps", "fr")]
+    assert kept == [term_says("term.resume_keeps", "fr", flags="--players 4, --seed 99, --ai strong,easy", players=3)]
+    assert term_said(again.text, "term.resumed", "fr", game=term_says("game.three-player-moon.name", "fr"))
+    assert "IA 2 🤖 (normal)" in again.text
     # --lang en: everything in English, the generated names too; an option equal to the table's is no news
     en = Script(["q", "y"])
     assert await TerminalGame(None, 3, 5, lang="en", db_path=path, ask=en.ask, out=en.lines.append, pace=0,
                               resume=True).run() == 0
-    assert "Resuming Three-Player Moon" in en.text and "Not applied" not in en.text
-    assert "Player 1 (you)" in en.text and "AI 2 🤖 (normal)" in en.text
+    assert term_said(en.text, "term.resumed", game=term_says("game.three-player-moon.name"))
+    assert not term_said(en.text, "term.resume_keeps")
+    assert term_says("term.you") in en.text and "AI 2 🤖 (normal)" in en.text
     assert "Joueur" not in en.text and "IA " not in en.text and "vous" not in en.text
 
 
@@ -560,8 +566,8 @@ async def test_a_menu_whose_only_entry_is_a_sub_question_goes_straight_to_it(tmp
     tg = game("moonshine", 3, tmp_path, s, options={"variant": "regular"})
     assert await tg.run() == 0
     assert "→ Choose 2 Clients… (your only choice here)" in s.text
-    assert s.prompts[0] == "Type 2 numbers separated by spaces (q to quit): "  # no "type 1" menu first
-    assert s.prompts[1].startswith("Leave the table?")  # q: nothing to go back to
+    assert s.prompts[0] == term_says("term.multi_n", n=2, q=term_says("term.q_quit"))  # no "type 1" menu first
+    assert term_said(s.prompts[1], "term.leave")  # q: nothing to go back to
     assert s.prompts[2] == s.prompts[0]
     assert (await action_log(tmp_path / "t.db"))[0].startswith("draft.")
 
@@ -573,8 +579,8 @@ async def test_a_sub_question_with_one_answer_is_taken(tmp_path):
     tg = game("moonshine", 3, tmp_path, s)
     both = Select("Tokens", (SelectOption("🌙 A", "a"), SelectOption("🌙 B", "b")), min_values=2, max_values=2,
                   prefix="dis.")
-    assert tg._detail(both) == "dis.a.b" and s.lines == ["→ 🌙 A, 🌙 B (your only choice here)"]
-    assert tg._detail(NumberPrompt("Commit", "Dice", 3, 3, "c{n}")) == "c3" and not s.prompts
+    assert tg.ask_component(both) == "dis.a.b" and s.lines == ["→ 🌙 A, 🌙 B (your only choice here)"]
+    assert tg.ask_component(NumberPrompt("Commit", "Dice", 3, 3, "c{n}")) == "c3" and not s.prompts
 
 
 # --- panels whole after news, constant footers once ---------------------------------------------------------
@@ -634,16 +640,15 @@ def test_ctrl_c_while_the_ai_moves_says_bye_in_the_games_language(monkeypatch, c
     monkeypatch.setattr(TerminalGame, "run", interrupted)
     assert main(["play", "gang-of-dice", "--lang", "fr", "--db", str(tmp_path / "x.db")]) == 130
     out = capsys.readouterr().out
-    assert "Vous avez quitté la table" in out and f"play --resume --db {tmp_path / 'x.db'}" in out
+    assert term_said(out, "term.bye", "fr") and f"play --resume --db {tmp_path / 'x.db'}" in out
 
 
 async def test_shooting_the_moon_is_confirmed_first(tmp_path):
     """A "danger" button (Three-Player Moon's 21: all 7 tricks or -21 points) is asked again."""
     s = Script(["21", "n", "21", "y"])
     assert await game("three-player-moon", 3, tmp_path, s).run() == 0
-    assert s.prompts[0].startswith("Your choice (0, ") and "21" in s.prompts[0]
-    assert s.prompts[1] == ("Shoot the moon (21): you must then take all 7 tricks, or lose 21 points. "
-                            "Shoot the moon? (y/n): ")
+    assert term_said(s.prompts[0], "term.prompt_keys") and "21" in s.prompts[0]
+    assert s.prompts[1] == term_says("term.confirm.three-player-moon.b21", choice=term_says("tpm.btn.moon"))
     assert s.prompts[2] == s.prompts[0]  # "n": the same question again, nothing played
     assert (await action_log(tmp_path / "t.db"))[0] == "b21"
 
@@ -681,11 +686,10 @@ async def test_resume_names_options_and_a_deck_it_does_not_apply(tmp_path):
     again = Script(["q", "y"])
     assert await TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=again.ask, out=again.lines.append,
                               pace=0, resume=True, options={"round_cap": 50, "deck_data": "mine.json"}).run() == 0
-    assert ("Not applied to a resumed table: --option round_cap=50, --deck (it keeps its 3 players, their AI "
-            "levels, its options and its seed).") in again.lines
+    assert term_says("term.resume_keeps", flags="--option round_cap=50, --deck", players=3) in again.lines
 
 
-# --- a newcomer's report (issue: terminal, pictures, texts) ----------------------------------------------
+# --- a newcomer's report (terminal, pictures, texts) ----------------------------------------------
 @pytest.mark.parametrize("lang", ["en", "fr"])
 async def test_a_move_made_in_another_window_is_one_plain_line_and_the_board_again(tmp_path, god_script, lang):
     """The same table open in two terminals: the older one's move is refused with a plain,

@@ -4,13 +4,31 @@ strength is measured by ``python -m bench.arena three-player-moon``, never here.
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from bot.games import GAMES
 from engine.policies import choose
 from engine.three_player_moon import ai
-from engine.three_player_moon.actions import Bid, Play
-from engine.three_player_moon.outlook import win_chance
-from engine.three_player_moon.search import Rollout, candidates, misfits, strong_action
+from engine.three_player_moon.actions import Bid, Discard, NameTrump, Play
+from engine.three_player_moon.outlook import OverBudget, moon_chance, win_chance
+from engine.three_player_moon.search import (
+    FULL_CHECKS,
+    LEAST_POSITIONS,
+    LEAST_SAMPLES,
+    MOON_FLOOR,
+    MOON_SAMPLES,
+    Rollout,
+    break_even,
+    candidates,
+    checks,
+    misfits,
+    moon_estimate,
+    strong_action,
+)
 from engine.three_player_moon.state import MoonState, deal_hands, evolve
+from engine.three_player_moon.tiles import ALL_TILES
 
 MOON = GAMES["three-player-moon"].game
 
@@ -21,7 +39,7 @@ def test_the_rollout_policy_plays_the_normal_ai_and_the_real_deal_fits_every_pub
     checked = 0
     while MOON.to_act(state) and state.hand_no <= 2:
         seat = state.turn
-        act = ai.choose(state, seat)
+        act = ai.heuristic(state, seat)
         assert policy.action(state, seat) == act
         if state.bids and state.phase in ("bid", "play") and len(state.played) % 6 == 0:
             assert misfits(state, seat, policy) == 0  # the real tiles explain the normal AI's bids and trumps
@@ -93,3 +111,70 @@ def test_strong_overtakes_its_partner_when_the_trick_wins_the_game() -> None:
         after = MOON.apply(after, {after.turn: ai.choose(after, after.turn)}).state
     out = MOON.outcome(after)
     assert out is not None and out.ranks[2] == 1 and after.scores[2] == 22
+
+
+SURE_MOON = ((6, 6), (6, 5), (6, 4), (6, 3), (6, 2), (6, 1), (5, 5))  # every trump 6 and the top five
+#: The normal AI's own estimate gives this hand 7 tricks with 2 widows in 5; with every hand in
+#: view the defenders stop a moon in nearly every deal.
+LOOKS_LIKE_A_MOON = ((6, 6), (6, 3), (5, 3), (4, 3), (3, 1), (2, 2), (0, 0))
+
+
+def _deal(mine: tuple[tuple[int, int], ...], widow: tuple[int, int] = (1, 1)) -> MoonState:
+    rest = [t for t in ALL_TILES if t not in mine and t != widow]
+    return deal_hands(MOON.setup(1, 3), [mine, tuple(rest[:7]), tuple(rest[7:])], widow, first_bidder=0)
+
+
+def test_the_strong_level_bids_a_sure_moon_and_plays_it_out() -> None:
+    state = _deal(SURE_MOON)
+    assert moon_estimate(state, 0, random.Random(1)) == 1.0
+    act = choose(MOON, state, 0, "strong", salt=1, iterations=30)
+    assert act == Bid(21)
+    while MOON.to_act(state) and state.hand_no == 1:
+        seat = state.turn
+        state = MOON.apply(state, {seat: choose(MOON, state, seat, "strong", salt=seat, iterations=30)}).state
+    assert state.phase == "over" and state.moon_winner == 0  # a made moon wins at once (T6)
+
+
+def test_the_strong_level_does_not_shoot_a_moon_good_defenders_stop() -> None:
+    state = _deal(LOOKS_LIKE_A_MOON)
+    assert moon_estimate(state, 0, random.Random(1)) < MOON_FLOOR
+    assert choose(MOON, state, 0, "strong", salt=1, iterations=30) != Bid(21)
+
+
+def test_the_checks_scale_with_the_iteration_budget_and_end_at_the_deadline() -> None:
+    assert checks(None) == FULL_CHECKS and checks(400) == FULL_CHECKS and checks(1000) == FULL_CHECKS
+    tiny = checks(2)  # the tests' budget: a fast decision
+    assert (tiny.positions, tiny.samples, tiny.check_samples) == (LEAST_POSITIONS, LEAST_SAMPLES, LEAST_SAMPLES)
+    assert tiny.sampled == LEAST_POSITIONS
+    assert checks(100).samples == MOON_SAMPLES // 4 and checks(100).positions < FULL_CHECKS.positions
+    stop = checks(400, lambda: True)
+    assert stop.positions == FULL_CHECKS.positions and stop.stop is not None
+    # a deadline ends the complete searches; the estimate then says no moon rather than guess
+    with pytest.raises(OverBudget):
+        moon_chance(LOOKS_LIKE_A_MOON, MOON_SAMPLES, random.Random(1), stop=lambda: True)
+    assert moon_estimate(_deal(LOOKS_LIKE_A_MOON), 0, random.Random(1), stop) == 0.0
+    # a sure moon is still seen with the fewest deals
+    assert moon_estimate(_deal(SURE_MOON), 0, random.Random(1), tiny) == 1.0
+    assert choose(MOON, _deal(SURE_MOON), 0, "strong", salt=1, iterations=2) == Bid(21)
+
+
+def test_the_break_even_of_a_moon_rises_with_the_other_bids_value() -> None:
+    state = _deal(SURE_MOON)
+    low, high = break_even(state, 0, 0.2), break_even(state, 0, 0.6)
+    assert 0.0 <= low < high < 1.0
+    assert break_even(state, 0, 0.0) == 0.0
+
+
+def test_the_easy_level_never_shoots_the_moon_bids_what_it_counts_and_leads_its_highest() -> None:
+    state = _deal(SURE_MOON)
+    assert choose(MOON, state, 0, "easy") == Bid(7)  # six trumps 6 and the double five: 7 (T2: never 21)
+    weak = _deal(((6, 1), (5, 2), (4, 3), (6, 2), (5, 3), (4, 1), (3, 2)))  # no number more than 3 times
+    assert choose(MOON, weak, 0, "easy") == Bid(0)
+    state = MOON.apply(state, {0: Bid(7)}).state
+    state = MOON.apply(state, {1: Bid(0)}).state
+    state = MOON.apply(state, {2: Bid(0)}).state
+    assert choose(MOON, state, 0, "easy") == Discard((1, 1))  # the widow: its lowest tile not a 6
+    state = MOON.apply(state, {0: Discard((1, 1))}).state
+    assert choose(MOON, state, 0, "easy") == NameTrump("6")
+    state = MOON.apply(state, {0: NameTrump("6")}).state
+    assert choose(MOON, state, 0, "easy") == Play((6, 6))

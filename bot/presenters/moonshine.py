@@ -8,9 +8,9 @@ languages, costs, bonuses) from :mod:`engine.moonshine.cards`. Icons are emoji:
 colour, 👤 silhouette, ⚡ instant effects. Colours: 🟩 green, 🌸 pink, 🟪 purple, 🟨 yellow,
 🟥 red. A Moon-token slot is drawn ``[●○ 🔵]`` (covered/empty spaces, then its bonus).
 
-Board: one field per seat (Speakeasy and its tokens, active icons, Clients in front with
-their tokens, validated Clients summarised by colour and bonus, pending follow-ups by kind
-only). During the action phase nobody's choice is shown: the shared board renderer lists who
+Board: one field per seat, a few lines each: its Speakeasy with its tokens and its active
+icons; one line per Client in front with its tokens; its validated Clients summarised by colour
+and bonus, with its pending follow-ups by kind only. During the action phase nobody's choice is shown: the shared board renderer lists who
 has chosen (the engine never holds a partial choice).
 
 Panels (at most 5 rows; selects alone in their row, 25 options at most):
@@ -25,7 +25,7 @@ Panels (at most 5 rows; selects alone in their row, 25 options at most):
 - keep / pick / replace: a select of cards (plus "Keep none" for pick);
 - draft: a multi-select of the offered cards with ``min = max = n`` (prefix ``draft.``).
 
-Comprehension (issue 13): every panel's footer is the legend of a Client line (★ points, the
+Comprehension: every panel's footer is the legend of a Client line (★ points, the
 🌙 after a cost = Moon tokens to discard, ``[●○ …]`` upper bonus, ``→`` lower bonus), also a
 field of ``/rules moonshine``; the action panel lists each Client the seat cannot validate with
 what it misses (resources, Moon tokens, dice it has no access to); replacing a Client warns
@@ -167,6 +167,14 @@ def missing(cid: int, sources: Sequence[int], tokens: int, discount: int) -> tup
     return (miss[0], miss[1], miss[2]), max(0, ci.moon - discount - tokens)
 
 
+def _changed_text(before: Sequence[str], after: Sequence[str], t: Translator) -> str:
+    """The dice a reroll changed, each as its die and its new face ("⚪🥃 🔵🌙"), or the faces
+    kept when none changed (a die rerolled to the face it showed looks unchanged)."""
+    changed = [f"{DIE_EMOJI[i]}{RES_EMOJI.get(b, b)}" for i, (a, b) in enumerate(zip(before, after, strict=False))
+               if a != b and b]
+    return " ".join(changed) if changed else t("ms.ev.reroll_same", dice=_dice_text(after))
+
+
 def _dice_text(dice: Sequence[str]) -> str:
     parts = [f"{DIE_EMOJI[i]}{RES_EMOJI[f]}" for i, f in enumerate(dice) if f]
     return " ".join(parts) if parts else "—"
@@ -277,15 +285,13 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         seat = view.seats[i]
         head = ("▶️ " if view.active == i and view.phase != "over" else "") + ctx.name(i)
         name = t("ms.seat.head", name=head, points=seat.points, tokens=seat.tokens)
-        lines = [self._speakeasy_text(seat, view.variant, t), self._icons_line(seat, t)]
+        lines = [f"{self._speakeasy_text(seat, view.variant, t)} · {self._icons_line(seat, t)}"]
         for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
             lines.append("• " + (card_line(cid, t, tok) if not short else
                                  f"{COLOUR_EMOJI[client_of(cid).colour]} {card_name(cid, t)} "
                                  f"{client_of(cid).points}★ {upper_text(cid, tok)}"))
-        lines.append(self._validated_text(seat, t))
         pending = self._pending_text(seat, t)
-        if pending:
-            lines.append("⏳ " + pending)
+        lines.append(self._validated_text(seat, t) + (f" · ⏳ {pending}" if pending else ""))
         value = "\n".join(lines)
         if len(value) > 1024:
             value = value[:1020] + " …"
@@ -406,7 +412,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         rows.append(tuple(buttons))
         return rows
 
-    def _slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
+    def slot_label(self, key: str, me: SeatBoard, variant: str, t: Translator) -> tuple[str, str]:
+        """The label and description of a bonus slot (``s<i>``) or a Client (``c<card id>``) of
+        ``me`` offered as a place for a Moon token."""
         if key[0] == "s":
             i = int(key[1:])
             sl = speakeasy_of(me.speakeasy).side(variant).slots[i]
@@ -424,7 +432,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if head in ("pl", "lose"):
             slots: list[SelectOption] = []
             for code in legal[:25]:
-                label, desc = self._slot_label(code.partition(".")[2], me, variant, t)
+                label, desc = self.slot_label(code.partition(".")[2], me, variant, t)
                 slots.append(SelectOption(label[:100], code, desc[:100]))
             ph = "ms.ph.place" if head == "pl" else "ms.ph.lose"
             return [(Select(t(ph), tuple(slots)),)], task
@@ -441,7 +449,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                         counts[p[:-1]] = counts.get(p[:-1], 0) + 1
                     keys = sorted(counts, key=lambda k: order.get(k, len(order)))
                     label = " + ".join(("" if counts[k] == 1 else f"{counts[k]}× ")
-                                       + self._slot_label(k, me, variant, t)[0] for k in keys)
+                                       + self.slot_label(k, me, variant, t)[0] for k in keys)
                     ways.append(([order.get(k, len(order)) for k in keys for _ in range(counts[k])],
                                  SelectOption(label[:100], code)))
                 ways.sort(key=lambda way: way[0])
@@ -449,7 +457,7 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 return [(Select(t("ms.ph.discard", n=n), options),)], task
             tokens: list[SelectOption] = []
             for k, tok in self._holdings(me):
-                label = self._slot_label(k, me, variant, t)[0]
+                label = self.slot_label(k, me, variant, t)[0]
                 tokens += [SelectOption(f"🌙 {label} #{j + 1}"[:100], f"{k}{'abc'[j]}") for j in range(tok)]
             tokens = tokens[:25]
             sel = Select(t("ms.ph.discard", n=n), tuple(tokens), min_values=n, max_values=n, prefix="dis.")
@@ -498,7 +506,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
     def log_events(self, events: Sequence[Event]) -> list[Event]:
         """The events with each "draws cards" action (``ms.ev.act_draw``, told as the actions
         resolve, M2) and the draw it leads to later in the same step (``ms.ev.drew`` {seat, n})
-        told as one line, "draws 3 cards", where the action was: the log says it once."""
+        told as one line, "draws 3 cards", where the action was: the log says it once. A
+        reroll (``ms.ev.reroll``) after the roll or reroll it follows in the list gets that
+        one's dice as ``before``, so that its line names the rerolled dice and their new faces."""
         out = list(events)
         folded: set[int] = set()
         for i, e in enumerate(out):
@@ -510,7 +520,15 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                     out[j] = e
                     folded.add(i)
                     break
-        return [e for i, e in enumerate(out) if i not in folded]
+        out = [e for i, e in enumerate(out) if i not in folded]
+        before: Sequence[str] | None = None  # the dice as the last roll or reroll left them
+        for i, e in enumerate(out):
+            if e.audience is not None or e.key not in ("ms.ev.roll", "ms.ev.reroll"):
+                continue
+            if e.key == "ms.ev.reroll" and before is not None:
+                out[i] = Event(e.key, {**e.params, "before": list(before)}, e.audience)
+            before = e.params.get("dice")
+        return out
 
     def log_extras(self, view: Callable[[], Any]) -> dict[str, Any]:
         """Each seat's Speakeasy (``speakeasies``: ids in seat order), so that the log names a
@@ -526,6 +544,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
                 params[key] = card_name(params[key], t)
         if "cards" in params:
             params["cards"] = ", ".join(card_name(c, t) for c in params["cards"]) or "—"
+        key = event.key
+        if key == "ms.ev.reroll" and isinstance(params.get("before"), list) and isinstance(params.get("dice"), list):
+            key, params["changed"] = "ms.ev.reroll_changed", _changed_text(params["before"], params["dice"], t)
         if "dice" in params:
             params["dice"] = _dice_text(params["dice"])
         speakeasies = ctx.extras.get("speakeasies") or ()
@@ -540,7 +561,6 @@ class MoonshinePresenter(Presenter[MoonshineView]):
             params["scores"] = ", ".join(f"{ctx.name(s)} {n}" for s, n in enumerate(params["scores"]))
         if isinstance(params.get("seat"), int):
             params["seat"] = ctx.name(params["seat"])
-        key = event.key
         if key == "ms.ev.validate" and isinstance(params.get("on_card"), int):
             key = "ms.ev.validate_on_card"
         elif key == "ms.ev.discarded" and isinstance(params.get("slots"), dict):

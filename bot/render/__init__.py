@@ -6,6 +6,7 @@ first use by :func:`renderer`); it has::
 
     board(view, names, t) -> bytes           # PNG of the public table, from the PUBLIC view
     panel(view, legal, names, t) -> bytes    # PNG of a seat's panel, from that seat's view
+    legend(t) -> bytes                       # optional: the legend, shown on demand (Moonshine)
 
 where ``view`` is the game's typed view (``game.view(state, seat)``, the classes of
 ``engine/<game>/view.py``), ``names[seat]`` the display names, ``t`` a
@@ -158,6 +159,28 @@ def render_panel(game_key: str, view: Any, legal: Sequence[str], names: Sequence
     return cache.get_or_draw(picture_key(game_key, "panel", view, names, lang, legal), draw)
 
 
+def legend(game_key: str) -> bool:
+    """Whether ``game_key``'s pictures have a legend of their own, shown on demand (a board's
+    "Legend" button) rather than in every picture: its renderer has ``legend(t) -> bytes``."""
+    return draws(game_key) and hasattr(renderer(game_key), "legend")
+
+
+def render_legend(game_key: str, lang: str, cache: PictureCache | None = CACHE) -> bytes:
+    """PNG of ``game_key``'s legend in ``lang`` (cached). Raises ``KeyError`` for a game without
+    one, and whatever the renderer raises."""
+    module = renderer(game_key)
+    if not hasattr(module, "legend"):
+        raise KeyError(f"{game_key!r} has no legend picture")
+
+    def draw() -> bytes:
+        png: bytes = module.legend(Translator(lang))
+        return png
+
+    if cache is None:
+        return draw()
+    return cache.get_or_draw(picture_key(game_key, "legend", None, (), lang), draw)
+
+
 async def render_board_png(game_key: str, view: Any, names: Sequence[str], lang: str,
                            cache: PictureCache | None = CACHE) -> bytes | None:
     """:func:`render_board` in a worker thread; ``None`` (error logged) when it fails."""
@@ -180,5 +203,5 @@ async def render_panel_png(game_key: str, view: Any, legal: Sequence[str], names
 
 __all__ = [
     "CACHE", "MAX_BYTES", "MAX_HEIGHT", "MAX_WIDTH", "PictureCache", "picture_key", "render_board",
-    "draws", "render_board_png", "render_panel", "render_panel_png", "renderer",
+    "draws", "legend", "render_board_png", "render_legend", "render_panel", "render_panel_png", "renderer",
 ]

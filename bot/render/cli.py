@@ -2,7 +2,8 @@
 play K AI steps of a new game and write its pictures, so anyone can look at a position:
 
 - ``DIR/<game>-board.png``: the public board (from the public view);
-- ``DIR/<game>-panel-<seat>.png``: every seat's panel (from that seat's view, legal choices marked).
+- ``DIR/<game>-panel-<seat>.png``: every seat's panel (from that seat's view, legal choices marked);
+- ``DIR/<game>-legend.png``: the legend, for a game that shows it on demand (Moonshine).
 
 Prints one line per file written; exit status 0, or 2 with a message on bad arguments (an
 ``--out`` that is a file or a folder that cannot be created or written to is refused before any
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from bot.arguments import BadArgument, folder_problem, os_reason, player_count, table_options
 from bot.games import GAMES
-from bot.render import render_board, render_panel
+from bot.render import legend, render_board, render_legend, render_panel
 from bot.settings import caller_path
 
 #: Seat names used by the tool (accents on purpose: they must render).
@@ -82,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
             png = render_panel(args.game, game.view_json(state, seat), legal, names, args.lang, cache=None)
             path = args.out / f"{args.game}-panel-{seat}.png"
             path.write_bytes(png)
+            print(path)
+        if legend(args.game):  # shown on demand rather than in every picture
+            path = args.out / f"{args.game}-legend.png"
+            path.write_bytes(render_legend(args.game, args.lang, cache=None))
             print(path)
     except OSError as err:  # the folder went away or filled up meanwhile: the same one line
         print(cannot_write(args.out, os_reason(err)), file=sys.stderr)

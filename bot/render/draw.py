@@ -3,14 +3,29 @@
 
 Every helper is deterministic (no clock, no randomness) so that the same view gives the same
 bytes. Coordinates are px on a :data:`bot.render.style.WIDTH`-wide picture.
+
+**Bands.** Most of a picture's cost is not drawing but encoding it: mapping every pixel to the
+palette and deflating the rows. A picture is therefore encoded as full-width horizontal bands,
+each deflated on its own (a raw deflate stream ended by a sync flush, so that the streams of
+consecutive bands join into one valid zlib stream, their Adler-32 sums combined): a renderer
+draws a part that repeats from one picture to the next (a seat's block, a legend) through
+:meth:`Canvas.band` with a key naming everything it depends on, and the first picture that
+draws it keeps its encoded rows (:data:`BANDS`, by key); the next picture with the same key
+neither draws nor encodes it again. What is drawn outside bands is encoded for each picture.
+A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it draws
+beyond them is undone, so that a picture's bytes never depend on what was kept before.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
-from collections.abc import Callable, Sequence
+import struct
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -33,6 +48,37 @@ class Canvas:
         self.d = ImageDraw.Draw(self.image)
         self.y = 0
         self.bg = bg
+        #: The bands placed so far: (top row, encoded rows).
+        self.parts: list[tuple[int, Encoded]] = []
+        self._in_band = False
+
+    def band(self, key: Hashable, draw: Callable[[Canvas], None]) -> None:
+        """Place a band: ``draw(self)`` draws it from ``self.y`` on (and advances ``y``), or, when
+        a band of the same ``key`` (and the same background) was drawn before, its kept rows are
+        placed instead and nothing is drawn. ``key`` must name everything the band's pixels
+        depend on (module docstring). A band drawn inside another is part of that one."""
+        if self._in_band:  # inside another band: drawn as part of it
+            draw(self)
+            return
+        full = (key, self.bg)
+        top = self.y
+        encoded = BANDS.get(full)
+        if encoded is None:
+            above = self.image.crop((0, max(0, top - _SPILL), style.WIDTH, top)) if top else None
+            self._in_band = True
+            try:
+                draw(self)
+            finally:
+                self._in_band = False
+            encoded = encode_rows(self.image.crop((0, top, style.WIDTH, max(top + 1, self.y))))
+            BANDS.put(full, encoded)
+            # what the band drew outside its rows is not kept: the rows around it are as if it
+            # had been placed from the cache
+            if above is not None:
+                self.image.paste(above, (0, max(0, top - _SPILL)))
+            self.d.rectangle((0, top + encoded.height, style.WIDTH, top + encoded.height + _SPILL), fill=self.bg)
+        self.parts.append((top, encoded))
+        self.y = top + encoded.height
 
     # --- text --------------------------------------------------------------------------------
     def width(self, text: str, size: int = style.BODY, bold: bool = False) -> int:
@@ -86,7 +132,10 @@ class Canvas:
 
     # --- blocks --------------------------------------------------------------------------------
     def title_bar(self, title: str, subtitle: str = "") -> None:
-        """The dark title band every picture starts with."""
+        """The dark title band every picture starts with (a band)."""
+        self.band(("title", title, subtitle), lambda c: c._title_bar(title, subtitle))
+
+    def _title_bar(self, title: str, subtitle: str) -> None:
         h = style.TITLE + 28 + (style.SMALL + 6 if subtitle else 0)
         self.d.rectangle((0, self.y, style.WIDTH, self.y + h), fill=style.TITLE_BG)
         self.text(style.MARGIN, self.y + 12, title, style.TITLE, style.TITLE_INK, bold=True,
@@ -97,7 +146,10 @@ class Canvas:
         self.y += h + 16
 
     def heading(self, text: str, colour: Colour = style.INK) -> None:
-        """A section heading with a rule under it."""
+        """A section heading with a rule under it (a band)."""
+        self.band(("heading", text, colour), lambda c: c._heading(text, colour))
+
+    def _heading(self, text: str, colour: Colour) -> None:
         self.text(style.MARGIN, self.y, text, style.HEAD, colour, bold=True,
                   max_w=style.WIDTH - 2 * style.MARGIN)
         self.y += style.HEAD + 8
@@ -117,20 +169,14 @@ class Canvas:
                kind: str = "") -> None:
         """A legend: each item is a drawer ``(canvas, x, y, size)`` and its label, laid out in
         as many rows as needed. With a ``kind`` (the game and picture kind) the drawn strip is
-        kept and pasted next time (same labels → same pixels)."""
-        key = (kind, t_label, tuple(text for _, text in items), self.bg)
-        strip = _LEGENDS.get(key) if kind else None
-        if strip is not None:
-            self.image.paste(strip, (0, self.y))
-            self.y += strip.height
+        a band (:meth:`band`): drawn and encoded once (same labels → same pixels)."""
+        if not kind:
+            self._legend(t_label, items)
             return
-        top = self.y
-        self._legend(t_label, items)
-        if kind and len(_LEGENDS) < 64:
-            _LEGENDS[key] = self.image.crop((0, top, style.WIDTH, self.y))
+        self.band(("legend", kind, t_label, tuple(text for _, text in items)), lambda c: c._legend(t_label, items))
 
     def _legend(self, t_label: str, items: Sequence[tuple[Callable[[Canvas, int, int, int], None], str]]) -> None:
-        self.heading(t_label, style.MUTED)
+        self._heading(t_label, style.MUTED)
         x = style.MARGIN
         size = 30
         for drawer, text in items:
@@ -144,12 +190,80 @@ class Canvas:
         self.y += size + 16
 
     def png(self) -> bytes:
-        """The picture cropped to its content, as PNG bytes (no metadata: deterministic)."""
+        """The picture cropped to its content, as PNG bytes (no metadata: deterministic): its
+        bands as they were kept, the rows between them encoded now."""
         h = max(1, min(self.image.height, self.y + style.MARGIN))
-        return to_png(self.image.crop((0, 0, style.WIDTH, h)))
+        parts: list[Encoded] = []
+        pos = 0
+        for top, encoded in sorted(self.parts, key=lambda p: p[0]):
+            if top >= h:
+                break
+            if top > pos:
+                parts.append(encode_rows(self.image.crop((0, pos, style.WIDTH, top))))
+            parts.append(encoded)
+            pos = top + encoded.height
+        if pos < h:
+            parts.append(encode_rows(self.image.crop((0, pos, style.WIDTH, h))))
+        return png_of(parts)
 
 
-_LEGENDS: dict[tuple[object, ...], Image.Image] = {}
+#: Rows above and below a band that its drawing may have touched (a badge, a frame's edge):
+#: restored after a band is drawn, since a band only ever shows its own rows.
+_SPILL = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """Full-width rows of a picture, encoded: ``height`` rows, each a filter byte (0) and one
+    palette index a pixel (``size`` bytes in all, Adler-32 ``adler``), deflated into ``data``
+    (a raw deflate stream ended by a sync flush, so that it can be followed by another)."""
+
+    height: int
+    size: int
+    adler: int
+    data: bytes
+
+
+class BandCache:
+    """A thread-safe LRU of :class:`Encoded` bands by key, holding at most ``limit`` bytes of
+    deflated data (the rows of about a hundred pictures by default)."""
+
+    def __init__(self, limit: int = 24_000_000) -> None:
+        self.limit = limit
+        self.bytes = 0
+        self._data: OrderedDict[Hashable, Encoded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Encoded | None:
+        """The band kept under ``key``, or ``None``."""
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None:
+                self._data.move_to_end(key)
+            return hit
+
+    def put(self, key: Hashable, encoded: Encoded) -> None:
+        """Keep ``encoded`` under ``key`` (the least recently used bands go beyond the limit)."""
+        with self._lock:
+            old = self._data.pop(key, None)
+            self.bytes += len(encoded.data) - (len(old.data) if old else 0)
+            self._data[key] = encoded
+            while self.bytes > self.limit and len(self._data) > 1:
+                _, gone = self._data.popitem(last=False)
+                self.bytes -= len(gone.data)
+
+    def clear(self) -> None:
+        """Forget every band."""
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+#: The bands of this process (see the module docstring).
+BANDS = BandCache()
 
 
 @lru_cache(maxsize=8192)
@@ -198,15 +312,52 @@ def _palette() -> Image.Image:
 _PALETTE = _palette()
 
 
-def to_png(image: Image.Image) -> bytes:
-    """PNG bytes of ``image`` without any metadata chunk (same pixels → same bytes).
+_PLTE = bytes(_PALETTE.getpalette() or [])[:768].ljust(768, b"\0")
+_ADLER_BASE = 65521
 
-    The picture is mapped to the fixed palette of :func:`_palette` first (no dithering: the
-    style's flat colours stay exact), which makes it several times smaller and faster to encode."""
-    buf = io.BytesIO()
-    quantized = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
-    quantized.save(buf, format="PNG", compress_level=3)
-    return buf.getvalue()
+
+def encode_rows(image: Image.Image) -> Encoded:
+    """``image`` (RGB, :data:`bot.render.style.WIDTH` px wide) mapped to the fixed palette of
+    :func:`_palette` (no dithering: the style's flat colours stay exact) and deflated for speed
+    (level 1, run-length matching: the pictures are flat colours and text)."""
+    width = image.width
+    raw = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE).tobytes()
+    rows = b"".join([b"\0" + raw[i:i + width] for i in range(0, len(raw), width)])
+    deflate = zlib.compressobj(1, zlib.DEFLATED, -15, 9, zlib.Z_RLE)
+    data = deflate.compress(rows) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    return Encoded(image.height, len(rows), zlib.adler32(rows), data)
+
+
+def adler32_combine(a: int, b: int, size_b: int) -> int:
+    """The Adler-32 of the concatenation of two byte strings from the sums ``a`` and ``b`` of
+    each and the length ``size_b`` of the second (zlib's ``adler32_combine``)."""
+    rem = size_b % _ADLER_BASE
+    s1 = a & 0xFFFF
+    s2 = (rem * s1) % _ADLER_BASE
+    s1 = (s1 + (b & 0xFFFF) + _ADLER_BASE - 1) % _ADLER_BASE
+    s2 = (s2 + (a >> 16) + (b >> 16) + _ADLER_BASE - rem) % _ADLER_BASE
+    return s1 | (s2 << 16)
+
+
+def _chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
+def png_of(parts: Sequence[Encoded], width: int = style.WIDTH) -> bytes:
+    """A PNG file (8-bit palette, no metadata) of the bands ``parts`` stacked top to bottom."""
+    height = sum(p.height for p in parts)
+    adler = 1
+    for p in parts:
+        adler = adler32_combine(adler, p.adler, p.size)
+    stream = b"\x78\x01" + b"".join(p.data for p in parts) + b"\x03\x00" + struct.pack(">I", adler)
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + _chunk(b"PLTE", _PLTE) + _chunk(b"IDAT", stream) + _chunk(b"IEND", b""))
+
+
+def to_png(image: Image.Image) -> bytes:
+    """PNG bytes of ``image`` without any metadata chunk (same pixels → same bytes), encoded as
+    one band (:func:`encode_rows`)."""
+    return png_of([encode_rows(image)], image.width)
 
 
 # --- marks -------------------------------------------------------------------------------------

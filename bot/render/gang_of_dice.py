@@ -16,6 +16,7 @@ roll with the marked dice, each legal choice framed in blue.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from bot.i18n import Translator
 from bot.presenters.base import RenderContext
@@ -33,6 +34,7 @@ from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_key, name_of, seat_chip
 from bot.render.style import plain
 from engine.gang_of_dice import GangOfDiceSeatView, GangOfDiceView
+from engine.gang_of_dice.view import SeatInfo
 
 _DIE = 48
 _GAP = 14
@@ -46,6 +48,11 @@ def stock_die(c: Canvas, x: int, y: int, size: int) -> None:
 
 
 def _card(c: Canvas, view: GangOfDiceView, t: Translator) -> None:
+    """The warning card, a band (the same all round)."""
+    c.band(("god-card", view.card.id, view.card.colour, t.lang), lambda cv: _draw_card(cv, view, t))
+
+
+def _draw_card(c: Canvas, view: GangOfDiceView, t: Translator) -> None:
     card = view.card
     colour = card.colour
     band = style.YELLOW if colour == "yellow" else (30, 30, 34)
@@ -122,27 +129,34 @@ def _table(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator)
 
 def _players(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:
     c.heading(plain(t("god.field.players")))
-    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     for seat in seats_in_order(view):
-        s = seat.seat
-        top = c.y
-        current = view.phase != "over" and view.current == s
-        c.y += 10
-        seat_chip(c, x0 + 12, c.y, s, name_of(names, s), 420, current=current)
-        if seat.committed:
-            w = c.text(x1 - 14, c.y + 2, str(seat.committed), style.BODY, bold=True, anchor="ra")
-            stock_die(c, x1 - 14 - w - 40, c.y + 2, 32)
-        c.y += style.BODY + 12
-        c.text(x0 + 16, c.y, plain(seat_status(seat, t)), style.SMALL,
-               style.VERMILLION if seat.status == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
-        c.y += style.SMALL + 14
-        if seat.faces:
-            marks = view.marks if current and view.phase == "roll" else None
-            _dice_row(c, x0 + 16, seat.faces, x1 - x0 - 32, marks)
-        h = c.y - top + 4
-        c.d.rounded_rectangle((x0, top, x1, top + h), radius=12, outline=style.INK if current else style.LINE,
-                              width=4 if current else 2)
-        c.y = top + h + 12
+        current = view.phase != "over" and view.current == seat.seat
+        marks = view.marks if current and view.phase == "roll" else None
+        name = name_of(names, seat.seat)
+        c.band(("god-seat", seat, name, current, marks, t.lang), partial(_seat, seat=seat, name=name,
+                                                                       current=current, marks=marks, t=t))
+
+
+def _seat(c: Canvas, seat: SeatInfo, name: str, current: bool, marks: Sequence[int] | None, t: Translator) -> None:
+    """One seat's block: name, committed dice, status and roll (a band of the board)."""
+    x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
+    s = seat.seat
+    top = c.y
+    c.y += 10
+    seat_chip(c, x0 + 12, c.y, s, name, 420, current=current)
+    if seat.committed:
+        w = c.text(x1 - 14, c.y + 2, str(seat.committed), style.BODY, bold=True, anchor="ra")
+        stock_die(c, x1 - 14 - w - 40, c.y + 2, 32)
+    c.y += style.BODY + 12
+    c.text(x0 + 16, c.y, plain(seat_status(seat, t)), style.SMALL,
+           style.VERMILLION if seat.status == "triggered" else style.MUTED, max_w=x1 - x0 - 32)
+    c.y += style.SMALL + 14
+    if seat.faces:
+        _dice_row(c, x0 + 16, seat.faces, x1 - x0 - 32, marks)
+    h = c.y - top + 4
+    c.d.rounded_rectangle((x0, top, x1, top + h), radius=12, outline=style.INK if current else style.LINE,
+                          width=4 if current else 2)
+    c.y = top + h + 12
 
 
 def _final(c: Canvas, view: GangOfDiceView, names: Sequence[str], t: Translator) -> None:

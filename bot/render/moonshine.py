@@ -18,10 +18,11 @@ space and action that is legal now is framed in blue.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
-from bot.i18n import Translator, colon
+from bot.i18n import Translator
 from bot.presenters.base import RenderContext
 from bot.presenters.moonshine import (
     DIE_CODES,
@@ -91,7 +92,8 @@ def colour_mark(c: Canvas, colour: str, x: int, y: int, s: int) -> None:
 
 def icon(c: Canvas, kind: str, x: int, y: int, s: int, colour: str | None = None, res: str | None = None) -> None:
     """Any card icon by kind (``resource``, ``reroll``, ``draw``, ``client``, ``blue_die``,
-    ``orange_die``, ``discount``, ``majority``, ``silhouette``)."""
+    ``orange_die``, ``discount``, ``majority``, ``silhouette``) and the seat blocks' marks
+    (``validated``: the validated Clients; ``todo``: what a seat still has to do)."""
     if kind == "resource":
         resource(c, res or "any", x, y, s)
     elif kind == "reroll":
@@ -115,6 +117,16 @@ def icon(c: Canvas, kind: str, x: int, y: int, s: int, colour: str | None = None
     elif kind == "majority":
         c.d.ellipse((x, y, x + s, y + s), fill=(255, 255, 255), outline=style.INK, width=2)
         c.text(x + s // 2, y + s // 2, "?", style.SMALL, style.INK, bold=True, anchor="mm")
+    elif kind == "validated":  # a Client card with a check mark
+        c.d.rounded_rectangle((x + s * 0.12, y, x + s * 0.78, y + s), radius=4, fill=(255, 255, 255),
+                              outline=style.INK, width=2)
+        c.d.line((x + s * 0.3, y + s * 0.55, x + s * 0.48, y + s * 0.78, x + s * 0.98, y + s * 0.22),
+                 fill=style.GREEN, width=max(3, s // 7))
+    elif kind == "todo":  # an hourglass
+        c.d.polygon([(x + s * 0.2, y + s * 0.05), (x + s * 0.8, y + s * 0.05), (x + s * 0.5, y + s * 0.5)],
+                    fill=style.ORANGE, outline=style.INK, width=2)
+        c.d.polygon([(x + s * 0.5, y + s * 0.5), (x + s * 0.8, y + s * 0.95), (x + s * 0.2, y + s * 0.95)],
+                    fill=(255, 255, 255), outline=style.INK, width=2)
     elif kind == "silhouette":
         fill = style.CLIENT_COLOURS.get(colour or "", style.MUTED)
         c.d.ellipse((x + s * 0.3, y, x + s * 0.7, y + s * 0.4), fill=fill, outline=style.INK)
@@ -247,35 +259,43 @@ def _task(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Tr
 
 
 def _dice(c: Canvas, view: MoonshineView, names: Sequence[str], t: Translator, legal_dice: set[int]) -> None:
+    """The dice on the Active player card in one row, the active player's name beside them with
+    "active player" and, under them, why the coloured dice show no face when they were not
+    rolled."""
     x = style.MARGIN
-    seat_chip(c, x, c.y, view.active, name_of(names, view.active), 340)
-    c.text(style.WIDTH - style.MARGIN, c.y + 4, t("ms.pic.active"), style.SMALL, style.MUTED, anchor="ra")
-    c.y += style.BODY + (26 if legal_dice else 16)  # framed dice: room for their badges
+    if legal_dice:
+        c.y += 16  # framed dice: room for their badges
+    top = c.y
     dice = view.dice
     unrolled = unrolled_dice(dice)
+    size, step = 56, 68
     for i, face in enumerate(dice):
-        dx = x + i * 78
+        dx = x + i * step
         if i in unrolled:  # dimmed and struck through: not a blank face
-            die(c, dx, c.y, 60, None, fill=_dim(_DIE_FILLS[i]), outline=style.LINE)
-            c.d.line((dx + 10, c.y + 50, dx + 50, c.y + 10), fill=style.LINE, width=4)
+            die(c, dx, top, size, None, fill=_dim(_DIE_FILLS[i]), outline=style.LINE)
+            c.d.line((dx + 9, top + size - 9, dx + size - 9, top + 9), fill=style.LINE, width=4)
         else:
-            die(c, dx, c.y, 60, None, fill=_DIE_FILLS[i])
+            die(c, dx, top, size, None, fill=_DIE_FILLS[i])
         if face:
-            resource(c, face, dx + 8, c.y + 8, 34 if _DIE_TAGS[i] else 40)
+            resource(c, face, dx + 7, top + 7, 31 if _DIE_TAGS[i] else 38)
         if _DIE_TAGS[i]:
-            c.text(dx + 56, c.y + 58, _DIE_TAGS[i], style.SMALL, style.MUTED if i in unrolled else style.INK,
+            c.text(dx + size - 4, top + size - 2, _DIE_TAGS[i], style.SMALL, style.MUTED if i in unrolled else style.INK,
                    bold=True, anchor="rb")
         if i in legal_dice:
-            legal_frame(c, (dx, c.y, dx + 60, c.y + 60))
-    if unrolled:
+            legal_frame(c, (dx, top, dx + size, top + size))
+    tx = x + len(dice) * step + 4
+    room = style.WIDTH - style.MARGIN - tx
+    active = t("ms.pic.active")
+    aw = c.width(active, style.SMALL)
+    used = seat_chip(c, tx, top - 2, view.active, name_of(names, view.active), room - aw - 16)
+    c.text(tx + used + 12, top + 1, active, style.SMALL, style.MUTED)
+    c.y = top + size + 10
+    if unrolled:  # under the dice, the picture's width: one line
         key = "unrolled_both" if len(unrolled) == 2 else "unrolled_blue" if unrolled[0] == 3 else "unrolled_orange"
-        cx = x + len(dice) * 78 + 4
-        lines = c.wrap(t(f"ms.pic.{key}"), style.WIDTH - style.MARGIN - cx, style.SMALL)[:2]
-        ty = c.y + 30 - len(lines) * (style.SMALL + 4) // 2
-        for line in lines:
-            c.text(cx, ty, line, style.SMALL, style.MUTED)
-            ty += style.SMALL + 4
-    c.y += 78
+        for line in c.wrap(t(f"ms.pic.{key}"), style.WIDTH - 2 * style.MARGIN, style.SMALL)[:2]:
+            c.text(x, c.y - 4, line, style.SMALL, style.MUTED)
+            c.y += style.SMALL + 2
+        c.y += 6
 
 
 def unrolled_dice(dice: Sequence[str]) -> list[int]:
@@ -290,86 +310,254 @@ def _dim(colour: Colour) -> Colour:
     return tuple((2 * b + a) // 3 for a, b in zip(colour, style.BG, strict=True))  # type: ignore[return-value]
 
 
+#: Icon size and row height in px of the seat blocks (a phone shows the picture about 360 px
+#: wide: a row of text stays at :data:`bot.render.style.SMALL` px, 12.6 px there).
+_S = 26
+_ROW = 32
+#: Row height and icon size of a Client strip.
+_STRIP = 31
+_SI = 22
+
+
+def _icons_width(icons: Sequence[Any], s: int = _S) -> int:
+    """The width :func:`_icons` takes for ``icons``."""
+    return sum(s + (s // 2 if getattr(i, "res", "") and "_or_" in i.res else 0) + 6 for i in icons)
+
+
+def slot_width(spaces: int, bonus: Sequence[Any], s: int = _S) -> int:
+    """The width :func:`slot` takes (its frame and the gap after it included)."""
+    return spaces * (s + 4) + 16 + _icons_width(bonus, s) + 10
+
+
+Item = tuple[int, Callable[[int, int], None]]
+
+
+def _flow(c: Canvas, items: Sequence[Item], x0: int, x1: int, row: int = _ROW, gap: int = 14) -> None:
+    """Items ``(width, draw(x, y))`` placed left to right from ``c.y``, a new row of ``row`` px
+    when the next one does not fit before ``x1``; advances ``c.y`` past the last row."""
+    x = x0
+    for w, draw in items:
+        if x > x0 and x + w > x1:
+            x, c.y = x0, c.y + row
+        draw(x, c.y)
+        x += w + gap
+    c.y += row
+
+
+def _counted(c: Canvas, kind: str, n: int | None) -> Item:
+    """An icon with its count ("×3"), or alone (``n`` None)."""
+    label = "" if n is None else f"×{n}"
+    w = _S + (6 + c.width(label, style.SMALL, True) if label else 0)
+
+    def draw(x: int, y: int) -> None:
+        icon(c, kind, x, y + 2, _S)
+        if label:
+            c.text(x + _S + 6, y + 2 + _S // 2, label, style.SMALL, bold=True, anchor="lm")
+    return w, draw
+
+
+def _upper_width(c: Canvas, cid: int) -> int:
+    card = client_of(cid)
+    if card.upper.kind == "instant":
+        return c.width(_effect_text(card), style.SMALL, True) + 6 + _SI
+    return slot_width(card.upper.spaces, card.upper.bonus, _SI) - 6
+
+
+def strip_height(c: Canvas, cid: int, x0: int, x1: int, t: Translator) -> int:
+    """Height in px of :func:`client_strip` between ``x0`` and ``x1``: one row, or two when the
+    name and the card's icons do not fit on one."""
+    return _STRIP if _strip_rest(c, cid) + _strip_head(c, cid, t) <= x1 - x0 - 20 else 2 * _STRIP
+
+
+def _strip_head(c: Canvas, cid: int, t: Translator) -> int:
+    return _S + 8 + c.width(card_name(cid, t), style.SMALL, True) + 10 + _SI + 8 + c.width("9", style.SMALL, True)
+
+
+def _strip_rest(c: Canvas, cid: int) -> int:
+    card = client_of(cid)
+    cost = sum(getattr(card.cost, r) for r in ("food", "music", "drink")) * (_SI + 2)
+    if card.cost.moon:
+        cost += _SI + 2 + c.width(f"×{card.cost.moon}", style.SMALL, True)
+    lower = (16 + _icons_width(card.lower, _SI)) if card.lower else 0
+    return 12 + cost + 14 + _upper_width(c, cid) + lower
+
+
+def client_strip(c: Canvas, cid: int, x0: int, x1: int, t: Translator, tokens: int = 0, legal: bool = False,
+                 slot_legal: bool = False) -> None:
+    """A Client in front of a seat as a strip from ``c.y`` (advanced past it): its colour and
+    shape, name and points, then its cost (resources and Moon tokens), its upper part (slot with
+    its tokens, or instant effect) and its lower bonus after a divider; on two rows when one is
+    not wide enough (see :func:`strip_height`). The same facts as :func:`client_card`."""
+    card = client_of(cid)
+    h = strip_height(c, cid, x0, x1, t)
+    two = h > _STRIP
+    if two and slot_legal:  # the slot's badge stays clear of the name above it
+        h += 20
+    top = c.y
+    c.d.rounded_rectangle((x0, top, x1, top + h - 2), radius=8, fill=(255, 255, 255), outline=style.LINE, width=2)
+    fill = style.CLIENT_COLOURS.get(card.colour, style.MUTED)
+    c.d.rounded_rectangle((x0 + 2, top + 2, x0 + 6, top + h - 4), radius=2, fill=fill)
+    y = top + 3  # the top of a row's icons; its text is centred on y + mid
+    mid = _SI // 2 + 1
+    x = x0 + 12
+    colour_mark(c, card.colour, x, y - 1, _SI + 2)
+    x += _SI + 10
+    rest = _strip_rest(c, cid)
+    tail = _SI + 18 + c.width("9", style.SMALL, True)
+    name_room = (x1 - 8 - rest if h == _STRIP else x1 - 8) - x - tail
+    x += 2 + c.text(x, y + mid, card_name(cid, t), style.SMALL, bold=True, max_w=name_room, anchor="lm")
+    shape(c, "star", (x + 6, y, x + 6 + _SI, y + _SI), style.YELLOW)
+    x += _SI + 12
+    c.text(x, y + mid, str(card.points), style.SMALL, bold=True, anchor="lm")
+    if two:
+        x, y = x0 + 12 + _SI + 10, y + h - _STRIP
+    else:
+        x = x1 - 8 - rest + 12
+    for res in ("food", "music", "drink"):
+        for _ in range(getattr(card.cost, res)):
+            resource(c, res, x, y, _SI)
+            x += _SI + 2
+    if card.cost.moon:
+        moon(c, x, y, _SI)
+        x += _SI + 2 + c.text(x + _SI + 2, y + mid, f"×{card.cost.moon}", style.SMALL, bold=True, anchor="lm")
+    x += 14
+    up = card.upper
+    if up.kind == "instant":
+        x += c.text(x, y + mid, _effect_text(card), style.SMALL, bold=True, anchor="lm") + 6
+        moon(c, x, y, _SI)
+        x += _SI
+    else:
+        end = slot(c, up.spaces, tokens, up.bonus, x + 4, y, _SI)
+        if slot_legal:
+            legal_frame(c, (x - 1, y - 5, end - 10, y + _SI + 5))
+        x = end - 6
+    if card.lower:
+        x += 8
+        c.d.line((x, y - 1, x, y + _SI + 1), fill=style.LINE, width=2)
+        _icons(c, card.lower, x + 8, y, _SI)
+    if legal:
+        legal_frame(c, (x0, top, x1, top + h - 2))
+    c.y = top + h + 2
+
+
+def _todo(c: Canvas, text: str, x: int, y: int) -> None:
+    icon(c, "todo", x, y + 2, _S)
+    c.text(x + _S + 6, y + 1, text, style.SMALL, style.MUTED)
+
+
+def _silhouette(c: Canvas, colour: str, x: int, y: int) -> None:
+    icon(c, "silhouette", x, y + 2, _S, colour=colour)
+
+
 def _seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator,
           legal_cards: set[int] | None = None, legal_slots: set[str] | None = None) -> None:
+    """A seat's block: its head (:func:`_seat_head`) and each Client in front as a strip
+    (:func:`client_strip`), each a band, so that a step redraws only what it changed. A rule
+    above each seat; the seat to act has a dark bar on its left (and the ▶ of its name). Legal
+    cards and spaces are framed."""
+    seat = view.seats[i]
+    current = view.phase not in ("over",) and i in view.to_act
+    cards = frozenset(legal_cards or ()) & frozenset(seat.clients)
+    slots = frozenset(legal_slots or ())
+    marked = bool(cards or slots)
+    name = name_of(names, i)
+    head = ("ms-head", i, name, current, seat.speakeasy, seat.se_tokens, seat.validated, seat.points, seat.tokens,
+            seat.icons, seat.pending, seat.lose, view.variant, view.phase == "over", slots, marked, t.lang)
+    c.band(head, partial(_seat_head, i=i, view=view, names=names, t=t, legal_slots=set(slots), marked=marked,
+                         current=current))
+    for cid, tok in zip(seat.clients, seat.cl_tokens, strict=False):
+        legal, slot_legal = cid in cards, f"c{cid}" in slots
+        c.band(("ms-strip", cid, tok, legal, slot_legal, current, marked, t.lang),
+               partial(_seat_strip, cid=cid, tok=tok, t=t, legal=legal, slot_legal=slot_legal, marked=marked,
+                       current=current))
+    c.y += 10
+
+
+def _current_bar(c: Canvas, top: int, current: bool) -> None:
+    """The dark bar left of the rows of the seat to act, from ``top`` to ``c.y``."""
+    if current:
+        c.d.rectangle((style.MARGIN, top + 6, style.MARGIN + 4, c.y - 1), fill=style.INK)
+
+
+def _seat_strip(c: Canvas, cid: int, tok: int, t: Translator, legal: bool, slot_legal: bool, marked: bool,
+                current: bool) -> None:
+    top = c.y
+    if marked:
+        c.y += 18  # room for this strip's badge, clear of the texts above
+    client_strip(c, cid, style.MARGIN + 10, style.WIDTH - style.MARGIN - 10, t, tokens=tok, legal=legal,
+                 slot_legal=slot_legal)
+    if marked:
+        c.y += 4  # the legal frame's lower edge
+    _current_bar(c, top, current)
+
+
+def _seat_head(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Translator, legal_slots: set[str],
+               marked: bool, current: bool) -> None:
+    """A seat's name, Speakeasy, points and Moon tokens on one row; its Speakeasy spaces (filled
+    or empty) with their bonuses, its silhouettes, its icons, its validated Clients by colour
+    and what it still has to do flowing on the next rows."""
     seat = view.seats[i]
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     top = c.y
-    c.y += 12
-    current = view.phase not in ("over",) and i in view.to_act
-    seat_chip(c, x0 + 12, c.y, i, name_of(names, i), 420, current=current)
-    shape(c, "star", (x1 - 200, c.y, x1 - 170, c.y + 30), style.YELLOW)
-    c.text(x1 - 164, c.y, str(seat.points), style.BODY, bold=True)
-    moon(c, x1 - 110, c.y, 30)
-    c.text(x1 - 74, c.y, str(seat.tokens), style.BODY, bold=True)
-    c.y += style.BODY + 18
-    # Speakeasy
+    c.d.line((x0, top + 1, x1, top + 1), fill=style.LINE, width=2)
+    c.y += 8
+    right = x1 - 12
+    w = c.text(right, c.y + 2, str(seat.tokens), style.BODY, bold=True, anchor="ra")
+    moon(c, right - w - 34, c.y + 2, 28)
+    right -= w + 48
+    w = c.text(right, c.y + 2, str(seat.points), style.BODY, bold=True, anchor="ra")
+    shape(c, "star", (right - w - 34, c.y + 2, right - w - 6, c.y + 30), style.YELLOW)
+    right -= w + 50
+    used = seat_chip(c, x0 + 10, c.y, i, name_of(names, i), min(330, right - x0 - 10), current=current)
+    c.text(x0 + 10 + used + 14, c.y + 3, speakeasy_name(seat.speakeasy, t), style.SMALL, style.MUTED, bold=True,
+           max_w=right - (x0 + 10 + used + 14))
+    c.y += style.BODY + (30 if legal_slots else 6)
+    # Speakeasy spaces, silhouettes, icons, validated Clients
     side = speakeasy_of(seat.speakeasy).side(view.variant)
-    c.text(x0 + 14, c.y, speakeasy_name(seat.speakeasy, t), style.SMALL, style.MUTED, bold=True, max_w=x1 - x0 - 28)
-    c.y += style.SMALL + (30 if legal_slots else 12)
-    sx = x0 + 20
+    items: list[Item] = []
     for k, (sl, tok) in enumerate(zip(side.slots, seat.se_tokens, strict=False)):
-        start = sx
-        sx = slot(c, sl.spaces, tok, sl.bonus, sx, c.y)
-        if legal_slots and f"s{k}" in legal_slots:
-            legal_frame(c, (start - 5, c.y - 5, sx - 10, c.y + _ICON + 5))
-        sx += 6
+        def draw_slot(x: int, y: int, sl: Any = sl, tok: int = tok, k: int = k) -> None:
+            end = slot(c, sl.spaces, tok, sl.bonus, x + 5, y + 2)
+            if f"s{k}" in legal_slots:
+                legal_frame(c, (x, y - 3, end - 10, y + _S + 7))
+        items.append((slot_width(sl.spaces, sl.bonus) - 4, draw_slot))
     for colour in side.silhouettes:
-        icon(c, "silhouette", sx, c.y, _ICON, colour=colour)
-        sx += _ICON + 8
-    c.y += _ICON + 16
-    # icons
+        items.append((_S, partial(_silhouette, c, colour)))
     ic = seat.icons
-    ix = x0 + 14
-    for kind, n in (("reroll", ic.reroll), ("draw", ic.draw), ("client", ic.client)):
-        icon(c, kind, ix, c.y, _ICON)
-        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{n}", style.SMALL, bold=True, anchor="lm")
-        ix += _ICON + 64
-    for kind, on in (("blue_die", ic.blue), ("orange_die", ic.orange)):
-        if on:
-            icon(c, kind, ix, c.y, _ICON)
-            ix += _ICON + 16
+    items += [_counted(c, "reroll", ic.reroll), _counted(c, "draw", ic.draw), _counted(c, "client", ic.client)]
+    if ic.blue:
+        items.append(_counted(c, "blue_die", None))
+    if ic.orange:
+        items.append(_counted(c, "orange_die", None))
     if ic.discount:
-        icon(c, "discount", ix, c.y, _ICON)
-        c.text(ix + _ICON + 6, c.y + _ICON // 2, f"×{ic.discount}", style.SMALL, bold=True, anchor="lm")
-    c.y += _ICON + 14
-    # Clients in front
-    clients = list(seat.clients)
-    h, band = _CARD_H, 0
-    for k, (cid, tok) in enumerate(zip(clients, seat.cl_tokens, strict=False)):
-        cx = x0 + 12 + (k % 2) * (_CARD_W + 16)
-        if k % 2 == 0:
-            if k:
-                c.y += h + 14
-            h, band = row_height(c, clients[k:k + 2], t), band_extra(c, clients[k:k + 2], t)
-        client_card(c, cid, cx, c.y, t, tokens=tok, legal=bool(legal_cards and cid in legal_cards),
-                    slot_legal=bool(legal_slots and f"c{cid}" in legal_slots), h=h, band=band)
-    if clients:
-        c.y += h + 14
-    # validated
-    vx = x0 + 14
-    c.text(vx, c.y, t("ms.pic.validated") + colon(t.lang), style.SMALL, style.MUTED, bold=True)
-    vx += c.width(t("ms.pic.validated") + colon(t.lang), style.SMALL, True) + 12
-    if not seat.validated:
-        c.text(vx, c.y, t("ms.pic.none"), style.SMALL, style.MUTED)
+        items.append(_counted(c, "discount", ic.discount))
     counts, lower = validated_by_colour(seat.validated)
-    for colour in style.COLOUR_SHAPES:
-        if counts.get(colour):
-            colour_mark(c, colour, vx, c.y + 2, 26)
-            c.text(vx + 30, c.y, f"×{counts[colour]}", style.SMALL, bold=True)
-            vx += 80
-    if lower and vx < x1 - 100:
-        _icons(c, lower[: max(0, (x1 - vx - 20) // (_ICON + 6))], vx + 10, c.y + 2)
-    c.y += style.SMALL + 14
-    # the 🌙 of "placing a 🌙", "discarding 2 🌙" in words ("Moon token", "Moon tokens")
+    marks = [(colour, counts[colour]) for colour in style.COLOUR_SHAPES if counts.get(colour)]
+    shown = marks or [("", 0)]
+    lw = _S + 8
+    widths = [_S + 4 + c.width(f"×{n}", style.SMALL, True) if colour else c.width(t("ms.pic.none"), style.SMALL)
+              for colour, n in shown]
+
+    def draw_validated(x: int, y: int) -> None:
+        icon(c, "validated", x, y + 2, _S)
+        x += lw
+        for (colour, n), w in zip(shown, widths, strict=True):
+            if colour:
+                colour_mark(c, colour, x, y + 3, _S - 2)
+                c.text(x + _S + 2, y + 2, f"×{n}", style.SMALL, bold=True)
+            else:
+                c.text(x, y + 2, t("ms.pic.none"), style.SMALL, style.MUTED)
+            x += w + 10
+        if lower:  # the lower bonuses of the validated Clients, with them
+            _icons(c, lower, x + 4, y + 2)
+    items.append((lw + sum(w + 10 for w in widths) - 10 + (14 + _icons_width(lower) if lower else 0), draw_validated))
+    # what it still has to do, the 🌙 of "placing a 🌙", "discarding 2 🌙" in words ("Moon token")
     pending = [plain(text.replace("🌙", t("ms.pic.moon", n=moons))) for text, moons in pending_parts(seat, t)]
     if pending and view.phase != "over":
-        c.text(x0 + 14, c.y, t("ms.pic.pending", what=" · ".join(collapse_repeats(pending))), style.SMALL, style.MUTED,
-               max_w=x1 - x0 - 28)
-        c.y += style.SMALL + 12
-    c.d.rounded_rectangle((x0, top, x1, c.y + 4), radius=12, outline=style.INK if current else style.LINE,
-                          width=3 if current else 2)
-    c.y += 20
+        todo = c.fit(" · ".join(collapse_repeats(pending)), x1 - x0 - 24 - _S - 6, style.SMALL)
+        items.append((_S + 6 + c.width(todo, style.SMALL), partial(_todo, c, todo)))
+    _flow(c, items, x0 + 12, x1 - 10, row=_ROW + (14 if legal_slots else 0))
+    _current_bar(c, top, current)
 
 
 def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
@@ -385,7 +573,8 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
                         (lambda cv, x, y, s: moon(cv, x, y, s, filled=False), t("ms.pic.empty_space")),
                         (lambda cv, x, y, s: shape(cv, "star", (x, y, x + s, y + s), style.YELLOW),
                          t("ms.pic.points_icon"))]
-    for k in ("reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority", "silhouette"):
+    for k in ("reroll", "draw", "client", "blue_die", "orange_die", "discount", "majority", "silhouette",
+              "validated", "todo"):
         items.append((kind(k), t(f"ms.pic.{k}")))
     for colour in style.COLOUR_SHAPES:
         items.append(((lambda col: lambda cv, x, y, s: colour_mark(cv, col, x, y, s))(colour),
@@ -394,6 +583,16 @@ def _legend(c: Canvas, t: Translator, panel: bool = False) -> None:
         items.append((legal_key, t("pic.legal")))
     c.legend(t("pic.legend"), items, kind=f"ms:{panel}")
     c.paragraph(style.MARGIN, t("ms.pic.slot"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
+    c.paragraph(style.MARGIN, t("ms.pic.instant_key"), style.WIDTH - 2 * style.MARGIN, style.SMALL, style.MUTED)
+
+
+def legend(t: Translator) -> bytes:
+    """PNG of the legend of the board and the panels, shown on demand (the board's "Legend"
+    button) rather than in every picture: every icon, colour and the legal-choice frame."""
+    c = Canvas(max_height=1000)
+    c.y = 12
+    _legend(c, t, panel=True)
+    return c.png()
 
 
 def _head(c: Canvas, view: MoonshineView, t: Translator, title: str) -> None:
@@ -403,17 +602,16 @@ def _head(c: Canvas, view: MoonshineView, t: Translator, title: str) -> None:
 
 def draw_board(view: MoonshineView, names: Sequence[str], t: Translator) -> Canvas:
     """The public table on a :class:`Canvas` (see the module docstring)."""
-    c = Canvas(max_height=1400 + 700 * len(view.seats))
+    c = Canvas(max_height=800 + 700 * len(view.seats))
     _head(c, view, t, plain(t("game.moonshine.name")))
     c.paragraph(style.MARGIN, _status(view, names, t), style.WIDTH - 2 * style.MARGIN, style.BODY, bold=True)
-    c.space(10)
+    c.space(2)
     # no dice before the first roll (set-up, draft: every face blank) nor at the end (the last
     # round's): blank white dice beside solid blue and orange ones read as a roll
     if view.phase != "over" and any(view.dice):
         _dice(c, view, names, t, set())
     for i in range(len(view.seats)):
         _seat(c, i, view, names, t)
-    _legend(c, t)
     return c
 
 
@@ -459,7 +657,7 @@ def panel(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Tr
     if n_other:
         texts.append(plain(t("ms.act.dis", n="…")))
     if texts:
-        c.space(12)  # the chips' badges stick out above them
+        c.space(16)  # the chips' badges stick out above them
         # Chips flow left to right and wrap to a new row rather than clip their label.
         left, right = style.MARGIN + 6, style.WIDTH - style.MARGIN
         x = left
@@ -486,8 +684,7 @@ def panel(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Tr
         c.y += h + 24
     if me is not None:
         _seat(c, me, view, names, t, legal_cards=cards, legal_slots=slots)
-    _legend(c, t, panel=True)
     return c.png()
 
 
-__all__ = ["board", "client_card", "draw_board", "icon", "panel", "resource", "slot"]
+__all__ = ["board", "client_card", "client_strip", "draw_board", "icon", "legend", "panel", "resource", "slot"]

@@ -7,7 +7,8 @@ the other core and the event loop only pays for sending the view (its JSON form,
 from which the worker rebuilds the typed view) and receiving the PNG bytes. The pool is :class:`concurrent.futures.ProcessPoolExecutor` with the
 ``spawn`` start method (the bot has threads - aiosqlite's, the default executor's - and forking
 a threaded process is unsafe). A worker that dies (``BrokenProcessPool``) is replaced, and the
-picture that was being drawn is drawn in a thread instead.
+picture that was being drawn is drawn in a thread instead. Each worker watches the bot
+(:func:`bot.lifeline.watch`) and exits when it ends, however it ends (SIGKILL included).
 
 The functions submitted must be importable by name and take picklable arguments
 (:func:`bot.render.render_board`, :func:`bot.render.render_panel`).
@@ -19,9 +20,12 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from bot import lifeline
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +87,8 @@ class Drawer:
             return None
         if self._pool is None:
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"))
+                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
+                initializer=lifeline.watch, initargs=(os.getpid(),))
         return self._pool
 
     def submit(self, fn: Callable[..., bytes], *args: Any) -> asyncio.Future[bytes]:

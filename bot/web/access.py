@@ -1,12 +1,13 @@
 """What the web pages read of a server beyond its tables: whether its pages exist and are
 public, its secret, its seasons and a member's rating over time.
 
-A thin adapter, the one place the pages ask: when the store offers the server's own settings
-(``guild_settings``: ``web`` = ``"off"``, ``"private"`` or ``"public"``, ``web_secret``),
-``seasons`` and ``rating_history``, they are read there; a store without them gets the process
-defaults: every server's pages private (public with ``WEB_PUBLIC=true``) under ``WEB_SECRET``,
-one season (every result), and the rating history replayed from the results in order with the
-bot's rating model (:mod:`bot.ratings`: openskill, AI seats at their level's fixed rating).
+A thin adapter, the one place the pages ask: the server's own settings (``/settings``:
+``guild_settings``: ``web`` = ``"off"``, ``"private"`` or ``"public"``, ``web_secret``), its
+``seasons`` and the stored ``rating_history``. A server that never saved its settings gets the
+process defaults (private pages, public with ``WEB_PUBLIC=true``, under ``WEB_SECRET``); a
+member's history with no stored points (results older than the history, not replayed yet) is
+replayed from the results in order with the bot's rating model (:mod:`bot.ratings`: openskill,
+AI seats at their level's fixed rating).
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, cast
 
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
-from storage.base import RatingRow, ResultRow, Store
+from storage.base import RatingRow, ResultRow, SeasonRow, Store, Web
 
 __all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "leaderboard", "link_key", "rated_results",
            "replay_ratings", "seasons"]
 
-WebMode = Literal["off", "private", "public"]
+WebMode = Web
 
 
 @dataclass(frozen=True)
@@ -44,16 +44,13 @@ class GuildWeb:
 
 
 async def guild_web(db: Store, guild_id: int, defaults: WebDefaults) -> GuildWeb:
-    """The server's web mode and secret: its own settings when the store keeps them, else
-    the process defaults."""
-    read = getattr(db, "guild_settings", None)
-    if read is not None:
-        settings = await read(guild_id)
-        raw = getattr(settings, "web", None)
-        mode = cast(WebMode, raw if raw in ("off", "private", "public") else
-                    "public" if defaults.public else "private")
-        return GuildWeb(mode, getattr(settings, "web_secret", "") or defaults.secret)
-    return GuildWeb("public" if defaults.public else "private", defaults.secret)
+    """The server's web mode and secret (``/settings``: :meth:`Store.guild_settings`); a server
+    that never saved its settings gets the process defaults (``WEB_PUBLIC``, ``WEB_SECRET``),
+    and a private server without a secret of its own the process's."""
+    settings = await db.guild_settings(guild_id)
+    if not settings.updated_at and settings.updated_by is None and not settings.web_secret:
+        return GuildWeb("public" if defaults.public else "private", defaults.secret)
+    return GuildWeb(settings.web, settings.web_secret or defaults.secret)
 
 
 async def link_key(db: Store, guild_id: int, defaults: WebDefaults) -> tuple[bool, str | None]:
@@ -77,28 +74,19 @@ class Season:
 
 
 async def seasons(db: Store, guild_id: int, game: str) -> list[Season]:
-    """The server's seasons of ``game``, the current one last (one season, number 1, when the
-    store keeps none)."""
-    read = getattr(db, "seasons", None)
-    if read is None:
-        return [Season(1, "", True)]
-    found = list(await read(guild_id, game))
-    if not found:
-        return [Season(1, "", True)]
-    out = [Season(int(getattr(s, "number", i + 1)), str(getattr(s, "name", "") or ""),
-                  bool(getattr(s, "current", i == len(found) - 1))) for i, s in enumerate(found)]
+    """The server's seasons of ``game`` (:meth:`Store.seasons`), oldest first, the current one
+    (the one not ended) last."""
+    found = await db.seasons(guild_id, game) or [SeasonRow(1)]
+    out = [Season(s.season, s.name or "", s.ended_at is None) for s in found]
     return sorted(out, key=lambda s: (s.current, s.number))
 
 
 async def leaderboard(db: Store, guild_id: int, game: str, season: Season, min_games: int, limit: int,
                       offset: int) -> tuple[int, list[RatingRow]]:
-    """One page of a season's leaderboard and how many members it ranks: the store's ratings
-    for the current season, its ``season_leaderboard`` for a past one when it keeps seasons."""
-    read = getattr(db, "season_leaderboard", None)
-    if read is not None and not season.current:
-        found: tuple[int, list[RatingRow]] = await read(guild_id, game, season.number, min_games, limit, offset)
-        return found
-    return await db.leaderboard_page(guild_id, game, min_games, limit, offset)
+    """One page of a season's leaderboard and how many members it ranks (a past season's
+    ratings are its final standings)."""
+    return await db.leaderboard_page(guild_id, game, min_games, limit, offset,
+                                     season=None if season.current else season.number)
 
 
 def rated_results(results: Iterable[ResultRow]) -> Iterator[tuple[ResultRow, int, float, float, bool]]:
@@ -140,11 +128,11 @@ class RatingHistory:
                  ) -> list[tuple[float, float]]:
         """``[(finished_at, ordinal)]`` of ``user_id``'s games of ``game`` in the server, oldest
         first (``season``: the store's seasons, when it keeps them)."""
-        read: Any = getattr(db, "rating_history", None)
-        if read is not None:
-            points = await read(guild_id, game, user_id, season)
-            return [(float(getattr(p, "at", p[0] if isinstance(p, tuple) else 0)),
-                     float(getattr(p, "ordinal", p[1] if isinstance(p, tuple) else 0))) for p in points]
+        points = await db.rating_history(guild_id, game, user_id, season)
+        if points:
+            return [(p.rated_at, p.ordinal) for p in points]
+        if season is not None:
+            return []
         key = (guild_id, game)
         mark = await db.results_mark(guild_id, game)
         hit = self._cache.get(key)

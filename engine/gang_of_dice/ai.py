@@ -31,7 +31,7 @@ from engine.gang_of_dice.cards import (
 )
 from engine.gang_of_dice.state import FACES, MAX_ROLLS, ROUNDS, GangOfDiceState, best_seat, score_of
 
-__all__ = ["ai_commit", "ai_plan", "choose", "toward"]
+__all__ = ["ai_commit", "ai_plan", "best_safe", "choose", "plan_loses", "toward"]
 
 
 def choose(state: GangOfDiceState, seat: int) -> GangOfDiceAction:
@@ -96,10 +96,10 @@ _SAMPLES = 160
 
 
 @cache
-def _outcomes(r: int) -> tuple[tuple[tuple[int, ...], float], ...]:
-    """Distribution of the face counts of ``r`` fresh dice: exact for small ``r``, else a
-    fixed deterministic sample."""
-    if r <= _EXACT_LIMIT:
+def _outcomes(r: int, exact: bool = False) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Distribution of the face counts of ``r`` fresh dice: exact for small ``r`` (or when
+    ``exact``), else a fixed deterministic sample."""
+    if r <= _EXACT_LIMIT or exact:
         out = []
         for combo in combinations_with_replacement(FACES, r):
             c = counts(combo)
@@ -199,26 +199,98 @@ def _candidates(card: Card, c: tuple[int, ...]) -> set[tuple[int, ...]]:
     return cands
 
 
+@lru_cache(maxsize=100_000)
+def best_safe(card_id: str, kept: tuple[int, ...], new: int) -> int:
+    """The highest score of a roll that does not trigger card ``card_id``, made of the dice
+    ``kept`` (face counts, boss first) and ``new`` dice showing any faces; -1 when every such roll
+    triggers. Every card rule only grows with the counts and the boss counts for none (RULINGS
+    G2), so the new dice are filled from the five down and a branch stops once it triggers."""
+    hit = CARDS[card_id].rule.hit
+    best = -1
+    c = list(kept)
+
+    def fill(face: int, left: int, score: int) -> None:
+        nonlocal best
+        if score + face * left <= best:
+            return
+        if face == 0:  # the other new dice show the boss
+            best = score
+            return
+        for k in range(left, -1, -1):
+            c[face] += k
+            if not hit(tuple(c)):
+                fill(face - 1, left - k, score + face * k)
+            c[face] -= k
+
+    if not hit(kept):
+        fill(5, new, sum(f * k for f, k in enumerate(kept)))
+    return best
+
+
+def plan_loses(card_id: str, c: tuple[int, ...], rolls_left: int, need: int, plan: tuple[int, ...] | None) -> bool:
+    """True when ``plan`` (marks per face to reroll, or ``None`` to stop) cannot end the turn on
+    a roll that does not trigger the card and scores at least ``need``, while another choice of
+    the turn still can (``c``: the face counts of the roll; ``rolls_left``: rolls still allowed).
+
+    A stop keeps the roll (a black card is checked now, RULINGS G3). A reroll that leaves a roll
+    to come can reach any roll of as many dice (its new dice may all show the boss, safe for
+    every card, and the next reroll may take every die); the last reroll keeps the dice it does
+    not mark."""
+    n = sum(c)
+    stop_ok = not CARDS[card_id].rule.hit(c) and sum(f * k for f, k in enumerate(c)) >= need
+    can_win = stop_ok or (rolls_left > 0 and best_safe(card_id, (0,) * 6, n) >= need)
+    if not can_win:
+        return False
+    if plan is None:
+        return not stop_ok
+    if rolls_left > 1:
+        return False
+    kept = tuple(x - m for x, m in zip(c, plan, strict=True))
+    return best_safe(card_id, kept, sum(plan)) < need
+
+
+def _plan_value(card: Card, c: tuple[int, ...], marks: tuple[int, ...], rolls_left: int, need: int, later: int,
+                exact: bool = False) -> float:
+    """The lookahead value of rerolling ``marks`` (the chance-like value of the roll it gives)."""
+    kept = tuple(x - m for x, m in zip(c, marks, strict=True))
+    value = 0.0
+    for out, p in _outcomes(sum(marks), exact):
+        total = tuple(k + o for k, o in zip(kept, out, strict=True))
+        value += p * _leaf(card, total, rolls_left - 1, need, later)
+    return value
+
+
+#: Most dice whose outcomes are counted exactly when a stop would surely lose.
+_RESCUE_EXACT = 12
+
+
 @lru_cache(maxsize=200_000)
 def ai_plan(card_id: str, c: tuple[int, ...], rolls_left: int, need: int, later: int
              ) -> tuple[int, ...] | None:
     """The AI's decision after a roll: marks per face to reroll, or ``None`` to stop.
 
     ``c``: face counts of the current roll; ``rolls_left``: rolls still allowed (1 or 2).
+    Never a choice that surely loses the round while another can still win it
+    (:func:`plan_loses`): when stopping would surely lose and no candidate looked better, it
+    rerolls the candidate (or every die) with the best value counted exactly, among those that
+    can still win.
     """
     card = CARDS[card_id]
     stop_value = _leaf(card, c, 0, need, later)
     best, best_value = None, stop_value + 1e-9
     if rolls_left <= 0:
         return None
-    for marks in sorted(_candidates(card, c)):
-        kept = tuple(x - m for x, m in zip(c, marks, strict=True))
-        value = 0.0
-        for out, p in _outcomes(sum(marks)):
-            total = tuple(k + o for k, o in zip(kept, out, strict=True))
-            value += p * _leaf(card, total, rolls_left - 1, need, later)
+    cands = sorted(_candidates(card, c))
+    for marks in cands:
+        value = _plan_value(card, c, marks, rolls_left, need, later)
         if value > best_value:
             best, best_value = marks, value
+    if best is None and plan_loses(card_id, c, rolls_left, need, None):
+        rescue = [m for m in (*cands, c) if not plan_loses(card_id, c, rolls_left, need, m)]
+        if rescue:
+            best = max(rescue, key=lambda m: _plan_value(card, c, m, rolls_left, need, later,
+                                                         exact=sum(m) <= _RESCUE_EXACT) if sum(m) <= _RESCUE_EXACT
+                       else -1.0 + (m == c))
     return best
 
 

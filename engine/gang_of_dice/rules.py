@@ -42,7 +42,7 @@ dice (rolled now), faces (the whole roll, sorted)} · ``god.trigger`` {seat, car
 Marks produce no event. :meth:`GangOfDice.apply` builds the events of a commit, a reroll or a
 stop only when ``Step.events`` is first read (``core.LazyStep``: the step is played again from the
 state before it with the dice it rolled, the events recorded), so a random playout or a
-search, which reads only the states, does not pay for them (issue 11 part 1).
+search, which reads only the states, does not pay for them.
 
 Chance
 ------

@@ -1,4 +1,5 @@
-"""Gang of Dice hooks of the strong search (:mod:`engine.search`) and the easy level.
+"""Gang of Dice hooks of the strong search (:mod:`engine.search`) and the easy level (a beginner:
+:func:`easy_action`).
 
 Macro-moves (the engine's rerolls are die-by-die micro-actions, ``docs/rules/gang-of-dice.md``):
 in the roll phase a move is a whole plan, ``STOP`` or the marks per face of one reroll (a
@@ -29,7 +30,7 @@ from engine.gang_of_dice.cards import counts
 from engine.gang_of_dice.state import MAX_ROLLS, NO_MARKS, GangOfDiceState
 from engine.search import Hooks, search, softmax_rewards
 
-__all__ = ["HOOKS", "easy_action", "macro_moves", "strong_action"]
+__all__ = ["EASY_COMMIT", "HOOKS", "easy_action", "macro_moves", "prune", "strong_action"]
 
 #: The "stop" macro-move of the roll phase.
 STOP_MOVE = "stop"
@@ -66,6 +67,21 @@ def macro_moves(game: Any, state: GangOfDiceState, seat: int, at_least: Sequence
     return moves
 
 
+def prune(game: Any, state: GangOfDiceState, seat: int, moves: Sequence[Any]) -> list[Any]:
+    """``moves`` without the stop or reroll plans that surely lose the round while another
+    choice of the turn can still win it (:func:`engine.gang_of_dice.ai.plan_loses`: a stop on a
+    roll that triggers the card or is already beaten, a last reroll that cannot reach a safe
+    winning roll); commits are kept."""
+    if state.phase != "roll":
+        return list(moves)
+    c = counts(state.faces[seat])
+    left = MAX_ROLLS - state.rolls[seat]
+    need = ai._context(state, seat)[0]
+    card = state.card.id
+    return [m for m in moves
+            if isinstance(m, Commit) or not ai.plan_loses(card, c, left, need, None if m == STOP_MOVE else m)]
+
+
 def _advance(game: Any, state: GangOfDiceState, moves: Mapping[int, Any]) -> GangOfDiceState:
     ((seat, move),) = moves.items()
     if move == STOP_MOVE:
@@ -99,7 +115,7 @@ def _rollout(game: Any, state: GangOfDiceState, seat: int, rng: random.Random) -
 
 
 HOOKS = Hooks(moves=macro_moves, advance=_advance, first_action=first_action, rollout=_rollout,
-              cutoff=_cutoff, evaluate=_evaluate, flat=True)
+              cutoff=_cutoff, evaluate=_evaluate, prune=prune, flat=True)
 
 
 def canonical(state: GangOfDiceState) -> GangOfDiceState:
@@ -122,7 +138,11 @@ def _cached(game: Any, state: GangOfDiceState, seat: int, salt: int, iterations:
 
 def _search(game: Any, state: GangOfDiceState, seat: int, salt: int, iterations: int | None,
             should_stop: Callable[[], bool] | None, at_least: tuple[int, ...]) -> Any:
-    moves = macro_moves(game, state, seat, at_least)
+    every = macro_moves(game, state, seat, at_least)
+    moves = prune(game, state, seat, every)
+    if not moves:  # each plan that keeps the marks made loses: reroll every die (it keeps them all)
+        c = counts(state.faces[seat])
+        moves = prune(game, state, seat, [c]) or every
     if len(moves) == 1:
         return moves[0]
     result = search(game, state, seat, hooks=HOOKS, salt=salt, iterations=iterations,
@@ -150,15 +170,18 @@ def strong_action(game: Any, state: GangOfDiceState, seat: int, *, hooks: Hooks,
     return first_action(game, state, seat, move)
 
 
+#: Dice the easy level commits each round (its stock if it has fewer).
+EASY_COMMIT = 3
+
+
 def easy_action(game: Any, state: GangOfDiceState, seat: int, rng: random.Random) -> GangOfDiceAction:
-    """The easy level: the baseline, but a commit off by one die now and then (a third of the
-    time) and, a quarter of the time, a stop on a safe first roll the baseline would reroll.
-    Decided only before the first mark, so a reroll in progress is always finished."""
+    """The easy level, a beginner's habits (``rng`` is not used: it plays the same way every
+    time): it commits :data:`EASY_COMMIT` dice whatever the card and the table, stops on the
+    first roll that does not trigger the card, and when a black card is triggered with rolls
+    left it rerolls every die (marks them one by one, then the reroll; RULINGS G3)."""
     if state.phase == "commit":
-        n = ai.ai_commit(state, seat)
-        if rng.random() < 1 / 3:
-            n = max(1, min(state.stocks[seat], n + rng.choice((-1, 1))))
-        return Commit(n)
-    if not any(state.marks) and rng.random() < 0.25 and not state.card.triggers(state.faces[seat]):
+        return Commit(max(1, min(EASY_COMMIT, state.stocks[seat])))
+    c = counts(state.faces[seat])
+    if state.rolls[seat] >= MAX_ROLLS or not state.card.rule.hit(c):
         return STOP
-    return ai.choose(state, seat)
+    return ai.toward(state, c)

@@ -43,7 +43,7 @@ from engine.moonshine.legal import legal_actions
 from engine.moonshine.scoring import points_of
 from engine.moonshine.state import MoonshineState, SeatState, seat_bundle, slot_keys
 
-__all__ = ["LOOKAHEAD_DICE", "choose", "card_worth"]
+__all__ = ["LOOKAHEAD_DICE", "choose", "card_worth", "sure_wins"]
 
 #: Largest reroll the look-ahead enumerates (besides the greedy choice).
 LOOKAHEAD_DICE = 3
@@ -319,6 +319,36 @@ def _action(state: MoonshineState, seat: int, legal: Sequence[MoonshineAction]) 
     return TakeMoon()
 
 
+def _points_after(state: MoonshineState, seat: int, card: int | None) -> int:
+    """``seat``'s points (M8) once Client ``card`` is validated (``None``: as it stands)."""
+    s = state.seats[seat]
+    validated = s.validated if card is None else (*s.validated, card)
+    return points_of(validated, side_info(s.speakeasy, state.variant).silhouettes)
+
+
+def sure_wins(state: MoonshineState, seat: int) -> tuple[Validate, ...]:
+    """The validations legal to ``seat`` in the action phase that win the game whatever the
+    others do: after it the seat has at least ``state.target`` points, so the game ends after
+    this action phase (M8), and more points than any other seat can have by then (its points
+    now, or after any validation legal to it now: validations only add the validator's points,
+    and the dice are shared, M4). Empty outside the action phase. The normal level and the
+    strong search never pass one up."""
+    if state.phase != "action":
+        return ()
+    mine = [a for a in legal_actions(state, seat) if isinstance(a, Validate)]
+    if not mine:
+        return ()
+    best = {a: _points_after(state, seat, a.card) for a in mine}
+    if max(best.values()) < state.target:
+        return ()
+    others = 0
+    for o in range(state.players):
+        if o != seat:
+            reach = [_points_after(state, o, a.card) for a in legal_actions(state, o) if isinstance(a, Validate)]
+            others = max(others, _points_after(state, o, None), *reach)
+    return tuple(a for a in mine if best[a] >= state.target and best[a] > others)
+
+
 def choose(state: MoonshineState, seat: int) -> MoonshineAction:
     """The AI's action for ``seat`` (must be to act; ``ValueError`` otherwise). Deterministic: a
     pure function of the state."""
@@ -331,7 +361,11 @@ def choose(state: MoonshineState, seat: int) -> MoonshineAction:
     if ph == "roll":
         return _roll(state, seat)
     if ph == "action":
-        return _action(state, seat, legal)
+        action = _action(state, seat, legal)
+        wins = sure_wins(state, seat)
+        if wins and action not in wins:
+            return max(wins, key=lambda a: (_points_after(state, seat, a.card), -a.card))
+        return action
     s = state.seats[seat]
     bundle = seat_bundle(s, state.variant)
     late = _late(state)

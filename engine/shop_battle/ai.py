@@ -7,11 +7,13 @@ public, it knows where each of those cards lies. See ``docs/rules/shop-battle.md
 
 from __future__ import annotations
 
-from engine.shop_battle.actions import AI_ORDER, ShopBattleAction, Target
+from engine.shop_battle.actions import AI_ORDER, TARGETS, Choose, ShopBattleAction, Target
 from engine.shop_battle.cards import CollectorCard, card_table
+from engine.shop_battle.hidden import hidden_variant
+from engine.shop_battle.round import advance
 from engine.shop_battle.state import CCW, ShopBattleState, knowledge
 
-__all__ = ["choose_action", "contest", "win_chance"]
+__all__ = ["MARGIN", "SLACK", "SURE_WORLDS", "WORLDS", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
 
 
 def win_chance(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
@@ -90,6 +92,85 @@ def _pool(state: ShopBattleState, seat: int, exclude: int | None) -> tuple[list[
     return (pool or shops), know
 
 
+#: Determinizations in which :func:`dominated` first plays the announcement it checks.
+SURE_WORLDS = 32
+#: Determinizations in which :func:`dominated` compares every announcement.
+WORLDS = 96
+#: Worlds more that another announcement must win (with no more than :data:`SLACK` more
+#: losses) for an announcement to be dominated by chance.
+MARGIN, SLACK = 3, 2
+#: Salts of those determinizations (apart from any other user of ``hidden_variant``).
+_SALT = 7_000_000
+
+
+def _round_result(state: ShopBattleState, seat: int, action: Choose) -> int:
+    """2 when ``seat`` takes the pot of the round it announces ``action`` in, 1 when nobody
+    does, 0 when another player does: the round played to its end by the rules
+    (:func:`~engine.shop_battle.round.advance`), a Collector's target chosen by
+    :func:`choose_action`."""
+    start = state.round
+    state, _ = advance(state, action)
+    while state.phase == "target" and state.round == start:
+        assert state.pending is not None
+        owner = state.pending.owner
+        state, _ = advance(state, choose_action(state, owner, tuple(TARGETS[t] for t in state.pending.targets)))
+    last = state.last
+    assert last is not None and last.round == start
+    return 1 if last.winner is None else (2 if last.winner == seat else 0)
+
+
+def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) -> frozenset[Choose]:
+    """The announcements of the chooser ``seat`` (phase ``choose``) whose chance to win the round
+    is dominated by another's on the same seen card. In each of :data:`WORLDS` worlds the seat
+    cannot tell from the true one (``hidden_variant``, fixed salts) each announcement's round is
+    played to its end and ranked win > carried (S5) > lost; an announcement is dominated when
+    another one wins in :data:`MARGIN` worlds more and loses in at most :data:`SLACK` more, or
+    does at least as well in every world and better in two. The stakes do not depend on the
+    announcement (the same cards are revealed and go to the round's winner, S4), so a dominated
+    announcement only gives up rounds. Empty outside ``choose``.
+
+    With ``check``, only whether that announcement is dominated matters: when it wins the round
+    in each of the first :data:`SURE_WORLDS` worlds the others are not played (the set is then
+    empty).
+
+    :func:`safe_action` (the normal level) and the strong search
+    (:mod:`engine.shop_battle.search`) never play one."""
+    if state.phase != "choose" or seat != state.chooser or not state.piles[seat]:
+        return frozenset()
+    worlds = [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS)]
+    if check is not None and all(_round_result(w, seat, check) == 2 for w in worlds):
+        return frozenset()
+    worlds += [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS, WORLDS)]
+    results = [(a, [_round_result(w, seat, a) for w in worlds]) for a in AI_ORDER]
+    odds = {a: (r.count(2), r.count(0)) for a, r in results}
+    out = set()
+    for a, ra in results:
+        wins, losses = odds[a]
+        for b, rb in results:
+            if b is a:
+                continue
+            if odds[b][0] >= wins + MARGIN and odds[b][1] <= losses + SLACK or (
+                    all(y >= x for x, y in zip(ra, rb, strict=True)) and sum(y > x for x, y in zip(ra, rb, strict=True)) >= 2):
+                out.add(a)
+                break
+    return frozenset(out)
+
+
+def safe_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleAction, ...]) -> ShopBattleAction:
+    """The normal level (``ShopBattle.ai_action``): :func:`choose_action`, except that an
+    announcement :func:`dominated` on its card is replaced by the best of the others by the
+    same expected cards (the estimate of :func:`choose_action` can miss a Collector's effect,
+    such as a known ``swap`` that hands the opponent the chooser's next card)."""
+    choice = choose_action(state, seat, legal)
+    if state.phase != "choose":
+        return choice
+    assert isinstance(choice, Choose)
+    bad = dominated(state, seat, choice)
+    if choice not in bad:
+        return choice
+    return choose_action(state, seat, tuple(a for a in legal if a not in bad))
+
+
 def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleAction, ...]) -> ShopBattleAction:
     """The AI's choice among ``legal`` (non-empty) for ``seat``.
 
@@ -107,6 +188,8 @@ def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleActi
         best: tuple[float, int] | None = None
         choice: ShopBattleAction = legal[0]
         for rank, action in enumerate(AI_ORDER):
+            if action not in legal:
+                continue
             p_win, p_tie, won = contest(state, seat, top, action.char, action.hi, pool, know)
             # Expected cards: +gain on a win, -1 (the card) on a loss; a tie starts a bataille
             # for the pot and one more card each: about (gain + 1) / 2 won, 2 at stake (S5).

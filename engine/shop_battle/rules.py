@@ -52,7 +52,8 @@ Interpretations where the rules are silent:
 - Reveal order: the chooser first, then the others in rotation order (the current direction,
   counter-clockwise by default); a bataille reveals in the same order among the tied players.
   The pot is kept in the order cards reached it; that is the "reveal order" of S4.
-- S3 remainder: rules 1-2: the cards left over after an even deal start the first round's pot
+- S3 remainder: rules 5: the cards left over after an even deal are set aside face down, out
+  of the game, unseen by anyone (``state.aside``); rules 1-2: they start the first round's pot
   face down; rules 3: they go one each to the bottom of randomly drawn players' piles; rules 4:
   the same at 2-4 players, and at 5-6 players one each to the last choosers of the first lap.
 - The first chooser is drawn at random from the seed (:func:`shuffled_deal`).
@@ -72,9 +73,13 @@ Interpretations where the rules are silent:
 - Hidden information: piles are face down, only their sizes are public. Every card ever revealed
   face up is public; the AI (:mod:`engine.shop_battle.ai`) uses exactly what its seat knows.
 
-Rules versions (:attr:`ShopBattle.rules_version` = 4; a table keeps the version it was set up
+Rules versions (:attr:`ShopBattle.rules_version` = 5; a table keeps the version it was set up
 with):
 
+- **5** (S3 as the rule text says, "chaque joueur doit avoir le même nombre de cartes"): the
+  cards left over by the even deal are set aside face down, out of the game, seen by nobody
+  (``state.aside``; the hidden re-deal of :mod:`engine.shop_battle.hidden` counts them among
+  the unseen places). Nobody starts with a card more. Everything else is as in version 4.
 - **4** (turn-position fairness, ``docs/balance.md``). *The cap (S6):* the lap of rules 2-3
   (the choice back to the seat that opened it) does not give every player the same number of
   choices once a ``reverse`` or ``skip`` power or a pass has moved the rotation (at 3 players 9
@@ -145,11 +150,11 @@ from engine.shop_battle.actions import (
     decode_action,
     encode_action,
 )
-from engine.shop_battle.ai import choose_action
+from engine.shop_battle.ai import safe_action
 from engine.shop_battle.cards import Card, shared_cards
 from engine.shop_battle.deck import Deck, default_deck
 from engine.shop_battle.round import MAX_ROUNDS, advance
-from engine.shop_battle.state import CCW, OpeningEvent, ShopBattleState, knowledge
+from engine.shop_battle.state import CCW, KEY, OpeningEvent, ShopBattleState, knowledge
 from engine.shop_battle.view import ShopBattleView, build_view
 
 __all__ = ["LATE_CHOOSERS_FROM", "MAX_ROUNDS", "ROUND_CAPS", "ShopBattle", "ShopBattleOptions", "deal",
@@ -234,15 +239,21 @@ def shuffled_deal(seed: int, cards: int, players: int,
     the same at 2 to 4 players; at 5 and 6 players they go to the last choosers of the first lap
     instead (:func:`late_choosers`).
 
+    Rules 5 (S3 as written): the leftovers are set aside, out of the game: the piles are
+    returned even, the pot empty, and the card ids found in neither are the set-aside cards
+    (:meth:`ShopBattle.start_from` sets them aside).
+
     Every version draws as ``rng = random.Random(f"{seed}:deal")``, ``rng.shuffle(order)``,
     ``rng.randrange(players)`` and (rules 3-4) ``rng.sample(range(players), leftovers)`` do;
     :func:`_deal_draws` computes the same values in bulk (``tests/test_shop_battle.py`` pins
     them against ``random.Random``)."""
     leftovers = cards % players
-    picks = leftovers if (rules >= 3 and leftovers and not (rules >= 4 and players >= LATE_CHOOSERS_FROM)) else 0
+    picks = leftovers if (3 <= rules <= 4 and leftovers and not (rules >= 4 and players >= LATE_CHOOSERS_FROM)) else 0
     order, chooser, sampled = _deal_draws(seed, cards, players, picks)
     piles, pot = deal(order, players)
-    if rules >= 4 and pot and players >= LATE_CHOOSERS_FROM:
+    if rules >= 5:
+        pot = ()
+    elif rules >= 4 and pot and players >= LATE_CHOOSERS_FROM:
         piles = give_leftovers(piles, pot, late_choosers(chooser, players, len(pot)))
         pot = ()
     elif rules >= 3 and pot:
@@ -326,6 +337,13 @@ def late_choosers(chooser: int, players: int, count: int) -> list[int]:
     return [(chooser + k) % players for k in range(1, count + 1)]
 
 
+def _aside(piles: Sequence[Sequence[int]], pot: Sequence[int], cards: int) -> tuple[int, ...]:
+    """Rules 5 (S3): the card ids of a deck of ``cards`` found in neither ``piles`` nor ``pot``,
+    sorted: the cards set aside, out of the game."""
+    dealt = {c for p in piles for c in p} | set(pot)
+    return tuple(c for c in range(cards) if c not in dealt)
+
+
 def give_leftovers(piles: Sequence[Sequence[int]], pot: Sequence[int],
                    seats: Sequence[int]) -> tuple[tuple[int, ...], ...]:
     """Rules 3 (``docs/rules/shop-battle.md``, Setup): leftover card ``pot[k]`` goes to the bottom
@@ -339,12 +357,12 @@ def give_leftovers(piles: Sequence[Sequence[int]], pot: Sequence[int],
 class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
     """Shop Battle, 2-6 players (RULINGS S1-S6). See the module docstring for the rules."""
 
-    key = "shop-battle"
+    key = KEY
     min_players = 2
     max_players = 6
     state_model = ShopBattleState
     options_model = ShopBattleOptions
-    rules_version: ClassVar[int] = 4
+    rules_version: ClassVar[int] = 5
     conformance_options: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"round_cap": 10}, {"round_cap": None})
 
     # -- setup
@@ -376,7 +394,8 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         opts = self._options(options)
         deck = self._deck(opts)
         piles, pot, chooser = shuffled_deal(seed, len(deck.cards), players, self.rules_version)
-        return self._begin(seed, piles, pot, chooser, opts, deck, self.rules_version)  # a complete deal
+        aside = _aside(piles, pot, len(deck.cards)) if self.rules_version >= 5 else ()
+        return self._begin(seed, piles, pot, chooser, opts, deck, self.rules_version, aside)  # a complete deal
 
     def start_from(
         self,
@@ -388,7 +407,9 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         rules: int | None = None,
     ) -> ShopBattleState:
         """Pure helper (tests, replays): start a game from explicit piles (top first) and
-        first-round pot (face down). Every card id of the deck must appear exactly once.
+        first-round pot (face down). Every card id of the deck must appear exactly once; from
+        rules 5 on, the ids found in neither are set aside face down, out of the game (S3:
+        :attr:`~engine.shop_battle.state.ShopBattleState.aside`), each id still at most once.
         ``rules`` defaults to :attr:`rules_version` (tests pass 1 for the old rules). Runs the
         first pre-choice step. Raises ``ValueError`` on bad input."""
         opts = self._options(options)
@@ -396,16 +417,20 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         players = len(piles)
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"Shop Battle needs 2 to 6 players, not {players}")
+        rules = self.rules_version if rules is None else rules
         ids = sorted([c for p in piles for c in p] + list(pot))
-        if ids != list(range(len(deck.cards))):
+        if rules >= 5:
+            if len(set(ids)) != len(ids) or not all(0 <= c < len(deck.cards) for c in ids):
+                raise ValueError("piles and pot must hold each card id at most once")
+        elif ids != list(range(len(deck.cards))):
             raise ValueError("piles and pot must hold every card id exactly once")
         if not 0 <= chooser < players:
             raise ValueError("bad chooser seat")
-        return self._begin(seed, tuple(tuple(p) for p in piles), tuple(pot), chooser, opts, deck,
-                           self.rules_version if rules is None else rules)
+        aside = _aside(piles, pot, len(deck.cards)) if rules >= 5 else ()
+        return self._begin(seed, tuple(tuple(p) for p in piles), tuple(pot), chooser, opts, deck, rules, aside)
 
     def _begin(self, seed: int, piles: tuple[tuple[int, ...], ...], pot: tuple[int, ...], chooser: int,
-               opts: ShopBattleOptions, deck: Deck, rules: int) -> ShopBattleState:
+               opts: ShopBattleOptions, deck: Deck, rules: int, aside: tuple[int, ...] = ()) -> ShopBattleState:
         """:meth:`start_from` on checked input: the state before the first step, then the first
         pre-choice step (:func:`~engine.shop_battle.round.advance`), whose events are kept in
         ``opening``."""
@@ -416,7 +441,7 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
         st = _fresh_state(
             None, seed, -1, players, rules, opts.deck, deck.name, deck.cards, piles, pot, tuple(sorted(pot)), out, 1,
             opts.round_cap, chooser, CCW, 0, "choose", None, None, 0, (), (), ((),) * players, (None,) * players, (),
-            None, (), ((),) * players, None, (), chooser if rules >= 2 else 0, ())
+            None, (), ((),) * players, None, (), chooser if rules >= 2 else 0, (), aside)
         if out.count(None) <= 1:
             return replace_state(st, version=0, phase="over")
         new, events = advance(st, None, record=True)
@@ -533,12 +558,13 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     # -- AI
     def ai_action(self, state: ShopBattleState, seat: int) -> ShopBattleAction:
-        """Baseline AI (deterministic; :func:`engine.shop_battle.ai.choose_action`).
+        """Baseline AI (deterministic; :func:`engine.shop_battle.ai.safe_action`: never an
+        announcement whose chance to win the round another one dominates).
         Raises :class:`IllegalAction` when ``seat`` is not to act."""
         legal = self.legal_actions(state, seat)
         if not legal:
             raise IllegalAction("not your turn")
-        return choose_action(state, seat, legal)
+        return safe_action(state, seat, legal)
 
     # -- codecs
     def encode(self, action: ShopBattleAction) -> str:
@@ -573,7 +599,8 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
 
     def dump_state(self, state: ShopBattleState) -> dict[str, Any]:
         """JSON dict of the whole state; a rules-1 state leaves out ``lap_opener`` (a rules-2
-        field) and a state of rules 1-3 ``chosen`` (a rules-4 field), so tables set up before
+        field), a state of rules 1-3 ``chosen`` (a rules-4 field) and one of rules 1-4 ``aside``
+        (a rules-5 field), so tables set up before
         those versions keep their stored form. The cards' JSON form is made once per deck tuple
         (:func:`_cards_json`) and the other fields by pydantic: the same dict, in the same key
         order, as dumping the whole state (a list of about 40 card dicts each step was most of
@@ -586,6 +613,8 @@ class ShopBattle(Game[ShopBattleState, ShopBattleAction, ShopBattleView]):
             data[key] = value
             if key == "deck_name":
                 data["cards"] = list(cards)
+        if state.rules < 5:
+            data.pop("aside", None)
         if state.rules < 4:
             data.pop("chosen", None)
         if state.rules < 2:

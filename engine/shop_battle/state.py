@@ -13,7 +13,10 @@ from typing import Any, Literal
 from engine.core import State
 from engine.shop_battle.cards import Card
 
-__all__ = ["CCW", "CW", "LastRound", "OpeningEvent", "Pending", "ShopBattleState", "knowledge"]
+__all__ = ["CCW", "CW", "KEY", "LastRound", "OpeningEvent", "Pending", "ShopBattleState", "knowledge"]
+
+#: The game's key (stored with every table and in its public view's ``game`` field).
+KEY = "shop-battle"
 
 CCW, CW = -1, 1
 
@@ -66,7 +69,9 @@ class ShopBattleState(State):
     saw privately on top (own top cards, peeks, scouts). ``lap_opener`` (rules 2, S6) is the
     seat that opened the current lap of choosers; it is not stored for rules-1 tables.
     ``chosen`` (rules 4, S6) counts the announcements each seat has made (``()`` = none yet);
-    it is not stored for tables of rules 1-3.
+    it is not stored for tables of rules 1-3. ``aside`` (rules 5, S3) holds the cards left over
+    by the even deal, set aside face down, out of the game and unseen by everyone; it is not
+    stored for tables of rules 1-4.
     """
 
     deck_id: str = "default"
@@ -97,6 +102,7 @@ class ShopBattleState(State):
     opening: tuple[OpeningEvent, ...] = ()  # events of the setup step (private ones included)
     lap_opener: int = 0
     chosen: tuple[int, ...] = ()
+    aside: tuple[int, ...] = ()
 
 
 def knowledge(state: ShopBattleState, seat: int | None) -> frozenset[int]:

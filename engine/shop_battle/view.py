@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from engine.core import View
 from engine.shop_battle.cards import CardTable, card_table
-from engine.shop_battle.state import CW, ShopBattleState
+from engine.shop_battle.state import CW, KEY, ShopBattleState
 
 __all__ = [
     "AnnounceView",
@@ -215,7 +215,7 @@ def build_view(state: ShopBattleState, seat: int | None, to_act: frozenset[int],
     if state.pending is not None:
         pending = PendingView(owner=state.pending.owner, card=cards[state.pending.card], targets=state.pending.targets)
     public: dict[str, Any] = dict(
-        game="shop-battle",
+        game=KEY,
         deck_name=state.deck_name,
         round=state.round,
         round_cap=state.round_cap,

@@ -6,9 +6,12 @@ Imports the tiles and the state, never the rules module (no import cycle). See
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
+from engine.three_player_moon.outlook import OverBudget, keeping, needed, pickup_counts, play_counts
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import (
     ALL_TILES,
@@ -26,11 +29,12 @@ from engine.three_player_moon.tiles import (
     trick_winner,
 )
 
-__all__ = ["MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks"]
+__all__ = ["CHECK_BUDGET", "CHECK_SAMPLES", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks",
+           "heuristic", "keepers", "legal_moves"]
 
 #: Share of the possible widows with which the hand takes every trick that makes the AI shoot
 #: the moon (T2, T6: a made 21 wins the game, a failed one costs 21).
-MOON_CHANCE = 0.3
+MOON_CHANCE = 0.6
 #: Trump choices (the best of the 7-tile hand) tried with each possible widow.
 _TRUMP_CANDIDATES = 3
 
@@ -87,12 +91,17 @@ def estimate_tricks(hand: Sequence[Tile], trump: str, gone: Iterable[Tile] = ())
     return min(float(TRICKS), tricks), sure and len(hand) >= TRICKS
 
 
-def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, float, bool]:
-    """Best trump choice for ``hand``: ``(trump, estimate, that choice makes every tile sure)``.
-    Ties go to a sure choice, then to more trumps, then to the first of ``TRUMP_OPTIONS``."""
+def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = (), banned: Iterable[str] = ()
+               ) -> tuple[str, float, bool]:
+    """Best trump choice for ``hand`` (not one of ``banned``, which must leave one):
+    ``(trump, estimate, that choice makes every tile sure)``. Ties go to a sure choice, then to
+    more trumps, then to the first of ``TRUMP_OPTIONS``."""
     gone = tuple(gone)
+    banned = frozenset(banned)
     best: tuple[float, bool, int, str] | None = None
     for trump in TRUMP_OPTIONS:
+        if trump in banned:
+            continue
         est, sure = estimate_tricks(hand, trump, gone)
         ntr = sum(1 for t in hand if is_trump(t, trump))
         key = (est, sure, ntr, trump)
@@ -102,8 +111,79 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = ()) -> tuple[str, fl
     return best[3], best[0], best[1]
 
 
-def choose(state: MoonState, seat: int) -> MoonAction:
-    """The AI's action for ``seat``, the seat to act (the caller checks that).
+#: Positions the normal AI may search to make sure a bidder's move does not give up its bid (a
+#: few tens of milliseconds; :func:`engine.three_player_moon.outlook.keeping`).
+CHECK_BUDGET = 60_000
+#: Deals sampled when that search runs past its budget (:func:`keepers`).
+CHECK_SAMPLES = 16
+
+
+def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
+            samples: int = CHECK_SAMPLES, stop: Callable[[], bool] | None = None) -> set[Any] | None:
+    """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
+    one: :func:`engine.three_player_moon.outlook.keeping` within ``budget`` positions (every
+    such move; ``{prefer}`` as soon as that one does); past the budget, those that keep it in
+    one of ``samples`` sampled deals (``outlook.play_counts`` while playing, and
+    ``outlook.pickup_counts`` for a discard or trumps when the bid needs every trick; again
+    within ``budget`` positions), drawn from a generator seeded by public facts. Both searches
+    also end as soon as ``stop()`` says so (a decision's deadline). ``None`` when nothing was
+    learned (not the bidder, nothing asked, no sampled deal keeps the bid, or out of budget)."""
+    keep = keeping(state, seat, moves, budget, prefer=prefer, stop=stop)
+    if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
+        return keep
+    rng = random.Random(f"moon-check:{state.version}:{seat}")
+    try:
+        if state.phase == "play":
+            counts = play_counts(state, seat, moves, samples, rng, budget, stop)
+            found = {m for m in moves if counts.get(m)}
+        elif needed(state) == TRICKS:
+            discard = state.discard if state.phase == "trump" else None
+            hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
+            pick = pickup_counts(seat, hand8, samples, rng, discard, budget, stop)
+            found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
+                m for m in moves if pick.get((discard, m.trump))}
+        else:
+            return None
+    except OverBudget:
+        return None
+    return found or None
+
+
+def choose(state: MoonState, seat: int, budget: int = CHECK_BUDGET, samples: int = CHECK_SAMPLES,
+           stop: Callable[[], bool] | None = None) -> MoonAction:
+    """The AI's action for ``seat``, the seat to act (the caller checks that): the
+    :func:`heuristic`'s, except that a bidder never plays a tile, discards or names trumps so
+    as to lose its bid in every deal it cannot tell from the true one while another move keeps
+    it in some (:func:`keepers`: a complete search within ``budget`` positions, else ``samples``
+    sampled deals, both ending early when ``stop()`` says so): it then plays the heuristic's
+    choice among the moves found to keep the bid. The normal level is the defaults
+    (:data:`CHECK_BUDGET`, :data:`CHECK_SAMPLES`, no ``stop``); the strong level scales them
+    to its own budget."""
+    act = heuristic(state, seat)
+    if seat != state.bidder or state.phase in ("bid", "over"):
+        return act
+    legal = legal_moves(state, seat)
+    if len(legal) < 2:
+        return act
+    keep = keepers(state, seat, legal, budget, prefer=act, samples=samples, stop=stop)
+    if not keep or act in keep:
+        return act
+    return heuristic(state, seat, frozenset(m for m in legal if m not in keep))
+
+
+def legal_moves(state: MoonState, seat: int) -> tuple[MoonAction, ...]:
+    """The bidder's legal moves after the bidding (T3, T5): its discards, the trump choices or
+    its legal plays."""
+    if state.phase == "discard":
+        return tuple(Discard(t) for t in state.hands[seat])
+    if state.phase == "trump":
+        return tuple(NameTrump(t) for t in TRUMP_OPTIONS)
+    return tuple(Play(t) for t in legal_plays(state.hands[seat], state.trick, state.trump))
+
+
+def heuristic(state: MoonState, seat: int, exclude: frozenset[MoonAction] = frozenset()) -> MoonAction:
+    """The AI's rules of thumb for ``seat`` (to act), never one of ``exclude`` (which must leave
+    a legal move), with no search (the strong level's playouts use it).
 
     Bidding (:func:`bid_outlook`): the widow's expected value counted (every tile it may be),
     21 when the hand takes every trick with most widows (:data:`MOON_CHANCE`), else the expected
@@ -121,6 +201,8 @@ def choose(state: MoonState, seat: int) -> MoonAction:
     if state.phase == "discard":
         best: tuple[tuple[float, bool, tuple[int, ...]], Tile] | None = None
         for tile in hand:
+            if Discard(tile) in exclude:
+                continue
             rest = [t for t in hand if t != tile]
             trump, est, _ = best_trump(rest, (tile,))
             key = (est, not is_trump(tile, trump), tuple(-x for x in _throw_value(tile, trump)))
@@ -130,9 +212,10 @@ def choose(state: MoonState, seat: int) -> MoonAction:
         return Discard(best[1])
     if state.phase == "trump":
         gone = (state.discard,) if state.discard else ()
-        trump, _, _ = best_trump(hand, gone)
+        banned = {a.trump for a in exclude if isinstance(a, NameTrump)}
+        trump, _, _ = best_trump(hand, gone, banned)
         return NameTrump(trump)
-    return Play(_play(state, seat))
+    return Play(_play(state, seat, frozenset(a.tile for a in exclude if isinstance(a, Play))))
 
 
 def bid_outlook(hand: Sequence[Tile]) -> tuple[float, float]:
@@ -171,13 +254,14 @@ def _bid(state: MoonState, seat: int) -> MoonAction:
     return Bid(0)
 
 
-def _play(state: MoonState, seat: int) -> Tile:
+def _play(state: MoonState, seat: int, exclude: frozenset[Tile] = frozenset()) -> Tile:
     trump = state.trump
-    hand = state.hands[seat]
-    legal = legal_plays(hand, state.trick, trump)
+    known_hand = state.hands[seat]
+    hand = tuple(t for t in known_hand if t not in exclude)
+    legal = tuple(t for t in legal_plays(known_hand, state.trick, trump) if t not in exclude)
     if len(legal) == 1:
         return legal[0]
-    known = set(hand) | set(state.played)
+    known = set(known_hand) | set(state.played)
     if seat == state.bidder and state.discard:
         known.add(state.discard)
 

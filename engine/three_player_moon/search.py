@@ -1,5 +1,5 @@
 """Three-Player Moon: the strong level (:func:`strong_action`), the hooks of the shared tree search
-(:data:`HOOKS`) and the easy level (:func:`easy_action`).
+(:data:`HOOKS`) and the easy level (a beginner: :func:`easy_action`).
 
 The strong level is a policy-improvement step over the normal AI (``engine/three_player_moon/ai.py``),
 the policy the partner and the opponents actually play: determinized flat Monte-Carlo.
@@ -21,26 +21,39 @@ the policy the partner and the opponents actually play: determinized flat Monte-
   errors of the paired difference.
 
 Budget: ``iterations`` counts playouts (one move on one determinization); ``should_stop`` is
-asked before each determinization. See ``docs/rules/three-player-moon.md`` and ``docs/ai.md``.
+asked before each determinization. The checks with every hand in view (the moon estimate, the
+counts of a bid that needs every trick, the bidder's keep-the-bid check) search in proportion to
+the iteration budget (:func:`checks`: in full at :data:`FULL_ITERATIONS`) and end when
+``should_stop()`` says so. See ``docs/rules/three-player-moon.md`` and ``docs/ai.md``.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.search import Hooks, outcome_rewards, softmax_rewards
 from engine.three_player_moon import ai
-from engine.three_player_moon.actions import Bid, MoonAction, NameTrump, Play
+from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump
 from engine.three_player_moon.hidden import played_by
-from engine.three_player_moon.outlook import win_chance
+from engine.three_player_moon.outlook import (
+    OverBudget,
+    defence_counts,
+    moon_chance,
+    needed,
+    pickup_counts,
+    play_counts,
+    win_chance,
+)
 from engine.three_player_moon.state import MoonState
-from engine.three_player_moon.tiles import MOON, TARGET, TRUMP_OPTIONS, Tile, is_trump, sort_hand
+from engine.three_player_moon.tiles import MOON, TARGET, TRICKS, TRUMP_OPTIONS, Tile, is_trump, sort_hand, trick_winner
 
-__all__ = ["HOOKS", "MARGIN", "TRIES", "TRUMP_CANDIDATES", "Z", "Rollout", "candidates", "easy_action", "misfits",
-           "strong_action"]
+__all__ = ["CHECK_BUDGET", "FULL_CHECKS", "FULL_ITERATIONS", "HOOKS", "LEAST_POSITIONS", "LEAST_SAMPLES", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "SAMPLED_POSITIONS",
+           "TRUMP_CANDIDATES", "Z", "Checks", "Rollout", "break_even", "candidates", "checks", "easy_action", "misfits", "moon_estimate", "strong_action",
+           "sure_choice"]
 
 #: A move other than the normal AI's must beat it by this much mean win chance ...
 MARGIN = 0.005
@@ -50,6 +63,62 @@ Z = 1.0
 TRIES = 1
 #: Trump choices searched: the normal AI's and the next best by its trick estimate.
 TRUMP_CANDIDATES = 4
+#: Positions the strong level may search to drop a bidder's moves that lose its bid in every
+#: deal while another keeps it (``outlook.keeping``).
+CHECK_BUDGET = 100_000
+#: Deals sampled for the moon estimate of a hand and for the moves of a bid that needs every trick.
+MOON_SAMPLES = 32
+#: Least chance against good defenders (:func:`moon_estimate`) with which the strong level bids
+#: the moon, whatever the break-even.
+MOON_FLOOR = 0.45
+#: Hands expected to take fewer tricks than this (the normal AI's ``bid_outlook``) are not
+#: considered for the moon.
+MOON_LOOK = 5.5
+#: The iteration budget at which those checks run in full (the game's default budget,
+#: ``engine.policies.ITERATIONS``); a smaller one scales them down (:func:`checks`).
+FULL_ITERATIONS = 400
+#: Positions of the sampled counts (:data:`MOON_SAMPLES` deals) at :data:`FULL_ITERATIONS`, when
+#: scaled down (in full they have no limit but the deadline: about 0.5 s of CPU at most).
+SAMPLED_POSITIONS = 400_000
+#: Least positions, and least sampled deals, of a check scaled down (a few milliseconds).
+LEAST_POSITIONS = 2_000
+LEAST_SAMPLES = 2
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What the checks with every hand in view may search for one decision (:func:`checks`)."""
+
+    #: positions of the bidder's keep-the-bid check (the normal AI's check of the default move
+    #: searches ``min(ai.CHECK_BUDGET, positions)``)
+    positions: int
+    #: deals sampled for the moon estimate and for a bid that needs every trick
+    samples: int
+    #: deals sampled when the keep-the-bid check runs past its positions
+    check_samples: int
+    #: positions of the counts over sampled deals
+    sampled: int
+    #: the decision's deadline (``should_stop``), asked while searching
+    stop: Callable[[], bool] | None = None
+
+
+#: The checks in full (the previous design, no deadline).
+FULL_CHECKS = Checks(CHECK_BUDGET, MOON_SAMPLES, ai.CHECK_SAMPLES, 1 << 62)
+
+
+def checks(iterations: int | None, should_stop: Callable[[], bool] | None = None) -> Checks:
+    """The checks for a decision budgeted by ``iterations`` (``None``: in full) and
+    ``should_stop``: in full from :data:`FULL_ITERATIONS` iterations, else positions and sampled
+    deals in proportion (at least :data:`LEAST_POSITIONS` and :data:`LEAST_SAMPLES`), so that a
+    tiny budget gives a fast decision; every search also ends when ``should_stop()`` says so."""
+    if iterations is None or iterations >= FULL_ITERATIONS:
+        return Checks(FULL_CHECKS.positions, FULL_CHECKS.samples, FULL_CHECKS.check_samples, FULL_CHECKS.sampled,
+                      should_stop)
+    share = max(0, iterations) / FULL_ITERATIONS
+    return Checks(positions=max(LEAST_POSITIONS, round(CHECK_BUDGET * share)),
+                  samples=max(LEAST_SAMPLES, round(MOON_SAMPLES * share)),
+                  check_samples=max(LEAST_SAMPLES, round(ai.CHECK_SAMPLES * share)),
+                  sampled=max(LEAST_POSITIONS, round(SAMPLED_POSITIONS * share)), stop=should_stop)
 
 
 def _cutoff(root: MoonState, state: MoonState) -> bool:
@@ -60,15 +129,29 @@ def _evaluate(game: Any, state: MoonState) -> tuple[float, ...]:
     return softmax_rewards(state.scores, 4.0)
 
 
+def _rollout(game: Any, state: MoonState, seat: int, rng: random.Random) -> MoonAction:
+    return ai.heuristic(state, seat)
+
+
+def _prune(state: MoonState, seat: int, moves: Sequence[Any], limits: Checks = FULL_CHECKS) -> list[Any]:
+    """``moves`` without a bidder's moves that lose its bid in every deal while another keeps it
+    in some (``ai.keepers``: a complete search within ``limits.positions`` positions, in full
+    :data:`CHECK_BUDGET`, else sampled deals; all of them when nothing was learned)."""
+    keep = ai.keepers(state, seat, moves, limits.positions, samples=limits.check_samples, stop=limits.stop)
+    return [m for m in moves if m in keep] if keep else list(moves)
+
+
 #: Hooks of the shared tree search (:func:`engine.search.search`) for Three-Player Moon, kept for
-#: the tree mode's callers and tests; the strong level itself is :func:`strong_action`.
-HOOKS = Hooks(cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, exploration=0.6, max_depth=12)
+#: the tree mode's callers and tests (playouts: the normal AI's rules of thumb,
+#: ``ai.heuristic``); the strong level itself is :func:`strong_action`.
+HOOKS = Hooks(rollout=_rollout, cutoff=_cutoff, evaluate=_evaluate, prune=lambda g, s, seat, moves: _prune(s, seat, moves),
+              epsilon=0.0, exploration=0.6, max_depth=12)
 
 
 class Rollout:
-    """The normal AI (``ai.choose``, same moves) with its bidding, discard and trump estimates
-    cached by hand, for playouts that meet the same hands again and again (one object per
-    search)."""
+    """The normal AI's rules of thumb (``ai.heuristic``, same moves) with its bidding, discard and
+    trump estimates cached by hand, for playouts that meet the same hands again and again (one
+    object per search)."""
 
     __slots__ = ("_outlook", "_discard", "_trump")
 
@@ -78,22 +161,23 @@ class Rollout:
         self._trump: dict[tuple[tuple[Tile, ...], Tile | None], MoonAction] = {}
 
     def action(self, state: MoonState, seat: int) -> MoonAction:
-        """``ai.choose(state, seat)`` for the seat to act."""
+        """``ai.heuristic(state, seat)`` for the seat to act (the normal AI's rules of thumb,
+        without its check of the bidder's moves)."""
         phase = state.phase
         if phase == "play":
-            return ai.choose(state, seat)
+            return ai.heuristic(state, seat)
         hand = state.hands[seat]
         if phase == "bid":
             return _normal_bid(state.bid, state.scores[seat], *self.outlook(hand))
         if phase == "discard":
             act = self._discard.get(hand)
             if act is None:
-                act = self._discard[hand] = ai.choose(state, seat)
+                act = self._discard[hand] = ai.heuristic(state, seat)
             return act
         key = (hand, state.discard)
         act = self._trump.get(key)
         if act is None:
-            act = self._trump[key] = ai.choose(state, seat)
+            act = self._trump[key] = ai.heuristic(state, seat)
         return act
 
 
@@ -206,26 +290,61 @@ def _determinize(game: Any, state: MoonState, seat: int, rng: random.Random, pol
 
 def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None = None, salt: int = 0,
                   iterations: int | None = None, should_stop: Callable[[], bool] | None = None) -> MoonAction:
-    """The strong level's move for ``seat`` (to act): the flat Monte-Carlo search of the module
-    docstring over :func:`candidates`, within ``iterations`` playouts and/or until
-    ``should_stop()``; the normal AI's move when nothing beats it (or no iteration ran).
-    Deterministic for the same state, seat, salt and iterations (``should_stop`` ``None``);
-    never reads the hidden tiles (only ``hidden_variant``). ``hooks`` is unused."""
+    """The strong level's move for ``seat`` (to act), never reading the hidden tiles:
+
+    - bidding: the flat Monte-Carlo search of the module docstring over every bid but the moon;
+      then the moon instead when :func:`moon_estimate` (its chance against good defenders) is at
+      least :data:`MOON_FLOOR` and above the break-even against the best other bid
+      (:func:`break_even`);
+    - against a bid that needs every trick left (a moon, or no trick to spare): the bidder's
+      discard, trumps and tiles that keep it, a defender's tiles that stop it, in the most deals
+      with every hand in view (:func:`sure_choice`);
+    - otherwise the flat search over :func:`candidates`, a bidder's moves that lose its bid in
+      every deal while another keeps it in some being dropped first (``ai.keepers``,
+      :data:`CHECK_BUDGET` positions).
+
+    Those checks (and the normal AI's own, for the default move) search as much as
+    :func:`checks` allows for ``iterations`` and stop with ``should_stop``.
+
+    ``iterations`` counts playouts and/or ``should_stop()`` ends the search; the normal AI's move
+    when nothing beats it (or no iteration ran). Deterministic for the same state, seat, salt and
+    iterations (``should_stop`` ``None``). ``hooks`` is unused."""
     legal = game.legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has no legal action now")
-    base: MoonAction = ai.choose(state, seat)
+    limits = checks(iterations, should_stop)
+    base: MoonAction = ai.choose(state, seat, min(ai.CHECK_BUDGET, limits.positions), limits.check_samples,
+                                 limits.stop)
     if len(legal) == 1:
         return base
-    moves = candidates(game, state, seat, base)
-    if len(moves) == 1:
-        return base
-    budget = iterations if iterations is not None else (None if should_stop is not None else 100)
     rng = random.Random(f"moon-strong:{salt}")
+    budget = iterations if iterations is not None else (None if should_stop is not None else 100)
+    if state.phase == "bid":
+        return _strong_bid(game, state, seat, base, rng, budget, should_stop, limits)
+    sure = sure_choice(game, state, seat, legal, base, random.Random(f"moon-sure:{salt}:{state.version}"), limits)
+    if sure is not None:
+        return sure
+    moves = candidates(game, state, seat, base)
+    if seat == state.bidder:
+        kept = _prune(state, seat, moves, limits)
+        if len(kept) < len(moves):
+            if base not in kept:
+                base = ai.heuristic(state, seat, frozenset(m for m in legal if m not in kept))
+            moves = [base, *(m for m in kept if m != base)]
+    if len(moves) == 1:
+        return moves[0]
+    return _flat(game, state, seat, moves, rng, budget, should_stop)[0]
+
+
+def _flat(game: Any, state: MoonState, seat: int, moves: list[MoonAction], rng: random.Random, budget: int | None,
+          should_stop: Callable[[], bool] | None) -> tuple[MoonAction, float | None]:
+    """The flat search over ``moves`` (``moves[0]`` the default): the move played and its mean
+    playout value (``None`` when fewer than two determinizations were played)."""
     policy = Rollout()
     n = len(moves)
     diff = [0.0] * n
     diff2 = [0.0] * n
+    total = 0.0
     rounds = 0
     max_rounds = None if budget is None else max(2, budget // n)
     while max_rounds is None or rounds < max_rounds:
@@ -233,13 +352,14 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
             break
         det = _determinize(game, state, seat, rng, policy)
         values = [_playout(game, game.apply(det, {seat: m}).state, state.hand_no, seat, policy) for m in moves]
+        total += values[0]
         for i, v in enumerate(values):
             d = v - values[0]
             diff[i] += d
             diff2[i] += d * d
         rounds += 1
     if rounds < 2:
-        return base
+        return moves[0], None
     best, best_score = 0, 0.0
     for i in range(1, n):
         mean = diff[i] / rounds
@@ -247,19 +367,147 @@ def strong_action(game: Any, state: MoonState, seat: int, *, hooks: Hooks | None
         score = mean - MARGIN - Z * math.sqrt(var / (rounds - 1))
         if score > best_score:
             best, best_score = i, score
-    return moves[best]
+    return moves[best], (total + diff[best]) / rounds
+
+
+def moon_estimate(state: MoonState, seat: int, rng: random.Random, limits: Checks = FULL_CHECKS) -> float:
+    """The chance that ``seat``'s hand makes a moon against good defenders: the share of
+    ``limits.samples`` (in full :data:`MOON_SAMPLES`) deals in which it does with every hand in
+    view (``outlook.moon_chance``); 0 for a hand whose expected tricks (the normal AI's
+    ``bid_outlook``) are below :data:`MOON_LOOK`, and when the search runs past
+    ``limits.sampled`` positions or its deadline (no moon on a guess)."""
+    hand = state.hands[seat]
+    if ai.bid_outlook(hand)[0] < MOON_LOOK:
+        return 0.0
+    try:
+        return moon_chance(hand, limits.samples, rng, limits.sampled, limits.stop)
+    except OverBudget:
+        return 0.0
+
+
+def break_even(state: MoonState, seat: int, other: float) -> float:
+    """The chance of making a moon at which bidding it is worth ``other`` (the win chance of the
+    best other bid): a made moon wins the game (T6), a failed one costs 21 points (the two others
+    counted one trick each) before the next hand (T2)."""
+    scores = tuple(x - MOON if s == seat else x + 1 for s, x in enumerate(state.scores))
+    failed = win_chance(scores, (state.first_bidder + 1) % 3)[seat]
+    return max(0.0, (other - failed) / (1.0 - failed))
+
+
+def _strong_bid(game: Any, state: MoonState, seat: int, base: MoonAction, rng: random.Random,
+                budget: int | None, should_stop: Callable[[], bool] | None, limits: Checks = FULL_CHECKS
+                ) -> MoonAction:
+    """The strong level's bid (see :func:`strong_action`)."""
+    chance = moon_estimate(state, seat, random.Random(f"moon-bid:{rng.random()}"), limits)
+    hand = state.hands[seat]
+    if isinstance(base, Bid) and base.bid == MOON:
+        sure, est, _ = Rollout().outlook(hand)
+        base = _normal_bid(state.bid, state.scores[seat], False, est, 0.0)
+    legal = [a for a in game.legal_actions(state, seat) if not (isinstance(a, Bid) and a.bid == MOON)]
+    moves = [base, *(a for a in legal if a != base)]
+    best, value = _flat(game, state, seat, moves, rng, budget, should_stop) if len(moves) > 1 else (base, None)
+    if value is None:
+        value = win_chance(state.scores, state.first_bidder)[seat]
+    if chance >= MOON_FLOOR and chance > break_even(state, seat, value):
+        return Bid(MOON)
+    return best
+
+
+def sure_choice(game: Any, state: MoonState, seat: int, legal: Sequence[MoonAction], base: MoonAction,
+                rng: random.Random, limits: Checks = FULL_CHECKS) -> MoonAction | None:
+    """Against an open bid that needs every trick left (a moon, or no trick to spare), every
+    hand in view on ``limits.samples`` (in full :data:`MOON_SAMPLES`) deals drawn with ``rng``
+    among those ``seat`` cannot tell from the true one:
+
+    - the bidder's discard (then trumps) or tile that keeps the bid in the most deals
+      (``outlook.pickup_counts``, ``outlook.play_counts``);
+    - a defender's tile after which the defenders stop it in the most deals
+      (``outlook.defence_counts`` on ``hidden_variant`` draws).
+
+    Ties go to ``base`` (the normal AI's move), then to the legal order. ``None`` when no bid
+    needs every trick left, no move counts in any sampled deal, or the counts run past
+    ``limits.sampled`` positions or the deadline (``limits.stop``)."""
+    bidder = state.bidder
+    if bidder is None or state.phase not in ("discard", "trump", "play"):
+        return None
+    need = needed(state)
+    won = state.tricks_won[bidder]
+    left = len(state.hands[bidder]) + (1 if any(s == bidder for s, _ in state.trick) else 0) \
+        if state.phase == "play" else TRICKS
+    if won >= need or won + left != need:
+        return None
+    order = [base, *(m for m in legal if m != base)]
+    try:
+        return _sure(game, state, seat, order, rng, limits)
+    except OverBudget:
+        return None
+
+
+def _sure(game: Any, state: MoonState, seat: int, order: list[MoonAction], rng: random.Random,
+          limits: Checks) -> MoonAction | None:
+    """:func:`sure_choice` once it applies; raises :class:`OverBudget`."""
+    n, budget, stop = limits.samples, limits.sampled, limits.stop
+    if seat != state.bidder:
+        if state.phase != "play":
+            return None
+        seen = [game.hidden_variant(state, seat, rng.getrandbits(48)) for _ in range(n)]
+        counts = defence_counts(state, seat, order, seen, budget, stop)
+        best = max(order, key=lambda m: counts[m])
+        return best if counts[best] else None
+    if state.phase == "play":
+        counts = play_counts(state, seat, order, n, rng, budget, stop)
+        best = max(order, key=lambda m: counts[m])
+        return best if counts[best] else None
+    value: dict[MoonAction, int]
+    if state.phase == "discard":
+        pick = pickup_counts(seat, state.hands[seat], n, rng, budget=budget, stop=stop)
+        value = {m: max((pick.get((m.tile, t), 0) for t in TRUMP_OPTIONS), default=0)
+                 for m in order if isinstance(m, Discard)}
+    else:
+        assert state.discard is not None
+        pick = pickup_counts(seat, (*state.hands[seat], state.discard), n, rng, state.discard, budget, stop)
+        value = {m: pick.get((state.discard, m.trump), 0) for m in order if isinstance(m, NameTrump)}
+    best = max(value, key=lambda m: value[m])
+    return best if value[best] else None
+
+
+def _easy_trump(hand: Sequence[Tile]) -> str:
+    """The easy level's trumps: the number its tiles show most (ties to the higher number)."""
+    shows = [sum(1 for t in hand if n in t) for n in range(7)]
+    return str(max(range(7), key=lambda n: (shows[n], n)))
 
 
 def easy_action(game: Any, state: MoonState, seat: int, rng: random.Random) -> MoonAction:
-    """The easy level: the baseline, but a third of its bids are lowered (a pass or a lower
-    legal bid) and a fifth of its plays are another legal tile. Never a
-    moon bid the baseline would not make."""
-    best: MoonAction = ai.choose(state, seat)
-    legal = game.legal_actions(state, seat)
-    if isinstance(best, Bid) and best.bid and rng.random() < 1 / 3:
-        lower = [a for a in legal if isinstance(a, Bid) and a.bid < best.bid]
-        return rng.choice(lower) if lower else best
-    if isinstance(best, Play) and len(legal) > 1 and rng.random() < 0.2:
-        return rng.choice(legal)  # type: ignore[no-any-return]
-    return best
+    """The easy level, a beginner's habits (``rng`` is not used), never the moon:
 
+    - bids the tiles of the number it holds most plus its other doubles (4 to 7; T2), when that
+      beats the standing bid, else passes;
+    - discards its lowest tile that is not of that number (T3) and names that number trumps;
+    - leads its highest tile (trumps first); follows with its highest tile when that takes the
+      trick, else with its lowest (T5), whoever holds the trick.
+    """
+    hand = state.hands[seat]
+    if state.phase == "bid":
+        trump = _easy_trump(hand)
+        n = sum(1 for t in hand if is_trump(t, trump)) + sum(1 for t in hand if t[0] == t[1] and not is_trump(t, trump))
+        n = min(7, n)
+        return Bid(n) if n >= 4 and n > state.bid else Bid(0)
+    if state.phase == "discard":
+        trump = _easy_trump(hand)
+        others = [t for t in hand if not is_trump(t, trump)] or list(hand)
+        return Discard(min(others, key=lambda t: (t[0] + t[1], t)))
+    if state.phase == "trump":
+        return NameTrump(_easy_trump(hand))
+    legal = game.legal_actions(state, seat)
+    named = state.trump
+
+    def height(a: MoonAction) -> tuple[bool, int, int]:
+        t = a.tile  # type: ignore[union-attr]
+        return (is_trump(t, named), t[0], t[1])
+
+    if not state.trick:
+        return max(legal, key=height)  # type: ignore[no-any-return]
+    top = max(legal, key=height)
+    if trick_winner((*state.trick, (seat, top.tile)), named) == seat:
+        return top  # type: ignore[no-any-return]
+    return min(legal, key=height)  # type: ignore[no-any-return]

@@ -31,7 +31,12 @@ _COMPONENT_KINDS = {
     7: "mentionable_select",
     8: "channel_select",
     10: "text_display",
+    11: "thumbnail",
+    12: "media_gallery",
+    13: "file",
+    14: "separator",
 }
+COMPONENTS_V2 = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,40 @@ def components_text(rows: Iterable[dict[str, Any]]) -> list[str]:
     return [p for p in parts if p]
 
 
+def _card_of(box: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A V2 container read back in the shape of an embed (``title``, ``description``, ``fields``,
+    ``footer``, ``image``, ``color``), from the way :mod:`cogs.layout` writes a block: a
+    ``### title`` heading and the description, ``**name**`` + value paragraphs, ``-#`` footer
+    lines, a media gallery (its ``attachment://<name>`` URL, from the attachment it points at)."""
+    card: dict[str, Any] = {"fields": []}
+    if box.get("accent_color") is not None:
+        card["color"] = box["accent_color"]
+    for c in box.get("components") or []:
+        kind = c.get("type")
+        if kind == 12:
+            media = (c.get("items") or [{}])[0].get("media") or {}
+            name = names.get(str(media.get("attachment_id")))
+            card["image"] = {"url": f"attachment://{name}" if name else media.get("url")}
+        elif kind == 13:
+            card.setdefault("files", []).append(names.get(str((c.get("file") or {}).get("attachment_id"))))
+        elif kind == 10:
+            text = c.get("content") or ""
+            if text.startswith("### ") and "title" not in card:
+                title, _, rest = text[4:].partition("\n")
+                card["title"] = title
+                if rest:
+                    card["description"] = rest
+            elif text.startswith("-# "):
+                card["footer"] = {"text": "\n".join(line[3:] for line in text.splitlines())}
+            elif text.startswith("**"):
+                for para in text.split("\n\n**"):
+                    head, _, value = para.lstrip("*").partition("\n")
+                    card["fields"].append({"name": head.rstrip("*"), "value": value})
+            else:
+                card["description"] = (card.get("description", "") + "\n" + text).strip("\n")
+    return card
+
+
 @dataclass(frozen=True)
 class Version:
     """One state of a message: what it showed between two edits."""
@@ -153,9 +192,23 @@ class Version:
         return next((copy.deepcopy(a) for a in self.attachments if a.get("filename") == filename), None)
 
     @property
+    def v2(self) -> bool:
+        """Whether this version is a Components V2 message (the ``IS_COMPONENTS_V2`` flag)."""
+        return bool(self.flags & COMPONENTS_V2)
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        """The V2 containers, read back as embed-shaped dicts (``title``, ``description``,
+        ``fields``, ``footer``, ``image``; see :func:`_card_of`)."""
+        names = {str(a.get("id")): str(a.get("filename")) for a in self.attachments}
+        return [_card_of(c, names) for c in self.raw_components if c.get("type") == 17]
+
+    @property
     def image_urls(self) -> list[str]:
-        """The image URLs of the embeds (``attachment://name`` for an uploaded picture)."""
-        return [(e.get("image") or {}).get("url") for e in self.embeds if (e.get("image") or {}).get("url")]
+        """The image URLs of the embeds and of the V2 media galleries (``attachment://name`` for
+        an uploaded picture)."""
+        return [(e.get("image") or {}).get("url") for e in [*self.embeds, *self.cards]
+                if (e.get("image") or {}).get("url")]
 
     def text(self) -> str:
         """Content + embed texts + component labels/placeholders/option labels, one per line."""
@@ -239,8 +292,19 @@ class Msg:
 
     @property
     def image_urls(self) -> list[str]:
-        """The current embeds' image URLs (``attachment://board.png`` for an uploaded picture)."""
+        """The current embeds' and media galleries' image URLs (``attachment://board.png`` for an
+        uploaded picture)."""
         return self.current.image_urls
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        """The current V2 containers as embed-shaped dicts (:attr:`Version.cards`)."""
+        return self.current.cards
+
+    @property
+    def v2(self) -> bool:
+        """Whether the message is now a Components V2 message."""
+        return self.current.v2
 
     @property
     def flags(self) -> int:

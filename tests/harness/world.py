@@ -31,7 +31,7 @@ from simcord.backend.errors import BackendError, SetupError
 from simcord.builders import ChannelHandle, GuildHandle, RoleHandle, UserHandle
 from simcord.results import InteractionResult, ResponseMessage
 
-from . import _patches
+from . import _patches, conformance
 from .errors import (
     BotError,
     BotErrorsReported,
@@ -896,6 +896,12 @@ class DiscordWorld:
         """Every REST/webhook request the bot made (entries with method, path, json)."""
         return list(self._env.http_requests)
 
+    def conformance(self, *, since: int = 0, v2_only: bool = True) -> list[str]:
+        """The breaches of Discord's rules and limits in the requests ``http_log[since:]``, one
+        line each (:func:`tests.harness.conformance.violations`: V2 limits, only V2 layouts with
+        ``v2_only``, no follow-up completing a defer, modal labels)."""
+        return conformance.violations(self.http_log[since:], v2_only=v2_only)
+
     def bot_rest_calls(self, since: int = 0) -> list[Any]:
         """The REST requests the bot made on its own, from ``http_log[since:]``: everything but
         the answers to interactions (``/interactions/...`` callbacks and the interaction
@@ -941,6 +947,42 @@ class DiscordWorld:
         errs = self.errors
         if errs:
             raise BotErrorsReported("\n\n".join(e.format() for e in errs))
+
+    # ----------------------------------------------------------- roles, overwrites, moderation
+
+    def role_names(self, guild: Guild | None = None) -> list[str]:
+        """The names of the roles of ``guild`` (default: the world's first guild), ``"@everyone"`` included."""
+        home = guild._handle if guild is not None else self._guild
+        return sorted(home.roles)
+
+    def channel_with_overwrites(self, name: str, overwrites: dict[str | Member, discord.PermissionOverwrite]) -> Channel:
+        """Create a text channel with permission overwrites, keyed by role name (``"@everyone"``,
+        ``"Admin"``, …) or by :class:`Member`, e.g. ``{"@everyone":
+        discord.PermissionOverwrite(create_public_threads=False)}``. Call :meth:`settle` before
+        using it. Raises ``KeyError`` for an unknown role name."""
+        self._require_open()
+        targets: dict[Any, discord.PermissionOverwrite] = {}
+        for who, overwrite in overwrites.items():
+            targets[who._actor if isinstance(who, Member) else self._guild.roles[who]] = overwrite
+        return Channel(self, self._guild.create_text_channel(name, overwrites=targets))
+
+    async def delete_message(self, member: Member, message: MessageRef) -> None:
+        """``member`` deletes a message (another's needs Manage Messages, e.g. an admin):
+        MESSAGE_DELETE reaches the bot; the journal marks it deleted. Settles. Raises
+        :class:`ImpossibleAction` when the message is already gone."""
+        self._require_open()
+        await member._actor.delete(self._sim_message(message))
+        await self.settle()
+
+    def bot_persistent_items(self) -> tuple[list[type], list[discord.ui.Item[Any]]]:
+        """What the running bot's discord.py view store holds for later interactions:
+        (the registered ``DynamicItem`` classes, the items of views bound to a message)."""
+        if self.bot is None:
+            raise HarnessError("no bot is running")
+        store = self.bot._connection._view_store
+        dynamic = list(store._dynamic_items.values())
+        bound = [item for view in store._synced_message_views.values() for item in view.children]
+        return dynamic, bound
 
     # ----------------------------------------------------------- internals
 

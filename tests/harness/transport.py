@@ -1,4 +1,4 @@
-"""A light in-memory fake of Discord's HTTP and webhook seams, for benchmarks.
+"""A light in-memory fake of Discord's HTTP and webhook seams, for benchmarks and the soak test.
 
 The bot under test is real discord.py: :meth:`FakeDiscord.install` replaces only the two
 transports at the bottom of it, ``client.http.request`` (REST: channel messages, threads,
@@ -8,10 +8,10 @@ followups, ``@original`` edits), and gateway events are fed to discord.py's own 
 between (``Interaction`` parsing, the ``CommandTree``, the view store, ``DynamicItem`` matching,
 ``InteractionResponse``, ``Webhook``, ``Message`` construction) runs unmodified.
 
-Unlike the test harness (tests/harness, simcord), nothing is validated or journaled: each call
-is counted by route, answered with plausible JSON built from the request body (new snowflakes,
-the bot as author), and handed to whoever waits for it (:meth:`FakeDiscord.expect`). Each call
-yields to the event loop once, as a real socket round trip would (a handler never runs to its
+Unlike the journaled world of this harness (:class:`tests.harness.DiscordWorld`, simcord),
+nothing is validated or journaled: each call is counted by route, answered with plausible JSON
+built from the request body (new snowflakes, the bot as author), and handed to whoever waits for
+it (:meth:`FakeDiscord.expect`). Each call yields to the event loop once, as a real socket round trip would (a handler never runs to its
 end without letting other tasks in), and costs a few microseconds otherwise.
 
 Usage::
@@ -104,6 +104,8 @@ class FakeDiscord:
         self.application_id = application_id
         self.bot_user_id = bot_user_id or application_id
         self.calls: Counter[str] = Counter()
+        #: When (``time.perf_counter()``) each channel's messages were edited, by channel id.
+        self.channel_edits: dict[int, list[float]] = {}
         self._seq = itertools.count(1)
         self._waiters: dict[tuple[Any, ...], list[tuple[Callable[[Sent], bool] | None, asyncio.Future[Sent]]]] = {}
         self._adapter = FakeWebhookAdapter(self)
@@ -270,6 +272,10 @@ class FakeDiscord:
         """The next call on the interaction with ``token`` (see :meth:`expect`)."""
         return self.expect(("webhook", token), until)
 
+    def waiting(self) -> int:
+        """How many futures of :meth:`expect` are registered and not yet resolved."""
+        return sum(len(w) for w in self._waiters.values())
+
     def forget(self, key: tuple[Any, ...]) -> None:
         """Drop every waiter of ``key`` (cancelled), e.g. after a timeout."""
         for _, fut in self._waiters.pop(key, ()):
@@ -323,6 +329,8 @@ class FakeDiscord:
             m = _MESSAGE_ROUTE.search(route.url.split("?", 1)[0])
             message_id = int(m.group(2)) if m else None
             self._wake(("message", channel_id, message_id), sent)
+            if method == "PATCH":
+                self.channel_edits.setdefault(channel_id, []).append(sent.at)
             return None if method == "DELETE" else self.message(channel_id, body, message_id=message_id)
         if template == "/channels/{channel_id}/messages" and method == "POST":
             self._wake(("channel", channel_id), sent)

@@ -1,4 +1,4 @@
--- Version 9: indexes for the web pages' reads: a member's results and names (by user id), a
+-- Version 12: indexes for the web pages' reads: a member's results and names (by user id), a
 -- server's results of a game in order (the rating history, the pages' cache keys).
 
 CREATE INDEX result_seats_user ON result_seats (user_id, table_id);

@@ -1,0 +1,142 @@
+"""A server's own settings, ``/table mine`` and seasons through the offline Discord harness:
+an admin changes the settings and a member is refused, a game or a channel refused in one server
+only, the member's tables in order, a season started after a confirmation, in both languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.i18n import Translator
+from tests.e2e import lobby_id, open_table
+from tests.harness import ImpossibleAction
+
+EN, FR = Translator("en"), Translator("fr")
+
+
+def settings_message(res):
+    msg = res.response
+    assert res.ephemeral and msg is not None and "se:cc" in msg.custom_ids
+    return msg
+
+
+async def test_an_admin_changes_the_settings_and_a_member_is_refused(e2e):
+    world = await e2e()
+    root, bob = world.member("root", admin=True), world.member("bob")
+    with pytest.raises(ImpossibleAction):  # Discord hides the command from members
+        await world.slash(bob, "settings")
+    world.allow_command("settings", bob)  # a server may grant it; the bot still refuses
+    refused = await world.slash(bob, "settings")
+    assert refused.ephemeral and refused.response.text() == EN("err.settings_admin")
+    msg = settings_message(await world.slash(root, "settings"))
+    assert EN("settings.channels.all") in msg.text() and EN("pace.normal") in msg.text()
+    await world.select(root, msg, "se:cs:pace", ["correspondence"])
+    await world.select(root, msg, "se:cs:games", ["gang-of-dice", "moonshine"])
+    await world.click(root, msg, "se:c:pictures")
+    text = msg.text()
+    assert EN("pace.correspondence") in text and "Shop Battle" not in text.split(EN("settings.channels"))[0]
+    stored = await world.bot.db.guild_settings(world.guild_id)
+    assert stored.pace == "correspondence" and stored.games == ("gang-of-dice", "moonshine")
+    assert stored.pictures is True and stored.updated_by == root.id  # the tests' bot draws none by default
+    # the web pages, then a new link secret
+    await world.click(root, msg, "se:c:web")
+    first = (await world.bot.db.guild_settings(world.guild_id)).web_secret
+    res = await world.click(root, msg, "se:c:rotate")
+    assert res.followups[-1].text() == EN("settings.web.rotated")
+    assert (await world.bot.db.guild_settings(world.guild_id)).web_secret not in ("", first)
+    # the leaderboard minimum through its number prompt
+    shown = await world.click(root, msg, "se:c:min")
+    await world.submit_modal(root, shown, {"number": "7"})
+    assert (await world.bot.db.guild_settings(world.guild_id)).min_games == 7
+    # a new lobby reads the settings: the correspondence pace, the mute button on its board
+    tid = await open_table(world, root, "gang-of-dice", ai=1)
+    table = await world.bot.hall.table(tid)
+    assert table.row.pace == "correspondence"
+    changes = await world.bot.db.settings_changes(world.guild_id, 50)
+    assert {c.field for c in changes} >= {"pace", "games", "pictures", "web", "web_secret", "min_games"}
+    # the bot leaves the server: its settings go
+    await world.remove_bot()
+    assert (await world.bot.db.guild_settings(world.guild_id)).updated_by is None
+
+
+async def test_a_game_disabled_in_one_server_stays_open_in_another(e2e):
+    world = await e2e()
+    other = world.add_guild("Other")
+    root, alice = world.member("root", admin=True), world.member("alice")
+    carol = world.member("carol", guild=other)
+    msg = settings_message(await world.slash(root, "settings"))
+    await world.select(root, msg, "se:cs:games", ["moonshine"])
+    assert [c["value"] for c in await world.autocomplete(alice, "play", "game", "")] == ["moonshine"]
+    res = await world.slash(alice, "play", game="gang-of-dice")
+    assert res.ephemeral and res.response.text() == EN("err.game_not_enabled", game="Gang of Dice")
+    res = await world.slash(carol, "play", game="gang-of-dice")
+    assert res.response.public and "Gang of Dice" in res.response.cards[0]["title"]
+    assert "gang-of-dice" in [c["value"] for c in await world.autocomplete(carol, "play", "game", "gang",
+                                                                           channel=other.channel)]
+
+
+async def test_play_is_refused_in_a_channel_the_server_does_not_allow(e2e):
+    world = await e2e(guild_locale="fr")
+    root, alice = world.member("root", admin=True), world.member("alice", locale="fr")
+    games = world.text_channel("jeux")
+    msg = settings_message(await world.slash(root, "settings"))
+    await world.select(root, msg, "se:cc", [games])
+    res = await world.slash(alice, "jouer", game="moonshine")
+    assert res.ephemeral and res.response.text() == FR("err.channel_not_allowed", channels=f"<#{games.id}>")
+    res = await world.slash(alice, "jouer", game="moonshine", channel=games)
+    assert res.response.public and lobby_id(res.response)
+    await world.select(root, msg, "se:cc", [])  # none chosen: every channel again
+    assert (await world.slash(alice, "jouer", game="gang-of-dice")).response.public
+
+
+async def test_my_tables_and_their_deadlines(e2e):
+    world = await e2e(seeds=[3])
+    alice, bob = world.member("alice"), world.member("bob")
+    first = await open_table(world, alice, "three-player-moon", ai=2)
+    second = await open_table(world, bob, "gang-of-dice", members=[alice], options={"pace": "relaxed"})
+    res = await world.slash(alice, "table mine")
+    text = res.response.text()
+    assert res.ephemeral and f"#{first}" in text and f"#{second}" in text
+    table = await world.bot.hall.table(second)
+    assert table.row.pace == "relaxed"
+    mine = await world.bot.records.mine(world.guild_id, alice.id)
+    waiting = [m.table.id for m in mine if m.waiting]
+    assert [m.table.id for m in mine][:len(waiting)] == waiting  # the tables waiting for her first
+    deadline = next(m.deadline for m in mine if m.table.id == second)
+    assert deadline is not None and f"<t:{int(deadline)}:R>" in text
+    assert EN("pace.relaxed") in text
+
+
+async def test_a_season_is_started_after_a_confirmation(e2e):
+    world = await e2e(seeds=[5], guild_locale="fr")
+    root, alice = world.member("root", admin=True, locale="fr"), world.member("alice", locale="fr")
+    tid = await open_table(world, alice, "three-player-moon", ai=2)
+    for _ in range(400):
+        table = await world.bot.hall.table(tid)
+        if table.row.status != "running":
+            break
+        await world.bot.tables.back(tid, alice.id)
+        seat = table.seat_of(alice.id)
+        if seat in table.waiting_for():
+            code = table.game.encode(table.game.ai_action(table.state, seat))
+            await world.bot.tables.submit(tid, alice.id, table.version, code)
+        await world.settle()
+    assert (await world.bot.hall.table(tid)).row.status == "finished"
+    before = await world.bot.records.leaderboard(world.guild_id, "three-player-moon")
+    assert [r.user_id for r in before] == [alice.id]
+    with pytest.raises(ImpossibleAction):
+        await world.slash(alice, "saison commencer", game="three-player-moon")
+    ask = await world.slash(root, "season start", game="three-player-moon", name="Hiver")
+    assert ask.ephemeral and FR("season.confirm.title") in ask.response.text()
+    button = next(c for c in ask.response.custom_ids if c.startswith("se:y:"))
+    await world.click(root, ask.response, button)
+    assert [s.name for s in await world.bot.db.seasons(world.guild_id, "three-player-moon")] == [None, "Hiver"]
+    assert FR("season.started.title") in world.new_public_text()
+    board = await world.slash(alice, "classement", game="three-player-moon")
+    assert FR("lb.season.current", season="Hiver") in board.response.text()
+    old = await world.slash(alice, "classement", game="three-player-moon", season="1")
+    assert FR("season.numbered", n=1) in old.response.text() and f"<@{alice.id}>" in old.response.text()
+    stats = await world.slash(alice, "stats")
+    assert FR("season.numbered", n=1) in stats.response.text()
+    names = [c["name"] for c in await world.autocomplete(alice, "classement", "season", "",
+                                                           game="three-player-moon")]
+    assert names == ["Hiver", FR("season.numbered", n=1)]

@@ -1,0 +1,92 @@
+"""Board edits stay within a per-channel budget (``BOARD_EDITS_PER_5S``, cogs/boards.py): a Gang
+of Dice table of four AI players (the host's turns played for them when their time runs out)
+moving every half second of the simulated clock edits its board at most 5 times in any 5 s, the
+budget wins over the AI's pace (fewer edits than steps), every step still reaches the board's
+recent events, and the last edit shows the latest state. A 429 that discord.py reports pauses
+that channel and is told once per route and channel."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot import compose
+from bot.i18n import Translator
+from cogs.boards import EditBudget, RateLimitWatch
+from tests.e2e import board_of, open_table
+
+
+async def test_four_ai_players_edit_the_board_at_most_5_times_in_any_5_seconds(e2e):
+    world = await e2e(seeds=[11], ai_delay_seconds=1.0, board_edits_per_5s=5, turn_timeout_seconds=10)  # the default AI_DELAY_SECONDS
+    host = world.member("host")
+    poster = world.bot.notifier
+    sent: list[tuple[float, int]] = []
+    real = poster.draw_board
+
+    logged: list[int] = []  # public log lines at each edit
+
+    async def draw_board(table, **kwargs):
+        sent.append((poster.now(), table.row.version))
+        events = await world.bot.records.all_events(table.id)
+        logged.append(len(compose.public_log(events, table, Translator("en"))))
+        return await real(table, **kwargs)
+
+    poster.draw_board = draw_board
+    tid = await open_table(world, host, "gang-of-dice", ai=3)
+    for _ in range(80):  # 40 simulated seconds
+        await world.advance(0.5)
+    table = await world.bot.hall.table(tid)
+    assert table.row.status == "running" and table.version > 20, table.version
+    times = [at for at, _ in sent]
+    assert len(times) >= 8
+    busiest = max(sum(1 for u in times if t <= u < t + 5) for t in times)
+    assert busiest == 5, busiest  # the budget is used, never exceeded
+    assert len(sent) < table.version  # merged: fewer edits than steps
+    for _ in range(300):  # on to the end of the game
+        await world.advance(2)
+        table = await world.bot.hall.table(tid)
+        if table.row.status != "running":
+            break
+    await world.advance(5)
+    assert table.row.status == "finished"
+    assert sent[-1][1] == table.version  # the last edit shows the latest state
+    # what happened between two edits fits in the recent events of the second: no step unseen
+    assert max(b - a for a, b in zip(logged, logged[1:], strict=False)) <= compose.LOG_LINES
+    events = await world.bot.records.all_events(tid)
+    lines = compose.public_log(events, table, Translator("en"))
+    shown = board_of(world, tid).text()
+    assert lines[-1] in shown and lines[-compose.LOG_LINES] in shown
+
+
+def test_the_budget_counts_a_sliding_window_and_a_429_pauses_the_channel():
+    budget = EditBudget(5)
+    for k in range(5):  # a burst (the spreading leaves edits 1 s apart, not the count)
+        budget.spend(7, 100.0 + k * 0.1)
+    assert budget.delay(7, 100.5) > 0
+    assert budget.delay(7, 100.5) == pytest.approx(4.5)  # the first edit leaves the window at 105.0
+    assert budget.delay(8, 100.5) == 0.0  # another channel
+    assert budget.delay(7, 105.0) == 0.0
+    budget.spend(7, 106.0)
+    assert budget.delay(7, 106.5) == pytest.approx(0.5)  # edits spread out: 1 s apart
+    budget.back_off(8, 2.5, 101.0)
+    assert budget.delay(8, 102.0) == pytest.approx(1.5) and budget.delay(8, 103.5) == 0.0
+    assert EditBudget(0).delay(7, 0.0) == 0.0
+
+
+def test_a_429_is_told_once_per_route_and_channel(caplog):
+    limited: list[tuple[int, float]] = []
+    watch = RateLimitWatch(lambda channel, seconds: limited.append((channel, seconds)))
+    fmt = "We are being rate limited. %s %s responded with 429. Retrying in %.2f seconds."
+
+    def record(url: str, seconds: float) -> logging.LogRecord:
+        return logging.LogRecord("discord.http", logging.WARNING, __file__, 1, fmt, ("PATCH", url, seconds), None)
+
+    base = "https://discord.com/api/v10/channels/42/messages/"
+    with caplog.at_level(logging.WARNING, logger="cogs.boards"):
+        assert watch.filter(record(base + "1", 1.5)) is False
+        assert watch.filter(record(base + "2", 0.5)) is False  # same route, same channel: told once
+        assert watch.filter(record("https://discord.com/api/v10/guilds/3/members/4", 1.0)) is True
+    assert limited == [(42, 1.5), (42, 0.5)]
+    told = [r.getMessage() for r in caplog.records if r.name == "cogs.boards"]
+    assert len(told) == 1 and "PATCH /channels/{channel}/messages/{id}" in told[0] and "42" in told[0]

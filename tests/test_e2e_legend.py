@@ -1,0 +1,39 @@
+"""Moonshine's legend on demand: the board has a "Legend" button (pictures on) that answers the
+clicker alone with the legend picture; the board and the panels leave the legend out. A game
+whose pictures carry their own legend has no such button."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from bot.i18n import Translator
+from bot.render import render_legend
+from tests.e2e import board_of, open_table
+
+
+async def test_the_legend_button_shows_the_legend_to_the_clicker_alone(e2e):
+    world = await e2e(seeds=[3], pictures=True)
+    alice = world.member("alice")
+    tid = await open_table(world, alice, "moonshine", ai=2)
+    board = board_of(world, tid)
+    assert f"se:b:{tid}:legend" in board.custom_ids
+    assert board.component(f"se:b:{tid}:legend").label == Translator("en")("board.legend")
+    res = await world.click(alice, board, f"se:b:{tid}:legend")
+    assert res.ephemeral
+    att = res.response.attachment("legend.png")
+    assert att is not None
+    png = world.attachment_bytes(att)
+    assert png == render_legend("moonshine", "en", cache=None)
+    assert Image.open(io.BytesIO(png)).height <= 600
+
+
+async def test_no_legend_button_where_the_pictures_carry_their_legend_or_are_off(e2e):
+    world = await e2e(seeds=[3], pictures=True)
+    alice = world.member("alice")
+    tid = await open_table(world, alice, "gang-of-dice", ai=1)
+    assert f"se:b:{tid}:legend" not in board_of(world, tid).custom_ids
+    await e2e.restart(pictures=False)
+    tid = await open_table(world, alice, "moonshine", ai=1)
+    assert f"se:b:{tid}:legend" not in board_of(world, tid).custom_ids
