@@ -109,6 +109,29 @@ async def test_private_pages_need_the_servers_key_and_a_new_secret_refuses_old_l
         await client.close()
 
 
+async def test_a_servers_own_web_setting_and_secret_win_over_the_defaults(house):
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True, secret="default")
+    guilds = house.guilds
+    try:
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 200  # never saved: the defaults
+        await guilds.change(GUILD, 1, pace="relaxed")  # saved: its own web setting, off by default
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 404
+        await guilds.change(GUILD, 1, web="private")  # a secret is made
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 404
+        secret = (await house.hall.db.guild_settings(GUILD)).web_secret
+        signed = links.game_url("", GUILD, tid, key=links.guild_key(secret, GUILD))
+        assert secret and (await client.get(signed)).status == 200
+        rotated = await guilds.rotate_secret(GUILD, 1)
+        assert (await client.get(signed)).status == 404
+        fresh = links.game_url("", GUILD, tid, key=links.guild_key(rotated.web_secret, GUILD))
+        assert (await client.get(fresh)).status == 200
+        await guilds.change(GUILD, 1, web="public")
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 200
+    finally:
+        await client.close()
+
+
 async def test_unknown_running_and_out_of_range_pages_are_refused_plainly(house):
     running = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1, finish=False, steps=1)
     client = await client_of(house.hall.db)
