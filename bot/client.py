@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import secrets
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +33,7 @@ from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
+from bot.web.metrics import Metrics, MetricsServer, RateLimitLog, guarded
 from storage.base import Store, StoreRefused, StoreUnavailable
 from storage.factory import open_store, public_url
 
@@ -200,6 +203,14 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self.timers: Timers = None  # type: ignore[assignment]
         self.notifier: Notifier | None = None
         self._freezing: asyncio.Task[None] | None = None
+        #: the process's metrics (:mod:`bot.web.metrics`), served on ``METRICS_PORT``
+        self.metrics = Metrics()
+        self.web: Any = None  # bot.web.server.WebServer, on WEB_PORT
+        self.metrics_server: MetricsServer | None = None
+        #: False from the start of :meth:`close` (SIGTERM): clicks are refused (``err.closing``)
+        self.accepting = True
+        self._clicking = 0
+        self._closing_all: asyncio.Future[None] | None = None
 
     def extensions_to_load(self) -> list[str]:
         """The game cogs' extension (it adds the ``ENABLED_GAMES``), then the shared ones (the
@@ -232,6 +243,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self.decks, self.records = house.decks, house.records
         self.communities, self.seasons = house.guilds, house.seasons
         self.foreground, self.timers = house.foreground, house.timers
+        self._instrument()
+        await self._serve()
         await self.tree.set_translator(CommandTranslator())
         for ext in self.extensions_to_load():
             await self.load_extension(ext)
@@ -249,6 +262,77 @@ class SpeakeasyBot(commands.AutoShardedBot):
         if len(resumed) >= FREEZE_AFTER_TABLES:
             self._freezing = asyncio.create_task(self._freeze_heap(), name="gc-freeze")
 
+    def _instrument(self) -> None:
+        """Metrics on the clicks, steps and Discord's REST answers; clicks refused once closing."""
+        from bot.render.workers import Drawer
+
+        metrics = self.metrics
+        metrics.instrument(self.tables)
+        submit = self.tables.submit
+
+        async def gated(*args: Any, **kwargs: Any) -> Any:
+            if not self.accepting:
+                raise ServiceError("err.closing")
+            self._clicking += 1
+            try:
+                return await submit(*args, **kwargs)
+            finally:
+                self._clicking -= 1
+
+        self.tables.submit = gated  # type: ignore[method-assign]
+        pool = self.tables.driver.pool
+        metrics.watch(self.hall.running, lambda: pool.waiting,
+                      lambda: Drawer.busy + (self.web.ctx.replays.drawing if self.web is not None else 0))
+        self.http.request = guarded(metrics, self.http.request)  # type: ignore[method-assign, assignment]
+        logging.getLogger("discord.http").addHandler(RateLimitLog(metrics))
+
+    async def _serve(self) -> None:
+        """Start the web pages (``WEB_PORT``) and the operators' endpoints (``METRICS_PORT``)."""
+        settings = self.settings
+        if settings.web_port is not None:
+            from bot.web.access import RatingHistory, WebDefaults
+            from bot.web.replay import Replays
+            from bot.web.server import RateLimit, WebContext, WebServer
+
+            ctx = WebContext(db=self.db, defaults=WebDefaults(settings.web_public, self.web_secret),
+                             replays=Replays(), history=RatingHistory(),
+                             min_games=settings.leaderboard_min_games, observe=self.metrics.web_request)
+            self.web = WebServer(ctx, settings.web_host, settings.web_port,
+                                 RateLimit(settings.web_rate_per_minute))
+            await self.web.start()
+            log.info("web pages on %s:%s", settings.web_host, self.web.port)
+        if settings.metrics_port is not None:
+            self.metrics_server = MetricsServer(self.metrics, self.health, settings.metrics_host, settings.metrics_port)
+            await self.metrics_server.start()
+            log.info("/healthz and /metrics on %s:%s", settings.metrics_host, self.metrics_server.port)
+
+    @property
+    def web_secret(self) -> str:
+        """``WEB_SECRET``, or a random one made once per start."""
+        if self.settings.web_secret is not None:
+            return self.settings.web_secret.get_secret_value()
+        made = getattr(self, "_random_secret", None)
+        if made is None:
+            made = self._random_secret = secrets.token_urlsafe(32)
+        return str(made)
+
+    async def health(self) -> dict[str, bool]:
+        """``/healthz``'s checks: the store answers, every shard of the process is connected."""
+        try:
+            await self.db.schema_version()
+            store = True
+        except Exception:
+            log.warning("the store does not answer", exc_info=True)
+            store = False
+        shards = [not info.is_closed() for info in self.shards.values()] if not self.is_closed() else [False]
+        return {"store": store, "shards": bool(shards) and all(shards), "accepting": self.accepting}
+
+    def stop_on_signal(self) -> None:
+        """SIGTERM or SIGINT: refuse new clicks now, then close (:meth:`close`)."""
+        log.info("stop signal: closing")
+        self.accepting = False
+        asyncio.get_running_loop().create_task(self.close(), name="sigterm-close")
+
     async def _freeze_heap(self) -> None:
         """Once every resumed table is decoded, move what the heap holds then (catalogs, cogs,
         thousands of tables) out of the garbage collector's sight (:func:`gc.freeze`): the
@@ -264,7 +348,27 @@ class SpeakeasyBot(commands.AutoShardedBot):
                  len(self.guilds), ",".join(map(str, self.shard_ids or [0])), self.shard_count)
 
     async def close(self) -> None:
-        """Stop the services, flush the last table messages, close the connection and the database we opened."""
+        """Stop the services, flush the last table messages, close the connection and the database
+        we opened. Clicks are refused from the start (``err.closing``) and the ones being
+        answered finish (their steps are stored) before the services stop; then the web
+        servers, the timers, AI drivers and workers, Discord and the store close. Calling it
+        again waits for the first call's work."""
+        self.accepting = False
+        if self._closing_all is None:
+            self._closing_all = asyncio.ensure_future(self._close_all())
+        await asyncio.shield(self._closing_all)
+
+    async def _close_all(self) -> None:
+        for _ in range(200):  # the clicks being answered (at most 10 s)
+            if not self._clicking:
+                break
+            await asyncio.sleep(0.05)
+        for server in (self.web, self.metrics_server):
+            if server is not None:
+                try:
+                    await server.stop()
+                except Exception:
+                    log.warning("a web server did not stop cleanly", exc_info=True)
         if self._freezing is not None and not self._freezing.done():
             self._freezing.cancel()
         if self.tables is not None:
@@ -308,6 +412,8 @@ def run(settings: Settings, token: str) -> int:
     async def start() -> None:  # discord.py's Client.run, with the store opened before Discord is reached
         async with bot:
             bot.db = await open_store(settings.store_url)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(sig, bot.stop_on_signal)
             await bot.start(token)
 
     try:

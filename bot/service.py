@@ -196,6 +196,10 @@ class Hall:
         self._live.pop(table_id, None)
         self._index.pop(table_id, None)
 
+    def running(self) -> int:
+        """How many running tables the process holds (decoded or waiting to be)."""
+        return len(self._live) + len(self._index)
+
     def index(self, tables: list[RunningTable]) -> list[int]:
         """Remember running tables read in bulk after a restart, to decode each on first touch
         (a table already cached is kept as it is); returns their ids."""

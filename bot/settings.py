@@ -93,6 +93,21 @@ class Settings(BaseSettings):
         render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
             so that drawing never holds up the event loop; 0 draws in a thread of the bot's
             process instead (slower clicks under load, one process less).
+        web_port: ``WEB_PORT``: the web pages' port (leaderboards, profiles, replays;
+            :mod:`bot.web`); unset or blank: no web server. ``WEB_HOST`` (default ``0.0.0.0``)
+            the address it listens on.
+        web_base_url: ``WEB_BASE_URL``: the pages' public address as the bot links them in
+            Discord (``https://games.example.org``; behind a reverse proxy); unset: no link
+            buttons.
+        web_secret: ``WEB_SECRET``: the key of private pages' signed links (unset: a random one
+            per start, so links stop working after a restart); change it to invalidate every
+            link given so far.
+        web_public: ``WEB_PUBLIC`` (default off): servers' pages are public (plain links) unless
+            a server says otherwise; off: every link is signed.
+        web_rate_per_minute: ``WEB_RATE_PER_MINUTE`` (default 120): page requests per minute
+            per client address (bursts of 60), then 429.
+        metrics_port: ``METRICS_PORT``: ``/healthz`` and ``/metrics`` (Prometheus), on
+            ``METRICS_HOST`` (default ``127.0.0.1``); unset: not served.
     """
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
@@ -117,6 +132,14 @@ class Settings(BaseSettings):
     ai_workers: int = Field(default_factory=default_workers, ge=1, le=256)
     ai_think_seconds: float = Field(default=1.0, ge=0.05, le=10)
     ai_iterations: int | None = Field(default=None, ge=1, le=1_000_000)
+    web_port: int | None = Field(default=None, ge=0, le=65535)
+    web_host: str = "0.0.0.0"
+    web_base_url: str | None = None
+    web_secret: SecretStr | None = None
+    web_public: bool = False
+    web_rate_per_minute: int = Field(default=120, ge=1, le=100_000)
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
+    metrics_host: str = "127.0.0.1"
 
     @property
     def store_url(self) -> str:
@@ -196,7 +219,8 @@ class Settings(BaseSettings):
             raise ValueError(problem)
         return v.strip()
 
-    @field_validator("discord_token", "dev_guild_id", "shard_count", "ai_iterations", mode="before")
+    @field_validator("discord_token", "dev_guild_id", "shard_count", "ai_iterations", "web_port", "web_base_url",
+                     "web_secret", "metrics_port", mode="before")
     @classmethod
     def _blank_is_none(cls, v: object) -> object:
         """A blank value (``DEV_GUILD_ID=`` or spaces) means "not set"."""

@@ -481,3 +481,21 @@ def settings_rows(panel: Panel, channels_placeholder: str) -> list[discord.ui.Ac
                 items.append(SettingsButton(comp.code, comp.label, STYLES[comp.style], comp.disabled))
         out.append(discord.ui.ActionRow(*items))
     return out
+
+
+async def web_link(bot: Any, guild_id: int | None, label: str, url_of: Any) -> list[discord.ui.ActionRow[Any]]:
+    """An action row holding one link button to a web page of the guild (``url_of(base, key)``
+    makes its address: :mod:`bot.web.links`), to put inside a message's container; none when
+    the bot has no ``WEB_BASE_URL`` or the guild no pages. A private guild's link carries its key."""
+    from bot.web.access import WebDefaults, link_key
+
+    base = bot.settings.web_base_url
+    if not base or not guild_id:
+        return []
+    try:
+        shown, key = await link_key(bot.db, guild_id, WebDefaults(bot.settings.web_public, bot.web_secret))
+    except Exception:
+        return []
+    if not shown:
+        return []
+    return [discord.ui.ActionRow(discord.ui.Button(style=discord.ButtonStyle.link, label=label, url=url_of(base, key)))]

@@ -14,7 +14,9 @@ from bot.community import season_board_block, season_name, season_stats_block
 from bot.games import GAMES
 from bot.i18n import Translator
 from bot.service import ServiceError
+from bot.web import links
 from cogs.base import answer, guild_lang, report_error, user_t
+from cogs.components import web_link
 from cogs.layout import card_message
 from cogs.lobby import game_choices
 
@@ -41,14 +43,17 @@ class InfoCog(commands.Cog):
         number) by rating (openskill ordinal) with the server's minimum number of games (a
         public message, so in the server's language; an unknown season is refused privately)."""
         t = Translator(guild_lang(interaction))
-        guild_id = interaction.guild_id or 0
+        guild_id, lang = interaction.guild_id or 0, t.lang
         try:
             found, current, rows = await self.bot.records.season_board(guild_id, game.value, season)
         except ServiceError as err:
             await report_error(interaction, err)
             return
         card = season_board_block(game.value, found, current, rows, await self.bot.records.min_games(guild_id), t)
-        await interaction.response.send_message(**card_message(card), allowed_mentions=discord.AllowedMentions.none())
+        link = await web_link(self.bot, guild_id, t("web.link.leaderboard"),
+                              lambda base, key: links.leaderboard_url(base, guild_id, game.value, key=key, lang=lang))
+        await interaction.response.send_message(**card_message(card, rows=link),
+                                                allowed_mentions=discord.AllowedMentions.none())
 
     @leaderboard.autocomplete("season")
     async def _seasons(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -72,8 +77,12 @@ class InfoCog(commands.Cog):
         """A member's rating, games played and won, per game and season, in this server."""
         t = user_t(interaction)
         who = member or interaction.user
-        records = await self.bot.records.season_stats(interaction.guild_id or 0, who.id)
-        await answer(interaction, **card_message(season_stats_block(who.display_name, records, t)))
+        guild_id, lang = interaction.guild_id or 0, t.lang
+        records = await self.bot.records.season_stats(guild_id, who.id)
+        link = await web_link(self.bot, guild_id, t("web.link.profile"),
+                              lambda base, key: links.profile_url(base, guild_id, who.id, key=key, lang=lang))
+        await answer(interaction, **card_message(season_stats_block(who.display_name, records, t),
+                                                 rows=link if records else ()))
 
     @app_commands.command(name=_T("rules", key="cmd.rules.name"),
                           description=_T("How to play a game", key="cmd.rules.desc"))

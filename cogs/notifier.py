@@ -17,8 +17,9 @@ from bot import compose
 from bot.i18n import Translator
 from bot.service import Notifier, ServiceError, TableSnapshot
 from bot.timers import turn_key
+from bot.web import links
 from cogs.boards import BoardPoster, mentions, ping_message
-from cogs.components import ROUTER_COG
+from cogs.components import ROUTER_COG, web_link
 from cogs.layout import card_message, text_message
 from engine.core import Event, Outcome
 
@@ -180,7 +181,14 @@ class DiscordNotifier(BoardPoster, Notifier):
         t = Translator(table.row.lang)
         self.request_board(table.id)
         self._pinged.pop(table.id, None)
-        self._spawn(self._send(table, **card_message(compose.results_block(table, outcome, t))))
+        self._spawn(self._results(table, outcome, t))
+
+    async def _results(self, table: TableSnapshot, outcome: Outcome, t: Translator) -> None:
+        """The final standings, with a link button to the game's replay page when the bot has pages."""
+        guild_id, lang = table.row.guild_id, table.row.lang
+        link = await web_link(self.bot, guild_id, t("web.link.replay"),
+                              lambda base, key: links.game_url(base, guild_id, table.id, key=key, lang=lang))
+        await self._send(table, **card_message(compose.results_block(table, outcome, t), rows=link))
 
     async def table_abandoned(self, table: TableSnapshot) -> None:
         t = Translator(table.row.lang)

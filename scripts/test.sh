@@ -11,7 +11,9 @@
 # to use another server instead; SPEAKEASY_NO_POSTGRES=1 starts none (the PostgreSQL tests are
 # then skipped, or fail when CI is set).
 #
-# Chromium (for the screenshot tests, through Playwright): see scripts/_browser.sh.
+# Chromium (scripts/_browser.sh): the screenshot and browser tests drive Debian's chromium through
+# Playwright; it is installed with apt-get when missing and we are root, and its path exported in
+# CHROMIUM and SPEAKEASY_CHROMIUM; without it those tests are skipped (or fail when CI is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh

@@ -368,6 +368,50 @@ class RatingRow:
         return self.mu - 3 * self.sigma
 
 
+@dataclass(frozen=True, slots=True)
+class ResultSeat:
+    """One seat of a finished game's result: ``user_id`` ``None`` for an AI seat, whose level
+    (``ai_level``, ``None`` = normal or a member) the rating replay needs."""
+
+    seat: int
+    user_id: int | None
+    rank: int
+    score: int
+    name: str = ""
+    ai_level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """A finished game as the web pages list it: its table, game, when it finished (UNIX
+    seconds) and its seats in seat order."""
+
+    table_id: int
+    game: str
+    finished_at: float
+    seats: tuple[ResultSeat, ...]
+
+    def seat_of(self, user_id: int) -> ResultSeat | None:
+        """The seat ``user_id`` played, or ``None``."""
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+
+def grouped_results(rows: Iterable[Any]) -> list[ResultRow]:
+    """:class:`ResultRow` values from rows ordered by table then seat, each with the columns
+    ``table_id, game, finished_at, seat, user_id, rank, score, name, ai_level`` (both drivers'
+    result queries)."""
+    out: list[ResultRow] = []
+    head: tuple[int, str, float] | None = None
+    seats: list[ResultSeat] = []
+    for r in rows:
+        if head is None or r["table_id"] != head[0]:
+            if head is not None:
+                out.append(ResultRow(*head, tuple(seats)))
+            head, seats = (r["table_id"], r["game"], r["finished_at"]), []
+        seats.append(ResultSeat(r["seat"], r["user_id"], r["rank"], r["score"], r["name"] or "", r["ai_level"]))
+    if head is not None:
+        out.append(ResultRow(*head, tuple(seats)))
+    return out
 #: A table's turn pace (see ``bot.paces``): how long a member has for a turn.
 Pace = Literal["live", "normal", "relaxed", "correspondence"]
 #: Every pace, fastest first.
@@ -1019,3 +1063,34 @@ class Store(ABC):
     @abstractmethod
     async def all_events(self, table_id: int) -> list[dict[str, Any]]:
         """Every event of a table in order (all audiences: filter before showing)."""
+
+    # --- what the web pages read (bounded: every list takes a limit) ----------------------
+    @abstractmethod
+    async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members of a guild have ``min_games`` of ``game`` in ``season`` (``None``:
+        the current one), and ``limit`` of them from ``offset`` in leaderboard order
+        (:meth:`leaderboard`'s)."""
+
+    @abstractmethod
+    async def member_results(self, guild_id: int, user_id: int, game: str | None, limit: int,
+                             offset: int) -> tuple[int, list[ResultRow]]:
+        """How many finished games a member played in a guild (of ``game``, or of every game
+        for ``None``), and ``limit`` of them from ``offset``, newest first."""
+
+    @abstractmethod
+    async def result_of(self, table_id: int) -> ResultRow | None:
+        """The result of a finished table, or ``None``."""
+
+    @abstractmethod
+    async def results_mark(self, guild_id: int, game: str) -> tuple[int, int]:
+        """``(count, highest table id)`` of a guild's results of ``game``: changes whenever one
+        is added (a cache key for what is computed from them)."""
+
+    @abstractmethod
+    async def guild_results(self, guild_id: int, game: str) -> list[ResultRow]:
+        """Every result of ``game`` in a guild, oldest first (the rating replay)."""
+
+    @abstractmethod
+    async def member_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
+        """The name each of ``user_ids`` last played under in a guild (absent: never seated)."""

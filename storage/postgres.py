@@ -36,6 +36,7 @@ from storage.base import (
     PastResult,
     RatingPoint,
     RatingRow,
+    ResultRow,
     RunningTable,
     SchemaTooNew,
     SeasonRecord,
@@ -49,6 +50,7 @@ from storage.base import (
     TimerRow,
     VersionConflict,
     dumps,
+    grouped_results,
     loads,
     merged_events,
     step_timers,
@@ -827,3 +829,74 @@ class PostgresStore(Store):
             table_id)
         return merged_events([(r["seq"], r["body"]) for r in rows if not r["step"]],
                              [(r["seq"], r["body"]) for r in rows if r["step"]])
+
+    # --- what the web pages read -----------------------------------------------------------
+    async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members are ranked in ``season`` (``None``: the current one), and one page of
+        them in leaderboard order (one statement)."""
+        where = f"WHERE guild_id = $1 AND game = $2 AND season = {_season(6)} AND played >= $3"
+        rows = await self._all(
+            f"SELECT *, count(*) OVER () AS total FROM ratings {where}"
+            " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT $4 OFFSET $5",
+            guild_id, game, min_games, limit, offset, season)
+        if rows:
+            return int(rows[0]["total"]), [RatingRow.of(r) for r in rows]
+        count = await self._pg_count(
+            f"SELECT count(*) FROM ratings WHERE guild_id = $1 AND game = $2 AND season = {_season(4)} AND played >= $3",
+            guild_id, game, min_games, season)
+        return count, []
+
+    async def _pg_count(self, sql: str, *args: Any) -> int:
+        row = await self._one(sql, *args)
+        return int(row[0]) if row else 0
+
+    async def member_results(self, guild_id: int, user_id: int, game: str | None, limit: int,
+                             offset: int) -> tuple[int, list[ResultRow]]:
+        """How many games a member finished in a guild, and one page of them, newest first."""
+        where = "rs.user_id = $1 AND r.guild_id = $2" + (" AND r.game = $3" if game else "")
+        args: tuple[Any, ...] = (user_id, guild_id, game) if game else (user_id, guild_id)
+        n = len(args)
+        base = f"FROM result_seats rs JOIN results r ON r.table_id = rs.table_id WHERE {where}"
+        page = await self._all(f"SELECT r.table_id, count(*) OVER () AS total {base}"
+                               f" ORDER BY r.finished_at DESC, r.table_id DESC LIMIT ${n + 1} OFFSET ${n + 2}",
+                               *args, limit, offset)
+        if not page:
+            return await self._pg_count(f"SELECT count(*) {base}", *args), []
+        rows = await self._all(f"{_RESULT_SEATS} WHERE r.table_id = ANY($1::bigint[])"
+                               " ORDER BY r.finished_at DESC, r.table_id DESC, rs.seat", [r["table_id"] for r in page])
+        return int(page[0]["total"]), grouped_results(rows)
+
+    async def result_of(self, table_id: int) -> ResultRow | None:
+        """The result of a finished table, or ``None``."""
+        found = grouped_results(await self._all(f"{_RESULT_SEATS} WHERE r.table_id = $1 ORDER BY rs.seat", table_id))
+        return found[0] if found else None
+
+    async def results_mark(self, guild_id: int, game: str) -> tuple[int, int]:
+        """``(count, highest table id)`` of a guild's results of ``game``."""
+        row = await self._one("SELECT count(*), coalesce(max(table_id), 0) FROM results WHERE guild_id = $1"
+                              " AND game = $2", guild_id, game)
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    async def guild_results(self, guild_id: int, game: str) -> list[ResultRow]:
+        """Every result of ``game`` in a guild, oldest first."""
+        return grouped_results(await self._all(
+            f"{_RESULT_SEATS} WHERE r.guild_id = $1 AND r.game = $2 ORDER BY r.finished_at, r.table_id, rs.seat",
+            guild_id, game))
+
+
+    async def member_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
+        """The name each member last played under in a guild (members never seated are absent)."""
+        ids = list(user_ids)
+        if not ids:
+            return {}
+        rows = await self._all("SELECT s.user_id, s.name FROM seats s JOIN game_tables g ON g.id = s.table_id"
+                               " WHERE s.user_id = ANY($2::bigint[]) AND g.guild_id = $1 ORDER BY s.table_id",
+                               guild_id, ids)
+        return {r["user_id"]: r["name"] for r in rows}
+
+#: A finished game's seats with their names and AI levels (the web pages' result reads).
+_RESULT_SEATS = ("SELECT r.table_id, r.game, r.finished_at, rs.seat, rs.user_id, rs.rank, rs.score, s.name, s.ai_level"
+                 " FROM results r JOIN result_seats rs ON rs.table_id = r.table_id"
+                 " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat")
+

@@ -31,6 +31,7 @@ from storage.base import (
     PastResult,
     RatingPoint,
     RatingRow,
+    ResultRow,
     RunningTable,
     SchemaTooNew,
     SeasonRecord,
@@ -44,6 +45,7 @@ from storage.base import (
     TimerRow,
     VersionConflict,
     dumps,
+    grouped_results,
     loads,
     merged_events,
     step_timers,
@@ -944,3 +946,82 @@ class SqliteStore(Store):
 
         async with self._access():
             return await self._worker(read)
+
+    # --- what the web pages read -----------------------------------------------------------
+    async def leaderboard_page(self, guild_id: int, game: str, min_games: int, limit: int,
+                               offset: int, *, season: int | None = None) -> tuple[int, list[RatingRow]]:
+        """How many members are ranked in ``season`` (``None``: the current one), and one page of
+        them in leaderboard order."""
+        value, sargs = _season(season, guild_id, game)
+        where = f"WHERE guild_id = ? AND game = ? AND season = {value} AND played >= ?"
+
+        def read(conn: sqlite3.Connection) -> tuple[int, list[RatingRow]]:
+            args = (guild_id, game, *sargs, min_games)
+            count = conn.execute(f"SELECT count(*) FROM ratings {where}", args).fetchone()[0]
+            rows = conn.execute(f"SELECT * FROM ratings {where}"
+                                " ORDER BY (mu - 3 * sigma) DESC, won DESC, user_id LIMIT ? OFFSET ?",
+                                (*args, limit, offset)).fetchall()
+            return int(count), [RatingRow.of(r) for r in rows]
+
+        async with self._access():
+            return await self._worker(read)
+
+    async def member_results(self, guild_id: int, user_id: int, game: str | None, limit: int,
+                             offset: int) -> tuple[int, list[ResultRow]]:
+        """How many games a member finished in a guild, and one page of them, newest first."""
+        where = "rs.user_id = ? AND r.guild_id = ?" + (" AND r.game = ?" if game else "")
+        args: tuple[Any, ...] = (user_id, guild_id, game) if game else (user_id, guild_id)
+
+        def read(conn: sqlite3.Connection) -> tuple[int, list[ResultRow]]:
+            base = f"FROM result_seats rs JOIN results r ON r.table_id = rs.table_id WHERE {where}"
+            count = conn.execute(f"SELECT count(*) {base}", args).fetchone()[0]
+            ids = [r[0] for r in conn.execute(f"SELECT r.table_id {base} ORDER BY r.finished_at DESC, r.table_id DESC"
+                                              " LIMIT ? OFFSET ?", (*args, limit, offset))]
+            if not ids:
+                return int(count), []
+            marks = ",".join("?" * len(ids))
+            rows = conn.execute(f"{_RESULT_SEATS} WHERE r.table_id IN ({marks})"
+                                " ORDER BY r.finished_at DESC, r.table_id DESC, rs.seat", ids).fetchall()
+            return int(count), grouped_results(rows)
+
+        async with self._access():
+            return await self._worker(read)
+
+    async def result_of(self, table_id: int) -> ResultRow | None:
+        """The result of a finished table, or ``None``."""
+        rows = await self._all(f"{_RESULT_SEATS} WHERE r.table_id = ? ORDER BY rs.seat", (table_id,))
+        found = grouped_results(rows)
+        return found[0] if found else None
+
+    async def results_mark(self, guild_id: int, game: str) -> tuple[int, int]:
+        """``(count, highest table id)`` of a guild's results of ``game``."""
+        row = await self._one("SELECT count(*), coalesce(max(table_id), 0) FROM results WHERE guild_id = ? AND game = ?",
+                              (guild_id, game))
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    async def guild_results(self, guild_id: int, game: str) -> list[ResultRow]:
+        """Every result of ``game`` in a guild, oldest first."""
+        def read(conn: sqlite3.Connection) -> list[ResultRow]:
+            return grouped_results(conn.execute(
+                f"{_RESULT_SEATS} WHERE r.guild_id = ? AND r.game = ? ORDER BY r.finished_at, r.table_id, rs.seat",
+                (guild_id, game)))
+
+        async with self._access():
+            return await self._worker(read)
+
+
+    async def member_names(self, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
+        """The name each member last played under in a guild (members never seated are absent)."""
+        ids = list(user_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._all(f"SELECT s.user_id, s.name FROM seats s JOIN game_tables g ON g.id = s.table_id"
+                               f" WHERE s.user_id IN ({marks}) AND g.guild_id = ? ORDER BY s.table_id", (*ids, guild_id))
+        return {r["user_id"]: r["name"] for r in rows}
+
+#: A finished game's seats with their names and AI levels (the web pages' result reads).
+_RESULT_SEATS = ("SELECT r.table_id, r.game, r.finished_at, rs.seat, rs.user_id, rs.rank, rs.score, s.name, s.ai_level"
+                 " FROM results r JOIN result_seats rs ON rs.table_id = r.table_id"
+                 " LEFT JOIN seats s ON s.table_id = rs.table_id AND s.seat = rs.seat")
+

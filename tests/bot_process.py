@@ -22,6 +22,9 @@ Commands (``{"op": ..., ...}``; the answer is ``{"ok": true, ...}`` or ``{"ok": 
 - ``advance`` {seconds}: the simulated clock moves on (deadlines fire)
 - ``quit``: stop the bot and close the world (the exit status is 1 if the bot logged errors)
 
+SIGTERM stops the bot as it stops a real one (:meth:`bot.client.SpeakeasyBot.stop_on_signal`),
+then the process ends once its standard input is closed.
+
 Chance: ``--stocks N`` deals Gang of Dice with N dice per player (``scripted_setup``), so a game
 lasts a few rounds; the seed is fixed (``--seed``).
 """
@@ -33,6 +36,7 @@ import asyncio
 import json
 import logging
 import random
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -151,8 +155,20 @@ async def main(argv: list[str]) -> int:
         out.flush()
         proc = Process(args, world)
         loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+
+        def on_term() -> None:
+            bot.stop_on_signal()  # type: ignore[attr-defined]
+            stop.set()
+
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+        stopping = asyncio.ensure_future(stop.wait())
         while True:
-            line = await loop.run_in_executor(None, sys.stdin.readline)
+            reading = loop.run_in_executor(None, sys.stdin.readline)
+            await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if stop.is_set():
+                break
+            line = reading.result()
             if not line:
                 break
             cmd = json.loads(line)

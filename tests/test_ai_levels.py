@@ -64,7 +64,7 @@ async def test_the_level_is_stored_with_the_seat_and_old_rows_play_normal(tmp_pa
     await old.close()
     db = await SqliteStore.open(path)
     try:
-        assert await db.schema_version() == latest() == 11
+        assert await db.schema_version() == latest() == 12
         host, ai = await db.seats(t)
         assert ai.ai_level is None and ai.level == "normal" and host.level == "normal"
         await db.replace_seats(t, [host, SeatRow(1, None, "AI 1", True, ai_level="strong"),

@@ -17,7 +17,7 @@ from storage.migrations import latest, migrations
 from tests.schema import DATA_FILES, postgres_schema, sqlite_schema
 
 DATA = Path(__file__).parent / "data"
-VERSIONS = range(1, 12)
+VERSIONS = range(1, 13)
 
 
 def test_both_dialects_have_the_same_versions_and_names():

@@ -58,7 +58,7 @@ async def test_migration_4_gives_old_tables_rules_version_1(db_url):
     await db._exec(f"UPDATE game_tables SET status = 'running' WHERE id = {t}")  # no rules_version column yet
     await db.close()
     db = await open_store(path)
-    assert await db.schema_version() == latest() == 11
+    assert await db.schema_version() == latest() == 12
     assert (await db.get_table(t)).rules_version == 1
     await db.update_table(t, 1.0, rules_version=2)
     assert (await db.get_table(t)).rules_version == 2
@@ -106,7 +106,7 @@ async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines
     await db._exec("INSERT INTO timers VALUES ('lobby:99', 20.0, '{}')")
     await db.close()
     db = await open_store(db_url)
-    assert await db.schema_version() == latest() == 11
+    assert await db.schema_version() == latest() == 12
     assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]  # the turn one moved
     assert await db.timers() == [("lobby:99", 20.0, {}), (f"turn:{t}", 50.0, {"version": 1})]
     assert await db.timer(f"turn:{t}") == (f"turn:{t}", 50.0, {"version": 1})

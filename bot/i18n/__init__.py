@@ -48,7 +48,7 @@ LANGS = ("en", "fr")
 DEFAULT_LANG = "en"
 _DIR = Path(__file__).parent
 #: The parts every language has, whatever games are registered: ``bot/i18n/<lang>/<part>.json``.
-CORE_PARTS = ("core", "terminal")
+CORE_PARTS = ("core", "terminal", "web")
 #: The games' parts merged after the core ones, in registration order (:func:`add_catalogs`).
 _ADDED: list[Mapping[str, Path]] = []
 

@@ -59,6 +59,10 @@ class Drawer:
     started lazily by :meth:`start` (or the first :meth:`submit`) and stopped by :meth:`close`.
     """
 
+    #: pictures submitted and not drawn yet, over every drawer of the process (the metrics'
+    #: picture queue)
+    busy = 0
+
     def __init__(self, processes: int = 0) -> None:
         self.processes = processes
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -90,6 +94,12 @@ class Drawer:
     def submit(self, fn: Callable[..., bytes], *args: Any) -> asyncio.Future[bytes]:
         """Start ``fn(*args)`` now (call from the event loop); the future gives its result or
         raises its exception. A broken pool is replaced and the call runs in a thread."""
+        fut = self._submit(fn, *args)
+        Drawer.busy += 1
+        fut.add_done_callback(_done_drawing)
+        return fut
+
+    def _submit(self, fn: Callable[..., bytes], *args: Any) -> asyncio.Future[bytes]:
         loop = asyncio.get_running_loop()
         pool = self._get_pool()
         if pool is None:
@@ -124,6 +134,10 @@ class Drawer:
     def close(self) -> None:
         """Stop the worker processes (pictures still being drawn are dropped)."""
         self._replace_pool()
+
+
+def _done_drawing(_: object) -> None:
+    Drawer.busy -= 1
 
 
 def _copy(src: asyncio.Future[bytes], dst: asyncio.Future[bytes]) -> None:

@@ -1,0 +1,228 @@
+"""The web pages without a browser (``bot/web``): pages served from real finished games on both
+stores, hostile names escaped, signed and refused links, the rate limit, 404s and 409s, the
+replay's pictures equal to the public boards, and the metrics after a scripted game."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot import compose
+from bot.games import GAMES
+from bot.house import House
+from bot.i18n import Translator
+from bot.render import render_board
+from bot.table import TableSnapshot
+from bot.web import links
+from bot.web.access import replay_ratings
+from bot.web.metrics import Metrics
+from bot.web.server import RateLimit, clean_name, make_app
+from storage.factory import open_store
+from tests.webgames import GUILD, Clock, play, web_context
+
+HOSTILE = "<script>alert(1)</script>\u202eevil\u200bname"
+
+
+@pytest.fixture
+async def house(db_url):
+    db = await open_store(db_url)
+    h = House(db, clock=Clock(), seed_source=lambda: 5, ai_delay=0)
+    yield h
+    await h.tables.close()
+    await db.close()
+
+
+async def client_of(db, **kw) -> TestClient:
+    limit = kw.pop("limit", None) or RateLimit(per_minute=100_000, burst=100_000)
+    client = TestClient(TestServer(make_app(web_context(db, **kw), limit)))
+    await client.start_server()
+    return client
+
+
+async def test_pages_of_a_finished_game_escape_names_and_replay_its_public_boards(house):
+    tid = await play(house, "three-player-moon", [(1, HOSTILE), (2, "Bob")], ai=1)
+    db = house.hall.db
+    client = await client_of(db)
+    try:
+        lb = await client.get(f"/g/{GUILD}/lb/three-player-moon")
+        html = await lb.text()
+        assert lb.status == 200
+        assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert "\u202e" not in html and "\u200b" not in html  # bidi override and zero-width dropped
+        assert "<bdi>" in html
+        for header, value in (("X-Robots-Tag", "noindex"), ("Content-Security-Policy", "script-src 'self'")):
+            assert value in lb.headers[header]
+        assert "unsafe-inline" not in lb.headers["Content-Security-Policy"]
+        profile = await client.get(f"/g/{GUILD}/u/1")
+        text = await profile.text()
+        assert profile.status == 200 and "<svg" in text and "<polyline" in text
+        assert f"/g/{GUILD}/t/{tid}" in text
+        # the replay: every step's picture is the board rendered from the public view of that step
+        page = await client.get(f"/g/{GUILD}/t/{tid}?step=0")
+        assert page.status == 200
+        last = int(re.search(r'id="last" href="[^"]*step=(\d+)', await page.text())[1])
+        snap = await house.hall.table(tid)
+        game = GAMES["three-player-moon"].game
+        names = tuple(clean_name(n) for n in compose.picture_names(TableSnapshot(snap.row, snap.seats), Translator("en")))
+        state = game.setup(snap.row.seed, 3, snap.row.options)
+        log = await db.action_log(tid)
+        assert last == len(log)
+        private = set()
+        for step in range(last + 1):
+            if step:
+                version, codes, _ = log[step - 1]
+                applied = game.apply(state, {s: game.decode(c) for s, c in codes.items()})
+                state = applied.state
+                private |= {e.key for e in applied.events if e.audience is not None}
+            png = await client.get(f"/g/{GUILD}/t/{tid}/{step}.png?lang=en")
+            assert png.status == 200
+            assert await png.read() == render_board("three-player-moon", game.view_json(state, None), names, "en",
+                                                    cache=None), step
+        final = await (await client.get(f"/g/{GUILD}/t/{tid}?lang=fr")).text()
+        assert 'lang="fr"' in final and "Journal public" in final
+        assert "<script" not in final.replace('<script src="/static/replay.js" defer></script>', "")
+    finally:
+        await client.close()
+
+
+async def test_private_pages_need_the_servers_key_and_a_new_secret_refuses_old_links(house):
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    db = house.hall.db
+    client = await client_of(db, public=False, secret="one")
+    try:
+        key = links.guild_key("one", GUILD)
+        good = links.game_url("", GUILD, tid, key=key)
+        assert (await client.get(good)).status == 200
+        assert (await client.get(f"/g/{GUILD}/t/{tid}")).status == 404
+        assert (await client.get(links.game_url("", GUILD, tid, key=links.guild_key("one", GUILD + 1)))).status == 404
+        page = await (await client.get(links.leaderboard_url("", GUILD, "three-player-moon", key=key))).text()
+        assert f"k={key}" in page  # the links between the pages carry the key
+    finally:
+        await client.close()
+    client = await client_of(db, public=False, secret="two")  # the secret rotated
+    try:
+        assert (await client.get(good)).status == 404
+        assert (await client.get(links.game_url("", GUILD, tid, key=links.guild_key("two", GUILD)))).status == 200
+    finally:
+        await client.close()
+
+
+async def test_a_servers_own_web_setting_and_secret_win_over_the_defaults(house):
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True, secret="default")
+    guilds = house.guilds
+    try:
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 200  # never saved: the defaults
+        await guilds.change(GUILD, 1, pace="relaxed")  # saved: its own web setting, off by default
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 404
+        await guilds.change(GUILD, 1, web="private")  # a secret is made
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 404
+        secret = (await house.hall.db.guild_settings(GUILD)).web_secret
+        signed = links.game_url("", GUILD, tid, key=links.guild_key(secret, GUILD))
+        assert secret and (await client.get(signed)).status == 200
+        rotated = await guilds.rotate_secret(GUILD, 1)
+        assert (await client.get(signed)).status == 404
+        fresh = links.game_url("", GUILD, tid, key=links.guild_key(rotated.web_secret, GUILD))
+        assert (await client.get(fresh)).status == 200
+        await guilds.change(GUILD, 1, web="public")
+        assert (await client.get(links.game_url("", GUILD, tid))).status == 200
+    finally:
+        await client.close()
+
+
+async def test_unknown_running_and_out_of_range_pages_are_refused_plainly(house):
+    running = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1, finish=False, steps=1)
+    client = await client_of(house.hall.db)
+    try:
+        cases = {f"/g/{GUILD}/t/{running}": 409, f"/g/{GUILD}/t/{running}/0.png": 409, f"/g/{GUILD}/t/999": 404,
+                 f"/g/{GUILD + 1}/t/{running}": 404, f"/g/{GUILD}/lb/no-such-game": 404, f"/g/{GUILD}/u/77": 404,
+                 f"/g/{GUILD}/lb/three-player-moon?page=9": 404, "/": 404, "/g/x/lb/moonshine": 404}
+        for path, status in cases.items():
+            r = await client.get(path)
+            body = await r.text()
+            assert r.status == status, path
+            assert "Traceback" not in body and "noindex" in r.headers["X-Robots-Tag"]
+        assert "still being played" in await (await client.get(f"/g/{GUILD}/t/{running}")).text()
+    finally:
+        await client.close()
+
+
+async def test_the_rate_limit_answers_429_per_client_address(house):
+    now = [0.0]
+    client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))
+    try:
+        statuses = [(await client.get("/robots.txt")).status for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        r = await client.get("/robots.txt")
+        assert r.status == 429 and r.headers["Retry-After"] == "30" and "Too many requests" in await r.text()
+        now[0] += 1.0  # one token a second
+        assert (await client.get("/robots.txt")).status == 200
+    finally:
+        await client.close()
+    limit = RateLimit(per_minute=60, burst=1, clock=lambda: 0.0)
+    assert limit.allow("a") and not limit.allow("a") and limit.allow("b")
+
+
+def test_the_rating_replay_rates_as_the_bot_does():
+    from bot.ratings import Rated, ai_rating, rate
+    from storage.base import ResultRow, ResultSeat
+
+    results = [ResultRow(1, "g", 10.0, (ResultSeat(0, 1, 1, 5), ResultSeat(1, None, 2, 3, "AI", "strong"))),
+               ResultRow(2, "g", 20.0, (ResultSeat(0, 2, 1, 5), ResultSeat(1, 1, 2, 1)))]
+    history = replay_ratings(results)
+    first = rate([Rated(1), ai_rating("strong")], [1, 2])[0]
+    second = rate([Rated(2), Rated(1, *first)], [1, 2])
+    assert history[1] == [(10.0, first[0] - 3 * first[1]), (20.0, second[1][0] - 3 * second[1][1])]
+    assert history[2] == [(20.0, second[0][0] - 3 * second[0][1])]
+
+
+async def test_metrics_count_a_scripted_games_clicks_and_steps(house):
+    metrics = Metrics()
+    metrics.instrument(house.tables)
+    metrics.watch(house.hall.running, lambda: house.tables.driver.pool.waiting, lambda: 0)
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    log = await house.hall.db.action_log(tid)
+    by_source = {s: sum(1 for _, _, src in log if src == s) for s in ("user", "ai")}
+    text = metrics.text().decode()
+
+    def value(name: str) -> float:
+        found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+        assert found, name
+        return float(found[1])
+
+    assert value('speakeasy_steps_total{source="user"}') == by_source["user"]
+    assert value('speakeasy_steps_total{source="ai"}') == by_source["ai"]
+    assert value('speakeasy_clicks_total{result="applied"}') == by_source["user"]
+    assert value("speakeasy_click_seconds_count") == by_source["user"]
+    assert value("speakeasy_step_seconds_count") == len(log)
+    assert value("speakeasy_tables_live") == 0  # finished
+    for name in ("speakeasy_ai_queue_depth", "speakeasy_picture_queue_depth"):
+        assert value(name) == 0
+    metrics.rest_error(429)
+    metrics.rest_error(500)
+    text = metrics.text().decode()
+    assert value("speakeasy_discord_rate_limited_total") == 1
+    assert value('speakeasy_discord_rest_errors_total{status="500"}') == 1
+
+
+async def test_the_stores_page_reads_are_bounded_and_ordered(house):
+    db = house.hall.db
+    first = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    second = await play(house, "three-player-moon", [(1, "Annie"), (3, "Cy")], ai=1)
+    total, page = await db.member_results(GUILD, 1, None, 1, 0)
+    assert total == 2 and [r.table_id for r in page] == [second]  # newest first, one a page
+    total, page = await db.member_results(GUILD, 1, None, 1, 1)
+    assert [r.table_id for r in page] == [first]
+    result = page[0]
+    assert [s.seat for s in result.seats] == [0, 1, 2] and result.seat_of(1).name == "Ann"
+    assert result.seats[2].user_id is None and result.seats[2].ai_level in (None, "normal")
+    assert await db.member_results(GUILD + 1, 1, None, 5, 0) == (0, [])
+    assert (await db.member_results(GUILD, 1, "moonshine", 5, 0))[0] == 0
+    assert await db.member_names(GUILD, [1, 3, 99]) == {1: "Annie", 3: "Cy"}  # the latest name
+    count, rows = await db.leaderboard_page(GUILD, "three-player-moon", 1, 2, 1)
+    assert count == 3 and len(rows) == 2
+    assert await db.results_mark(GUILD, "three-player-moon") == (2, second)
+    assert [r.table_id for r in await db.guild_results(GUILD, "three-player-moon")] == [first, second]
+    assert (await db.result_of(first)).table_id == first and await db.result_of(999) is None
