@@ -724,10 +724,10 @@ def _play_vs_random(seed: int, players: int) -> bool:
 
 
 def test_ai_beats_random_choosers():
-    wins = sum(_play_vs_random(seed, 2) for seed in range(100))
-    assert wins >= 80, wins
-    wins3 = sum(_play_vs_random(seed, 3) for seed in range(60))
-    assert wins3 >= 45, wins3  # a random player wins 1 in 3
+    wins = sum(_play_vs_random(seed, 2) for seed in range(40))
+    assert wins >= 32, wins
+    wins3 = sum(_play_vs_random(seed, 3) for seed in range(24))
+    assert wins3 >= 18, wins3  # a random player wins 1 in 3
 
 
 def _deal_by_random(seed: int, cards: int, players: int, rules: int) -> Any:

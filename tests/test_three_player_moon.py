@@ -595,8 +595,8 @@ def _random_vs_ai(seed: int, ai_seat: int) -> bool:
 
 
 def test_ai_beats_random_players():
-    wins = sum(_random_vs_ai(seed, seed % 3) for seed in range(100))
-    assert wins >= 75, wins
+    wins = sum(_random_vs_ai(seed, seed % 3) for seed in range(36))
+    assert wins >= 27, wins  # three in four (the arena's 200-game figure is in docs/ai.md)
 
 
 def test_ai_self_play_ends_and_mostly_makes_its_bids():
