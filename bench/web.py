@@ -2,7 +2,7 @@
 
 ``python -m bench.web --db FILE | --postgres URL [--requests 200] [--seed-games N]``
 
-Serves the pages in this process (``aiohttp``, the bot's own :func:`bot.web.server.make_app`) and
+Serves the pages in this process (``aiohttp``, the bot's own :func:`web.server.make_app`) and
 requests them over HTTP from a client in the same process, one at a time, timing each from the
 request to the last byte: p50 and p95 in milliseconds for
 
@@ -36,8 +36,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.games import GAMES
 from bot.web.access import RatingHistory, WebDefaults
 from bot.web.replay import Replays
-from bot.web.server import RateLimit, WebContext, make_app
 from storage.factory import open_store
+from web.server import RateLimit, WebContext, make_app
 
 
 def _p(values: list[float], q: float) -> float:

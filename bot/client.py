@@ -33,7 +33,7 @@ from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
-from bot.web.metrics import Metrics, MetricsServer, RateLimitLog, guarded
+from bot.web.metrics import Metrics, RateLimitLog, guarded
 from storage.base import Store, StoreRefused, StoreUnavailable
 from storage.factory import open_store, public_url
 
@@ -205,8 +205,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
         self._freezing: asyncio.Task[None] | None = None
         #: the process's metrics (:mod:`bot.web.metrics`), served on ``METRICS_PORT``
         self.metrics = Metrics()
-        self.web: Any = None  # bot.web.server.WebServer, on WEB_PORT
-        self.metrics_server: MetricsServer | None = None
+        self.web: Any = None  # web.server.WebServer, on WEB_PORT
+        self.metrics_server: Any = None  # web.metrics.MetricsServer, on METRICS_PORT
         #: False from the start of :meth:`close` (SIGTERM): clicks are refused (``err.closing``)
         self.accepting = True
         self._clicking = 0
@@ -292,7 +292,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         if settings.web_port is not None:
             from bot.web.access import RatingHistory, WebDefaults
             from bot.web.replay import Replays
-            from bot.web.server import RateLimit, WebContext, WebServer
+            from web.server import RateLimit, WebContext, WebServer
 
             ctx = WebContext(db=self.db, defaults=WebDefaults(settings.web_public, self.web_secret),
                              replays=Replays(), history=RatingHistory(),
@@ -302,6 +302,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
             await self.web.start()
             log.info("web pages on %s:%s", settings.web_host, self.web.port)
         if settings.metrics_port is not None:
+            from web.metrics import MetricsServer
+
             self.metrics_server = MetricsServer(self.metrics, self.health, settings.metrics_host, settings.metrics_port)
             await self.metrics_server.start()
             log.info("/healthz and /metrics on %s:%s", settings.metrics_host, self.metrics_server.port)

@@ -18,9 +18,9 @@ from bot.table import TableSnapshot
 from bot.web import links
 from bot.web.access import replay_ratings
 from bot.web.metrics import Metrics
-from bot.web.server import RateLimit, clean_name, make_app
 from storage.factory import open_store
 from tests.webgames import GUILD, Clock, play, web_context
+from web.server import RateLimit, clean_name, make_app
 
 HOSTILE = "<script>alert(1)</script>\u202eevil\u200bname"
 

@@ -25,9 +25,9 @@ from bot.presenters import RenderContext
 from bot.render import render_board
 from bot.table import TableSnapshot
 from bot.web import links
-from bot.web.server import RateLimit, WebServer, clean_name
 from storage.factory import open_store
 from tests.webgames import GUILD, Clock, play, web_context
+from web.server import RateLimit, WebServer, clean_name
 
 DOCS = Path(__file__).parent.parent / "docs" / "images"
 

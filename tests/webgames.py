@@ -8,8 +8,8 @@ from typing import Any
 
 from bot.house import House
 from bot.web.access import WebDefaults
-from bot.web.server import WebContext
 from storage.base import Store
+from web.server import WebContext
 
 GUILD = 1_234_567_890_123_456_789  # a Discord snowflake: 64-bit ids
 

@@ -6,7 +6,7 @@
   history (a thin adapter over the store).
 - :mod:`bot.web.replay`: a finished table's public steps (views and public events), replayed
   under the table's recorded rules version, and their board pictures, cached.
-- :mod:`bot.web.server`: the pages (leaderboards, profiles, finished games with a replay),
+- :mod:`web.server`: the pages (leaderboards, profiles, finished games with a replay),
   Jinja2 templates with autoescaping, the headers, the rate limit and the plain error pages.
 - :mod:`bot.web.metrics`: ``/healthz`` and ``/metrics`` (Prometheus' text format through
   ``prometheus_client``) on their own port.

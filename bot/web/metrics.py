@@ -11,23 +11,19 @@ wrapping those two methods of that one object; the client counts Discord's answe
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any
 
-from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from bot.service import ServiceError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Metrics", "MetricsServer"]
+__all__ = ["Metrics", "RateLimitLog", "guarded"]
 
 #: Latency buckets of clicks and steps, in seconds (a click answers in milliseconds).
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -118,49 +114,6 @@ class RateLimitLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if "rate limit" in str(record.msg).lower():
             self.metrics.rate_limited()
-
-
-class MetricsServer:
-    """``/healthz`` and ``/metrics`` on ``host:port``. ``health()`` returns the named checks
-    (``{"store": True, "shards": False}``): 200 when all pass, else 503; a check that raises or
-    takes more than ``timeout`` seconds fails."""
-
-    def __init__(self, metrics: Metrics, health: Callable[[], Awaitable[dict[str, bool]]], host: str = "127.0.0.1",
-                 port: int = 0, timeout: float = 3.0) -> None:
-        self.metrics, self.health, self.host, self.port, self.timeout = metrics, health, host, port, timeout
-        self.app = web.Application()
-        self.app.router.add_get("/healthz", self._healthz)
-        self.app.router.add_get("/metrics", self._metrics)
-        self._runner: web.AppRunner | None = None
-
-    async def _healthz(self, request: web.Request) -> web.Response:
-        try:
-            checks = await asyncio.wait_for(self.health(), self.timeout)
-        except Exception:
-            log.warning("the health check failed", exc_info=True)
-            checks = {"checks": False}
-        ok = all(checks.values())
-        return web.Response(text=json.dumps({"ok": ok, **checks}), status=200 if ok else 503,
-                            content_type="application/json")
-
-    async def _metrics(self, request: web.Request) -> web.Response:
-        return web.Response(body=self.metrics.text(), headers={"Content-Type": CONTENT_TYPE_LATEST})
-
-    async def start(self) -> None:
-        """Listen (``port`` 0: any free port, read back into :attr:`port`)."""
-        self._runner = web.AppRunner(self.app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        server = getattr(site, "_server", None)
-        if server is not None and server.sockets:
-            self.port = server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        """Stop listening."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
 
 
 def guarded(metrics: Metrics, fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:

@@ -2,7 +2,7 @@
 
 Served by ``aiohttp.web`` in the bot process (:class:`WebServer`, on ``WEB_PORT``), from the
 shared store, so every bot process may serve every page. Pages are Jinja2 templates
-(``bot/web/templates``) with autoescaping, in English and French (``?lang=``, else the
+(``web/templates``) with autoescaping, in English and French (``?lang=``, else the
 browser's ``Accept-Language``; a switch on every page), readable on a phone and without
 JavaScript: the replay's buttons are links, and the one script (``static/replay.js``, loaded
 from the server, never inline) only maps the arrow keys onto them.
@@ -40,6 +40,7 @@ from bot.web import access, links
 from bot.web.access import GuildWeb, RatingHistory, WebDefaults, guild_web, seasons
 from bot.web.replay import Replay, Replays
 from storage.base import Store
+from web.listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -432,27 +433,9 @@ def make_app(ctx: WebContext, limit: RateLimit | None = None) -> web.Application
     return app
 
 
-class WebServer:
+class WebServer(Listener):
     """The pages' server on ``host:port`` (:meth:`start`, :meth:`stop`)."""
 
     def __init__(self, ctx: WebContext, host: str, port: int, limit: RateLimit | None = None) -> None:
         self.ctx = ctx
-        self.app = make_app(ctx, limit)
-        self.host, self.port = host, port
-        self._runner: web.AppRunner | None = None
-
-    async def start(self) -> None:
-        """Listen (``port`` 0: any free port, read back into :attr:`port`)."""
-        self._runner = web.AppRunner(self.app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        server = getattr(site, "_server", None)
-        if server is not None and server.sockets:
-            self.port = server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        """Stop listening and finish the requests being answered."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        super().__init__(make_app(ctx, limit), host, port)
