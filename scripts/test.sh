@@ -40,6 +40,8 @@ if [ -z "${TEST_DATABASE_URL:-}" ] && [ -z "${SPEAKEASY_NO_POSTGRES:-}" ]; then
 fi
 
 # not exec: the trap stops the server when pytest ends
+# one pytest worker per core (pytest-xdist; PYTEST_WORKERS=0 runs in one process); with
+# worksteal an idle worker takes tests still queued for a busy one
 rc=0
-.venv/bin/python -m pytest "$@" || rc=$?
+.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist worksteal "$@" || rc=$?
 exit "$rc"
