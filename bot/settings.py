@@ -73,7 +73,7 @@ class Settings(BaseSettings):
             every worker is busy.
         ai_think_seconds: ``AI_THINK_SECONDS``: search time of a strong AI turn, every decision
             of the turn together (0.05 to 10; default 1.0); a move also stops at the game's
-            iteration budget (``engine.policies.ITERATIONS``).
+            iteration budget (``engine.policies.iterations_for``).
         ai_iterations: ``AI_ITERATIONS``: when set, a strong move searches this many iterations
             instead of for a time (reproducible moves: tests, benchmarks); unset in production.
         pictures: ``PICTURES=on|off`` (also true/false, 1/0, yes/no; default on): the board

@@ -29,17 +29,14 @@ from typing import Any
 from engine.core import Game
 from engine.search import Hooks, search
 
-__all__ = ["DEFAULT_ITERATIONS", "ITERATIONS", "LEVELS", "TURN_SHARE", "choose", "decision_seconds", "hooks_for",
+__all__ = ["DEFAULT_ITERATIONS", "LEVELS", "TURN_SHARE", "choose", "decision_seconds", "hooks_for",
            "iterations_for"]
 
 #: The levels a host may pick for an AI seat, weakest first.
 LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
 #: Iterations of the strong search when neither ``iterations`` nor ``should_stop`` is given and
-#: the game has no entry in :data:`ITERATIONS`.
+#: the game's search module declares no ``ITERATIONS``.
 DEFAULT_ITERATIONS = 200
-#: Per game: iterations of the strong search sized so that a move takes well under 1 s on one
-#: idle core (p95; see ``docs/ai.md``).
-ITERATIONS: dict[str, int] = {"gang-of-dice": 240, "three-player-moon": 400, "shop-battle": 1000, "moonshine": 300}
 
 #: Share of what is left of a turn's thinking time that one strong decision may use; the rest
 #: stays for the decisions the turn may still ask (a Gang of Dice reroll after its commit, a
@@ -75,8 +72,11 @@ def hooks_for(game: AnyGame) -> Hooks:
 
 
 def iterations_for(game: AnyGame) -> int:
-    """The strong level's default iteration budget for ``game``."""
-    return ITERATIONS.get(game.key, DEFAULT_ITERATIONS)
+    """The strong level's default iteration budget for ``game``: its search module's
+    ``ITERATIONS`` (``engine/<game>/search.py``), else :data:`DEFAULT_ITERATIONS`."""
+    mod = _module(game)
+    budget = getattr(mod, "ITERATIONS", None) if mod is not None else None
+    return budget if isinstance(budget, int) else DEFAULT_ITERATIONS
 
 
 def _rng(state: Any, seat: int, salt: int, level: str) -> random.Random:

@@ -30,7 +30,11 @@ from engine.gang_of_dice.cards import counts
 from engine.gang_of_dice.state import MAX_ROLLS, NO_MARKS, GangOfDiceState
 from engine.search import Hooks, search, softmax_rewards
 
-__all__ = ["EASY_COMMIT", "HOOKS", "easy_action", "macro_moves", "prune", "strong_action"]
+__all__ = ["ITERATIONS", "EASY_COMMIT", "HOOKS", "easy_action", "macro_moves", "prune", "strong_action"]
+
+#: The strong level's default iteration budget (:func:`engine.policies.iterations_for`), sized so
+#: that a move takes well under 1 s on one idle core (p95; ``docs/ai.md``).
+ITERATIONS = 240
 
 #: The "stop" macro-move of the roll phase.
 STOP_MOVE = "stop"

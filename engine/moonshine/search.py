@@ -23,7 +23,11 @@ from engine.moonshine.scoring import outcome_of
 from engine.moonshine.state import MoonshineState, seat_tokens
 from engine.search import Hooks, search, softmax_rewards
 
-__all__ = ["EASY_TOKENS", "HOOKS", "easy_action", "strong_action"]
+__all__ = ["ITERATIONS", "EASY_TOKENS", "HOOKS", "easy_action", "strong_action"]
+
+#: The strong level's default iteration budget (:func:`engine.policies.iterations_for`), sized so
+#: that a move takes well under 1 s on one idle core (p95; ``docs/ai.md``).
+ITERATIONS = 300
 
 #: Rounds a playout runs past the searched one before it is evaluated.
 HORIZON = 2

@@ -25,7 +25,11 @@ from engine.shop_battle.ai import choose_action, dominated
 from engine.shop_battle.cards import card_table
 from engine.shop_battle.state import ShopBattleState
 
-__all__ = ["HOOKS", "easy_action", "strong_action"]
+__all__ = ["ITERATIONS", "HOOKS", "easy_action", "strong_action"]
+
+#: The strong level's default iteration budget (:func:`engine.policies.iterations_for`), sized so
+#: that a move takes well under 1 s on one idle core (p95; ``docs/ai.md``).
+ITERATIONS = 1000
 
 #: Rounds a playout runs past the searched one before it is evaluated.
 HORIZON = 3

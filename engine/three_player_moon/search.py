@@ -23,7 +23,7 @@ the policy the partner and the opponents actually play: determinized flat Monte-
 Budget: ``iterations`` counts playouts (one move on one determinization); ``should_stop`` is
 asked before each determinization. The checks with every hand in view (the moon estimate, the
 counts of a bid that needs every trick, the bidder's keep-the-bid check) search in proportion to
-the iteration budget (:func:`checks`: in full at :data:`FULL_ITERATIONS`) and end when
+the iteration budget (:func:`checks`: in full at :data:`ITERATIONS`) and end when
 ``should_stop()`` says so. See ``docs/rules/three-player-moon.md`` and ``docs/ai.md``.
 """
 
@@ -51,7 +51,7 @@ from engine.three_player_moon.outlook import (
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import MOON, TARGET, TRICKS, TRUMP_OPTIONS, Tile, is_trump, sort_hand, trick_winner
 
-__all__ = ["CHECK_BUDGET", "FULL_CHECKS", "FULL_ITERATIONS", "HOOKS", "LEAST_POSITIONS", "LEAST_SAMPLES", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "SAMPLED_POSITIONS",
+__all__ = ["CHECK_BUDGET", "FULL_CHECKS", "HOOKS", "ITERATIONS", "LEAST_POSITIONS", "LEAST_SAMPLES", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "SAMPLED_POSITIONS",
            "TRUMP_CANDIDATES", "Z", "Checks", "Rollout", "break_even", "candidates", "checks", "easy_action", "misfits", "moon_estimate", "strong_action",
            "sure_choice"]
 
@@ -74,10 +74,11 @@ MOON_FLOOR = 0.45
 #: Hands expected to take fewer tricks than this (the normal AI's ``bid_outlook``) are not
 #: considered for the moon.
 MOON_LOOK = 5.5
-#: The iteration budget at which those checks run in full (the game's default budget,
-#: ``engine.policies.ITERATIONS``); a smaller one scales them down (:func:`checks`).
-FULL_ITERATIONS = 400
-#: Positions of the sampled counts (:data:`MOON_SAMPLES` deals) at :data:`FULL_ITERATIONS`, when
+#: The strong level's default iteration budget (:func:`engine.policies.iterations_for`), sized so
+#: that a move takes well under 1 s on one idle core (p95; ``docs/ai.md``). The checks
+#: above run in full from this budget; a smaller one scales them down (:func:`checks`).
+ITERATIONS = 400
+#: Positions of the sampled counts (:data:`MOON_SAMPLES` deals) at :data:`ITERATIONS`, when
 #: scaled down (in full they have no limit but the deadline: about 0.5 s of CPU at most).
 SAMPLED_POSITIONS = 400_000
 #: Least positions, and least sampled deals, of a check scaled down (a few milliseconds).
@@ -108,13 +109,13 @@ FULL_CHECKS = Checks(CHECK_BUDGET, MOON_SAMPLES, ai.CHECK_SAMPLES, 1 << 62)
 
 def checks(iterations: int | None, should_stop: Callable[[], bool] | None = None) -> Checks:
     """The checks for a decision budgeted by ``iterations`` (``None``: in full) and
-    ``should_stop``: in full from :data:`FULL_ITERATIONS` iterations, else positions and sampled
+    ``should_stop``: in full from :data:`ITERATIONS` iterations, else positions and sampled
     deals in proportion (at least :data:`LEAST_POSITIONS` and :data:`LEAST_SAMPLES`), so that a
     tiny budget gives a fast decision; every search also ends when ``should_stop()`` says so."""
-    if iterations is None or iterations >= FULL_ITERATIONS:
+    if iterations is None or iterations >= ITERATIONS:
         return Checks(FULL_CHECKS.positions, FULL_CHECKS.samples, FULL_CHECKS.check_samples, FULL_CHECKS.sampled,
                       should_stop)
-    share = max(0, iterations) / FULL_ITERATIONS
+    share = max(0, iterations) / ITERATIONS
     return Checks(positions=max(LEAST_POSITIONS, round(CHECK_BUDGET * share)),
                   samples=max(LEAST_SAMPLES, round(MOON_SAMPLES * share)),
                   check_samples=max(LEAST_SAMPLES, round(ai.CHECK_SAMPLES * share)),
