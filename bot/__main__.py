@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "(e.g. --ai strong,normal; default: normal)")
     play.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between AI moves (0.6)")
     play.add_argument("--fast", action="store_true", help="no pause between AI moves")
+    play.add_argument("--watch", action="store_true",
+                      help="every seat an AI player (--ai: one level per seat); you watch the public table")
     sim = sub.add_parser(
         "simulate", help="play AI-only games and print a summary",
         description="Play AI-only games straight through the rules and print the win share by turn position "
@@ -137,24 +139,27 @@ def _levels(raw: str | None) -> list[str] | None:
     return levels
 
 
-def _new_players(game: str, given: int | None, levels: list[str] | None) -> int:
-    """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels,
-    else the game's default. Exits with a clear message when they do not fit the game."""
+def _new_players(game: str, given: int | None, levels: list[str] | None, watch: bool = False) -> int:
+    """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels
+    (as many with ``--watch``: every seat is an AI player), else the game's default. Exits with a
+    clear message when they do not fit the game."""
+    you = 0 if watch else 1
+    beside = "" if watch else " beside you"
     wanted = given
     if given is None and levels is not None:
-        wanted = len(levels) + 1
+        wanted = len(levels) + you
         g = GAMES[game].game
         if not g.min_players <= wanted <= g.max_players:
-            seats = (f"{g.min_players - 1}" if g.min_players == g.max_players
-                     else f"{g.min_players - 1} to {g.max_players - 1}")
+            seats = (f"{g.min_players - you}" if g.min_players == g.max_players
+                     else f"{g.min_players - you} to {g.max_players - you}")
             raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {game} has "
-                             f"{seats} AI player(s) beside you: e.g. --ai "
-                             + ",".join(["normal"] * (g.min_players - 1)))
+                             f"{seats} AI player(s){beside}: e.g. --ai "
+                             + ",".join(["normal"] * (g.min_players - you)))
     players = player_count(game, wanted)
-    if levels is not None and len(levels) != players - 1:
-        raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - 1} AI player(s) "
+    if levels is not None and len(levels) != players - you:
+        raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - you} AI player(s) "
                          f"(--players {players}): give one level per AI seat, e.g. --ai "
-                         + ",".join(["normal"] * (players - 1)))
+                         + ",".join(["normal"] * (players - you)))
     return players
 
 
@@ -190,14 +195,14 @@ def main(argv: list[str] | None = None) -> int:
             players = args.players or 0
         else:
             assert args.game is not None
-            players = _new_players(args.game, args.players, levels)
+            players = _new_players(args.game, args.players, levels, args.watch)
         db_path = Path(args.db) if args.db else None
         # the service's log lines go to a file beside the tables, never onto the player's screen
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                             handlers=[logging.FileHandler(log_path(db_path), delay=True, encoding="utf-8")])
         game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
                             resume=args.resume, pace=pace, db_path=db_path,
-                            ai_levels=levels)
+                            ai_levels=levels, watch=args.watch)
         try:
             return asyncio.run(game.run())
         except KeyboardInterrupt:  # Ctrl-C while the AI plays: every step is already saved

@@ -122,8 +122,10 @@ class Lobbies:
     async def open(
         self, *, guild_id: int, channel_id: int, game: str, host_user_id: int, host_name: str,
         lang: str = "en", options: dict[str, Any] | None = None, parent_id: int | None = None,
+        seated: bool = True,
     ) -> TableSnapshot:
-        """Open a lobby with the host in seat 0, at the server's default pace, and arm its
+        """Open a lobby with the host in seat 0 (with ``seated=False``, a host without a seat:
+        the terminal's ``play --watch``, every seat an AI player), at the server's default pace, and arm its
         expiry: the timer ``lobby:<id>`` due :attr:`lobby_timeout` seconds from now (see
         :meth:`_due`). The server's settings are read now (``parent_id``: the channel of a
         thread ``channel_id`` is in). Raises ``err.unknown_game``/``err.bad_option``,
@@ -143,7 +145,7 @@ class Lobbies:
                 guild_id=guild_id, channel_id=channel_id, game=game, host_user_id=host_user_id,
                 lang=lang, options=opts, now=now, pace=community.pace,
             )
-            await hall.db.replace_seats(table_id, [SeatRow(0, host_user_id, host_name, False)])
+            await hall.db.replace_seats(table_id, [SeatRow(0, host_user_id, host_name, False)] if seated else [])
             await hall.timers.schedule(lobby_key(table_id), now + self.lobby_timeout)
         return await hall.table(table_id)
 

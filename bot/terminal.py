@@ -314,6 +314,7 @@ class TerminalNotifier(Notifier):
         self.last_picture: bytes | None = None  # the PNG written last (an unchanged board is not written again)
         self.finished = False  # the final standings were printed
         self.table_id: int | None = None  # the table followed (None: every table)
+        self.seat: int | None = 0  # whose private events are printed (None: watching, public only)
         #: the terminal hooks of a game (they add lines under its public events)
         self.hooks: Callable[[str], TerminalHooks] = hooks_of
         self.public_news = True  # something public happened since the board was last printed
@@ -341,8 +342,8 @@ class TerminalNotifier(Notifier):
                 self.public_news = True
                 for extra in hooks.event_lines(event, events, before, self.t):
                     self.out(extra)
-            else:
-                for line in compose.private_log([event], table, self.t, 0):
+            elif self.seat is not None:
+                for line in compose.private_log([event], table, self.t, self.seat):
                     for part in list_lines(f"  🔒 {plain(line)}"):
                         self.out(part)
         if self.images is not None:  # after the lines: a picture that fails never hides them
@@ -417,7 +418,9 @@ class TerminalGame:
     unfinished terminal table of that file (``game`` may then be ``None`` = any game);
     ``pace``: seconds between AI steps (0 = no pause); ``ai_levels``: the AI players' levels in
     seat order (``--ai``; a missing one is normal). Strong AI players think in worker processes
-    (:class:`bot.ai_pool.AiPool`, one second a move).
+    (:class:`bot.ai_pool.AiPool`, one second a move). ``watch``: every seat is an AI player and
+    the terminal prints the public table only (``play --watch``; a resumed table without the
+    player's seat is watched too).
 
     On a resumed table, ``players``, ``seed``, ``options`` and ``ai_levels`` cannot apply (the
     table keeps its own): when given and different from the table's, one line says so. ``lang``
@@ -430,8 +433,10 @@ class TerminalGame:
                  db_path: Path | None = None,
                  ask: Callable[[str], str] | None = None, out: Callable[[str], None] = print,
                  options: dict[str, Any] | None = None, images: str | Path | None = None,
-                 resume: bool = False, pace: float = DEFAULT_PACE, ai_levels: list[str] | None = None) -> None:
+                 resume: bool = False, pace: float = DEFAULT_PACE, ai_levels: list[str] | None = None,
+                 watch: bool = False) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
+        self.watch = watch
         self.ai_levels = list(ai_levels or [])
         self.images = Path(images) if images is not None else None
         self.lang = lang  # None: English for a new table, the stored language for a resumed one
@@ -441,6 +446,7 @@ class TerminalGame:
         self.resume = resume
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
+        self.notifier.seat = None if watch else 0
         self.notifier.hooks = self.hooks
         self.notifier.shown = self._shown
         self.board: Block | None = None  # the board printed last
@@ -559,16 +565,19 @@ class TerminalGame:
 
     async def open_table(self, service: House) -> TableSnapshot:
         """Open and start a new table of the chosen game (the player in seat 0, AI players at
-        their levels in the others), says so, and starts it; returns it."""
+        their levels in the others; watching: AI players in every seat), says so, and starts it;
+        returns it."""
         t = self.t
         assert self.game is not None
         saved = await self._saved(service.hall.db)
         table = await service.lobbies.open(guild_id=0, channel_id=0, game=self.game, host_user_id=HUMAN_ID,
-                                           host_name=t("term.you"), lang=t.lang, options=self.options)
-        for i in range(self.players - 1):
+                                           host_name=t("term.you"), lang=t.lang, options=self.options,
+                                           seated=not self.watch)
+        for i in range(self.players - (0 if self.watch else 1)):
             level = self.ai_levels[i] if i < len(self.ai_levels) else "normal"
             await service.lobbies.add_ai(table.id, HUMAN_ID, t("lobby.ai_name"), level=level)
-        self.out(t("term.welcome", game=compose.game_title(self.game, t), players=self.players, key=self.game))
+        welcome = "term.watch_welcome" if self.watch else "term.welcome"
+        self.out(t(welcome, game=compose.game_title(self.game, t), players=self.players, key=self.game))
         if saved is not None:
             self.out(t("term.saved_other", game=compose.game_title(saved.game, t), id=saved.id))
         self.notifier.table_id = table.id
@@ -592,6 +601,8 @@ class TerminalGame:
         await service.tables.resume()
         table = await service.hall.table(saved.id)
         self.notifier.before = table.game.view(table.state, None)
+        if not any(s.user_id == HUMAN_ID for s in table.seats):  # a watched table: watched again
+            self.watch, self.notifier.seat = True, None
         kept = self._not_applied(table)
         self.players = len(table.seats)
         self.out(t("term.resumed", game=compose.game_title(saved.game, t), id=saved.id))
@@ -628,7 +639,7 @@ class TerminalGame:
                 if table.row.status == "finished" and not self.notifier.finished:
                     self._finished_elsewhere(table)
                 return 0 if table.row.status == "finished" else 1
-            if 0 not in table.to_act() or 0 in table.pending:
+            if self.watch or 0 not in table.to_act() or 0 in table.pending:
                 # AI seats must act: make sure their driver runs (bounded: never hang)
                 stuck += 1
                 if stuck > 3:

@@ -344,6 +344,11 @@ def test_play_takes_one_level_per_ai_seat(monkeypatch, tmp_path: Path):
         assert said in str(exc.value)
     with pytest.raises(SystemExit, match=r"--ai gives 1 level\(s\), one per AI player, but three-player-moon has 2 AI"):
         main(["play", "three-player-moon", "--ai", "strong"])
+    # --watch: every seat an AI player, so one level per seat
+    assert main(["play", "three-player-moon", "--watch", "--ai", "strong,strong,normal"]) == 0
+    assert seen == {"players": 3, "levels": ["strong", "strong", "normal"]}
+    with pytest.raises(SystemExit, match=r"--ai gives 2 level\(s\), one per AI player, but three-player-moon has 3 AI"):
+        main(["play", "three-player-moon", "--watch", "--ai", "strong,strong"])
 
 
 async def test_the_terminal_seats_ai_players_at_their_levels(tmp_path):

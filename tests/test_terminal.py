@@ -143,6 +143,28 @@ async def test_terminal_game_plays_to_the_end(key, tmp_path):
         assert len(heads) == len(set(heads)), heads
 
 
+@pytest.mark.parametrize("key", ["gang-of-dice", "three-player-moon"])
+async def test_a_watched_game_seats_only_ai_players_and_shows_the_public_table(key, tmp_path):
+    lines: list[str] = []
+
+    def ask(prompt: str) -> str:
+        raise AssertionError(f"a watched game asks nothing: {prompt!r}")
+
+    players = 3
+    tg = TerminalGame(key, players, seed=11, lang="en", db_path=tmp_path / "t.db", ask=ask, out=lines.append,
+                      pace=0, ai_levels=["normal", "easy", "normal"], watch=True)
+    assert await tg.run() == 0
+    text = "\n".join(lines)
+    assert term_said(text, "result.title")
+    assert not any(line.lstrip().startswith("🔒") for line in lines)  # no seat's private events
+    db = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        seats = await db.seats(1)
+    finally:
+        await db.close()
+    assert [(s.is_ai, s.ai_level) for s in seats] == [(True, "normal"), (True, "easy"), (True, "normal")]
+
+
 # --- 1. counts are typed numbers ------------------------------------------------------------------------
 async def test_a_count_is_a_typed_number_not_a_menu_entry(tmp_path, god_script):
     rolls, _ = god_script
