@@ -288,23 +288,9 @@ def work_on(state: MoonshineState, events: list[Event] | None = None) -> Work:
     else:
         w = _new_object(LoggedWork)
         w.events = events
-    w.seed = state.seed
-    w.players = state.players
-    w.rules = state.rules
+    _copy(state, w)
     w.version = state.version + 1
-    w.variant = state.variant
-    w.target = state.target
-    w.phase = state.phase
-    w.round = state.round
-    w.first = state.first
-    w.active = state.active
-    w.dice = state.dice
-    w.rerolls = state.rerolls
-    w.deck = state.deck
-    w.discard = state.discard
     w.seats = list(state.seats)
-    w.to_draw = state.to_draw
-    w.shuffles = state.shuffles
     return w  # type: ignore[no-any-return]
 
 
