@@ -157,6 +157,18 @@ def ratings(results: list[ResultRow], guild_of: dict[int, int]) -> list[tuple[An
 #: Copies written per batch (bounded memory whatever ``--games``).
 BATCH = 5_000
 ORDER = ("game_tables", "seats", "actions", "results", "result_seats")
+#: The columns the copies fill, by table (the others keep their defaults: a later migration's
+#: columns, such as a table's pace or a rating's season, take the value it gives old rows).
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "game_tables": ("id", "guild_id", "channel_id", "thread_id", "lobby_message_id", "board_message_id", "game",
+                    "options", "status", "host_user_id", "lang", "seed", "version", "state", "created_at",
+                    "updated_at", "rules_version", "action_seq", "event_seq", "turn_due", "turn_timer"),
+    "seats": ("table_id", "seat", "user_id", "name", "is_ai", "away", "timeouts", "ai_level"),
+    "actions": ("table_id", "seq", "version", "actions", "source", "created_at", "event_seq", "events"),
+    "results": ("table_id", "guild_id", "game", "finished_at", "outcome"),
+    "result_seats": ("table_id", "seat", "user_id", "rank", "score"),
+    "ratings": ("guild_id", "game", "user_id", "mu", "sigma", "played", "won"),
+}
 
 
 async def seed_store(url: str, games: int, guilds: int = 20, members: int = 400) -> dict[str, int]:
@@ -206,13 +218,15 @@ async def _write(pg: Any, conn: sqlite3.Connection | None, rows: dict[str, list[
     if pg is not None:
         async with pg.transaction():
             for name, values in rows.items():
-                await pg.copy_records_to_table(name, records=values)
+                await pg.copy_records_to_table(name, records=values, columns=list(COLUMNS[name]))
         return
     assert conn is not None
     with conn:
         for name, values in rows.items():
             if values:
-                conn.executemany(f"INSERT INTO {name} VALUES ({','.join('?' * len(values[0]))})", values)
+                names = COLUMNS[name]
+                conn.executemany(f"INSERT INTO {name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                                 values)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,7 +4,11 @@ replay's pictures equal to the public boards, and the metrics after a scripted g
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -226,3 +230,17 @@ async def test_the_stores_page_reads_are_bounded_and_ordered(house):
     assert await db.results_mark(GUILD, "three-player-moon") == (2, second)
     assert [r.table_id for r in await db.guild_results(GUILD, "three-player-moon")] == [first, second]
     assert (await db.result_of(first)).table_id == first and await db.result_of(999) is None
+
+
+def test_the_web_benchmark_seeds_a_store_of_the_current_schema_and_times_every_page(tmp_path) -> None:
+    """``python -m bench.web --seed-games`` as a subprocess: the seed copies recorded games into
+    a store migrated to the current schema, and every page it times answered (a row each)."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "bench.web", "--seed-games", "24", "--db", str(tmp_path / "w.db"),
+                           "--requests", "2"], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                          capture_output=True, text=True, timeout=600)  # a smoke test: no limit but a hang
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "'game_tables': 24" in proc.stdout
+    for page in ("leaderboard", "profile cold", "profile", "game page", "game page again", "replay step cold",
+                 "replay step"):
+        assert re.search(rf"^{page} +2 ", proc.stdout, flags=re.MULTILINE), (page, proc.stdout)
