@@ -174,6 +174,8 @@ class AiPool:
         self.waiting = 0
         #: workers replaced after a crash (since the pool was made)
         self.replaced = 0
+        #: the thread of the easy and normal moves (:meth:`off_loop`), made on first use
+        self._cheap: ThreadPoolExecutor | None = None
 
     @staticmethod
     def pooled(level: str) -> bool:
@@ -189,6 +191,15 @@ class AiPool:
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
+
+    async def off_loop(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
+        """:meth:`inline` in a thread of its own, so the event loop keeps serving meanwhile: most
+        easy and normal moves take well under a millisecond, but a normal move that checks a
+        bid's worlds (Three-Player Moon's bidder, docs/ai.md) can take a few hundred."""
+        if self._cheap is None:
+            self._cheap = ThreadPoolExecutor(1, thread_name_prefix="ai-cheap")
+        return await asyncio.get_running_loop().run_in_executor(self._cheap, self.inline, game, state, seat, level,
+                                                                salt)
 
     def start(self) -> None:
         """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
@@ -269,6 +280,8 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
+        if self._cheap is not None:
+            self._cheap.shutdown(wait=False)
         if self._starting is not None:
             await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None

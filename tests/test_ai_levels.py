@@ -416,3 +416,28 @@ async def test_the_ai_seats_of_a_simultaneous_step_think_side_by_side(db):
     seen.clear()
     await first_step(recording_pool(seen, workers=1))  # one worker: the three share the step's time
     assert sorted(s for s, _ in seen) == [0, 1, 2] and all(t <= 1 / 3 + 1e-9 for _, t in seen)
+
+
+async def test_easy_and_normal_moves_are_chosen_off_the_event_loop():
+    """A normal move may check a bid's worlds for a few hundred milliseconds: the driver asks
+    for it through ``AiPool.off_loop``, which computes it in a thread while the loop serves."""
+    threads: list[int] = []
+
+    class Recording(AiPool):
+        def inline(self, game, state, seat, level, salt):
+            threads.append(threading.get_ident())
+            return super().inline(game, state, seat, level, salt)
+
+    pool = Recording(1)
+    game = GAMES["three-player-moon"].game
+    state = game.setup(3, 3, {})
+    (seat,) = game.to_act(state)
+    try:
+        for level in ("easy", "normal"):
+            code = await pool.off_loop(game, state, seat, level, salt=1)
+            assert game.decode(code) in game.legal_actions(state, seat)
+            assert code == pool.inline(game, state, seat, level, 1)  # the same move as computed inline
+    finally:
+        await pool.close()
+    assert threads[0] != threading.get_ident() and threads[2] != threading.get_ident()
+    assert threads[1] == threading.get_ident()  # the comparison above ran on the loop's thread
