@@ -28,15 +28,13 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from bot.ai_pool import AiPool, _context, _started, _worker_start
+from bot.ai_pool import AiPool
 from bot.games import GAMES
 from bot.house import House
 from bot.service import Notifier
@@ -47,7 +45,6 @@ from storage.factory import open_store
 # ---------------------------------------------------------------------------- pool start-up lag
 async def _pool_once(mode: str, workers: int) -> dict[str, float]:
     """One run in this process: the worst loop lag (ms) and the time to the first strong move (s)."""
-    loop = asyncio.get_running_loop()
     worst = 0.0
     done = False
 
@@ -74,11 +71,10 @@ async def _pool_once(mode: str, workers: int) -> dict[str, float]:
         elapsed = time.perf_counter() - started
         await pool.close()
     else:  # the processes started from the loop's thread
-        executor = ProcessPoolExecutor(workers, mp_context=_context(), initializer=_worker_start,
-                                       initargs=(os.getpid(),))
-        await loop.run_in_executor(executor, _started)
+        pool = AiPool(workers, iterations=30)
+        pool.boot()
         elapsed = time.perf_counter() - started
-        executor.shutdown()
+        await pool.close()
     done = True
     await sampler
     return {"lag_ms": worst * 1000, "first_move_s": elapsed}

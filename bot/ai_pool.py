@@ -207,19 +207,25 @@ class AiPool:
         starting, or after :meth:`close`."""
         if self._closed or (self._starting is not None and not self._starting.done()) or self._executor is not None:
             return
-        # a thread of its own (niced in _boot), ended once the processes are up
+        # a thread of its own, ended once the processes are up
         booter = ThreadPoolExecutor(1, thread_name_prefix="ai-pool-start")
-        self._starting = asyncio.get_running_loop().run_in_executor(booter, self._boot)
+        self._starting = asyncio.get_running_loop().run_in_executor(booter, self._boot_niced)
         booter.shutdown(wait=False)
 
-    def _boot(self) -> None:
-        """In its own thread: make the executor and have every worker answer once (the
-        processes, and the fork server with the games imported, are then up). The thread runs
-        at :data:`WORKER_NICENESS` first, and the fork server it starts inherits it: its
-        second of imports takes only the CPU the event loop leaves."""
+    def _boot_niced(self) -> None:
+        """:meth:`boot` in the start thread, which runs at :data:`WORKER_NICENESS` first: the
+        fork server it starts inherits it, so its second of imports takes only the CPU the event
+        loop leaves."""
         with contextlib.suppress(AttributeError, OSError):  # Linux: a thread's own niceness
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
                            os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+        self.boot()
+
+    def boot(self) -> None:
+        """Make the executor and have every worker answer once (the processes, and the fork
+        server with the games imported, are then up); blocks the calling thread until then.
+        :meth:`start` runs it in a niced thread of its own; ``bench.faults pool`` also runs it
+        on the event loop, to compare."""
         executor = self._factory(self.workers)
         try:
             found = [f.result() for f in [executor.submit(_started) for _ in range(self.workers)]]
