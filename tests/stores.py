@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import sqlite3
+from contextlib import closing
+from typing import Any
 
 import pytest
 
@@ -36,6 +39,25 @@ async def fresh_postgres_url() -> str:
     from storage.postgres import create_schema
 
     return await create_schema(postgres_base_url(), f"t{os.getpid()}_{next(_schemas)}", replace=True)
+
+
+async def raw_sql(db_url: str, sql: str) -> list[dict[str, Any]]:
+    """Run one literal SQL statement on the store at ``db_url`` (a SQLite path or a PostgreSQL
+    URL) through its database's own driver, beside the store: rows as an older version wrote them,
+    or what a step left in a column. Write it the same in both dialects. Returns the rows, as
+    dicts (none for a statement that returns none)."""
+    if db_url.startswith("postgresql"):
+        import asyncpg
+
+        conn = await asyncpg.connect(db_url)  # its search_path parameter: the store's schema
+        try:
+            return [dict(r) for r in await conn.fetch(sql)]
+        finally:
+            await conn.close()
+    with closing(sqlite3.connect(db_url)) as conn:
+        conn.row_factory = sqlite3.Row
+        with conn:  # committed
+            return [dict(r) for r in conn.execute(sql).fetchall()]
 
 
 @pytest.fixture(params=BACKENDS)

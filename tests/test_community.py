@@ -12,6 +12,7 @@ from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, rate
 from bot.service import ServiceError
 from bot.timers import turn_key
 from storage.factory import open_store
+from tests.stores import raw_sql
 from tests.test_service import FakeClock, Recorder, open_two, pick_game  # noqa: F401 - fixtures
 
 G1, G2 = 1, 2
@@ -236,14 +237,14 @@ async def test_monthly_seasons_roll_over_by_themselves(env):
     assert [(s.season, s.name) for s in seasons] == [(1, None), (2, "2023-12")]
 
 
-async def test_the_rating_history_of_older_results_is_filled_in_by_replaying_them(env):
+async def test_the_rating_history_of_older_results_is_filled_in_by_replaying_them(env, db_url):
     svc, db, clock, rec = env
     await play_one(svc)
     await play_one(svc, winner=200, loser=100)
     await play_one(svc)
     kept = await db.rating_history(G1, "test-pick", 100)
     # a database of the previous version: results and ratings, no history
-    await db._exec("DELETE FROM rating_history")
+    await raw_sql(db_url, "DELETE FROM rating_history")
     assert await db.rating_history(G1, "test-pick", 100) == []
     fresh = House(db, clock=clock, turn_timeout=100)
     await fresh.tables.resume()

@@ -40,9 +40,8 @@ async def play_until(world, members, tid, rng, *, stop=lambda table: False, limi
 
 async def ratings(world, game: str) -> dict[int, tuple[int, int]]:
     """``{user_id: (played, won)}`` of this server for ``game``."""
-    rows = await world.bot.db._all("SELECT user_id, played, won FROM ratings WHERE guild_id = ? AND game = ?",
-                                   (world.guild_id, game))
-    return {r["user_id"]: (r["played"], r["won"]) for r in rows}
+    rows = await world.bot.db.leaderboard(world.guild_id, game, min_games=0, limit=1000)
+    return {r.user_id: (r.played, r.won) for r in rows}
 
 
 def requests_to(world, place_id: int, since: int = 0) -> list:

@@ -12,16 +12,16 @@ import pytest
 from bot.migrate import copy_store
 from storage.factory import open_store
 from storage.sqlite import SqliteStore
-from tests.stores import fresh_postgres_url
+from tests.stores import fresh_postgres_url, raw_sql
 
 DATA = Path(__file__).parent / "data"
 TABLES = ("game_tables", "seats", "actions", "events", "pending", "timers", "results", "result_seats", "ratings",
           "decks")
 
 
-async def _rows(db, table: str) -> list[tuple]:
-    rows = await db._all(f"SELECT * FROM {table}")
-    return sorted((tuple(r) for r in rows), key=repr)
+async def _rows(db_url: str, table: str) -> list[tuple]:
+    rows = await raw_sql(db_url, f"SELECT * FROM {table}")
+    return sorted((tuple(r.values()) for r in rows), key=repr)
 
 
 async def test_migrate_data_copies_every_table_into_postgres_and_ids_go_on_past_the_copied_ones(tmp_path):
@@ -31,12 +31,13 @@ async def test_migrate_data_copies_every_table_into_postgres_and_ids_go_on_past_
     lines: list[str] = []
     assert await copy_store(str(path), url, out=lines.append) == 0
     assert "6 running game table(s) resume there" in lines[-1]
+    src_url, dst_url = str(path), url
     src, dst = await open_store(path), await open_store(url)
     try:
         for table in TABLES:  # row for row, value for value
-            assert await _rows(dst, table) == await _rows(src, table), table
+            assert await _rows(dst_url, table) == await _rows(src_url, table), table
             # the fixture's timers are turn deadlines, kept in the tables' rows since migration 8
-            assert await _rows(src, table) or table in ("pending", "timers"), f"the fixture has no {table} row"
+            assert await _rows(src_url, table) or table in ("pending", "timers"), f"the fixture has no {table} row"
         assert await dst.timers() == await src.timers() and await src.timers()
         top = max(r.id for r in await src.tables_with_status("finished") + await src.tables_with_status("running"))
         new = await dst.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
@@ -188,18 +189,19 @@ async def test_migrate_data_leaves_the_terminals_local_games_out_unless_asked(tm
     lines: list[str] = []
     assert await copy_store(str(path), url, out=lines.append) == 0
     assert "Left out 1 local terminal game table(s) (guild 0" in "\n".join(lines) and "--include-local" in lines[-2]
+    src_url, dst_url = str(path), url
     src, dst = await open_store(path), await open_store(url)
     try:
         # the local game's turn timer is in its table row (migration 8): left out with the row
         left_out = {"game_tables": 1, "seats": 2, "events": 1, "results": 1, "result_seats": 2, "ratings": 1,
                     "decks": 1}
         for table in TABLES:  # every row but the local game's
-            theirs, ours = await _rows(src, table), await _rows(dst, table)
+            theirs, ours = await _rows(src_url, table), await _rows(dst_url, table)
             assert set(ours) <= set(theirs) and len(theirs) - len(ours) == left_out.get(table, 0), table
         for guild_table in ("game_tables", "results", "ratings", "decks"):
-            assert not await dst._all(f"SELECT * FROM {guild_table} WHERE guild_id = 0"), guild_table
+            assert not await raw_sql(url, f"SELECT * FROM {guild_table} WHERE guild_id = 0"), guild_table
         for child in ("seats", "events", "result_seats"):
-            assert not await dst._all(f"SELECT * FROM {child} WHERE table_id = {local}"), child
+            assert not await raw_sql(url, f"SELECT * FROM {child} WHERE table_id = {local}"), child
         assert await dst.timer(f"turn:{local}") is None
         assert {r.key for r in await dst.timers()} == {r.key for r in await src.timers()} - {f"turn:{local}"}
         assert len(await dst.tables_with_status("running")) == 6  # the server's tables are all there
@@ -212,10 +214,11 @@ async def test_migrate_data_leaves_the_terminals_local_games_out_unless_asked(tm
     lines.clear()
     assert await copy_store(str(path), everything, out=lines.append, local_games=True) == 0
     assert not any("Left out" in line for line in lines)
+    src_url, dst_url = str(path), everything
     src, dst = await open_store(path), await open_store(everything)
     try:
         for table in TABLES:
-            assert await _rows(dst, table) == await _rows(src, table), table
+            assert await _rows(dst_url, table) == await _rows(src_url, table), table
     finally:
         await src.close()
         await dst.close()

@@ -12,6 +12,7 @@ import pytest
 from storage.base import SeatRow, StepWrite, TimerRow, VersionConflict
 from storage.factory import open_store
 from storage.migrations import latest
+from tests.stores import raw_sql
 
 
 async def test_another_tasks_write_never_joins_a_rolled_back_transaction(db_url):
@@ -55,7 +56,7 @@ async def test_migration_4_gives_old_tables_rules_version_1(db_url):
     db = await open_store(path, upto=3)  # the schema before versions
     assert await db.schema_version() == 3
     t = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
-    await db._exec(f"UPDATE game_tables SET status = 'running' WHERE id = {t}")  # no rules_version column yet
+    await raw_sql(db_url, f"UPDATE game_tables SET status = 'running' WHERE id = {t}")  # no rules_version column yet
     await db.close()
     db = await open_store(path)
     assert await db.schema_version() == latest() == 12
@@ -73,12 +74,12 @@ async def test_migration_5_moves_deadlines_to_timers_and_counts_the_logs(db_url)
     a = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=1, lang="en", options={}, now=0)
     b = await db.create_table(guild_id=1, channel_id=1, game="g", host_user_id=2, lang="en", options={}, now=0)
     # rows as that version wrote them (literal SQL, the same in both dialects)
-    await db._exec(f"INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES ({a}, 0, 1, 'a', 0)")
+    await raw_sql(db_url, f"INSERT INTO seats (table_id, seat, user_id, name, is_ai) VALUES ({a}, 0, 1, 'a', 0)")
     for seq in (1, 2, 3):
-        await db._exec(f"INSERT INTO actions VALUES ({a}, {seq}, {seq - 1}, '{{}}', 'user', 0)")
-    await db._exec(f"INSERT INTO events VALUES ({a}, 1, 0, '{{}}')")
-    await db._exec(f"INSERT INTO deadlines VALUES ({a}, 3, 50.0, 100.0, 0)")
-    await db._exec(f"INSERT INTO deadlines VALUES ({b}, 1, 20.0, 40.0, 1)")
+        await raw_sql(db_url, f"INSERT INTO actions VALUES ({a}, {seq}, {seq - 1}, '{{}}', 'user', 0)")
+    await raw_sql(db_url, f"INSERT INTO events VALUES ({a}, 1, 0, '{{}}')")
+    await raw_sql(db_url, f"INSERT INTO deadlines VALUES ({a}, 3, 50.0, 100.0, 0)")
+    await raw_sql(db_url, f"INSERT INTO deadlines VALUES ({b}, 1, 20.0, 40.0, 1)")
     await db.close()
     db = await open_store(path)
     assert await db.timers() == [
@@ -97,25 +98,25 @@ async def test_migrations_7_and_8_keep_old_logs_readable_and_move_turn_deadlines
     t = await _running(db)
     await db.record_events(t, 0, [{"key": "opening"}])
     # a step's rows as that version wrote them (literal SQL, the same in both dialects)
-    await db._exec(f"INSERT INTO actions VALUES ({t}, 1, 0, '{{\"0\":\"a\"}}', 'user', 1.0)")
+    await raw_sql(db_url, f"INSERT INTO actions VALUES ({t}, 1, 0, '{{\"0\":\"a\"}}', 'user', 1.0)")
     for seq, key in ((2, "e1"), (3, "e2")):
-        await db._exec(f"INSERT INTO events VALUES ({t}, {seq}, 1, '{{\"key\":\"{key}\"}}')")
+        await raw_sql(db_url, f"INSERT INTO events VALUES ({t}, {seq}, 1, '{{\"key\":\"{key}\"}}')")
     await db.update_table(t, 1.0, state={"v": 1}, version=1)
-    await db._exec(f"UPDATE game_tables SET action_seq = 1, event_seq = 3 WHERE id = {t}")
-    await db._exec(f"INSERT INTO timers VALUES ('turn:{t}', 50.0, '{{\"version\":1}}')")
-    await db._exec("INSERT INTO timers VALUES ('lobby:99', 20.0, '{}')")
+    await raw_sql(db_url, f"UPDATE game_tables SET action_seq = 1, event_seq = 3 WHERE id = {t}")
+    await raw_sql(db_url, f"INSERT INTO timers VALUES ('turn:{t}', 50.0, '{{\"version\":1}}')")
+    await raw_sql(db_url, "INSERT INTO timers VALUES ('lobby:99', 20.0, '{}')")
     await db.close()
     db = await open_store(db_url)
     assert await db.schema_version() == latest() == 12
-    assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]  # the turn one moved
+    assert [r["key"] for r in await raw_sql(db_url, "SELECT key FROM timers")] == ["lobby:99"]  # the turn one moved
     assert await db.timers() == [("lobby:99", 20.0, {}), (f"turn:{t}", 50.0, {"version": 1})]
     assert await db.timer(f"turn:{t}") == (f"turn:{t}", 50.0, {"version": 1})
     # a step now stores its events in its action-log row and its deadline in the table's row
     await db.commit_step(StepWrite(table_id=t, version_before=1, version=2, state={"v": 2}, actions={1: "b"},
                                    source="ai", events=[{"key": "e3"}, {"key": "e4"}], action_seq=2, event_seq=4,
                                    now=2.0, timer=TimerRow(f"turn:{t}", 60.0, {"version": 2})))
-    assert len(await db._all(f"SELECT * FROM events WHERE table_id = {t}")) == 3  # the old rows only
-    assert [r["key"] for r in await db._all("SELECT key FROM timers")] == ["lobby:99"]
+    assert len(await raw_sql(db_url, f"SELECT * FROM events WHERE table_id = {t}")) == 3  # the old rows only
+    assert [r["key"] for r in await raw_sql(db_url, "SELECT key FROM timers")] == ["lobby:99"]
     assert await db.action_log(t) == [(0, {0: "a"}, "user"), (1, {1: "b"}, "ai")]
     assert [e["key"] for e in await db.all_events(t)] == ["opening", "e1", "e2", "e3", "e4"]
     assert [e["key"] for e in await db.recent_events(t, 3)] == ["e2", "e3", "e4"]
@@ -135,7 +136,7 @@ async def test_a_tables_turn_timer_lives_in_its_row_and_any_other_in_the_timers_
     await db.set_timer(TimerRow(f"turn:{t}", 30.0, {"version": 0}))
     await db.set_timer(TimerRow("turn:999", 10.0, {}))  # no such table: kept in the timers table
     await db.set_timers([TimerRow(f"turn:{t}", 40.0, {"version": 1}), TimerRow("lobby:5", 5.0, {"x": 1})])
-    assert sorted(r["key"] for r in await db._all("SELECT key FROM timers")) == ["lobby:5", "turn:999"]
+    assert sorted(r["key"] for r in await raw_sql(db_url, "SELECT key FROM timers")) == ["lobby:5", "turn:999"]
     assert await db.timers() == [("lobby:5", 5.0, {"x": 1}), ("turn:999", 10.0, {}),
                                  (f"turn:{t}", 40.0, {"version": 1})]
     await db.cancel_timer("turn:999")
@@ -209,7 +210,7 @@ async def test_commit_step_is_one_compare_and_set_transaction(db_url):
     await db.commit_step(step)
     row = await db.get_table(t)
     assert (row.version, row.state, row.action_seq, row.event_seq, row.updated_at) == (1, {"v": 1, "s": [1, 2]}, 1, 2, 3.0)
-    raw = await db._one(f"SELECT state FROM game_tables WHERE id = {t}")
+    (raw,) = await raw_sql(db_url, f"SELECT state FROM game_tables WHERE id = {t}")
     assert raw["state"] == '{"v":1,"s":[1,2]}'  # compact JSON
     assert await db.pending(t, 0) == {} and await db.timer(f"turn:{t}") == (f"turn:{t}", 9.0, {"version": 1})
     # a second writer still at version 0: refused, nothing of it stored
