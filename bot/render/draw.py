@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from isal import isal_zlib
 from PIL import Image, ImageDraw
@@ -41,13 +42,29 @@ _BREAKS = re.compile(r"[ \t\r\n\f\v]+")
 Box = tuple[int, int, int, int]
 
 
+class _IndexDraw(ImageDraw.ImageDraw):
+    """:class:`PIL.ImageDraw.ImageDraw` on a palette image whose colours are given as RGB
+    tuples: each is drawn as its index in the fixed palette (:func:`palette_index`), never
+    added to the image's palette."""
+
+    def _getink(self, ink: Any, fill: Any = None) -> tuple[int | None, int | None]:
+        return super()._getink(palette_index(ink) if isinstance(ink, tuple) else ink,
+                               palette_index(fill) if isinstance(fill, tuple) else fill)
+
+
 class Canvas:
     """A picture drawn top to bottom: ``y`` is the next free row. The image is taller than
-    needed and cropped by :meth:`png` (``max_height`` px at most)."""
+    needed and cropped by :meth:`png` (``max_height`` px at most).
+
+    The image is drawn in the fixed palette (mode ``P``, :func:`_palette`): shapes are drawn
+    with their colour's index (:attr:`d` takes RGB colours), text is blended in RGB over what
+    lies under it and mapped back to the palette (:meth:`text`), so the pixels are those of an
+    RGB picture mapped to the palette at the end, without mapping every pixel."""
 
     def __init__(self, max_height: int = 2400, bg: Colour = style.BG) -> None:
-        self.image = Image.new("RGB", (style.WIDTH, max_height), bg)
-        self.d = ImageDraw.Draw(self.image)
+        self.image = Image.new("P", (style.WIDTH, max_height), palette_index(bg))
+        self.image.putpalette(_PLTE)
+        self.d = _IndexDraw(self.image)
         self.y = 0
         self.bg = bg
         #: The bands placed so far: (top row, encoded rows).
@@ -102,7 +119,15 @@ class Canvas:
             text = self.fit(text, max_w, size, bold)
         if text:
             mask, (dx, dy) = _text_mask(text, size, bold, anchor)
-            self.d.bitmap((int(x) + dx, int(y) + dy), mask, fill=fill)
+            x0, y0 = int(x) + dx, int(y) + dy
+            under = self.image.crop((x0, y0, x0 + mask.width, y0 + mask.height))
+            lo, hi = under.getextrema()
+            if lo == hi:  # on a plain background (most text): the blended run is kept
+                self.image.paste(_text_on(text, size, bold, anchor, fill, lo), (x0, y0))
+            else:
+                rgb = under.convert("RGB")
+                ImageDraw.Draw(rgb).bitmap((0, 0), mask, fill=fill)
+                self.image.paste(_quantize(rgb), (x0, y0))
         return self.width(text, size, bold)
 
     def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False,
@@ -284,6 +309,30 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
     return mask, (x0, y0)
 
 
+@lru_cache(maxsize=4096)
+def _text_on(text: str, size: int, bold: bool, anchor: str, fill: Colour, bg: int) -> Image.Image:
+    """The run of ``text`` (:func:`_text_mask`) blended in ``fill`` over the palette colour
+    ``bg``, mapped to the palette."""
+    mask, _ = _text_mask(text, size, bold, anchor)
+    rgb = Image.new("RGB", mask.size, tuple(_PLTE[3 * bg:3 * bg + 3]))
+    ImageDraw.Draw(rgb).bitmap((0, 0), mask, fill=fill)
+    return _quantize(rgb)
+
+
+def _quantize(image: Image.Image) -> Image.Image:
+    """``image`` (RGB) mapped to the fixed palette, each pixel to the nearest colour (no
+    dithering: the style's flat colours stay exact)."""
+    return image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+
+
+@lru_cache(maxsize=1024)
+def palette_index(colour: Colour) -> int:
+    """The index of ``colour`` (RGB) in the fixed palette: the nearest colour's, as
+    :func:`_quantize` maps it."""
+    index: int = _quantize(Image.new("RGB", (1, 1), colour)).getpixel((0, 0))  # type: ignore[assignment]
+    return index
+
+
 def _palette() -> Image.Image:
     """The fixed 256-colour palette of every picture: the style's colours and their blends
     (anti-aliased edges of text and shapes), so that palette reduction is a fast lookup and the
@@ -319,11 +368,11 @@ _ADLER_BASE = 65521
 
 
 def encode_rows(image: Image.Image) -> Encoded:
-    """``image`` (RGB, :data:`bot.render.style.WIDTH` px wide) mapped to the fixed palette of
-    :func:`_palette` (no dithering: the style's flat colours stay exact) and deflated for speed
-    (ISA-L's level 1). Each row starts with its PNG filter byte, 0 (none): the palette image is
-    pasted one pixel to the right in a picture whose first column is index 0."""
-    quantized = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    """``image`` (in the fixed palette of :func:`_palette`, or RGB: then mapped to it,
+    :func:`_quantize`) deflated for speed (ISA-L's level 1). Each row starts with its PNG filter
+    byte, 0 (none): the palette image is pasted one pixel to the right in a picture whose first
+    column is index 0."""
+    quantized = image if image.mode == "P" else _quantize(image)
     framed = Image.new("P", (image.width + 1, image.height), 0)
     framed.paste(quantized, (1, 0))
     rows = framed.tobytes()
