@@ -56,14 +56,14 @@ class Canvas:
     """A picture drawn top to bottom: ``y`` is the next free row. The image is taller than
     needed and cropped by :meth:`png` (``max_height`` px at most).
 
-    The image is drawn in the fixed palette (mode ``P``, :func:`_palette`): shapes are drawn
-    with their colour's index (:attr:`d` takes RGB colours), text is blended in RGB over what
-    lies under it and mapped back to the palette (:meth:`text`), so the pixels are those of an
-    RGB picture mapped to the palette at the end, without mapping every pixel."""
+    The image holds indices in the fixed palette (:func:`_palette`; mode ``L``: one byte a
+    pixel, no palette object to copy): shapes are drawn with their colour's index (:attr:`d`
+    takes RGB colours), text is blended in RGB over what lies under it and mapped back to the
+    palette (:meth:`text`), so the pixels are those of an RGB picture mapped to the palette at
+    the end, without mapping every pixel."""
 
     def __init__(self, max_height: int = 2400, bg: Colour = style.BG) -> None:
-        self.image = Image.new("P", (style.WIDTH, max_height), palette_index(bg))
-        self.image.putpalette(_PLTE)
+        self.image = Image.new("L", (style.WIDTH, max_height), palette_index(bg))
         self.d = _IndexDraw(self.image)
         self.y = 0
         self.bg = bg
@@ -125,7 +125,7 @@ class Canvas:
             if lo == hi:  # on a plain background (most text): the blended run is kept
                 self.image.paste(_text_on(text, size, bold, anchor, fill, lo), (x0, y0))
             else:
-                rgb = under.convert("RGB")
+                rgb = _rgb(under)
                 ImageDraw.Draw(rgb).bitmap((0, 0), mask, fill=fill)
                 self.image.paste(_quantize(rgb), (x0, y0))
         return self.width(text, size, bold)
@@ -321,8 +321,16 @@ def _text_on(text: str, size: int, bold: bool, anchor: str, fill: Colour, bg: in
 
 def _quantize(image: Image.Image) -> Image.Image:
     """``image`` (RGB) mapped to the fixed palette, each pixel to the nearest colour (no
-    dithering: the style's flat colours stay exact)."""
-    return image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    dithering: the style's flat colours stay exact), as indices (mode ``L``)."""
+    indexed = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    return Image.frombytes("L", indexed.size, indexed.tobytes())
+
+
+def _rgb(indexed: Image.Image) -> Image.Image:
+    """The colours of ``indexed`` (palette indices, mode ``L``), as an RGB image."""
+    image = Image.frombytes("P", indexed.size, indexed.tobytes())
+    image.putpalette(_PLTE)
+    return image.convert("RGB")
 
 
 @lru_cache(maxsize=1024)
@@ -368,12 +376,12 @@ _ADLER_BASE = 65521
 
 
 def encode_rows(image: Image.Image) -> Encoded:
-    """``image`` (in the fixed palette of :func:`_palette`, or RGB: then mapped to it,
-    :func:`_quantize`) deflated for speed (ISA-L's level 1). Each row starts with its PNG filter
+    """``image`` (indices in the fixed palette of :func:`_palette`, mode ``L``, or RGB: then
+    mapped to it, :func:`_quantize`) deflated for speed (ISA-L's level 1). Each row starts with its PNG filter
     byte, 0 (none): the palette image is pasted one pixel to the right in a picture whose first
     column is index 0."""
-    quantized = image if image.mode == "P" else _quantize(image)
-    framed = Image.new("P", (image.width + 1, image.height), 0)
+    quantized = image if image.mode == "L" else _quantize(image)
+    framed = Image.new("L", (image.width + 1, image.height), 0)
     framed.paste(quantized, (1, 0))
     rows = framed.tobytes()
     deflate = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15, 9)
