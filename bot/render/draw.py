@@ -45,11 +45,69 @@ Box = tuple[int, int, int, int]
 class _IndexDraw(ImageDraw.ImageDraw):
     """:class:`PIL.ImageDraw.ImageDraw` on a palette image whose colours are given as RGB
     tuples: each is drawn as its index in the fixed palette (:func:`palette_index`), never
-    added to the image's palette."""
+    added to the image's palette.
+
+    Two shapes are drawn faster than Pillow draws them, with the same pixels: a rounded
+    rectangle at whole-pixel corners is a kept sprite pasted through its own mask (by size,
+    radius, colours and width: boxes, dice, cards and chips repeat); a polygon with a wide
+    outline is drawn on the crop around it (Pillow masks such a polygon with a mask the size of
+    the whole picture).
+    """
 
     def _getink(self, ink: Any, fill: Any = None) -> tuple[int | None, int | None]:
-        return super()._getink(palette_index(ink) if isinstance(ink, tuple) else ink,
-                               palette_index(fill) if isinstance(fill, tuple) else fill)
+        return super()._getink(_index_of(ink), _index_of(fill))
+
+    def rounded_rectangle(self, xy: Any, radius: float = 0, fill: Any = None, outline: Any = None,
+                          width: int = 1, *, corners: tuple[bool, bool, bool, bool] | None = None) -> None:
+        box = _whole_box(xy)
+        if box is None or corners is not None or box[2] < box[0] or box[3] < box[1]:
+            super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
+            return
+        x0, y0, x1, y1 = box
+        sprite, mask = _rounded(x1 - x0, y1 - y0, radius, _index_of(fill), _index_of(outline), width)
+        self._image.paste(sprite, (x0, y0), mask)
+
+    def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        if width <= 1 or outline is None:
+            super().polygon(xy, fill, outline, width)
+            return
+        points = [(float(p[0]), float(p[1])) for p in xy] if isinstance(xy[0], (list, tuple)) \
+            else [(float(xy[i]), float(xy[i + 1])) for i in range(0, len(xy), 2)]
+        x0 = math.floor(min(x for x, _ in points)) - width - 2
+        y0 = math.floor(min(y for _, y in points)) - width - 2
+        x1 = math.ceil(max(x for x, _ in points)) + width + 3
+        y1 = math.ceil(max(y for _, y in points)) + width + 3
+        region = self._image.crop((x0, y0, x1, y1))
+        ImageDraw.ImageDraw(region).polygon([(x - x0, y - y0) for x, y in points], _index_of(fill),
+                                            _index_of(outline), width)
+        self._image.paste(region, (x0, y0))
+
+
+def _index_of(colour: Any) -> Any:
+    """An RGB colour's palette index (:func:`palette_index`); anything else as it is."""
+    return palette_index(colour) if isinstance(colour, tuple) else colour
+
+
+def _whole_box(xy: Any) -> tuple[int, int, int, int] | None:
+    """``xy`` (x0, y0, x1, y1, or two points) as whole pixels, ``None`` when not all are."""
+    flat = [v for p in xy for v in p] if isinstance(xy[0], (list, tuple)) else list(xy)
+    if len(flat) != 4 or any(not float(v).is_integer() for v in flat):
+        return None
+    x0, y0, x1, y1 = (int(v) for v in flat)
+    return x0, y0, x1, y1
+
+
+@lru_cache(maxsize=2048)
+def _rounded(w: int, h: int, radius: float, fill: int | None, outline: int | None,
+             width: int) -> tuple[Image.Image, Image.Image]:
+    """A rounded rectangle from (0, 0) to (``w``, ``h``) in palette indices, and the mask of
+    the pixels it covers."""
+    sprite = Image.new("L", (w + 1, h + 1), 0)
+    mask = Image.new("L", (w + 1, h + 1), 0)
+    ImageDraw.ImageDraw(sprite).rounded_rectangle((0, 0, w, h), radius, fill, outline, width)
+    ImageDraw.ImageDraw(mask).rounded_rectangle((0, 0, w, h), radius, None if fill is None else 255,
+                                                None if outline is None else 255, width)
+    return sprite, mask
 
 
 class Canvas:
