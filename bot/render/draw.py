@@ -47,9 +47,10 @@ class _IndexDraw(ImageDraw.ImageDraw):
     tuples: each is drawn as its index in the fixed palette (:func:`palette_index`), never
     added to the image's palette.
 
-    Two shapes are drawn faster than Pillow draws them, with the same pixels: a rounded
+    Two shapes are drawn faster than Pillow draws them, with the same pixels: a small rounded
     rectangle at whole-pixel corners is a kept sprite pasted through its own mask (by size,
-    radius, colours and width: boxes, dice, cards and chips repeat); a polygon with a wide
+    radius, colours and width: dice, tiles, cards and chips repeat; a large one is faster drawn
+    by Pillow than pasted through a mask); a polygon with a wide
     outline is drawn on the crop around it (Pillow masks such a polygon with a mask the size of
     the whole picture).
     """
@@ -60,7 +61,8 @@ class _IndexDraw(ImageDraw.ImageDraw):
     def rounded_rectangle(self, xy: Any, radius: float = 0, fill: Any = None, outline: Any = None,
                           width: int = 1, *, corners: tuple[bool, bool, bool, bool] | None = None) -> None:
         box = _whole_box(xy)
-        if box is None or corners is not None or box[2] < box[0] or box[3] < box[1]:
+        if (box is None or corners is not None or box[2] < box[0] or box[3] < box[1]
+                or (box[2] - box[0] + 1) * (box[3] - box[1] + 1) > _SPRITE_AREA):
             super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
             return
         x0, y0, x1, y1 = box
@@ -81,6 +83,10 @@ class _IndexDraw(ImageDraw.ImageDraw):
         ImageDraw.ImageDraw(region).polygon([(x - x0, y - y0) for x, y in points], _index_of(fill),
                                             _index_of(outline), width)
         self._image.paste(region, (x0, y0))
+
+
+#: The largest rounded rectangle (px) drawn as a sprite (:class:`_IndexDraw`).
+_SPRITE_AREA = 40_000
 
 
 def _index_of(colour: Any) -> Any:
