@@ -103,7 +103,7 @@ def _whole_box(xy: Any) -> tuple[int, int, int, int] | None:
     return x0, y0, x1, y1
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)
 def _rounded(w: int, h: int, radius: float, fill: int | None, outline: int | None,
              width: int) -> tuple[Image.Image, Image.Image]:
     """A rounded rectangle from (0, 0) to (``w``, ``h``) in palette indices, and the mask of
@@ -363,7 +363,7 @@ def _text_width(text: str, size: int, bold: bool) -> int:
     return sum(_word(word, size, bold)[3] for word in text.split(" ")) + _space(size, bold) * text.count(" ")
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=8192)
 def _word(word: str, size: int, bold: bool) -> tuple[Image.Image, int, int, int]:
     """The coverage mask of ``word`` (no space in it), its offset from the pen on the baseline
     and its advance in px."""
