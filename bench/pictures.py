@@ -1,6 +1,6 @@
 """CPU per picture drawn, per game (a benchmark, not a test).
 
-    .venv/bin/python -m bench.pictures [--games 3] [--players N] [--only GAME] [--lang en]
+    .venv/bin/python -m bench.pictures [--games 3] [--players N] [--only GAME] [--lang en] [--cold]
 
 For each game with pictures it plays ``--games`` games with the baseline AI (seeds 1, 2, ...;
 ``--players`` seats, default: 4, or the game's only count), and after every step draws what a
@@ -10,7 +10,9 @@ result cache (``cache=None``: every picture is drawn; what the renderers reuse f
 to the next stays, as it does in a worker process that draws a table's pictures one after the
 other). Each picture is timed in this process's CPU time (``time.process_time``), so that other
 work on a shared machine does not count. The first picture of each kind is drawn once untimed
-(fonts loaded).
+(fonts loaded). With ``--cold``, the kept bands (:data:`bot.render.draw.BANDS`) are forgotten
+before every picture: a worker drawing the pictures of many tables interleaved, each table's
+first picture after the others' (as in ``bench.scale``), reuses few of them.
 
 Prints per game: board and panel median / p95 CPU ms, the largest PNG in KB and the tallest
 picture in px; then the median over every picture of every game (each game's pictures in the
@@ -29,7 +31,7 @@ from typing import Any
 from PIL import Image
 
 from bot.games import GAMES
-from bot.render import draws, render_board, render_panel
+from bot.render import draw, draws, render_board, render_panel
 
 NAMES = ("Alice", "Bérénice", "Chloé", "Dédé", "Élodie", "François")
 
@@ -42,9 +44,10 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def measure(key: str, games: int, players: int | None, lang: str) -> dict[str, Any]:
+def measure(key: str, games: int, players: int | None, lang: str, cold: bool = False) -> dict[str, Any]:
     """CPU ms of every board and panel drawn over ``games`` AI games of ``key``, with the
-    largest PNG (bytes) and the tallest picture (px)."""
+    largest PNG (bytes) and the tallest picture (px); ``cold``: no band kept from one picture
+    to the next."""
     game = GAMES[key].game
     n = players or min(max(game.min_players, 4), game.max_players)
     names = NAMES[:n]
@@ -57,6 +60,8 @@ def measure(key: str, games: int, players: int | None, lang: str) -> dict[str, A
         if g == 0:  # fonts and first-use caches, untimed
             render_board(key, game.view_json(state, None), names, lang, cache=None)
         while True:
+            if cold:
+                draw.BANDS.clear()
             t0 = clock()
             png = render_board(key, game.view_json(state, None), names, lang, cache=None)
             boards.append((clock() - t0) * 1000)
@@ -65,6 +70,8 @@ def measure(key: str, games: int, players: int | None, lang: str) -> dict[str, A
             acting = sorted(game.to_act(state))
             for seat in acting:
                 legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+                if cold:
+                    draw.BANDS.clear()
                 t0 = clock()
                 png = render_panel(key, game.view_json(state, seat), legal, names, lang, cache=None)
                 panels.append((clock() - t0) * 1000)
@@ -86,12 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--only", choices=sorted(k for k in GAMES if draws(k)), default=None)
     parser.add_argument("--lang", choices=["en", "fr"], default="en")
+    parser.add_argument("--cold", action="store_true", help="forget the kept bands before every picture")
     args = parser.parse_args(argv)
     rows = []
     for key in sorted(GAMES):
         if not draws(key) or (args.only and key != args.only):
             continue
-        r = measure(key, args.games, args.players, args.lang)
+        r = measure(key, args.games, args.players, args.lang, args.cold)
         rows.append(r)
         print(f"{key:18} {r['players']}p  board {r['board_median_ms']:5.1f} / {r['board_p95_ms']:5.1f} ms  "
               f"panel {r['panel_median_ms']:5.1f} / {r['panel_p95_ms']:5.1f} ms  (median / p95 CPU, "

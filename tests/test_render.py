@@ -453,3 +453,36 @@ def test_hyper_u_seconds_never_wrap_apart_from_their_number(lang):
             assert not any(line.startswith(("s ", "s)", "s.")) or line == "s" for line in lines), (width, lines)
             assert " ".join(lines).replace("\u00a0", " ") == text.replace("\u00a0", " ")
     assert plain("a \n b\u00a0c  **d**") == "a b\u00a0c d"
+
+
+def _catalog_lines(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [line for line in value.split("\n") if line]
+    if isinstance(value, dict):
+        return [line for v in value.values() for line in _catalog_lines(v)]
+    if isinstance(value, list):
+        return [line for v in value for line in _catalog_lines(v)]
+    return []
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_text_drawn_word_by_word_is_pillows_line(lang):
+    """A line of text is drawn from its words' masks side by side: pixel for pixel, offset and
+    width what Pillow draws for the whole line (the picture font has whole-pixel advances and
+    no kerning), for the anchors the renderers use, in both fonts, on catalog texts and names."""
+    import math
+
+    from bot.i18n import catalog
+    from bot.render import draw
+
+    lines = sorted(set(_catalog_lines(catalog(lang))))
+    texts = [*NAMES, "fi ffi AV Wo Tête-à-tête", "10\u00a0s ×2 — 3★", " 3 ", "a  b", *random.Random(1).sample(lines, 40)]
+    for size, bold in ((style.SMALL, False), (style.HEAD, True)):
+        font = style.font(size, bold)
+        for anchor in ("la", "lm", "ma", "mm", "ra", "rm", "rb"):
+            for text in texts:
+                mask, offset = draw._text_mask(text, size, bold, anchor)
+                ref, ref_offset = draw._pillow_mask(text, size, bold, anchor)
+                assert (offset, mask.size) == (ref_offset, ref.size), (text, size, anchor)
+                assert mask.tobytes() == ref.tobytes(), (text, size, anchor)
+                assert draw._text_width(text, size, bold) == math.ceil(font.getlength(text)), text

@@ -4,16 +4,17 @@
 Every helper is deterministic (no clock, no randomness) so that the same view gives the same
 bytes. Coordinates are px on a :data:`bot.render.style.WIDTH`-wide picture.
 
-**Bands.** Most of a picture's cost is not drawing but encoding it: mapping every pixel to the
-palette and deflating the rows. A picture is therefore encoded as full-width horizontal bands,
-each deflated on its own (a raw deflate stream ended by a sync flush, so that the streams of
-consecutive bands join into one valid zlib stream, their Adler-32 sums combined): a renderer
-draws a part that repeats from one picture to the next (a seat's block, a legend) through
-:meth:`Canvas.band` with a key naming everything it depends on, and the first picture that
-draws it keeps its encoded rows (:data:`BANDS`, by key); the next picture with the same key
-neither draws nor encodes it again. What is drawn outside bands is encoded for each picture.
-A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it draws
-beyond them is undone, so that a picture's bytes never depend on what was kept before.
+**Bands.** Much of a picture's cost is encoding it: mapping every pixel to the palette and
+deflating the rows (with ISA-L's deflate, :mod:`isal.isal_zlib`: about ten times as fast as
+zlib's at its fastest level, and smaller). A picture is therefore encoded as full-width
+horizontal bands, each deflated on its own (a raw deflate stream ended by a sync flush, so that
+the streams of consecutive bands join into one valid zlib stream, their Adler-32 sums
+combined): a renderer draws a part that repeats from one picture to the next (a seat's block, a
+legend) through :meth:`Canvas.band` with a key naming everything it depends on, and the first
+picture that draws it keeps its encoded rows (:data:`BANDS`, by key); the next picture with the
+same key neither draws nor encodes it again. What is drawn outside bands is encoded for each
+picture. A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it
+draws beyond them is undone, so that a picture's bytes never depend on what was kept before.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
-from PIL import Image, ImageDraw
+from isal import isal_zlib
+from PIL import Image, ImageChops, ImageDraw
 
 from bot.render import style
 from bot.render.style import Colour
@@ -39,13 +42,93 @@ _BREAKS = re.compile(r"[ \t\r\n\f\v]+")
 Box = tuple[int, int, int, int]
 
 
+class _IndexDraw(ImageDraw.ImageDraw):
+    """:class:`PIL.ImageDraw.ImageDraw` on a palette image whose colours are given as RGB
+    tuples: each is drawn as its index in the fixed palette (:func:`palette_index`), never
+    added to the image's palette.
+
+    Two shapes are drawn faster than Pillow draws them, with the same pixels: a small rounded
+    rectangle at whole-pixel corners is a kept sprite pasted through its own mask (by size,
+    radius, colours and width: dice, tiles, cards and chips repeat; a large one is faster drawn
+    by Pillow than pasted through a mask); a polygon with a wide
+    outline is drawn on the crop around it (Pillow masks such a polygon with a mask the size of
+    the whole picture).
+    """
+
+    def _getink(self, ink: Any, fill: Any = None) -> tuple[int | None, int | None]:
+        return super()._getink(_index_of(ink), _index_of(fill))
+
+    def rounded_rectangle(self, xy: Any, radius: float = 0, fill: Any = None, outline: Any = None,
+                          width: int = 1, *, corners: tuple[bool, bool, bool, bool] | None = None) -> None:
+        box = _whole_box(xy)
+        if (box is None or corners is not None or box[2] < box[0] or box[3] < box[1]
+                or (box[2] - box[0] + 1) * (box[3] - box[1] + 1) > _SPRITE_AREA):
+            super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
+            return
+        x0, y0, x1, y1 = box
+        sprite, mask = _rounded(x1 - x0, y1 - y0, radius, _index_of(fill), _index_of(outline), width)
+        self._image.paste(sprite, (x0, y0), mask)
+
+    def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        if width <= 1 or outline is None:
+            super().polygon(xy, fill, outline, width)
+            return
+        points = [(float(p[0]), float(p[1])) for p in xy] if isinstance(xy[0], (list, tuple)) \
+            else [(float(xy[i]), float(xy[i + 1])) for i in range(0, len(xy), 2)]
+        x0 = math.floor(min(x for x, _ in points)) - width - 2
+        y0 = math.floor(min(y for _, y in points)) - width - 2
+        x1 = math.ceil(max(x for x, _ in points)) + width + 3
+        y1 = math.ceil(max(y for _, y in points)) + width + 3
+        region = self._image.crop((x0, y0, x1, y1))
+        ImageDraw.ImageDraw(region).polygon([(x - x0, y - y0) for x, y in points], _index_of(fill),
+                                            _index_of(outline), width)
+        self._image.paste(region, (x0, y0))
+
+
+#: The largest rounded rectangle (px) drawn as a sprite (:class:`_IndexDraw`).
+_SPRITE_AREA = 40_000
+
+
+def _index_of(colour: Any) -> Any:
+    """An RGB colour's palette index (:func:`palette_index`); anything else as it is."""
+    return palette_index(colour) if isinstance(colour, tuple) else colour
+
+
+def _whole_box(xy: Any) -> tuple[int, int, int, int] | None:
+    """``xy`` (x0, y0, x1, y1, or two points) as whole pixels, ``None`` when not all are."""
+    flat = [v for p in xy for v in p] if isinstance(xy[0], (list, tuple)) else list(xy)
+    if len(flat) != 4 or any(not float(v).is_integer() for v in flat):
+        return None
+    x0, y0, x1, y1 = (int(v) for v in flat)
+    return x0, y0, x1, y1
+
+
+@lru_cache(maxsize=512)
+def _rounded(w: int, h: int, radius: float, fill: int | None, outline: int | None,
+             width: int) -> tuple[Image.Image, Image.Image]:
+    """A rounded rectangle from (0, 0) to (``w``, ``h``) in palette indices, and the mask of
+    the pixels it covers."""
+    sprite = Image.new("L", (w + 1, h + 1), 0)
+    mask = Image.new("L", (w + 1, h + 1), 0)
+    ImageDraw.ImageDraw(sprite).rounded_rectangle((0, 0, w, h), radius, fill, outline, width)
+    ImageDraw.ImageDraw(mask).rounded_rectangle((0, 0, w, h), radius, None if fill is None else 255,
+                                                None if outline is None else 255, width)
+    return sprite, mask
+
+
 class Canvas:
     """A picture drawn top to bottom: ``y`` is the next free row. The image is taller than
-    needed and cropped by :meth:`png` (``max_height`` px at most)."""
+    needed and cropped by :meth:`png` (``max_height`` px at most).
+
+    The image holds indices in the fixed palette (:func:`_palette`; mode ``L``: one byte a
+    pixel, no palette object to copy): shapes are drawn with their colour's index (:attr:`d`
+    takes RGB colours), text is blended in RGB over what lies under it and mapped back to the
+    palette (:meth:`text`), so the pixels are those of an RGB picture mapped to the palette at
+    the end, without mapping every pixel."""
 
     def __init__(self, max_height: int = 2400, bg: Colour = style.BG) -> None:
-        self.image = Image.new("RGB", (style.WIDTH, max_height), bg)
-        self.d = ImageDraw.Draw(self.image)
+        self.image = Image.new("L", (style.WIDTH, max_height), palette_index(bg))
+        self.d = _IndexDraw(self.image)
         self.y = 0
         self.bg = bg
         #: The bands placed so far: (top row, encoded rows).
@@ -100,7 +183,15 @@ class Canvas:
             text = self.fit(text, max_w, size, bold)
         if text:
             mask, (dx, dy) = _text_mask(text, size, bold, anchor)
-            self.d.bitmap((int(x) + dx, int(y) + dy), mask, fill=fill)
+            x0, y0 = int(x) + dx, int(y) + dy
+            under = self.image.crop((x0, y0, x0 + mask.width, y0 + mask.height))
+            lo, hi = under.getextrema()
+            if lo == hi:  # on a plain background (most text): the blended run is kept
+                self.image.paste(_text_on(text, size, bold, anchor, fill, lo), (x0, y0))
+            else:
+                rgb = _rgb(under)
+                ImageDraw.Draw(rgb).bitmap((0, 0), mask, fill=fill)
+                self.image.paste(_quantize(rgb), (x0, y0))
         return self.width(text, size, bold)
 
     def wrap(self, text: str, max_w: int, size: int = style.BODY, bold: bool = False,
@@ -268,18 +359,113 @@ BANDS = BandCache()
 
 @lru_cache(maxsize=8192)
 def _text_width(text: str, size: int, bold: bool) -> int:
-    return int(math.ceil(style.font(size, bold).getlength(text)))
+    """Width in px of ``text``: its words' advances and its spaces' (as :func:`_text_mask`)."""
+    return sum(_word(word, size, bold)[3] for word in text.split(" ")) + _space(size, bold) * text.count(" ")
+
+
+@lru_cache(maxsize=8192)
+def _word(word: str, size: int, bold: bool) -> tuple[Image.Image, int, int, int]:
+    """The coverage mask of ``word`` (no space in it), its offset from the pen on the baseline
+    and its advance in px."""
+    font = style.font(size, bold)
+    if not word:
+        return _EMPTY, 0, 0, 0
+    x0, y0, x1, y1 = (int(v) for v in font.getbbox(word, anchor="ls"))
+    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+    ImageDraw.Draw(mask).text((-x0, -y0), word, font=font, fill=255, anchor="ls")
+    return mask, x0, y0, int(font.getlength(word))
+
+
+_EMPTY = Image.new("L", (1, 1), 0)
+
+
+@lru_cache(maxsize=64)
+def _space(size: int, bold: bool) -> int:
+    return int(style.font(size, bold).getlength(" "))
+
+
+@lru_cache(maxsize=256)
+def _anchor_dy(size: int, bold: bool, vertical: str) -> int:
+    """How far the anchor's vertical position (``a``scender, ``m``iddle, ba``s``eline) lies
+    from the baseline: the same for every text of a font."""
+    font = style.font(size, bold)
+    return int(font.getbbox("x", anchor="l" + vertical)[1] - font.getbbox("x", anchor="ls")[1])
 
 
 @lru_cache(maxsize=4096)
 def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, tuple[int, int]]:
     """The anti-aliased coverage mask of ``text`` and its offset from the anchor point, drawn
-    once and reused (text is most of a picture's drawing time)."""
+    once and reused. The picture font has whole-pixel advances and no kerning (the tests check
+    it), so a line is its words (:func:`_word`, kept: words repeat far more than lines) side by
+    side, a space's advance apart, overlapping ink taking the darker coverage, as Pillow draws
+    the whole line (for the anchors ``[lmr][ams]`` and a text that neither starts nor ends with
+    a space; others are drawn by Pillow)."""
+    if anchor[0] not in "lmr" or anchor[1] not in "ams" or text[:1] == " " or text[-1:] == " ":
+        return _pillow_mask(text, size, bold, anchor)
+    space = _space(size, bold)
+    pen = 0
+    parts: list[tuple[Image.Image, int, int]] = []
+    for i, word in enumerate(text.split(" ")):
+        pen += space if i else 0
+        if word:
+            mask, x0, y0, advance = _word(word, size, bold)
+            parts.append((mask, pen + x0, y0))
+            pen += advance
+    if not parts:
+        return _pillow_mask(text, size, bold, anchor)
+    left, top = min(x for _, x, _ in parts), min(y for _, _, y in parts)
+    right = max(x + m.width for m, x, _ in parts)
+    bottom = max(y + m.height for m, _, y in parts)
+    if len(parts) == 1:
+        line = parts[0][0]
+    else:
+        line = Image.new("L", (right - left, bottom - top), 0)
+        for mask, x, y in parts:
+            box = (x - left, y - top, x - left + mask.width, y - top + mask.height)
+            line.paste(ImageChops.lighter(line.crop(box), mask), box)
+    dx = {"l": 0, "m": -((pen + 1) // 2), "r": -pen}[anchor[0]]
+    return line, (left + dx, top + _anchor_dy(size, bold, anchor[1]))
+
+
+def _pillow_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, tuple[int, int]]:
+    """:func:`_text_mask` as Pillow draws the whole line."""
     font = style.font(size, bold)
     x0, y0, x1, y1 = (int(v) for v in font.getbbox(text, anchor=anchor))
     mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
     ImageDraw.Draw(mask).text((-x0, -y0), text, font=font, fill=255, anchor=anchor)
     return mask, (x0, y0)
+
+
+@lru_cache(maxsize=4096)
+def _text_on(text: str, size: int, bold: bool, anchor: str, fill: Colour, bg: int) -> Image.Image:
+    """The run of ``text`` (:func:`_text_mask`) blended in ``fill`` over the palette colour
+    ``bg``, mapped to the palette."""
+    mask, _ = _text_mask(text, size, bold, anchor)
+    rgb = Image.new("RGB", mask.size, tuple(_PLTE[3 * bg:3 * bg + 3]))
+    ImageDraw.Draw(rgb).bitmap((0, 0), mask, fill=fill)
+    return _quantize(rgb)
+
+
+def _quantize(image: Image.Image) -> Image.Image:
+    """``image`` (RGB) mapped to the fixed palette, each pixel to the nearest colour (no
+    dithering: the style's flat colours stay exact), as indices (mode ``L``)."""
+    indexed = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE)
+    return Image.frombytes("L", indexed.size, indexed.tobytes())
+
+
+def _rgb(indexed: Image.Image) -> Image.Image:
+    """The colours of ``indexed`` (palette indices, mode ``L``), as an RGB image."""
+    image = Image.frombytes("P", indexed.size, indexed.tobytes())
+    image.putpalette(_PLTE)
+    return image.convert("RGB")
+
+
+@lru_cache(maxsize=1024)
+def palette_index(colour: Colour) -> int:
+    """The index of ``colour`` (RGB) in the fixed palette: the nearest colour's, as
+    :func:`_quantize` maps it."""
+    index: int = _quantize(Image.new("RGB", (1, 1), colour)).getpixel((0, 0))  # type: ignore[assignment]
+    return index
 
 
 def _palette() -> Image.Image:
@@ -317,15 +503,17 @@ _ADLER_BASE = 65521
 
 
 def encode_rows(image: Image.Image) -> Encoded:
-    """``image`` (RGB, :data:`bot.render.style.WIDTH` px wide) mapped to the fixed palette of
-    :func:`_palette` (no dithering: the style's flat colours stay exact) and deflated for speed
-    (level 1, run-length matching: the pictures are flat colours and text)."""
-    width = image.width
-    raw = image.quantize(palette=_PALETTE, dither=Image.Dither.NONE).tobytes()
-    rows = b"".join([b"\0" + raw[i:i + width] for i in range(0, len(raw), width)])
-    deflate = zlib.compressobj(1, zlib.DEFLATED, -15, 9, zlib.Z_RLE)
-    data = deflate.compress(rows) + deflate.flush(zlib.Z_SYNC_FLUSH)
-    return Encoded(image.height, len(rows), zlib.adler32(rows), data)
+    """``image`` (indices in the fixed palette of :func:`_palette`, mode ``L``, or RGB: then
+    mapped to it, :func:`_quantize`) deflated for speed (ISA-L's level 1). Each row starts with its PNG filter
+    byte, 0 (none): the palette image is pasted one pixel to the right in a picture whose first
+    column is index 0."""
+    quantized = image if image.mode == "L" else _quantize(image)
+    framed = Image.new("L", (image.width + 1, image.height), 0)
+    framed.paste(quantized, (1, 0))
+    rows = framed.tobytes()
+    deflate = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15, 9)
+    data = deflate.compress(rows) + deflate.flush(isal_zlib.Z_SYNC_FLUSH)
+    return Encoded(image.height, len(rows), isal_zlib.adler32(rows), data)
 
 
 def adler32_combine(a: int, b: int, size_b: int) -> int:
