@@ -71,11 +71,16 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   over the click loop (its busiest moment; the per-channel budget, ``BOARD_EDITS_PER_5S``, is 5;
   every table plays in a thread, and the lobby messages in the channels are not counted);
 - **CPU per step**: over the click loop, the bot process's CPU time (``time.process_time``:
-  the event loop, the services, the AI players of the background tables) and the picture
-  worker processes' (from ``/proc/<pid>/stat``), divided by the steps applied meanwhile (the
-  timed clicks, the service submits and the background AI moves: each edits a board, a click
-  also redraws its panel's picture); "tables per core" = 10 s / that CPU, the tables one core
-  would serve if each played a step every 10 s.
+  the event loop, the services, the AI players of the background tables, the store's and the
+  picture pool's threads) and the picture worker processes' (from ``/proc/<pid>/stat``),
+  divided by the steps applied meanwhile (the timed clicks, the service submits, warm-up ones
+  included, and the background AI moves: each edits a board, a click also redraws its panel's
+  picture); "tables per core" = 10 s / that CPU, the tables one core would serve if each
+  played a step every 10 s. The benchmark's own work in the bot's process is taken off the
+  bot's figure and shown apart: building the clicks' payloads, the engine-alone timing beside
+  each submit (:class:`Meter`) and the fake Discord's answers (``FakeDiscord.cpu_s``); the
+  bare replies stay in it. The AI players' moves (the inline levels) are in it, and shown as
+  a line of their own.
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -145,6 +150,27 @@ EVENTS_PER_TABLE = 10
 BATCH = 250
 
 log = logging.getLogger("bench.scale")
+
+
+class Meter:
+    """CPU seconds of this thread spent inside ``with meter:`` blocks (summed in :attr:`s`):
+    the benchmark's own work in the bot's process, which is not the bot's."""
+
+    def __init__(self) -> None:
+        self.s = 0.0
+        self._started: list[float] = []
+
+    def __enter__(self) -> Meter:
+        self._started.append(time.thread_time())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.s += time.thread_time() - self._started.pop()
+
+
+#: The benchmark's own CPU in the bot's process: building the clicks and their payloads, the
+#: engine-alone timing beside each submit (the fake Discord's answers count in ``FakeDiscord.cpu_s``).
+OWN = Meter()
 
 
 # ============================================================================ building tables
@@ -409,7 +435,8 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
                 wait_board: bool = True) -> ClickTimes:
     """One timed click; the payload is built first, untimed. With a picture on the clicked
     panel, the edit that brings its new picture is timed too."""
-    payload = click_payload(fake, table, c)
+    with OWN:
+        payload = click_payload(fake, table, c)
     token = payload["token"]
     reply = fake.expect_webhook(token, _is_answer)
     picture = fake.expect_webhook(token, _is_new_picture(c)) if c.attachments else None
@@ -440,8 +467,9 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
 
 async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> float:
     """One timed bare slash command (ms until its ephemeral answer is sent)."""
-    channel = fake.thread(table.thread, table.guild, table.channel)
-    payload = fake.slash(BARE_COMMAND, user_id=table.user or 1, guild_id=table.guild, channel=channel)
+    with OWN:
+        channel = fake.thread(table.thread, table.guild, table.channel)
+        payload = fake.slash(BARE_COMMAND, user_id=table.user or 1, guild_id=table.guild, channel=channel)
     fut = fake.expect_webhook(payload["token"])
     t0 = time.perf_counter()
     fake.feed(bot, "INTERACTION_CREATE", payload)
@@ -618,7 +646,17 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     lost = not_redrawn = 0
     clicked: list[Table] = []
     t_start = time.perf_counter()
+    ai_cpu = Meter()
+    inline = bot.tables.driver.pool.inline
+
+    def metered_inline(*args: Any, **kwargs: Any) -> str:  # the AI players' moves (inline levels)
+        with ai_cpu:
+            return inline(*args, **kwargs)
+
+    bot.tables.driver.pool.inline = metered_inline  # type: ignore[method-assign]
+    applied_submits = 0
     cpu_start, workers_start = time.process_time(), worker_cpu_s()
+    own_start, fake_start = OWN.s, fake.cpu_s
     lobby_channels = {t.channel for t in tables}  # lobby messages; every table plays in a thread
     try:
         for i in range(per):
@@ -631,7 +669,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
             rng.shuffle(order)
             for what in order:
                 if what == 0:
-                    reply_ms, board_ms, redrawn, picture_ms = await click(fake, bot, ct, panel_click(ct, cp))
+                    with OWN:
+                        clicking = panel_click(ct, cp)
+                    reply_ms, board_ms, redrawn, picture_ms = await click(fake, bot, ct, clicking)
                     clicked.append(ct)
                     if i >= warmup:
                         if picture_ms is not None:
@@ -648,10 +688,12 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         bares.append(ms)
                 else:
                     assert st.user is not None
-                    same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
+                    with OWN:
+                        same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
                     t0 = time.perf_counter()
                     try:
                         await bot.tables.submit(st.id, st.user, sp.version, sp.code)
+                        applied_submits += 1
                         if i >= warmup:
                             submits.append((time.perf_counter() - t0) * 1000)
                             same_steps.append(same_ms)
@@ -659,7 +701,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
-        cpu_bot, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
+        cpu_process, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
+        cpu_own, cpu_fake = OWN.s - own_start, fake.cpu_s - fake_start
+        bot.tables.driver.pool.inline = inline  # type: ignore[method-assign]
         ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
         stop.set()
@@ -686,8 +730,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "overhead_median_ms": quantile([a - b for a, b in zip(submits, same_steps, strict=True)], 0.5),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
-        "steps_in_loop": len(clicked) + len(submits) + bg_steps,
-        "cpu_bot_s": cpu_bot, "cpu_workers_s": cpu_workers,
+        "steps_in_loop": len(clicked) + applied_submits + bg_steps,
+        "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
+        "cpu_bot_s": cpu_process - cpu_own - cpu_fake, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
         "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
@@ -934,10 +979,14 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     for r in runs:
         steps = max(1, r["steps_in_loop"])
         r["cpu_bot_ms_per_step"] = r["cpu_bot_s"] * 1000 / steps
+        r["cpu_ai_ms_per_step"] = r["cpu_ai_s"] * 1000 / steps
+        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"]) * 1000 / steps
         r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
         r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
         r["tables_per_core"] = 10_000 / r["cpu_ms_per_step"] if r["cpu_ms_per_step"] else 0.0
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  (not counted: benchmark + fake), ms", [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
     print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
@@ -980,6 +1029,10 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "clicks": large["clicks"],
         "edits_per_channel_5s": max(r["edits_per_channel_5s"] for r in runs),
         "cpu_bot_ms_per_step_1k": round(small["cpu_bot_ms_per_step"], 3),
+        "cpu_ai_ms_per_step_1k": round(small["cpu_ai_ms_per_step"], 3),
+        "cpu_bench_ms_per_step_1k": round(small["cpu_bench_ms_per_step"], 3),
+        "cpu_bot_ms_per_step_10k": round(large["cpu_bot_ms_per_step"], 3),
+        "cpu_ms_per_step_10k": round(large["cpu_ms_per_step"], 3),
         "cpu_workers_ms_per_step_1k": round(small["cpu_workers_ms_per_step"], 3),
         "cpu_ms_per_step_1k": round(small["cpu_ms_per_step"], 3),
         "tables_per_core_1k": round(small["tables_per_core"]),

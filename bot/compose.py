@@ -176,11 +176,17 @@ def _log_extras(table: TableSnapshot) -> dict[str, Any]:
     return GAMES[table.row.game].presenter.log_extras(lambda: table.game.view(state, None))
 
 
-def public_log(events: list[Event], table: TableSnapshot, t: Translator) -> list[str]:
-    """The public log lines of ``events`` (private events dropped)."""
+def public_log(events: list[Event], table: TableSnapshot, t: Translator, last: int | None = None) -> list[str]:
+    """The public log lines of ``events`` (private events dropped); with ``last``, only the
+    last ``last`` lines (only those are written out)."""
     presenter = GAMES[table.row.game].presenter
+    public = [e for e in presenter.log_events(events) if e.audience is None]
+    if last is not None:
+        public = public[-last:] if last > 0 else []
+    if not public:
+        return []
     ctx = context(table, t, None, _log_extras(table))
-    return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
+    return [presenter.event(e, ctx) for e in public]
 
 
 def private_log(events: list[Event], table: TableSnapshot, t: Translator, seat: int) -> list[str]:
@@ -204,7 +210,7 @@ def board(table: TableSnapshot, events: list[Event], t: Translator) -> Board:
     ctx = context(table, t, None)
     view = table.game.view(table.state, None)
     card = presenter.board(view, ctx)
-    lines = public_log(events, table, t)[-LOG_LINES:]
+    lines = public_log(events, table, t, LOG_LINES)
     fields = list(card.fields)
     if table.row.status == "running":
         waiting = [s for s in table.waiting_for()]
