@@ -24,8 +24,12 @@ For each N it prints, then ends with one JSON line (the last line of the output)
   is: the old "service − engine step" figure counts that difference as service overhead);
 - **restart**: from spawning a NEW PROCESS (``python -m bench.scale --child restart``: imports,
   building the bot, opening the database, ``setup_hook`` with ``resume``, READY) until its
-  first click is accepted (the member's panel redrawn); Discord's network login is not part of
-  it (the fake answers ``static_login``/``application_info`` at once);
+  first click is accepted (the member's panel redrawn: the click's answer sent); Discord's
+  network login is not part of it (the fake answers ``static_login``/``application_info`` at
+  once); beside it, when the panel's new picture followed (drawn by the picture worker
+  processes the new process starts), and the CPU time that process used until READY and until
+  that picture (``time.process_time``: its own threads, not the worker processes), a figure a
+  busy machine disturbs less;
 - **memory per live table**: in another new process, Python heap (``tracemalloc``) after every
   table was touched once (``Hall.table`` and, for member tables, a stale ``submit``,
   which loads the table in any implementation), minus the heap before the bot was built, over N.
@@ -429,6 +433,7 @@ class ClickTimes(NamedTuple):
     board_ms: float | None
     redrawn: bool
     picture_ms: float | None = None
+    fed_at: float = 0.0  # time.perf_counter() at the feed
 
 
 async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
@@ -449,7 +454,7 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
         fake.forget(("webhook", token))
         if board is not None:
             fake.forget(("message", table.thread, table.board))
-        return ClickTimes(WAIT_S * 1000, None, False)
+        return ClickTimes(WAIT_S * 1000, None, False, None, t0)
     reply_ms = (sent.at - t0) * 1000
     board_ms = picture_ms = None
     if board is not None:
@@ -462,7 +467,7 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
             picture_ms = ((await asyncio.wait_for(picture, WAIT_S)).at - t0) * 1000
         except TimeoutError:
             fake.forget(("webhook", token))
-    return ClickTimes(reply_ms, board_ms, _is_redrawn(sent), picture_ms)
+    return ClickTimes(reply_ms, board_ms, _is_redrawn(sent), picture_ms, t0)
 
 
 async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> float:
@@ -671,7 +676,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                 if what == 0:
                     with OWN:
                         clicking = panel_click(ct, cp)
-                    reply_ms, board_ms, redrawn, picture_ms = await click(fake, bot, ct, clicking)
+                    reply_ms, board_ms, redrawn, picture_ms, _ = await click(fake, bot, ct, clicking)
                     clicked.append(ct)
                     if i >= warmup:
                         if picture_ms is not None:
@@ -821,22 +826,26 @@ async def child_restart(spec: dict[str, Any]) -> dict[str, Any]:
     click_spec = spec["click"]
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
-    ready = time.monotonic()
+    ready, cpu_ready = time.monotonic(), time.process_time()
     table = next(t for t in tables if t.id == click_spec["table"])
     c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"], click_spec["attachments"])
     attempts = 0
     try:
         while True:
             attempts += 1
-            redrawn = (await click(fake, bot, table, c, wait_board=False)).redrawn
-            if redrawn:
-                accepted = time.monotonic()
+            times = await click(fake, bot, table, c, wait_board=False)
+            if times.redrawn:  # accepted when the answer was sent, not when the new picture came
+                cpu_accepted, since = time.process_time(), time.perf_counter()
+                now = time.monotonic()
+                accepted = now - (since - times.fed_at - times.reply_ms / 1000)
+                picture = None if times.picture_ms is None else (
+                    now - (since - times.fed_at - times.picture_ms / 1000))
                 break
             await asyncio.sleep(0.01)
     finally:
         await bot.close()
     return {"imported": imported, "ready": ready, "accepted": accepted, "attempts": attempts,
-            "live": len(tables)}
+            "live": len(tables), "cpu_ready": cpu_ready, "cpu_accepted": cpu_accepted, "picture": picture}
 
 
 async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
@@ -924,6 +933,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
                       restart_ready_s=restart["ready"] - spawned, restart_attempts=restart["attempts"],
+                      restart_cpu_s=restart["cpu_accepted"], restart_cpu_ready_s=restart["cpu_ready"],
+                      restart_picture_s=(restart["picture"] - spawned) if restart["picture"] is not None else 0.0,
                       restart_timed_out=False)
     else:
         result.update(restart_s=float(args.restart_timeout), restart_timed_out=True)
@@ -972,6 +983,9 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
                [(">" if r["restart_timed_out"] else "") + f"{r['restart_s']:.2f}" for r in runs], TARGETS["restart_s"]))
     print(_row("  imports done after, s", [f"{r.get('restart_imports_s', 0):.2f}" for r in runs]))
     print(_row("  bot ready (db, resume) after, s", [f"{r.get('restart_ready_s', 0):.2f}" for r in runs]))
+    print(_row("  the panel's new picture after, s", [f"{r.get('restart_picture_s', 0):.2f}" for r in runs]))
+    print(_row("  CPU of the new process until READY, s", [f"{r.get('restart_cpu_ready_s', 0):.2f}" for r in runs]))
+    print(_row("  ... until the new picture, s", [f"{r.get('restart_cpu_s', 0):.2f}" for r in runs]))
     print(_row("heap per live table, KB", [f"{r.get('kb_per_table', 0):.1f}" for r in runs], TARGETS["kb_per_table"]))
     print(_row("  (excluding one-time costs), KB", [f"{r.get('kb_per_table_after_close', 0):.1f}" for r in runs]))
     print(_row("board edits of one thread in 5 s, most", [str(r["edits_per_channel_5s"]) for r in runs],
@@ -1018,6 +1032,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "restart_s_1k": round(small["restart_s"], 3),
         "restart_s_10k": round(large["restart_s"], 3),
         "restart_timed_out_10k": large["restart_timed_out"],
+        "restart_cpu_s_1k": round(small.get("restart_cpu_s", 0.0), 3),
+        "restart_cpu_s_10k": round(large.get("restart_cpu_s", 0.0), 3),
         "kb_per_table": round(large.get("kb_per_table", 0.0), 2),
         "service_step_ms": round(large["submit_median_ms"], 3),
         "engine_step_ms": round(engine_ms, 4),

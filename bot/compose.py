@@ -6,6 +6,7 @@ the cogs only map specs onto discord objects.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import replace
@@ -58,9 +59,11 @@ def isolate(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
 def escape_name(name: str, limit: int = 32) -> str:
     """A display name safe inside embeds: bidirectional controls removed and right-to-left
-    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped."""
+    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped (the
+    last few thousand names are remembered: every board and panel writes its seats' names)."""
     name = strip_bidi(name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
     if len(name) > limit:
         name = name[: limit - 1] + "…"
