@@ -4,11 +4,7 @@ Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored wit
 :attr:`storage.base.SeatRow.level`). The moves come from :func:`engine.policies.choose`, the
 pure engine side; this module adds what the engine may not have, a clock and processes:
 
-- **easy** and **normal** need no clock and no process: computed in one thread of the bot's
-  process (:meth:`AiPool.inline_moves`), outside the table lock. Most of their moves take
-  microseconds, but a few take far longer (a Three-Player Moon discard weighs every keep,
-  100 ms and more): off the event loop, they no longer hold up the clicks of every table
-  meanwhile (the loop takes the interpreter back within its switch interval).
+- **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock.
 - **strong** is a search (CPU-bound; the driver gives each move its share of the turn's
   :attr:`AiPool.think_seconds`, :func:`engine.policies.decision_seconds`): it runs in
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
@@ -169,7 +165,6 @@ class AiPool:
             n, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),)))
         self.task = task
         self._executor: Executor | None = None
-        self._inline: ThreadPoolExecutor | None = None  # the thread of the easy and normal moves
         self._starting: asyncio.Future[None] | None = None
         #: process ids of the running workers and of their parent (the fork server), once started
         self.pids: set[int] = set()
@@ -192,24 +187,8 @@ class AiPool:
         return self._executor is not None
 
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
-        """An easy or normal move, computed now (in the calling thread): the action code."""
+        """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
-
-    async def inline_moves(self, game: Game[Any, Any, Any], state: Any, levels: dict[int, str],
-                           salt: int) -> dict[int, str]:
-        """The easy and normal moves of the seats of ``levels`` (seat -> level) at ``state``, as
-        action codes by seat, computed one after another in this pool's own thread (the same
-        codes as :meth:`inline`); the event loop serves other tables meanwhile. Raises
-        ``RuntimeError`` after :meth:`close`, and whatever the engine raised."""
-        if self._closed:
-            raise RuntimeError("the AI pool is closed")
-        if self._inline is None:
-            self._inline = ThreadPoolExecutor(1, thread_name_prefix="ai-inline")
-
-        def moves() -> dict[int, str]:
-            return {seat: self.inline(game, state, seat, level, salt) for seat, level in levels.items()}
-
-        return await asyncio.get_running_loop().run_in_executor(self._inline, moves)
 
     def start(self) -> None:
         """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
@@ -290,9 +269,6 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
-        inline, self._inline = self._inline, None
-        if inline is not None:  # a move being computed ends first (its driver was cancelled)
-            await asyncio.to_thread(inline.shutdown, wait=True, cancel_futures=True)
         if self._starting is not None:
             await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None

@@ -152,8 +152,8 @@ class Driver:
                     if not same:  # a new turn: its thinking time, and one salt for its decisions
                         turn_end, salt = started + self.pool.think_seconds, table_id * 1_000_003 + state.version
                     wait = self.ai_delay * (TURN_PACE if same else 1) if pause else 0
-                cheap = {s: levels[s] for s in todo if not self.pool.pooled(levels[s])}
-                codes = await self.pool.inline_moves(game, state, cheap, salt) if cheap else {}
+                    codes = {s: self.pool.inline(game, state, s, levels[s], salt)
+                             for s in todo if not self.pool.pooled(levels[s])}
                 thinkers = [s for s in todo if s not in codes]
                 if thinkers:  # think outside the lock, side by side
                     rounds = -(-len(thinkers) // self.pool.workers)
