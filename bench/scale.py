@@ -74,7 +74,8 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
 - **board edits per channel**: the most ``PATCH`` edits of one thread's messages in any 5 s
   over the click loop (its busiest moment; the per-channel budget, ``BOARD_EDITS_PER_5S``, is 5;
   every table plays in a thread, and the lobby messages in the channels are not counted);
-- **CPU per step**: over the click loop, the bot process's CPU time (``time.process_time``:
+- **CPU per step**: over the click loop (which starts once the bot has decoded every resumed
+  table: that one-time cost is the restart's), the bot process's CPU time (``time.process_time``:
   the event loop, the services, the AI players of the background tables, the store's and the
   picture pool's threads) and the picture worker processes' (from ``/proc/<pid>/stat``),
   divided by the steps applied meanwhile (the timed clicks, the service submits, warm-up ones
@@ -639,6 +640,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     click_tables, submit_tables = members[:per], members[per:2 * per]
     ai_click_tables = members[2 * per:3 * per] if thinking_ais else []
     first = tables[0]
+    await bot.tables.warmed()  # the resume's one-time decoding of every table is not a step's cost
     bg = Background(bot.hall, bot.lobbies, {t.id for t in tables if t.background}, first.guild, first.channel)
     stop = asyncio.Event()
     bg_task = asyncio.create_task(bg.run(stop))

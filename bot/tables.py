@@ -490,8 +490,7 @@ class Tables:
         return ids
 
     async def _warm_up(self, ids: list[int]) -> None:
-        """Touch every resumed table once: decode it, restore its deadline, kick its driver
-        (background work: it waits while a member's answer is built, :mod:`bot.foreground`)."""
+        """Touch every resumed table once: decode it, restore its deadline, kick its driver."""
         hall = self.hall
         for n, table_id in enumerate(ids):
             if hall.indexed(table_id):
@@ -506,7 +505,6 @@ class Tables:
                     log.exception("table %s could not be restored", table_id)
                 self.driver.kick(table_id)
             if n % 64 == 63:
-                await self.foreground.quiet()  # a member's answer being built goes first
                 await asyncio.sleep(0)  # let clicks in
 
     async def warmed(self) -> None:
