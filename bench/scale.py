@@ -24,8 +24,12 @@ For each N it prints, then ends with one JSON line (the last line of the output)
   is: the old "service − engine step" figure counts that difference as service overhead);
 - **restart**: from spawning a NEW PROCESS (``python -m bench.scale --child restart``: imports,
   building the bot, opening the database, ``setup_hook`` with ``resume``, READY) until its
-  first click is accepted (the member's panel redrawn); Discord's network login is not part of
-  it (the fake answers ``static_login``/``application_info`` at once);
+  first click is accepted (the member's panel redrawn: the click's answer sent); Discord's
+  network login is not part of it (the fake answers ``static_login``/``application_info`` at
+  once); beside it, when the panel's new picture followed (drawn by the picture worker
+  processes the new process starts), and the CPU time that process used until READY and until
+  that picture (``time.process_time``: its own threads, not the worker processes), a figure a
+  busy machine disturbs less;
 - **memory per live table**: in another new process, Python heap (``tracemalloc``) after every
   table was touched once (``Hall.table`` and, for member tables, a stale ``submit``,
   which loads the table in any implementation), minus the heap before the bot was built, over N.
@@ -70,12 +74,18 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
 - **board edits per channel**: the most ``PATCH`` edits of one thread's messages in any 5 s
   over the click loop (its busiest moment; the per-channel budget, ``BOARD_EDITS_PER_5S``, is 5;
   every table plays in a thread, and the lobby messages in the channels are not counted);
-- **CPU per step**: over the click loop, the bot process's CPU time (``time.process_time``:
-  the event loop, the services, the AI players of the background tables) and the picture
-  worker processes' (from ``/proc/<pid>/stat``), divided by the steps applied meanwhile (the
-  timed clicks, the service submits and the background AI moves: each edits a board, a click
-  also redraws its panel's picture); "tables per core" = 10 s / that CPU, the tables one core
-  would serve if each played a step every 10 s.
+- **CPU per step**: over the click loop (which starts once the bot has decoded every resumed
+  table: that one-time cost is the restart's), the bot process's CPU time (``time.process_time``:
+  the event loop, the services, the AI players of the background tables, the store's and the
+  picture pool's threads) and the picture worker processes' (from ``/proc/<pid>/stat``),
+  divided by the steps applied meanwhile (the timed clicks, the service submits, warm-up ones
+  included, and the background AI moves: each edits a board, a click also redraws its panel's
+  picture); "tables per core" = 10 s / that CPU, the tables one core would serve if each
+  played a step every 10 s. The benchmark's own work in the bot's process is taken off the
+  bot's figure and shown apart: building the clicks' payloads, the engine-alone timing beside
+  each submit (:class:`Meter`) and the fake Discord's answers (``FakeDiscord.cpu_s``); the
+  bare replies stay in it. The AI players' moves (the inline levels) are in it, and shown as
+  a line of their own.
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -145,6 +155,27 @@ EVENTS_PER_TABLE = 10
 BATCH = 250
 
 log = logging.getLogger("bench.scale")
+
+
+class Meter:
+    """CPU seconds of this thread spent inside ``with meter:`` blocks (summed in :attr:`s`):
+    the benchmark's own work in the bot's process, which is not the bot's."""
+
+    def __init__(self) -> None:
+        self.s = 0.0
+        self._started: list[float] = []
+
+    def __enter__(self) -> Meter:
+        self._started.append(time.thread_time())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.s += time.thread_time() - self._started.pop()
+
+
+#: The benchmark's own CPU in the bot's process: building the clicks and their payloads, the
+#: engine-alone timing beside each submit (the fake Discord's answers count in ``FakeDiscord.cpu_s``).
+OWN = Meter()
 
 
 # ============================================================================ building tables
@@ -403,13 +434,15 @@ class ClickTimes(NamedTuple):
     board_ms: float | None
     redrawn: bool
     picture_ms: float | None = None
+    fed_at: float = 0.0  # time.perf_counter() at the feed
 
 
 async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
                 wait_board: bool = True) -> ClickTimes:
     """One timed click; the payload is built first, untimed. With a picture on the clicked
     panel, the edit that brings its new picture is timed too."""
-    payload = click_payload(fake, table, c)
+    with OWN:
+        payload = click_payload(fake, table, c)
     token = payload["token"]
     reply = fake.expect_webhook(token, _is_answer)
     picture = fake.expect_webhook(token, _is_new_picture(c)) if c.attachments else None
@@ -422,7 +455,7 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
         fake.forget(("webhook", token))
         if board is not None:
             fake.forget(("message", table.thread, table.board))
-        return ClickTimes(WAIT_S * 1000, None, False)
+        return ClickTimes(WAIT_S * 1000, None, False, None, t0)
     reply_ms = (sent.at - t0) * 1000
     board_ms = picture_ms = None
     if board is not None:
@@ -435,13 +468,14 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
             picture_ms = ((await asyncio.wait_for(picture, WAIT_S)).at - t0) * 1000
         except TimeoutError:
             fake.forget(("webhook", token))
-    return ClickTimes(reply_ms, board_ms, _is_redrawn(sent), picture_ms)
+    return ClickTimes(reply_ms, board_ms, _is_redrawn(sent), picture_ms, t0)
 
 
 async def bare_reply(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> float:
     """One timed bare slash command (ms until its ephemeral answer is sent)."""
-    channel = fake.thread(table.thread, table.guild, table.channel)
-    payload = fake.slash(BARE_COMMAND, user_id=table.user or 1, guild_id=table.guild, channel=channel)
+    with OWN:
+        channel = fake.thread(table.thread, table.guild, table.channel)
+        payload = fake.slash(BARE_COMMAND, user_id=table.user or 1, guild_id=table.guild, channel=channel)
     fut = fake.expect_webhook(payload["token"])
     t0 = time.perf_counter()
     fake.feed(bot, "INTERACTION_CREATE", payload)
@@ -606,6 +640,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     click_tables, submit_tables = members[:per], members[per:2 * per]
     ai_click_tables = members[2 * per:3 * per] if thinking_ais else []
     first = tables[0]
+    await bot.tables.warmed()  # the resume's one-time decoding of every table is not a step's cost
     bg = Background(bot.hall, bot.lobbies, {t.id for t in tables if t.background}, first.guild, first.channel)
     stop = asyncio.Event()
     bg_task = asyncio.create_task(bg.run(stop))
@@ -618,7 +653,17 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     lost = not_redrawn = 0
     clicked: list[Table] = []
     t_start = time.perf_counter()
+    ai_cpu = Meter()
+    inline = bot.tables.driver.pool.inline
+
+    def metered_inline(*args: Any, **kwargs: Any) -> str:  # the AI players' moves (inline levels)
+        with ai_cpu:
+            return inline(*args, **kwargs)
+
+    bot.tables.driver.pool.inline = metered_inline  # type: ignore[method-assign]
+    applied_submits = 0
     cpu_start, workers_start = time.process_time(), worker_cpu_s()
+    own_start, fake_start = OWN.s, fake.cpu_s
     lobby_channels = {t.channel for t in tables}  # lobby messages; every table plays in a thread
     try:
         for i in range(per):
@@ -631,7 +676,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
             rng.shuffle(order)
             for what in order:
                 if what == 0:
-                    reply_ms, board_ms, redrawn, picture_ms = await click(fake, bot, ct, panel_click(ct, cp))
+                    with OWN:
+                        clicking = panel_click(ct, cp)
+                    reply_ms, board_ms, redrawn, picture_ms, _ = await click(fake, bot, ct, clicking)
                     clicked.append(ct)
                     if i >= warmup:
                         if picture_ms is not None:
@@ -648,10 +695,12 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         bares.append(ms)
                 else:
                     assert st.user is not None
-                    same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
+                    with OWN:
+                        same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
                     t0 = time.perf_counter()
                     try:
                         await bot.tables.submit(st.id, st.user, sp.version, sp.code)
+                        applied_submits += 1
                         if i >= warmup:
                             submits.append((time.perf_counter() - t0) * 1000)
                             same_steps.append(same_ms)
@@ -659,7 +708,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
-        cpu_bot, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
+        cpu_process, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
+        cpu_own, cpu_fake = OWN.s - own_start, fake.cpu_s - fake_start
+        bot.tables.driver.pool.inline = inline  # type: ignore[method-assign]
         ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
         stop.set()
@@ -686,8 +737,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "overhead_median_ms": quantile([a - b for a, b in zip(submits, same_steps, strict=True)], 0.5),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
-        "steps_in_loop": len(clicked) + len(submits) + bg_steps,
-        "cpu_bot_s": cpu_bot, "cpu_workers_s": cpu_workers,
+        "steps_in_loop": len(clicked) + applied_submits + bg_steps,
+        "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
+        "cpu_bot_s": cpu_process - cpu_own - cpu_fake, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
         "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
@@ -776,22 +828,26 @@ async def child_restart(spec: dict[str, Any]) -> dict[str, Any]:
     click_spec = spec["click"]
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(spec["path"], spec["ai_delay"], spec["turn_timeout"]), tables)
-    ready = time.monotonic()
+    ready, cpu_ready = time.monotonic(), time.process_time()
     table = next(t for t in tables if t.id == click_spec["table"])
     c = Click(click_spec["custom_id"], click_spec["components"], click_spec["embeds"], click_spec["attachments"])
     attempts = 0
     try:
         while True:
             attempts += 1
-            redrawn = (await click(fake, bot, table, c, wait_board=False)).redrawn
-            if redrawn:
-                accepted = time.monotonic()
+            times = await click(fake, bot, table, c, wait_board=False)
+            if times.redrawn:  # accepted when the answer was sent, not when the new picture came
+                cpu_accepted, since = time.process_time(), time.perf_counter()
+                now = time.monotonic()
+                accepted = now - (since - times.fed_at - times.reply_ms / 1000)
+                picture = None if times.picture_ms is None else (
+                    now - (since - times.fed_at - times.picture_ms / 1000))
                 break
             await asyncio.sleep(0.01)
     finally:
         await bot.close()
     return {"imported": imported, "ready": ready, "accepted": accepted, "attempts": attempts,
-            "live": len(tables)}
+            "live": len(tables), "cpu_ready": cpu_ready, "cpu_accepted": cpu_accepted, "picture": picture}
 
 
 async def child_memory(spec: dict[str, Any]) -> dict[str, Any]:
@@ -879,6 +935,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
                       restart_ready_s=restart["ready"] - spawned, restart_attempts=restart["attempts"],
+                      restart_cpu_s=restart["cpu_accepted"], restart_cpu_ready_s=restart["cpu_ready"],
+                      restart_picture_s=(restart["picture"] - spawned) if restart["picture"] is not None else 0.0,
                       restart_timed_out=False)
     else:
         result.update(restart_s=float(args.restart_timeout), restart_timed_out=True)
@@ -927,6 +985,9 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
                [(">" if r["restart_timed_out"] else "") + f"{r['restart_s']:.2f}" for r in runs], TARGETS["restart_s"]))
     print(_row("  imports done after, s", [f"{r.get('restart_imports_s', 0):.2f}" for r in runs]))
     print(_row("  bot ready (db, resume) after, s", [f"{r.get('restart_ready_s', 0):.2f}" for r in runs]))
+    print(_row("  the panel's new picture after, s", [f"{r.get('restart_picture_s', 0):.2f}" for r in runs]))
+    print(_row("  CPU of the new process until READY, s", [f"{r.get('restart_cpu_ready_s', 0):.2f}" for r in runs]))
+    print(_row("  ... until the new picture, s", [f"{r.get('restart_cpu_s', 0):.2f}" for r in runs]))
     print(_row("heap per live table, KB", [f"{r.get('kb_per_table', 0):.1f}" for r in runs], TARGETS["kb_per_table"]))
     print(_row("  (excluding one-time costs), KB", [f"{r.get('kb_per_table_after_close', 0):.1f}" for r in runs]))
     print(_row("board edits of one thread in 5 s, most", [str(r["edits_per_channel_5s"]) for r in runs],
@@ -934,10 +995,14 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     for r in runs:
         steps = max(1, r["steps_in_loop"])
         r["cpu_bot_ms_per_step"] = r["cpu_bot_s"] * 1000 / steps
+        r["cpu_ai_ms_per_step"] = r["cpu_ai_s"] * 1000 / steps
+        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"]) * 1000 / steps
         r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
         r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
         r["tables_per_core"] = 10_000 / r["cpu_ms_per_step"] if r["cpu_ms_per_step"] else 0.0
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  (not counted: benchmark + fake), ms", [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
     print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
@@ -969,6 +1034,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "restart_s_1k": round(small["restart_s"], 3),
         "restart_s_10k": round(large["restart_s"], 3),
         "restart_timed_out_10k": large["restart_timed_out"],
+        "restart_cpu_s_1k": round(small.get("restart_cpu_s", 0.0), 3),
+        "restart_cpu_s_10k": round(large.get("restart_cpu_s", 0.0), 3),
         "kb_per_table": round(large.get("kb_per_table", 0.0), 2),
         "service_step_ms": round(large["submit_median_ms"], 3),
         "engine_step_ms": round(engine_ms, 4),
@@ -980,6 +1047,10 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "clicks": large["clicks"],
         "edits_per_channel_5s": max(r["edits_per_channel_5s"] for r in runs),
         "cpu_bot_ms_per_step_1k": round(small["cpu_bot_ms_per_step"], 3),
+        "cpu_ai_ms_per_step_1k": round(small["cpu_ai_ms_per_step"], 3),
+        "cpu_bench_ms_per_step_1k": round(small["cpu_bench_ms_per_step"], 3),
+        "cpu_bot_ms_per_step_10k": round(large["cpu_bot_ms_per_step"], 3),
+        "cpu_ms_per_step_10k": round(large["cpu_ms_per_step"], 3),
         "cpu_workers_ms_per_step_1k": round(small["cpu_workers_ms_per_step"], 3),
         "cpu_ms_per_step_1k": round(small["cpu_ms_per_step"], 3),
         "tables_per_core_1k": round(small["tables_per_core"]),

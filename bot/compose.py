@@ -6,6 +6,7 @@ the cogs only map specs onto discord objects.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import replace
@@ -58,9 +59,11 @@ def isolate(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
 def escape_name(name: str, limit: int = 32) -> str:
     """A display name safe inside embeds: bidirectional controls removed and right-to-left
-    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped."""
+    text isolated (:func:`isolate`), markdown escaped, mentions broken, length capped (the
+    last few thousand names are remembered: every board and panel writes its seats' names)."""
     name = strip_bidi(name or "?").replace("@", "@\u200b").replace("\n", " ").strip() or "?"
     if len(name) > limit:
         name = name[: limit - 1] + "…"
@@ -176,11 +179,17 @@ def _log_extras(table: TableSnapshot) -> dict[str, Any]:
     return GAMES[table.row.game].presenter.log_extras(lambda: table.game.view(state, None))
 
 
-def public_log(events: list[Event], table: TableSnapshot, t: Translator) -> list[str]:
-    """The public log lines of ``events`` (private events dropped)."""
+def public_log(events: list[Event], table: TableSnapshot, t: Translator, last: int | None = None) -> list[str]:
+    """The public log lines of ``events`` (private events dropped); with ``last``, only the
+    last ``last`` lines (only those are written out)."""
     presenter = GAMES[table.row.game].presenter
+    public = [e for e in presenter.log_events(events) if e.audience is None]
+    if last is not None:
+        public = public[-last:] if last > 0 else []
+    if not public:
+        return []
     ctx = context(table, t, None, _log_extras(table))
-    return [presenter.event(e, ctx) for e in presenter.log_events(events) if e.audience is None]
+    return [presenter.event(e, ctx) for e in public]
 
 
 def private_log(events: list[Event], table: TableSnapshot, t: Translator, seat: int) -> list[str]:
@@ -204,7 +213,7 @@ def board(table: TableSnapshot, events: list[Event], t: Translator) -> Board:
     ctx = context(table, t, None)
     view = table.game.view(table.state, None)
     card = presenter.board(view, ctx)
-    lines = public_log(events, table, t)[-LOG_LINES:]
+    lines = public_log(events, table, t, LOG_LINES)
     fields = list(card.fields)
     if table.row.status == "running":
         waiting = [s for s in table.waiting_for()]

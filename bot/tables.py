@@ -490,20 +490,21 @@ class Tables:
         return ids
 
     async def _warm_up(self, ids: list[int]) -> None:
-        """Touch every resumed table once: decode it, restore its deadline, kick its driver."""
+        """Touch every resumed table once: decode it, restore its deadline, kick its driver. A
+        table something else touched first (a click, a panel, a list) is decoded already; its
+        deadline and its driver are still seen to here (both are kept when already right)."""
         hall = self.hall
         for n, table_id in enumerate(ids):
-            if hall.indexed(table_id):
-                try:
-                    async with hall.lock(table_id):
-                        live = await hall.touch(table_id)
-                        if live is not None:
-                            await self.scheduler.restore(live)
-                except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
-                    log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
-                except Exception:
-                    log.exception("table %s could not be restored", table_id)
-                self.driver.kick(table_id)
+            try:
+                async with hall.lock(table_id):
+                    live = await hall.touch(table_id)
+                    if live is not None:
+                        await self.scheduler.restore(live)
+            except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
+                log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
+            except Exception:
+                log.exception("table %s could not be restored", table_id)
+            self.driver.kick(table_id)
             if n % 64 == 63:
                 await asyncio.sleep(0)  # let clicks in
 

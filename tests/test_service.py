@@ -894,6 +894,24 @@ async def test_resume_indexes_in_bulk_and_decodes_on_first_touch(env):
     await svc2.tables.close()
 
 
+async def test_warm_up_restarts_the_ai_of_a_table_read_before_it(env):
+    """A resumed table that something reads (``Hall.table``: a panel, a list) before the warm-up
+    reaches it is decoded then; the warm-up still restarts its AI driver."""
+    svc, db, clock, rec = env
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")
+    await svc.lobbies.add_ai(t.id, 100)
+    await asyncio.gather(*svc.tables.driver.shutdown())  # this process stops before its AI chooses
+    await svc.lobbies.start(t.id, 100)
+    assert not (await svc.hall.table(t.id)).pending
+    svc2 = House(db, clock=clock, turn_timeout=100)
+    assert await svc2.tables.resume() == [t.id]  # the warm-up task is made, it has not run yet
+    assert svc2.hall.indexed(t.id)
+    assert not (await svc2.hall.table(t.id)).pending  # read first: decoded here, not by the warm-up
+    await svc2.tables.idle()
+    assert (await svc2.hall.table(t.id)).pending.keys() == {1}  # the AI chose all the same
+    await svc2.tables.close()
+
+
 # ---------------------------------------------------------------------- crash safety (kill -9)
 _CHILD = r'''
 import asyncio, sys

@@ -89,7 +89,7 @@ class FakeWebhookAdapter:
                       multipart: Any = None, files: Any = None, params: Any = None, **_: Any) -> Any:
         """Answer one webhook call (interaction callback, followup, ``@original`` edit)."""
         await asyncio.sleep(0)
-        return self._fake._answer(route, _body(payload, multipart, None), params, webhook=True)
+        return self._fake._metered(route, payload, multipart, None, params, webhook=True)
 
 
 class FakeDiscord:
@@ -98,12 +98,15 @@ class FakeDiscord:
     Attributes:
         application_id / bot_user_id: the bot's snowflakes (login answers with them).
         calls: ``Counter`` of ``"METHOD /route/template"`` over every call answered.
+        cpu_s: CPU seconds the fake spent answering calls (in the bot's process and thread: a
+            benchmark takes it off the bot's CPU time, as Discord's own work is not the bot's).
     """
 
     def __init__(self, *, application_id: int = 900_000_000_000_000_001, bot_user_id: int | None = None) -> None:
         self.application_id = application_id
         self.bot_user_id = bot_user_id or application_id
         self.calls: Counter[str] = Counter()
+        self.cpu_s = 0.0
         #: When (``time.perf_counter()``) each channel's messages were edited, by channel id.
         self.channel_edits: dict[int, list[float]] = {}
         self._seq = itertools.count(1)
@@ -308,7 +311,17 @@ class FakeDiscord:
     async def _http_request(self, route: discord.http.Route, *, files: Any = None, form: Any = None,
                             **kwargs: Any) -> Any:
         await asyncio.sleep(0)
-        return self._answer(route, _body(kwargs.get("json"), None, form), kwargs.get("params"), webhook=False)
+        return self._metered(route, kwargs.get("json"), None, form, kwargs.get("params"), webhook=False)
+
+    def _metered(self, route: discord.http.Route, payload: Any, multipart: Any, form: Any, params: Any, *,
+                 webhook: bool) -> Any:
+        """:meth:`_answer` the call, adding the CPU time the fake spends on it (reading the body
+        back, building the answer, waking the waiters) to :attr:`cpu_s`."""
+        started = time.thread_time()
+        try:
+            return self._answer(route, _body(payload, multipart, form), params, webhook=webhook)
+        finally:
+            self.cpu_s += time.thread_time() - started
 
     def _answer(self, route: discord.http.Route, body: Any, params: Any, *, webhook: bool) -> Any:
         """The JSON Discord would answer ``route`` with; wakes the waiters of the call."""
