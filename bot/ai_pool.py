@@ -4,7 +4,12 @@ Every AI seat plays at a level (:data:`LEVELS`: easy, normal, strong; stored wit
 :attr:`storage.base.SeatRow.level`). The moves come from :func:`engine.policies.choose`, the
 pure engine side; this module adds what the engine may not have, a clock and processes:
 
-- **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock.
+- **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock,
+  except a normal move the engine calls heavy (:func:`engine.policies.heavy`: Three-Player
+  Moon's bidder checking every deal of the unseen tiles for the moves that keep its bid, up to
+  hundreds of milliseconds), which goes to the pool like a strong one. (A thread of the bot's
+  process does not do: while it computes, each click waits for the interpreter at every system
+  call, which measured worse than the inline move.)
 - **strong** is a search (CPU-bound; the driver gives each move its share of the turn's
   :attr:`AiPool.think_seconds`, :func:`engine.policies.decision_seconds`): it runs in
   a :class:`concurrent.futures.ProcessPoolExecutor` of :attr:`AiPool.workers` processes, off the
@@ -48,15 +53,13 @@ from bot.games import GAMES
 from engine import policies
 from engine.core import Game
 
-__all__ = ["LEVELS", "POOLED", "AiPool", "default_workers", "think"]
+__all__ = ["LEVELS", "AiPool", "default_workers", "think"]
 
 log = logging.getLogger(__name__)
 
 
 #: The levels offered to users, weakest first (:data:`engine.policies.LEVELS`).
 LEVELS: tuple[str, ...] = policies.LEVELS
-#: The levels computed in the process pool (the others are cheap and computed inline).
-POOLED: frozenset[str] = frozenset({"strong"})
 
 
 def default_workers() -> int:
@@ -174,13 +177,12 @@ class AiPool:
         self.waiting = 0
         #: workers replaced after a crash (since the pool was made)
         self.replaced = 0
-        #: the thread of the easy and normal moves (:meth:`off_loop`), made on first use
-        self._cheap: ThreadPoolExecutor | None = None
 
     @staticmethod
-    def pooled(level: str) -> bool:
-        """Whether moves of ``level`` are computed in the pool (else inline)."""
-        return level in POOLED
+    def pooled(game: Game[Any, Any, Any], state: Any, seat: int, level: str) -> bool:
+        """Whether ``seat``'s move at ``level`` is computed in the pool (a move that may take
+        long, :func:`engine.policies.heavy`), else inline."""
+        return policies.heavy(game, state, seat, level)
 
     @property
     def started(self) -> bool:
@@ -191,15 +193,6 @@ class AiPool:
     def inline(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
         """A cheap level's move (easy, normal), computed now: the action code."""
         return game.encode(policies.choose(game, state, seat, level, salt=salt))
-
-    async def off_loop(self, game: Game[Any, Any, Any], state: Any, seat: int, level: str, salt: int) -> str:
-        """:meth:`inline` in a thread of its own, so the event loop keeps serving meanwhile: most
-        easy and normal moves take well under a millisecond, but a normal move that checks a
-        bid's worlds (Three-Player Moon's bidder, docs/ai.md) can take a few hundred."""
-        if self._cheap is None:
-            self._cheap = ThreadPoolExecutor(1, thread_name_prefix="ai-cheap")
-        return await asyncio.get_running_loop().run_in_executor(self._cheap, self.inline, game, state, seat, level,
-                                                                salt)
 
     def start(self) -> None:
         """Start the worker processes now, in a thread (call from the event loop, e.g. at boot;
@@ -263,7 +256,7 @@ class AiPool:
         levels inline. A crashed worker makes this move a normal one (logged) and the pool is
         replaced. Raises ``RuntimeError`` after :meth:`close`, and whatever the engine raised in
         the worker."""
-        if not self.pooled(level):
+        if not self.pooled(game, state, seat, level):
             return self.inline(game, state, seat, level, salt)
         if self._closed:
             raise RuntimeError("the AI pool is closed")
@@ -286,8 +279,6 @@ class AiPool:
         """Stop for good: queued moves are cancelled, the running ones awaited (in a thread, so
         the event loop keeps serving meanwhile)."""
         self._closed = True
-        if self._cheap is not None:
-            self._cheap.shutdown(wait=False)
         if self._starting is not None:
             await asyncio.gather(self._starting, return_exceptions=True)
         executor, self._executor = self._executor, None

@@ -15,10 +15,10 @@ thought off the loop) the driver waits while a member's interaction is being ans
 (:class:`bot.foreground.Foreground`, bounded).
 
 Each seat plays at its level (:attr:`storage.base.SeatRow.level`; a member's stand-in plays
-normal). Easy and normal moves are chosen in a thread (:meth:`bot.ai_pool.AiPool.off_loop`), a
-strong move is a search in the process pool (:class:`bot.ai_pool.AiPool`); the lock is held only
-to read the state and, later, to apply the move: clicks at the table (and everywhere else) go
-on meanwhile. When
+normal). Easy and normal moves are chosen under the table's lock. A strong move is a search
+in the process pool (:class:`bot.ai_pool.AiPool`), and so is a normal move that may take long
+(:func:`engine.policies.heavy`), so the lock is held only to read the state and, later, to
+apply the move: clicks at the table (and everywhere else) go on meanwhile. When
 the table's version changed while the AI thought, the move is dropped and thought again. A move refused because another writer stored
 a step first (:class:`storage.base.VersionConflict`: two processes on one table) is no failure:
 the table is reloaded and the driver goes on from the stored state (or stops if it ended).
@@ -153,9 +153,8 @@ class Driver:
                     if not same:  # a new turn: its thinking time, and one salt for its decisions
                         turn_end, salt = started + self.pool.think_seconds, table_id * 1_000_003 + state.version
                     wait = self.ai_delay * (TURN_PACE if same else 1) if pause else 0
-                cheap = [s for s in todo if not self.pool.pooled(levels[s])]
-                codes = dict(zip(cheap, [await self.pool.off_loop(game, state, s, levels[s], salt) for s in cheap],
-                                 strict=True))
+                    codes = {s: self.pool.inline(game, state, s, levels[s], salt)
+                             for s in todo if not self.pool.pooled(game, state, s, levels[s])}
                 thinkers = [s for s in todo if s not in codes]
                 if thinkers:  # think outside the lock, side by side
                     rounds = -(-len(thinkers) // self.pool.workers)

@@ -29,7 +29,7 @@ from typing import Any
 from engine.core import Game
 from engine.search import Hooks, search
 
-__all__ = ["DEFAULT_ITERATIONS", "LEVELS", "TURN_SHARE", "choose", "decision_seconds", "hooks_for",
+__all__ = ["DEFAULT_ITERATIONS", "heavy", "LEVELS", "TURN_SHARE", "choose", "decision_seconds", "hooks_for",
            "iterations_for"]
 
 #: The levels a host may pick for an AI seat, weakest first.
@@ -69,6 +69,21 @@ def hooks_for(game: AnyGame) -> Hooks:
     mod = _module(game)
     hooks = getattr(mod, "HOOKS", None) if mod is not None else None
     return hooks if isinstance(hooks, Hooks) else Hooks()
+
+
+def heavy(game: AnyGame, state: Any, seat: int, level: str) -> bool:
+    """Whether the move of an AI of ``level`` for ``seat`` may take long (tens of milliseconds
+    and more), so that a host computes it away from its event loop: a strong search always; a
+    normal move when the game's search module says so for this state (``heavy_normal(state,
+    seat)``: Three-Player Moon's bidder checking which moves keep its bid); never an easy or
+    random one."""
+    if level == "strong":
+        return True
+    if level != "normal":
+        return False
+    mod = _module(game)
+    check = getattr(mod, "heavy_normal", None) if mod is not None else None
+    return bool(check(state, seat)) if check is not None else False
 
 
 def iterations_for(game: AnyGame) -> int:

@@ -418,26 +418,43 @@ async def test_the_ai_seats_of_a_simultaneous_step_think_side_by_side(db):
     assert sorted(s for s, _ in seen) == [0, 1, 2] and all(t <= 1 / 3 + 1e-9 for _, t in seen)
 
 
-async def test_easy_and_normal_moves_are_chosen_off_the_event_loop():
-    """A normal move may check a bid's worlds for a few hundred milliseconds: the driver asks
-    for it through ``AiPool.off_loop``, which computes it in a thread while the loop serves."""
-    threads: list[int] = []
-
-    class Recording(AiPool):
-        def inline(self, game, state, seat, level, salt):
-            threads.append(threading.get_ident())
-            return super().inline(game, state, seat, level, salt)
-
-    pool = Recording(1)
+def _moon_at_the_discard():
+    """A Three-Player Moon state whose bidder must discard (the bidding played by the AI)."""
     game = GAMES["three-player-moon"].game
     state = game.setup(3, 3, {})
-    (seat,) = game.to_act(state)
+    while state.phase != "discard":
+        (seat,) = game.to_act(state)
+        state = game.apply(state, {seat: game.ai_action(state, seat)}).state
+    return game, state
+
+
+def test_a_normal_move_that_checks_a_bid_is_heavy_and_the_others_are_not():
+    game, state = _moon_at_the_discard()
+    bidder = state.bidder
+    assert policies.heavy(game, state, bidder, "normal")  # it searches every deal of the unseen tiles
+    assert policies.heavy(game, state, bidder, "strong")
+    assert not policies.heavy(game, state, bidder, "easy")
+    assert not policies.heavy(game, game.setup(3, 3, {}), 0, "normal")  # a bid: the heuristic alone
+    gang = GAMES["gang-of-dice"].game
+    assert not policies.heavy(gang, gang.setup(1, 2, {}), 0, "normal")  # no heavy normal move in that game
+
+
+async def test_a_heavy_normal_move_is_chosen_in_the_pool_and_a_light_one_inline():
+    asked: list[tuple[str, str]] = []
+
+    def task(key, data, seat, level, salt, seconds, iterations):
+        asked.append((key, level))
+        return think(key, data, seat, level, salt, seconds, iterations)
+
+    pool = AiPool(1, iterations=2, executor_factory=lambda n: ThreadPoolExecutor(n), task=task)
+    game, state = _moon_at_the_discard()
     try:
-        for level in ("easy", "normal"):
-            code = await pool.off_loop(game, state, seat, level, salt=1)
-            assert game.decode(code) in game.legal_actions(state, seat)
-            assert code == pool.inline(game, state, seat, level, 1)  # the same move as computed inline
+        code = await pool.choose(game, state, state.bidder, "normal", salt=1)
+        assert code == pool.inline(game, state, state.bidder, "normal", 1)  # the same move, off the loop
+        assert asked == [("three-player-moon", "normal")]
+        opening = game.setup(3, 3, {})
+        (seat,) = game.to_act(opening)
+        await pool.choose(game, opening, seat, "normal", salt=1)
+        assert len(asked) == 1  # a bid: computed inline
     finally:
         await pool.close()
-    assert threads[0] != threading.get_ident() and threads[2] != threading.get_ident()
-    assert threads[1] == threading.get_ident()  # the comparison above ran on the loop's thread

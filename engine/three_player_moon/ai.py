@@ -30,7 +30,7 @@ from engine.three_player_moon.tiles import (
 )
 
 __all__ = ["CHECK_BUDGET", "CHECK_SAMPLES", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks",
-           "heuristic", "keepers", "legal_moves"]
+           "checks_the_bid", "heuristic", "keepers", "legal_moves"]
 
 #: Share of the possible widows with which the hand takes every trick that makes the AI shoot
 #: the moon (T2, T6: a made 21 wins the game, a failed one costs 21).
@@ -149,6 +149,14 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     return found or None
 
 
+def checks_the_bid(state: MoonState, seat: int) -> bool:
+    """Whether :func:`choose` checks ``seat``'s moves against its bid (:func:`keepers`): the
+    bidder's discard, trumps and plays after the bidding. Those decisions search every deal
+    of the unseen tiles, tens to hundreds of milliseconds; every other move is the heuristic's,
+    microseconds."""
+    return seat == state.bidder and state.phase not in ("bid", "over")
+
+
 def choose(state: MoonState, seat: int, budget: int = CHECK_BUDGET, samples: int = CHECK_SAMPLES,
            stop: Callable[[], bool] | None = None) -> MoonAction:
     """The AI's action for ``seat``, the seat to act (the caller checks that): the
@@ -160,7 +168,7 @@ def choose(state: MoonState, seat: int, budget: int = CHECK_BUDGET, samples: int
     (:data:`CHECK_BUDGET`, :data:`CHECK_SAMPLES`, no ``stop``); the strong level scales them
     to its own budget."""
     act = heuristic(state, seat)
-    if seat != state.bidder or state.phase in ("bid", "over"):
+    if not checks_the_bid(state, seat):
         return act
     legal = legal_moves(state, seat)
     if len(legal) < 2:

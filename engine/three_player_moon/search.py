@@ -52,7 +52,7 @@ from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import MOON, TARGET, TRICKS, TRUMP_OPTIONS, Tile, is_trump, sort_hand, trick_winner
 
 __all__ = ["CHECK_BUDGET", "FULL_CHECKS", "HOOKS", "ITERATIONS", "LEAST_POSITIONS", "LEAST_SAMPLES", "MARGIN", "MOON_FLOOR", "MOON_LOOK", "MOON_SAMPLES", "TRIES", "SAMPLED_POSITIONS",
-           "TRUMP_CANDIDATES", "Z", "Checks", "Rollout", "break_even", "candidates", "checks", "easy_action", "misfits", "moon_estimate", "strong_action",
+           "TRUMP_CANDIDATES", "Z", "Checks", "Rollout", "break_even", "candidates", "checks", "easy_action", "heavy_normal", "misfits", "moon_estimate", "strong_action",
            "sure_choice"]
 
 #: A move other than the normal AI's must beat it by this much mean win chance ...
@@ -105,6 +105,12 @@ class Checks:
 
 #: The checks in full (the previous design, no deadline).
 FULL_CHECKS = Checks(CHECK_BUDGET, MOON_SAMPLES, ai.CHECK_SAMPLES, 1 << 62)
+
+
+def heavy_normal(state: MoonState, seat: int) -> bool:
+    """Whether the normal level's move for ``seat`` may take long (:func:`engine.policies.heavy`):
+    a bidder's decision that checks its bid (:func:`ai.checks_the_bid`)."""
+    return ai.checks_the_bid(state, seat)
 
 
 def checks(iterations: int | None, should_stop: Callable[[], bool] | None = None) -> Checks:
