@@ -7,7 +7,8 @@ pure engine side; this module adds what the engine may not have, a clock and pro
 - **easy** and **normal** are cheap: computed inline, in the event loop, under the table lock,
   except a normal move the engine calls heavy (:func:`engine.policies.heavy`: Three-Player
   Moon's bidder checking every deal of the unseen tiles for the moves that keep its bid, up to
-  hundreds of milliseconds), which goes to the pool like a strong one. (A thread of the bot's
+  hundreds of milliseconds), which goes to the pool like a strong one once its workers are up
+  (before, it is computed inline rather than waiting for their start). (A thread of the bot's
   process does not do: while it computes, each click waits for the interpreter at every system
   call, which measured worse than the inline move.)
 - **strong** is a search (CPU-bound; the driver gives each move its share of the turn's
@@ -256,7 +257,9 @@ class AiPool:
         levels inline. A crashed worker makes this move a normal one (logged) and the pool is
         replaced. Raises ``RuntimeError`` after :meth:`close`, and whatever the engine raised in
         the worker."""
-        if not self.pooled(game, state, seat, level):
+        if not self.pooled(game, state, seat, level) or (level != "strong" and not self.started):
+            # a heavy normal move goes to the workers only once they are up: it does not wait
+            # seconds for their start (a strong move does: it needs them)
             return self.inline(game, state, seat, level, salt)
         if self._closed:
             raise RuntimeError("the AI pool is closed")

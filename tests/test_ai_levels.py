@@ -449,6 +449,11 @@ async def test_a_heavy_normal_move_is_chosen_in_the_pool_and_a_light_one_inline(
     pool = AiPool(1, iterations=2, executor_factory=lambda n: ThreadPoolExecutor(n), task=task)
     game, state = _moon_at_the_discard()
     try:
+        await pool.choose(game, state, state.bidder, "normal", salt=1)
+        assert asked == []  # the workers are not up: computed inline rather than waiting for them
+        pool.start()
+        await pool.choose(game, state, state.bidder, "strong", salt=1)  # a strong move waits for them
+        asked.clear()
         code = await pool.choose(game, state, state.bidder, "normal", salt=1)
         assert code == pool.inline(game, state, state.bidder, "normal", 1)  # the same move, off the loop
         assert asked == [("three-player-moon", "normal")]
