@@ -442,7 +442,8 @@ def client_strip(c: Canvas, cid: int, x0: int, x1: int, t: Translator, tokens: i
 
 def _todo(c: Canvas, text: str, x: int, y: int) -> None:
     icon(c, "todo", x, y + 2, _S)
-    c.text(x + _S + 6, y + 1, text, style.SMALL, style.MUTED)
+    # centred on the icon, as the counts beside it: the descenders stay inside the row
+    c.text(x + _S + 6, y + 2 + _S // 2, text, style.SMALL, style.MUTED, anchor="lm")
 
 
 def _silhouette(c: Canvas, colour: str, x: int, y: int) -> None:
