@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from pydantic import ValidationError
 
@@ -61,12 +63,22 @@ def _seed(raw: str) -> int:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one line (what was wrong, and where ``--help``
+    shows the choices), not argparse's usage block; exit status 2 as argparse's."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} ({self.prog} --help lists what it takes)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``run`` (default), ``play``, ``simulate``, ``rules``, ``invite``, ``render``,
     ``migrate-data``."""
     from bot.terminal import default_db_path
 
-    parser = argparse.ArgumentParser(prog="python -m bot", description="Speakeasy: tabletop games on Discord.")
+    # the command the user typed (scripts/start.sh says so), for the messages and --help
+    prog = os.environ.get("SPEAKEASY_COMMAND") or "python -m bot"
+    parser = _Parser(prog=prog, description="Speakeasy: tabletop games on Discord.")
     sub = parser.add_subparsers(dest="command")
     games = sorted(GAMES)
     play = sub.add_parser("play", help="play a game in the terminal against AI players")

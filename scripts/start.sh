@@ -8,4 +8,4 @@ export SPEAKEASY_CALLER_DIR="$PWD"
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 install_project '.'
-exec .venv/bin/python -m bot "$@"
+SPEAKEASY_COMMAND="${SPEAKEASY_COMMAND:-./scripts/start.sh}" exec .venv/bin/python -m bot "$@"

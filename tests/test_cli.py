@@ -111,3 +111,14 @@ def test_play_help_shows_the_real_default_of_db(tmp_path, capsys, monkeypatch, x
     line = next(x for x in capsys.readouterr().out.splitlines() if "--db FILE " in x)
     assert line.endswith(f"(default: {expected})"), line
     assert "~" not in line
+
+
+@pytest.mark.parametrize("argv", [["play", "chess"], ["frobnicate"], ["play", "gang-of-dice", "--pace", "abc"],
+                                  ["rules", "chess"]])
+def test_a_mistyped_command_is_one_line_naming_what_the_user_typed(argv, capsys, monkeypatch):
+    monkeypatch.setenv("SPEAKEASY_COMMAND", "./scripts/start.sh")  # as scripts/start.sh sets it
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("./scripts/start.sh") and "--help" in err, err
