@@ -8,9 +8,12 @@ from __future__ import annotations
 import dataclasses
 
 from engine.policies import choose
-from engine.shop_battle import ShopBattle
+from engine.shop_battle import ShopBattle, odds
+from engine.shop_battle.actions import CHOOSE_ALL, TARGETS
 from engine.shop_battle.ai import choose_action, dominated
 from engine.shop_battle.deck import Deck
+from engine.shop_battle.hidden import pinned_variants
+from engine.shop_battle.hidden import unseen as unseen_cards
 from engine.shop_battle.search import easy_action
 from engine.shop_battle.state import ShopBattleState
 from tests.blunders import checker_for, play_and_check
@@ -57,15 +60,81 @@ def test_the_oldest_shop_loses_on_year_high_in_every_world_and_wins_on_year_low(
         assert G.encode(choose(G, state, 0, level, salt=1, iterations=20)) == "c.year.lo"
 
 
+#: The chooser's card in :func:`_close_call`: (year, street, games), 4 letters.
+_MINE = (1900, 500, 500)
+
+
+def _close_call() -> tuple[ShopBattleState, list[tuple[int, int, int, int]]]:
+    """2 players, seat 0 to choose on ``Mine`` (:data:`_MINE`, 4 letters); the 21 other cards,
+    which the chooser has not seen (10 under its card, 11 in the other pile), differ from it on
+    every characteristic (no bataille, no Collector: the opponent's top card alone decides):
+    card ``j`` is older for ``j`` < 10, on a lower street for ``j`` < 12, with fewer games for
+    ``j`` < 10 and 3 letters (else 6) for ``j`` < 10. Street-high wins against 12 of the 21,
+    year-low, letters-high and games-low against 11, the others against 10 or fewer. Returns the
+    state and the other cards' (year, street, games, letters)."""
+    others = [(1800 + 10 * j if j < 10 else 1950 + j, 100 + j if j < 12 else 600 + j,
+               10 + j if j < 10 else 1000 + j, 3 if j < 10 else 6) for j in range(21)]
+    cards = [{"name": "Mine", "year_founded": _MINE[0], "street_number": _MINE[1], "games_in_shop": _MINE[2]}]
+    cards += [{"name": f"{'Abc' if letters == 3 else 'Abcdef'} {j:02d}", "year_founded": year, "street_number": street,
+               "games_in_shop": games} for j, (year, street, games, letters) in enumerate(others)]
+    deck = Deck.model_validate({"name": "T", "cards": cards})
+    ids = list(range(1, 22))
+    state = G.start_from(5, [[0, *ids[:10]], ids[10:]], (), 0, {"deck_data": deck})
+    return state, others
+
+
+def _beaten(others: list[tuple[int, int, int, int]], char: str, hi: bool) -> int:
+    """How many of ``others`` the chooser's card beats on ``char`` (higher wins when ``hi``)."""
+    k = ("year", "street", "games", "letters").index(char)
+    mine = (*_MINE, 4)[k]
+    return sum(1 for o in others if (mine > o[k] if hi else mine < o[k]))
+
+
+def test_every_unseen_card_is_the_opponents_top_equally_often_and_the_chances_are_exact():
+    state, others = _close_call()
+    place = odds.first_unseen(state, 0)
+    assert place == (1, 0)
+    _places, unseen = unseen_cards(state, 0)
+    assert sorted(unseen) == list(range(1, 22))  # every card but its own top, both piles
+    for salt in (0, 9):
+        worlds = pinned_variants(state, 0, salt, place, sorted(unseen))
+        assert [w.piles[1][0] for w in worlds] == sorted(unseen)
+        for w in worlds:  # the chooser's card and the multiset of cards stay, the rest is re-dealt
+            assert w.piles[0][0] == 0 and sorted(w.piles[0] + w.piles[1]) == list(range(22))
+    for deals in (1, 3):
+        results = odds.round_results(state, 0, CHOOSE_ALL, deals, salt=4, pick=lambda st, o: TARGETS[0])
+        for a, r in results.items():
+            assert len(r) == 21 * deals
+            assert r.count(2) == deals * _beaten(others, a.char, a.hi) and r.count(1) == 0
+
+
+def test_a_close_call_is_no_losing_move_and_the_ai_takes_the_better_chance():
+    state, others = _close_call()
+    assert _beaten(others, "street", True) == 12 and _beaten(others, "year", False) == 11
+    bad = {G.encode(a) for a in losing(G, state, 0)}
+    # 11 or 10 of 21 against 12: less than a tenth of the worlds apart; 9 of 21 is more
+    assert bad == {G.encode(a) for a in CHOOSE_ALL if _beaten(others, a.char, a.hi) <= 9}
+    # the AI's own check sees the same exact chances and keeps only the best
+    assert {G.encode(a) for a in CHOOSE_ALL} - {G.encode(a) for a in dominated(state, 0)} == {"c.street.hi"}
+    for level in ("normal", "strong"):
+        assert G.encode(choose(G, state, 0, level, salt=1, iterations=20)) == "c.street.hi"
+
+
+#: The moves normal players made from seed 7003 up to the issue's position (seat, action code).
+_ISSUE_LOG = [(1, "c.letters.lo"), (0, "c.letters.lo"), (1, "c.games.lo"), (0, "c.games.hi"), (1, "c.street.hi"),
+              (0, "c.year.lo"), (1, "c.letters.lo"), (1, "c.games.lo"), (0, "c.letters.lo"), (1, "c.games.lo")]
+
+
 def _issue_position() -> ShopBattleState:
-    """Seed 7003, 2 players, a table of rules 4 at state version 10, reached by normal play: the
-    chooser holds Oak Lane Bookshop (founded 1864, the oldest shop it has not seen beaten)."""
+    """Seed 7003, 2 players, a table of rules 4 at state version 10, reached by the normal play
+    of the time (:data:`_ISSUE_LOG`): the chooser holds Oak Lane Bookshop (founded 1864, the
+    oldest shop it has not seen beaten)."""
     game = _Rules4()
     state = game.setup(7003, 2)
-    while state.version < 10:
-        (seat,) = game.to_act(state)
-        state = game.apply(state, {seat: game.ai_action(state, seat)}).state
-    assert state.rules == 4 and state.phase == "choose"
+    for seat, code in _ISSUE_LOG:
+        assert game.to_act(state) == {seat}
+        state = game.apply(state, {seat: game.decode(code)}).state
+    assert state.rules == 4 and state.phase == "choose" and state.version == 10
     assert state.cards[state.piles[state.chooser][0]].name == "Oak Lane Bookshop"
     return state
 

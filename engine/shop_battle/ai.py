@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from engine.shop_battle.actions import AI_ORDER, TARGETS, Choose, ShopBattleAction, Target
 from engine.shop_battle.cards import CollectorCard, card_table
-from engine.shop_battle.hidden import hidden_variant
-from engine.shop_battle.round import advance
+from engine.shop_battle.odds import round_results
 from engine.shop_battle.state import CCW, ShopBattleState, knowledge
 
-__all__ = ["MARGIN", "SLACK", "SURE_WORLDS", "WORLDS", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
+__all__ = ["DEALS", "MARGIN", "SLACK", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
 
 
 def win_chance(state: ShopBattleState, seat: int, top: int, char: str, hi: bool,
@@ -92,64 +91,61 @@ def _pool(state: ShopBattleState, seat: int, exclude: int | None) -> tuple[list[
     return (pool or shops), know
 
 
-#: Determinizations in which :func:`dominated` first plays the announcement it checks.
-SURE_WORLDS = 32
-#: Determinizations in which :func:`dominated` compares every announcement.
-WORLDS = 96
-#: Worlds more that another announcement must win (with no more than :data:`SLACK` more
-#: losses) for an announcement to be dominated by chance.
-MARGIN, SLACK = 3, 2
-#: Salts of those determinizations (apart from any other user of ``hidden_variant``).
+#: Worlds per card the chooser has not seen in which :func:`dominated` plays each announcement
+#: (:func:`engine.shop_battle.odds.round_results`: the first unseen card faced counted exactly).
+DEALS = 16
+#: Share of the worlds more that another announcement must win (with no more than :data:`SLACK`
+#: of them more lost) for an announcement to be dominated by chance.
+MARGIN, SLACK = 0.03, 0.02
+#: Salts of those worlds (apart from any other user of the determinizations).
 _SALT = 7_000_000
 
 
-def _round_result(state: ShopBattleState, seat: int, action: Choose) -> int:
-    """2 when ``seat`` takes the pot of the round it announces ``action`` in, 1 when nobody
-    does, 0 when another player does: the round played to its end by the rules
-    (:func:`~engine.shop_battle.round.advance`), a Collector's target chosen by
-    :func:`choose_action`."""
-    start = state.round
-    state, _ = advance(state, action)
-    while state.phase == "target" and state.round == start:
-        assert state.pending is not None
-        owner = state.pending.owner
-        state, _ = advance(state, choose_action(state, owner, tuple(TARGETS[t] for t in state.pending.targets)))
-    last = state.last
-    assert last is not None and last.round == start
-    return 1 if last.winner is None else (2 if last.winner == seat else 0)
+def _pick(state: ShopBattleState, owner: int) -> Target:
+    """A Collector's target in the rounds :func:`dominated` plays out: :func:`choose_action`'s."""
+    assert state.pending is not None
+    choice = choose_action(state, owner, tuple(TARGETS[t] for t in state.pending.targets))
+    assert isinstance(choice, Target)
+    return choice
 
 
 def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) -> frozenset[Choose]:
     """The announcements of the chooser ``seat`` (phase ``choose``) whose chance to win the round
-    is dominated by another's on the same seen card. In each of :data:`WORLDS` worlds the seat
-    cannot tell from the true one (``hidden_variant``, fixed salts) each announcement's round is
-    played to its end and ranked win > carried (S5) > lost; an announcement is dominated when
-    another one wins in :data:`MARGIN` worlds more and loses in at most :data:`SLACK` more, or
-    does at least as well in every world and better in two. The stakes do not depend on the
-    announcement (the same cards are revealed and go to the round's winner, S4), so a dominated
-    announcement only gives up rounds. Empty outside ``choose``.
+    is dominated by another's on the same seen card. Each announcement's round is played to its
+    end in the same worlds the seat cannot tell from the true one, the first card it cannot see
+    counted exactly (:func:`engine.shop_battle.odds.round_results`, :data:`DEALS` worlds per
+    unseen card, fixed salts), and ranked win > carried (S5) > lost; an announcement is dominated
+    when another one wins in a share :data:`MARGIN` of the worlds more and loses in at most a
+    share :data:`SLACK` more, or does at least as well in every world and better in two. The
+    stakes do not depend on the announcement (the same cards are revealed and go to the round's
+    winner, S4), so a dominated announcement only gives up rounds. Empty outside ``choose``.
 
     With ``check``, only whether that announcement is dominated matters: when it wins the round
-    in each of the first :data:`SURE_WORLDS` worlds the others are not played (the set is then
-    empty).
+    in every world the others are not played (the set is then empty).
 
     :func:`safe_action` (the normal level) and the strong search
     (:mod:`engine.shop_battle.search`) never play one."""
     if state.phase != "choose" or seat != state.chooser or not state.piles[seat]:
         return frozenset()
-    worlds = [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS)]
-    if check is not None and all(_round_result(w, seat, check) == 2 for w in worlds):
-        return frozenset()
-    worlds += [hidden_variant(state, seat, _SALT + k) for k in range(SURE_WORLDS, WORLDS)]
-    results = [(a, [_round_result(w, seat, a) for w in worlds]) for a in AI_ORDER]
-    odds = {a: (r.count(2), r.count(0)) for a, r in results}
+    results: dict[Choose, tuple[int, ...]] = {}
+    if check is not None:
+        results = round_results(state, seat, (check,), DEALS, salt=_SALT, pick=_pick)
+        if all(r == 2 for r in results[check]):
+            return frozenset()
+    results.update(round_results(state, seat, (a for a in AI_ORDER if a not in results), DEALS,
+                                 salt=_SALT, pick=_pick))
+    worlds = len(results[AI_ORDER[0]])
+    margin, slack = MARGIN * worlds, SLACK * worlds
+    odds = {a: (r.count(2), r.count(0)) for a, r in results.items()}
     out = set()
-    for a, ra in results:
+    for a in AI_ORDER:
+        ra = results[a]
         wins, losses = odds[a]
-        for b, rb in results:
+        for b in AI_ORDER:
             if b is a:
                 continue
-            if odds[b][0] >= wins + MARGIN and odds[b][1] <= losses + SLACK or (
+            rb = results[b]
+            if odds[b][0] >= wins + margin and odds[b][1] <= losses + slack or (
                     all(y >= x for x, y in zip(ra, rb, strict=True)) and sum(y > x for x, y in zip(ra, rb, strict=True)) >= 2):
                 out.add(a)
                 break

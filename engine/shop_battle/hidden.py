@@ -9,17 +9,21 @@ occupy, shop cards and Collectors mixed (a face-down card may be either). One fa
 without being a card: during ``choose`` the chooser's top card is a shop card (a Collector on
 top would have been revealed in the pre-choice step, S4), so that place always receives a shop
 card.
+
+:func:`pinned_variants` draws such worlds with a chosen unknown card at a chosen place (the
+chooser's exact odds, :mod:`engine.shop_battle.odds`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from engine.chance import rng_for, variant_seed
 from engine.shop_battle.cards import ShopCard
 from engine.shop_battle.state import ShopBattleState, knowledge
 
-__all__ = ["hidden_variant"]
+__all__ = ["hidden_variant", "pinned_variants", "unseen"]
 
 
 def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
@@ -31,16 +35,7 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopB
     place is the card now lying there. Preserves the multiset of cards, pile sizes and the
     face-down pot (and the number of set-aside cards)."""
     rng = rng_for(state, f"variant:{seat}:{salt}")
-    known = knowledge(state, seat)
-    piles = [list(p) for p in state.piles]
-    pot = list(state.pot)
-    places: list[tuple[int, int]] = []  # (pile seat, -1 for the pot or -2 for the set-aside cards, index)
-    for s, p in enumerate(piles):
-        places += [(s, i) for i, c in enumerate(p) if c not in known]
-    aside = list(state.aside)  # never seen by anyone
-    places += [(-1, i) for i, c in enumerate(pot) if c not in known]
-    places += [(-2, i) for i in range(len(aside))]
-    old = [piles[s][i] if s >= 0 else (pot[i] if s == -1 else aside[i]) for s, i in places]
+    places, old = unseen(state, seat)
     new = list(old)
     rng.shuffle(new)
     chooser_top = (state.chooser, 0)
@@ -51,6 +46,58 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopB
             shops = [j for j, c in enumerate(new) if isinstance(state.cards[c], ShopCard)]
             j = shops[rng.randrange(len(shops))]
             new[k], new[j] = new[j], new[k]
+    return _redealt(state, salt, places, old, new)
+
+
+def pinned_variants(state: ShopBattleState, seat: int, salt: int, place: tuple[int, int],
+                    cards: Sequence[int]) -> list[ShopBattleState]:
+    """One determinization of ``seat``'s view per card of ``cards`` (cards ``seat`` does not
+    know), that card lying at ``place`` (``(pile seat, index)``, a place whose card ``seat``
+    does not know) and every other unknown card re-dealt at random from ``salt`` and the card
+    (each variant its own shuffle), as :func:`hidden_variant` re-deals them. Each variant is
+    drawn from the worlds ``seat`` cannot tell from the true one in which that card lies at
+    ``place``; since every unknown card is as likely as any other at any unknown place, giving
+    every unknown card the same number of variants counts the card at ``place`` exactly.
+
+    For a seat whose view holds the chooser's top card in phase ``choose`` (the chooser itself:
+    the pre-choice constraint of :func:`hidden_variant` is not drawn); ``ValueError``
+    otherwise, or when ``place`` or a card of ``cards`` is known to ``seat``."""
+    places, old = unseen(state, seat)
+    if state.phase == "choose" and (state.chooser, 0) in places:
+        raise ValueError("the chooser's top card must be known to the seat")
+    if place not in places or not set(cards) <= set(old):
+        raise ValueError("the place and the cards must be unknown to the seat")
+    k = places.index(place)
+    out = []
+    for card in cards:
+        new = list(old)
+        rng_for(state, f"pinned:{seat}:{salt}:{card}").shuffle(new)
+        j = new.index(card)
+        new[k], new[j] = new[j], new[k]
+        out.append(_redealt(state, salt, places, old, new))
+    return out
+
+
+def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, int]], list[int]]:
+    """The places of the cards ``seat`` does not know, ``(pile seat, index)`` with ``-1`` for the
+    pot and ``-2`` for the set-aside cards (never seen by anyone), and those cards, in order."""
+    known = knowledge(state, seat)
+    places: list[tuple[int, int]] = []
+    for s, p in enumerate(state.piles):
+        places += [(s, i) for i, c in enumerate(p) if c not in known]
+    places += [(-1, i) for i, c in enumerate(state.pot) if c not in known]
+    places += [(-2, i) for i in range(len(state.aside))]
+    old = [state.piles[s][i] if s >= 0 else (state.pot[i] if s == -1 else state.aside[i]) for s, i in places]
+    return places, old
+
+
+def _redealt(state: ShopBattleState, salt: int, places: list[tuple[int, int]], old: list[int],
+             new: list[int]) -> ShopBattleState:
+    """``state`` with card ``new[k]`` at ``places[k]`` instead of ``old[k]``; knowledge of a
+    place follows it, the seed is the variant's."""
+    piles = [list(p) for p in state.piles]
+    pot = list(state.pot)
+    aside = list(state.aside)
     mapping: dict[int, int] = {}
     for (s, i), o, n in zip(places, old, new, strict=True):
         mapping[o] = n

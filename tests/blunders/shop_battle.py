@@ -8,52 +8,45 @@ announcements differ only in who wins the round. An announcement is *losing* whe
 win the round is dominated by another's on the same card, over the worlds the chooser cannot
 tell from the true one: the other wins the round in at least :data:`MIN_BETTER` of the worlds
 more and loses it in no more of them, or does at least as well in every world and strictly
-better in :data:`MIN_BETTER` of them. A world is a
-determinization (``game.hidden_variant``, every card the chooser has not seen re-dealt); in it
-each announcement's round is played to its end through the engine, and the chooser's result is
-ranked win (takes the pot) > carried (nobody takes it, S5) > lost (another player takes it).
-A Collector power that needs a target during that round takes the first target offered (the
-result must not depend on any AI).
+better in :data:`MIN_BETTER` of them. The worlds are those of
+:func:`engine.shop_battle.odds.round_results` (the engine's account of what the chooser cannot
+see: the first unseen card it faces counted exactly, every card it has not seen lying there in
+:data:`DEALS` worlds, the rest re-dealt); in each, each announcement's round is played to its
+end by the rules, and the chooser's result is ranked win (takes the pot) > carried (nobody takes
+it, S5) > lost (another player takes it). A Collector power that needs a target during that
+round takes the first target offered (the result must not depend on any AI).
 
-The worlds are :data:`WORLDS` determinizations from fixed salts (the same worlds for every
-announcement), so the judgement is reproducible; it is an estimate of the chances (a gap of a tenth of the
-worlds is far beyond the sampling noise of 256 paired worlds, but a rare world may be missed).
+The worlds come from fixed salts (the same worlds for every announcement), so the judgement is
+reproducible; the chances of the other unseen cards are estimates (a gap of a tenth of the
+worlds is far beyond their sampling noise, but a rare world may be missed).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.shop_battle.actions import Choose
+from engine.shop_battle import odds
+from engine.shop_battle.actions import TARGETS, Choose, Target
 from engine.shop_battle.state import ShopBattleState
 
-__all__ = ["MIN_BETTER", "WORLDS", "losing_moves", "round_results"]
+__all__ = ["DEALS", "MIN_BETTER", "losing_moves", "round_results"]
 
-#: Determinizations per judged decision.
-WORLDS = 256
+#: Worlds per card the chooser has not seen.
+DEALS = 32
 #: Least share of the worlds in which the better announcement must do strictly better.
 MIN_BETTER = 0.1
 
 
-def _result(game: Any, state: ShopBattleState, seat: int, action: Choose) -> int:
-    """2 when ``seat`` takes the pot of the round it announces ``action`` in, 1 when nobody
-    does, 0 when another player does (the round played to its end through the engine)."""
-    start = state.round
-    state = game.apply(state, {seat: action}).state
-    while state.phase == "target" and state.round == start:
-        assert state.pending is not None
-        state = game.apply(state, {state.pending.owner: game.decode(f"t.{state.pending.targets[0]}")}).state
-    last = state.last
-    assert last is not None and last.round == start
-    return 1 if last.winner is None else (2 if last.winner == seat else 0)
+def _first_target(state: ShopBattleState, owner: int) -> Target:
+    assert state.pending is not None
+    return TARGETS[state.pending.targets[0]]
 
 
-def round_results(game: Any, state: ShopBattleState, seat: int, worlds: int = WORLDS) -> dict[Choose, tuple[int, ...]]:
-    """Each legal announcement of ``seat`` (the chooser) and its results (:func:`_result`) in
-    ``worlds`` determinizations (salts 0, 1, ...)."""
+def round_results(game: Any, state: ShopBattleState, seat: int, deals: int = DEALS) -> dict[Choose, tuple[int, ...]]:
+    """Each legal announcement of ``seat`` (the chooser) and its results (2 won, 1 carried, 0
+    lost) in the worlds of ``odds.round_results`` (``deals`` per unseen card, salt 0)."""
     legal = [a for a in game.legal_actions(state, seat) if isinstance(a, Choose)]
-    dets = [game.hidden_variant(state, seat, salt) for salt in range(worlds)]
-    return {a: tuple(_result(game, det, seat, a) for det in dets) for a in legal}
+    return odds.round_results(state, seat, legal, deals, salt=0, pick=_first_target)
 
 
 def losing_moves(game: Any, state: ShopBattleState, seat: int) -> frozenset[Any]:
@@ -62,7 +55,8 @@ def losing_moves(game: Any, state: ShopBattleState, seat: int) -> frozenset[Any]
     if state.phase != "choose" or seat != state.chooser:
         return frozenset()
     results = round_results(game, state, seat)
-    need = max(1, round(MIN_BETTER * WORLDS))
+    worlds = len(next(iter(results.values())))
+    need = max(1, round(MIN_BETTER * worlds))
     out = set()
     for a, ra in results.items():
         for b, rb in results.items():
