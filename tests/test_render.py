@@ -416,10 +416,10 @@ def test_shop_battle_picture_says_the_round_past_the_cap_and_when_a_player_went_
 
     from bot.i18n import Translator
     from bot.render.shop_battle import board
-    from tests.test_shop_battle import G, _laps_table, act
+    from tests.shop_tables import G, act, laps_table
 
     t = Translator(lang)
-    st = _laps_table(rules=2, cap=10)
+    st = laps_table(rules=2, cap=10)
     seen: dict[tuple[int, str], str] = {}
     while True:
         lines = _drawn(monkeypatch)

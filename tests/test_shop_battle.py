@@ -24,38 +24,7 @@ from engine.shop_battle import (
     late_choosers,
     shuffled_deal,
 )
-
-G = ShopBattle()
-
-_counter = iter(range(10**6))
-
-
-def shop(name: str | None = None, year: int = 1990, street: int = 10, games: int = 10) -> dict[str, Any]:
-    """A shop card spec (a unique filler name when ``name`` is None)."""
-    return {"name": name or f"Filler {next(_counter)}", "year_founded": year, "street_number": street,
-            "games_in_shop": games}
-
-
-def coll(name: str, power: Any) -> dict[str, Any]:
-    return {"name": name, "power": power}
-
-
-def start(piles: list[list[dict]], pot: list[dict] = (), chooser: int = 0, rules: int | None = None, **opts: Any):
-    """Stacked game: piles of card specs (top first); the deck is exactly these cards (the
-    engine's chance helper ``start_from`` takes the deal instead of shuffling it)."""
-    cards: list[dict] = []
-    ids: list[list[int]] = []
-    for pile in piles:
-        ids.append([])
-        for c in pile:
-            ids[-1].append(len(cards))
-            cards.append(c)
-    pot_ids = []
-    for c in pot:
-        pot_ids.append(len(cards))
-        cards.append(c)
-    deck = Deck.model_validate({"name": "Test deck", "cards": cards})
-    return G.start_from(7, ids, pot_ids, chooser, {"deck_data": deck, **opts}, rules=rules)
+from tests.shop_tables import G, act, coll, laps_table, shop, start
 
 
 def names(state, ids) -> list[str]:
@@ -64,11 +33,6 @@ def names(state, ids) -> list[str]:
 
 def pile_names(state, seat: int) -> list[str]:
     return names(state, state.piles[seat])
-
-
-def act(state, code: str):
-    (seat,) = G.to_act(state)
-    return G.apply(state, {seat: G.decode(code)})
 
 
 def keys(step) -> list[str]:
@@ -308,13 +272,6 @@ def test_round_cap_ends_the_game_most_cards_wins_and_ties_share(rules: int):
     assert G.view(final, None).winners == (0, 1)
 
 
-def _laps_table(rules: int, cap: int = 10):
-    """4 players, 20 shop cards each with distinct years (no tie, nobody out for 19 rounds)."""
-    years = iter(range(1100, 2100, 7))
-    piles = [[shop(year=next(years)) for _ in range(20)] for _ in range(4)]
-    return start(piles, chooser=0, rules=rules, round_cap=cap)
-
-
 def _play_counting_choosers(st) -> tuple[Any, list[int]]:
     chose = [0] * st.players
     while G.to_act(st):
@@ -325,7 +282,7 @@ def _play_counting_choosers(st) -> tuple[Any, list[int]]:
 
 def test_s6_round_cap_falls_at_the_end_of_a_full_lap():
     # rules 2: cap 10 at 4 players = 2.5 laps; the game plays the third lap out (rounds 11-12)
-    final, chose = _play_counting_choosers(_laps_table(rules=2))
+    final, chose = _play_counting_choosers(laps_table(rules=2))
     assert final.phase == "over" and final.round == 12
     assert chose == [3, 3, 3, 3]
     assert G.outcome(final) is not None and sum(len(p) for p in final.piles) == 80
@@ -333,7 +290,7 @@ def test_s6_round_cap_falls_at_the_end_of_a_full_lap():
 
 def test_s6_rules_1_tables_keep_the_cap_at_the_round():
     # a table set up before the fix: the first two choosers (0, then 3) got one choice more
-    final, chose = _play_counting_choosers(_laps_table(rules=1))
+    final, chose = _play_counting_choosers(laps_table(rules=1))
     assert final.phase == "over" and final.round == 10
     assert chose == [3, 2, 2, 3]
     assert "lap_opener" not in G.dump_state(final)  # the stored form of rules 1 is unchanged
@@ -358,7 +315,7 @@ def test_s6_lap_ends_at_the_next_player_still_in_when_its_opener_is_out():
 
 
 def test_s6_a_new_lap_starts_when_the_choice_comes_back():
-    st = _laps_table(rules=2, cap=50)
+    st = laps_table(rules=2, cap=50)
     assert st.lap_opener == 0
     for _ in range(4):
         st = act(st, "c.year.hi").state
@@ -392,7 +349,7 @@ def test_s6_rules_4_the_cap_waits_until_everybody_still_in_has_chosen_equally_of
 
 def test_s6_rules_4_ends_at_the_cap_when_the_counts_are_already_equal():
     # rules 4 need no lap: the cap round ends the game as soon as the counts are equal
-    st = _laps_table(rules=4, cap=10)
+    st = laps_table(rules=4, cap=10)
     assert st.chosen == ()
     final, chose = _play_counting_choosers(st)
     assert final.round == 12 and chose == [3, 3, 3, 3] and final.chosen == (3, 3, 3, 3)

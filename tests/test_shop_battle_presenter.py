@@ -13,8 +13,9 @@ from bot.i18n import LANGS, Translator, catalog, placeholders
 from bot.presenters.base import RenderContext
 from bot.presenters.shop_battle import ShopBattlePresenter
 from bot.ui import Button, Select, check_block_limits, check_panel_limits
-from engine.shop_battle import Deck, ShopBattle
+from engine.shop_battle import ShopBattle
 from tests.catalog import says
+from tests.shop_tables import act, laps_table, shop, start
 
 G = GAMES["shop-battle"].game
 P = GAMES["shop-battle"].presenter
@@ -102,23 +103,14 @@ def test_random_playouts_fit_discord_and_never_show_unrevealed_cards(players: in
         assert winners in board.description
 
 
-def _stacked(piles, chooser=0):
-    cards, ids = [], []
-    for pile in piles:
-        ids.append([])
-        for c in pile:
-            ids[-1].append(len(cards))
-            cards.append(c)
-    return G.start_from(3, ids, (), chooser, {"deck_data": Deck.model_validate({"name": "T", "cards": cards})})
-
-
-def _shop(name, year=1990, street=10, games=10):
-    return {"name": name, "year_founded": year, "street_number": street, "games_in_shop": games}
+def stacked(piles, chooser=0):
+    """A stacked table (:func:`tests.shop_tables.start`) as this module's cases were written."""
+    return start(piles, chooser=chooser, seed=3, deck="T")
 
 
 def test_chooser_panel_shows_the_top_card_and_eight_buttons():
-    st = _stacked([[_shop("Café du Coin 2", 1952, 43, 7), _shop("X1"), _shop("X2"), _shop("X3")],
-                   [_shop("Y0"), _shop("Y1"), _shop("Y2"), _shop("Y3")]])
+    st = stacked([[shop("Café du Coin 2", 1952, 43, 7), shop("X1"), shop("X2"), shop("X3")],
+                   [shop("Y0"), shop("Y1"), shop("Y2"), shop("Y3")]])
     for lang, hi_word in (("en", "higher"), ("fr", "plus élevée")):
         panel = P.panel(G.view(st, 0), legal_codes(st, 0), ctx(lang, 0, 2))
         text = text_of(panel.card)
@@ -133,8 +125,8 @@ def test_chooser_panel_shows_the_top_card_and_eight_buttons():
 
 
 def test_collector_target_panel_names_the_players():
-    st = _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],
-                   [_shop("B1"), _shop("B2"), _shop("B3")], [_shop("C1"), _shop("C2"), _shop("C3")]])
+    st = stacked([[{"name": "HYPER U", "power": "peek"}, shop("A1"), shop("A2")],
+                   [shop("B1"), shop("B2"), shop("B3")], [shop("C1"), shop("C2"), shop("C3")]])
     for lang in LANGS:
         panel = P.panel(G.view(st, 0), legal_codes(st, 0), ctx(lang, 0, 3))
         assert [(b.code, b.label.split(" ")[0]) for b in panel.rows[0]] == [("t.1", "Bob"), ("t.2", "Chloé")]
@@ -152,9 +144,9 @@ def test_collector_target_panel_names_the_players():
 
 
 def test_board_highlights_the_compared_value_and_the_winner():
-    st = _stacked([[_shop("Forty Three", street=43), _shop("A1"), _shop("A2")],
-                   [_shop("Two Two Four", street=224), _shop("B1"), _shop("B2")],
-                   [_shop("Seven", street=7), _shop("C1"), _shop("C2")]])
+    st = stacked([[shop("Forty Three", street=43), shop("A1"), shop("A2")],
+                   [shop("Two Two Four", street=224), shop("B1"), shop("B2")],
+                   [shop("Seven", street=7), shop("C1"), shop("C2")]])
     st = G.apply(st, {0: G.decode("c.street.hi")}).state
     board = P.board(G.view(st, None), ctx("en", players=3))
     result = next(f for f in board.fields if f.name.startswith("Round 1"))
@@ -221,9 +213,8 @@ def test_catalogs_match():
 
 def _titles_through_the_cap(rules: int, lang: str) -> list[tuple[int, str, str]]:
     """``(round, phase, board title)`` of every state of a real 4-player game with cap 10."""
-    from tests.test_shop_battle import _laps_table, act
 
-    st = _laps_table(rules=rules, cap=10)
+    st = laps_table(rules=rules, cap=10)
     out = []
     while True:
         out.append((st.round, st.phase, P.board(G.view(st, None), ctx(lang, players=4)).title))
@@ -252,7 +243,6 @@ def test_board_title_of_a_rules_1_table_stops_at_the_cap():
 
 
 def test_board_title_without_a_cap_is_the_round_alone():
-    from tests.test_shop_battle import shop, start
 
     st = start([[shop() for _ in range(4)] for _ in range(2)], round_cap=None)
     for lang in ("en", "fr"):

@@ -473,7 +473,7 @@ def test_labels_take_the_colon_of_the_language():
 async def test_a_tie_at_the_round_cap_says_who_shared_the_victory(tmp_path, monkeypatch):
     import dataclasses
 
-    from tests.test_shop_battle import shop, start
+    from tests.shop_tables import shop, start
 
     g = GAMES["shop-battle"].game
 
@@ -1033,13 +1033,13 @@ async def test_a_hyper_u_peek_in_the_terminal_keeps_its_private_mark_and_speaks_
                                                                                                 lang):
     """HYPER U in the terminal: the pile seen stays in the scrollback, so nothing says "visible
     10 s" (Discord's disappearing message) nor "for 10 s"; the line keeps its 🔒 private mark."""
-    from tests.test_shop_battle_presenter import _shop, _stacked
+    from tests.shop_tables import shop, start
 
     g = GAMES["shop-battle"].game
 
     def setup(seed, players, options=None):  # the human chooses first, and its top card is HYPER U
-        return _stacked([[{"name": "HYPER U", "power": "peek"}, _shop("A1"), _shop("A2")],
-                         [_shop("B1"), _shop("B2"), _shop("B3")], [_shop("C1"), _shop("C2"), _shop("C3")]])
+        return start([[{"name": "HYPER U", "power": "peek"}, shop("A1"), shop("A2")],
+                      [shop("B1"), shop("B2"), shop("B3")], [shop("C1"), shop("C2"), shop("C3")]], seed=3, deck="T")
 
     monkeypatch.setattr(g, "setup", setup)
     s = Script(["1"])
