@@ -1,5 +1,5 @@
 """A server's own commands: ``/settings`` and ``/season start`` (Manage Server), and the clicks
-of their components (:data:`cogs.components.COMMUNITY_COG`).
+of their components (:data:`cogs.server_components.COMMUNITY_COG`).
 
 Both commands are hidden by default from members without Manage Server (``default_permissions``)
 and refused by the bot's own check too (a server may grant a command to anyone in its
@@ -25,16 +25,17 @@ from bot.i18n import Translator
 from bot.seasons import MAX_NAME
 from bot.service import ServiceError
 from cogs.base import answer, guild_lang, is_admin, report_click_error, report_error, user_t
-from cogs.components import (
+from cogs.layout import card_message, text_message
+from cogs.lobby import game_choices
+from cogs.server_components import (
     COMMUNITY_COG,
+    COMMUNITY_ITEMS,
     SeasonConfirm,
     SettingsButton,
     SettingsChannels,
     SettingsSelect,
     settings_rows,
 )
-from cogs.layout import card_message, text_message
-from cogs.lobby import game_choices
 
 if TYPE_CHECKING:
     from bot.client import SpeakeasyBot
@@ -101,6 +102,13 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
+
+    async def cog_load(self) -> None:
+        """Register the persistent components of ``/settings`` and ``/season start``."""
+        self.bot.add_dynamic_items(*COMMUNITY_ITEMS)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(*COMMUNITY_ITEMS)
 
     def _check_admin(self, interaction: discord.Interaction) -> None:
         if interaction.guild_id is None or not is_admin(interaction):
