@@ -1,4 +1,5 @@
-"""The lobby and table flow every game shares: :class:`GameCog`, the base of the game cogs.
+"""The table flow every game shares (board, panels, actions, rematch): :class:`GameCog`, the base
+of the game cogs; its lobby flow is :class:`cogs.lobby_flow.LobbyFlow`.
 
 Thin by design: the lobby cog (:mod:`cogs.lobby`) parses the interaction and hands it to the
 table's game cog, which calls the services (:mod:`bot.lobbies`, :mod:`bot.tables`), renders specs from
@@ -18,7 +19,6 @@ import asyncio
 import importlib
 import io
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,22 +27,15 @@ from discord.ext import commands
 from bot import compose, render
 from bot.client import answer, reply, report_error, user_t
 from bot.games import GAMES
-from bot.i18n import Translator, pick_lang
-from bot.lobbies import lobby_tag
+from bot.i18n import Translator
 from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block, Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
-from cogs.components import (
-    STYLES,
-    LobbyButton,
-    NumberModal,
-    NumberModalId,
-    level_picker_rows,
-    lobby_option_select,
-)
-from cogs.layout import button_rows, card_message, text_message
-from cogs.notifier import DiscordNotifier
+from cogs.components import NumberModal, NumberModalId
+from cogs.layout import card_message, text_message
+from cogs.lobby_flow import LobbyFlow
 from cogs.panels import PanelMessages, delete_later, panel_fields
+from cogs.replies import guild_lang, is_admin, report_click_error
 from engine.core import Event
 
 if TYPE_CHECKING:
@@ -53,39 +46,15 @@ log = logging.getLogger(__name__)
 __all__ = ["GameCog", "answer", "guild_lang", "is_admin", "reply", "report_click_error", "report_error", "user_t"]
 
 
-def guild_lang(interaction: discord.Interaction) -> str:
-    """Language of public table messages: the guild's locale, then the user's."""
-    return pick_lang(str(interaction.guild_locale or ""), str(interaction.locale))
-
-
-def is_admin(interaction: discord.Interaction) -> bool:
-    """Manage Server (or Administrator) in this channel."""
-    perms = getattr(interaction, "permissions", None)
-    return bool(perms and (perms.manage_guild or perms.administrator))
-
-
-async def report_click_error(interaction: discord.Interaction, error: BaseException) -> None:
-    """Like :func:`bot.client.report_error`, for components: a malformed value (``ValueError``,
-    ``IndexError`` while reading it) is answered as a damaged button."""
-    if isinstance(error, (ValueError, IndexError)):
-        error = ServiceError("err.bad_button")
-    await report_error(interaction, error)
-
-
-LOBBY_BUTTONS = (("join", "lobby.join", "success"), ("leave", "lobby.leave", "secondary"),
-                 ("ai+", "lobby.add_ai", "secondary"), ("ai-", "lobby.remove_ai", "secondary"),
-                 ("start", "lobby.start", "primary"), ("cancel", "lobby.cancel", "danger"),
-                 ("lvl", "lobby.ai_levels", "secondary"))
-
-
 #: A panel click is answered by redrawing the panel in the answer itself when the service has
 #: applied it within this many seconds; otherwise the click is deferred first (Discord allows 3 s).
 DEFER_AFTER_S = 1.0
 
 
-class GameCog(commands.Cog):
+class GameCog(LobbyFlow, commands.Cog):
     """Lobbies and tables of one game (:attr:`game`, its key): the cog of every game, named
-    after its key; a game that adds commands subclasses it (see :meth:`for_game`).
+    after its key; a game that adds commands subclasses it (see :meth:`for_game`). Its lobby
+    flow is :class:`cogs.lobby_flow.LobbyFlow`; the table's (board, panels, actions) is here.
 
     The public methods are called by the lobby cog with the table id and the typed fields of
     the clicked component (:mod:`cogs.components`); each raises :class:`ServiceError` for a
@@ -124,133 +93,6 @@ class GameCog(commands.Cog):
         except (KeyError, ImportError, AttributeError, TypeError):
             log.warning("no cog for game %r; using the shared table flow", game)
             return GameCog(bot, game)
-
-    # ------------------------------------------------------------------ lobby
-    async def open_lobby(self, interaction: discord.Interaction) -> None:
-        """``/play`` of this game: a lobby message in this channel, the host in seat 0. A member
-        hosts at most one open lobby per channel: a second ``/play`` points to the first."""
-        existing = await self.bot.lobbies.hosted(interaction.guild_id or 0, interaction.channel_id or 0,
-                                                 interaction.user.id)
-        if existing is not None:
-            link = message_link(existing.row.guild_id, existing.row.channel_id, existing.row.lobby_message_id)
-            await reply(interaction, user_t(interaction)("err.lobby_exists", link=link))
-            return
-        lang = guild_lang(interaction)
-        table = await self.bot.lobbies.open(
-            guild_id=interaction.guild_id or 0, channel_id=interaction.channel_id or 0, game=self.game,
-            host_user_id=interaction.user.id, host_name=interaction.user.display_name, lang=lang,
-            parent_id=getattr(interaction.channel, "parent_id", None))
-        await interaction.response.send_message(**await self.lobby_message(table))
-        msg = await interaction.original_response()
-        await self.bot.tables.set_messages(table.id, lobby_message_id=msg.id)
-
-    async def lobby_extras(self, table: TableSnapshot) -> dict[str, Any]:
-        """Game-specific values for the lobby's rendering (none by default)."""
-        return {}
-
-    async def lobby_message(self, table: TableSnapshot, *, expired: bool = False) -> dict[str, Any]:
-        """The lobby message (V2: one container, its text then its buttons and option selects),
-        in the table's language; ``expired``: the expiry notice and no buttons."""
-        t = Translator(table.row.lang)
-        open_ = table.row.status == "lobby"
-        ctx = compose.context(table, t, None, extras=await self.lobby_extras(table))
-        selects = compose.lobby_selects(table, ctx)
-        block = compose.lobby_block(table, t, selects)
-        if expired:
-            return card_message(replace(block, description=t("lobby.expired", minutes=self.bot.lobbies.lobby_minutes)))
-        rows = button_rows([LobbyButton(table.id, op, t(key), STYLES[style], not open_)
-                            for op, key, style in LOBBY_BUTTONS])
-        if open_:
-            rows += [discord.ui.ActionRow(lobby_option_select(sel, table.id, i)) for i, sel in enumerate(selects)]
-        return card_message(block, rows=rows)
-
-    async def lobby_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
-        """A lobby button: join, leave, ai+, ai-, cancel (host or Manage Server), start."""
-        user = interaction.user
-        t = user_t(interaction)
-        lobbies = self.bot.lobbies
-        ai_name = Translator((await self.bot.hall.table(table_id)).row.lang)("lobby.ai_name")  # public: table language
-        if op == "join":
-            table = await lobbies.join(table_id, user.id, user.display_name)
-        elif op == "leave":
-            table = await lobbies.leave(table_id, user.id)
-        elif op == "ai+":
-            table = await lobbies.add_ai(table_id, user.id, ai_name)
-            await interaction.response.edit_message(**await self.lobby_message(table))
-            added = next(s for s in reversed(table.seats) if s.is_ai)
-            await answer(interaction, **self.level_picker_message(
-                table, t, t("lobby.picker.added", name=compose.escape_name(added.name)),
-                await lobbies.offered_levels(table_id)))
-            return
-        elif op == "lvl":
-            table = await self.bot.hall.table(table_id)
-            if table.row.status != "lobby":
-                raise ServiceError("err.table_not_lobby")
-            if user.id != table.row.host_user_id:
-                raise ServiceError("err.host_only")
-            await answer(interaction, **self.level_picker_message(
-                table, t, levels=await lobbies.offered_levels(table_id)))
-            return
-        elif op == "ai-":
-            table = await lobbies.remove_ai(table_id, user.id)
-        elif op == "cancel":
-            table = await lobbies.cancel(table_id, user.id, is_admin(interaction))
-        elif op == "start":
-            await interaction.response.defer()  # thread + board creation may take a moment
-            await lobbies.start(table_id, user.id, ai_name=ai_name)
-            table = await self.bot.hall.table(table_id)  # the thread is known now (or the table was abandoned)
-            try:
-                await interaction.edit_original_response(**await self.lobby_message(table))
-            except discord.NotFound:
-                pass  # the lobby message was deleted meanwhile: the game goes on in its thread
-            if table.row.status == "abandoned":
-                await reply(interaction, t("err.cannot_post"))
-            return
-        else:
-            raise ServiceError("err.bad_button")
-        await interaction.response.edit_message(**await self.lobby_message(table))
-
-    @staticmethod
-    def level_picker_message(table: TableSnapshot, t: Translator, notice: str = "",
-                             levels: tuple[str, ...] | None = None) -> dict[str, Any]:
-        """The host's private level picker of a lobby (:func:`bot.compose.level_picker`, offering
-        ``levels``: the server's), in the host's language; its selects carry the seats'
-        fingerprint (:func:`bot.lobbies.lobby_tag`)."""
-        card, selects = compose.level_picker(table, t, notice, *((levels,) if levels else ()))
-        return card_message(card, rows=level_picker_rows(table.id, lobby_tag(table.seats), selects) if selects else ())
-
-    async def level_pick(self, interaction: discord.Interaction, table_id: int, seat: int, tag: str,
-                         values: list[str]) -> None:
-        """A level chosen in the picker: the AI in ``seat`` plays at that level from now on; the
-        picker is redrawn in place and the lobby message edited. A picker drawn before the seats
-        changed, a level it already has, a closed lobby or another member's click are refused
-        (an ephemeral message, see :meth:`bot.lobbies.Lobbies.set_ai_level`)."""
-        t = user_t(interaction)
-        if len(values) != 1:
-            raise ServiceError("err.bad_level")
-        table = await self.bot.lobbies.set_ai_level(table_id, interaction.user.id, seat, values[0], expect=tag)
-        row = next(s for s in table.seats if s.seat == seat)
-        notice = t("lobby.picker.set", name=compose.escape_name(row.name), level=compose.level_name(row.level, t))
-        await interaction.response.edit_message(**self.level_picker_message(
-            table, t, notice, await self.bot.lobbies.offered_levels(table_id)))
-        notifier = self.bot.notifier
-        if isinstance(notifier, DiscordNotifier):
-            await notifier.redraw_lobby(table)
-
-    async def lobby_option(self, interaction: discord.Interaction, table_id: int, values: list[str]) -> None:
-        """A lobby option select: only the values the lobby offers are accepted."""
-        table = await self.bot.hall.table(table_id)
-        ctx = compose.context(table, Translator(table.row.lang), None, extras=await self.lobby_extras(table))
-        offered = {o.value for sel in compose.lobby_selects(table, ctx) for o in sel.options}
-        if len(values) != 1 or values[0] not in offered or "=" not in values[0]:
-            raise ServiceError("err.bad_option", detail="")
-        name, value = values[0].split("=", 1)
-        parsed: Any = None if value in ("", "none") else value
-        if name == "pace":  # the table's pace, not a game option (bot.paces)
-            table = await self.bot.lobbies.set_pace(table_id, interaction.user.id, value)
-        else:
-            table = await self.bot.lobbies.set_option(table_id, interaction.user.id, name, parsed)
-        await interaction.response.edit_message(**await self.lobby_message(table))
 
     # ------------------------------------------------------------------ board and panels
     async def board_op(self, interaction: discord.Interaction, table_id: int, op: str) -> None:
