@@ -3,8 +3,8 @@
 
 - ``normal``: the game's baseline AI, ``game.ai_action(state, seat)``.
 - ``easy``: a beginner's plain habits (per game in ``engine/<game>/search.py``:
-  ``easy_action``; Gang of Dice and Three-Player Moon have theirs); a game without one plays the
-  baseline with a random legal action a quarter of the time.
+  ``easy_action``, every game has one); a game without one would play the baseline with a
+  random legal action a quarter of the time.
 - ``strong``: the determinized Monte-Carlo search of :mod:`engine.search` with the game's
   hooks (``engine/<game>/search.py``: ``HOOKS`` and optionally ``strong_action``), run for
   ``iterations`` or until ``should_stop()`` (the engine never reads a clock: the bot passes a
