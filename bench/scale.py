@@ -552,6 +552,16 @@ def worker_cpu_s() -> float:
     return proc_cpu_s(list(getattr(pool, "_processes", None) or {}))
 
 
+async def picture_workers_up() -> None:
+    """Return once each picture worker has loaded its renderers (:func:`bot.render.workers.warm_up`,
+    queued first in each worker when the bot starts): a trivial call through the pool, one per
+    worker, answered after the warm-up of the worker that takes it."""
+    from cogs.pictures import DRAWER
+
+    calls = [DRAWER.submit(bytes) for _ in range(max(1, DRAWER.processes))]  # bytes() = b""
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
 def proc_cpu_s(pids: Sequence[int]) -> float:
     """CPU seconds (user + system) used so far by the processes ``pids`` (from ``/proc``; a
     process that is gone counts 0.0)."""
@@ -678,6 +688,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     waited = time.perf_counter()
     while ai_pool.workers > 0 and not ai_pool.started and time.perf_counter() - waited < 30:
         await asyncio.sleep(0.05)  # the AI workers' start-up is not a step's cost
+    await picture_workers_up()  # nor the picture workers' (their imports, fonts: about a second)
     applied_submits = 0
     submitted: list[Table] = []
     drawn_start = Drawer.submitted
