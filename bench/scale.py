@@ -85,7 +85,13 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   bot's figure and shown apart: building the clicks' payloads, the engine-alone timing beside
   each submit (:class:`Meter`) and the fake Discord's answers (``FakeDiscord.cpu_s``); the
   bare replies stay in it. The AI players' moves (the inline levels) are in it, and shown as
-  a line of their own.
+  a line of their own, as is the figure without them. The AI worker processes' CPU (the heavy
+  normal moves, :func:`engine.policies.heavy`, and strong ones; ``/proc``, over the same loop,
+  which starts once they are up) is a line of its own; "tables per core" counts all three. Beside it: the steps counted (the
+  members' clicks and submits, the background AI moves), the AI seats' replies at the members'
+  tables applied meanwhile (not counted as steps, but their AI moves, board edits and pictures
+  are in the CPU: part of what a member's step costs; replies due after the loop are not), and
+  the pictures submitted for drawing per step.
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -119,6 +125,7 @@ from bot.games import GAMES
 from bot.house import House
 from bot.i18n import Translator
 from bot.lobbies import Lobbies
+from bot.render.workers import Drawer
 from bot.service import Hall, ServiceError
 from bot.settings import Settings
 from bot.timers import turn_key
@@ -542,9 +549,25 @@ def worker_cpu_s() -> float:
     from cogs.pictures import DRAWER
 
     pool = DRAWER._pool  # noqa: SLF001 - the benchmark reads the pool's process ids
+    return proc_cpu_s(list(getattr(pool, "_processes", None) or {}))
+
+
+async def picture_workers_up() -> None:
+    """Return once each picture worker has loaded its renderers (:func:`bot.render.workers.warm_up`,
+    queued first in each worker when the bot starts): a trivial call through the pool, one per
+    worker, answered after the warm-up of the worker that takes it."""
+    from cogs.pictures import DRAWER
+
+    calls = [DRAWER.submit(bytes) for _ in range(max(1, DRAWER.processes))]  # bytes() = b""
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
+def proc_cpu_s(pids: Sequence[int]) -> float:
+    """CPU seconds (user + system) used so far by the processes ``pids`` (from ``/proc``; a
+    process that is gone counts 0.0)."""
     total = 0.0
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    for pid in list(getattr(pool, "_processes", None) or {}):
+    for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -661,8 +684,17 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
             return inline(*args, **kwargs)
 
     bot.tables.driver.pool.inline = metered_inline  # type: ignore[method-assign]
+    ai_pool = bot.tables.driver.pool
+    waited = time.perf_counter()
+    while ai_pool.workers > 0 and not ai_pool.started and time.perf_counter() - waited < 30:
+        await asyncio.sleep(0.05)  # the AI workers' start-up is not a step's cost
+    await picture_workers_up()  # nor the picture workers' (their imports, fonts: about a second)
     applied_submits = 0
+    submitted: list[Table] = []
+    drawn_start = Drawer.submitted
     cpu_start, workers_start = time.process_time(), worker_cpu_s()
+    ai_pids = sorted(ai_pool.pids)
+    ai_workers_start = proc_cpu_s(ai_pids)
     own_start, fake_start = OWN.s, fake.cpu_s
     lobby_channels = {t.channel for t in tables}  # lobby messages; every table plays in a thread
     try:
@@ -701,6 +733,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                     try:
                         await bot.tables.submit(st.id, st.user, sp.version, sp.code)
                         applied_submits += 1
+                        submitted.append(st)
                         if i >= warmup:
                             submits.append((time.perf_counter() - t0) * 1000)
                             same_steps.append(same_ms)
@@ -709,7 +742,14 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
         elapsed = time.perf_counter() - t_start
         cpu_process, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
+        cpu_ai_workers = proc_cpu_s(ai_pids) - ai_workers_start
         cpu_own, cpu_fake = OWN.s - own_start, fake.cpu_s - fake_start
+        drawn = Drawer.submitted - drawn_start
+        # the steps applied at the member tables meanwhile: their own, and their AI seats' replies
+        member_tables = {t.id: t for t in (*clicked, *submitted)}
+        member_table_steps = 0
+        for mt in member_tables.values():
+            member_table_steps += (await bot.hall.table(mt.id)).version - points[mt.game][mt.point].version
         bot.tables.driver.pool.inline = inline  # type: ignore[method-assign]
         ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
@@ -737,9 +777,12 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "overhead_median_ms": quantile([a - b for a, b in zip(submits, same_steps, strict=True)], 0.5),
         "boards_lost": lost, "clicks_not_redrawn": not_redrawn, "clicks_refused": refused,
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
-        "steps_in_loop": len(clicked) + applied_submits + bg_steps,
+        "steps_in_loop": len(clicked) + applied_submits + bg_steps, "member_steps": len(clicked) + applied_submits,
+        "ai_replies_in_loop": max(0, member_table_steps - len(clicked) - applied_submits),
+        "pictures_in_loop": drawn,
         "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
         "cpu_bot_s": cpu_process - cpu_own - cpu_fake, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
+        "cpu_ai_workers_s": cpu_ai_workers,
         "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
@@ -999,12 +1042,23 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"]) * 1000 / steps
         r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
         r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
-        r["tables_per_core"] = 10_000 / r["cpu_ms_per_step"] if r["cpu_ms_per_step"] else 0.0
+        r["cpu_ai_workers_ms_per_step"] = r["cpu_ai_workers_s"] * 1000 / steps
+        r["cpu_all_ms_per_step"] = r["cpu_ms_per_step"] + r["cpu_ai_workers_ms_per_step"]
+        r["tables_per_core"] = 10_000 / r["cpu_all_ms_per_step"] if r["cpu_all_ms_per_step"] else 0.0
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
     print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
     print(_row("  (not counted: benchmark + fake), ms", [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
+    print(_row("CPU per step, AI workers, ms", [f"{r['cpu_ai_workers_ms_per_step']:.2f}" for r in runs]))
+    print(_row("CPU per step, all processes, ms", [f"{r['cpu_all_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  of both, without the AI's moves, ms",
+               [f"{r['cpu_ms_per_step'] - r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  steps: members' / background AI", [f"{r['member_steps']} / {r['steps_in_loop'] - r['member_steps']}"
+                                                     for r in runs]))
+    print(_row("  AI replies at members' tables", [str(r["ai_replies_in_loop"]) for r in runs]))
+    print(_row("  pictures drawn per step", [f"{r['pictures_in_loop'] / max(1, r['steps_in_loop']):.2f}"
+                                             for r in runs]))
     print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
                TARGETS["tables_per_core"]))
     print(_row("clicks timed (lost boards/refused)",
@@ -1053,6 +1107,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "cpu_ms_per_step_10k": round(large["cpu_ms_per_step"], 3),
         "cpu_workers_ms_per_step_1k": round(small["cpu_workers_ms_per_step"], 3),
         "cpu_ms_per_step_1k": round(small["cpu_ms_per_step"], 3),
+        "cpu_ai_workers_ms_per_step_1k": round(small["cpu_ai_workers_ms_per_step"], 3),
+        "cpu_all_ms_per_step_1k": round(small["cpu_all_ms_per_step"], 3),
         "tables_per_core_1k": round(small["tables_per_core"]),
     }
     if "reply_p99_ms_ai" in large:

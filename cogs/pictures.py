@@ -259,18 +259,20 @@ class BoardPictures:
         container with the picture, the short text beside it (the headline, who has chosen, the
         recent events; the kept attachment when the picture did not change), the finished
         table's game log (``log_file``) and the buttons (``rows``). Without a picture, the full
-        text board (and, pictures being on, no picture attachment)."""
+        text board (and, pictures being on, no picture attachment). The layout is a stopped
+        view (:func:`cogs.layout.layout`): the board's buttons are dynamic items, which
+        discord.py routes by custom_id alone, so nothing is stored per board message."""
         logs = [f"attachment://{log_file.filename}"] if log_file is not None else []
         kept: list[Any] = []
         uploads: list[discord.File] = []
         if picture is None:
-            out = card_message(board.card, rows=rows, files=logs)
+            out = card_message(board.card, rows=rows, files=logs, stop=True)
             if new or not (self.enabled() or log_file is not None):
                 return {**out, "files": [log_file]} if log_file is not None else out
         else:
             keep = {t("board.waiting"), t("board.log"), t("result.tie_field")}  # the picture has none of these
             out = card_message(short_card(board.card, keep, headline_only=True), picture=picture.url,
-                               alt=board.card.title, rows=rows, files=logs)
+                               alt=board.card.title, rows=rows, files=logs, stop=True)
             if picture.png is None:  # unchanged: keep the attachment the message has
                 kept = [self._known[table_id][2]]
             else:

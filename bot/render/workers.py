@@ -62,6 +62,8 @@ class Drawer:
     #: pictures submitted and not drawn yet, over every drawer of the process (the metrics'
     #: picture queue)
     busy = 0
+    #: pictures submitted since the process started, over every drawer (the benchmarks' count)
+    submitted = 0
 
     def __init__(self, processes: int = 0) -> None:
         self.processes = processes
@@ -96,6 +98,7 @@ class Drawer:
         raises its exception. A broken pool is replaced and the call runs in a thread."""
         fut = self._submit(fn, *args)
         Drawer.busy += 1
+        Drawer.submitted += 1
         fut.add_done_callback(_done_drawing)
         return fut
 
