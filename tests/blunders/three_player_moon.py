@@ -210,8 +210,11 @@ class Solver:
         want = turn == bidder
         result = not want
         rules = self.rules
-        if not want and trick and won + h[bidder].bit_count() + (1 <= (turn - bidder) % 3 <= len(trick)) == self.need:
-            options = rules.one_of_each(options, h[bidder] | 1 << trick[0])  # every trick needed
+        if (not want and trick and (turn - len(trick)) % 3 == bidder
+                and won + h[bidder].bit_count() + (1 <= (turn - bidder) % 3 <= len(trick)) == self.need):
+            # every trick needed, this one led by the bidder (a tile's kind is read against the
+            # tiles as led: on a defender's lead the bidder's tile ranks in the led suit instead)
+            options = rules.one_of_each(options, h[bidder] | 1 << trick[0])
         if not trick:
             if want:  # tiles no defender can ever beat win trick after trick when led
                 a, b = h[(bidder + 1) % 3], h[(bidder + 2) % 3]
