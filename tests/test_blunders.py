@@ -90,6 +90,8 @@ def test_a_moon_bidder_leading_the_double_blank_into_a_trump_is_losing() -> None
     state = _moon_trick_two()
     assert moon_losing(MOON, state, 0) == {Play((0, 0))}
     assert moon_losing(MOON, state, 1) == frozenset()  # a defender's moves are not judged
+    assert moon_losing(MOON, state, 0, played=Play((0, 0))) == {Play((0, 0))}  # judged first, then the others
+    assert moon_losing(MOON, state, 0, played=Play((6, 5))) == frozenset()  # it keeps the moon: nothing more judged
     legal = list(MOON.legal_actions(state, 0))
     assert outlook.keeping(state, 0, legal, 1 << 40) == set(legal) - {Play((0, 0))}  # the engine's own search agrees
     for level in ("normal", "strong"):
