@@ -116,45 +116,45 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = (), banned: Iterable
 CHECK_BUDGET = 60_000
 #: Deals sampled when that search runs past its budget (:func:`keepers`).
 CHECK_SAMPLES = 16
-#: How much further :func:`keepers` looks past its first complete search: this many times its
-#: positions (a complete search of the moves but the preferred one) or, for a discard or
-#: trumps, this many times its sampled deals when those found no move that keeps the bid.
+#: How much further :func:`keepers` looks once the preferred move is shown to lose the bid in
+#: every deal: this many times its positions for a complete search of the other tiles; for a
+#: discard or trumps, this many times its sampled deals when those found no move that keeps it.
 CHECK_WIDEN = 3
 
 
 def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
             samples: int = CHECK_SAMPLES, stop: Callable[[], bool] | None = None) -> set[Any] | None:
     """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
-    one:
+    one, by :func:`engine.three_player_moon.outlook.keeping` (a complete search, every hand in
+    view) within ``budget`` positions: every such move; with ``prefer`` (one of ``moves``),
+    that one alone first, ``{prefer}`` as soon as one deal keeps the bid with it, and when it
+    loses the bid in every deal, the other moves, while playing within :data:`CHECK_WIDEN`
+    times ``budget`` positions (a tile that keeps the bid in a few deals only is found there).
 
-    1. :func:`engine.three_player_moon.outlook.keeping` within ``budget`` positions: every such
-       move (``{prefer}`` as soon as that one does);
-    2. past that budget, while playing, with ``prefer``: every move but ``prefer`` that keeps
-       it (``keeping`` within :data:`CHECK_WIDEN` times ``budget`` positions: a move that keeps
-       the bid in a few deals only is found there; when none does, ``prefer`` is no worse than
-       any other, so nothing is learned);
-    3. past those budgets, the moves that keep it in one of ``samples`` sampled deals
-       (``outlook.play_keepers`` while playing within ``budget`` positions), drawn from a
-       generator seeded by public facts; for a discard or trumps when the bid needs every
-       trick (``outlook.pickup_counts``), with ``prefer`` :data:`CHECK_WIDEN` times ``samples``
-       more deals when the first ``samples`` show no move that keeps it (the complete search
-       of the other moves is too long there: seconds).
+    Past those budgets, the moves that keep it in one of ``samples`` sampled deals
+    (``outlook.play_keepers`` while playing, ``outlook.pickup_counts`` for a discard or trumps
+    when the bid needs every trick, the complete search of their other moves being too long
+    there: seconds; again within ``budget`` positions), drawn from a generator seeded by public
+    facts; for a discard or trumps with ``prefer``, :data:`CHECK_WIDEN` times ``samples`` more
+    deals when the first show no move that keeps it.
 
     Every search also ends as soon as ``stop()`` says so (a decision's deadline). ``None`` when
     nothing was learned (not the bidder, nothing asked, no move found to keep the bid, or out
-    of budget)."""
+    of budget); an empty set when no move keeps the bid in any deal."""
     seen: Seen = {}  # positions settled while playing, shared by the searches below
-    keep = keeping(state, seat, moves, budget, prefer=prefer, stop=stop, seen=seen)
+    if prefer is None:
+        keep = keeping(state, seat, moves, budget, stop=stop, seen=seen)
+    else:
+        keep = keeping(state, seat, [prefer], budget, stop=stop, seen=seen)
+        if keep is not None and not keep:  # ``prefer`` loses the bid in every deal: does another keep it?
+            wide = budget * CHECK_WIDEN if state.phase == "play" else budget
+            keep = keeping(state, seat, [m for m in moves if m != prefer], wide, stop=stop, seen=seen)
     if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
         return keep
+    if stop is not None and stop():
+        return None
     rng = random.Random(f"moon-check:{state.version}:{seat}")
     if state.phase == "play":
-        if prefer is not None:
-            wide = keeping(state, seat, [m for m in moves if m != prefer], budget * CHECK_WIDEN, stop=stop, seen=seen)
-            if wide is not None:
-                return wide or None
-            if stop is not None and stop():
-                return None
         return play_keepers(state, seat, moves, samples, rng, budget, stop, seen) or None
     if needed(state) < TRICKS:
         return None
