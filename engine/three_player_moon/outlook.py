@@ -420,13 +420,12 @@ def needed(state: MoonState) -> int:
     return TRICKS if state.bid == MOON else state.bid
 
 
-def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
+def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int,
             stop: Callable[[], bool] | None = None, seen: Seen | None = None) -> set[Any] | None:
     """The moves among ``moves`` (the bidder's legal plays, discards or trump choices) that keep
     its bid in at least one deal the bidder cannot tell from the true one: every split of the
     tiles it has not seen between the defenders that fits their shown voids (T5), searched with
-    every hand in view (:class:`SureTricks`). With ``prefer`` (one of ``moves``), that move is
-    tried first and alone: ``{prefer}`` as soon as one deal keeps the bid with it.
+    every hand in view (:class:`SureTricks`).
 
     ``None`` when the question is not asked here: ``seat`` is not the bidder, the bid is made or
     beaten already, a discard or trump choice for a bid that may lose a trick (too many deals to
@@ -451,16 +450,8 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     unseen = _FULL & ~hand8 & ~mask_of(state.played)
     a, b = (bidder + 1) % 3, (bidder + 2) % 3
     sizes = (len(state.hands[a]), len(state.hands[b]))
-    order = [prefer] if prefer is not None else []
-    order += [m for m in moves if m != prefer]
-    seen = {} if seen is None else seen
     try:
-        if prefer is not None:
-            found = _keepers(state, hand, hand8, unseen, sizes, [prefer], budget, a, b, stop, seen)
-            if found:
-                return found
-            return _keepers(state, hand, hand8, unseen, sizes, order[1:], budget, a, b, stop, seen)
-        return _keepers(state, hand, hand8, unseen, sizes, order, budget, a, b, stop, seen)
+        return _keepers(state, hand, hand8, unseen, sizes, list(moves), budget, a, b, stop, seen)
     except OverBudget:
         return None
 
