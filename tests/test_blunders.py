@@ -15,7 +15,7 @@ from engine.policies import choose
 from engine.three_player_moon import ai as moon_ai
 from engine.three_player_moon import deal_hands, outlook
 from engine.three_player_moon.actions import Bid, Discard, NameTrump, Play
-from engine.three_player_moon.state import MoonState
+from engine.three_player_moon.state import MoonState, evolve
 from tests.blunders import Undecided, checker_for, play_and_check
 from tests.blunders.gang_of_dice import best_safe, threshold
 from tests.blunders.three_player_moon import Solver, makes
@@ -90,6 +90,8 @@ def test_a_moon_bidder_leading_the_double_blank_into_a_trump_is_losing() -> None
     state = _moon_trick_two()
     assert moon_losing(MOON, state, 0) == {Play((0, 0))}
     assert moon_losing(MOON, state, 1) == frozenset()  # a defender's moves are not judged
+    assert moon_losing(MOON, state, 0, played=Play((0, 0))) == {Play((0, 0))}  # judged first, then the others
+    assert moon_losing(MOON, state, 0, played=Play((6, 5))) == frozenset()  # it keeps the moon: nothing more judged
     legal = list(MOON.legal_actions(state, 0))
     assert outlook.keeping(state, 0, legal, 1 << 40) == set(legal) - {Play((0, 0))}  # the engine's own search agrees
     for level in ("normal", "strong"):
@@ -134,6 +136,17 @@ def test_the_complete_search_agrees_with_every_line_of_the_rules() -> None:
                 state, bidder, need)
             checked += 1
     assert checked == 16
+
+
+def test_the_checker_reads_a_defenders_lead_in_the_led_suit_when_every_trick_is_needed() -> None:
+    """Trumps 5, seat 2 leads and the bidder (seat 1) needs the last three tricks: its tiles are
+    ranked in the suit led, not as leads (the checker once pruned the defenders' tiles by the
+    latter and saw the bid kept in a deal where it is lost)."""
+    state = evolve(_ending(11, 3), hands=(((4, 4), (4, 3), (3, 1)), ((6, 6), (6, 4), (5, 3)), ((4, 2), (3, 2), (1, 1))),
+                   trump="5", bidder=1, bid=4, turn=2, leader=2, trick=(), tricks_won=(1, 1, 2))
+    for need in (3, 4):
+        assert makes(state.hands, (), 2, "5", 1, need, 1) == _brute(state, 1, need)
+    assert not makes(state.hands, (), 2, "5", 1, 4, 1)
 
 
 def test_the_checker_and_the_engines_search_agree_on_every_bidder_decision_of_a_hand() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.three_player_moon.actions import Bid, Discard, MoonAction, NameTrump, Play
-from engine.three_player_moon.outlook import OverBudget, keeping, needed, pickup_counts, play_counts
+from engine.three_player_moon.outlook import OverBudget, Seen, keeping, needed, pickup_counts, play_keepers
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import (
     ALL_TILES,
@@ -29,7 +29,7 @@ from engine.three_player_moon.tiles import (
     trick_winner,
 )
 
-__all__ = ["CHECK_BUDGET", "CHECK_SAMPLES", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks",
+__all__ = ["CHECK_BUDGET", "CHECK_SAMPLES", "CHECK_WIDEN", "MOON_CHANCE", "best_trump", "bid_outlook", "choose", "estimate_tricks",
            "checks_the_bid", "heuristic", "keepers", "legal_moves"]
 
 #: Share of the possible widows with which the hand takes every trick that makes the AI shoot
@@ -116,36 +116,62 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = (), banned: Iterable
 CHECK_BUDGET = 60_000
 #: Deals sampled when that search runs past its budget (:func:`keepers`).
 CHECK_SAMPLES = 16
+#: How much further :func:`keepers` looks once the preferred move is shown to lose the bid in
+#: every deal: this many times its positions for a complete search of the other tiles; for a
+#: discard or trumps, this many times its sampled deals when those found no move that keeps it.
+CHECK_WIDEN = 3
 
 
 def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
             samples: int = CHECK_SAMPLES, stop: Callable[[], bool] | None = None) -> set[Any] | None:
     """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
-    one: :func:`engine.three_player_moon.outlook.keeping` within ``budget`` positions (every
-    such move; ``{prefer}`` as soon as that one does); past the budget, those that keep it in
-    one of ``samples`` sampled deals (``outlook.play_counts`` while playing, and
-    ``outlook.pickup_counts`` for a discard or trumps when the bid needs every trick; again
-    within ``budget`` positions), drawn from a generator seeded by public facts. Both searches
-    also end as soon as ``stop()`` says so (a decision's deadline). ``None`` when nothing was
-    learned (not the bidder, nothing asked, no sampled deal keeps the bid, or out of budget)."""
-    keep = keeping(state, seat, moves, budget, prefer=prefer, stop=stop)
+    one, by :func:`engine.three_player_moon.outlook.keeping` (a complete search, every hand in
+    view) within ``budget`` positions: every such move; with ``prefer`` (one of ``moves``),
+    that one alone first, ``{prefer}`` as soon as one deal keeps the bid with it, and when it
+    loses the bid in every deal, the other moves, while playing within :data:`CHECK_WIDEN`
+    times ``budget`` positions (a tile that keeps the bid in a few deals only is found there).
+
+    Past those budgets, the moves that keep it in one of ``samples`` sampled deals
+    (``outlook.play_keepers`` while playing, ``outlook.pickup_counts`` for a discard or trumps
+    when the bid needs every trick, the complete search of their other moves being too long
+    there: seconds; again within ``budget`` positions), drawn from a generator seeded by public
+    facts; for a discard or trumps with ``prefer``, :data:`CHECK_WIDEN` times ``samples`` more
+    deals when the first show no move that keeps it.
+
+    Every search also ends as soon as ``stop()`` says so (a decision's deadline). ``None`` when
+    nothing was learned (not the bidder, nothing asked, no move found to keep the bid, or out
+    of budget); an empty set when no move keeps the bid in any deal."""
+    seen: Seen = {}  # positions settled while playing, shared by the searches below
+    if prefer is None:
+        keep = keeping(state, seat, moves, budget, stop=stop, seen=seen)
+    else:
+        keep = keeping(state, seat, [prefer], budget, stop=stop, seen=seen)
+        if keep is not None and not keep:  # ``prefer`` loses the bid in every deal: does another keep it?
+            wide = budget * CHECK_WIDEN if state.phase == "play" else budget
+            keep = keeping(state, seat, [m for m in moves if m != prefer], wide, stop=stop, seen=seen)
     if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
         return keep
-    rng = random.Random(f"moon-check:{state.version}:{seat}")
-    try:
-        if state.phase == "play":
-            counts = play_counts(state, seat, moves, samples, rng, budget, stop)
-            found = {m for m in moves if counts.get(m)}
-        elif needed(state) == TRICKS:
-            discard = state.discard if state.phase == "trump" else None
-            hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
-            pick = pickup_counts(seat, hand8, samples, rng, discard, budget, stop)
-            found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
-                m for m in moves if pick.get((discard, m.trump))}
-        else:
-            return None
-    except OverBudget:
+    if stop is not None and stop():
         return None
+    rng = random.Random(f"moon-check:{state.version}:{seat}")
+    if state.phase == "play":
+        return play_keepers(state, seat, moves, samples, rng, budget, stop, seen) or None
+    if needed(state) < TRICKS:
+        return None
+    discard = state.discard if state.phase == "trump" else None
+    hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
+    found = set()
+    for more in (samples, samples * CHECK_WIDEN if prefer is not None else 0):
+        if not more or (stop is not None and stop()):
+            break
+        try:
+            pick = pickup_counts(seat, hand8, more, rng, discard, budget, stop)
+        except OverBudget:
+            break
+        found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
+            m for m in moves if pick.get((discard, m.trump))}
+        if found:
+            break
     return found or None
 
 

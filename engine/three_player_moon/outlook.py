@@ -217,20 +217,25 @@ def _trick(trump: str | None) -> _Trick:
     return _Trick(trump)
 
 
+#: The positions a :class:`SureTricks` has settled (shared by the searches of one decision).
+Seen = dict[tuple[int, int, int, tuple[int, ...], int], Any]
+
+
 class SureTricks:
     """Complete searches of the rest of a hand with every hand in view, for one trump choice, one
     bidder and the tricks it ``need``s (T5, T6). Positions are remembered across calls and
     counted against ``budget`` (:class:`OverBudget` past it, or as soon as ``stop()``, asked
-    every :data:`STOP_EVERY` positions, says so: a decision's deadline)."""
+    every :data:`STOP_EVERY` positions, says so: a decision's deadline). ``seen``: the positions
+    of an earlier search of the same trump, bidder and need to start from (:data:`Seen`)."""
 
     def __init__(self, trump: str | None, bidder: int, need: int, budget: int,
-                 stop: Callable[[], bool] | None = None) -> None:
+                 stop: Callable[[], bool] | None = None, seen: Seen | None = None) -> None:
         self.t = _trick(trump)
         self.bidder = bidder
         self.need = need
         self.budget = budget
         self.stop = stop
-        self._seen: dict[tuple[int, int, int, tuple[int, ...], int], Any] = {}
+        self._seen: Seen = {} if seen is None else seen
 
     def makes(self, hands: tuple[int, int, int], trick: tuple[int, ...], turn: int, won: int) -> bool:
         """True when the bidder takes :attr:`need` tricks of the hand against any defence, from
@@ -415,18 +420,18 @@ def needed(state: MoonState) -> int:
     return TRICKS if state.bid == MOON else state.bid
 
 
-def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, prefer: Any = None,
-            stop: Callable[[], bool] | None = None) -> set[Any] | None:
+def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int,
+            stop: Callable[[], bool] | None = None, seen: Seen | None = None) -> set[Any] | None:
     """The moves among ``moves`` (the bidder's legal plays, discards or trump choices) that keep
     its bid in at least one deal the bidder cannot tell from the true one: every split of the
     tiles it has not seen between the defenders that fits their shown voids (T5), searched with
-    every hand in view (:class:`SureTricks`). With ``prefer`` (one of ``moves``), that move is
-    tried first and alone: ``{prefer}`` as soon as one deal keeps the bid with it.
+    every hand in view (:class:`SureTricks`).
 
     ``None`` when the question is not asked here: ``seat`` is not the bidder, the bid is made or
     beaten already, a discard or trump choice for a bid that may lose a trick (too many deals to
     search), or the searches ran past ``budget`` positions or were stopped by ``stop()`` (see
-    :class:`SureTricks`). An empty set: no move keeps the bid."""
+    :class:`SureTricks`). An empty set: no move keeps the bid. ``seen`` (while playing): the
+    positions settled by an earlier search of the same decision, shared with this one."""
     bidder = state.bidder
     if bidder is None or seat != bidder or state.phase in ("bid", "over") or not moves:
         return None
@@ -445,21 +450,15 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     unseen = _FULL & ~hand8 & ~mask_of(state.played)
     a, b = (bidder + 1) % 3, (bidder + 2) % 3
     sizes = (len(state.hands[a]), len(state.hands[b]))
-    order = [prefer] if prefer is not None else []
-    order += [m for m in moves if m != prefer]
     try:
-        if prefer is not None:
-            found = _keepers(state, hand, hand8, unseen, sizes, [prefer], budget, a, b, stop)
-            if found:
-                return found
-            return _keepers(state, hand, hand8, unseen, sizes, order[1:], budget, a, b, stop)
-        return _keepers(state, hand, hand8, unseen, sizes, order, budget, a, b, stop)
+        return _keepers(state, hand, hand8, unseen, sizes, list(moves), budget, a, b, stop, seen)
     except OverBudget:
         return None
 
 
 def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[int, int], moves: list[Any],
-             budget: int, a: int, b: int, stop: Callable[[], bool] | None = None) -> set[Any]:
+             budget: int, a: int, b: int, stop: Callable[[], bool] | None = None, seen: Seen | None = None
+             ) -> set[Any]:
     """:func:`keeping` for ``moves`` (all of one kind); raises :class:`OverBudget`."""
     bidder = state.bidder
     assert bidder is not None
@@ -467,7 +466,7 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
     if not moves:
         return good
     if state.phase == "play":
-        solver = SureTricks(state.trump, bidder, needed(state), budget, stop)
+        solver = SureTricks(state.trump, bidder, needed(state), budget, stop, seen)
         won = state.tricks_won[bidder]
         void = voids(state)
         every = not state.trick and won + len(state.hands[bidder]) == needed(state)
@@ -584,14 +583,10 @@ def pickup_counts(bidder: int, hand8: Sequence[Tile], samples: int, rng: random.
     return counts
 
 
-def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int, rng: random.Random,
-                budget: int = 1 << 62, stop: Callable[[], bool] | None = None) -> dict[Any, int]:
-    """For the bidder (``seat``, to play) of an open bid: over ``samples`` deals drawn with
-    ``rng`` among those it cannot tell from the true one (the unseen tiles split between the
-    defenders as their shown voids allow, T5), how many keep the bid after each of ``moves``
-    (its legal plays), every hand in view. Raises :class:`OverBudget` past ``budget`` or when
-    ``stop()`` says so."""
-    bidder = seat
+def _sampled_deals(state: MoonState, seat: int, samples: int, rng: random.Random) -> list[tuple[int, int]]:
+    """``samples`` deals (the defenders' hands as masks, the bidder's next seat first) drawn with
+    ``rng`` among those the bidder (``seat``, playing) cannot tell from the true one: the unseen
+    tiles split as the defenders' shown voids allow (T5); every such deal when there are fewer."""
     hand = mask_of(state.hands[seat])
     seen = hand | mask_of(state.played) | (mask_of((state.discard,)) if state.discard is not None else 0)
     a, b = (seat + 1) % 3, (seat + 2) % 3
@@ -600,23 +595,62 @@ def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int,
                        state.trump))
     if len(every) > samples:
         every = rng.sample(every, samples)
-    solver = SureTricks(state.trump, bidder, needed(state), budget, stop)
+    return every
+
+
+def _keeps_after(state: MoonState, solver: SureTricks, deal: tuple[int, int], tile: Tile) -> bool:
+    """Whether the bidder (to play, an open bid) keeps its bid after playing ``tile`` in ``deal``
+    (the defenders' hands, the bidder's next seat first), every hand in view."""
+    bidder = solver.bidder
+    i = INDEX[tile]
+    hands = [0, 0, 0]
+    hands[bidder], hands[(bidder + 1) % 3], hands[(bidder + 2) % 3] = (
+        mask_of(state.hands[bidder]) ^ (1 << i), deal[0], deal[1])
+    h = (hands[0], hands[1], hands[2])
     won = state.tricks_won[bidder]
     trick = tuple(INDEX[t] for _, t in state.trick)
+    if len(trick) == 2:
+        w = (bidder + 1 + solver.t.winner(trick[0], trick[1], i)) % 3
+        return solver.makes(h, (), w, won + (w == bidder))
+    return solver.makes(h, (*trick, i), (bidder + 1) % 3, won)
+
+
+def play_counts(state: MoonState, seat: int, moves: Sequence[Any], samples: int, rng: random.Random,
+                budget: int = 1 << 62, stop: Callable[[], bool] | None = None) -> dict[Any, int]:
+    """For the bidder (``seat``, to play) of an open bid: over ``samples`` deals drawn with
+    ``rng`` among those it cannot tell from the true one (the unseen tiles split between the
+    defenders as their shown voids allow, T5), how many keep the bid after each of ``moves``
+    (its legal plays), every hand in view. Raises :class:`OverBudget` past ``budget`` or when
+    ``stop()`` says so."""
+    solver = SureTricks(state.trump, seat, needed(state), budget, stop)
     counts = {m: 0 for m in moves}
-    for ha, hb in every:
+    for deal in _sampled_deals(state, seat, samples, rng):
         for m in moves:
-            i = INDEX[m.tile]
-            hands = [0, 0, 0]
-            hands[bidder], hands[a], hands[b] = hand ^ (1 << i), ha, hb
-            h = (hands[0], hands[1], hands[2])
-            if len(trick) == 2:
-                w = (bidder + 1 + solver.t.winner(trick[0], trick[1], i)) % 3
-                ok = solver.makes(h, (), w, won + (w == bidder))
-            else:
-                ok = solver.makes(h, (*trick, i), (bidder + 1) % 3, won)
-            counts[m] += ok
+            counts[m] += _keeps_after(state, solver, deal, m.tile)
     return counts
+
+
+def play_keepers(state: MoonState, seat: int, moves: Sequence[Any], samples: int, rng: random.Random,
+                 budget: int = 1 << 62, stop: Callable[[], bool] | None = None, seen: Seen | None = None
+                 ) -> set[Any]:
+    """For the bidder (``seat``, to play) of an open bid: the ``moves`` (its legal plays) seen to
+    keep the bid in one of ``samples`` deals drawn with ``rng`` as :func:`play_counts` draws
+    them, every hand in view. A move is searched only until one deal keeps the bid with it (the
+    deals after that go to the others); past ``budget`` positions or when ``stop()`` says so,
+    the moves found so far (each of them keeps the bid in a deal the bidder cannot rule out).
+    ``seen``: as for :func:`keeping`."""
+    solver = SureTricks(state.trump, seat, needed(state), budget, stop, seen)
+    found: set[Any] = set()
+    try:
+        for deal in _sampled_deals(state, seat, samples, rng):
+            for m in moves:
+                if m not in found and _keeps_after(state, solver, deal, m.tile):
+                    found.add(m)
+            if len(found) == len(moves):
+                break
+    except OverBudget:
+        pass
+    return found
 
 
 def defence_counts(state: MoonState, seat: int, moves: Sequence[Any], deals_seen: Sequence[MoonState],

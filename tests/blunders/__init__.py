@@ -14,7 +14,9 @@ Each game has a checker module ``tests/blunders/<engine package>.py`` (``gang_of
   the seat's possible worlds or by a game-specific proof), never from the AI or its search.
   Every returned move is in ``game.legal_actions(state, seat)``; an empty set means the
   decision has no losing move or lies outside what the checker judges (its docstring says
-  which decisions it judges).
+  which decisions it judges). A checker may also take ``played`` (the move the player chose,
+  ``losing_moves(game, state, seat, played=act)``): it then judges that move first and, when it
+  is not losing, may return an empty set without judging the others (Three-Player Moon's does).
 
 :func:`play_and_check` plays whole games at one level and runs the checker at every decision;
 ``python -m bench.blunders GAME --level normal --games 1000`` reports the count
@@ -88,13 +90,19 @@ class GameCheck:
 
 def play_and_check(key: str, players: int, seed: int, levels: list[str], *, iterations: int | None = None,
                    check: Checker | None = None,
-                   on_decision: Callable[[Any, int, Any, frozenset[Any]], None] | None = None) -> GameCheck:
+                   on_decision: Callable[[Any, int, Any, frozenset[Any]], None] | None = None,
+                   played_first: bool = False) -> GameCheck:
     """Play one game of ``key`` from ``seed`` with ``levels[s]`` at seat ``s``
     (``engine.policies.choose``, salt ``seed * 7 + seat`` as in ``bench.arena``; ``iterations``
     budgets the strong level) and run the checker at every decision with more than one legal
-    move; ``on_decision(state, seat, action, losing)`` is called at each of them."""
+    move; ``on_decision(state, seat, action, losing)`` is called at each of them.
+
+    ``played_first`` passes the chosen move to the checker (``played``, for a checker that
+    takes it): the losing moves played stay exact, ``with_losing`` then counts only the
+    decisions whose chosen move was judged with the others (a lower bound)."""
     game = GAMES[key].game
     check = check or checker_for(key)
+    judge: Any = check  # with ``played``: a checker that takes it
     state = game.setup(seed, players, {})
     result = GameCheck()
     while to_act := game.to_act(state):
@@ -107,7 +115,7 @@ def play_and_check(key: str, players: int, seed: int, levels: list[str], *, iter
                 continue
             t0 = time.process_time()
             try:
-                losing = check(game, state, s)
+                losing = judge(game, state, s, played=act) if played_first else check(game, state, s)
             except Undecided:
                 losing = frozenset()
                 result.undecided += 1

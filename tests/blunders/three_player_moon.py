@@ -69,6 +69,10 @@ class _Rules:
         #: ``beats[x]``: the tiles that win a trick led by tile ``x`` over it
         self.beats = [sum(1 << j for j, u in enumerate(ALL_TILES)
                           if u != t and trick_winner(((0, t), (1, u)), trump) == 1) for t in ALL_TILES]
+        n = len(ALL_TILES)
+        #: per tile ``j``: the leads it beats, and the leads whose suit it follows (masks)
+        self.beats_leads = [sum(1 << i for i in range(n) if self.beats[i] >> j & 1) for j in range(n)]
+        self.follows_leads = [sum(1 << i for i in range(n) if self.follow[i] >> j & 1) for j in range(n)]
         self._won: dict[tuple[int, int, int], int] = {}
 
     def masters(self, hand: int, others: int) -> int:
@@ -88,7 +92,7 @@ class _Rules:
         kinds = set()
         out = 0
         for j in _bits_up(options):
-            kind = tuple((self.beats[i] >> j & 1, self.follow[i] >> j & 1) for i in _bits(leads))
+            kind = (self.beats_leads[j] & leads, self.follows_leads[j] & leads)
             if kind not in kinds:
                 kinds.add(kind)
                 out |= 1 << j
@@ -210,8 +214,11 @@ class Solver:
         want = turn == bidder
         result = not want
         rules = self.rules
-        if not want and trick and won + h[bidder].bit_count() + (1 <= (turn - bidder) % 3 <= len(trick)) == self.need:
-            options = rules.one_of_each(options, h[bidder] | 1 << trick[0])  # every trick needed
+        if (not want and trick and (turn - len(trick)) % 3 == bidder
+                and won + h[bidder].bit_count() + (1 <= (turn - bidder) % 3 <= len(trick)) == self.need):
+            # every trick needed, this one led by the bidder (a tile's kind is read against the
+            # tiles as led: on a defender's lead the bidder's tile ranks in the led suit instead)
+            options = rules.one_of_each(options, h[bidder] | 1 << trick[0])
         if not trick:
             if want:  # tiles no defender can ever beat win trick after trick when led
                 a, b = h[(bidder + 1) % 3], h[(bidder + 2) % 3]
@@ -381,7 +388,7 @@ def _alike(rules: _Rules, leads: int) -> int:
     return out
 
 
-def _play_losing(state: MoonState, legal: Sequence[Any]) -> frozenset[Any]:
+def _play_losing(state: MoonState, legal: Sequence[Any], played: Any = None) -> frozenset[Any]:
     bidder = state.bidder
     assert bidder is not None
     need = _needed(state)
@@ -391,6 +398,11 @@ def _play_losing(state: MoonState, legal: Sequence[Any]) -> frozenset[Any]:
     solver = Solver(state.trump, bidder, need)
     every = not state.trick and won + len(state.hands[bidder]) == need
     alike = _alike(solver.rules, _mask(state.hands[bidder])) if every else 0
+    if played in legal:
+        for hands in worlds(state, alike):
+            if solver.makes(_after(hands, bidder, played.tile), (*state.trick, (bidder, played.tile)),
+                            (bidder + 1) % 3, won):
+                return frozenset()  # the played tile keeps the bid in this world: not losing
     good: set[Any] = set()
     for hands in worlds(state, alike):
         for act in legal:
@@ -413,19 +425,26 @@ def _after(hands: Hands, seat: int, tile: Tile) -> Hands:
 _LAST_PICKUP: tuple[tuple[int, int, int], dict[str, int]] | None = None
 
 
-def _kept_by_trump(bidder: int, hand8: int, unseen: int, state: MoonState) -> dict[str, int]:
+def _opening(state: MoonState, bidder: int, hand8: int) -> MoonState:
+    """``state`` as it was before the bidder's discard, holding the tiles of ``hand8`` (a mask)."""
+    eight = [t for t in ALL_TILES if hand8 >> _INDEX[t] & 1]
+    return evolve(state, phase="discard", hands=tuple(tuple(eight) if s == bidder else state.hands[s]
+                                                     for s in range(3)), discard=None)
+
+
+def _kept_by_trump(bidder: int, hand8: int, unseen: int, state: MoonState,
+                   solvers: dict[str, Solver]) -> dict[str, int]:
     """Per trump choice, the tiles of ``hand8`` (a mask) whose discard keeps a moon in at least
-    one world (remembered for the trump decision that follows the discard)."""
+    one world (remembered for the trump decision that follows the discard); ``solvers``: one
+    per trump choice already used for this pickup (made as needed)."""
     global _LAST_PICKUP
     key = (bidder, hand8, unseen)
     if _LAST_PICKUP is not None and _LAST_PICKUP[0] == key:
         return _LAST_PICKUP[1]
-    eight = [t for t in ALL_TILES if hand8 >> _INDEX[t] & 1]
-    opening = evolve(state, phase="discard", hands=tuple(tuple(eight) if s == bidder else state.hands[s]
-                                                        for s in range(3)), discard=None)
+    opening = _opening(state, bidder, hand8)
     kept: dict[str, int] = {}
     for trump in TRUMP_OPTIONS:
-        solver = Solver(trump, bidder, TRICKS)
+        solver = solvers.setdefault(trump, Solver(trump, bidder, TRICKS))
         found = 0
         for hands in worlds(opening, _alike(solver.rules, hand8)):
             found |= solver.spare(hands, hand8 & ~found)
@@ -436,14 +455,22 @@ def _kept_by_trump(bidder: int, hand8: int, unseen: int, state: MoonState) -> di
     return kept
 
 
-def _pickup_losing(state: MoonState, legal: Sequence[Any]) -> frozenset[Any]:
+def _pickup_losing(state: MoonState, legal: Sequence[Any], played: Any = None) -> frozenset[Any]:
     bidder = state.bidder
     assert bidder is not None
     if _needed(state) < TRICKS:
         return frozenset()
     hand8 = _mask(state.hands[bidder]) | (_mask((state.discard,)) if state.discard is not None else 0)
     unseen = (1 << len(ALL_TILES)) - 1 & ~hand8
-    kept = _kept_by_trump(bidder, hand8, unseen, state)
+    solvers: dict[str, Solver] = {}
+    if played in legal and (_LAST_PICKUP is None or _LAST_PICKUP[0] != (bidder, hand8, unseen)):
+        opening = _opening(state, bidder, hand8)
+        bit = _mask((played.tile,) if state.phase == "discard" else (state.discard,))  # type: ignore[arg-type]
+        for trump in TRUMP_OPTIONS if state.phase == "discard" else (played.trump,):
+            solver = solvers.setdefault(trump, Solver(trump, bidder, TRICKS))
+            if any(solver.spare(hands, bit) for hands in worlds(opening, _alike(solver.rules, hand8))):
+                return frozenset()  # the played discard or trumps keep the bid in a world: not losing
+    kept = _kept_by_trump(bidder, hand8, unseen, state, solvers)
     if state.phase == "discard":
         union = 0
         for found in kept.values():
@@ -455,14 +482,18 @@ def _pickup_losing(state: MoonState, legal: Sequence[Any]) -> frozenset[Any]:
     return frozenset(a for a in legal if a not in good) if good else frozenset()
 
 
-def losing_moves(game: Any, state: MoonState, seat: int) -> frozenset[Any]:
+def losing_moves(game: Any, state: MoonState, seat: int, played: Any = None) -> frozenset[Any]:
     """The bidder's losing plays, discard or trumps in ``state`` (see the module docstring);
-    empty for a defender, during the bidding and once the bid is made or beaten."""
+    empty for a defender, during the bidding and once the bid is made or beaten.
+
+    With ``played`` (the move a player chose), that move is judged first: when it keeps the bid
+    in some world it is not losing and the set returned is empty, whatever the other moves (so
+    whether ``played`` is losing is exact; whether the decision had a losing move is not)."""
     if state.phase in ("bid", "over") or seat != state.bidder or seat != state.turn:
         return frozenset()
     legal = game.legal_actions(state, seat)
     if state.phase == "play":
-        return _play_losing(state, [a for a in legal if isinstance(a, Play)])
+        return _play_losing(state, [a for a in legal if isinstance(a, Play)], played)
     if state.phase == "discard":
-        return _pickup_losing(state, [a for a in legal if isinstance(a, Discard)])
-    return _pickup_losing(state, [a for a in legal if isinstance(a, NameTrump)])
+        return _pickup_losing(state, [a for a in legal if isinstance(a, Discard)], played)
+    return _pickup_losing(state, [a for a in legal if isinstance(a, NameTrump)], played)
