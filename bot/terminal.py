@@ -713,7 +713,8 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ input
     def read(self, prompt: str) -> str | None:
-        """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board and asks again."""
+        """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board, then the
+        player's own blocks of the panel being asked (its hand, tiles or dice), and asks again."""
         while True:
             try:
                 raw = self.ask(prompt).strip()
@@ -722,11 +723,14 @@ class TerminalGame:
                 return None
             if raw.lower() in ("b", "board", "plateau") and self.board is not None:
                 self.out(compact_block(self.board, lang=self.t.lang))
+                if self._table is not None:  # the turn being asked: the player's own blocks
+                    panel = compose.panel(self._table, 0, self.t).card
+                    self.out(compact_block(panel, {(f.name, f.value) for f in self.board.fields}, self.t.lang))
                 continue
             return raw
 
-    def _yes_no(self, prompt: str, yes: Sequence[str], interrupted: bool) -> bool:
-        """A yes/no question: ``True`` for an answer in ``yes``, ``False`` for ``n``/``no``/``non``,
+    def _yes_no(self, prompt: str, yes: Sequence[str], interrupted: bool, no: Sequence[str] = _NO) -> bool:
+        """A yes/no question: ``True`` for an answer in ``yes``, ``False`` for one in ``no``,
         ``interrupted`` on Ctrl-C or Ctrl-D; any other answer says "answer y or n" and asks again."""
         while True:
             raw = self.read(prompt)
@@ -734,14 +738,14 @@ class TerminalGame:
                 return interrupted
             if raw.lower() in yes:
                 return True
-            if raw.lower() in _NO:
+            if raw.lower() in no:
                 return False
             self.out(self.t("term.yes_no"))
 
     def yes(self, prompt: str) -> bool:
-        """A yes/no question: yes for ``y``/``yes`` (``o``/``oui``), no for ``n``/``no``/``non``;
-        Ctrl-C/Ctrl-D = no; any other answer asks again."""
-        return self._yes_no(prompt, _YES, interrupted=False)
+        """A yes/no question: yes for ``y``/``yes`` (``o``/``oui``), no for ``n``/``no``/``non`` and
+        for ``q`` (a sub-question's way back); Ctrl-C/Ctrl-D = no; any other answer asks again."""
+        return self._yes_no(prompt, _YES, interrupted=False, no=_NO + QUIT)
 
     def _confirm_leave(self) -> bool:
         """Ask before leaving. Yes (or ``q`` again), or end of input / Ctrl-C again, leaves (the

@@ -303,6 +303,19 @@ async def test_a_yes_no_question_asks_again_on_any_other_answer(tmp_path, god_sc
     assert (await action_log(tmp_path / "t.db"))[0] == "c2"
 
 
+async def test_q_at_a_confirmation_goes_back(tmp_path, god_script):
+    """"q" at a risky choice's confirmation ("Commit all 48?") is "no", the way back of a
+    sub-question: the choice is asked again and nothing is committed."""
+    rolls, _ = god_script
+    rolls.append((0, 1))
+    s = Script(["48", "q", "2"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 0
+    commit, sure = TerminalTranslator("en")("term.god.commit", min=1, max=48), TerminalTranslator("en")("term.god.all", n=48)
+    assert s.prompts[:3] == [commit, sure, commit]
+    assert (await action_log(tmp_path / "t.db"))[0] == "c2"
+
+
 # --- 4. confirmation before leaving, play --resume ------------------------------------------------------
 @pytest.mark.parametrize("leave", ["q", EOFError, KeyboardInterrupt])
 async def test_leaving_asks_first_and_resume_continues_the_same_table(tmp_path, god_script, leave):
@@ -454,9 +467,11 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     # the panel never repeats what the board shows
     for panel in before_b.split(panel_title)[1:]:
         assert f"{table}:" not in panel.split("\n? ")[0] and f"{card}:" not in panel.split("\n? ")[0]
-    # "b" prints the whole board again, warning card included, and asks the same question again
+    # "b" prints the whole board again, warning card included, then the player's own panel (its
+    # dice), and asks the same question again
     shown = after_b.split("\n? ")[0]
     assert shown.count(f"{card}:\n") == 1 and not term_said(shown, "term.unchanged")
+    assert shown.index(panel_title) > shown.index(heading) and f"{table}:" not in shown.split(panel_title)[1]
     assert s.prompts[1] == s.prompts[2]
 
 
