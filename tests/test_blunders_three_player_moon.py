@@ -1,8 +1,9 @@
 """Three-Player Moon's bidder never plays a move that loses its bid in every deal it cannot tell
 from the true one while another keeps it in a few (``engine.three_player_moon.ai.keepers``),
 on the positions of normal-level games where it once did (``python -m bench.blunders
-three-player-moon --level normal --seed 1``), each reached by replaying the moves of the time;
-the judge is the checker (``tests/blunders/three_player_moon.py``)."""
+three-player-moon --level normal --seed 1``, its first 141 games and then games 281 and 363),
+each reached by replaying the moves of the time; the judge is the checker
+(``tests/blunders/three_player_moon.py``)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,21 @@ _LOGS: dict[tuple[int, int], str] = {
     (100135, 34): (
         "b5 b0 b0 d65 t2 p22 p21 p31 p62 p52 p54 p55 p51 p63 p33 p43 p64 p00 p41 p11 p32 p53 p44 p42 p61 p66 "
         "b5 b0 b0 d21 t3 p66 p64 p61"),
+    (100281, 211): (
+        "b4 b0 b6 d21 t6 p66 p61 p41 p65 p63 p43 p44 p42 p51 p33 p31 p52 p62 p32 p00 p64 p54 p22 p53 p11 p55 "
+        "b5 b0 b0 d63 t2 p66 p61 p65 p33 p43 p31 p00 p62 p41 p22 p53 p21 p11 p54 p32 p42 p51 p44 p52 p64 p55 "
+        "b5 b0 b0 d32 t5 p55 p21 p51 p65 p41 p52 p22 p42 p62 p11 p64 p31 p53 p00 p61 p54 p33 p63 p43 p66 p44 "
+        "b5 b0 b0 d21 t3 p33 p31 p43 p63 p32 p54 p22 p42 p62 p00 p41 p61 p53 p52 p64 p51 p44 p55 p11 p65 p66 "
+        "b5 b7 b0 d31 t2 p22 p42 p32 p33 p43 p53 p11 p51 p41 p21 p61 p54 p52 p63 p00 p62 p65 p55 p64 p44 p66 "
+        "b5 b0 b0 d31 t2 p22 p42 p21 p33 p53 p43 p00 p41 p51 p32 p54 p61 p52 p63 p65 p62 p11 p44 p64 p55 p66 "
+        "b21 d42 t1 p11 p52 p21 p61 p53 p31 p66 p62 p51 p55 p65 p54 p22 p41 p63 p44 p00 p43 p64 p33 p32 b5 b0 "
+        "b0 d54 t2 p22 p32 p21 p62 p31 p52 p55 p51 p65 p44 p64 p41 p00 p53 p43 p42 p61 p11 p63 p33 p66 b6 b0 "
+        "b0 d21 t5"),
+    (100363, 83): (
+        "b5 b0 b0 d41 t5 p66 p64 p61 p22 p32 p21 p11 p55 p31 p44 p62 p43 p42 p63 p52 p65 p51 p00 p54 p53 p33 "
+        "b5 b0 b0 d31 t2 p22 p43 p32 p21 p54 p41 p42 p61 p51 p52 p63 p64 p62 p00 p33 p53 p11 p55 p66 p65 p44 "
+        "b6 b0 b0 d32 t1 p11 p51 p21 p61 p42 p41 p66 p65 p62 p55 p53 p52 p33 p43 p63 p54 p00 p64 p31 p22 p44 "
+        "b0 b6 b0 d52 t1"),
 }
 
 
@@ -67,7 +83,8 @@ def _discard_keeps(state: MoonState, act: Discard, trump: str) -> bool:
     return any(solver.spare(hands, bit) for hands in worlds(state))
 
 
-@pytest.mark.parametrize(("seed", "version", "then"), [(100019, 34, "p44"), (100032, 216, "p22"), (100135, 34, "p00")])
+@pytest.mark.parametrize(("seed", "version", "then"), [(100019, 34, "p44"), (100032, 216, "p22"), (100135, 34, "p00"),
+                                                   (100281, 211, "p66"), (100363, 83, "p66")])
 def test_a_bidder_plays_a_tile_that_keeps_its_bid_in_a_few_deals_rather_than_one_that_keeps_it_in_none(
         seed: int, version: int, then: str) -> None:
     state = _position(seed, version)

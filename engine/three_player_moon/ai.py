@@ -136,7 +136,8 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     when the bid needs every trick, the complete search of their other moves being too long
     there: seconds; again within ``budget`` positions), drawn from a generator seeded by public
     facts; for a discard or trumps with ``prefer``, :data:`CHECK_WIDEN` times ``samples`` more
-    deals when the first show no move that keeps it.
+    deals when the first show no move that keeps it, and so for a play (the deals that follow
+    in the same draw, up to :data:`CHECK_WIDEN` times ``samples`` in all).
 
     Every search also ends as soon as ``stop()`` says so (a decision's deadline). ``None`` when
     nothing was learned (not the bidder, nothing asked, no move found to keep the bid, or out
@@ -155,7 +156,10 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
         return None
     rng = random.Random(f"moon-check:{state.version}:{seat}")
     if state.phase == "play":
-        return play_keepers(state, seat, moves, samples, rng, budget, stop, seen) or None
+        found = play_keepers(state, seat, moves, samples, rng, budget, stop, seen)
+        if not found and prefer is not None and not (stop is not None and stop()):
+            found = play_keepers(state, seat, moves, samples * (CHECK_WIDEN - 1), rng, budget, stop, seen)
+        return found or None
     if needed(state) < TRICKS:
         return None
     discard = state.discard if state.phase == "trump" else None
