@@ -116,9 +116,11 @@ def best_trump(hand: Sequence[Tile], gone: Iterable[Tile] = (), banned: Iterable
 CHECK_BUDGET = 60_000
 #: Deals sampled when that search runs past its budget (:func:`keepers`).
 CHECK_SAMPLES = 16
-#: How much further :func:`keepers` looks once the preferred move is shown to lose the bid in
-#: every deal: this many times its positions for a complete search of the other tiles; for a
-#: discard or trumps, this many times its sampled deals when those found no move that keeps it.
+#: How much further :func:`keepers` looks when its first searches learn nothing: this many times
+#: its positions for a complete search of the other tiles once the preferred move is shown to
+#: lose the bid in every deal; when the sampled deals show no move that keeps it, this many times
+#: its sampled deals more for a discard or trumps, and for a play the deals that follow in the
+#: same draw, up to this many times its sampled deals in all.
 CHECK_WIDEN = 3
 
 
