@@ -17,6 +17,7 @@ from bot.games import GAMES
 from bot.render import render_board, render_panel
 from tests.catalog import said, says
 from tests.e2e import board_of, open_table, play_counting, take_turn
+from tests.pictures import pixels
 
 
 def board_png(world, board) -> bytes:
@@ -46,7 +47,7 @@ async def test_board_carries_the_public_picture_and_it_follows_the_game(e2e):
     board = board_of(world, tid)
     first = board_png(world, board)
     assert first.startswith(b"\x89PNG")
-    assert first == await expected_board(world, tid)
+    assert pixels(first) == pixels(await expected_board(world, tid))
     # the short text stays beside the picture: the headline, not the whole text board
     assert "Round 1/12" in board.text() and "Al*ce_`|" not in board.text()
     rng = random.Random(2)
@@ -54,7 +55,7 @@ async def test_board_carries_the_public_picture_and_it_follows_the_game(e2e):
         assert await take_turn(world, alice, tid, rng)
     later = board_png(world, board)
     assert later != first
-    assert later == await expected_board(world, tid)
+    assert pixels(later) == pixels(await expected_board(world, tid))
     assert len({v.attachment_ids for v in board.versions}) > 1  # a new upload for a new picture
 
 
@@ -81,7 +82,7 @@ async def test_an_unchanged_picture_is_not_uploaded_again(e2e):
                 assert board.current.attachment_ids == before.attachment_ids
                 board_uploads = [u for u in world.uploads[uploads:] if u.filename == "board.png"]
                 assert board_uploads == []
-                assert board_png(world, board) == await expected_board(world, tid)
+                assert pixels(board_png(world, board)) == pixels(await expected_board(world, tid))
                 checked += 1
             continue
         for m in (alice, bob):
@@ -103,7 +104,7 @@ async def test_a_panel_carries_its_picture(e2e):
     game = GAMES["gang-of-dice"].game
     legal = [game.encode(a) for a in game.legal_actions(table.state, seat)] if seat in table.to_act() else []
     want = render_panel("gang-of-dice", game.view_json(table.state, seat), legal, table.names(), "en", cache=None)
-    assert world.attachment_bytes(att) == want
+    assert pixels(world.attachment_bytes(att)) == pixels(want)
     assert panel.components, "the legal choices stay buttons"
 
 
@@ -187,7 +188,7 @@ async def test_a_deleted_board_comes_back_with_its_picture(e2e):
     await world.settle()
     new_board = board_of(world, tid)
     assert new_board.id != board.id
-    assert board_png(world, new_board) == await expected_board(world, tid)
+    assert pixels(board_png(world, new_board)) == pixels(await expected_board(world, tid))
 
 
 async def _panel_after_one_click(world, alice, tid):
@@ -227,7 +228,7 @@ async def test_a_click_is_answered_at_once_and_its_new_picture_follows(e2e, work
     assert answer.components != record.versions[0].components, "the answer has the new buttons"
     [att] = last.attachments
     assert att["filename"] != first_att
-    assert world.attachment_bytes(att) == await expected_panel(world, tid, alice)
+    assert pixels(world.attachment_bytes(att)) == pixels(await expected_panel(world, tid, alice))
 
 
 @pytest.mark.parametrize("slow", [False, True], ids=["answered", "deferred"])

@@ -26,6 +26,7 @@ from bot.render import render_board
 from bot.table import TableSnapshot
 from bot.web import links
 from storage.factory import open_store
+from tests.pictures import pixels
 from tests.webgames import GUILD, Clock, play, web_context
 from web.server import RateLimit, WebServer, clean_name
 
@@ -111,7 +112,8 @@ async def test_pages_replay_and_accessibility_in_chromium(site):
         assert f"Step {step} of {len(log)}" in await page.locator("#step").inner_text()
         src = await page.locator("#board").get_attribute("src")
         shown = await (await page.request.get(base + src)).body()
-        assert shown == render_board("three-player-moon", game.view_json(states[step], None), names, "en", cache=None)
+        assert pixels(shown) == pixels(render_board("three-player-moon", game.view_json(states[step], None), names, "en",
+                                                    cache=None))
         text = await page.locator("main").inner_text()
         leaked = [s for s in secrets if s in text]
         assert not leaked, leaked

@@ -12,7 +12,8 @@ where ``view`` is the game's typed view (``game.view(state, seat)``, the classes
 ``engine/<game>/view.py``), ``names[seat]`` the display names, ``t`` a
 :class:`bot.i18n.Translator` and ``legal`` the seat's legal action codes. Renderers draw only
 from the view (never from a state), so the public picture cannot show hidden information, and
-they are deterministic: the same inputs give byte-identical PNG files. Their words come from the
+they are deterministic: the same inputs give the same pixels (the deflate library, ISA-L, may
+encode them in other but equally valid bytes from one call to the next). Their words come from the
 i18n catalogs (``pic.*`` and each game's ``<prefix>.pic.*`` keys, beside its text board's).
 
 The functions below take the view's JSON form (``game.view_json(state, seat)``: what is sent to

@@ -2,7 +2,8 @@
 (the Gang of Dice boss as a figure), domino tiles, cards, icons, legends and the PNG encoder.
 
 Every helper is deterministic (no clock, no randomness) so that the same view gives the same
-bytes. Coordinates are px on a :data:`bot.render.style.WIDTH`-wide picture.
+pixels (their deflated bytes may differ from one call to the next: ISA-L's encoding is not
+guaranteed to repeat). Coordinates are px on a :data:`bot.render.style.WIDTH`-wide picture.
 
 **Bands.** Much of a picture's cost is encoding it: mapping every pixel to the palette and
 deflating the rows (with ISA-L's deflate, :mod:`isal.isal_zlib`: about ten times as fast as
@@ -281,7 +282,7 @@ class Canvas:
         self.y += size + 16
 
     def png(self) -> bytes:
-        """The picture cropped to its content, as PNG bytes (no metadata: deterministic): its
+        """The picture cropped to its content, as PNG bytes (no metadata chunk): its
         bands as they were kept, the rows between them encoded now."""
         h = max(1, min(self.image.height, self.y + style.MARGIN))
         parts: list[Encoded] = []
@@ -471,7 +472,7 @@ def palette_index(colour: Colour) -> int:
 def _palette() -> Image.Image:
     """The fixed 256-colour palette of every picture: the style's colours and their blends
     (anti-aliased edges of text and shapes), so that palette reduction is a fast lookup and the
-    same pixels always give the same bytes."""
+    same colours always give the same indices."""
     exact = [style.BG, style.INK, style.MUTED, style.PANEL, style.LINE, style.TITLE_BG, style.TITLE_INK,
              style.FELT, style.ORANGE, style.SKY, style.GREEN, style.YELLOW, style.BLUE, style.VERMILLION,
              style.PURPLE, style.BLACK, (110, 70, 160), (236, 233, 226), (232, 229, 222), (214, 228, 240),
@@ -543,7 +544,7 @@ def png_of(parts: Sequence[Encoded], width: int = style.WIDTH) -> bytes:
 
 
 def to_png(image: Image.Image) -> bytes:
-    """PNG bytes of ``image`` without any metadata chunk (same pixels → same bytes), encoded as
+    """PNG bytes of ``image`` without any metadata chunk, encoded as
     one band (:func:`encode_rows`)."""
     return png_of([encode_rows(image)], image.width)
 
