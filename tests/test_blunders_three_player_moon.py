@@ -1,7 +1,7 @@
 """Three-Player Moon's bidder never plays a move that loses its bid in every deal it cannot tell
 from the true one while another keeps it in a few (``engine.three_player_moon.ai.keepers``),
 on the positions of normal-level games where it once did (``python -m bench.blunders
-three-player-moon --level normal --seed 1``, its first 141 games and then games 281 and 363),
+three-player-moon --level normal --seed 1``, its first 141 games and then games 152, 281 and 363),
 each reached by replaying the moves of the time; the judge is the checker
 (``tests/blunders/three_player_moon.py``)."""
 
@@ -47,6 +47,11 @@ _LOGS: dict[tuple[int, int], str] = {
     (100135, 34): (
         "b5 b0 b0 d65 t2 p22 p21 p31 p62 p52 p54 p55 p51 p63 p33 p43 p64 p00 p41 p11 p32 p53 p44 p42 p61 p66 "
         "b5 b0 b0 d21 t3 p66 p64 p61"),
+    (100152, 86): (
+        "b6 b0 b0 d21 t6 p66 p31 p63 p44 p42 p41 p33 p43 p65 p55 p61 p52 p62 p53 p51 p32 p54 p11 p64 p00 p22 "
+        "b5 b0 b0 d21 t6 p33 p31 p43 p22 p32 p42 p11 p41 p66 p44 p63 p51 p65 p62 p52 p61 p00 p53 p64 p55 p54 "
+        "b4 b6 b0 d54 tD p66 p00 p44 p43 p41 p42 p11 p31 p21 p22 p61 p32 p33 p62 p51 p55 p63 p52 p64 p65 p53 "
+        "b4 b5 b0 d32 t6 p33 p43 p31"),
     (100281, 211): (
         "b4 b0 b6 d21 t6 p66 p61 p41 p65 p63 p43 p44 p42 p51 p33 p31 p52 p62 p32 p00 p64 p54 p22 p53 p11 p55 "
         "b5 b0 b0 d63 t2 p66 p61 p65 p33 p43 p31 p00 p62 p41 p22 p53 p21 p11 p54 p32 p42 p51 p44 p52 p64 p55 "
@@ -84,7 +89,7 @@ def _discard_keeps(state: MoonState, act: Discard, trump: str) -> bool:
 
 
 @pytest.mark.parametrize(("seed", "version", "then"), [(100019, 34, "p44"), (100032, 216, "p22"), (100135, 34, "p00"),
-                                                   (100281, 211, "p66"), (100363, 83, "p66")])
+                                                   (100152, 86, "p55"), (100281, 211, "p66"), (100363, 83, "p66")])
 def test_a_bidder_plays_a_tile_that_keeps_its_bid_in_a_few_deals_rather_than_one_that_keeps_it_in_none(
         seed: int, version: int, then: str) -> None:
     state = _position(seed, version)

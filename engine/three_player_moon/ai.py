@@ -117,8 +117,8 @@ CHECK_BUDGET = 60_000
 #: Deals sampled when that search runs past its budget (:func:`keepers`).
 CHECK_SAMPLES = 16
 #: How much further :func:`keepers` looks when its first searches learn nothing: this many times
-#: its positions for a complete search of the other tiles once the preferred move is shown to
-#: lose the bid in every deal; when the sampled deals show no move that keeps it, this many times
+#: its positions for a play's preferred tile when its budget did not settle it, and for a complete
+#: search of the other tiles once the preferred move is shown to lose the bid in every deal; when the sampled deals show no move that keeps it, this many times
 #: its sampled deals more for a discard or trumps, and for a play the deals that follow in the
 #: same draw, up to this many times its sampled deals in all.
 CHECK_WIDEN = 3
@@ -129,9 +129,11 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     """The bidder's ``moves`` known to keep its bid in some deal it cannot tell from the true
     one, by :func:`engine.three_player_moon.outlook.keeping` (a complete search, every hand in
     view) within ``budget`` positions: every such move; with ``prefer`` (one of ``moves``),
-    that one alone first, ``{prefer}`` as soon as one deal keeps the bid with it, and when it
-    loses the bid in every deal, the other moves, while playing within :data:`CHECK_WIDEN`
-    times ``budget`` positions (a tile that keeps the bid in a few deals only is found there).
+    that one alone first, ``{prefer}`` as soon as one deal keeps the bid with it (while playing,
+    searched again within :data:`CHECK_WIDEN` times ``budget`` positions when ``budget`` did not
+    settle it), and when it loses the bid in every deal, the other moves, while playing within
+    :data:`CHECK_WIDEN` times ``budget`` positions (a tile that keeps the bid in a few deals
+    only is found there).
 
     Past those budgets, the moves that keep it in one of ``samples`` sampled deals
     (``outlook.play_keepers`` while playing, ``outlook.pickup_counts`` for a discard or trumps
@@ -149,6 +151,9 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
         keep = keeping(state, seat, moves, budget, stop=stop, seen=seen)
     else:
         keep = keeping(state, seat, [prefer], budget, stop=stop, seen=seen)
+        if keep is None and state.phase == "play" and not (stop is not None and stop()):
+            # no deal found to keep it within budget: it may keep the bid in a few deals only
+            keep = keeping(state, seat, [prefer], budget * CHECK_WIDEN, stop=stop, seen=seen)
         if keep is not None and not keep:  # ``prefer`` loses the bid in every deal: does another keep it?
             wide = budget * CHECK_WIDEN if state.phase == "play" else budget
             keep = keeping(state, seat, [m for m in moves if m != prefer], wide, stop=stop, seen=seen)
