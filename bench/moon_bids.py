@@ -5,14 +5,16 @@
 
 Plays ``--games`` games with the levels of ``--levels`` (one per seat; game ``g`` deals seed
 ``S * 100000 + g // 3`` and turns the levels ``g % 3`` seats round, so every deal is played
-from every seat, as ``bench.arena`` does) and counts, per level: the hands its seats were dealt
+from every seat, as ``bench.arena`` does; when the three levels are the same, every game is a
+deal of its own, ``S * 100000 + g``: played from another seat it would be the same game) and counts, per level: the hands its seats were dealt
 (each seat of each hand, thrown-in hands included), the moon bids they made (T2) and how many
-of those took all seven tricks (T6), and the games they won (a first place shared by ``k``
+of those took all seven tricks (T6), the other bids they won the bidding with (4 to 7) and how
+many of those were made, and the games they won (a first place shared by ``k``
 seats counts ``1/k``). Prints one line per level: moon bids per 100 hands a seat was dealt, the
 share made with a 95% Wilson interval, and the level's share of the games (with ``--calibrate``,
 also the moon bids and the share made by the bidder's chance against good defenders,
 ``engine.three_player_moon.outlook.moon_chance`` on 96 deals); the last line is one JSON object (``levels``, ``games``, ``hands`` (table hands), and per level ``seat_hands``,
-``moon_bids``, ``moons_made``, ``wins``).
+``moon_bids``, ``moons_made``, ``bids``, ``bids_made``, ``wins``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ CALIBRATION_SAMPLES = 96
 
 def play_game(seed: int, levels: list[str], iterations: int | None, calibrate: bool = False) -> dict[str, Any]:
     """One game with ``levels[s]`` at seat ``s``: per level ``seat_hands``, ``moon_bids``,
-    ``moons_made`` and ``wins``, and the table ``hands``; with ``calibrate``, per level the
+    ``moons_made``, ``bids`` and ``bids_made`` (the other winning bids) and ``wins``, and the table ``hands``; with ``calibrate``, per level the
     ``calibration`` list of ``(chance against good defenders of the bidder's 7 tiles, made)``
     of its moon bids (``engine.three_player_moon.outlook.moon_chance``, 96 deals)."""
     game = GAMES["three-player-moon"].game
@@ -49,6 +51,8 @@ def play_game(seed: int, levels: list[str], iterations: int | None, calibrate: b
     seat_hands: Counter[str] = Counter()
     bids: Counter[str] = Counter()
     made: Counter[str] = Counter()
+    other: Counter[str] = Counter()
+    other_made: Counter[str] = Counter()
     hands = 0
     counted = -1
     chance: float | None = None
@@ -65,6 +69,10 @@ def play_game(seed: int, levels: list[str], iterations: int | None, calibrate: b
             chance = moon_chance(state.hands[seat], CALIBRATION_SAMPLES, random.Random(f"calibrate:{seed}:{counted}"))
         state = game.apply(state, {seat: act}).state
         last = state.last_hand
+        if last is not None and last.bid != MOON and last.hand_no == counted and (
+                state.hand_no != counted or state.phase == "over"):
+            other[levels[last.bidder]] += 1
+            other_made[levels[last.bidder]] += last.made
         if last is not None and last.bid == MOON and last.hand_no == counted and (
                 state.hand_no != counted or state.phase == "over"):
             bids[levels[last.bidder]] += 1
@@ -78,7 +86,7 @@ def play_game(seed: int, levels: list[str], iterations: int | None, calibrate: b
     for s, r in enumerate(outcome_rewards(outcome)):
         wins[levels[s]] = wins.get(levels[s], 0.0) + r
     return {"hands": hands, "seat_hands": dict(seat_hands), "moon_bids": dict(bids), "moons_made": dict(made),
-            "wins": dict(wins), "calibration": calibration}
+            "bids": dict(other), "bids_made": dict(other_made), "wins": dict(wins), "calibration": calibration}
 
 
 def _job(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -99,17 +107,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     levels = [x.strip() for x in args.levels.split(",")]
     if len(levels) != 3 or any(lv not in LEVELS for lv in levels):
         parser.error(f"--levels takes three of {', '.join(LEVELS)}")
+    # the distinct seatings of the levels: one when every seat has the same level (a deal played
+    # again from another seat would be the same game), else three
+    turns = len({tuple(levels[k:] + levels[:k]) for k in range(3)})
     jobs = []
     for g in range(args.games):
-        k = g % 3
-        jobs.append((args.seed * 100000 + g // 3, levels[-k:] + levels[:-k] if k else list(levels), args.iterations,
+        k = g % turns
+        jobs.append((args.seed * 100000 + g // turns, levels[-k:] + levels[:-k] if k else list(levels), args.iterations,
                      args.calibrate))
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     results = list(pool.map(_job, jobs) if pool is not None else map(_job, jobs))
     if pool is not None:
         pool.shutdown()
-    total: dict[str, Counter[str]] = {k: Counter() for k in ("seat_hands", "moon_bids", "moons_made", "wins")}
+    total: dict[str, Counter[str]] = {k: Counter() for k in ("seat_hands", "moon_bids", "moons_made", "bids",
+                                                               "bids_made", "wins")}
     hands = 0
     for r in results:
         hands += r["hands"]
@@ -125,7 +137,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         lo, hi = wilson(nm / nb, nb) if nb else (0.0, 1.0)
         print(f"{lv:7} moon bids {nb} in {sh} seat-hands ({100 * nb / max(1, sh):.1f} per 100), made {nm}"
               f" ({(nm / nb if nb else 0):.2f}, 95% CI [{lo:.2f}, {hi:.2f}]); games won per seat {share:.3f}")
-        per_level[lv] = {"seat_hands": sh, "moon_bids": nb, "moons_made": nm, "wins": round(total["wins"][lv], 2)}
+        ob, om = total["bids"][lv], total["bids_made"][lv]
+        lo, hi = wilson(om / ob, ob) if ob else (0.0, 1.0)
+        print(f"{lv:7} other bids (4-7) {ob}, made {om} ({(om / ob if ob else 0):.2f}, 95% CI [{lo:.2f}, {hi:.2f}])")
+        per_level[lv] = {"seat_hands": sh, "moon_bids": nb, "moons_made": nm, "bids": ob, "bids_made": om,
+                         "wins": round(total["wins"][lv], 2)}
     calibration: dict[str, list[tuple[float, bool]]] = {}
     for r in results:
         for lv, rows in r["calibration"].items():
