@@ -8,11 +8,11 @@ players (2 to 6) from seed ``S * 100000 + g``, then ``--strong-games`` heads-up 
 strong seat (``--iterations`` per move, reproducible) against a normal one, the strong seat
 alternating. Every decision is timed in CPU time (``time.process_time``); a forced move (one
 legal action) is not counted. Printed: per level, the CPU ms per move (median, p95, max) over
-every counted move and over the announcements alone; and a SHA-256 of every game's moves in
+every counted move and over the announcements alone (and the mean); and a SHA-256 of every game's moves in
 order (seed, players, seat, action code), one for the normal games and one for the strong
 ones, so that a change of the AI's speed can be shown to leave its decisions as they were. The
 last line is one JSON object (``games``, ``seed``, ``strong_games``, ``iterations``,
-``normal_ms_median``, ``normal_ms_p95``, ``normal_choose_ms_median``, ``normal_choose_ms_p95``,
+``normal_ms_median``, ``normal_ms_p95``, ``normal_ms_mean``, ``normal_choose_ms_median``, ``normal_choose_ms_p95``,
 ``strong_ms_median``, ``strong_ms_p95``, ``normal_digest``, ``strong_digest``, ``moves``).
 
 ``--profile`` runs the normal games under ``cProfile`` and prints the 25 most expensive
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "games": args.games, "seed": args.seed, "strong_games": args.strong_games, "iterations": args.iterations,
         "normal_ms_median": _median(times.get("normal", [])), "normal_ms_p95": _p95(times.get("normal", [])),
+        "normal_ms_mean": round(statistics.fmean(times.get("normal", [0.0])), 2),
         "normal_choose_ms_median": _median(times.get("normal:choose", [])),
         "normal_choose_ms_p95": _p95(times.get("normal:choose", [])),
         "strong_ms_median": _median(times.get("strong", [])), "strong_ms_p95": _p95(times.get("strong", [])),
@@ -117,8 +118,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name in ("normal", "normal:choose", "strong", "strong:choose"):
         xs = times.get(name, [])
         if xs:
-            print(f"{name:14} CPU ms per move: median {_median(xs):7.2f}  p95 {_p95(xs):7.2f}"
-                  f"  max {max(xs):7.1f}  ({len(xs)} moves)")
+            print(f"{name:14} CPU ms per move: median {_median(xs):7.2f}  mean {statistics.fmean(xs):7.2f}"
+                  f"  p95 {_p95(xs):7.2f}  max {max(xs):7.1f}  ({len(xs)} moves)")
     print(f"normal decisions sha256 {summary['normal_digest']}")
     print(f"strong decisions sha256 {summary['strong_digest']}")
     if profiler is not None:

@@ -16,7 +16,8 @@ chooser's exact odds, :mod:`engine.shop_battle.odds`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 from engine.chance import rng_for, variant_seed
 from engine.fast import replacer
@@ -49,7 +50,7 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopB
             shops = [j for j, c in enumerate(new) if isinstance(state.cards[c], ShopCard)]
             j = shops[rng.randrange(len(shops))]
             new[k], new[j] = new[j], new[k]
-    return _redealt(state, salt, places, old, new)
+    return _Redeal(state, old)(salt, new)
 
 
 def pinned_variants(state: ShopBattleState, seat: int, salt: int, place: tuple[int, int],
@@ -77,7 +78,7 @@ class Pinned:
     [card])[0]``. ``cards``: the cards ``seat`` does not know, in place order. ``ValueError``
     as :func:`pinned_variants` for the seat and the place (a card is not checked)."""
 
-    __slots__ = ("_k", "_old", "_places", "_seat", "_state", "cards")
+    __slots__ = ("_k", "_old", "_redeal", "_seat", "_state", "cards")
 
     def __init__(self, state: ShopBattleState, seat: int, place: tuple[int, int]) -> None:
         places, old = unseen(state, seat)
@@ -85,9 +86,10 @@ class Pinned:
             raise ValueError("the chooser's top card must be known to the seat")
         if place not in places:
             raise ValueError("the place and the cards must be unknown to the seat")
-        self._state, self._places, self._old = state, places, old
+        self._old = old
+        self._redeal = _Redeal(state, old)
         self._k = places.index(place)
-        self._seat = seat
+        self._seat, self._state = seat, state
         self.cards: tuple[int, ...] = tuple(old)
 
     def __call__(self, salt: int, card: int) -> ShopBattleState:
@@ -96,7 +98,7 @@ class Pinned:
         j = new.index(card)
         k = self._k
         new[k], new[j] = new[j], new[k]
-        return _redealt(self._state, salt, self._places, self._old, new)
+        return self._redeal(salt, new)
 
 
 def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, int]], list[int]]:
@@ -112,28 +114,43 @@ def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, in
     return places, old
 
 
-def _redealt(state: ShopBattleState, salt: int, places: list[tuple[int, int]], old: list[int],
-             new: list[int]) -> ShopBattleState:
-    """``state`` with card ``new[k]`` at ``places[k]`` instead of ``old[k]``; knowledge of a
-    place follows it, the seed is the variant's."""
-    piles = [list(p) for p in state.piles]
-    pot = list(state.pot)
-    aside = list(state.aside)
-    mapping: dict[int, int] = {}
-    for (s, i), o, n in zip(places, old, new, strict=True):
-        mapping[o] = n
-        if s >= 0:
-            piles[s][i] = n
-        elif s == -1:
-            pot[i] = n
-        else:
-            aside[i] = n
-    return _variant(
-        state,
-        variant_seed(state.seed, salt),
-        tuple([tuple(p) for p in piles]),
-        tuple(pot),
-        tuple(sorted(aside)),
-        tuple(sorted([mapping.get(c, c) for c in state.face_down])),
-        tuple([tuple(sorted([mapping.get(c, c) for c in k])) for k in state.known]),
-    )
+class _Redeal:
+    """``state`` with card ``new[k]`` in place of ``old[k]`` (the cards of :func:`unseen`) for each
+    ``new`` asked for: knowledge of a place follows it, the seed is the variant's. Where each
+    card of a pile, the pot, the set-aside cards, the face-down cards and each seat's knowledge
+    comes from is found once; each variant is then read from ``new`` by ``operator.itemgetter``."""
+
+    __slots__ = ("_aside", "_face_down", "_fixed", "_known", "_piles", "_pot", "_state")
+
+    def __init__(self, state: ShopBattleState, old: list[int]) -> None:
+        pos = {c: k for k, c in enumerate(old)}
+        fixed: dict[int, int] = {}  # a card that stays: its index in ``new + fixed``
+
+        def layout(cards: Sequence[int]) -> Callable[[list[int]], tuple[int, ...]]:
+            at = [pos[c] if c in pos else fixed.setdefault(c, len(old) + len(fixed)) for c in cards]
+            if not at:
+                return lambda src: ()
+            if len(at) == 1:
+                k = at[0]
+                return lambda src: (src[k],)
+            return itemgetter(*at)
+
+        self._state = state
+        self._piles = [layout(p) for p in state.piles]
+        self._pot = layout(state.pot)
+        self._aside = layout(state.aside)
+        self._face_down = layout(state.face_down)
+        self._known = [layout(k) for k in state.known]
+        self._fixed = list(fixed)
+
+    def __call__(self, salt: int, new: list[int]) -> ShopBattleState:
+        state, src = self._state, new + self._fixed
+        return _variant(
+            state,
+            variant_seed(state.seed, salt),
+            tuple([get(src) for get in self._piles]),
+            self._pot(src),
+            tuple(sorted(self._aside(src))),
+            tuple(sorted(self._face_down(src))),
+            tuple([tuple(sorted(get(src))) for get in self._known]),
+        )
