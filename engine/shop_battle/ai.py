@@ -124,7 +124,7 @@ def _rounds(state: ShopBattleState, seat: int) -> Rounds:
     return Rounds(state, seat, DEALS, salt=_SALT, pick=_pick)
 
 
-def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) -> frozenset[Choose]:
+def dominated(state: ShopBattleState, seat: int) -> frozenset[Choose]:
     """The announcements of the chooser ``seat`` (phase ``choose``) whose chance to win the round
     is dominated by another's on the same seen card. Each announcement's round is played to its
     end in the same worlds the seat cannot tell from the true one, the first card it cannot see
@@ -135,16 +135,12 @@ def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) ->
     stakes do not depend on the announcement (the same cards are revealed and go to the round's
     winner, S4), so a dominated announcement only gives up rounds. Empty outside ``choose``.
 
-    With ``check``, only whether that announcement is dominated matters: when it wins the round
-    in every world the others are not played (the set is then empty).
-
-    :func:`safe_action` (the normal level, which plays only what its choice needs:
-    :func:`_dominated`) and the strong search (:mod:`engine.shop_battle.search`) never play one."""
+    The strong search (:mod:`engine.shop_battle.search`) never plays one, nor does
+    :func:`safe_action` (the normal level), which judges only the announcements it would play
+    (:func:`_dominated`)."""
     if state.phase != "choose" or seat != state.chooser or not state.piles[seat]:
         return frozenset()
     rounds = _rounds(state, seat)
-    if check is not None and all(r == 2 for r in rounds.results(check)):
-        return frozenset()
     results = {a: rounds.results(a) for a in AI_ORDER}
     margin, slack = MARGIN * rounds.size, SLACK * rounds.size
     return frozenset(a for a in AI_ORDER if any(_beats(results[b], results[a], margin, slack)

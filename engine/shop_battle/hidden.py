@@ -16,8 +16,7 @@ chooser's exact odds, :mod:`engine.shop_battle.odds`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import itemgetter
+from collections.abc import Sequence
 
 from engine.chance import rng_for, variant_seed
 from engine.fast import replacer
@@ -50,7 +49,7 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopB
             shops = [j for j, c in enumerate(new) if isinstance(state.cards[c], ShopCard)]
             j = shops[rng.randrange(len(shops))]
             new[k], new[j] = new[j], new[k]
-    return _Redeal(state, old)(salt, new)
+    return _redealt(state, salt, old, new)
 
 
 def pinned_variants(state: ShopBattleState, seat: int, salt: int, place: tuple[int, int],
@@ -78,7 +77,7 @@ class Pinned:
     [card])[0]``. ``cards``: the cards ``seat`` does not know, in place order. ``ValueError``
     as :func:`pinned_variants` for the seat and the place (a card is not checked)."""
 
-    __slots__ = ("_k", "_old", "_redeal", "_seat", "_state", "cards")
+    __slots__ = ("_k", "_old", "_seat", "_state", "cards")
 
     def __init__(self, state: ShopBattleState, seat: int, place: tuple[int, int]) -> None:
         places, old = unseen(state, seat)
@@ -87,7 +86,6 @@ class Pinned:
         if place not in places:
             raise ValueError("the place and the cards must be unknown to the seat")
         self._old = old
-        self._redeal = _Redeal(state, old)
         self._k = places.index(place)
         self._seat, self._state = seat, state
         self.cards: tuple[int, ...] = tuple(old)
@@ -98,7 +96,18 @@ class Pinned:
         j = new.index(card)
         k = self._k
         new[k], new[j] = new[j], new[k]
-        return self._redeal(salt, new)
+        return _redealt(self._state, salt, self._old, new)
+
+    def placed(self, card: int) -> ShopBattleState:
+        """A world ``seat`` cannot tell from the true one with ``card`` at the place, not dealt
+        at random: the card lying there and ``card`` change places, every other card stays (a
+        round that reveals no other card ``seat`` does not know ends there as in every such
+        world)."""
+        new = list(self._old)
+        j = new.index(card)
+        k = self._k
+        new[k], new[j] = new[j], new[k]
+        return _redealt(self._state, 0, self._old, new)
 
 
 def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, int]], list[int]]:
@@ -114,43 +123,20 @@ def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, in
     return places, old
 
 
-class _Redeal:
-    """``state`` with card ``new[k]`` in place of ``old[k]`` (the cards of :func:`unseen`) for each
-    ``new`` asked for: knowledge of a place follows it, the seed is the variant's. Where each
-    card of a pile, the pot, the set-aside cards, the face-down cards and each seat's knowledge
-    comes from is found once; each variant is then read from ``new`` by ``operator.itemgetter``."""
-
-    __slots__ = ("_aside", "_face_down", "_fixed", "_known", "_piles", "_pot", "_state")
-
-    def __init__(self, state: ShopBattleState, old: list[int]) -> None:
-        pos = {c: k for k, c in enumerate(old)}
-        fixed: dict[int, int] = {}  # a card that stays: its index in ``new + fixed``
-
-        def layout(cards: Sequence[int]) -> Callable[[list[int]], tuple[int, ...]]:
-            at = [pos[c] if c in pos else fixed.setdefault(c, len(old) + len(fixed)) for c in cards]
-            if not at:
-                return lambda src: ()
-            if len(at) == 1:
-                k = at[0]
-                return lambda src: (src[k],)
-            return itemgetter(*at)
-
-        self._state = state
-        self._piles = [layout(p) for p in state.piles]
-        self._pot = layout(state.pot)
-        self._aside = layout(state.aside)
-        self._face_down = layout(state.face_down)
-        self._known = [layout(k) for k in state.known]
-        self._fixed = list(fixed)
-
-    def __call__(self, salt: int, new: list[int]) -> ShopBattleState:
-        state, src = self._state, new + self._fixed
-        return _variant(
-            state,
-            variant_seed(state.seed, salt),
-            tuple([get(src) for get in self._piles]),
-            self._pot(src),
-            tuple(sorted(self._aside(src))),
-            tuple(sorted(self._face_down(src))),
-            tuple([tuple(sorted(get(src))) for get in self._known]),
-        )
+def _redealt(state: ShopBattleState, salt: int, old: list[int], new: list[int]) -> ShopBattleState:
+    """``state`` with card ``new[k]`` wherever ``old[k]`` lay (the cards of :func:`unseen`):
+    knowledge of a place follows it, the seed is the variant's. Every list of cards is read
+    through one table of where each card id goes (``map`` over it)."""
+    where = list(range(len(state.cards)))  # card ids index ``state.cards``
+    for o, n in zip(old, new, strict=True):
+        where[o] = n
+    get = where.__getitem__
+    return _variant(
+        state,
+        variant_seed(state.seed, salt),
+        tuple([tuple(map(get, p)) for p in state.piles]),
+        tuple(map(get, state.pot)),
+        tuple(sorted(map(get, state.aside))),
+        tuple(sorted(map(get, state.face_down))),
+        tuple([tuple(sorted(map(get, k))) for k in state.known]),
+    )
