@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from engine.policies import choose
 from engine.shop_battle import ShopBattle, odds
 from engine.shop_battle.actions import CHOOSE_ALL, TARGETS
@@ -176,3 +178,52 @@ def test_easy_says_higher_on_its_cards_best_characteristic_and_forgets_what_it_s
     assert easy_action(G, known, 0, rng=None) == act  # type: ignore[arg-type]
     state = _stacked([(1800, 1, 1), (1990, 20, 20)])
     assert G.encode(easy_action(G, state, 0, rng=None)).endswith(".hi")  # type: ignore[arg-type]
+
+
+#: Positions reached by the normal level from a seed (players, seed, the moves ``seat:code``),
+#: where the estimate's announcement (``choose_action``) is dominated: the estimate there and
+#: the announcement the normal level makes instead.
+_DOMINATED_ESTIMATES = [
+    (6, 100004, "3:c.street.lo 4:c.letters.lo 5:c.year.lo 4:t.3 4:t.0 1:c.year.lo 2:c.year.hi 3:c.year.hi 4:c.year.hi"
+                " 3:c.letters.hi 2:c.street.hi 5:c.year.hi 3:c.year.hi 2:c.street.lo 1:c.year.lo 5:c.year.hi"
+                " 1:c.street.lo 2:c.year.lo 3:c.year.lo 5:t.2 5:t.2 5:c.year.hi 1:c.year.hi 2:c.street.hi"
+                " 5:c.year.hi 3:c.year.lo", "c.year.lo", "c.street.lo"),
+    (3, 100006, "1:c.street.lo 0:c.street.hi 2:c.letters.lo 0:c.games.lo 2:c.letters.lo 1:c.street.lo 2:t.0"
+                " 0:c.street.lo 2:c.games.lo 1:c.year.hi 0:c.year.hi 2:c.letters.lo 1:c.year.lo",
+     "c.street.lo", "c.games.lo"),
+]
+
+
+@pytest.mark.parametrize(("players", "seed", "log", "estimate", "played"), _DOMINATED_ESTIMATES)
+def test_the_normal_level_replaces_a_dominated_estimate_by_the_best_announcement_left(
+        players: int, seed: int, log: str, estimate: str, played: str) -> None:
+    state = G.setup(seed, players)
+    for move in log.split():
+        seat, code = move.split(":")
+        assert G.to_act(state) == {int(seat)}
+        state = G.apply(state, {int(seat): G.decode(code)}).state
+    seat = state.chooser
+    legal = G.legal_actions(state, seat)
+    bad = dominated(state, seat)
+    assert G.encode(choose_action(state, seat, legal)) == estimate and estimate in {G.encode(a) for a in bad}
+    assert len(bad) >= 2  # more than the estimate: the next candidates are judged too
+    # the normal level judges its candidates best first, playing the others' rounds only as far
+    # as that needs: the same announcement as the best one outside the whole dominated set
+    assert G.encode(G.ai_action(state, seat)) == played
+    assert G.encode(choose_action(state, seat, tuple(a for a in legal if a not in bad))) == played
+
+
+@pytest.mark.parametrize(("players", "seed"), [(3, 21), (5, 22)])
+def test_the_normal_level_plays_the_best_announcement_outside_the_dominated_set(players: int, seed: int) -> None:
+    state = G.setup(seed, players)
+    judged = 0
+    while to_act := G.to_act(state):
+        (seat,) = to_act
+        legal = G.legal_actions(state, seat)
+        move = G.ai_action(state, seat)
+        if state.phase == "choose" and len(legal) > 1:
+            bad = dominated(state, seat)
+            assert move == choose_action(state, seat, tuple(a for a in legal if a not in bad))
+            judged += 1
+        state = G.apply(state, {seat: move}).state
+    assert judged > 10

@@ -7,9 +7,11 @@ public, it knows where each of those cards lies. See ``docs/rules/shop-battle.md
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.shop_battle.actions import AI_ORDER, TARGETS, Choose, ShopBattleAction, Target
 from engine.shop_battle.cards import CollectorCard, card_table
-from engine.shop_battle.odds import round_results
+from engine.shop_battle.odds import Rounds
 from engine.shop_battle.state import CCW, ShopBattleState, knowledge
 
 __all__ = ["DEALS", "MARGIN", "SLACK", "choose_action", "contest", "dominated", "safe_action", "win_chance"]
@@ -109,7 +111,20 @@ def _pick(state: ShopBattleState, owner: int) -> Target:
     return choice
 
 
-def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) -> frozenset[Choose]:
+def _beats(better: Sequence[int], worse: Sequence[int], margin: float, slack: float) -> bool:
+    """Whether results ``better`` dominate ``worse`` (:func:`dominated`'s rule: more wins by
+    ``margin`` with at most ``slack`` more losses, or as good in every world and better in two)."""
+    return better.count(2) >= worse.count(2) + margin and better.count(0) <= worse.count(0) + slack or (
+        all(y >= x for x, y in zip(worse, better, strict=True)) and sum(y > x for x, y in zip(worse, better, strict=True)) >= 2)
+
+
+def _rounds(state: ShopBattleState, seat: int) -> Rounds:
+    """The rounds :func:`dominated` plays for the chooser ``seat``: :data:`DEALS` worlds per
+    unseen card, salts from :data:`_SALT`, Collectors' targets by :func:`_pick`."""
+    return Rounds(state, seat, DEALS, salt=_SALT, pick=_pick)
+
+
+def dominated(state: ShopBattleState, seat: int) -> frozenset[Choose]:
     """The announcements of the chooser ``seat`` (phase ``choose``) whose chance to win the round
     is dominated by another's on the same seen card. Each announcement's round is played to its
     end in the same worlds the seat cannot tell from the true one, the first card it cannot see
@@ -120,51 +135,73 @@ def dominated(state: ShopBattleState, seat: int, check: Choose | None = None) ->
     stakes do not depend on the announcement (the same cards are revealed and go to the round's
     winner, S4), so a dominated announcement only gives up rounds. Empty outside ``choose``.
 
-    With ``check``, only whether that announcement is dominated matters: when it wins the round
-    in every world the others are not played (the set is then empty).
-
-    :func:`safe_action` (the normal level) and the strong search
-    (:mod:`engine.shop_battle.search`) never play one."""
+    The strong search (:mod:`engine.shop_battle.search`) never plays one, nor does
+    :func:`safe_action` (the normal level), which judges only the announcements it would play
+    (:func:`_dominated`)."""
     if state.phase != "choose" or seat != state.chooser or not state.piles[seat]:
         return frozenset()
-    results: dict[Choose, tuple[int, ...]] = {}
-    if check is not None:
-        results = round_results(state, seat, (check,), DEALS, salt=_SALT, pick=_pick)
-        if all(r == 2 for r in results[check]):
-            return frozenset()
-    results.update(round_results(state, seat, (a for a in AI_ORDER if a not in results), DEALS,
-                                 salt=_SALT, pick=_pick))
-    worlds = len(results[AI_ORDER[0]])
-    margin, slack = MARGIN * worlds, SLACK * worlds
-    odds = {a: (r.count(2), r.count(0)) for a, r in results.items()}
-    out = set()
-    for a in AI_ORDER:
-        ra = results[a]
-        wins, losses = odds[a]
-        for b in AI_ORDER:
-            if b is a:
-                continue
-            rb = results[b]
-            if odds[b][0] >= wins + margin and odds[b][1] <= losses + slack or (
-                    all(y >= x for x, y in zip(ra, rb, strict=True)) and sum(y > x for x, y in zip(ra, rb, strict=True)) >= 2):
-                out.add(a)
+    rounds = _rounds(state, seat)
+    results = {a: rounds.results(a) for a in AI_ORDER}
+    margin, slack = MARGIN * rounds.size, SLACK * rounds.size
+    return frozenset(a for a in AI_ORDER if any(_beats(results[b], results[a], margin, slack)
+                                                for b in AI_ORDER if b is not a))
+
+
+def _dominated(rounds: Rounds, action: Choose) -> bool:
+    """Whether ``action`` is in :func:`dominated`'s set, each other announcement's rounds played
+    only while it could still dominate ``action``: its wins so far plus the worlds left reach
+    ``action``'s wins plus the margin with no more losses than ``action``'s plus the slack, or it
+    is as good in every world so far with enough worlds left where ``action`` does not win."""
+    mine = rounds.results(action)
+    size = rounds.size
+    margin, slack = MARGIN * size, SLACK * size
+    wins, losses = mine.count(2), mine.count(0)
+    for other in AI_ORDER:
+        if other == action:
+            continue
+        theirs, steps = rounds.progress(other)
+        seen = [j for j, r in enumerate(theirs) if r >= 0]
+        won = sum(theirs[j] == 2 for j in seen)
+        lost = sum(theirs[j] == 0 for j in seen)
+        ahead = sum(theirs[j] > mine[j] for j in seen)
+        level = all(theirs[j] >= mine[j] for j in seen)
+        left = size - len(seen)
+        open_ = sum(mine[j] < 2 for j in range(size)) - sum(mine[j] < 2 for j in seen)
+        while won + left >= wins + margin and lost <= losses + slack or level and ahead + open_ >= 2:
+            settled = next(steps, None)
+            if settled is None:  # every world played: the rule itself
+                if _beats(theirs, mine, margin, slack):
+                    return True
                 break
-    return frozenset(out)
+            for j in settled:
+                r, m = theirs[j], mine[j]
+                won += r == 2
+                lost += r == 0
+                ahead += r > m
+                level = level and r >= m
+                open_ -= m < 2
+            left -= len(settled)
+    return False
 
 
 def safe_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleAction, ...]) -> ShopBattleAction:
     """The normal level (``ShopBattle.ai_action``): :func:`choose_action`, except that an
     announcement :func:`dominated` on its card is replaced by the best of the others by the
     same expected cards (the estimate of :func:`choose_action` can miss a Collector's effect,
-    such as a known ``swap`` that hands the opponent the chooser's next card)."""
+    such as a known ``swap`` that hands the opponent the chooser's next card). The candidates
+    are judged best first, each by :func:`_dominated`, so the others' rounds are played only
+    as far as that judgement needs them."""
     choice = choose_action(state, seat, legal)
-    if state.phase != "choose":
+    if state.phase != "choose" or not state.piles[seat]:
         return choice
-    assert isinstance(choice, Choose)
-    bad = dominated(state, seat, choice)
-    if choice not in bad:
-        return choice
-    return choose_action(state, seat, tuple(a for a in legal if a not in bad))
+    rounds = _rounds(state, seat)
+    left = legal
+    while True:
+        assert isinstance(choice, Choose)
+        if not _dominated(rounds, choice):
+            return choice
+        left = tuple(a for a in left if a != choice)
+        choice = choose_action(state, seat, left)
 
 
 def choose_action(state: ShopBattleState, seat: int, legal: tuple[ShopBattleAction, ...]) -> ShopBattleAction:

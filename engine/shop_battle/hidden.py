@@ -16,14 +16,17 @@ chooser's exact odds, :mod:`engine.shop_battle.odds`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from engine.chance import rng_for, variant_seed
+from engine.fast import replacer
 from engine.shop_battle.cards import ShopCard
 from engine.shop_battle.state import ShopBattleState, knowledge
 
-__all__ = ["hidden_variant", "pinned_variants", "unseen"]
+__all__ = ["Pinned", "hidden_variant", "pinned_variants", "unseen"]
+
+#: A variant: the fields a re-deal changes, the others copied (``engine.fast.replacer``).
+_variant = replacer(ShopBattleState, "seed", "piles", "pot", "aside", "face_down", "known")
 
 
 def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopBattleState:
@@ -46,7 +49,7 @@ def hidden_variant(state: ShopBattleState, seat: int | None, salt: int) -> ShopB
             shops = [j for j, c in enumerate(new) if isinstance(state.cards[c], ShopCard)]
             j = shops[rng.randrange(len(shops))]
             new[k], new[j] = new[j], new[k]
-    return _redealt(state, salt, places, old, new)
+    return _redealt(state, salt, old, new)
 
 
 def pinned_variants(state: ShopBattleState, seat: int, salt: int, place: tuple[int, int],
@@ -62,20 +65,49 @@ def pinned_variants(state: ShopBattleState, seat: int, salt: int, place: tuple[i
     For a seat whose view holds the chooser's top card in phase ``choose`` (the chooser itself:
     the pre-choice constraint of :func:`hidden_variant` is not drawn); ``ValueError``
     otherwise, or when ``place`` or a card of ``cards`` is known to ``seat``."""
-    places, old = unseen(state, seat)
-    if state.phase == "choose" and (state.chooser, 0) in places:
-        raise ValueError("the chooser's top card must be known to the seat")
-    if place not in places or not set(cards) <= set(old):
+    pinned = Pinned(state, seat, place)
+    if not set(cards) <= set(pinned.cards):
         raise ValueError("the place and the cards must be unknown to the seat")
-    k = places.index(place)
-    out = []
-    for card in cards:
-        new = list(old)
-        rng_for(state, f"pinned:{seat}:{salt}:{card}").shuffle(new)
+    return [pinned(salt, card) for card in cards]
+
+
+class Pinned:
+    """The variants of :func:`pinned_variants` one at a time, the unknown places found once:
+    ``Pinned(state, seat, place)(salt, card)`` is ``pinned_variants(state, seat, salt, place,
+    [card])[0]``. ``cards``: the cards ``seat`` does not know, in place order. ``ValueError``
+    as :func:`pinned_variants` for the seat and the place (a card is not checked)."""
+
+    __slots__ = ("_k", "_old", "_seat", "_state", "cards")
+
+    def __init__(self, state: ShopBattleState, seat: int, place: tuple[int, int]) -> None:
+        places, old = unseen(state, seat)
+        if state.phase == "choose" and (state.chooser, 0) in places:
+            raise ValueError("the chooser's top card must be known to the seat")
+        if place not in places:
+            raise ValueError("the place and the cards must be unknown to the seat")
+        self._old = old
+        self._k = places.index(place)
+        self._seat, self._state = seat, state
+        self.cards: tuple[int, ...] = tuple(old)
+
+    def __call__(self, salt: int, card: int) -> ShopBattleState:
+        new = list(self._old)
+        rng_for(self._state, f"pinned:{self._seat}:{salt}:{card}").shuffle(new)
         j = new.index(card)
+        k = self._k
         new[k], new[j] = new[j], new[k]
-        out.append(_redealt(state, salt, places, old, new))
-    return out
+        return _redealt(self._state, salt, self._old, new)
+
+    def placed(self, card: int) -> ShopBattleState:
+        """A world ``seat`` cannot tell from the true one with ``card`` at the place, not dealt
+        at random: the card lying there and ``card`` change places, every other card stays (a
+        round that reveals no other card ``seat`` does not know ends there as in every such
+        world)."""
+        new = list(self._old)
+        j = new.index(card)
+        k = self._k
+        new[k], new[j] = new[j], new[k]
+        return _redealt(self._state, 0, self._old, new)
 
 
 def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, int]], list[int]]:
@@ -91,28 +123,20 @@ def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, in
     return places, old
 
 
-def _redealt(state: ShopBattleState, salt: int, places: list[tuple[int, int]], old: list[int],
-             new: list[int]) -> ShopBattleState:
-    """``state`` with card ``new[k]`` at ``places[k]`` instead of ``old[k]``; knowledge of a
-    place follows it, the seed is the variant's."""
-    piles = [list(p) for p in state.piles]
-    pot = list(state.pot)
-    aside = list(state.aside)
-    mapping: dict[int, int] = {}
-    for (s, i), o, n in zip(places, old, new, strict=True):
-        mapping[o] = n
-        if s >= 0:
-            piles[s][i] = n
-        elif s == -1:
-            pot[i] = n
-        else:
-            aside[i] = n
-    return dataclasses.replace(
+def _redealt(state: ShopBattleState, salt: int, old: list[int], new: list[int]) -> ShopBattleState:
+    """``state`` with card ``new[k]`` wherever ``old[k]`` lay (the cards of :func:`unseen`):
+    knowledge of a place follows it, the seed is the variant's. Every list of cards is read
+    through one table of where each card id goes (``map`` over it)."""
+    where = list(range(len(state.cards)))  # card ids index ``state.cards``
+    for o, n in zip(old, new, strict=True):
+        where[o] = n
+    get = where.__getitem__
+    return _variant(
         state,
-        seed=variant_seed(state.seed, salt),
-        piles=tuple(tuple(p) for p in piles),
-        pot=tuple(pot),
-        aside=tuple(sorted(aside)),
-        face_down=tuple(sorted(mapping.get(c, c) for c in state.face_down)),
-        known=tuple(tuple(sorted(mapping.get(c, c) for c in k)) for k in state.known),
+        variant_seed(state.seed, salt),
+        tuple([tuple(map(get, p)) for p in state.piles]),
+        tuple(map(get, state.pot)),
+        tuple(sorted(map(get, state.aside))),
+        tuple(sorted(map(get, state.face_down))),
+        tuple([tuple(sorted(map(get, k))) for k in state.known]),
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from engine.core import Event
 from engine.fast import event, replacer
@@ -134,13 +134,28 @@ def _collector(seat: int, card: CollectorCard) -> Event:
     return event("sb.ev.collector", {"player": seat, "card": card.name, "power": card.kind, "params": card.params})
 
 
-def advance(st: ShopBattleState, action: ShopBattleAction | None,
-            record: bool = False) -> tuple[ShopBattleState, list[Event]]:
+@overload
+def advance(st: ShopBattleState, action: ShopBattleAction | None, record: bool = False, *,
+            round_end: Literal[False] = False) -> tuple[ShopBattleState, list[Event]]: ...
+
+
+@overload
+def advance(st: ShopBattleState, action: ShopBattleAction | None, record: bool = False, *,
+            round_end: Literal[True]) -> tuple[ShopBattleState | LastRound, list[Event]]: ...
+
+
+def advance(st: ShopBattleState, action: ShopBattleAction | None, record: bool = False, *,
+            round_end: bool = False) -> tuple[ShopBattleState | LastRound, list[Event]]:
     """One step from ``st``: ``action`` (the chooser's announcement, the target of the pending
     ``peek``/``swap``, or ``None`` for the setup's first pre-choice), then the automatic steps
     until the next decision or the end of the game. Returns the next state (version + 1) and,
     with ``record``, the step's events in order (the caller adds ``sb.ev.end``); without, the
     list is empty (the events of a step are made by running it again). ``action`` must be legal.
+
+    With ``round_end`` (for the AI, which reads a round's result: :mod:`engine.shop_battle.odds`),
+    a step that ends the round stops there and returns the round's :class:`LastRound` instead
+    of the next state (the winner settled; the next chooser not named, the next round's
+    pre-choice not run); a step that stops at a Collector's target returns that state as usual.
 
     The rules, in the order they apply (``docs/rules/shop-battle.md``, "A round"):
 
@@ -363,6 +378,8 @@ def advance(st: ShopBattleState, action: ShopBattleAction | None,
             events.append(event("sb.ev.win", {"winner": winner, "cards": cards_won}) if winner is not None
                           else event("sb.ev.carry", {"cards": cards_won}))
         last = _new_last(None, rnd, chooser, char, hi, tuple(plays), winner, level, cards_won, tiebreak)
+        if round_end:
+            return last, events
         if () in piles:
             for s in range(n):
                 if out[s] is None and not piles[s]:
