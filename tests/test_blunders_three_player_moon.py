@@ -1,7 +1,7 @@
 """Three-Player Moon's bidder never plays a move that loses its bid in every deal it cannot tell
 from the true one while another keeps it in a few (``engine.three_player_moon.ai.keepers``),
 on the positions of normal-level games where it once did (``python -m bench.blunders
-three-player-moon --level normal --seed 1``, its first 141 games and then games 152, 281 and 363),
+three-player-moon --level normal --seed 1``, its first 141 games and then games 152, 281, 363 and 759),
 each reached by replaying the moves of the time; the judge is the checker
 (``tests/blunders/three_player_moon.py``)."""
 
@@ -12,7 +12,7 @@ import pytest
 from bot.games import GAMES
 from engine.three_player_moon.actions import Discard
 from engine.three_player_moon.state import MoonState
-from engine.three_player_moon.tiles import ALL_TILES, TRICKS
+from engine.three_player_moon.tiles import ALL_TILES, MOON, TRICKS
 from tests.blunders.three_player_moon import Solver, losing_moves, worlds
 
 G = GAMES["three-player-moon"].game
@@ -52,6 +52,12 @@ _LOGS: dict[tuple[int, int], str] = {
         "b5 b0 b0 d21 t6 p33 p31 p43 p22 p32 p42 p11 p41 p66 p44 p63 p51 p65 p62 p52 p61 p00 p53 p64 p55 p54 "
         "b4 b6 b0 d54 tD p66 p00 p44 p43 p41 p42 p11 p31 p21 p22 p61 p32 p33 p62 p51 p55 p63 p52 p64 p65 p53 "
         "b4 b5 b0 d32 t6 p33 p43 p31"),
+    (100759, 108): (
+        "b5 b0 b0 d32 t1 p11 p21 p31 p61 p53 p51 p66 p62 p63 p00 p65 p43 p41 p33 p52 p42 p44 p64 p55 p22 p54 "
+        "b4 b0 b5 d53 t1 p11 p51 p31 p55 p52 p54 p33 p32 p63 p22 p42 p62 p21 p43 p64 p41 p65 p00 p61 p66 p44 "
+        "b4 b5 b6 d21 t3 p33 p43 p53 p44 p42 p41 p22 p52 p62 p31 p51 p61 p32 p64 p65 p63 p00 p55 p54 p11 p66 "
+        "b4 b5 b0 d21 t3 p33 p43 p32 p66 p61 p62 p22 p52 p63 p55 p51 p54 p44 p42 p64 p65 p31 p00 p53 p11 p41 "
+        "b5 b0 b21 d43"),
     (100281, 211): (
         "b4 b0 b6 d21 t6 p66 p61 p41 p65 p63 p43 p44 p42 p51 p33 p31 p52 p62 p32 p00 p64 p54 p22 p53 p11 p55 "
         "b5 b0 b0 d63 t2 p66 p61 p65 p33 p43 p31 p00 p62 p41 p22 p53 p21 p11 p54 p32 p42 p51 p44 p52 p64 p55 "
@@ -115,3 +121,11 @@ def test_a_lead_the_checker_once_called_losing_loses_like_every_other_lead() -> 
     state = _position(100014, 8)
     seat = state.turn
     assert losing_moves(G, state, seat) == frozenset()
+
+
+def test_a_moon_bidder_names_trumps_that_keep_the_moon_in_some_deal() -> None:
+    state = _position(100759, 108)  # a moon bid after the widow and the discard
+    assert state.phase == "trump" and state.bid == MOON
+    losing = losing_moves(G, state, state.turn)
+    assert G.decode("t5") in losing  # the move of the time
+    assert G.ai_action(state, state.turn) not in losing  # so it keeps the moon in some deal

@@ -120,7 +120,8 @@ CHECK_SAMPLES = 16
 #: its positions for a play's preferred tile when its budget did not settle it, and for a complete
 #: search of the other tiles once the preferred move is shown to lose the bid in every deal; when the sampled deals show no move that keeps it, this many times
 #: its sampled deals more for a discard or trumps, and for a play the deals that follow in the
-#: same draw, up to this many times its sampled deals in all.
+#: same draw, up to this many times its sampled deals in all; for trumps, when those show none
+#: either, this many times its positions for a complete search of every trump.
 CHECK_WIDEN = 3
 
 
@@ -141,7 +142,9 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     there: seconds; again within ``budget`` positions), drawn from a generator seeded by public
     facts; for a discard or trumps with ``prefer``, :data:`CHECK_WIDEN` times ``samples`` more
     deals when the first show no move that keeps it, and so for a play (the deals that follow
-    in the same draw, up to :data:`CHECK_WIDEN` times ``samples`` in all).
+    in the same draw, up to :data:`CHECK_WIDEN` times ``samples`` in all); for trumps, when
+    those deals show none either, a complete search of every trump within :data:`CHECK_WIDEN`
+    times ``budget`` positions.
 
     Every search also ends as soon as ``stop()`` says so (a decision's deadline). ``None`` when
     nothing was learned (not the bidder, nothing asked, no move found to keep the bid, or out
@@ -183,6 +186,10 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
             m for m in moves if pick.get((discard, m.trump))}
         if found:
             break
+    if not found and discard is not None and prefer is not None and not (stop is not None and stop()):
+        # no sampled deal kept it with any trumps: every trump searched whole, wider (a trump that
+        # keeps the bid in a few deals only is found there)
+        return keeping(state, seat, moves, budget * CHECK_WIDEN, stop=stop) or None
     return found or None
 
 
