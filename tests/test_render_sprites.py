@@ -1,6 +1,6 @@
-"""Kept sprites (:meth:`bot.render.draw.Canvas.sprite`) show the very pixels the drawing gives
-in place: a picture drawn with its sprites kept from the pictures before, with none kept, and
-with every sprite drawn straight on the picture is the same picture."""
+"""Kept sprites (:meth:`bot.render.draw.Canvas.sprite`) and bands (:meth:`~bot.render.draw.Canvas.band`)
+show the very pixels the drawing gives: a picture drawn with what was kept from the pictures before,
+with nothing kept, and (sprites) drawn straight on the picture is the same picture."""
 
 from __future__ import annotations
 
@@ -62,3 +62,27 @@ def test_shop_battle_boards_are_the_same_with_kept_sprites_none_kept_and_none(mo
     assert [pixels(p) for p in warm] == [pixels(p) for p in straight]
     assert [pixels(p) for p in cold] == [pixels(p) for p in straight]
     assert len({pixels(p) for p in straight}) > 1
+
+
+@pytest.mark.parametrize(("players", "lang"), [(3, "en"), (3, "fr")])
+def test_three_player_moon_boards_are_the_same_with_kept_bands_or_none(monkeypatch, players, lang):
+    """Three-Player Moon's last trick and last hand are bands: a game's boards drawn with the
+    bands kept from the boards before and with none kept are the same pictures."""
+    key = "three-player-moon"
+    game = GAMES[key].game
+    state = game.setup(11, players, {})
+    names = NAMES[:players]
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())
+    views = []
+    for _ in range(60):
+        if not (to_act := game.to_act(state)):
+            break
+        views.append(game.view_json(state, None))
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    assert any(v["last_hand"] for v in views) and any(v["last_trick"] for v in views)
+    warm = [render_board(key, v, names, lang, cache=None) for v in views]
+    cold = []
+    for v in views:
+        monkeypatch.setattr(draw, "BANDS", draw.BandCache())
+        cold.append(render_board(key, v, names, lang, cache=None))
+    assert [pixels(p) for p in warm] == [pixels(p) for p in cold]
