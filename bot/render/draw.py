@@ -16,6 +16,10 @@ picture that draws it keeps its encoded rows (:data:`BANDS`, by key); the next p
 same key neither draws nor encodes it again. What is drawn outside bands is encoded for each
 picture. A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it
 draws beyond them is undone, so that a picture's bytes never depend on what was kept before.
+
+**Sprites.** A part that repeats inside rows that change (a card among others) is a sprite
+(:meth:`Canvas.sprite`): drawn once on a scratch canvas, kept (:data:`SPRITES`) with the mask of
+what it drew, and pasted through that mask; the rows around it are encoded with the picture.
 """
 
 from __future__ import annotations
@@ -168,8 +172,8 @@ class Canvas:
         """Place a sprite: what ``draw(canvas, x0, y0)`` draws inside ``box`` (x0, y0, x1, y1;
         nothing outside it), drawn once on a scratch canvas of the box's size in the background
         colour and kept (:data:`SPRITES`, by ``key``, the box's size and the background); then
-        pasted at ``box``: the pixels the drawing changed from the background are placed, the
-        others keep what lies under them. ``key`` must name everything the drawing depends on,
+        pasted at ``box``: its pixels not in the background colour are placed, the others keep
+        what lies under them. ``key`` must name everything the drawing depends on,
         and the drawing must not depend on what lies under it (text drawn on the sprite's own
         shapes, not on the picture's background around them). For what repeats inside a band's
         rows that change (a card among others)."""
