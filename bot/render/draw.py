@@ -16,6 +16,10 @@ picture that draws it keeps its encoded rows (:data:`BANDS`, by key); the next p
 same key neither draws nor encodes it again. What is drawn outside bands is encoded for each
 picture. A band shows only its own rows (from ``y`` at its start to ``y`` at its end): what it
 draws beyond them is undone, so that a picture's bytes never depend on what was kept before.
+
+**Sprites.** A part that repeats inside rows that change (a card among others) is a sprite
+(:meth:`Canvas.sprite`): drawn once on a scratch canvas, kept (:data:`SPRITES`) with the mask of
+what it drew, and pasted through that mask; the rows around it are encoded with the picture.
 """
 
 from __future__ import annotations
@@ -127,8 +131,8 @@ class Canvas:
     palette (:meth:`text`), so the pixels are those of an RGB picture mapped to the palette at
     the end, without mapping every pixel."""
 
-    def __init__(self, max_height: int = 2400, bg: Colour = style.BG) -> None:
-        self.image = Image.new("L", (style.WIDTH, max_height), palette_index(bg))
+    def __init__(self, max_height: int = 2400, bg: Colour = style.BG, width: int = style.WIDTH) -> None:
+        self.image = Image.new("L", (width, max_height), palette_index(bg))
         self.d = _IndexDraw(self.image)
         self.y = 0
         self.bg = bg
@@ -163,6 +167,26 @@ class Canvas:
             self.d.rectangle((0, top + encoded.height, style.WIDTH, top + encoded.height + _SPILL), fill=self.bg)
         self.parts.append((top, encoded))
         self.y = top + encoded.height
+
+    def sprite(self, key: Hashable, box: Box, draw: Callable[[Canvas, int, int], None]) -> None:
+        """Place a sprite: what ``draw(canvas, x0, y0)`` draws inside ``box`` (x0, y0, x1, y1;
+        nothing outside it), drawn once on a scratch canvas of the box's size in the background
+        colour and kept (:data:`SPRITES`, by ``key``, the box's size and the background); then
+        pasted at ``box``: its pixels not in the background colour are placed, the others keep
+        what lies under them. ``key`` must name everything the drawing depends on,
+        and the drawing must not depend on what lies under it (text drawn on the sprite's own
+        shapes, not on the picture's background around them). For what repeats inside a band's
+        rows that change (a card among others)."""
+        x0, y0, x1, y1 = box
+        full = (key, self.bg, x1 - x0, y1 - y0)
+        kept = SPRITES.get(full)
+        if kept is None:
+            scratch = Canvas(max_height=y1 - y0, bg=self.bg, width=x1 - x0)
+            draw(scratch, 0, 0)
+            mask = scratch.image.point(_mask_lut(palette_index(self.bg)))
+            kept = (scratch.image, mask)
+            SPRITES.put(full, kept)
+        self.image.paste(kept[0], (x0, y0), kept[1])
 
     # --- text --------------------------------------------------------------------------------
     def width(self, text: str, size: int = style.BODY, bold: bool = False) -> int:
@@ -356,6 +380,54 @@ class BandCache:
 
 #: The bands of this process (see the module docstring).
 BANDS = BandCache()
+
+
+class SpriteCache:
+    """A thread-safe LRU of sprites (:meth:`Canvas.sprite`: an image and its mask, mode ``L``)
+    by key, holding at most ``limit`` bytes of pixels (about three hundred cards by default)."""
+
+    def __init__(self, limit: int = 32_000_000) -> None:
+        self.limit = limit
+        self.bytes = 0
+        self._data: OrderedDict[Hashable, tuple[Image.Image, Image.Image]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> tuple[Image.Image, Image.Image] | None:
+        """The sprite kept under ``key``, or ``None``."""
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None:
+                self._data.move_to_end(key)
+            return hit
+
+    def put(self, key: Hashable, sprite: tuple[Image.Image, Image.Image]) -> None:
+        """Keep ``sprite`` under ``key`` (the least recently used sprites go beyond the limit)."""
+        with self._lock:
+            old = self._data.pop(key, None)
+            self.bytes += 2 * sprite[0].width * sprite[0].height - (2 * old[0].width * old[0].height if old else 0)
+            self._data[key] = sprite
+            while self.bytes > self.limit and len(self._data) > 1:
+                _, gone = self._data.popitem(last=False)
+                self.bytes -= 2 * gone[0].width * gone[0].height
+
+    def clear(self) -> None:
+        """Forget every sprite."""
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+#: The sprites of this process (:meth:`Canvas.sprite`).
+SPRITES = SpriteCache()
+
+
+@lru_cache(maxsize=16)
+def _mask_lut(background: int) -> list[int]:
+    """A lookup table giving 0 for the palette index ``background``, 255 for every other."""
+    return [0 if i == background else 255 for i in range(256)]
 
 
 @lru_cache(maxsize=8192)

@@ -37,6 +37,8 @@ from engine.shop_battle.view import (
 CHARS = ("year", "letters", "street", "games")
 _CARD_W = 240
 _CARD_H = 200
+#: How far a winner's frame reaches out of its card (:func:`_card`), px.
+_FRAME = 5
 #: Height of the panel's top card: its four rows hold a row of chips each, badges included.
 _TOP_H = 330
 _SHOP_BAND = (214, 228, 240)
@@ -131,7 +133,8 @@ def _card(c: Canvas, x: int, y: int, card: CardView, char: str | None, t: Transl
         char_icon(c, ch, x + 10, yy + (row - 28) // 2, 28)
         c.text(x + w - 12, yy + row // 2 - 2, str(card.value(ch)), style.SMALL, style.INK, bold=hot, anchor="rm")
     if winner:
-        c.d.rounded_rectangle((x - 5, y - 5, x + w + 5, y + h + 5), radius=14, outline=style.GREEN, width=5)
+        c.d.rounded_rectangle((x - _FRAME, y - _FRAME, x + w + _FRAME, y + h + _FRAME), radius=14,
+                              outline=style.GREEN, width=5)
 
 
 def power_lines(c: Canvas, card: CollectorCardView, t: Translator, w: int = _CARD_W) -> list[str]:
@@ -203,8 +206,21 @@ def _plays(c: Canvas, plays: Sequence[Sequence[PlayView]], char: str | None, nam
             y = top + style.SMALL + 14
             for k, line in enumerate(before[i]):
                 c.text(x, y + k * (style.SMALL + 4), line, style.SMALL, style.MUTED)
-            _card(c, x, y + extra, seq[-1].card, char, t, winner=winner == seat, h=h)
+            _revealed(c, x, y + extra, seq[-1].card, char, t, winner == seat, h)
         c.y = top + style.SMALL + 14 + extra + h + 22
+
+
+def _revealed(c: Canvas, x: int, y: int, card: CardView, char: str | None, t: Translator, winner: bool,
+              h: int) -> None:
+    """A revealed card on the board (:func:`_card`, ``_CARD_W`` wide, ``h`` tall): a shop card as
+    a kept sprite (:meth:`Canvas.sprite`: the same card shows in every picture of its round and
+    of the next), a Collector drawn."""
+    if not isinstance(card, ShopCardView):
+        _card(c, x, y, card, char, t, winner=winner, h=h)
+        return
+    pad = _FRAME
+    c.sprite(("sb-card", card, char, winner, h), (x - pad, y - pad, x + _CARD_W + pad + 1, y + h + pad + 1),
+             lambda cv, x0, y0: _card(cv, x0 + pad, y0 + pad, card, char, t, winner=winner, h=h))
 
 
 def earlier_lines(c: Canvas, seq: Sequence[PlayView], char: str | None, t: Translator) -> list[str]:

@@ -184,9 +184,15 @@ def draw_board(view: MoonView, names: Sequence[str], t: Translator) -> Canvas:
     if view.phase == "play" or view.trick:
         _trick(c, view.trick, names, t, t("tpm.pic.trick"))
     _seats(c, view, names, t)
+    # the last trick and the last hand show in every picture until the next trick / hand: bands
     if view.last_trick:
-        _trick(c, view.last_trick, names, t, t("tpm.pic.last_trick"), winner=view.last_winner, size=40)
-    _last_hand(c, view, names, t)
+        trick, winner = view.last_trick, view.last_winner
+        c.band(("tpm-last-trick", trick, winner, tuple(name_of(names, seat) for seat, _ in trick), t.lang),
+               lambda cv: _trick(cv, trick, names, t, t("tpm.pic.last_trick"), winner=winner, size=40))
+    if view.last_hand:
+        last = view.last_hand
+        c.band(("tpm-last-hand", last, tuple(name_of(names, s) for s in range(len(last.points))), t.lang),
+               lambda cv: _last_hand(cv, view, names, t))
     _legend(c, t)
     return c
 

@@ -33,15 +33,19 @@ __all__ = ["Drawer", "warm_up"]
 
 
 def warm_up() -> bool:
-    """Load the renderers, their fonts and the validators of the public and seat views in a new
-    worker (its first picture is then as fast as the others). Returns True."""
+    """Load the renderers, their fonts, the validators of the public and seat views and the
+    plural rules of every language (babel's locale data) in a new worker (its first picture is
+    then as fast as the others). Returns True."""
     from bot.games import GAMES
+    from bot.i18n import LANGS, plural_categories
     from bot.render import renderer, style
 
     for key, spec in GAMES.items():
         if spec.renderer is not None:
             renderer(key)
     style.font(14)
+    for lang in LANGS:
+        plural_categories(lang)
     for spec in GAMES.values():
         if spec.renderer is None:
             continue
