@@ -37,7 +37,6 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.http import handle_message_parameters
 
 from bot import admin, compose, render
 from bot.i18n import Translator
@@ -107,27 +106,6 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
     """A jump link to a message (or to the channel when ``message_id`` is None)."""
     tail = f"/{message_id}" if message_id else ""
     return f"https://discord.com/channels/{guild_id}/{channel_id}{tail}"
-
-
-async def edit_message(place: Place, message_id: int, **fields: Any) -> tuple[int, list[discord.Attachment]]:
-    """Edit message ``message_id`` of ``place`` with the message ``fields`` (``content``,
-    ``embed``, ``embeds``, ``attachments``, ``view``, ``allowed_mentions``, as
-    :meth:`discord.PartialMessage.edit` takes them) and return its id and its attachments as
-    Discord answered. The same request as ``PartialMessage.edit``, without building a
-    :class:`discord.Message` from the answer (its mentions, components, author: a board edit
-    reads only the attachments). Raises :class:`discord.HTTPException` as it does."""
-    state = place._state
-    allowed = fields.pop("allowed_mentions", discord.utils.MISSING)
-    previous = state.allowed_mentions if fields.get("content", discord.utils.MISSING) is not discord.utils.MISSING \
-        else None
-    view = fields.get("view", discord.utils.MISSING)
-    if view is not discord.utils.MISSING:
-        state.prevent_view_updates_for(message_id)
-    with handle_message_parameters(**fields, allowed_mentions=allowed, previous_allowed_mentions=previous) as params:
-        data = await state.http.edit_message(place.id, message_id, params=params)
-    if view and not view.is_finished() and view.is_dispatchable():
-        state.store_view(view, message_id)
-    return int(data["id"]), [discord.Attachment(data=a, state=state) for a in data.get("attachments", ())]
 
 
 class EditBudget:
@@ -365,8 +343,8 @@ class BoardPoster:
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
-                message_id, attachments = await self._edit_board(place, table, board, t, rows, picture, log_file)
-                self.pictures.remember(table.id, message_id, attachments, picture)
+                edited = await self._edit_board(place, table, board, t, rows, picture, log_file)
+                self.pictures.remember(table.id, edited, picture)
                 return True
             except discord.HTTPException as err:
                 if fallback and table.row.thread_id and place_gone(err):
@@ -391,20 +369,19 @@ class BoardPoster:
             msg = await self._send(table, fallback=fallback, **content)
         if msg is None:
             return False
-        self.pictures.remember(table.id, msg.id, msg.attachments, picture)
+        self.pictures.remember(table.id, msg, picture)
         await self.bot.tables.set_messages(table.id, board_message_id=msg.id)
         return True
 
     async def _edit_board(self, place: Place, table: TableSnapshot, board: Board, t: Translator,
                           rows: Rows, picture: pictures.Picture | None,
-                          log_file: discord.File | None = None) -> tuple[int, list[discord.Attachment]]:
+                          log_file: discord.File | None = None) -> discord.Message:
         """Edit the board message (with the game log file of a finished table); a refused upload
-        (403: no Attach Files) falls back to the text board in the same call sequence. Returns
-        the message's id and attachments (:func:`edit_message`)."""
-        message_id = table.row.board_message_id or 0
+        (403: no Attach Files) falls back to the text board in the same call sequence."""
+        message = place.get_partial_message(table.row.board_message_id or 0)
         try:
             content = self.pictures.content(table.id, board, t, picture, new=False, rows=rows, log_file=log_file)
-            return await edit_message(place, message_id, **content)
+            return await message.edit(**content)
         except discord.Forbidden:
             if picture is None:
                 raise
@@ -413,4 +390,4 @@ class BoardPoster:
             if log_file is not None:
                 log_file.reset()
             content = self.pictures.content(table.id, board, t, None, new=False, rows=rows, log_file=log_file)
-            return await edit_message(place, message_id, **content)
+            return await message.edit(**content)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -283,15 +283,13 @@ class BoardPictures:
             return {**out, "files": uploads} if uploads else out
         return {**out, "attachments": [*kept, *uploads]}
 
-    def remember(self, table_id: int, message_id: int, attachments: Sequence[discord.Attachment],
-                 picture: Picture | None) -> None:
-        """Remember which picture the board message ``message_id`` now carries, from its
-        ``attachments`` (none: forget)."""
-        images = [a for a in attachments if a.filename == BOARD_FILE]
+    def remember(self, table_id: int, msg: discord.Message, picture: Picture | None) -> None:
+        """Remember which picture the board message now carries (none: forget)."""
+        images = [a for a in msg.attachments if a.filename == BOARD_FILE]
         if picture is None or not images:
             self._known.pop(table_id, None)
         else:
-            self._known[table_id] = (message_id, picture.key, images[0])
+            self._known[table_id] = (msg.id, picture.key, images[0])
 
     def forget(self, table_id: int) -> None:
         """The board message lost its picture (deleted, or the upload was refused)."""
