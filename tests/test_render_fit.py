@@ -98,8 +98,10 @@ def test_shop_battle_collector_power_text_is_drawn_whole_inside_its_card(monkeyp
 ])
 def test_shop_battle_board_draws_the_whole_power_text(monkeypatch, lang, players, seed, steps, tail):
     """The newcomer's two boards (``render shop-battle``): the power text was cut mid-sentence."""
+    from bot.render import draw
     from bot.render.shop_battle import draw_board
 
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())  # every band drawn, none placed from before
     game, state = run("shop-battle", players, seed, steps)
     boxes = drawn_boxes(monkeypatch)
     draw_board(game.view(state, None), ("A", "B", "C", "D"), Translator(lang))
@@ -114,8 +116,10 @@ def test_shop_battle_board_says_the_face_down_pot_and_the_earlier_cards_in_words
     """The pot's face-down (Tribute) cards are said in words, not an unexplained "(3 ↓)"; a seat's
     earlier cards of the round, face up in the public view, are named (a Collector with its
     power), not only counted ("+1 earlier card")."""
+    from bot.render import draw
     from bot.render.shop_battle import draw_board
 
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())  # every band drawn, none placed from before
     game, state = run("shop-battle", 4, 3, 6)
     view = game.view(state, None)
     assert view.pot_face_down == 3 and view.last and view.last.plays[3][0].card.name == "Prix Imbattables"

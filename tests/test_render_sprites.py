@@ -86,3 +86,40 @@ def test_three_player_moon_boards_are_the_same_with_kept_bands_or_none(monkeypat
         monkeypatch.setattr(draw, "BANDS", draw.BandCache())
         cold.append(render_board(key, v, names, lang, cache=None))
     assert [pixels(p) for p in warm] == [pixels(p) for p in cold]
+
+
+@pytest.mark.parametrize(("players", "lang"), [(2, "fr"), (4, "en"), (6, "fr")])
+def test_shop_battle_boards_are_the_same_with_kept_bands_or_none(monkeypatch, players, lang):
+    """Shop Battle's last round and its piles are bands: a game's boards drawn with the bands
+    kept from the boards before and with none kept are the same pictures, and bands are reused."""
+    key = "shop-battle"
+    game = GAMES[key].game
+    state = game.setup(players + 7, players, {})
+    names = NAMES[:players]
+    monkeypatch.setattr(draw, "BANDS", draw.BandCache())
+    views = []
+    for _ in range(30):
+        if not (to_act := game.to_act(state)):
+            break
+        views.append(game.view_json(state, None))
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    assert sum(1 for v in views if v["last"]) > 3
+    placed: list[str] = []
+    painted: list[str] = []
+    real = draw.Canvas.band
+
+    def band(self, key, paint):
+        name = key[0] if isinstance(key, tuple) else key
+        placed.append(name)
+        real(self, key, lambda cv: (painted.append(name), paint(cv)))
+
+    monkeypatch.setattr(draw.Canvas, "band", band)
+    warm = [render_board(key, v, names, lang, cache=None) for v in views]
+    assert placed.count("sb-piles") == len(views)
+    for name in ("sb-last", "sb-piles"):  # drawn at the first board that shows them, then kept
+        assert 0 < painted.count(name) < placed.count(name), (name, painted.count(name), placed.count(name))
+    cold = []
+    for v in views:
+        monkeypatch.setattr(draw, "BANDS", draw.BandCache())
+        cold.append(render_board(key, v, names, lang, cache=None))
+    assert [pixels(p) for p in warm] == [pixels(p) for p in cold]

@@ -15,7 +15,7 @@ higher or lower wins) or the Collector targets, legal choices framed in blue.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from bot.i18n import Translator
@@ -28,6 +28,7 @@ from engine.shop_battle.view import (
     AnnounceView,
     CardView,
     CollectorCardView,
+    LastRoundView,
     PlayView,
     ShopBattleSeatView,
     ShopBattleView,
@@ -297,21 +298,40 @@ def draw_board(view: ShopBattleView, names: Sequence[str], t: Translator) -> Can
         _announce(c, view.announce, view.chooser, names, t)
         char = view.announce.char if view.announce else None
         _plays(c, view.plays, char, names, t)
+    # the last round shows in every picture of the next round, the piles and the pot until a
+    # round ends or the chooser changes: bands
     last = view.last
     if last:
-        c.heading(plain(t("sb.field.last", round=last.round)))
-        _announce(c, last.announce, last.chooser, names, t)
-        if last.winner is not None:
-            c.text(style.MARGIN, c.y, plain(t("sb.winner", name=name_of(names, last.winner), cards=last.pot)),
-                   style.BODY, style.GREEN, bold=True, max_w=style.WIDTH - 2 * style.MARGIN)
-            c.y += style.BODY + 12
-        elif last.pot:
-            c.text(style.MARGIN, c.y, plain(t("sb.carried", cards=last.pot)), style.BODY, bold=True)
-            c.y += style.BODY + 12
-        _plays(c, last.plays, last.char, names, t, winner=last.winner)
-    _piles(c, view, names, t)
+        c.band(("sb-last", _hashable(last), tuple(names), t.lang), lambda cv: _last_round(cv, last, names, t))
+    chooser = view.chooser if view.phase != "over" else None
+    c.band(("sb-piles", view.piles, view.out, chooser, view.pot, view.pot_face_down, tuple(names), t.lang),
+           lambda cv: _piles(cv, view, names, t))
     _legend(c, t)
     return c
+
+
+def _hashable(value: Any) -> Hashable:
+    """``value`` itself when it can be hashed, else its ``repr`` (a view holding a Collector,
+    whose ``params`` is a dict): a band's key, equal for equal values."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _last_round(c: Canvas, last: LastRoundView, names: Sequence[str], t: Translator) -> None:
+    """The last round: its announce, its winner or the pot carried, every seat's cards."""
+    c.heading(plain(t("sb.field.last", round=last.round)))
+    _announce(c, last.announce, last.chooser, names, t)
+    if last.winner is not None:
+        c.text(style.MARGIN, c.y, plain(t("sb.winner", name=name_of(names, last.winner), cards=last.pot)),
+               style.BODY, style.GREEN, bold=True, max_w=style.WIDTH - 2 * style.MARGIN)
+        c.y += style.BODY + 12
+    elif last.pot:
+        c.text(style.MARGIN, c.y, plain(t("sb.carried", cards=last.pot)), style.BODY, bold=True)
+        c.y += style.BODY + 12
+    _plays(c, last.plays, last.char, names, t, winner=last.winner)
 
 
 def board(view: ShopBattleView, names: Sequence[str], t: Translator) -> bytes:
