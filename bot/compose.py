@@ -207,12 +207,15 @@ def private_notes(events: list[Event], table: TableSnapshot, t: Translator, seat
     return private_log(mine, table, t, seat)[-limit:]
 
 
-def board(table: TableSnapshot, events: list[Event], t: Translator) -> Board:
-    """The public board of a running or finished table, with the recent public log."""
+def board(table: TableSnapshot, events: list[Event], t: Translator, full: bool = True) -> Board:
+    """The public board of a running or finished table, with the recent public log. Not
+    ``full``: only what shows beside a board picture: the card's head (its title, status line,
+    colour and footer: :meth:`~bot.presenters.base.Presenter.headline`), who has chosen, the
+    tie-breaks of a finished table and the recent events; none of the presenter's fields."""
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, None)
     view = table.game.view(table.state, None)
-    card = presenter.board(view, ctx)
+    card = presenter.board(view, ctx) if full else presenter.headline(view, ctx)
     lines = public_log(events, table, t, LOG_LINES)
     fields = list(card.fields)
     if table.row.status == "running":

@@ -332,18 +332,22 @@ class BoardPoster:
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
-        board = compose.board(table, events, t)
         rows = board_buttons(table, t, legend=self.bot.settings.pictures and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False
+
+        def board_for(picture: pictures.Picture | None) -> Board:
+            """The board's text: beside a picture only what shows there, else the full text."""
+            return compose.board(table, events, t, full=picture is None)
+
         picture = await self.pictures.picture(table, place)
         # every edit or post counts, when it is sent (the picture drawn): sends stay spread out
         self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)
-                edited = await self._edit_board(place, table, board, t, rows, picture, log_file)
+                edited = await self._edit_board(place, table, board_for, t, rows, picture, log_file)
                 self.pictures.remember(table.id, edited, picture)
                 return True
             except discord.HTTPException as err:
@@ -359,12 +363,12 @@ class BoardPoster:
         if picture is not None and picture.png is None:  # the message that kept it is gone: draw it
             self.pictures.forget(table.id)
             picture = await self.pictures.picture(table, place)
-        content = self.pictures.content(table.id, board, t, picture, new=True, rows=rows,
+        content = self.pictures.content(table.id, board_for(picture), t, picture, new=True, rows=rows,
                                         log_file=await self._log_file(table, t))
         msg = await self._send(table, fallback=fallback, **content)
         if msg is None and picture is not None:  # e.g. no Attach Files here after all: the text board
             picture = None
-            content = self.pictures.content(table.id, board, t, None, new=True, rows=rows,
+            content = self.pictures.content(table.id, board_for(None), t, None, new=True, rows=rows,
                                             log_file=await self._log_file(table, t))
             msg = await self._send(table, fallback=fallback, **content)
         if msg is None:
@@ -373,14 +377,16 @@ class BoardPoster:
         await self.bot.tables.set_messages(table.id, board_message_id=msg.id)
         return True
 
-    async def _edit_board(self, place: Place, table: TableSnapshot, board: Board, t: Translator,
-                          rows: Rows, picture: pictures.Picture | None,
+    async def _edit_board(self, place: Place, table: TableSnapshot, board_for: Callable[[pictures.Picture | None], Board],
+                          t: Translator, rows: Rows, picture: pictures.Picture | None,
                           log_file: discord.File | None = None) -> discord.Message:
-        """Edit the board message (with the game log file of a finished table); a refused upload
-        (403: no Attach Files) falls back to the text board in the same call sequence."""
+        """Edit the board message (with the game log file of a finished table; ``board_for``
+        gives the board's text for a picture or none); a refused upload (403: no Attach Files)
+        falls back to the text board in the same call sequence."""
         message = place.get_partial_message(table.row.board_message_id or 0)
         try:
-            content = self.pictures.content(table.id, board, t, picture, new=False, rows=rows, log_file=log_file)
+            content = self.pictures.content(table.id, board_for(picture), t, picture, new=False, rows=rows,
+                                            log_file=log_file)
             return await message.edit(**content)
         except discord.Forbidden:
             if picture is None:
@@ -389,5 +395,5 @@ class BoardPoster:
             self.pictures.forget(table.id)
             if log_file is not None:
                 log_file.reset()
-            content = self.pictures.content(table.id, board, t, None, new=False, rows=rows, log_file=log_file)
+            content = self.pictures.content(table.id, board_for(None), t, None, new=False, rows=rows, log_file=log_file)
             return await message.edit(**content)

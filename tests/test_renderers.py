@@ -69,6 +69,32 @@ def test_boards_and_panels_fit_discord_limits(key, lang):
 
 
 @pytest.mark.parametrize("key", sorted(GAMES))
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_text_beside_a_picture_is_the_full_boards_head(key, lang):
+    """The board built for a picture (``full=False``: the presenter's headline, not its whole
+    card) shows beside it what the full board would (:func:`cogs.pictures.short_card`): title,
+    status line, colour, footer, who has chosen, the tie-breaks and the recent events."""
+    from bot.presenters.base import Presenter
+    from cogs.pictures import short_card
+
+    game = GAMES[key].game
+    presenter = GAMES[key].presenter
+    t = Translator(lang)
+    keep = {t("board.waiting"), t("board.log"), t("result.tie_field")}
+    for players in sorted({game.min_players, game.max_players}):
+        for state, events in playout(key, players, seed=players * 31):
+            status = "running" if game.to_act(state) else "finished"
+            table = table_view(key, state, status)
+            full = compose.board(table, events, t)
+            short = compose.board(table, events, t, full=False)
+            assert short_card(short.card, keep, True) == short_card(full.card, keep, True)
+            assert short.log == full.log
+            ctx = compose.context(table, t, None)
+            view = game.view(state, None)
+            assert presenter.headline(view, ctx) == Presenter.headline(presenter, view, ctx)  # the default: cut
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
 def test_public_board_is_the_same_for_states_differing_only_in_hidden_information(key):
     game = GAMES[key].game
     t = Translator("en")

@@ -61,6 +61,14 @@ class Presenter(Generic[V]):
         """The public board card from the public view (``game.view(state, None)``)."""
         raise NotImplementedError
 
+    def headline(self, view: V, ctx: RenderContext) -> Block:
+        """The head of :meth:`board`'s card, what a board picture's text shows of it: its title,
+        colour and footer, a description whose first line is the board's (its status line), no
+        fields. By default cut from :meth:`board`; a presenter builds it without the fields."""
+        card = self.board(view, ctx)
+        return Block(title=card.title, description=card.description.split("\n", 1)[0], color=card.color,
+                     footer=card.footer)
+
     def panel(self, view: V, legal: tuple[str, ...], ctx: RenderContext) -> Panel:
         """The private panel of ``ctx.seat`` from its view and its legal action codes.
 

@@ -21,6 +21,7 @@ stock, the card, the table; no buttons.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
@@ -175,6 +176,7 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         (dice, carried over, bonus, best score so far), each seat's committed dice, faces and
         status in playing order; final stocks only once the game is over."""
         t = ctx.t
+        head = self.headline(view, ctx)
         fields = [self._card_field(view, t), Field(t("god.field.table"), self._table_text(view, ctx))]
         fields.append(Field(t("god.field.players"), self._players_text(view, ctx)))
         if view.phase == "over" and view.stocks is not None:
@@ -182,9 +184,13 @@ class GangOfDicePresenter(Presenter[GangOfDiceView]):
         if view.past_cards:
             past = ", ".join(t(f"god.card.{c}.name") for c in view.past_cards)
             fields.append(Field(t("god.field.past"), past))
+        return replace(head, fields=tuple(fields))
+
+    def headline(self, view: GangOfDiceView, ctx: RenderContext) -> Block:
+        """The board's title (round n/12), status line and colour (the warning card's), no fields."""
+        t = ctx.t
         title = f"{self.title(t)} · {t('god.board.round', round=view.round, rounds=view.rounds)}"
-        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields),
-                    color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
+        return Block(title=title, description=status_text(view, ctx), color=_EMBED_COLOUR.get(view.card.colour, 0x5865F2))
 
     # --- panel -----------------------------------------------------------------------------------
     def panel(self, view: GangOfDiceView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:

@@ -35,6 +35,7 @@ that the Moon tokens on it are discarded (``docs/rules/moonshine.md``, RULINGS M
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import Translator
@@ -302,19 +303,25 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         """Public board: status, dice on the Active player card, deck/discard sizes and goal, then
         one field per seat. Falls back to shorter Client lines if the embed would be too long."""
         t = ctx.t
+        head = self.headline(view, ctx)
         desc = "\n".join([
-            status_text(view, ctx),
+            head.description,
             t("ms.board.dice", name=ctx.name(view.active), dice=_dice_text(view.dice)),
             t("ms.board.deck", deck=view.deck, discard=view.discard, target=view.target),
         ])
-        variant = t("ms.variant.regular") if view.variant == "regular" else t("ms.variant.standard")
-        title = f"{self.title(t)} · {variant} · {round_text(view, t)}"
         for short in (False, True):
             fields = tuple(self._seat_field(i, view, ctx, short) for i in range(len(view.seats)))
-            card = Block(title=title[:256], description=desc, fields=fields, color=_COLOR)
-            if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(title) < 5000:
+            card = replace(head, description=desc, fields=fields)
+            if sum(len(f.name) + len(f.value) for f in fields) + len(desc) + len(head.title) < 5000:
                 break
         return card
+
+    def headline(self, view: MoonshineView, ctx: RenderContext) -> Block:
+        """The board's title (variant, round) and status line, no fields."""
+        t = ctx.t
+        variant = t("ms.variant.regular") if view.variant == "regular" else t("ms.variant.standard")
+        title = f"{self.title(t)} · {variant} · {round_text(view, t)}"
+        return Block(title=title[:256], description=status_text(view, ctx), color=_COLOR)
 
     # --- panel -----------------------------------------------------------------------------------
     def panel(self, view: MoonshineView, legal: tuple[str, ...], ctx: RenderContext) -> Panel:

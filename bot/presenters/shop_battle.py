@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from bot.i18n import Translator
@@ -197,7 +198,8 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         the cards revealed so far this round (compared value in bold), the last round's result
         (batailles, winner or carried pot), pile counts, pot size, rotation and skips."""
         t = ctx.t
-        desc = [status_text(view, ctx)]
+        top = self.headline(view, ctx)
+        desc = [top.description]
         if view.phase != "over":
             desc.append(t("sb.status.rotation", rotation=t(f"sb.rotation.{view.direction}")))
             if view.skips:
@@ -225,9 +227,13 @@ class ShopBattlePresenter(Presenter[ShopBattleView]):
         else:
             pot_text = t("sb.pot_line_plain", cards=pot)
         fields.append(Field(t("sb.field.pot"), pot_text, True))
-        title = self._title(view, t)
+        return replace(top, description="\n".join(desc), fields=tuple(fields))
+
+    def headline(self, view: ShopBattleView, ctx: RenderContext) -> Block:
+        """The board's title (round), status line and footer (the deck), no fields."""
+        t = ctx.t
         footer = t("sb.footer", deck=deck_title(view.deck_name, t), cards=view.cards_total)
-        return Block(title=title, description="\n".join(desc), fields=tuple(fields), color=_COLOR, footer=footer)
+        return Block(title=self._title(view, t), description=status_text(view, ctx), color=_COLOR, footer=footer)
 
     def _title(self, view: ShopBattleView, t: Translator) -> str:
         """The board title by :func:`round_stage`: ``round 7/30`` up to the round cap, past it

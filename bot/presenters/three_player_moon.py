@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.i18n import Translator
 from bot.presenters.base import Presenter, RenderContext
@@ -174,6 +175,7 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
         """Public board: status, bid & bidder, trumps, the trick on the table, tricks and tiles
         per seat, scores to 21, the last trick and the last hand's result. No hidden tile."""
         t = ctx.t
+        head = self.headline(view, ctx)
         fields = [
             self._bid_field(view, ctx),
             Field(t("tpm.field.trump"), trump_name(t, view.trump), True),
@@ -203,8 +205,13 @@ class ThreePlayerMoonPresenter(Presenter[MoonView]):
             value = t(key, name=ctx.name(last.bidder), bid=last.bid, tricks=last.tricks[last.bidder],
                       trump=trump[:1].lower() + trump[1:]) + "\n" + t("tpm.last_hand.points", points=pts)
             fields.append(Field(t("tpm.field.last_hand", n=last.hand_no), value))
+        return replace(head, fields=tuple(fields))
+
+    def headline(self, view: MoonView, ctx: RenderContext) -> Block:
+        """The board's title (hand number) and status line, no fields."""
+        t = ctx.t
         title = f"{self.title(t)} · {t('tpm.board.hand', n=view.hand_no)}"
-        return Block(title=title, description=status_text(view, ctx), fields=tuple(fields), color=_COLOR)
+        return Block(title=title, description=status_text(view, ctx), color=_COLOR)
 
     # --- panel ---------------------------------------------------------------------------------
     def _hand_text(self, view: MoonView, legal_tiles: set[Tile], ctx: RenderContext) -> str:
