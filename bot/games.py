@@ -55,6 +55,9 @@ class GameSpec:
         renderer: the module that draws its pictures (``board`` and ``panel``, see
             :mod:`bot.render`), as a dotted name imported on the first picture (Pillow stays
             out of the processes that draw none); ``None``: text only.
+        legend: its renderer draws a legend picture of its own (``legend(t) -> bytes``), shown
+            on demand (a board's "Legend" button) rather than in every picture: said here, so
+            that the bot knows it without importing the renderer.
         terminal: makes its terminal hooks (a :class:`bot.terminal_hooks.TerminalHooks`
             subclass); ``None``: the generic terminal.
         cog: ``"module:Class"`` of a :class:`cogs.base.GameCog` subclass adding commands
@@ -68,6 +71,7 @@ class GameSpec:
     presenter: Presenter[Any]
     catalogs: Mapping[str, Path]
     renderer: str | None = None
+    legend: bool = False
     terminal: Callable[[], TerminalHooks] | None = None
     cog: str | None = None
 
@@ -132,7 +136,8 @@ for _spec in (
              renderer="bot.render.three_player_moon", terminal=ThreePlayerMoonTerminal),
     GameSpec(ShopBattle(), ShopBattlePresenter(), i18n.part("shop_battle"),
              renderer="bot.render.shop_battle", cog="cogs.shop_battle:ShopBattleCog"),
-    GameSpec(Moonshine(), MoonshinePresenter(), i18n.part("moonshine"), renderer="bot.render.moonshine"),
+    GameSpec(Moonshine(), MoonshinePresenter(), i18n.part("moonshine"), renderer="bot.render.moonshine",
+             legend=True),
 ):
     register(_spec)
 del _spec

@@ -190,6 +190,20 @@ def test_the_picture_functions_rebuild_the_typed_view_and_refuse_a_json_that_is_
         render.render_board("gang-of-dice", game.view_json(state, None), NAMES[:3], "en", cache=None)
 
 
+def test_a_game_spec_says_whether_its_renderer_draws_a_legend_and_the_bot_reads_it_without_the_renderer(monkeypatch):
+    """``GameSpec.legend`` is true exactly for the renderers that have ``legend(t)``; the
+    board's "Legend" button (:func:`bot.render.legend`) is decided without importing one."""
+    for key, spec in GAMES.items():
+        if spec.renderer is not None:
+            assert spec.legend == hasattr(render.renderer(key), "legend"), key
+
+    def no_import(name):
+        raise AssertionError(f"{name} imported")
+
+    monkeypatch.setattr(render.importlib, "import_module", no_import)
+    assert render.legend("moonshine") and not render.legend("gang-of-dice") and not render.legend("no-such-game")
+
+
 def test_font_renders_french_accents_and_text_is_readable_at_400_px():
     font = style.font(style.SMALL)
     missing = font.getmask("\u0378").getbbox()  # an unassigned code point: the "missing glyph" box

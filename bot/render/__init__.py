@@ -6,7 +6,8 @@ first use by :func:`renderer`); it has::
 
     board(view, names, t) -> bytes           # PNG of the public table, from the PUBLIC view
     panel(view, legal, names, t) -> bytes    # PNG of a seat's panel, from that seat's view
-    legend(t) -> bytes                       # optional: the legend, shown on demand (Moonshine)
+    legend(t) -> bytes                       # optional: the legend, shown on demand (Moonshine;
+                                             # its spec says ``legend=True``)
 
 where ``view`` is the game's typed view (``game.view(state, seat)``, the classes of
 ``engine/<game>/view.py``), ``names[seat]`` the display names, ``t`` a
@@ -162,8 +163,10 @@ def render_panel(game_key: str, view: Any, legal: Sequence[str], names: Sequence
 
 def legend(game_key: str) -> bool:
     """Whether ``game_key``'s pictures have a legend of their own, shown on demand (a board's
-    "Legend" button) rather than in every picture: its renderer has ``legend(t) -> bytes``."""
-    return draws(game_key) and hasattr(renderer(game_key), "legend")
+    "Legend" button) rather than in every picture: its spec says so (``GameSpec.legend``; its
+    renderer then has ``legend(t) -> bytes``), read without importing the renderer."""
+    spec = GAMES.get(game_key)
+    return spec is not None and spec.renderer is not None and spec.legend
 
 
 def render_legend(game_key: str, lang: str, cache: PictureCache | None = CACHE) -> bytes:
