@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from isal import isal_zlib
 from PIL import Image, ImageChops, ImageDraw
@@ -45,6 +45,7 @@ from bot.render.style import Colour
 _BREAKS = re.compile(r"[ \t\r\n\f\v]+")
 
 Box = tuple[int, int, int, int]
+V = TypeVar("V")
 
 
 class _IndexDraw(ImageDraw.ImageDraw):
@@ -340,84 +341,64 @@ class Encoded:
     data: bytes
 
 
-class BandCache:
-    """A thread-safe LRU of :class:`Encoded` bands by key, holding at most ``limit`` bytes of
-    deflated data (the rows of about a hundred pictures by default)."""
+class KeptLRU(Generic[V]):
+    """A thread-safe LRU of values by key, holding at most ``limit`` bytes, a value's bytes being
+    ``sizeof(value)``; the least recently used values go beyond the limit (the last one put
+    always stays)."""
 
-    def __init__(self, limit: int = 24_000_000) -> None:
+    def __init__(self, limit: int, sizeof: Callable[[V], int]) -> None:
         self.limit = limit
         self.bytes = 0
-        self._data: OrderedDict[Hashable, Encoded] = OrderedDict()
+        self._sizeof = sizeof
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> Encoded | None:
-        """The band kept under ``key``, or ``None``."""
+    def get(self, key: Hashable) -> V | None:
+        """The value kept under ``key``, or ``None``."""
         with self._lock:
             hit = self._data.get(key)
             if hit is not None:
                 self._data.move_to_end(key)
             return hit
 
-    def put(self, key: Hashable, encoded: Encoded) -> None:
-        """Keep ``encoded`` under ``key`` (the least recently used bands go beyond the limit)."""
+    def put(self, key: Hashable, value: V) -> None:
+        """Keep ``value`` under ``key``."""
         with self._lock:
             old = self._data.pop(key, None)
-            self.bytes += len(encoded.data) - (len(old.data) if old else 0)
-            self._data[key] = encoded
+            self.bytes += self._sizeof(value) - (self._sizeof(old) if old is not None else 0)
+            self._data[key] = value
             while self.bytes > self.limit and len(self._data) > 1:
                 _, gone = self._data.popitem(last=False)
-                self.bytes -= len(gone.data)
+                self.bytes -= self._sizeof(gone)
 
     def clear(self) -> None:
-        """Forget every band."""
+        """Forget every value."""
         with self._lock:
             self._data.clear()
             self.bytes = 0
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class BandCache(KeptLRU[Encoded]):
+    """The kept :class:`Encoded` bands by key, at most ``limit`` bytes of deflated data (the rows
+    of about a hundred pictures by default)."""
+
+    def __init__(self, limit: int = 24_000_000) -> None:
+        super().__init__(limit, lambda encoded: len(encoded.data))
 
 
 #: The bands of this process (see the module docstring).
 BANDS = BandCache()
 
 
-class SpriteCache:
-    """A thread-safe LRU of sprites (:meth:`Canvas.sprite`: an image and its mask, mode ``L``)
-    by key, holding at most ``limit`` bytes of pixels (about three hundred cards by default)."""
+class SpriteCache(KeptLRU[tuple[Image.Image, Image.Image]]):
+    """The kept sprites (:meth:`Canvas.sprite`: an image and its mask, mode ``L``) by key, at
+    most ``limit`` bytes of pixels (about three hundred cards by default)."""
 
     def __init__(self, limit: int = 32_000_000) -> None:
-        self.limit = limit
-        self.bytes = 0
-        self._data: OrderedDict[Hashable, tuple[Image.Image, Image.Image]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> tuple[Image.Image, Image.Image] | None:
-        """The sprite kept under ``key``, or ``None``."""
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None:
-                self._data.move_to_end(key)
-            return hit
-
-    def put(self, key: Hashable, sprite: tuple[Image.Image, Image.Image]) -> None:
-        """Keep ``sprite`` under ``key`` (the least recently used sprites go beyond the limit)."""
-        with self._lock:
-            old = self._data.pop(key, None)
-            self.bytes += 2 * sprite[0].width * sprite[0].height - (2 * old[0].width * old[0].height if old else 0)
-            self._data[key] = sprite
-            while self.bytes > self.limit and len(self._data) > 1:
-                _, gone = self._data.popitem(last=False)
-                self.bytes -= 2 * gone[0].width * gone[0].height
-
-    def clear(self) -> None:
-        """Forget every sprite."""
-        with self._lock:
-            self._data.clear()
-            self.bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._data)
+        super().__init__(limit, lambda sprite: 2 * sprite[0].width * sprite[0].height)
 
 
 #: The sprites of this process (:meth:`Canvas.sprite`).
