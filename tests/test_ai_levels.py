@@ -437,6 +437,12 @@ def test_a_normal_move_that_checks_a_bid_is_heavy_and_the_others_are_not():
     assert not policies.heavy(game, game.setup(3, 3, {}), 0, "normal")  # a bid: the heuristic alone
     gang = GAMES["gang-of-dice"].game
     assert not policies.heavy(gang, gang.setup(1, 2, {}), 0, "normal")  # no heavy normal move in that game
+    shop = GAMES["shop-battle"].game
+    for players, heavy in ((2, False), (3, True)):  # a chooser's announcement plays out its rounds from 3 players
+        state = shop.setup(1, players, {})
+        assert state.phase == "choose"
+        assert policies.heavy(shop, state, state.chooser, "normal") is heavy
+        assert not policies.heavy(shop, state, (state.chooser + 1) % players, "normal")
 
 
 async def test_a_heavy_normal_move_is_chosen_in_the_pool_and_a_light_one_inline():

@@ -25,7 +25,7 @@ from engine.shop_battle.ai import choose_action, dominated
 from engine.shop_battle.cards import card_table
 from engine.shop_battle.state import ShopBattleState
 
-__all__ = ["ITERATIONS", "HOOKS", "easy_action", "strong_action"]
+__all__ = ["ITERATIONS", "HOOKS", "easy_action", "heavy_normal", "strong_action"]
 
 #: The strong level's default iteration budget (:func:`engine.policies.iterations_for`), sized so
 #: that a move takes well under 1 s on one idle core (p95; ``docs/ai.md``).
@@ -51,6 +51,14 @@ def _rollout(game: Any, state: ShopBattleState, seat: int, rng: random.Random) -
 
 
 HOOKS = Hooks(rollout=_rollout, cutoff=_cutoff, evaluate=_evaluate, epsilon=0.0, flat=True)
+
+
+def heavy_normal(state: ShopBattleState, seat: int) -> bool:
+    """Whether the normal level's move for ``seat`` may take long (:func:`engine.policies.heavy`):
+    a chooser's announcement with three players or more still holding cards, whose rounds
+    :func:`engine.shop_battle.ai.safe_action` plays out (tens of milliseconds at its p95; two
+    players' take about a millisecond)."""
+    return state.phase == "choose" and seat == state.chooser and sum(1 for pile in state.piles if pile) >= 3
 
 
 def strong_action(game: Any, state: ShopBattleState, seat: int, *, hooks: Hooks, salt: int,
