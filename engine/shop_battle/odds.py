@@ -71,6 +71,12 @@ def _play(state: ShopBattleState, seat: int, action: Choose, pick: TargetPick) -
     return out, picked
 
 
+def _settled(last: LastRound, picked: bool, know: frozenset[int], card: int) -> bool:
+    """Whether a round was settled by the known cards ``know`` and ``card`` alone: no target
+    picked, no other unseen card revealed (it then ends the same in every deal of ``card``)."""
+    return not picked and all(c in know or c == card for plays in last.plays for c, _level in plays)
+
+
 def _result(last: LastRound, seat: int) -> int:
     """2 when ``seat`` took the pot, 1 when nobody did (carried, S5), 0 when another player did."""
     return 1 if last.winner is None else (2 if last.winner == seat else 0)
@@ -131,29 +137,29 @@ class Rounds:
         for i, card in enumerate(cards):
             if i not in self._dealt:  # first in the world of the true state with the card placed
                 last, picked = _play(self._pinned.placed(card), seat, action, pick)
-                if not picked and all(c in know or c == card for plays in last.plays for c, _level in plays):
-                    result = _result(last, seat)
-                    every = list(range(i, self.size, u))
-                    for j in every:
-                        results[j] = result
-                    yield every
+                if _settled(last, picked, know, card):
+                    yield self._fill(results, i, _result(last, seat))
                     continue
                 self._dealt.add(i)  # other unseen cards count here: the dealt worlds from now on
             last, picked = _play(self._world(i), seat, action, pick)
-            results[i] = result = _result(last, seat)
-            if picked or any(c not in know and c != card for plays in last.plays for c, _level in plays):
+            results[i] = _result(last, seat)
+            if _settled(last, picked, know, card):  # the same in every deal of this card
+                yield self._fill(results, i, results[i])
+            else:
                 redo.append(i)
                 yield [i]
-            else:  # settled by known cards and this one: the same in every deal
-                every = list(range(i, self.size, u))
-                for j in every:
-                    results[j] = result
-                yield every
         for d in range(1, self._deals):
             for i in redo:
                 j = d * u + i
                 results[j] = _result(_play(self._world(j), seat, action, pick)[0], seat)
                 yield [j]
+
+    def _fill(self, results: list[int], i: int, result: int) -> list[int]:
+        """``result`` in every deal of the ``i``-th unseen card; those worlds."""
+        every = list(range(i, self.size, len(self._cards)))
+        for j in every:
+            results[j] = result
+        return every
 
     def progress(self, action: Choose) -> tuple[list[int], Iterator[list[int]]]:
         """``(results, steps)``: ``action``'s results so far (2 won, 1 carried, 0 lost, -1 not
