@@ -93,21 +93,22 @@ class Pinned:
     def __call__(self, salt: int, card: int) -> ShopBattleState:
         new = list(self._old)
         rng_for(self._state, f"pinned:{self._seat}:{salt}:{card}").shuffle(new)
+        return _redealt(self._state, salt, self._old, self._at_place(new, card))
+
+    def _at_place(self, new: list[int], card: int) -> list[int]:
+        """``new`` (the unknown cards in place order) with ``card`` and the card at the place
+        changed over."""
         j = new.index(card)
         k = self._k
         new[k], new[j] = new[j], new[k]
-        return _redealt(self._state, salt, self._old, new)
+        return new
 
     def placed(self, card: int) -> ShopBattleState:
         """A world ``seat`` cannot tell from the true one with ``card`` at the place, not dealt
         at random: the card lying there and ``card`` change places, every other card stays (a
         round that reveals no other card ``seat`` does not know ends there as in every such
         world)."""
-        new = list(self._old)
-        j = new.index(card)
-        k = self._k
-        new[k], new[j] = new[j], new[k]
-        return _redealt(self._state, 0, self._old, new)
+        return _redealt(self._state, 0, self._old, self._at_place(list(self._old), card))
 
 
 def unseen(state: ShopBattleState, seat: int | None) -> tuple[list[tuple[int, int]], list[int]]:
