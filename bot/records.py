@@ -103,8 +103,9 @@ class Records:
         return found
 
     async def recent_events(self, table_id: int, limit: int = 30) -> list[Event]:
-        """The last ``limit`` events of a table (all audiences; filter before showing)."""
-        return [event_from(d) for d in await self.hall.db.recent_events(table_id, limit)]
+        """The last ``limit`` events of a table (all audiences; filter before showing): see
+        :meth:`bot.service.Hall.recent_events`."""
+        return await self.hall.recent_events(table_id, limit)
 
     async def all_events(self, table_id: int) -> list[Event]:
         """Every event of a table, in order (all audiences: filter before showing)."""

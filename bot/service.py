@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict, deque
 from dataclasses import replace
 from typing import Any
 
@@ -53,6 +54,7 @@ from storage.base import (
     Shards,
     Store,
     TableRow,
+    dumps,
     loads,
 )
 
@@ -127,10 +129,29 @@ class TableLock:
             del self._locks[self._id]
 
 
+#: Events a running table's tail keeps (:meth:`Hall.recent_events`): what a board reads.
+TAIL_EVENTS = 60
+#: Running tables whose tails the hall keeps, the least recently read dropped first.
+TAILS = 1024
+
+
+class _Tail:
+    """The last events of a running table (at most :data:`TAIL_EVENTS`), as the store returns
+    them, through ``seq`` (the table's ``event_seq`` then); ``whole`` when they are all its
+    events."""
+
+    __slots__ = ("events", "seq", "whole")
+
+    def __init__(self, events: list[Event], seq: int, whole: bool) -> None:
+        self.events: deque[Event] = deque(events, maxlen=TAIL_EVENTS)
+        self.seq = seq
+        self.whole = whole
+
+
 class Hall:
     """The state the table services share: the store, the clock, the process's shards, the
-    notifier, the persisted timers, the per-table locks and the cache of running tables (see
-    the module docstring for what it guarantees).
+    notifier, the persisted timers, the per-table locks, the cache of running tables and the
+    tails of their event logs (see the module docstring for what it guarantees).
 
     Args:
         db: an open store (:class:`storage.base.Store`).
@@ -152,6 +173,7 @@ class Hall:
         self._locks: dict[int, list[Any]] = {}  # table id -> [lock, holders and waiters] (TableLock)
         self._live: dict[int, LiveTable] = {}  # running tables, decoded
         self._index: dict[int, RunningTable] = {}  # running tables resumed but not decoded yet
+        self._tails: OrderedDict[int, _Tail] = OrderedDict()  # running tables' last events (TAILS at most)
 
     # ------------------------------------------------------------------ ownership
     def owns(self, guild_id: int) -> bool:
@@ -177,7 +199,8 @@ class Hall:
     def held(self) -> dict[str, frozenset[int]]:
         """The table ids each per-table structure holds now: ``locks``, ``live`` (running tables,
         decoded) and ``index`` (resumed, not decoded yet). For tests and the soak benchmark."""
-        return {"locks": frozenset(self._locks), "live": frozenset(self._live), "index": frozenset(self._index)}
+        return {"locks": frozenset(self._locks), "live": frozenset(self._live), "index": frozenset(self._index),
+                "tails": frozenset(self._tails)}
 
     def keep(self, live: LiveTable) -> LiveTable:
         """Cache a table that starts running (under its lock, once stored); returns it."""
@@ -189,12 +212,14 @@ class Hall:
         moved it, or it stopped running)."""
         self._live.pop(table_id, None)
         self._index.pop(table_id, None)
+        self._tails.pop(table_id, None)
 
     def forget(self, table_id: int) -> None:
         """Drop the per-table memory of a table that stopped running (its lock goes by itself
         when its last holder or waiter leaves)."""
         self._live.pop(table_id, None)
         self._index.pop(table_id, None)
+        self._tails.pop(table_id, None)
 
     def running(self) -> int:
         """How many running tables the process holds (decoded or waiting to be)."""
@@ -254,6 +279,45 @@ class Hall:
         pending = entry.pending if entry.row.version == state.version else {}
         live = self._live[table_id] = LiveTable(entry.row, list(entry.seats), state, dict(pending))
         return live
+
+    # ------------------------------------------------------------------ a table's last events
+    async def recent_events(self, table_id: int, limit: int) -> list[Event]:
+        """The last ``limit`` events of a table, oldest first (all audiences: filter before
+        showing). A running table's last :data:`TAIL_EVENTS` are kept in memory once read
+        (:meth:`events_added` follows its steps), so a board or a panel drawn after each step
+        does not ask the store; the store is asked for anything else. The tail is filled under
+        the table's lock (no step half-stored meanwhile), and only when nobody holds the lock."""
+        live = self._live.get(table_id)
+        tail = self._tails.get(table_id)
+        if live is not None and tail is not None and tail.seq == live.row.event_seq and limit <= TAIL_EVENTS:
+            if tail.whole or len(tail.events) >= limit:
+                self._tails.move_to_end(table_id)
+                return list(tail.events)[-limit:] if limit > 0 else []
+        if live is None or limit > TAIL_EVENTS or table_id in self._locks:
+            return [event_from(d) for d in await self.db.recent_events(table_id, limit)]
+        async with self.lock(table_id):
+            live = self._live.get(table_id)
+            rows = await self.db.recent_events(table_id, TAIL_EVENTS)
+            events = [event_from(d) for d in rows]
+            if live is not None:
+                self._tails[table_id] = _Tail(events, live.row.event_seq, len(rows) < TAIL_EVENTS)
+                self._tails.move_to_end(table_id)
+                while len(self._tails) > TAILS:
+                    self._tails.popitem(last=False)
+        return events[-limit:] if limit > 0 else []
+
+    def events_added(self, table_id: int, first_seq: int, events: list[dict[str, Any]]) -> None:
+        """A step of a running table stored ``events`` (as :func:`event_dict` makes them) from
+        seq ``first_seq``: its tail follows (each event as the store would return it), or is
+        dropped when it did not end just before them. Call under the table's lock."""
+        tail = self._tails.get(table_id)
+        if tail is None:
+            return
+        if tail.seq != first_seq - 1:
+            del self._tails[table_id]
+            return
+        tail.events.extend(event_from(loads(dumps(d))) for d in events)
+        tail.seq = first_seq + len(events) - 1
 
     # ------------------------------------------------------------------ reading a table
     async def row(self, table_id: int) -> TableRow:

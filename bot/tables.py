@@ -285,6 +285,7 @@ class Tables:
         live.pending = {}
         live.row = _stepped_row(row, step.state.version, now, write.action_seq, write.event_seq + len(events) - 1,
                                 "finished" if outcome is not None else row.status)
+        hall.events_added(live.id, write.event_seq, write.events)
         self.scheduler.stepped(timer, cancel)
         return events
 

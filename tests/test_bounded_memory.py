@@ -60,8 +60,8 @@ async def test_a_thousand_tables_leave_every_per_table_structure_as_it_was(tmp_p
                     "drivers": len(svc.tables.driver.tables()), **svc.foreground.sizes()}
 
         before = sizes()
-        assert before == {"locks": 0, "live": 0, "index": 0, "timers": 0, "drivers": 0, "tasks": 0, "waiters": 0,
-                          "deferred": 0}
+        assert before == {"locks": 0, "live": 0, "index": 0, "tails": 0, "timers": 0, "drivers": 0, "tasks": 0,
+                          "waiters": 0, "deferred": 0}
         for start in range(0, TABLES, AT_ONCE):
             await asyncio.gather(*(one_table(svc, n) for n in range(start, start + AT_ONCE)))
         await svc.tables.idle()

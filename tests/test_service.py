@@ -9,7 +9,7 @@ import pytest
 
 from bot.games import GAMES
 from bot.house import House
-from bot.service import Notifier, ServiceError
+from bot.service import Notifier, ServiceError, event_from
 from storage.factory import open_store
 from tests.simgame import register_pick
 
@@ -987,4 +987,53 @@ async def test_kill_9_during_play_loses_no_acknowledged_action(db_url, pick_game
         await svc.tables.submit(tid, view.seats[seat].user_id, view.version, code)
         await svc.tables.close()
     finally:
+        await db.close()
+
+
+async def test_a_running_tables_last_events_come_from_memory_after_the_first_read(db_url):
+    """``Hall.recent_events``: once read, a running table's tail follows its steps (the same
+    events the store returns, audiences included) and the store is not asked again; a tail
+    that did not end just before a step's events is dropped, and the store asked again."""
+    db = await open_store(db_url)
+    svc = House(db, clock=FakeClock(), seed_source=lambda: 1)
+    asked: list[int] = []
+    stored = db.recent_events
+
+    async def counted(table_id: int, limit: int):
+        asked.append(limit)
+        return await stored(table_id, limit)
+
+    db.recent_events = counted  # type: ignore[method-assign]
+    try:
+        t = await svc.lobbies.open(guild_id=1, channel_id=1, game="three-player-moon", host_user_id=1,
+                                   host_name="h")
+        await svc.lobbies.add_ai(t.id, 1)
+        await svc.lobbies.add_ai(t.id, 1)
+        await svc.lobbies.start(t.id, 1)
+        await svc.tables.idle()
+        game = GAMES["three-player-moon"].game
+        first = await svc.records.recent_events(t.id, 60)
+        assert asked == [60]
+        steps = 0
+        while steps < 5:  # the game still runs after them (a finished table is read from the store)
+            view = await svc.hall.table(t.id)
+            assert view.row.status == "running"
+            if 0 in view.to_act():
+                code = game.encode(game.legal_actions(view.state, 0)[0])
+                await svc.tables.submit(t.id, 1, view.version, code)
+                await svc.tables.idle()
+                steps += 1
+            mine = await svc.records.recent_events(t.id, 60)
+            panel = await svc.records.recent_events(t.id, 40)
+            truth = [event_from(d) for d in await stored(t.id, 60)]
+            assert mine == truth and panel == truth[-40:]
+        assert steps >= 4 and len(mine) > len(first)
+        assert asked == [60]  # every read after the first from the tail
+        live = svc.hall.live(t.id)
+        assert live is not None
+        svc.hall.events_added(t.id, live.row.event_seq + 5, [{"key": "x", "params": {}, "audience": None}])
+        assert await svc.records.recent_events(t.id, 60) == truth  # a gap: the store again
+        assert asked == [60, 60]
+    finally:
+        await svc.tables.close()
         await db.close()
