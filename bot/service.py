@@ -26,6 +26,9 @@ The hall's guarantees:
 - The cache of a running table (:class:`bot.table.LiveTable`) is always equal to what is
   stored: it changes only under the table's lock, after the change is stored; a table that
   stops running leaves it (:meth:`Hall.forget`).
+- A running table's last events, once read (:meth:`Hall.recent_events`), are kept in memory for
+  the boards and panels drawn after each step: filled under the table's lock, followed by each
+  step stored, dropped with the table's cache or when a step's events do not follow them.
 - After a restart the running tables are indexed in bulk (:meth:`Hall.index`); each snapshot is
   decoded on first touch (:meth:`Hall.touch`). A table whose snapshot no longer loads is
   abandoned (logged), never crashes the bot.
