@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="start the Discord bot (the default)")
     # handled by bot/render/cli.py before parsing; listed here so that --help shows it
     sub.add_parser("render", help="draw a game's board and panels as PNG files (render --help)", add_help=False)
+    parser.commands = sub.choices  # type: ignore[attr-defined]  # for main's one-line mistakes
     return parser
 
 
@@ -151,6 +152,11 @@ def _levels(raw: str | None) -> list[str] | None:
     return levels
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and the English ``noun``, plural but for 1: "1 level", "4 levels"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _new_players(game: str, given: int | None, levels: list[str] | None, watch: bool = False) -> int:
     """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels
     (as many with ``--watch``: every seat is an AI player), else the game's default. Exits with a
@@ -164,12 +170,12 @@ def _new_players(game: str, given: int | None, levels: list[str] | None, watch: 
         if not g.min_players <= wanted <= g.max_players:
             seats = (f"{g.min_players - you}" if g.min_players == g.max_players
                      else f"{g.min_players - you} to {g.max_players - you}")
-            raise SystemExit(f"--ai gives {len(levels)} level(s), one per AI player, but {game} has "
-                             f"{seats} AI player(s){beside}: e.g. --ai "
-                             + ",".join(["normal"] * (g.min_players - you)))
+            many = "AI player" if g.min_players == g.max_players and g.min_players - you == 1 else "AI players"
+            raise SystemExit(f"--ai gives {_count(len(levels), 'level')}, one per AI player, but {game} has "
+                             f"{seats} {many}{beside}: e.g. --ai " + ",".join(["normal"] * (g.min_players - you)))
     players = player_count(game, wanted)
     if levels is not None and len(levels) != players - you:
-        raise SystemExit(f"--ai gives {len(levels)} level(s) but the table has {players - you} AI player(s) "
+        raise SystemExit(f"--ai gives {_count(len(levels), 'level')} but the table has {_count(players - you, 'AI player')} "
                          f"(--players {players}): give one level per AI seat, e.g. --ai "
                          + ",".join(["normal"] * (players - you)))
     return players
@@ -182,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         from bot.render.cli import main as render_main
 
         return render_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # told by the command's own parser, whose --help lists what it takes
+        commands = getattr(parser, "commands", {})
+        (commands.get(args.command) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     from bot.settings import caller_path
 
     for name in ("db", "images", "deck", "source"):  # paths typed by the user: from where they typed them
@@ -193,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.game is None and not args.resume:
             raise SystemExit(f"play needs a game ({', '.join(sorted(GAMES))}) or --resume")
+        if args.fast and args.pace is not None:
+            raise SystemExit("--fast is --pace 0: give one of --fast and --pace")
         pace = 0.0 if args.fast else DEFAULT_PACE if args.pace is None else args.pace
         if not 0 <= pace <= 10:
             raise SystemExit("--pace is from 0 to 10 seconds")

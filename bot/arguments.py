@@ -75,8 +75,8 @@ def option_values(model: type[BaseModel], name: str) -> str | None:
 def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[str, object]:
     """Table options from ``--option KEY=VALUE`` (values read as JSON when they parse) and
     ``--deck FILE`` (a Shop Battle deck file), validated by the game. Raises
-    :class:`BadArgument` on an unknown option, a value the option does not take (saying which
-    it takes) or a refused deck."""
+    :class:`BadArgument` on an unknown option, an option given twice with two values, a value
+    the option does not take (saying which it takes) or a refused deck."""
     g = GAMES[game].game
     fields = sorted(name for name in g.options_model.model_fields if name not in ("deck", "deck_data"))
     out: dict[str, object] = {}
@@ -88,6 +88,8 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
         if key not in fields:
             known = f"Options: {', '.join(fields)}." if fields else f"{game} takes no options."
             raise BadArgument(f"{game} has no option {key!r}. {known}")
+        if key in typed and typed[key] != value:
+            raise BadArgument(f"--option {key} is given twice ({typed[key]}, {value}): give it once")
         out[key] = json_or_text(value)
         typed[key] = value
     if deck is not None:

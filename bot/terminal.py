@@ -714,7 +714,8 @@ class TerminalGame:
     # ------------------------------------------------------------------ input
     def read(self, prompt: str) -> str | None:
         """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board, then the
-        player's own blocks of the panel being asked (its hand, tiles or dice), and asks again."""
+        player's own blocks of the panel being asked (its hand, tiles or dice), and asks again;
+        ``?`` (``help``, ``aide``) prints the keys and the rules command, and asks again."""
         while True:
             try:
                 raw = self.ask(prompt).strip()
@@ -726,6 +727,9 @@ class TerminalGame:
                 if self._table is not None:  # the turn being asked: the player's own blocks
                     panel = compose.panel(self._table, 0, self.t).card
                     self.out(compact_block(panel, {(f.name, f.value) for f in self.board.fields}, self.t.lang))
+                continue
+            if raw.lower() in ("?", "help", "aide") and self._table is not None:
+                self.out(self.t("term.help", command=self.resume_command, key=self._table.row.game))
                 continue
             return raw
 

@@ -122,3 +122,30 @@ def test_a_mistyped_command_is_one_line_naming_what_the_user_typed(argv, capsys,
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("./scripts/start.sh") and "--help" in err, err
+
+
+def test_a_misused_play_option_is_one_line_saying_what_to_do(capsys, monkeypatch):
+    monkeypatch.setenv("SPEAKEASY_COMMAND", "./scripts/start.sh")
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "gang-of-dice", "--bogus"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == ("./scripts/start.sh play: unrecognized arguments: --bogus "
+                                       "(./scripts/start.sh play --help lists what it takes)\n")
+    refusals = {
+        ("gang-of-dice", "--pace", "1", "--fast"): "--fast is --pace 0: give one of --fast and --pace",
+        ("moonshine", "--option", "variant=regular", "--option", "variant=standard"):
+            "--option variant is given twice (regular, standard): give it once",
+        ("gang-of-dice", "--ai", "strong,strong,strong,strong"):
+            "--ai gives 4 levels, one per AI player, but gang-of-dice has 1 to 3 AI players beside you: "
+            "e.g. --ai normal",
+        ("three-player-moon", "--ai", "strong"):
+            "--ai gives 1 level, one per AI player, but three-player-moon has 2 AI players beside you: "
+            "e.g. --ai normal,normal",
+        ("gang-of-dice", "--players", "3", "--ai", "easy"):
+            "--ai gives 1 level but the table has 2 AI players (--players 3): give one level per AI seat, "
+            "e.g. --ai normal,normal",
+    }
+    for argv, line in refusals.items():
+        with pytest.raises(SystemExit) as exc:
+            main(["play", *argv])
+        assert exc.value.code == line, argv

@@ -235,11 +235,11 @@ async def test_a_reroll_of_several_dice_is_one_answer_and_the_dice_stay_in_place
     # 15 ≥ 13 triggers the black card: stopping asks first ("n"); then die 1 is rerolled to 🕴️,
     # the third roll, which ends the turn: the dice are shown in place once more
     assert s.prompts[3] == term_says("term.god.stop_bust")
-    assert ("(roll 3/3): 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣ · rerolled 1 die: 🕴️\n"
+    assert ("(roll 3/3), the dice now: 🕴️ 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ 4️⃣ 5️⃣ · rerolled 1 die: 🕴️\n"
             "    Your dice:  🕴️*  🕴️  4️⃣  1️⃣  5️⃣  2️⃣") in s.text
     assert term_said(s.text, "god.stop", seat=term_says("term.you"))
     # the log says which dice each reroll kept and which it rolled again
-    assert "(roll 2/3): 🕴️ 1️⃣ 2️⃣ 3️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ · rerolled 3 dice: 3️⃣ 4️⃣ 5️⃣" in s.text
+    assert "(roll 2/3), the dice now: 🕴️ 1️⃣ 2️⃣ 3️⃣ 4️⃣ 5️⃣\n    ↳ kept 🕴️ 1️⃣ 2️⃣ · rerolled 3 dice: 3️⃣ 4️⃣ 5️⃣" in s.text
 
 
 FACE = {"🕴️": 0, "1️⃣": 1, "2️⃣": 2, "3️⃣": 3, "4️⃣": 4, "5️⃣": 5}
@@ -257,13 +257,13 @@ async def test_every_reroll_in_the_log_says_what_was_kept_and_what_was_rolled_ag
     assert await tg.run() == 0
     assert s.prompts[1] == term_says("term.god.ask_one", score=1)
     assert "(1-1" not in s.text
-    assert "(roll 2/3): 4️⃣\n    ↳ rerolled the only die: 4️⃣" in s.text
+    assert "(roll 2/3), the dice now: 4️⃣\n    ↳ rerolled the only die: 4️⃣" in s.text
     lines = s.lines
-    rerolls = [i for i, line in enumerate(lines) if re.search(r"\(roll [23]/3\): ", line)]
+    rerolls = [i for i, line in enumerate(lines) if re.search(r"\(roll [23]/3\), the dice now: ", line)]
     assert len(rerolls) > 1, "the AI players reroll too"
     for i in rerolls:  # every seat's: the kept and the new dice make the whole roll
         n = int(re.search(r"rolls (\d+) d", lines[i]).group(1))
-        whole = _faces(lines[i].split("/3): ")[1])
+        whole = _faces(lines[i].split("/3), the dice now: ")[1])
         m = re.fullmatch(r"    ↳ (?:kept (.+) · )?rerolled (?:(\d+) dice|1 die|the only die|all (\d+) dice): (.+)", lines[i + 1])
         assert m, lines[i + 1]
         kept, new = _faces(m.group(1) or ""), _faces(m.group(4))
@@ -373,7 +373,7 @@ async def test_a_forced_choice_is_applied_with_a_line(tmp_path, god_script):
     tg = game("gang-of-dice", 3, tmp_path, s)
     assert await tg.run() in (0, 1)  # 0 when the human is then eliminated and the AIs finish
     assert "→ Commit 1" in s.text
-    assert s.text.index("→ Commit 1") < s.text.index("?")  # applied before any question
+    assert s.text.index("→ Commit 1") < s.text.index(s.prompts[0])  # applied before any question
     assert (await action_log(tmp_path / "t.db"))[:2] == ["c1", "s"]
 
 
@@ -1034,7 +1034,7 @@ async def test_leaving_a_window_whose_game_was_finished_elsewhere_does_not_say_i
     a = TerminalGame("shop-battle", 3, seed=11, db_path=path, ask=ask, out=s.lines.append, pace=0,
                      options={"round_cap": 10})
     assert await a.run() == 0
-    assert len(s.prompts) == 2 and "Leave the table?" in s.prompts[1]
+    assert len(s.prompts) == 2 and "Leave the table now?" in s.prompts[1]
     assert "Your game is saved" not in s.text.split(s.prompts[1], 1)[1]
     assert "== Shop Battle — final standings ==" in s.text and "🥇" in s.text
     nothing = Script([])
@@ -1088,3 +1088,12 @@ async def test_a_reroll_of_many_dice_moves_no_counter_on_screen(tmp_path, god_sc
                               pace=0, resume=True).run() == 0
     assert not re.search(r"\b(?:move|coup) [0-9]", again.text)
     assert ("Resuming Gang of Dice, table #1." if lang == "en" else "Reprise de Gang of Dice, table n°1.") in again.text
+
+
+async def test_a_question_mark_shows_the_keys_and_asks_again(tmp_path):
+    s = Script(["?", "q"])
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 0
+    assert term_says("term.help", command=tg.resume_command, key="gang-of-dice") in s.text
+    assert s.prompts[1] == s.prompts[0]  # the same question again, nothing played
+    assert await action_log(tmp_path / "t.db") == []
