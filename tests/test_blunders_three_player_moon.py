@@ -1,16 +1,19 @@
 """Three-Player Moon's bidder never plays a move that loses its bid in every deal it cannot tell
 from the true one while another keeps it in a few (``engine.three_player_moon.ai.keepers``),
 on the positions of normal-level games where it once did (``python -m bench.blunders
-three-player-moon --level normal --seed 1``, its first 141 games and then games 152, 281, 363 and 759),
-each reached by replaying the moves of the time; the judge is the checker
-(``tests/blunders/three_player_moon.py``)."""
+three-player-moon --level normal --seed 1``, its first 141 games and then games 152, 281, 363 and 759)
+and of a strong-level game (``--level strong``, game 196), each reached by replaying the moves of
+the time; the judge is the checker (``tests/blunders/three_player_moon.py``)."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.games import GAMES
-from engine.three_player_moon.actions import Discard
+from engine.policies import choose
+from engine.three_player_moon import ai, search
+from engine.three_player_moon.actions import Discard, Play
+from engine.three_player_moon.outlook import keeping
 from engine.three_player_moon.state import MoonState
 from engine.three_player_moon.tiles import ALL_TILES, MOON, TRICKS
 from tests.blunders.three_player_moon import Solver, losing_moves, worlds
@@ -68,6 +71,10 @@ _LOGS: dict[tuple[int, int], str] = {
         "b21 d42 t1 p11 p52 p21 p61 p53 p31 p66 p62 p51 p55 p65 p54 p22 p41 p63 p44 p00 p43 p64 p33 p32 b5 b0 "
         "b0 d54 t2 p22 p32 p21 p62 p31 p52 p55 p51 p65 p44 p64 p41 p00 p53 p43 p42 p61 p11 p63 p33 p66 b6 b0 "
         "b0 d21 t5"),
+    # between strong players (``--level strong``)
+    (100196, 31): (
+        "b4 b5 b0 d63 t1 p11 p51 p61 p55 p53 p52 p33 p42 p32 p21 p62 p43 p31 p65 p54 p41 p00 p22 p64 p44 p66 "
+        "b5 b6 b0 d31 t2"),
     (100363, 83): (
         "b5 b0 b0 d41 t5 p66 p64 p61 p22 p32 p21 p11 p55 p31 p44 p62 p43 p42 p63 p52 p65 p51 p00 p54 p53 p33 "
         "b5 b0 b0 d31 t2 p22 p43 p32 p21 p54 p41 p42 p61 p51 p52 p63 p64 p62 p00 p33 p53 p11 p55 p66 p65 p44 "
@@ -129,3 +136,21 @@ def test_a_moon_bidder_names_trumps_that_keep_the_moon_in_some_deal() -> None:
     losing = losing_moves(G, state, state.turn)
     assert G.decode("t5") in losing  # the move of the time
     assert G.ai_action(state, state.turn) not in losing  # so it keeps the moon in some deal
+
+
+def test_the_strong_level_keeps_the_leads_found_to_keep_the_bid_when_the_search_of_every_lead_runs_out() -> None:
+    """Seed 100196 between strong players, the bidder's first lead (a bid of 6, 2s trumps): [6|3],
+    [6|1] and [0|0] lose the bid in every deal, the four other leads keep it in a few. The complete
+    search of all seven leads (the strong level's prune) runs past its positions while proving
+    the losing ones, and the 16 sampled deals hold none that keeps the bid: the leads that search
+    found to keep it before it ran out are kept, the losing ones dropped, and [6|3] (the move
+    of the time) is not played."""
+    state = _position(100196, 31)
+    seat = state.turn
+    losing = losing_moves(G, state, seat)
+    assert losing == {Play((6, 3)), Play((6, 1)), Play((0, 0))}
+    legal = ai.legal_moves(state, seat)
+    assert keeping(state, seat, legal, search.CHECK_BUDGET) is None  # past its budget
+    keep = ai.keepers(state, seat, legal, search.CHECK_BUDGET)
+    assert keep and not keep & losing
+    assert choose(G, state, seat, "strong", salt=100196 * 7 + seat) not in losing

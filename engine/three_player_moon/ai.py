@@ -136,8 +136,9 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     :data:`CHECK_WIDEN` times ``budget`` positions (a tile that keeps the bid in a few deals
     only is found there).
 
-    Past those budgets, the moves that keep it in one of ``samples`` sampled deals
-    (``outlook.play_keepers`` while playing, ``outlook.pickup_counts`` for a discard or trumps
+    Past those budgets, the moves those searches found to keep it before they ran out (a move
+    that keeps it in one deal is no losing move), with those that keep it in one of ``samples``
+    sampled deals (``outlook.play_keepers`` while playing, ``outlook.pickup_counts`` for a discard or trumps
     when the bid needs every trick, the complete search of their other moves being too long
     there: seconds; again within ``budget`` positions), drawn from a generator seeded by public
     facts; for a discard or trumps with ``prefer``, :data:`CHECK_WIDEN` times ``samples`` more
@@ -150,8 +151,9 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
     nothing was learned (not the bidder, nothing asked, no move found to keep the bid, or out
     of budget); an empty set when no move keeps the bid in any deal."""
     seen: Seen = {}  # positions settled while playing, shared by the searches below
+    early: set[Any] = set()  # the moves a search found to keep the bid before it ran out of budget
     if prefer is None:
-        keep = keeping(state, seat, moves, budget, stop=stop, seen=seen)
+        keep = keeping(state, seat, moves, budget, stop=stop, seen=seen, found=early)
     else:
         keep = keeping(state, seat, [prefer], budget, stop=stop, seen=seen)
         if keep is None and state.phase == "play" and not (stop is not None and stop()):
@@ -159,22 +161,22 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
             keep = keeping(state, seat, [prefer], budget * CHECK_WIDEN, stop=stop, seen=seen)
         if keep is not None and not keep:  # ``prefer`` loses the bid in every deal: does another keep it?
             wide = budget * CHECK_WIDEN if state.phase == "play" else budget
-            keep = keeping(state, seat, [m for m in moves if m != prefer], wide, stop=stop, seen=seen)
+            keep = keeping(state, seat, [m for m in moves if m != prefer], wide, stop=stop, seen=seen, found=early)
     if keep is not None or seat != state.bidder or state.phase not in ("discard", "trump", "play"):
         return keep
     if stop is not None and stop():
-        return None
+        return early or None
     rng = random.Random(f"moon-check:{state.version}:{seat}")
     if state.phase == "play":
-        found = play_keepers(state, seat, moves, samples, rng, budget, stop, seen)
+        found = early | play_keepers(state, seat, moves, samples, rng, budget, stop, seen)
         if not found and prefer is not None and not (stop is not None and stop()):
             found = play_keepers(state, seat, moves, samples * (CHECK_WIDEN - 1), rng, budget, stop, seen)
         return found or None
     if needed(state) < TRICKS:
-        return None
+        return early or None
     discard = state.discard if state.phase == "trump" else None
     hand8 = state.hands[seat] if discard is None else (*state.hands[seat], discard)
-    found = set()
+    found = early
     for more in (samples, samples * CHECK_WIDEN if prefer is not None else 0):
         if not more or (stop is not None and stop()):
             break
@@ -182,8 +184,8 @@ def keepers(state: MoonState, seat: int, moves: Sequence[Any], budget: int, pref
             pick = pickup_counts(seat, hand8, more, rng, discard, budget, stop)
         except OverBudget:
             break
-        found = {m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None else {
-            m for m in moves if pick.get((discard, m.trump))}
+        found = early | ({m for m in moves if any(pick.get((m.tile, t)) for t in TRUMP_OPTIONS)} if discard is None
+                         else {m for m in moves if pick.get((discard, m.trump))})
         if found:
             break
     if not found and discard is not None and prefer is not None and not (stop is not None and stop()):

@@ -421,7 +421,8 @@ def needed(state: MoonState) -> int:
 
 
 def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int,
-            stop: Callable[[], bool] | None = None, seen: Seen | None = None) -> set[Any] | None:
+            stop: Callable[[], bool] | None = None, seen: Seen | None = None, found: set[Any] | None = None
+            ) -> set[Any] | None:
     """The moves among ``moves`` (the bidder's legal plays, discards or trump choices) that keep
     its bid in at least one deal the bidder cannot tell from the true one: every split of the
     tiles it has not seen between the defenders that fits their shown voids (T5), searched with
@@ -431,7 +432,9 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int,
     beaten already, a discard or trump choice for a bid that may lose a trick (too many deals to
     search), or the searches ran past ``budget`` positions or were stopped by ``stop()`` (see
     :class:`SureTricks`). An empty set: no move keeps the bid. ``seen`` (while playing): the
-    positions settled by an earlier search of the same decision, shared with this one."""
+    positions settled by an earlier search of the same decision, shared with this one.
+    ``found``: a set the moves are added to as soon as a deal keeps the bid with them, so that
+    a search past its budget or stopped still tells the moves it found."""
     bidder = state.bidder
     if bidder is None or seat != bidder or state.phase in ("bid", "over") or not moves:
         return None
@@ -451,18 +454,19 @@ def keeping(state: MoonState, seat: int, moves: Sequence[Any], budget: int,
     a, b = (bidder + 1) % 3, (bidder + 2) % 3
     sizes = (len(state.hands[a]), len(state.hands[b]))
     try:
-        return _keepers(state, hand, hand8, unseen, sizes, list(moves), budget, a, b, stop, seen)
+        return _keepers(state, hand, hand8, unseen, sizes, list(moves), budget, a, b,
+                        set() if found is None else found, stop, seen)
     except OverBudget:
         return None
 
 
 def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[int, int], moves: list[Any],
-             budget: int, a: int, b: int, stop: Callable[[], bool] | None = None, seen: Seen | None = None
-             ) -> set[Any]:
-    """:func:`keeping` for ``moves`` (all of one kind); raises :class:`OverBudget`."""
+             budget: int, a: int, b: int, good: set[Any], stop: Callable[[], bool] | None = None,
+             seen: Seen | None = None) -> set[Any]:
+    """:func:`keeping` for ``moves`` (all of one kind), adding each move to ``good`` (returned)
+    as soon as a deal keeps the bid with it; raises :class:`OverBudget`."""
     bidder = state.bidder
     assert bidder is not None
-    good: set[Any] = set()
     if not moves:
         return good
     if state.phase == "play":
@@ -499,13 +503,16 @@ def _keepers(state: MoonState, hand: int, hand8: int, unseen: int, sizes: tuple[
             for ha, hb in deals(hand8, unseen, sizes, no_voids, trump, alike(trump, hand8)):
                 hands = [0, 0, 0]
                 hands[bidder], hands[a], hands[b] = hand8, ha, hb
-                wanted &= ~solver.spare((hands[0], hands[1], hands[2]), wanted)
+                kept = solver.spare((hands[0], hands[1], hands[2]), wanted)
+                if kept:
+                    wanted &= ~kept
+                    good.update(m for m in moves if kept >> INDEX[m.tile] & 1)
                 if not wanted:
                     break
             budget = solver.budget
             if not wanted:
                 break
-        return {m for m in moves if not wanted >> INDEX[m.tile] & 1}
+        return good
     for m in moves:
         solver = SureTricks(m.trump, bidder, TRICKS, budget, stop)
         for ha, hb in deals(hand, unseen, sizes, no_voids, m.trump, alike(m.trump, hand)):
