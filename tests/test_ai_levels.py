@@ -338,16 +338,16 @@ def test_play_takes_one_level_per_ai_seat(monkeypatch, tmp_path: Path):
     assert seen == {"players": 3, "levels": ["easy", "strong"]}
     for argv, said in ((["--ai", "strong,hard"], "'hard' is not a level; the levels are easy, normal, strong"),
                        (["--ai", "strong,"], "an empty level is not a level"),
-                       (["--players", "4", "--ai", "strong"], "--ai gives 1 level(s) but the table has 3 AI player")):
+                       (["--players", "4", "--ai", "strong"], "--ai gives 1 level but the table has 3 AI players")):
         with pytest.raises(SystemExit) as exc:
             main(["play", "gang-of-dice", *argv])
         assert said in str(exc.value)
-    with pytest.raises(SystemExit, match=r"--ai gives 1 level\(s\), one per AI player, but three-player-moon has 2 AI"):
+    with pytest.raises(SystemExit, match=r"--ai gives 1 level, one per AI player, but three-player-moon has 2 AI players"):
         main(["play", "three-player-moon", "--ai", "strong"])
     # --watch: every seat an AI player, so one level per seat
     assert main(["play", "three-player-moon", "--watch", "--ai", "strong,strong,normal"]) == 0
     assert seen == {"players": 3, "levels": ["strong", "strong", "normal"]}
-    with pytest.raises(SystemExit, match=r"--ai gives 2 level\(s\), one per AI player, but three-player-moon has 3 AI"):
+    with pytest.raises(SystemExit, match=r"--ai gives 2 levels, one per AI player, but three-player-moon has 3 AI players"):
         main(["play", "three-player-moon", "--watch", "--ai", "strong,strong"])
 
 
