@@ -201,7 +201,8 @@ class Hall:
 
     def held(self) -> dict[str, frozenset[int]]:
         """The table ids each per-table structure holds now: ``locks``, ``live`` (running tables,
-        decoded) and ``index`` (resumed, not decoded yet). For tests and the soak benchmark."""
+        decoded), ``index`` (resumed, not decoded yet) and ``tails`` (running tables' last events
+        kept). For tests and the soak benchmark."""
         return {"locks": frozenset(self._locks), "live": frozenset(self._live), "index": frozenset(self._index),
                 "tails": frozenset(self._tails)}
 
