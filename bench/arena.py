@@ -114,15 +114,18 @@ def play_game(key: str, players: int, seed: int, seat_a: int, a: str, b: str, it
     return outcome_rewards(outcome)[seat_a], times[0], times[1]
 
 
-def _p95(xs: list[float]) -> float:
+def _p95(xs: list[float], digits: int | None = None) -> float:
+    """The 95th percentile of ``xs`` (nearest rank; 0.0 when empty), rounded to ``digits``."""
     if not xs:
         return 0.0
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
+    value = xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
+    return value if digits is None else round(value, digits)
 
 
-def _median(xs: list[float]) -> float:
-    return round(statistics.median(xs), 1) if xs else 0.0
+def _median(xs: list[float], digits: int = 1) -> float:
+    """The median of ``xs`` rounded to ``digits`` (0.0 when empty)."""
+    return round(statistics.median(xs), digits) if xs else 0.0
 
 
 def _job(args: tuple[Any, ...]) -> tuple[float, Times, Times]:

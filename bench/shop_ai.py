@@ -25,13 +25,13 @@ import argparse
 import cProfile
 import hashlib
 import json
-import math
 import pstats
 import statistics
 import sys
 import time
 from typing import Any
 
+from bench.arena import _median, _p95
 from bot.games import GAMES
 from engine.policies import choose
 
@@ -68,15 +68,6 @@ def play(seed: int, players: int, levels: list[str], iterations: int | None,
     return moves
 
 
-def _p95(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)], 2) if xs else 0.0
-
-
-def _median(xs: list[float]) -> float:
-    return round(statistics.median(xs), 2) if xs else 0.0
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the benchmark from the command line; returns the JSON summary (also printed last)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,11 +97,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         moves += play(args.seed * 100000 + g, 2, levels, args.iterations, strong, times)
     summary: dict[str, Any] = {
         "games": args.games, "seed": args.seed, "strong_games": args.strong_games, "iterations": args.iterations,
-        "normal_ms_median": _median(times.get("normal", [])), "normal_ms_p95": _p95(times.get("normal", [])),
+        "normal_ms_median": _median(times.get("normal", []), 2), "normal_ms_p95": _p95(times.get("normal", []), 2),
         "normal_ms_mean": round(statistics.fmean(times.get("normal", [0.0])), 2),
-        "normal_choose_ms_median": _median(times.get("normal:choose", [])),
-        "normal_choose_ms_p95": _p95(times.get("normal:choose", [])),
-        "strong_ms_median": _median(times.get("strong", [])), "strong_ms_p95": _p95(times.get("strong", [])),
+        "normal_choose_ms_median": _median(times.get("normal:choose", []), 2),
+        "normal_choose_ms_p95": _p95(times.get("normal:choose", []), 2),
+        "strong_ms_median": _median(times.get("strong", []), 2), "strong_ms_p95": _p95(times.get("strong", []), 2),
         "normal_digest": normal.hexdigest(), "strong_digest": strong.hexdigest(), "moves": moves,
     }
     print(f"shop-battle AI: {args.games} normal games (2-6 players), {args.strong_games} strong-vs-normal games"
@@ -118,8 +109,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name in ("normal", "normal:choose", "strong", "strong:choose"):
         xs = times.get(name, [])
         if xs:
-            print(f"{name:14} CPU ms per move: median {_median(xs):7.2f}  mean {statistics.fmean(xs):7.2f}"
-                  f"  p95 {_p95(xs):7.2f}  max {max(xs):7.1f}  ({len(xs)} moves)")
+            print(f"{name:14} CPU ms per move: median {_median(xs, 2):7.2f}  mean {statistics.fmean(xs):7.2f}"
+                  f"  p95 {_p95(xs, 2):7.2f}  max {max(xs):7.1f}  ({len(xs)} moves)")
     print(f"normal decisions sha256 {summary['normal_digest']}")
     print(f"strong decisions sha256 {summary['strong_digest']}")
     if profiler is not None:

@@ -19,6 +19,19 @@ def _in_place(self: Canvas, key, box, paint) -> None:
     paint(self, box[0], box[1])
 
 
+def _public_views(key: str, seed: int, players: int, steps: int) -> list[dict]:
+    """The public view JSON before each of the first ``steps`` steps of an AI game of ``key``."""
+    game = GAMES[key].game
+    state = game.setup(seed, players, {})
+    views = []
+    for _ in range(steps):
+        if not (to_act := game.to_act(state)):
+            break
+        views.append(game.view_json(state, None))
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    return views
+
+
 def test_a_sprite_keeps_what_lies_under_the_pixels_it_does_not_draw(monkeypatch):
     monkeypatch.setattr(draw, "SPRITES", draw.SpriteCache())
     c = Canvas(max_height=60, width=60)
@@ -41,16 +54,9 @@ def test_shop_battle_boards_are_the_same_with_kept_sprites_none_kept_and_none(mo
     """A Shop Battle game's boards (its revealed shop cards are sprites) with the sprites kept
     from the boards before, with none kept and drawn in place are the same pictures."""
     key = "shop-battle"
-    game = GAMES[key].game
-    state = game.setup(players, players, {})
     names = NAMES[:players]
     monkeypatch.setattr(draw, "SPRITES", draw.SpriteCache())
-    views = []
-    for _ in range(40):
-        if not (to_act := game.to_act(state)):
-            break
-        views.append(game.view_json(state, None))
-        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    views = _public_views(key, players, players, 40)
     warm = [render_board(key, v, names, lang, cache=None) for v in views]
     assert len(draw.SPRITES) > 0
     cold = []
@@ -69,16 +75,9 @@ def test_three_player_moon_boards_are_the_same_with_kept_bands_or_none(monkeypat
     """Three-Player Moon's last trick and last hand are bands: a game's boards drawn with the
     bands kept from the boards before and with none kept are the same pictures."""
     key = "three-player-moon"
-    game = GAMES[key].game
-    state = game.setup(11, players, {})
     names = NAMES[:players]
     monkeypatch.setattr(draw, "BANDS", draw.BandCache())
-    views = []
-    for _ in range(60):
-        if not (to_act := game.to_act(state)):
-            break
-        views.append(game.view_json(state, None))
-        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    views = _public_views(key, 11, players, 60)
     assert any(v["last_hand"] for v in views) and any(v["last_trick"] for v in views)
     warm = [render_board(key, v, names, lang, cache=None) for v in views]
     cold = []
@@ -93,16 +92,9 @@ def test_shop_battle_boards_are_the_same_with_kept_bands_or_none(monkeypatch, pl
     """Shop Battle's last round and its piles are bands: a game's boards drawn with the bands
     kept from the boards before and with none kept are the same pictures, and bands are reused."""
     key = "shop-battle"
-    game = GAMES[key].game
-    state = game.setup(players + 7, players, {})
     names = NAMES[:players]
     monkeypatch.setattr(draw, "BANDS", draw.BandCache())
-    views = []
-    for _ in range(30):
-        if not (to_act := game.to_act(state)):
-            break
-        views.append(game.view_json(state, None))
-        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+    views = _public_views(key, players + 7, players, 30)
     assert sum(1 for v in views if v["last"]) > 3
     placed: list[str] = []
     painted: list[str] = []
