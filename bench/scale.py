@@ -1,7 +1,7 @@
 """Scale benchmark: N live tables on one process, clicks through discord.py.
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
-                                    [--database-url URL] [--quick] [--restart-timeout S]
+                                    [--database-url URL] [--quick] [--restart-timeout S] [--only GAME]
                                     [--thinking-ais 10 [--think-seconds 1.0] [--ai-workers N]]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
@@ -75,7 +75,8 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   over the click loop (its busiest moment; the per-channel budget, ``BOARD_EDITS_PER_5S``, is 5;
   every table plays in a thread, and the lobby messages in the channels are not counted);
 - **CPU per step**: over the click loop (which starts once the bot has decoded every resumed
-  table: that one-time cost is the restart's), the bot process's CPU time (``time.process_time``:
+  table: that one-time cost is the restart's) and until the member tables' AI seats have
+  replied to it (:func:`settle`), the bot process's CPU time (``time.process_time``:
   the event loop, the services, the AI players of the background tables, the store's and the
   picture pool's threads) and the picture worker processes' (from ``/proc/<pid>/stat``),
   divided by the steps applied meanwhile (the timed clicks, the service submits, warm-up ones
@@ -89,9 +90,11 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   normal moves, :func:`engine.policies.heavy`, and strong ones; ``/proc``, over the same loop,
   which starts once they are up) is a line of its own; "tables per core" counts all three. Beside it: the steps counted (the
   members' clicks and submits, the background AI moves), the AI seats' replies at the members'
-  tables applied meanwhile (not counted as steps, but their AI moves, board edits and pictures
-  are in the CPU: part of what a member's step costs; replies due after the loop are not), and
-  the pictures submitted for drawing per step.
+  tables (not counted as steps, but their AI moves, board edits and pictures are in the CPU:
+  part of what a member's step costs, every reply up to the member's next turn), and the
+  pictures submitted for drawing per step. With ``--background 0`` every counted step is a
+  member's: the CPU of one member step with everything it sets off, what a table where a
+  member acts every 10 s costs. ``--only GAME`` makes every table one game's.
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -235,16 +238,17 @@ def click_code(panel: Panel, preferred: str) -> str | None:
     return preferred if preferred in codes else codes[0]
 
 
-async def collect_points(per_game: int, seed: int) -> dict[str, list[Point]]:
-    """Play one table per game through the table services (in memory; host in seat 0 playing the
-    AI's move) and keep up to ``per_game`` points spread along each game (see :class:`Point`)."""
+async def collect_points(per_game: int, seed: int, games: Sequence[str] = ()) -> dict[str, list[Point]]:
+    """Play one table per game (of ``games``; every game when empty) through the table services
+    (in memory; host in seat 0 playing the AI's move) and keep up to ``per_game`` points spread
+    along each game (see :class:`Point`)."""
     db = await open_store(":memory:")
     seeds = iter(range(seed, seed + 10**6))
     svc = House(db, ai_delay=0, turn_timeout=10**6, seed_source=lambda: next(seeds))
     t = Translator("en")
     out: dict[str, list[Point]] = {}
     try:
-        for key, game in ((k, spec.game) for k, spec in GAMES.items()):
+        for key, game in ((k, spec.game) for k, spec in GAMES.items() if not games or k in games):
             found: list[Point] = []
             for _attempt in range(3):  # another game if the first offered too few points
                 table = await svc.lobbies.open(guild_id=1, channel_id=1, game=key, host_user_id=1, host_name="Host")
@@ -650,9 +654,11 @@ async def start_thinking(hall: Hall, lobbies: Lobbies, count: int, guild: int, c
 async def measure_in_process(path: str | Path, tables: list[Table], points: dict[str, list[Point]], *, clicks: int,
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
                              max_seconds: float = 300.0, thinking_ais: int = 0,
-                             think_seconds: float = 1.0, ai_workers: int | None = None) -> dict[str, Any]:
-    """Clicks, bare replies and service submits, interleaved, while the background plays; then,
-    with ``thinking_ais``, clicks on other tables while that many strong AIs think."""
+                             think_seconds: float = 1.0, ai_workers: int | None = None,
+                             wait_replies: bool = True) -> dict[str, Any]:
+    """Clicks, bare replies and service submits, interleaved, while the background plays, then
+    (``wait_replies``) the wait for the member tables' AI replies (:func:`settle`); then, with
+    ``thinking_ais``, clicks on other tables while that many strong AIs think."""
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout, think_seconds, ai_workers), tables)
     members = [t for t in tables if not t.background]
@@ -740,6 +746,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                     except ServiceError as err:
                         log.warning("submit at table %s refused: %s", st.id, err.key)
                 await asyncio.sleep(rng.uniform(0.002, 0.02))
+        settled_s = await settle(fake, bot, [*clicked, *submitted], quiet_s=max(1.5, 1.5 * ai_delay),
+                                 cap_s=30 + 10 * ai_delay) if wait_replies else 0.0
         elapsed = time.perf_counter() - t_start
         cpu_process, cpu_workers = time.process_time() - cpu_start, worker_cpu_s() - workers_start
         cpu_ai_workers = proc_cpu_s(ai_pids) - ai_workers_start
@@ -779,13 +787,32 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
         "steps_in_loop": len(clicked) + applied_submits + bg_steps, "member_steps": len(clicked) + applied_submits,
         "ai_replies_in_loop": max(0, member_table_steps - len(clicked) - applied_submits),
-        "pictures_in_loop": drawn,
+        "pictures_in_loop": drawn, "settled_s": settled_s,
         "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
         "cpu_bot_s": cpu_process - cpu_own - cpu_fake, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
         "cpu_ai_workers_s": cpu_ai_workers,
         "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
+
+
+async def settle(fake: FakeDiscord, bot: SpeakeasyBot, tables: Sequence[Table], *, quiet_s: float,
+                 cap_s: float) -> float:
+    """Wait until the AI seats of ``tables`` have replied: no AI driver of theirs runs and none
+    of their threads' messages was edited for ``quiet_s`` seconds (their last board edits sent,
+    with their pictures), at most ``cap_s`` seconds. Returns the seconds waited. The checks are
+    the benchmark's own CPU (:data:`OWN`)."""
+    t0 = time.perf_counter()
+    ids, threads = {t.id for t in tables}, {t.thread for t in tables}
+    driver = bot.tables.driver
+    while True:
+        with OWN:
+            now = time.perf_counter()
+            busy = any(driver.running(i) for i in ids)
+            last = max((e[-1] for c, e in fake.channel_edits.items() if c in threads and e), default=t0)
+        if not busy and now - last >= quiet_s or now - t0 >= cap_s:
+            return now - t0
+        await asyncio.sleep(0.1)
 
 
 async def clicks_while_thinking(fake: FakeDiscord, bot: SpeakeasyBot, click_tables: list[Table],
@@ -973,7 +1000,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
     result = asyncio.run(measure_in_process(path, tables, points, clicks=args.clicks, warmup=args.warmup,
                                             ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
                                             max_seconds=args.max_seconds, thinking_ais=args.thinking_ais,
-                                            think_seconds=args.think_seconds, ai_workers=args.ai_workers))
+                                            think_seconds=args.think_seconds, ai_workers=args.ai_workers,
+                                            wait_replies=not args.no_replies))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
@@ -1045,6 +1073,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         r["cpu_ai_workers_ms_per_step"] = r["cpu_ai_workers_s"] * 1000 / steps
         r["cpu_all_ms_per_step"] = r["cpu_ms_per_step"] + r["cpu_ai_workers_ms_per_step"]
         r["tables_per_core"] = 10_000 / r["cpu_all_ms_per_step"] if r["cpu_all_ms_per_step"] else 0.0
+        applied = steps + r["ai_replies_in_loop"]
+        r["cpu_all_ms_per_applied_step"] = (r["cpu_all_ms_per_step"] * steps / applied) if applied else 0.0
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
     print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
     print(_row("  (not counted: benchmark + fake), ms", [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
@@ -1057,6 +1087,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("  steps: members' / background AI", [f"{r['member_steps']} / {r['steps_in_loop'] - r['member_steps']}"
                                                      for r in runs]))
     print(_row("  AI replies at members' tables", [str(r["ai_replies_in_loop"]) for r in runs]))
+    print(_row("  waited for those replies after the loop, s", [f"{r['settled_s']:.1f}" for r in runs]))
+    print(_row("  per applied step (the AI replies too), ms", [f"{r['cpu_all_ms_per_applied_step']:.2f}" for r in runs]))
     print(_row("  pictures drawn per step", [f"{r['pictures_in_loop'] / max(1, r['steps_in_loop']):.2f}"
                                              for r in runs]))
     print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
@@ -1110,6 +1142,8 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "cpu_ai_workers_ms_per_step_1k": round(small["cpu_ai_workers_ms_per_step"], 3),
         "cpu_all_ms_per_step_1k": round(small["cpu_all_ms_per_step"], 3),
         "tables_per_core_1k": round(small["tables_per_core"]),
+        "cpu_all_ms_per_applied_step_1k": round(small["cpu_all_ms_per_applied_step"], 3),
+        "ai_replies_per_step_1k": round(small["ai_replies_in_loop"] / max(1, small["steps_in_loop"]), 2),
     }
     if "reply_p99_ms_ai" in large:
         summary.update(click_p99_ms_ai=round(large["reply_p99_ms_ai"], 3),
@@ -1138,6 +1172,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="then time clicks while K strong AIs think (adds click_p99_ms_ai)")
     parser.add_argument("--think-seconds", type=float, default=1.0, help="strong AI think time (AI_THINK_SECONDS)")
     parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes (AI_WORKERS)")
+    parser.add_argument("--no-replies", action="store_true",
+                        help="stop the CPU count with the click loop: the AI replies due later are left out")
+    parser.add_argument("--only", action="append", choices=sorted(GAMES), metavar="GAME",
+                        help="only this game's tables (repeatable; default: the four games mixed)")
     parser.add_argument("--quick", action="store_true", help="small N, few clicks: well under a minute")
     parser.add_argument("--child", choices=("restart", "memory"), help=argparse.SUPPRESS)
     parser.add_argument("--child-spec", type=Path, help=argparse.SUPPRESS)
@@ -1161,7 +1199,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--tables: at least 4 tables per run")
     print(f"scale benchmark: {', '.join(f'{n:,}' for n in sizes)} live tables, {args.background} playing, "
           f"{args.clicks} clicks", file=sys.stderr)
-    points = asyncio.run(collect_points(args.points, args.seed))
+    points = asyncio.run(collect_points(args.points, args.seed, args.only or ()))
     engine = engine_steps(args.engine_seconds)
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
