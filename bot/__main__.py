@@ -170,7 +170,7 @@ def _new_players(game: str, given: int | None, levels: list[str] | None, watch: 
         if not g.min_players <= wanted <= g.max_players:
             seats = (f"{g.min_players - you}" if g.min_players == g.max_players
                      else f"{g.min_players - you} to {g.max_players - you}")
-            many = "AI player" if g.min_players == g.max_players and g.min_players - you == 1 else "AI players"
+            many = "AI player" if seats == "1" else "AI players"
             raise SystemExit(f"--ai gives {_count(len(levels), 'level')}, one per AI player, but {game} has "
                              f"{seats} {many}{beside}: e.g. --ai " + ",".join(["normal"] * (g.min_players - you)))
     players = player_count(game, wanted)
