@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S] [--only GAME]
-                                    [--no-replies]
+                                    [--no-replies] [--cold-pictures]
                                     [--thinking-ais 10 [--think-seconds 1.0] [--ai-workers N]]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
@@ -85,8 +85,9 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   picture); "tables per core" = 10 s / that CPU, the tables one core would serve if each
   played a step every 10 s. The benchmark's own work in the bot's process is taken off the
   bot's figure and shown apart: building the clicks' payloads, the engine-alone timing beside
-  each submit (:class:`Meter`) and the fake Discord's answers (``FakeDiscord.cpu_s``); the
-  bare replies stay in it. The AI players' moves (the inline levels) are in it, and shown as
+  each submit (:class:`Meter`) and the fake Discord's answers (``FakeDiscord.cpu_s``), and
+  the bare replies beside the clicks (their number times one bare reply's CPU,
+  :func:`bare_cpu`). The AI players' moves (the inline levels) are in it, and shown as
   a line of their own, as is the figure without them. The AI worker processes' CPU (the heavy
   normal moves, :func:`engine.policies.heavy`, and strong ones; ``/proc``, over the same loop,
   which starts once they are up) is a line of its own; "tables per core" counts all three. Beside it: the steps counted (the
@@ -95,7 +96,11 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   part of what a member's step costs, every reply up to the member's next turn), and the
   pictures submitted for drawing per step. With ``--background 0`` every counted step is a
   member's: the CPU of one member step with everything it sets off, what a table where a
-  member acts every 10 s costs. ``--only GAME`` makes every table one game's.
+  member acts every 10 s costs. ``--only GAME`` makes every table one game's. Before the
+  count, each member table's current board and its member's panel are drawn once
+  (:func:`show_current`), as a bot that has been playing these tables drew them when their
+  last step was shown: a click then redraws what it changed, not the table's first picture
+  (``--cold-pictures`` skips that: every click meets its table's pictures for the first time).
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
@@ -163,6 +168,8 @@ BARE_COMMAND = "bench-ping"
 #: How long one click may wait for its reply or its board edit before it counts as lost.
 WAIT_S = 10.0
 EVENTS_PER_TABLE = 10
+#: Bare replies timed one at a time after the click loop for their CPU (:func:`bare_cpu`).
+BARE_CPU_SAMPLES = 50
 BATCH = 250
 
 log = logging.getLogger("bench.scale")
@@ -656,10 +663,11 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
                              max_seconds: float = 300.0, thinking_ais: int = 0,
                              think_seconds: float = 1.0, ai_workers: int | None = None,
-                             wait_replies: bool = True) -> dict[str, Any]:
+                             wait_replies: bool = True, shown: bool = True) -> dict[str, Any]:
     """Clicks, bare replies and service submits, interleaved, while the background plays, then
     (``wait_replies``) the wait for the member tables' AI replies (:func:`settle`); then, with
-    ``thinking_ais``, clicks on other tables while that many strong AIs think."""
+    ``thinking_ais``, clicks on other tables while that many strong AIs think. With ``shown``,
+    the member tables' current pictures are drawn first (:func:`show_current`)."""
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout, think_seconds, ai_workers), tables)
     members = [t for t in tables if not t.background]
@@ -696,7 +704,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     while ai_pool.workers > 0 and not ai_pool.started and time.perf_counter() - waited < 30:
         await asyncio.sleep(0.05)  # the AI workers' start-up is not a step's cost
     await picture_workers_up()  # nor the picture workers' (their imports, fonts: about a second)
-    applied_submits = 0
+    if shown:
+        await show_current(bot, [t for t in tables if not t.background], random.Random(seed + 1))
+    applied_submits = n_bares = 0
     submitted: list[Table] = []
     drawn_start = Drawer.submitted
     cpu_start, workers_start = time.process_time(), worker_cpu_s()
@@ -730,6 +740,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                         not_redrawn += 0 if redrawn else 1
                 elif what == 1:
                     ms = await bare_reply(fake, bot, ct)
+                    n_bares += 1
                     if i >= warmup:
                         bares.append(ms)
                 else:
@@ -754,6 +765,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         cpu_ai_workers = proc_cpu_s(ai_pids) - ai_workers_start
         cpu_own, cpu_fake = OWN.s - own_start, fake.cpu_s - fake_start
         drawn = Drawer.submitted - drawn_start
+        bare_cpu_s = await bare_cpu(fake, bot, click_tables[:BARE_CPU_SAMPLES])
         # the steps applied at the member tables meanwhile: their own, and their AI seats' replies
         member_tables = {t.id: t for t in (*clicked, *submitted)}
         member_table_steps = 0
@@ -790,11 +802,52 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "ai_replies_in_loop": max(0, member_table_steps - len(clicked) - applied_submits),
         "pictures_in_loop": drawn, "settled_s": settled_s,
         "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
-        "cpu_bot_s": cpu_process - cpu_own - cpu_fake, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
+        "cpu_bot_s": cpu_process - cpu_own - cpu_fake - n_bares * bare_cpu_s, "cpu_bare_s": n_bares * bare_cpu_s,
+        "bare_cpu_ms": bare_cpu_s * 1000, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
         "cpu_ai_workers_s": cpu_ai_workers,
         "edits_per_channel_5s": busiest_edits({c: e for c, e in fake.channel_edits.items() if c not in lobby_channels}),
         "http_calls": sum(fake.calls.values()), **ai_figures,
     }
+
+
+async def show_current(bot: SpeakeasyBot, tables: Sequence[Table], rng: random.Random) -> None:
+    """Draw what each of ``tables`` shows now, as the bot drew it when the table's last step
+    was shown: its board picture and its member's panel picture (seat 0, the panel they click
+    on), through the bot's picture workers, the tables in a random order (eight at a time). So
+    the clicks meet the picture workers as they are in a bot that has been playing these
+    tables: each table's current pictures drawn once, their kept bands and sprites still there
+    as far as the workers' caches hold them after every other table's."""
+    from cogs import pictures
+
+    order = list(tables)
+    rng.shuffle(order)
+    gate = asyncio.Semaphore(8)
+
+    async def one(t: Table) -> None:
+        async with gate:
+            snap = await bot.hall.table(t.id)
+            if snap.state is None:
+                return
+            await pictures.board_picture(snap)
+            if 0 in snap.game.to_act(snap.state):
+                legal = tuple(snap.game.encode(a) for a in snap.game.legal_actions(snap.state, 0))
+                await pictures.panel_picture(snap, 0, legal)
+
+    await asyncio.gather(*(one(t) for t in order))
+
+
+async def bare_cpu(fake: FakeDiscord, bot: SpeakeasyBot, tables: Sequence[Table]) -> float:
+    """The bot's CPU seconds for one bare slash reply (:func:`bare_reply`): the median over one
+    reply on each of ``tables``, one at a time, each the process's CPU time around it less the
+    benchmark's own and the fake's (the median, so that another task's turn of the event loop
+    inside one reply does not count). The click loop's bare replies are taken off the bot's
+    figure with it: they time discord.py beside the clicks, they are not a step's work."""
+    samples: list[float] = []
+    for t in tables:
+        c0, own0, fake0 = time.process_time(), OWN.s, fake.cpu_s
+        await bare_reply(fake, bot, t)
+        samples.append(time.process_time() - c0 - (OWN.s - own0) - (fake.cpu_s - fake0))
+    return statistics.median(samples) if samples else 0.0
 
 
 async def settle(fake: FakeDiscord, bot: SpeakeasyBot, tables: Sequence[Table], *, quiet_s: float,
@@ -1002,7 +1055,7 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
                                             ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
                                             max_seconds=args.max_seconds, thinking_ais=args.thinking_ais,
                                             think_seconds=args.think_seconds, ai_workers=args.ai_workers,
-                                            wait_replies=not args.no_replies))
+                                            wait_replies=not args.no_replies, shown=not args.cold_pictures))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
@@ -1068,7 +1121,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         steps = max(1, r["steps_in_loop"])
         r["cpu_bot_ms_per_step"] = r["cpu_bot_s"] * 1000 / steps
         r["cpu_ai_ms_per_step"] = r["cpu_ai_s"] * 1000 / steps
-        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"]) * 1000 / steps
+        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"] + r.get("cpu_bare_s", 0.0)) * 1000 / steps
         r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
         r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
         r["cpu_ai_workers_ms_per_step"] = r["cpu_ai_workers_s"] * 1000 / steps
@@ -1078,7 +1131,9 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         r["cpu_all_ms_per_applied_step"] = (r["cpu_all_ms_per_step"] * steps / applied) if applied else 0.0
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
     print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
-    print(_row("  (not counted: benchmark + fake), ms", [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  (not counted: benchmark + fake + bare replies), ms",
+               [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
+    print(_row("  a bare reply's CPU (median), ms", [f"{r.get('bare_cpu_ms', 0.0):.2f}" for r in runs]))
     print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
     print(_row("CPU per step, AI workers, ms", [f"{r['cpu_ai_workers_ms_per_step']:.2f}" for r in runs]))
@@ -1175,6 +1230,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes (AI_WORKERS)")
     parser.add_argument("--no-replies", action="store_true",
                         help="stop the CPU count with the click loop: the AI replies due later are left out")
+    parser.add_argument("--cold-pictures", action="store_true",
+                        help="do not draw the member tables' current pictures before the clicks (show_current)")
     parser.add_argument("--only", action="append", choices=sorted(GAMES), metavar="GAME",
                         help="only this game's tables (repeatable; default: the four games mixed)")
     parser.add_argument("--quick", action="store_true", help="small N, few clicks: well under a minute")
