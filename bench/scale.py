@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S] [--only GAME]
-                                    [--no-replies] [--cold-pictures]
+                                    [--no-replies] [--cold-pictures] [--open-panel] [--no-submits]
                                     [--thinking-ais 10 [--think-seconds 1.0] [--ai-workers N]]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
@@ -663,11 +663,14 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
                              max_seconds: float = 300.0, thinking_ais: int = 0,
                              think_seconds: float = 1.0, ai_workers: int | None = None,
-                             wait_replies: bool = True, shown: bool = True) -> dict[str, Any]:
-    """Clicks, bare replies and service submits, interleaved, while the background plays, then
-    (``wait_replies``) the wait for the member tables' AI replies (:func:`settle`); then, with
-    ``thinking_ais``, clicks on other tables while that many strong AIs think. With ``shown``,
-    the member tables' current pictures are drawn first (:func:`show_current`)."""
+                             wait_replies: bool = True, shown: bool = True, open_panels: bool = False,
+                             service_submits: bool = True) -> dict[str, Any]:
+    """Clicks, bare replies and (``service_submits``) service submits, interleaved, while the
+    background plays, then (``wait_replies``) the wait for the member tables' AI replies
+    (:func:`settle`); then, with ``thinking_ais``, clicks on other tables while that many strong
+    AIs think. With ``shown``, the member tables' current pictures are drawn first
+    (:func:`show_current`: their boards, and their members' panels unless ``open_panels``);
+    with ``open_panels``, each member opens their panel (:func:`open_panel`) before their click."""
     fake = FakeDiscord()
     bot = await start_bot(fake, bench_settings(path, ai_delay, turn_timeout, think_seconds, ai_workers), tables)
     members = [t for t in tables if not t.background]
@@ -679,6 +682,10 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     ai_click_tables = members[2 * per:3 * per] if thinking_ais else []
     first = tables[0]
     await bot.tables.warmed()  # the resume's one-time decoding of every table is not a step's cost
+    await picture_workers_up()  # nor the picture workers' start (their imports, fonts: about a second)
+    if shown:  # before the background plays: its steps meanwhile would be counted without their CPU
+        await show_current(bot, [t for t in tables if not t.background], random.Random(seed + 1),
+                           panels=not open_panels)
     bg = Background(bot.hall, bot.lobbies, {t.id for t in tables if t.background}, first.guild, first.channel)
     stop = asyncio.Event()
     bg_task = asyncio.create_task(bg.run(stop))
@@ -703,10 +710,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     waited = time.perf_counter()
     while ai_pool.workers > 0 and not ai_pool.started and time.perf_counter() - waited < 30:
         await asyncio.sleep(0.05)  # the AI workers' start-up is not a step's cost
-    await picture_workers_up()  # nor the picture workers' (their imports, fonts: about a second)
-    if shown:
-        await show_current(bot, [t for t in tables if not t.background], random.Random(seed + 1))
-    applied_submits = n_bares = 0
+    applied_submits = n_bares = panels_opened = 0
     submitted: list[Table] = []
     drawn_start = Drawer.submitted
     cpu_start, workers_start = time.process_time(), worker_cpu_s()
@@ -725,6 +729,9 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
             rng.shuffle(order)
             for what in order:
                 if what == 0:
+                    if open_panels:
+                        await open_panel(fake, bot, ct)
+                        panels_opened += 1
                     with OWN:
                         clicking = panel_click(ct, cp)
                     reply_ms, board_ms, redrawn, picture_ms, _ = await click(fake, bot, ct, clicking)
@@ -743,7 +750,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                     n_bares += 1
                     if i >= warmup:
                         bares.append(ms)
-                else:
+                elif service_submits:
                     assert st.user is not None
                     with OWN:
                         same_ms = engine_same_step(sp)  # the engine alone on the very same step, untimed here
@@ -800,7 +807,8 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         "background_steps_per_s": bg_steps / elapsed if elapsed else 0.0, "background_started": bg.started,
         "steps_in_loop": len(clicked) + applied_submits + bg_steps, "member_steps": len(clicked) + applied_submits,
         "ai_replies_in_loop": max(0, member_table_steps - len(clicked) - applied_submits),
-        "pictures_in_loop": drawn, "settled_s": settled_s,
+        "pictures_in_loop": drawn, "settled_s": settled_s, "panels_opened": panels_opened,
+        "clicks_in_loop": len(clicked) + panels_opened, "submits_in_loop": applied_submits,
         "cpu_process_s": cpu_process, "cpu_bench_s": cpu_own, "cpu_fake_s": cpu_fake,
         "cpu_bot_s": cpu_process - cpu_own - cpu_fake - n_bares * bare_cpu_s, "cpu_bare_s": n_bares * bare_cpu_s,
         "bare_cpu_ms": bare_cpu_s * 1000, "cpu_ai_s": ai_cpu.s, "cpu_workers_s": cpu_workers,
@@ -810,13 +818,15 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
     }
 
 
-async def show_current(bot: SpeakeasyBot, tables: Sequence[Table], rng: random.Random) -> None:
+async def show_current(bot: SpeakeasyBot, tables: Sequence[Table], rng: random.Random, *, panels: bool = True) -> None:
     """Draw what each of ``tables`` shows now, as the bot drew it when the table's last step
-    was shown: its board picture and its member's panel picture (seat 0, the panel they click
-    on), through the bot's picture workers, the tables in a random order (eight at a time). So
-    the clicks meet the picture workers as they are in a bot that has been playing these
-    tables: each table's current pictures drawn once, their kept bands and sprites still there
-    as far as the workers' caches hold them after every other table's."""
+    was shown: its board picture and (``panels``) its member's panel picture (seat 0, the panel
+    they click on), through the bot's picture workers, the tables in a random order (eight at a
+    time). So the clicks meet the picture workers as they are in a bot that has been playing
+    these tables: each table's current pictures drawn once, their kept bands and sprites still
+    there as far as the workers' caches hold them after every other table's. (The tables are
+    copies of a few dozen game moments, so the bands that do not show a member's name are
+    shared by many of them: fewer distinct bands than among as many real tables.)"""
     from cogs import pictures
 
     order = list(tables)
@@ -829,11 +839,41 @@ async def show_current(bot: SpeakeasyBot, tables: Sequence[Table], rng: random.R
             if snap.state is None:
                 return
             await pictures.board_picture(snap)
-            if 0 in snap.game.to_act(snap.state):
+            if panels and 0 in snap.game.to_act(snap.state):
                 legal = tuple(snap.game.encode(a) for a in snap.game.legal_actions(snap.state, 0))
                 await pictures.panel_picture(snap, 0, legal)
 
     await asyncio.gather(*(one(t) for t in order))
+
+
+def _shows_panel_picture(sent: Sent) -> bool:
+    """An opened panel shown with its picture: the click's own answer (a callback) or the fill
+    of its deferred answer (``PATCH .../messages/@original``) whose layout shows a
+    ``panel-*.png``."""
+    answer = sent.route.endswith("/callback") or (sent.method == "PATCH" and sent.route.endswith("/messages/@original"))
+    return answer and "attachment://panel-" in json.dumps(sent.json)
+
+
+async def open_panel(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> None:
+    """The member's "My panel" click on their table's board (``se:b:<table>:panel``), as a
+    member opens their panel at each of their turns (an open panel is not redrawn when other
+    seats move): the panel's text and picture drawn and sent. Waits until the answer with its
+    picture is sent (at most :data:`WAIT_S`)."""
+    custom_id = f"se:b:{table.id}:panel"
+    with OWN:
+        channel = fake.thread(table.thread, table.guild, table.channel)
+        button = {"type": 2, "style": 1, "label": "My panel", "custom_id": custom_id}
+        board = fake.message(table.thread, {"content": "", "components": [{"type": 1, "components": [button]}]},
+                             message_id=table.board)
+        payload = fake.button_click(custom_id, user_id=table.user or 1, guild_id=table.guild, channel=channel,
+                                    message=board)
+    shown = fake.expect_webhook(payload["token"], _shows_panel_picture)
+    fake.feed(bot, "INTERACTION_CREATE", payload)
+    try:
+        await asyncio.wait_for(shown, WAIT_S)
+    except TimeoutError:
+        fake.forget(("webhook", payload["token"]))
+        log.warning("table %s: the opened panel was not shown with its picture within %s s", table.id, WAIT_S)
 
 
 async def bare_cpu(fake: FakeDiscord, bot: SpeakeasyBot, tables: Sequence[Table]) -> float:
@@ -1055,7 +1095,8 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
                                             ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
                                             max_seconds=args.max_seconds, thinking_ais=args.thinking_ais,
                                             think_seconds=args.think_seconds, ai_workers=args.ai_workers,
-                                            wait_replies=not args.no_replies, shown=not args.cold_pictures))
+                                            wait_replies=not args.no_replies, shown=not args.cold_pictures,
+                                            open_panels=args.open_panel, service_submits=not args.no_submits))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
         result.update(restart_s=restart["accepted"] - spawned, restart_imports_s=restart["imported"] - spawned,
@@ -1129,6 +1170,10 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         r["tables_per_core"] = 10_000 / r["cpu_all_ms_per_step"] if r["cpu_all_ms_per_step"] else 0.0
         applied = steps + r["ai_replies_in_loop"]
         r["cpu_all_ms_per_applied_step"] = (r["cpu_all_ms_per_step"] * steps / applied) if applied else 0.0
+        # per click: only when every counted step is a member's click (no submits, no background)
+        clicks = r.get("clicks_in_loop", 0) if r.get("submits_in_loop", 1) == 0 and steps == r["member_steps"] else 0
+        r["cpu_ms_per_click"] = r["cpu_ms_per_step"] * steps / clicks if clicks else None
+        r["cpu_all_ms_per_click"] = r["cpu_all_ms_per_step"] * steps / clicks if clicks else None
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
     print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
     print(_row("  (not counted: benchmark + fake + bare replies), ms",
@@ -1147,6 +1192,13 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("  per applied step (the AI replies too), ms", [f"{r['cpu_all_ms_per_applied_step']:.2f}" for r in runs]))
     print(_row("  pictures drawn per step", [f"{r['pictures_in_loop'] / max(1, r['steps_in_loop']):.2f}"
                                              for r in runs]))
+    print(_row("  clicks: actions / panels opened", [f"{r['member_steps'] - r.get('submits_in_loop', 0)} / "
+                                                     f"{r.get('panels_opened', 0)}" for r in runs]))
+
+    def per_click(key: str) -> list[str]:
+        return [f"{r[key]:.2f}" if r.get(key) is not None else "- (submits or background)" for r in runs]
+    print(_row("CPU per click, both, ms", per_click("cpu_ms_per_click"), TARGETS["cpu_ms_per_step"]))
+    print(_row("CPU per click, all processes, ms", per_click("cpu_all_ms_per_click")))
     print(_row("tables per core, a step every 10 s", [f"{r['tables_per_core']:,.0f}" for r in runs],
                TARGETS["tables_per_core"]))
     print(_row("clicks timed (lost boards/refused)",
@@ -1200,6 +1252,10 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "tables_per_core_1k": round(small["tables_per_core"]),
         "cpu_all_ms_per_applied_step_1k": round(small["cpu_all_ms_per_applied_step"], 3),
         "ai_replies_per_step_1k": round(small["ai_replies_in_loop"] / max(1, small["steps_in_loop"]), 2),
+        "panels_opened_1k": small.get("panels_opened", 0),
+        "cpu_ms_per_click_1k": None if small.get("cpu_ms_per_click") is None else round(small["cpu_ms_per_click"], 3),
+        "cpu_all_ms_per_click_1k": (None if small.get("cpu_all_ms_per_click") is None
+                                    else round(small["cpu_all_ms_per_click"], 3)),
     }
     if "reply_p99_ms_ai" in large:
         summary.update(click_p99_ms_ai=round(large["reply_p99_ms_ai"], 3),
@@ -1232,6 +1288,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="stop the CPU count with the click loop: the AI replies due later are left out")
     parser.add_argument("--cold-pictures", action="store_true",
                         help="do not draw the member tables' current pictures before the clicks (show_current)")
+    parser.add_argument("--open-panel", action="store_true",
+                        help="each member clicks My panel before their click (counted: a click of its own)")
+    parser.add_argument("--no-submits", action="store_true",
+                        help="no service submits in the loop: every member step is a click")
     parser.add_argument("--only", action="append", choices=sorted(GAMES), metavar="GAME",
                         help="only this game's tables (repeatable; default: the four games mixed)")
     parser.add_argument("--quick", action="store_true", help="small N, few clicks: well under a minute")

@@ -41,3 +41,22 @@ def test_quick_mode_ends_with_the_figures_as_json() -> None:
     clicks_row = next(line for line in lines if line.startswith("clicks timed"))
     refused = [int(r) for r in re.findall(r"\(\d+/(\d+)\)", clicks_row)]
     assert refused == [0, 0], clicks_row
+
+
+def test_per_click_mode_opens_each_panel_before_its_click_and_reports_the_cpu_per_click() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "bench.scale", "--tables", "24", "--clicks", "4", "--warmup", "1",
+                           "--background", "0", "--ai-delay", "30", "--no-replies", "--no-submits", "--open-panel",
+                           "--engine-seconds", "0.05", "--points", "4", "--restart-timeout", "60"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "was not shown with its picture" not in proc.stderr  # every opened panel came with its picture
+    lines = proc.stdout.strip().splitlines()
+    summary = json.loads(lines[-1])
+    row = next(line for line in lines if line.strip().startswith("clicks: actions / panels opened"))
+    actions, opened = (int(n) for n in re.findall(r"(\d+) / (\d+)", row)[0])
+    assert actions == opened == summary["panels_opened_1k"] == 5  # 4 timed clicks and 1 warm-up, each after its panel
+    assert summary["service_step_ms"] == 0.0  # no service submits: every counted step is a click
+    assert summary["cpu_ms_per_click_1k"] > 0 and summary["cpu_all_ms_per_click_1k"] >= summary["cpu_ms_per_click_1k"]
+    clicks_row = next(line for line in lines if line.startswith("clicks timed"))
+    assert re.findall(r"\(\d+/(\d+)\)", clicks_row) == ["0"], clicks_row
