@@ -281,7 +281,9 @@ class Hall:
             self.forget(table_id)
             return None
         pending = entry.pending if entry.row.version == state.version else {}
-        live = self._live[table_id] = LiveTable(entry.row, list(entry.seats), state, dict(pending))
+        live = LiveTable(entry.row, list(entry.seats), state, dict(pending))
+        live.loaded_turn = live.snapshot().turn()
+        self._live[table_id] = live
         return live
 
     # ------------------------------------------------------------------ a table's last events

@@ -115,6 +115,9 @@ class LiveTable:
     seats: list[SeatRow]
     state: Any
     pending: dict[int, str]
+    #: The turn (:meth:`TableSnapshot.turn`) when this process decoded the table from the store
+    #: (after a restart: the process before pinged it); ``None`` for a table started here.
+    loaded_turn: tuple[frozenset[int], int | None] | None = None
 
     @property
     def id(self) -> int:

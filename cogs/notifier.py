@@ -131,8 +131,10 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def _ping_turn(self, table: TableSnapshot, *, moved: bool = False) -> None:
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
-        one member's consecutive moves in a turn. Not while the table moves to its channel
-        (``table`` may still name the lost thread): the move pings the turn itself (``moved``)."""
+        one member's consecutive moves in a turn, nor, after a restart, for the turn a table was
+        loaded in (the process before pinged it: :attr:`bot.table.LiveTable.loaded_turn`). Not
+        while the table moves to its channel (``table`` may still name the lost thread): the
+        move pings the turn itself (``moved``)."""
         if table.id in self._moving and not moved:
             return
         if self.bot.foreground.busy:
@@ -144,9 +146,13 @@ class DiscordNotifier(BoardPoster, Notifier):
                     return  # moved to its channel meanwhile: the move pinged the turn
         turn = table.turn()
         humans = turn[0]
-        if turn == self._pinged.get(table.id):
-            return
+        pinged = self._pinged.get(table.id)
+        if pinged is None and not moved:  # its first step here: the turn it was loaded in was pinged before
+            live = self.bot.hall.live(table.id)
+            pinged = live.loaded_turn if live is not None else None
         self._pinged[table.id] = turn
+        if turn == pinged:
+            return
         if not humans:
             return
         t = Translator(table.row.lang)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import discord
@@ -1024,6 +1025,38 @@ async def test_stale_panel_and_old_ping_after_a_restart(e2e):
     assert len(await world.bot.db.action_log(tid)) == 1
     res = await world.click(first, ping, f"se:b:{tid}:panel")
     assert res.ephemeral and res.response.viewer_id == first.id
+
+
+async def test_a_restart_pings_nobody_again_in_the_middle_of_a_turn_and_pings_the_next_turn(e2e):
+    """The turn that was current when the bot stopped was pinged by the process before: the
+    member's next move in that turn pings nobody; the next turn (the other member's) is pinged."""
+    world = await e2e(seeds=[5])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    table = await world.bot.hall.table(tid)
+    first = next(m for m in (alice, bob) if table.seat_of(m.id) in table.to_act())
+    other = bob if first is alice else alice
+    panel = (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response
+    await world.click(first, panel, f"se:a:{tid}:0:c1")
+    await e2e.restart()
+    thread = world.threads[0]
+    table = await world.bot.hall.table(tid)
+    assert table.to_act() == {table.seat_of(first.id)}  # still the first member's turn
+    n = len(world.thread_messages(thread))
+    panel = (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response
+    mark = next(c for c in panel.custom_ids if re.fullmatch(rf"se:a:{tid}:{table.version}:m\d", c))
+    await world.click(first, panel, mark)  # a move in the same turn
+    table = await world.bot.hall.table(tid)
+    assert table.to_act() == {table.seat_of(first.id)}
+    assert not any(said(m.text(), "turn.yours") for m in world.thread_messages(thread)[n:])
+    stop = next(c for c in (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response.custom_ids
+                if c == f"se:a:{tid}:{table.version}:s")
+    panel = (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response
+    await world.click(first, panel, stop)  # the turn ends: the other member's begins
+    table = await world.bot.hall.table(tid)
+    assert table.to_act() == {table.seat_of(other.id)}
+    pings = [m.text() for m in world.thread_messages(thread)[n:] if said(m.text(), "turn.yours")]
+    assert len(pings) == 1 and other.mention in pings[0] and first.mention not in pings[0]
 
 
 @pytest.mark.parametrize("game,n", [("shop-battle", 6), ("three-player-moon", 3), ("gang-of-dice", 4)])
