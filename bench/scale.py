@@ -101,6 +101,14 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   (:func:`show_current`), as a bot that has been playing these tables drew them when their
   last step was shown: a click then redraws what it changed, not the table's first picture
   (``--cold-pictures`` skips that: every click meets its table's pictures for the first time).
+  With ``--open-panel``, each member first clicks "My panel" on the board (:func:`open_panel`),
+  as at each of their turns (an open panel is not redrawn when the other seats move), and the
+  member's panel is not drawn beforehand: the panel they act on is drawn by that counted click.
+  With ``--no-submits`` the loop makes no service submits, so that every counted step is a
+  click; with both and ``--background 0``, "CPU per click" divides the CPU by every click the
+  members made (their panels opened and their actions), with all that those clicks set off
+  (board edits, pictures, pings and, unless ``--no-replies``, the AI replies up to the
+  members' next turns): the issue's "CPU per click".
 
 The targets are printed beside the figures; they are not checked here, nor in any test.
 Numbers depend on the machine and its load: quote them with that context.
