@@ -780,6 +780,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         cpu_ai_workers = proc_cpu_s(ai_pids) - ai_workers_start
         cpu_own, cpu_fake = OWN.s - own_start, fake.cpu_s - fake_start
         drawn = Drawer.submitted - drawn_start
+        bg_steps = await bg.steps()  # now: the background plays on during what follows, outside the count
         bare_cpu_s = await bare_cpu(fake, bot, click_tables[:BARE_CPU_SAMPLES])
         # the steps applied at the member tables meanwhile: their own, and their AI seats' replies
         member_tables = {t.id: t for t in (*clicked, *submitted)}
@@ -791,7 +792,6 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
         stop.set()
         await bg_task
-        bg_steps = await bg.steps()
         # every clicked table must have moved on: a click that was refused is not a click
         refused = 0
         for ct in clicked:

@@ -258,6 +258,7 @@ class Hall:
             self._live.pop(table_id, None)  # the layout changed under it: no longer ours
             return None
         entry = self._index.pop(table_id, None)
+        resumed = entry is not None  # decoded for the first time since the restart (else reloaded)
         if entry is None:
             row = await self.db.get_table(table_id)
             if row is None or row.status != "running" or not self.owns(row.guild_id):
@@ -282,7 +283,8 @@ class Hall:
             return None
         pending = entry.pending if entry.row.version == state.version else {}
         live = LiveTable(entry.row, list(entry.seats), state, dict(pending))
-        live.loaded_turn = live.snapshot().turn()
+        if resumed:
+            live.loaded_turn = live.snapshot().turn()
         self._live[table_id] = live
         return live
 

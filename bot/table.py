@@ -115,8 +115,9 @@ class LiveTable:
     seats: list[SeatRow]
     state: Any
     pending: dict[int, str]
-    #: The turn (:meth:`TableSnapshot.turn`) when this process decoded the table from the store
-    #: (after a restart: the process before pinged it); ``None`` for a table started here.
+    #: The turn (:meth:`TableSnapshot.turn`) when this process first decoded the table after
+    #: its restart (the process before pinged it, unless it stopped between a step and its
+    #: ping); ``None`` for a table started here or reloaded from the store since.
     loaded_turn: tuple[frozenset[int], int | None] | None = None
 
     @property

@@ -132,7 +132,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         """Ping the members who must act, once per turn: again when the set of members changes,
         or when a new simultaneous step opens (e.g. a follow-up after a secret choice); not for
         one member's consecutive moves in a turn, nor, after a restart, for the turn a table was
-        loaded in (the process before pinged it: :attr:`bot.table.LiveTable.loaded_turn`). Not
+        resumed in (the process before pinged it: :attr:`bot.table.LiveTable.loaded_turn`). Not
         while the table moves to its channel (``table`` may still name the lost thread): the
         move pings the turn itself (``moved``)."""
         if table.id in self._moving and not moved:

@@ -25,7 +25,7 @@ KEYS = ("click_median_ratio", "click_p99_ms_1k", "click_p99_ms_10k", "board_p99_
 def test_quick_mode_ends_with_the_figures_as_json() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "bench.scale", "--quick", "--thinking-ais", "2",
-                           "--think-seconds", "0.05"], cwd=ROOT, env=env,
+                           "--think-seconds", "0.5"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)  # a smoke test: no time limit but a hang
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
