@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.scale [--tables 1000,10000] [--background 100] [--clicks 200]
                                     [--database-url URL] [--quick] [--restart-timeout S] [--only GAME]
-                                    [--no-replies] [--cold-pictures] [--open-panel] [--no-submits]
+                                    [--no-replies] [--warm-pictures] [--open-panel] [--no-submits]
                                     [--thinking-ais 10 [--think-seconds 1.0] [--ai-workers N]]
 
 For each N it prints, then ends with one JSON line (the last line of the output):
@@ -96,11 +96,13 @@ number of strong moves asked at each click) in the JSON line, for the largest N.
   part of what a member's step costs, every reply up to the member's next turn), and the
   pictures submitted for drawing per step. With ``--background 0`` every counted step is a
   member's: the CPU of one member step with everything it sets off, what a table where a
-  member acts every 10 s costs. ``--only GAME`` makes every table one game's. Before the
-  count, each member table's current board and its member's panel are drawn once
-  (:func:`show_current`), as a bot that has been playing these tables drew them when their
-  last step was shown: a click then redraws what it changed, not the table's first picture
-  (``--cold-pictures`` skips that: every click meets its table's pictures for the first time).
+  member acts every 10 s costs. ``--only GAME`` makes every table one game's. With
+  ``--warm-pictures``, each member table's current board and its member's panel are drawn once
+  before the count (:func:`show_current`), as a bot that has been playing these tables drew
+  them when their last step was shown: a click then redraws what it changed, not the table's
+  first picture (without it, every click meets its table's pictures for the first time; the
+  default, since at 10,000 tables the click latencies' p99 came out two to five times higher
+  after that pre-drawing, for a reason not found).
   With ``--open-panel``, each member first clicks "My panel" on the board (:func:`open_panel`),
   as at each of their turns (an open panel is not redrawn when the other seats move), and the
   member's panel is not drawn beforehand: the panel they act on is drawn by that counted click.
@@ -671,7 +673,7 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
                              warmup: int, ai_delay: float, turn_timeout: float, seed: int,
                              max_seconds: float = 300.0, thinking_ais: int = 0,
                              think_seconds: float = 1.0, ai_workers: int | None = None,
-                             wait_replies: bool = True, shown: bool = True, open_panels: bool = False,
+                             wait_replies: bool = True, shown: bool = False, open_panels: bool = False,
                              service_submits: bool = True) -> dict[str, Any]:
     """Clicks, bare replies and (``service_submits``) service submits, interleaved, while the
     background plays, then (``wait_replies``) the wait for the member tables' AI replies
@@ -1103,7 +1105,7 @@ def run_one(n: int, args: argparse.Namespace, points: dict[str, list[Point]], tm
                                             ai_delay=args.ai_delay, turn_timeout=args.turn_timeout, seed=args.seed,
                                             max_seconds=args.max_seconds, thinking_ais=args.thinking_ais,
                                             think_seconds=args.think_seconds, ai_workers=args.ai_workers,
-                                            wait_replies=not args.no_replies, shown=not args.cold_pictures,
+                                            wait_replies=not args.no_replies, shown=args.warm_pictures,
                                             open_panels=args.open_panel, service_submits=not args.no_submits))
     result.update(tables=n, background=background, build_s=build_s)
     if restart is not None:
@@ -1295,8 +1297,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ai-workers", type=int, default=None, help="AI worker processes (AI_WORKERS)")
     parser.add_argument("--no-replies", action="store_true",
                         help="stop the CPU count with the click loop: the AI replies due later are left out")
-    parser.add_argument("--cold-pictures", action="store_true",
-                        help="do not draw the member tables' current pictures before the clicks (show_current)")
+    parser.add_argument("--warm-pictures", action="store_true",
+                        help="draw the member tables' current pictures before the clicks (show_current)")
     parser.add_argument("--open-panel", action="store_true",
                         help="each member clicks My panel before their click (counted: a click of its own)")
     parser.add_argument("--no-submits", action="store_true",

@@ -47,6 +47,7 @@ def test_per_click_mode_opens_each_panel_before_its_click_and_reports_the_cpu_pe
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "bench.scale", "--tables", "24", "--clicks", "4", "--warmup", "1",
                            "--background", "0", "--ai-delay", "30", "--no-replies", "--no-submits", "--open-panel",
+                           "--warm-pictures",
                            "--engine-seconds", "0.05", "--points", "4", "--restart-timeout", "60"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
