@@ -147,7 +147,7 @@ class DiscordNotifier(BoardPoster, Notifier):
         turn = table.turn()
         humans = turn[0]
         pinged = self._pinged.get(table.id)
-        if pinged is None and not moved:  # its first step here: the turn it was loaded in was pinged before
+        if pinged is None and not moved:  # its first step here: the turn it was resumed in was pinged before
             live = self.bot.hall.live(table.id)
             pinged = live.loaded_turn if live is not None else None
         self._pinged[table.id] = turn

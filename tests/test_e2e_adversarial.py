@@ -1049,9 +1049,9 @@ async def test_a_restart_pings_nobody_again_in_the_middle_of_a_turn_and_pings_th
     table = await world.bot.hall.table(tid)
     assert table.to_act() == {table.seat_of(first.id)}
     assert not any(said(m.text(), "turn.yours") for m in world.thread_messages(thread)[n:])
-    stop = next(c for c in (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response.custom_ids
-                if c == f"se:a:{tid}:{table.version}:s")
     panel = (await world.click(first, board_of(world, tid), f"se:b:{tid}:panel")).response
+    stop = f"se:a:{tid}:{table.version}:s"
+    assert stop in panel.custom_ids
     await world.click(first, panel, stop)  # the turn ends: the other member's begins
     table = await world.bot.hall.table(tid)
     assert table.to_act() == {table.seat_of(other.id)}
