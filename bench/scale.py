@@ -860,8 +860,7 @@ def _shows_panel_picture(sent: Sent) -> bool:
     """An opened panel shown with its picture: the click's own answer (a callback) or the fill
     of its deferred answer (``PATCH .../messages/@original``) whose layout shows a
     ``panel-*.png``."""
-    answer = sent.route.endswith("/callback") or (sent.method == "PATCH" and sent.route.endswith("/messages/@original"))
-    return answer and "attachment://panel-" in json.dumps(sent.json)
+    return (sent.route.endswith("/callback") or _is_redrawn(sent)) and "attachment://panel-" in json.dumps(sent.json)
 
 
 async def open_panel(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> None:
@@ -869,12 +868,13 @@ async def open_panel(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> None
     member opens their panel at each of their turns (an open panel is not redrawn when other
     seats move): the panel's text and picture drawn and sent. Waits until the answer with its
     picture is sent (at most :data:`WAIT_S`)."""
-    custom_id = f"se:b:{table.id}:panel"
+    from cogs.components import BoardButton, board_rows
+
+    custom_id = BoardButton(table.id, "panel").custom_id
     with OWN:
         channel = fake.thread(table.thread, table.guild, table.channel)
-        button = {"type": 2, "style": 1, "label": "My panel", "custom_id": custom_id}
-        board = fake.message(table.thread, {"content": "", "components": [{"type": 1, "components": [button]}]},
-                             message_id=table.board)
+        rows = [row.to_component_dict() for row in board_rows(table.id, [("panel", "My panel", "primary", False)])]
+        board = fake.message(table.thread, {"content": "", "components": rows}, message_id=table.board)
         payload = fake.button_click(custom_id, user_id=table.user or 1, guild_id=table.guild, channel=channel,
                                     message=board)
     shown = fake.expect_webhook(payload["token"], _shows_panel_picture)
@@ -1172,7 +1172,7 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         steps = max(1, r["steps_in_loop"])
         r["cpu_bot_ms_per_step"] = r["cpu_bot_s"] * 1000 / steps
         r["cpu_ai_ms_per_step"] = r["cpu_ai_s"] * 1000 / steps
-        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"] + r.get("cpu_bare_s", 0.0)) * 1000 / steps
+        r["cpu_bench_ms_per_step"] = (r["cpu_bench_s"] + r["cpu_fake_s"] + r["cpu_bare_s"]) * 1000 / steps
         r["cpu_workers_ms_per_step"] = r["cpu_workers_s"] * 1000 / steps
         r["cpu_ms_per_step"] = r["cpu_bot_ms_per_step"] + r["cpu_workers_ms_per_step"]
         r["cpu_ai_workers_ms_per_step"] = r["cpu_ai_workers_s"] * 1000 / steps
@@ -1181,14 +1181,14 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         applied = steps + r["ai_replies_in_loop"]
         r["cpu_all_ms_per_applied_step"] = (r["cpu_all_ms_per_step"] * steps / applied) if applied else 0.0
         # per click: only when every counted step is a member's click (no submits, no background)
-        clicks = r.get("clicks_in_loop", 0) if r.get("submits_in_loop", 1) == 0 and steps == r["member_steps"] else 0
+        clicks = r["clicks_in_loop"] if r["submits_in_loop"] == 0 and steps == r["member_steps"] else 0
         r["cpu_ms_per_click"] = r["cpu_ms_per_step"] * steps / clicks if clicks else None
         r["cpu_all_ms_per_click"] = r["cpu_all_ms_per_step"] * steps / clicks if clicks else None
     print(_row("CPU per step, bot, ms", [f"{r['cpu_bot_ms_per_step']:.2f}" for r in runs]))
     print(_row("  of which the AI players' moves, ms", [f"{r['cpu_ai_ms_per_step']:.2f}" for r in runs]))
     print(_row("  (not counted: benchmark + fake + bare replies), ms",
                [f"{r['cpu_bench_ms_per_step']:.2f}" for r in runs]))
-    print(_row("  a bare reply's CPU (median), ms", [f"{r.get('bare_cpu_ms', 0.0):.2f}" for r in runs]))
+    print(_row("  a bare reply's CPU (median), ms", [f"{r['bare_cpu_ms']:.2f}" for r in runs]))
     print(_row("CPU per step, picture workers, ms", [f"{r['cpu_workers_ms_per_step']:.2f}" for r in runs]))
     print(_row("CPU per step, both, ms", [f"{r['cpu_ms_per_step']:.2f}" for r in runs], TARGETS["cpu_ms_per_step"]))
     print(_row("CPU per step, AI workers, ms", [f"{r['cpu_ai_workers_ms_per_step']:.2f}" for r in runs]))
@@ -1202,11 +1202,11 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
     print(_row("  per applied step (the AI replies too), ms", [f"{r['cpu_all_ms_per_applied_step']:.2f}" for r in runs]))
     print(_row("  pictures drawn per step", [f"{r['pictures_in_loop'] / max(1, r['steps_in_loop']):.2f}"
                                              for r in runs]))
-    print(_row("  clicks: actions / panels opened", [f"{r['member_steps'] - r.get('submits_in_loop', 0)} / "
-                                                     f"{r.get('panels_opened', 0)}" for r in runs]))
+    print(_row("  clicks: actions / panels opened", [f"{r['member_steps'] - r['submits_in_loop']} / "
+                                                     f"{r['panels_opened']}" for r in runs]))
 
     def per_click(key: str) -> list[str]:
-        return [f"{r[key]:.2f}" if r.get(key) is not None else "-" for r in runs]
+        return [f"{r[key]:.2f}" if r[key] is not None else "-" for r in runs]
     print(_row("CPU per click, both, ms (--no-submits --background 0)", per_click("cpu_ms_per_click"),
                TARGETS["cpu_ms_per_step"]))
     print(_row("CPU per click, all processes, ms", per_click("cpu_all_ms_per_click")))
@@ -1263,10 +1263,9 @@ def report(runs: list[dict[str, Any]], engine: dict[str, float]) -> dict[str, An
         "tables_per_core_1k": round(small["tables_per_core"]),
         "cpu_all_ms_per_applied_step_1k": round(small["cpu_all_ms_per_applied_step"], 3),
         "ai_replies_per_step_1k": round(small["ai_replies_in_loop"] / max(1, small["steps_in_loop"]), 2),
-        "panels_opened_1k": small.get("panels_opened", 0),
-        "cpu_ms_per_click_1k": None if small.get("cpu_ms_per_click") is None else round(small["cpu_ms_per_click"], 3),
-        "cpu_all_ms_per_click_1k": (None if small.get("cpu_all_ms_per_click") is None
-                                    else round(small["cpu_all_ms_per_click"], 3)),
+        "panels_opened_1k": small["panels_opened"],
+        **{f"{key}_1k": None if small[key] is None else round(small[key], 3)
+           for key in ("cpu_ms_per_click", "cpu_all_ms_per_click")},
     }
     if "reply_p99_ms_ai" in large:
         summary.update(click_p99_ms_ai=round(large["reply_p99_ms_ai"], 3),
