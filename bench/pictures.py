@@ -69,7 +69,7 @@ def measure(key: str, games: int, players: int | None, lang: str, cold: bool = F
             tallest = max(tallest, Image.open(io.BytesIO(png)).height)
             acting = sorted(game.to_act(state))
             for seat in acting:
-                legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+                legal = game.legal_codes(state, seat)
                 if cold:
                     draw.BANDS.clear()
                 t0 = clock()

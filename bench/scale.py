@@ -408,7 +408,7 @@ def panel_click(table: Table, p: Point, *, pictures: bool = True) -> Click:
         return Click(custom_id, view.to_components(), [])
     game = GAMES[p.game].game
     state = game.load_state(p.state)
-    legal = tuple(game.encode(a) for a in game.legal_actions(state, 0))
+    legal = game.legal_codes(state, 0)
     names = tuple(s.name for s in p.seats)
     filename = pics.panel_filename(render.picture_key(p.game, "panel", game.view_json(state, 0), names, "en", legal))
     short = pics.short_card(p.panel.card, set(), headline_only=False)
@@ -849,9 +849,8 @@ async def show_current(bot: SpeakeasyBot, tables: Sequence[Table], rng: random.R
             if snap.state is None:
                 return
             await pictures.board_picture(snap)
-            if panels and 0 in snap.game.to_act(snap.state):
-                legal = tuple(snap.game.encode(a) for a in snap.game.legal_actions(snap.state, 0))
-                await pictures.panel_picture(snap, 0, legal)
+            if panels and 0 in snap.to_act():
+                await pictures.panel_picture(snap, 0, snap.legal_codes(0))
 
     await asyncio.gather(*(one(t) for t in order))
 

@@ -248,9 +248,7 @@ def panel(table: TableSnapshot, seat: int, t: Translator, notice: str = "") -> P
     presenter = GAMES[table.row.game].presenter
     ctx = context(table, t, seat)
     game = table.game
-    legal: tuple[str, ...] = ()
-    if table.row.status == "running" and seat in table.to_act():
-        legal = tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
+    legal = table.legal_codes(seat)
     p = presenter.panel(game.view(table.state, seat), legal, ctx)
     if seat in table.pending:
         label = presenter.action_label(table.pending[seat], game.view(table.state, seat), ctx)

@@ -83,6 +83,13 @@ class TableSnapshot:
             return frozenset()
         return self.game.to_act(self.state)
 
+    def legal_codes(self, seat: int) -> tuple[str, ...]:
+        """The codes of every action ``seat`` may take now (:meth:`engine.core.Game.legal_codes`);
+        empty outside a running game and when the seat is not to act."""
+        if seat not in self.to_act():
+            return ()
+        return self.game.legal_codes(self.state, seat)
+
     def waiting_for(self) -> list[int]:
         """Seats in ``to_act`` that have not chosen yet."""
         return sorted(s for s in self.to_act() if s not in self.pending)

@@ -649,8 +649,7 @@ class TerminalGame:
                 await asyncio.sleep(0)
                 continue
             stuck = 0
-            game = table.game
-            legal = [game.encode(a) for a in game.legal_actions(table.state, 0)]
+            legal = list(table.legal_codes(0))
             if len(legal) == 1:  # a forced choice: say it, do not ask
                 self.out(t("term.forced", choice=plain(self._label(table, legal[0]))))
                 await self._submit(service, table.id, legal)
@@ -664,7 +663,7 @@ class TerminalGame:
                 self.notifier.public_news = False
                 self.panel_seen = set()  # things happened since the last panel: it is shown whole
             self._table = table
-            codes = self.hooks(table.row.game).turn(self, game.view(table.state, 0), legal)
+            codes = self.hooks(table.row.game).turn(self, table.game.view(table.state, 0), legal)
             if codes is None:
                 if self._confirm_leave():
                     raise Leave

@@ -129,14 +129,8 @@ class PanelMessages:
             log.warning("no Attach Files permission for the panels of table %s; showing text panels", table.id)
             return None, current
 
-        def legal() -> tuple[str, ...]:
-            game = table.game
-            if table.row.status == "running" and seat in table.to_act():
-                return tuple(game.encode(a) for a in game.legal_actions(table.state, seat))
-            return ()
-
         known = current[0].filename if current else None
-        return pictures.start_panel_picture(table, seat, legal, known, begin=False), current
+        return pictures.start_panel_picture(table, seat, lambda: table.legal_codes(seat), known, begin=False), current
 
     async def with_picture(self, panel: Panel, table: TableSnapshot, drawing: Drawing, *,
                            edit: bool) -> dict[str, Any]:

@@ -345,6 +345,11 @@ class Game(ABC, Generic[S, A, V]):
     def legal_actions(self, state: S, seat: int) -> tuple[A, ...]:
         """Every action ``seat`` may take now (empty when the seat is not to act)."""
 
+    def legal_codes(self, state: S, seat: int) -> tuple[str, ...]:
+        """The codes (:meth:`encode`) of every action ``seat`` may take now, in the order of
+        :meth:`legal_actions` (empty when the seat is not to act)."""
+        return tuple(self.encode(a) for a in self.legal_actions(state, seat))
+
     @abstractmethod
     def apply(self, state: S, actions: Mapping[int, A]) -> Step[S]:
         """Apply one action per seat in ``to_act``; raises :class:`IllegalAction` otherwise."""

@@ -146,6 +146,22 @@ async def test_simultaneous_choices_are_buffered_and_changeable(env):
     assert log == [(0, {0: "p2", 1: "p3"}, "user")]
 
 
+async def test_a_seat_s_legal_codes_exist_only_while_it_must_act(env):
+    svc, db, clock, rec = env
+    tid = await open_two(svc, options={"rounds": 1})
+    assert (await svc.hall.table(tid)).legal_codes(0) == ()  # a lobby: no game yet
+    await svc.lobbies.start(tid, 100)
+    view = await svc.hall.table(tid)
+    assert view.legal_codes(0) == view.legal_codes(1) == ("p1", "p2", "p3")  # both pick
+    await svc.tables.submit(tid, 100, 0, "p1")
+    await svc.tables.submit(tid, 200, 0, "p2")
+    view = await svc.hall.table(tid)
+    assert view.to_act() == {0} and view.legal_codes(0) == ("ok",) and view.legal_codes(1) == ()
+    await svc.tables.submit(tid, 100, 1, "ok")
+    view = await svc.hall.table(tid)
+    assert view.row.status == "finished" and view.legal_codes(0) == view.legal_codes(1) == ()
+
+
 async def test_pending_choices_survive_a_restart(env, tmp_path):
     svc, db, clock, rec = env
     tid = await open_two(svc)

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_bytes(render_board(args.game, game.view_json(state, None), names, args.lang, cache=None))
         print(path)
         for seat in range(players):
-            legal = tuple(game.encode(a) for a in game.legal_actions(state, seat))
+            legal = game.legal_codes(state, seat)
             png = render_panel(args.game, game.view_json(state, seat), legal, names, args.lang, cache=None)
             path = args.out / f"{args.game}-panel-{seat}.png"
             path.write_bytes(png)
