@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import compose
 from bot.ai_pool import AiPool
 from bot.decks import Decks
 from bot.foreground import Foreground
@@ -114,7 +115,7 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
     generic text that shows nothing of the error (no hidden information can leak through it)."""
     t = user_t(interaction)
     if isinstance(error, ServiceError):
-        text = t(error.key, **error.params)
+        text = compose.refusal(error, t)
     elif isinstance(error, StoreUnavailable):
         text = t("err.store_down")
     else:

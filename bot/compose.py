@@ -17,7 +17,7 @@ from bot.games import GAMES
 from bot.i18n import Translator
 from bot.paces import PACES
 from bot.presenters import RenderContext
-from bot.service import TableSnapshot
+from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block, Board, Field, Panel, Select, SelectOption, check_block_limits
 from engine.core import Event, Outcome
 
@@ -100,6 +100,15 @@ def context(table: TableSnapshot, t: Translator, seat: int | None, extras: dict[
 def game_title(game: str, t: Translator) -> str:
     """The display name of a game key."""
     return t(f"game.{game}.name")
+
+
+def refusal(err: ServiceError, t: Translator) -> str:
+    """The text of a refusal in ``t``'s language: ``err.key`` with its params, a ``game`` param
+    that is a registered game's key shown as that game's name (the services name games by key)."""
+    params = dict(err.params)
+    if params.get("game") in GAMES:
+        params["game"] = game_title(params["game"], t)
+    return t(err.key, **params)
 
 
 def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...]:

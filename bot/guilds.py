@@ -67,8 +67,8 @@ class Community:
 
     def check_play(self, game: str, channel_ids: tuple[int, ...]) -> None:
         """Refuse a lobby of ``game`` opened in a channel (``channel_ids``: the channel, and the
-        parent channel of a thread) the server does not allow: ``err.game_disabled`` (a game it
-        does not offer; ``game`` is its key), ``err.channel_not_allowed`` (naming the allowed channels)."""
+        parent channel of a thread) the server does not allow: ``err.game_not_enabled`` (a game it
+        does not offer; ``game`` is its key, shown as its name by :func:`bot.compose.refusal`), ``err.channel_not_allowed`` (naming the allowed channels)."""
         if game not in self.games:
             raise ServiceError("err.game_not_enabled", game=game)
         if self.channels is not None and not set(channel_ids) & set(self.channels):

@@ -380,24 +380,27 @@ class Lobbies:
         """A new lobby after a finished table: same game, channel, host, options (a custom deck
         by its id) and seats (members may leave it; the host starts it as usual). Any seated
         member may ask. Raises ``err.not_seated``, ``err.not_finished``, ``err.lobby_exists``
-        (``table``: the host's open lobby in that channel)."""
+        (``table``: the host's open lobby in that channel). Rematches of one table are
+        serialised by its lock: of two members asking at once, the second gets
+        ``err.lobby_exists`` with the first one's lobby."""
         hall = self.hall
-        row = await hall.row(table_id)
-        seats = await hall.db.seats(table_id)
-        if not any(s.user_id == user_id for s in seats):
-            raise ServiceError("err.not_seated")
-        if row.status != "finished":
-            raise ServiceError("err.not_finished")
-        existing = await hall.db.open_lobby_of(row.guild_id, row.channel_id, row.host_user_id)
-        if existing is not None:
-            raise ServiceError("err.lobby_exists", table=existing.id)
-        options = {k: v for k, v in row.options.items() if k != "deck_data"}
-        host_name = next((s.name for s in seats if s.user_id == row.host_user_id), "")
-        lobby = await self.open(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
-                                host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
-                                options=options)
-        if row.pace is not None and row.pace != lobby.row.pace:  # a rematch keeps its table's pace
-            await hall.db.update_table(lobby.id, hall.clock.now(), pace=row.pace)
-        await hall.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)
-                                               for i, s in enumerate(seats)])
+        async with hall.lock(table_id):
+            row = await hall.row(table_id)
+            seats = await hall.db.seats(table_id)
+            if not any(s.user_id == user_id for s in seats):
+                raise ServiceError("err.not_seated")
+            if row.status != "finished":
+                raise ServiceError("err.not_finished")
+            existing = await hall.db.open_lobby_of(row.guild_id, row.channel_id, row.host_user_id)
+            if existing is not None:
+                raise ServiceError("err.lobby_exists", table=existing.id)
+            options = {k: v for k, v in row.options.items() if k != "deck_data"}
+            host_name = next((s.name for s in seats if s.user_id == row.host_user_id), "")
+            lobby = await self.open(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
+                                    host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
+                                    options=options)
+            if row.pace is not None and row.pace != lobby.row.pace:  # a rematch keeps its table's pace
+                await hall.db.update_table(lobby.id, hall.clock.now(), pace=row.pace)
+            await hall.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)
+                                                   for i, s in enumerate(seats)])
         return await hall.table(lobby.id)

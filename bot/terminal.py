@@ -516,7 +516,7 @@ class TerminalGame:
             self.out(self.t("term.bye", command=self.resume_command))
             return 0
         except ServiceError as err:
-            self.out(self.t(err.key, **err.params))
+            self.out(compose.refusal(err, self.t))
             return 2
         finally:
             if marker is not None:
@@ -698,7 +698,7 @@ class TerminalGame:
             try:
                 await service.tables.submit(table_id, HUMAN_ID, table.version, code)
             except ServiceError as exc:
-                self.out(self.t(exc.key, **exc.params))
+                self.out(compose.refusal(exc, self.t))
                 if exc.key == "err.stale":  # moved in another window: show where it stands now, whole
                     self.notifier.public_news = True
                     self.on_screen = set()

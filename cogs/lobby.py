@@ -120,11 +120,11 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
             cog = self.game_cogs().get(game)
             if cog is None:
                 if game in GAMES:
-                    raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
+                    raise ServiceError("err.game_not_enabled", game=game)
                 raise ServiceError("err.unknown_game", game=game[:40])
             community = await self.bot.communities.community(interaction.guild_id or 0)
             if game not in community.games:
-                raise ServiceError("err.game_not_enabled", game=compose.game_title(game, user_t(interaction)))
+                raise ServiceError("err.game_not_enabled", game=game)
             await cog.open_lobby(interaction)
         except Exception as exc:  # noqa: BLE001 - every failure gets an answer
             await report_error(interaction, exc)

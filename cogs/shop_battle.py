@@ -88,7 +88,7 @@ class ShopBattleCog(GameCog):
             deck_id = await self.bot.decks.save(interaction.guild_id or 0, self.game, deck.name,
                                                        deck.model_dump(mode="json"), interaction.user.id)
         except ServiceError as err:
-            await reply(interaction, t(err.key, **err.params))
+            await reply(interaction, compose.refusal(err, t))
             return
         await answer(interaction, **card_message(summary_card(deck, deck_id, t)))
 

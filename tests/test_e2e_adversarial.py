@@ -1121,3 +1121,49 @@ async def test_without_thread_post_permission_the_host_learns_why(e2e):
     else:  # else the host must be told why, and no empty thread should be left behind
         assert private_text(start).strip(), "the host got no explanation"
         assert not world.threads
+
+
+async def _finished_shop_battle(world, alice, bob):
+    from tests.test_e2e_lifecycle import CAP, play_until
+
+    tid = await open_table(world, alice, "shop-battle", members=[bob], ai=1, options=CAP)
+    await play_until(world, [alice, bob], tid, random.Random(1))
+    assert (await world.bot.hall.table(tid)).row.status == "finished"
+    return tid
+
+
+async def test_two_rematch_clicks_at_once_open_one_lobby_and_post_it_once(e2e):
+    """Both players click Rematch on the finished board at the same instant: one lobby (a host
+    has one per channel), one lobby message; the second click is pointed to it."""
+    world = await e2e(seeds=[20, 21])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await _finished_shop_battle(world, alice, bob)
+    board = board_of(world, tid)
+    before = len(world.channel_messages())
+    a, b = await world.gather(world.click(alice, board, f"se:b:{tid}:rematch"),
+                              world.click(bob, board, f"se:b:{tid}:rematch"))
+    assert a.acknowledged and b.acknowledged
+    lobbies = [t for t in await world.bot.records.guild_tables(world.guild_id) if t.row.status == "lobby"]
+    assert len(lobbies) == 1, [t.id for t in lobbies]
+    posted = [m for m in world.channel_messages()[before:] if any(c.startswith("se:l:") for c in m.custom_ids)]
+    assert len(posted) == 1
+    answers = sorted(m.text() for r in (a, b) for m in r.messages if m.ephemeral)
+    assert len(answers) == 2 and any(said(text, "rematch.opened") for text in answers)
+    assert any(said(text, "err.lobby_exists") for text in answers), answers
+
+
+async def test_a_rematch_refused_for_a_game_the_server_stopped_offering_names_the_game(e2e):
+    """A French server finishes a Shop Battle, then stops offering it: the Rematch refusal
+    names « Bataille des commerces », not its key."""
+    from bot.i18n import Translator
+
+    world = await e2e(seeds=[20, 21], guild_locale="fr")
+    alice, bob = world.member("alice", locale="fr"), world.member("bob", locale="fr")
+    root = world.member("root", admin=True, locale="fr")
+    tid = await _finished_shop_battle(world, alice, bob)
+    settings = (await world.slash(root, "settings")).response
+    await world.select(root, settings, "se:cs:games", ["gang-of-dice", "moonshine"])
+    res = await world.click(bob, board_of(world, tid), f"se:b:{tid}:rematch")
+    fr = Translator("fr")
+    assert [m.text() for m in res.messages if m.ephemeral] == [
+        fr("err.game_not_enabled", game=fr("game.shop-battle.name"))]
