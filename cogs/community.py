@@ -9,8 +9,10 @@ Integrations settings). Every change goes through the services (:class:`bot.guil
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import collections
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,7 @@ from bot.i18n import Translator
 from bot.seasons import MAX_NAME
 from bot.service import ServiceError
 from cogs.base import answer, guild_lang, is_admin, report_click_error, report_error, user_t
+from cogs.components import modal_value
 from cogs.layout import card_message, text_message
 from cogs.lobby import game_choices
 from cogs.server_components import (
@@ -73,24 +76,27 @@ def decode_name(coded: str) -> str | None:
         raise ValueError("damaged season name") from None
 
 
-class _MinGames(discord.ui.Modal):
-    """The number of games to finish to appear on a leaderboard (a ``/settings`` button)."""
+#: How many season confirm messages :class:`CommunityCog` remembers as used.
+CONFIRMS_KEPT = 256
 
-    def __init__(self, cog: CommunityCog, t: Translator, current: int) -> None:
-        super().__init__(title=t("settings.min_games")[:45], custom_id="se:cn")
-        self.cog = cog
+#: The custom_id of the "minimum games" modal of ``/settings``.
+MIN_GAMES_MODAL = "se:cn"
+
+
+class _MinGames(discord.ui.Modal):
+    """The number of games to finish to appear on a leaderboard (a ``/settings`` button). Its
+    submission is answered by the cog's interaction listener from its custom_id alone
+    (:meth:`CommunityCog.on_interaction`), never by this object: a modal opened before a
+    restart is still answered."""
+
+    def __init__(self, t: Translator, current: int) -> None:
+        super().__init__(title=t("settings.min_games")[:45], custom_id=MIN_GAMES_MODAL)
         self.number: discord.ui.TextInput[Any] = discord.ui.TextInput(
             default=str(current), min_length=1, max_length=4, custom_id="number")
         self.add_item(discord.ui.Label(text=t("settings.min_games.label")[:45], component=self.number))
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        try:
-            value = str(self.number.value).strip()
-            if not value.isascii() or not value.isdigit():
-                raise ServiceError("err.bad_setting", name="min_games")
-            await self.cog.change(interaction, min_games=int(value))
-        except Exception as exc:  # noqa: BLE001 - every submission gets an answer
-            await report_click_error(interaction, exc)
+        """Nothing: the cog's interaction listener answers (see the class docstring)."""
 
 
 class CommunityCog(commands.Cog, name=COMMUNITY_COG):
@@ -102,6 +108,12 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
 
     def __init__(self, bot: SpeakeasyBot) -> None:
         self.bot = bot
+        #: Serialises the season confirmations, so that :attr:`_confirmed_ids` is checked and
+        #: filled in one step.
+        self._season_lock = asyncio.Lock()
+        #: The confirm messages (ids) whose button already started their seasons, the latest
+        #: :data:`CONFIRMS_KEPT`: a second click on one (a double click) is refused.
+        self._confirmed_ids: collections.deque[int] = collections.deque(maxlen=CONFIRMS_KEPT)
 
     async def cog_load(self) -> None:
         """Register the persistent components of ``/settings`` and ``/season start``."""
@@ -135,6 +147,24 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
         panel = texts.settings_panel(community, t)
         return {**card_message(panel.card, rows=settings_rows(panel, t("settings.channels.pick"))),
                 "allowed_mentions": discord.AllowedMentions.none()}
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """The "minimum games" modal's submission (:data:`MIN_GAMES_MODAL`): a whole number,
+        stored and the settings message redrawn (refused: ``err.bad_setting``)."""
+        data = interaction.data
+        if interaction.type is not discord.InteractionType.modal_submit or not isinstance(data, dict):
+            return
+        if data.get("custom_id") != MIN_GAMES_MODAL:
+            return
+        with self.bot.foreground.answering():
+            try:
+                value = modal_value(data, "number").strip()
+                if not value.isascii() or not value.isdigit():
+                    raise ServiceError("err.bad_setting", name="min_games")
+                await self.change(interaction, min_games=int(value))
+            except Exception as exc:  # noqa: BLE001 - every submission gets an answer
+                await report_click_error(interaction, exc)
 
     async def change(self, interaction: discord.Interaction, **changes: Any) -> None:
         """An admin's change from a component: stored, and the settings message redrawn."""
@@ -183,7 +213,7 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
                 await interaction.response.edit_message(**await self.settings_message(interaction))
                 await interaction.followup.send(ephemeral=True, **text_message(user_t(interaction)("settings.web.rotated")))
             elif item.op == "min":
-                await interaction.response.send_modal(_MinGames(self, user_t(interaction), community.min_games))
+                await interaction.response.send_modal(_MinGames(user_t(interaction), community.min_games))
             else:
                 raise ServiceError("err.bad_button")
         else:
@@ -218,10 +248,17 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
         await answer(interaction, **card_message(texts.season_confirm(games, name, current, t), rows=[confirm]))
 
     async def _confirmed(self, interaction: discord.Interaction, item: SeasonConfirm) -> None:
-        """The confirm button: the new seasons start; a public notice in the channel."""
+        """The confirm button: the new seasons start; a public notice in the channel. A second
+        click on the same confirmation (a double click) is refused: ``err.season_confirmed``."""
         games = tuple(GAMES) if item.game == ALL_GAMES else (item.game,)
-        started = await self.bot.seasons.start(interaction.guild_id or 0, games, decode_name(item.name),
-                                               interaction.user.id)
+        message_id = interaction.message.id if interaction.message is not None else None
+        async with self._season_lock:
+            if message_id is not None and message_id in self._confirmed_ids:
+                raise ServiceError("err.season_confirmed")
+            started = await self.bot.seasons.start(interaction.guild_id or 0, games, decode_name(item.name),
+                                                   interaction.user.id)
+            if message_id is not None:
+                self._confirmed_ids.append(message_id)
         t = user_t(interaction)
         await interaction.response.edit_message(**text_message(t("season.confirm.done")))
         public = Translator(guild_lang(interaction))

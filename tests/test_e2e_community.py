@@ -138,3 +138,40 @@ async def test_a_season_is_started_after_a_confirmation(e2e):
     names = [c["name"] for c in await world.autocomplete(alice, "classement", "season", "",
                                                            game="three-player-moon")]
     assert names == ["Hiver", FR("season.numbered", n=1)]
+
+
+async def test_the_minimum_games_window_opened_before_a_restart_is_answered(e2e):
+    """An admin opens /settings' "minimum games" window, the bot restarts, the admin submits:
+    the value is stored and the settings message redrawn (the window's custom_id alone routes
+    it); a value out of range is refused clearly."""
+    world = await e2e()
+    root = world.member("root", admin=True)
+    settings = (await world.slash(root, "settings")).response
+    shown = await world.click(root, settings, "se:c:min")
+    assert shown.kind == "modal"
+    await e2e.restart()
+    out = await world.submit_modal(root, shown, {"number": "7"})
+    assert out.acknowledged
+    assert (await world.bot.db.guild_settings(world.guild_id)).min_games == 7
+    again = await world.click(root, settings, "se:c:min")
+    out = await world.submit_modal(root, again, {"number": "0"})
+    assert out.acknowledged and (await world.bot.db.guild_settings(world.guild_id)).min_games == 7
+    text = "\n".join(m.text() for m in out.messages)
+    assert text and Translator("en")("err.internal") not in text
+
+
+async def test_a_double_click_on_the_season_confirmation_starts_one_season(e2e):
+    """Two clicks at once on /season start's confirm button: one new season, one public notice;
+    the second click is told the confirmation was used."""
+    world = await e2e()
+    root = world.member("root", admin=True)
+    ask = await world.slash(root, "season start", game="moonshine")
+    button = next(c for c in ask.response.custom_ids if c.startswith("se:y:"))
+    a, b = await world.gather(world.click(root, ask.response, button), world.click(root, ask.response, button))
+    assert a.acknowledged and b.acknowledged
+    assert [s.season for s in await world.bot.db.seasons(world.guild_id, "moonshine")] == [1, 2]
+    en = Translator("en")
+    notices = [m for m in world.channel_messages() if en("season.started.title") in m.text()]
+    assert len(notices) == 1
+    texts = [m.text() for r in (a, b) for m in r.messages if m.ephemeral]
+    assert en("err.season_confirmed") in texts, texts
