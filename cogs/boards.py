@@ -301,6 +301,14 @@ class BoardPoster:
         timers = getattr(self.bot, "timers", None)
         return timers.clock.now() if timers is not None else time.time()
 
+    async def within_budget(self, table: TableSnapshot) -> None:
+        """Wait until the channel the table is shown in (its thread, else its channel) may be
+        edited again (:class:`EditBudget`); for the boards posted outside :meth:`_update_board`
+        (a table's first board, a table moved to its channel)."""
+        channel = table.row.thread_id or table.row.channel_id
+        while (wait := self.budget.delay(channel, self.now())) > 0:
+            await asyncio.sleep(wait)
+
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
             await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
@@ -332,7 +340,8 @@ class BoardPoster:
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
-        rows = board_buttons(table, t, legend=self.bot.settings.pictures and render.legend(table.row.game))
+        shows_pictures = self.pictures.enabled() and self.pictures.allowed(table.row.guild_id)  # the bot's and the server's settings
+        rows = board_buttons(table, t, legend=shows_pictures and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False

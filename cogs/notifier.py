@@ -90,12 +90,14 @@ class DiscordNotifier(BoardPoster, Notifier):
         if thread_id:
             await self.bot.tables.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.hall.table(table.id)
+        await self.within_budget(table)  # tables played in one channel share its budget
         posted = await self.draw_board(table, fallback=False)
         if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
             await self.bot.tables.set_messages(table.id, thread_id=None)
             table = await self.bot.hall.table(table.id)
+            await self.within_budget(table)
             posted = await self.draw_board(table, fallback=False)
         if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
@@ -237,6 +239,9 @@ class DiscordNotifier(BoardPoster, Notifier):
             t = Translator(table.row.lang)
             everyone = mentions(table)
             notice = await self._send(table, fallback=False, **text_message(t("thread.moved", id=table.id, players=everyone)))
+            if notice is not None:
+                await self.within_budget(table)
+                table = await self.bot.hall.table(table_id)  # the state of now, after the wait
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
                 await self.bot.tables.close_silently(table_id)

@@ -90,3 +90,48 @@ def test_a_429_is_told_once_per_route_and_channel(caplog):
     assert limited == [(42, 1.5), (42, 0.5)]
     told = [r.getMessage() for r in caplog.records if r.name == "cogs.boards"]
     assert len(told) == 1 and "PATCH /channels/{channel}/messages/{id}" in told[0] and "42" in told[0]
+
+
+async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e2e):
+    """Six tables start 0.8 s apart in a channel without threads (their boards are posted
+    there), then each host plays a turn: at most 5 board posts and edits in any 5 s in that
+    channel (a table's first board waits for the channel's budget too)."""
+    import random
+
+    import discord
+
+    from tests.e2e import act_on_panel, lobby_id
+
+    world = await e2e(seeds=[11], board_edits_per_5s=5)
+    channel = world.channel_with_overwrites("no-threads",
+                                            {"@everyone": discord.PermissionOverwrite(create_public_threads=False)})
+    await world.settle()
+    hosts = [world.member(f"h{i}") for i in range(6)]
+    poster = world.bot.notifier
+    spent: list[float] = []
+    real = poster.budget.spend
+
+    def spend(ch, now):
+        if ch == channel.id:
+            spent.append(now)
+        real(ch, now)
+
+    poster.budget.spend = spend
+    tids = []
+    for host in hosts:
+        res = await world.slash(host, "play", channel=channel, game="gang-of-dice")
+        msg, tid = res.response, lobby_id(res.response)
+        await world.click(host, msg, f"se:l:{tid}:ai+")
+        await world.click(host, msg, f"se:l:{tid}:start")
+        tids.append(tid)
+        await world.advance(0.8)
+    rng = random.Random(1)
+    for host, tid in zip(hosts, tids, strict=True):
+        board = next(m for m in world.channel_messages(channel) if m.cards and f"se:b:{tid}:panel" in m.custom_ids)
+        res = await world.click(host, board, f"se:b:{tid}:panel")
+        await act_on_panel(world, host, tid, res.response, rng)
+    for _ in range(10):
+        await world.advance(1)
+    assert not world.threads and len(spent) >= 12  # six first boards and their edits, all in the channel
+    busiest = max(sum(1 for u in spent if t <= u < t + 5) for t in spent)
+    assert busiest <= 5, [round(t - spent[0], 2) for t in spent]

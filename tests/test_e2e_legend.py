@@ -38,3 +38,17 @@ async def test_no_legend_button_where_the_pictures_carry_their_legend_or_are_off
     await e2e.restart(pictures=False)
     tid = await open_table(world, alice, "moonshine", ai=1)
     assert f"se:b:{tid}:legend" not in board_of(world, tid).custom_ids
+
+
+async def test_a_server_that_turned_pictures_off_gets_no_legend_button(e2e):
+    """The bot draws pictures, but this server turned them off in /settings: its Moonshine
+    board is text, without the pictures' Legend button."""
+    world = await e2e(seeds=[3], pictures=True)
+    root, alice = world.member("root", admin=True), world.member("alice")
+    settings = (await world.slash(root, "settings")).response
+    await world.click(root, settings, "se:c:pictures")
+    assert (await world.bot.db.guild_settings(world.guild_id)).pictures is False
+    tid = await open_table(world, alice, "moonshine", ai=2)
+    board = board_of(world, tid)
+    assert board.image_urls == [] and f"se:b:{tid}:legend" not in board.custom_ids
+    assert f"se:b:{tid}:panel" in board.custom_ids
