@@ -684,7 +684,8 @@ class PostgresStore(Store):
         return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
 
     async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
-        """End the current season (``ended_at = now``) and start the next one, named ``name``."""
+        """End the current season (``ended_at = now``) and start the next one, named ``name``
+        (returned: the season this call started, whatever other starts follow it)."""
         async with self.transaction():
             await self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('season:' || $1::bigint::text || ':' || $2::text))",
                                    guild_id, game)
@@ -696,7 +697,7 @@ class PostgresStore(Store):
                                    " AND season = $4", guild_id, game, now, current)
             await self._pg.execute("INSERT INTO seasons (guild_id, game, season, name, started_at)"
                                    " VALUES ($1, $2, $3, $4, $5)", guild_id, game, current + 1, name, now)
-        return (await self.seasons(guild_id, game))[-1]
+        return next(s for s in await self.seasons(guild_id, game) if s.season == current + 1)
 
     async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
         """A member's record in every season of every game they played in a server, by game then season."""

@@ -787,7 +787,10 @@ class SqliteStore(Store):
         return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
 
     async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
-        """End the current season (``ended_at = now``) and start the next one, named ``name``."""
+        """End the current season (``ended_at = now``) and start the next one, named ``name``
+        (returned: the season this call started, whatever other starts follow it)."""
+        started: list[int] = []
+
         def write(conn: sqlite3.Connection) -> None:
             conn.execute("INSERT INTO seasons (guild_id, game, season) SELECT ?, ?, 1"
                          " WHERE NOT EXISTS (SELECT 1 FROM seasons WHERE guild_id = ? AND game = ?)",
@@ -798,9 +801,10 @@ class SqliteStore(Store):
                          (now, guild_id, game, current))
             conn.execute("INSERT INTO seasons (guild_id, game, season, name, started_at) VALUES (?, ?, ?, ?, ?)",
                          (guild_id, game, current + 1, name, now))
+            started.append(current + 1)
 
         await self._atomic(write)
-        return (await self.seasons(guild_id, game))[-1]
+        return next(s for s in await self.seasons(guild_id, game) if s.season == started[0])
 
     async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
         """A member's record in every season of every game they played in a server, by game then season."""

@@ -4,6 +4,8 @@ each kind, a fake clock, no Discord."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.house import House
@@ -223,6 +225,15 @@ async def test_a_new_season_archives_the_old_one_and_starts_ratings_fresh(env):
     assert [(r.season.season, r.rating.played, r.rating.won) for r in records] == [(1, 2, 2), (2, 1, 0)]
     assert {p.season for p in await db.rating_history(G1, "test-pick", 100)} == {1, 2}
     assert [r.user_id for r in await svc.records.leaderboard(G2, "test-pick")] == []  # another server
+
+
+async def test_two_season_starts_at_once_each_return_the_season_they_started(env):
+    svc, db, clock, rec = env
+    await db.start_season(G1, "test-pick", None, 100.0)  # season 2 (season 1 made first)
+    a, b = await asyncio.gather(db.start_season(G1, "test-pick", "A", 200.0),
+                                db.start_season(G1, "test-pick", "B", 200.0))
+    assert (a.name, b.name) == ("A", "B") and {a.season, b.season} == {3, 4}  # each its own season
+    assert [s.season for s in await db.seasons(G1, "test-pick")] == [1, 2, 3, 4]
 
 
 async def test_monthly_seasons_roll_over_by_themselves(env):
