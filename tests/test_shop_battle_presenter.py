@@ -261,3 +261,16 @@ def test_the_default_deck_has_a_name_in_each_language_and_stored_data_keeps_its_
     assert deck_title(stored, Translator("en")) == says("sb.deck.default_name")
     assert deck_title(stored, Translator("fr")) == says("sb.deck.default_name", "fr")
     assert deck_title("Mon paquet", Translator("en")) == "Mon paquet"  # an uploaded deck: as named
+
+
+def test_a_bataille_left_to_one_tied_player_says_only_they_still_reveal():
+    """A tied player with no card left drops out of the bataille within the same step (its
+    event then lists the others only, S5): one left reads as such, not as a tie of one."""
+    from engine.core import Event
+
+    def line(lang: str, players: list[int]) -> str:
+        return P.event(Event("sb.ev.bataille", {"players": players, "value": 0, "level": 1}), ctx(lang, players=4))
+
+    assert line("en", [0, 2]) == "⚔️ Tie at 0 between Alice, Chloé: bataille!"
+    assert line("en", [2]) == "⚔️ Tie at 0: bataille! Only Chloé still has a card to reveal."
+    assert line("fr", [2]) == "⚔️ Égalité à 0 : bataille ! Seul Chloé a encore une carte à retourner."
