@@ -95,12 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
                       f"{default_db_path()})")
     play.add_argument("--ai", metavar="LEVEL[,LEVEL...]", default=None,
-                      help="the AI players' levels, one per AI seat in order: easy, normal or strong "
-                           "(e.g. --ai strong,normal; default: normal)")
+                      help="the AI players' levels: one for every AI seat, or one per AI seat in order "
+                           "(easy, normal or strong; e.g. --ai strong, --ai strong,normal; default: normal)")
     play.add_argument("--pace", type=float, default=None, metavar="SECONDS", help="pause between AI moves (0.6)")
     play.add_argument("--fast", action="store_true", help="no pause between AI moves")
     play.add_argument("--watch", action="store_true",
-                      help="every seat an AI player (--ai: one level per seat); you watch the public table")
+                      help="every seat an AI player (--ai: one level for all, or one per seat); you watch the public table")
     sim = sub.add_parser(
         "simulate", help="play AI-only games and print a summary",
         description="Play AI-only games straight through the rules and print the win share by turn position "
@@ -137,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _levels(raw: str | None) -> list[str] | None:
-    """``--ai strong,normal``: one AI level per AI seat, in seat order (case and spaces ignored).
-    Exits with a clear message on an unknown or missing level."""
+    """``--ai strong,normal``: the AI levels as typed, one for every AI seat or one per AI seat in
+    seat order (case and spaces ignored; :func:`_new_players` sizes them). Exits with a clear
+    message on an unknown or missing level."""
     if raw is None:
         return None
     from bot.ai_pool import LEVELS
@@ -148,7 +149,7 @@ def _levels(raw: str | None) -> list[str] | None:
         if level not in LEVELS:
             shown = repr(level) if level else "an empty level"
             raise SystemExit(f"--ai: {shown} is not a level; the levels are {', '.join(LEVELS)} "
-                             "(one per AI seat, separated by commas: --ai strong,normal)")
+                             "(one for every AI seat, or one per AI seat separated by commas: --ai strong,normal)")
     return levels
 
 
@@ -158,12 +159,15 @@ def _count(n: int, noun: str) -> str:
 
 
 def _new_players(game: str, given: int | None, levels: list[str] | None, watch: bool = False) -> int:
-    """The seats of a new terminal table: ``--players``, else one more than the ``--ai`` levels
-    (as many with ``--watch``: every seat is an AI player), else the game's default. Exits with a
-    clear message when they do not fit the game."""
+    """The seats of a new terminal table: ``--players``, else, with several ``--ai`` levels, one
+    more than them (as many with ``--watch``: every seat is an AI player), else the game's
+    default (one ``--ai`` level is every AI seat's). Exits with a clear message when they do not
+    fit the game."""
     you = 0 if watch else 1
     beside = "" if watch else " beside you"
     wanted = given
+    if levels is not None and len(levels) == 1:  # one level for every AI seat, however many
+        return player_count(game, given)
     if given is None and levels is not None:
         wanted = len(levels) + you
         g = GAMES[game].game
@@ -176,7 +180,7 @@ def _new_players(game: str, given: int | None, levels: list[str] | None, watch: 
     players = player_count(game, wanted)
     if levels is not None and len(levels) != players - you:
         raise SystemExit(f"--ai gives {_count(len(levels), 'level')} but the table has {_count(players - you, 'AI player')} "
-                         f"(--players {players}): give one level per AI seat, e.g. --ai "
+                         f"(--players {players}): give one level for them all, or one per AI seat, e.g. --ai "
                          + ",".join(["normal"] * (players - you)))
     return players
 
@@ -220,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             assert args.game is not None
             players = _new_players(args.game, args.players, levels, args.watch)
+            if levels is not None and len(levels) == 1:  # one level: every AI seat's
+                levels = levels * (players - (0 if args.watch else 1))
         db_path = Path(args.db) if args.db else None
         # the service's log lines go to a file beside the tables, never onto the player's screen
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",

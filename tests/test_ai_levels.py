@@ -321,7 +321,7 @@ def test_settings_bound_the_pool():
 
 
 # --- the terminal ----------------------------------------------------------------------------------------------
-def test_play_takes_one_level_per_ai_seat(monkeypatch, tmp_path: Path):
+def test_play_takes_one_level_for_every_ai_seat_or_one_per_ai_seat(monkeypatch, tmp_path: Path):
     from bot.__main__ import main
     from bot.terminal import TerminalGame
 
@@ -338,15 +338,22 @@ def test_play_takes_one_level_per_ai_seat(monkeypatch, tmp_path: Path):
     assert seen == {"players": 3, "levels": ["easy", "strong"]}
     for argv, said in ((["--ai", "strong,hard"], "'hard' is not a level; the levels are easy, normal, strong"),
                        (["--ai", "strong,"], "an empty level is not a level"),
-                       (["--players", "4", "--ai", "strong"], "--ai gives 1 level but the table has 3 AI players")):
+                       (["--players", "4", "--ai", "strong,easy"], "--ai gives 2 levels but the table has 3 AI players")):
         with pytest.raises(SystemExit) as exc:
             main(["play", "gang-of-dice", *argv])
         assert said in str(exc.value)
-    with pytest.raises(SystemExit, match=r"--ai gives 1 level, one per AI player, but three-player-moon has 2 AI players"):
-        main(["play", "three-player-moon", "--ai", "strong"])
-    # --watch: every seat an AI player, so one level per seat
+    # one level: every AI seat's, at the table size asked for or the game's default
+    assert main(["play", "three-player-moon", "--ai", "strong"]) == 0
+    assert seen == {"players": 3, "levels": ["strong", "strong"]}
+    assert main(["play", "gang-of-dice", "--ai", "Strong"]) == 0
+    assert seen == {"players": 3, "levels": ["strong", "strong"]}
+    assert main(["play", "gang-of-dice", "--players", "4", "--ai", "easy"]) == 0
+    assert seen == {"players": 4, "levels": ["easy", "easy", "easy"]}
+    # --watch: every seat an AI player
     assert main(["play", "three-player-moon", "--watch", "--ai", "strong,strong,normal"]) == 0
     assert seen == {"players": 3, "levels": ["strong", "strong", "normal"]}
+    assert main(["play", "gang-of-dice", "--watch", "--ai", "normal"]) == 0
+    assert seen == {"players": 3, "levels": ["normal", "normal", "normal"]}
     with pytest.raises(SystemExit, match=r"--ai gives 2 levels, one per AI player, but three-player-moon has 3 AI players"):
         main(["play", "three-player-moon", "--watch", "--ai", "strong,strong"])
 

@@ -138,12 +138,9 @@ def test_a_misused_play_option_is_one_line_saying_what_to_do(capsys, monkeypatch
         ("gang-of-dice", "--ai", "strong,strong,strong,strong"):
             "--ai gives 4 levels, one per AI player, but gang-of-dice has 1 to 3 AI players beside you: "
             "e.g. --ai normal",
-        ("three-player-moon", "--ai", "strong"):
-            "--ai gives 1 level, one per AI player, but three-player-moon has 2 AI players beside you: "
-            "e.g. --ai normal,normal",
-        ("gang-of-dice", "--players", "3", "--ai", "easy"):
-            "--ai gives 1 level but the table has 2 AI players (--players 3): give one level per AI seat, "
-            "e.g. --ai normal,normal",
+        ("gang-of-dice", "--players", "4", "--ai", "easy,strong"):
+            "--ai gives 2 levels but the table has 3 AI players (--players 4): give one level for them all, "
+            "or one per AI seat, e.g. --ai normal,normal,normal",
     }
     for argv, line in refusals.items():
         with pytest.raises(SystemExit) as exc:
