@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--deck", metavar="FILE", help="shop-battle: play with this deck file (JSON)")
     play.add_argument("--images", metavar="DIR", help="write the board as a PNG picture after each step")
     play.add_argument("--resume", action="store_true", help="continue the last unfinished terminal game")
+    play.add_argument("--table", type=int, default=None, metavar="N",
+                      help="with --resume: continue table #N (an older unfinished game) instead")
     play.add_argument("--db", metavar="FILE", help="where terminal games are saved (default: "
                       f"{default_db_path()})")
     play.add_argument("--ai", metavar="LEVEL[,LEVEL...]", default=None,
@@ -209,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"play needs a game ({', '.join(sorted(GAMES))}) or --resume")
         if args.fast and args.pace is not None:
             raise SystemExit("--fast is --pace 0: give one of --fast and --pace")
+        if args.table is not None and not args.resume:
+            raise SystemExit("--table goes with --resume: play --resume --table N")
         pace = 0.0 if args.fast else DEFAULT_PACE if args.pace is None else args.pace
         if not 0 <= pace <= 10:
             raise SystemExit("--pace is from 0 to 10 seconds")
@@ -232,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                             handlers=[logging.FileHandler(log_path(db_path), delay=True, encoding="utf-8")])
         game = TerminalGame(args.game, players, args.seed, args.lang, options=options, images=args.images,
                             resume=args.resume, pace=pace, db_path=db_path,
-                            ai_levels=levels, watch=args.watch)
+                            ai_levels=levels, watch=args.watch, table_id=args.table)
         try:
             return asyncio.run(game.run())
         except KeyboardInterrupt:  # Ctrl-C while the AI plays: every step is already saved

@@ -434,7 +434,7 @@ class TerminalGame:
                  ask: Callable[[str], str] | None = None, out: Callable[[str], None] = print,
                  options: dict[str, Any] | None = None, images: str | Path | None = None,
                  resume: bool = False, pace: float = DEFAULT_PACE, ai_levels: list[str] | None = None,
-                 watch: bool = False) -> None:
+                 watch: bool = False, table_id: int | None = None) -> None:
         self.game, self.players, self.seed, self.options = game, players, seed, options or {}
         self.watch = watch
         self.ai_levels = list(ai_levels or [])
@@ -444,6 +444,7 @@ class TerminalGame:
         self.db_path = db_path
         self.ask, self.out = ask or fresh_input, out
         self.resume = resume
+        self.table_id = table_id  # with resume: that table, not the most recent one
         self.pace = max(0.0, pace)
         self.notifier = TerminalNotifier(self.t, self.out, self.images)
         self.notifier.seat = None if watch else 0
@@ -557,10 +558,11 @@ class TerminalGame:
 
     async def _saved(self, db: Store, any_game: bool = False) -> TableRow | None:
         """The last unfinished terminal table of the file (of ``self.game`` when set, unless
-        ``any_game``)."""
+        ``any_game``); with :attr:`table_id`, that table when it is one of them."""
         rows = [r for r in await db.tables_with_status("running")
                 if r.guild_id == 0 and r.host_user_id == HUMAN_ID
-                and (any_game or self.game is None or r.game == self.game)]
+                and (any_game or self.game is None or r.game == self.game)
+                and (self.table_id is None or r.id == self.table_id)]
         return max(rows, key=lambda r: (r.updated_at, r.id), default=None)
 
     async def open_table(self, service: House) -> TableSnapshot:
@@ -579,13 +581,17 @@ class TerminalGame:
         welcome = "term.watch_welcome" if self.watch else "term.welcome"
         self.out(t(welcome, game=compose.game_title(self.game, t), players=self.players, key=self.game))
         if saved is not None:
-            self.out(t("term.saved_other", game=compose.game_title(saved.game, t), id=saved.id))
+            self.out(t("term.saved_other", game=compose.game_title(saved.game, t), id=saved.id,
+                       command=f"{self.resume_command} --table {saved.id}"))
         self.notifier.table_id = table.id
         return await service.lobbies.start(table.id, HUMAN_ID)
 
     async def _resume(self, service: House) -> TableSnapshot | None:
         t = self.t
         saved = await self._saved(service.hall.db)
+        if saved is None and self.table_id is not None:
+            self.out(t("term.no_such_table", id=self.table_id))
+            return None
         if saved is None:
             other = await self._saved(service.hall.db, any_game=True) if self.game is not None else None
             if other is not None and self.game is not None:  # another game is saved: say how to go on

@@ -133,6 +133,7 @@ def test_a_misused_play_option_is_one_line_saying_what_to_do(capsys, monkeypatch
                                        "(./scripts/start.sh play --help lists what it takes)\n")
     refusals = {
         ("gang-of-dice", "--pace", "1", "--fast"): "--fast is --pace 0: give one of --fast and --pace",
+        ("gang-of-dice", "--table", "3"): "--table goes with --resume: play --resume --table N",
         ("moonshine", "--option", "variant=regular", "--option", "variant=standard"):
             "--option variant is given twice (regular, standard): give it once",
         ("gang-of-dice", "--ai", "strong,strong,strong,strong"):

@@ -351,6 +351,30 @@ async def test_resume_with_nothing_saved(tmp_path):
     assert not (tmp_path / "t.db").exists(), "a mistyped --db creates no file"
 
 
+async def test_an_older_unfinished_game_is_named_and_resumed_by_its_table_number(tmp_path):
+    """A second game of the same kind says how to reach the first (``--table 1``): the newer
+    one is what ``--resume`` alone continues, ``--table 1`` the older; an unknown number is
+    said, and nothing is played."""
+    first = Script(["q"])
+    assert await game("three-player-moon", 3, tmp_path, first).run() == 0  # left at once: saved
+    second = Script(["q"])
+    assert await game("three-player-moon", 3, tmp_path, second).run() == 0
+    db = tmp_path / "t.db"
+    hint = term_says("term.saved_other", game=term_says("game.three-player-moon.name"), id=1,
+                     command=f"./scripts/start.sh play --resume --db {db} --table 1")
+    assert hint in second.text
+    for table_id, expected in ((1, 1), (None, 2)):
+        s = Script(["q"])
+        resumed = TerminalGame(None, 0, None, db_path=db, ask=s.ask, out=s.lines.append, pace=0, resume=True,
+                               table_id=table_id)
+        assert await resumed.run() == 0
+        assert term_says("term.resumed", game=term_says("game.three-player-moon.name"), id=expected) in s.text
+    s = Script([])
+    unknown = TerminalGame(None, 0, None, db_path=db, ask=s.ask, out=s.lines.append, pace=0, resume=True, table_id=9)
+    assert await unknown.run() == 2
+    assert term_says("term.no_such_table", id=9) in s.text and not s.prompts
+
+
 async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
     # Moonshine's multi-selects (dice to reroll, tokens to discard) are sub-questions: q goes back
     from bot.terminal import BACK
