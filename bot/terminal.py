@@ -717,10 +717,12 @@ class TerminalGame:
         return GAMES[table.row.game].presenter.action_label(code, table.game.view(table.state, 0), ctx)
 
     # ------------------------------------------------------------------ input
-    def read(self, prompt: str) -> str | None:
+    def read(self, prompt: str, listing: Callable[[], None] | None = None) -> str | None:
         """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board, then the
-        player's own blocks of the panel being asked (its hand, tiles or dice), and asks again;
-        ``?`` (``help``, ``aide``) prints the keys and the rules command, and asks again."""
+        player's own blocks of the panel being asked (its hand, tiles or dice) and the list the
+        prompt refers to (``listing`` prints it: the numbered choices, the dice by position),
+        and asks again; ``?`` (``help``, ``aide``) prints the keys and the rules command, and
+        asks again."""
         while True:
             try:
                 raw = self.ask(prompt).strip()
@@ -732,6 +734,8 @@ class TerminalGame:
                 if self._table is not None:  # the turn being asked: the player's own blocks
                     panel = compose.panel(self._table, 0, self.t).card
                     self.out(compact_block(panel, {(f.name, f.value) for f in self.board.fields}, self.t.lang))
+                if listing is not None:
+                    listing()
                 continue
             if raw.lower() in ("?", "help", "aide") and self._table is not None:
                 self.out(self.t("term.help", command=self.resume_command, key=self._table.row.game))
@@ -797,7 +801,7 @@ class TerminalGame:
                   else t("term.prompt_keys", keys=", ".join(c.key for c in choices)))
         self._show(choices)
         while True:
-            raw = self.read(prompt)
+            raw = self.read(prompt, lambda: self._show(choices))
             if raw is None or raw.lower() in QUIT:
                 return None
             choice = by_key.get(raw.lower())
@@ -861,12 +865,15 @@ class TerminalGame:
             if comp.min_values >= len(comp.options) and comp.options:  # one way: take them all
                 self.out(t("term.taken", choice=", ".join(plain(o.label) for o in comp.options)))
                 return comp.code_for([o.value for o in comp.options])
-            for i, o in enumerate(comp.options, start=1):
-                self.out(f"    {i}) {plain(o.label)}")
+            def options() -> None:
+                for i, o in enumerate(comp.options, start=1):
+                    self.out(f"    {i}) {plain(o.label)}")
+
+            options()
             ask = (t("term.multi_n", n=comp.min_values, q=q) if comp.min_values == comp.max_values
                    else t("term.multi", min=comp.min_values, max=comp.max_values, q=q))
             while True:
-                raw = self.read(ask)
+                raw = self.read(ask, options)
                 if raw is None:
                     return None
                 if raw.lower() in QUIT:

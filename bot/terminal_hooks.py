@@ -64,9 +64,10 @@ class Console(Protocol):
     t: Translator
     out: Callable[[str], None]
 
-    def read(self, prompt: str) -> str | None:
+    def read(self, prompt: str, listing: Callable[[], None] | None = None) -> str | None:
         """A stripped answer to ``prompt``; ``None`` on Ctrl-C or Ctrl-D (the player wants to
-        leave). ``b`` prints the whole board and asks again."""
+        leave). ``b`` prints the whole board, then what ``listing`` prints (the list the prompt
+        refers to), and asks again."""
         ...
 
     def yes(self, prompt: str) -> bool:

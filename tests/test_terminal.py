@@ -496,7 +496,17 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     shown = after_b.split("\n? ")[0]
     assert shown.count(f"{card}:\n") == 1 and not term_said(shown, "term.unchanged")
     assert shown.index(panel_title) > shown.index(heading) and f"{table}:" not in shown.split(panel_title)[1]
+    assert re.search(r"(?m)^  1:\S", shown.split(panel_title)[1]), "the dice by position, which the question counts"
     assert s.prompts[1] == s.prompts[2]
+
+
+async def test_b_at_a_menu_prints_its_numbered_choices_again(tmp_path):
+    s = Script(["b", "q"])
+    assert await game("three-player-moon", 3, tmp_path, s).run() == 0
+    assert term_said(s.prompts[0], "term.prompt_keys")  # the bids: 0, 6, 7, 21
+    before, after = s.text.split("> b", 1)
+    listed = re.findall(r"(?m)^ +\d+\) .+$", before.rsplit("\n? ", 1)[0])
+    assert listed and re.findall(r"(?m)^ +\d+\) .+$", after.split("\n? ", 1)[0])[-len(listed):] == listed
 
 
 def test_labels_take_the_colon_of_the_language():

@@ -118,7 +118,7 @@ class GangOfDiceTerminal(TerminalHooks):
         prompt = (t(("term.god.ask_bust" if bust else "term.god.ask") + one, n=len(dice), score=mine.score)
                   if can_reroll else t("term.god.ask_stop", score=mine.score))
         while True:
-            raw = console.read(prompt)
+            raw = console.read(prompt, lambda: console.out("\n".join(lines[len(head):])))  # "b": the dice again
             if raw is None or raw.lower() in QUIT:
                 return None
             if raw.lower() in ("s", "stop"):
