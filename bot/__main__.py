@@ -294,11 +294,11 @@ def run_bot() -> int:
         print(exc, file=sys.stderr)
         return 2
     except ValidationError as exc:
-        for err in exc.errors():
+        for err in exc.errors():  # one line a setting, each pointing to the list of settings
             name = ".".join(str(p) for p in err["loc"]).upper()
             msg = str(err["msg"]).removeprefix("Value error, ")  # our validators' own text
-            print(f"Invalid setting {name}: {msg}." if name else f"Invalid settings: {msg}.", file=sys.stderr)
-        print("See .env.example for every setting.", file=sys.stderr)
+            print(f"Invalid setting {name}: {msg} (.env.example lists every setting)." if name
+                  else f"Invalid settings: {msg} (.env.example lists every setting).", file=sys.stderr)
         return 2
     if settings.discord_token is None:
         print(NO_TOKEN.format(games=", ".join(sorted(GAMES))), file=sys.stderr)

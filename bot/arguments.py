@@ -86,8 +86,9 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
         if not sep or not key:
             raise BadArgument(f"--option takes KEY=VALUE, got {pair!r}")
         if key not in fields:
-            known = f"Options: {', '.join(fields)}." if fields else f"{game} takes no options."
-            raise BadArgument(f"{game} has no option {key!r}. {known}")
+            if not fields:
+                raise BadArgument(f"{game} takes no options (--option {key} was given).")
+            raise BadArgument(f"{game} has no option {key!r}. Options: {', '.join(fields)}.")
         if key in typed and typed[key] != value:
             raise BadArgument(f"--option {key} is given twice ({typed[key]}, {value}): give it once")
         out[key] = json_or_text(value)

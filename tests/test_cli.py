@@ -74,7 +74,7 @@ def test_an_unknown_option_is_said_alike_by_every_command(tmp_path, capsys):
     lines = _lines(capsys, "moonshine", "--option", "foo=1", tmp_path=tmp_path)
     assert set(lines.values()) == {"moonshine has no option 'foo'. Options: variant."}
     lines = _lines(capsys, "gang-of-dice", "--option", "foo=1", tmp_path=tmp_path)
-    assert set(lines.values()) == {"gang-of-dice has no option 'foo'. gang-of-dice takes no options."}
+    assert set(lines.values()) == {"gang-of-dice takes no options (--option foo was given)."}
 
 
 def test_option_values_are_read_from_the_options_model():

@@ -90,3 +90,14 @@ def test_a_env_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path, monkeypatc
     assert run_bot() == 2
     err = capsys.readouterr().err
     assert err == ".env is not UTF-8 text (line 2: byte 0xe9, invalid continuation byte); save it as UTF-8 (see .env.example)\n"
+
+
+def test_a_malformed_setting_is_one_line_naming_it_and_exit_2(tmp_path, monkeypatch, capsys):
+    from bot.__main__ import run_bot
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PICTURES", "maybe")
+    assert run_bot() == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("Invalid setting PICTURES: ") and \
+        err.endswith("(.env.example lists every setting).\n"), err
