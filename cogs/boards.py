@@ -303,8 +303,10 @@ class BoardPoster:
 
     async def within_budget(self, table: TableSnapshot) -> None:
         """Wait until the channel the table is shown in (its thread, else its channel) may be
-        edited again (:class:`EditBudget`); for the boards posted outside :meth:`_update_board`
-        (a table's first board, a table moved to its channel)."""
+        edited again (:class:`EditBudget`); for a table's first board, posted outside
+        :meth:`_update_board` (before the table's first step, so that no update of its own
+        can post a board meanwhile). A table moved to its channel does not wait: its updater
+        may run meanwhile, and both would post a board."""
         channel = table.row.thread_id or table.row.channel_id
         while (wait := self.budget.delay(channel, self.now())) > 0:
             await asyncio.sleep(wait)

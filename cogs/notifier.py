@@ -239,9 +239,6 @@ class DiscordNotifier(BoardPoster, Notifier):
             t = Translator(table.row.lang)
             everyone = mentions(table)
             notice = await self._send(table, fallback=False, **text_message(t("thread.moved", id=table.id, players=everyone)))
-            if notice is not None:
-                await self.within_budget(table)
-                table = await self.bot.hall.table(table_id)  # the state of now, after the wait
             if notice is None or not await self.draw_board(table, fallback=False):
                 log.warning("table %s can be shown nowhere; abandoning it (unrated)", table_id)
                 await self.bot.tables.close_silently(table_id)
