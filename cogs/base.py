@@ -143,7 +143,11 @@ class GameCog(LobbyFlow, commands.Cog):
                 raise
             other = await self.bot.hall.table(int(err.params["table"]))
             link = message_link(other.row.guild_id, other.row.channel_id, other.row.lobby_message_id)
-            await reply(interaction, t("err.lobby_exists", link=link))
+            if interaction.user.id == other.row.host_user_id:
+                await reply(interaction, t("err.lobby_exists", link=link))
+            else:  # the host's lobby (this rematch, opened by another click, or one of their own)
+                host = next((s.name for s in other.seats if s.user_id == other.row.host_user_id), "")
+                await reply(interaction, t("rematch.exists", host=compose.escape_name(host), link=link))
             return
         channel = self.bot.get_partial_messageable(table.row.channel_id, guild_id=table.row.guild_id)
         try:

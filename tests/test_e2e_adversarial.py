@@ -1147,9 +1147,14 @@ async def test_two_rematch_clicks_at_once_open_one_lobby_and_post_it_once(e2e):
     assert len(lobbies) == 1, [t.id for t in lobbies]
     posted = [m for m in world.channel_messages()[before:] if any(c.startswith("se:l:") for c in m.custom_ids)]
     assert len(posted) == 1
-    answers = sorted(m.text() for r in (a, b) for m in r.messages if m.ephemeral)
-    assert len(answers) == 2 and any(said(text, "rematch.opened") for text in answers)
-    assert any(said(text, "err.lobby_exists") for text in answers), answers
+    answers = {r.member.name: "\n".join(m.text() for m in r.messages if m.ephemeral) for r in (a, b)}
+    opened = [name for name, text in answers.items() if said(text, "rematch.opened")]
+    assert len(opened) == 1, answers
+    refused = answers["bob" if opened == ["alice"] else "alice"]
+    if opened == ["alice"]:  # bob, not the host, is told whose lobby it is
+        assert said(refused, "rematch.exists", host="alice"), refused
+    else:  # alice hosts it
+        assert said(refused, "err.lobby_exists"), refused
 
 
 async def test_a_rematch_refused_for_a_game_the_server_stopped_offering_names_the_game(e2e):
