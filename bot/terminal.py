@@ -469,9 +469,12 @@ class TerminalGame:
 
     @property
     def resume_command(self) -> str:
-        """The command that continues this game (with ``--db`` when another file was given)."""
+        """The command that continues this game (with ``--db`` when another file was given, and
+        ``--table`` when the game was resumed by its number: it may not be the most recent)."""
         command = "./scripts/start.sh play --resume"
-        return command if self.db_path is None else f"{command} --db {self.db_path}"
+        if self.db_path is not None:
+            command = f"{command} --db {self.db_path}"
+        return command if self.table_id is None else f"{command} --table {self.table_id}"
     async def run(self) -> int:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
@@ -627,7 +630,7 @@ class TerminalGame:
         if self.seed is not None and self.seed != getattr(table.state, "seed", None):
             out.append(f"--seed {self.seed}")
         levels = [s.level for s in table.seats if s.is_ai]
-        if self.ai_levels and self.ai_levels != levels:
+        if self.ai_levels and self.ai_levels != levels and not (len(self.ai_levels) == 1 and set(levels) == set(self.ai_levels)):
             out.append("--ai " + ",".join(self.ai_levels))
         stored = table.row.options or {}
         for key, value in self.options.items():

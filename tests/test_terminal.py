@@ -375,6 +375,30 @@ async def test_an_older_unfinished_game_is_named_and_resumed_by_its_table_number
     assert term_says("term.no_such_table", id=9) in s.text and not s.prompts
 
 
+async def test_an_older_game_resumed_by_its_number_names_the_command_that_continues_it(tmp_path):
+    """Leaving a game resumed with ``--table 1`` (table 2 being the most recent) names
+    ``--table 1``: ``--resume`` alone would open table 2."""
+    for _ in range(2):
+        assert await game("three-player-moon", 3, tmp_path, Script(["q"])).run() == 0
+    s = Script(["q"])
+    older = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0,
+                         resume=True, table_id=1)
+    assert await older.run() == 0
+    assert term_says("term.bye", command=f"./scripts/start.sh play --resume --db {tmp_path / 't.db'} --table 1") in s.text
+
+
+async def test_resume_with_the_one_level_every_ai_seat_has_says_nothing_is_left_out(tmp_path):
+    """A table started with ``--ai strong`` (every AI seat strong), resumed with ``--ai strong``:
+    nothing to call not applied; another level is."""
+    assert await game("three-player-moon", 3, tmp_path, Script(["q"]), ai_levels=["strong", "strong"]).run() == 0
+    for levels, left_out in ((["strong"], False), (["easy"], True)):
+        s = Script(["q"])
+        resumed = TerminalGame(None, 0, None, db_path=tmp_path / "t.db", ask=s.ask, out=s.lines.append, pace=0,
+                               resume=True, ai_levels=levels)
+        assert await resumed.run() == 0
+        assert term_said(s.text, "term.resume_keeps") is left_out, s.text.splitlines()[:3]
+
+
 async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
     # Moonshine's multi-selects (dice to reroll, tokens to discard) are sub-questions: q goes back
     from bot.terminal import BACK
