@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import glob
 import logging
 import os
 import re
@@ -96,6 +97,22 @@ def marker_path(db_path: Path, table_id: int) -> Path:
     """The file that says which process has table ``table_id`` of ``db_path`` open
     (``terminal.db`` → ``terminal.db.table-3.pid``): a hint for a warning, not a lock."""
     return db_path.with_name(f"{db_path.name}.table-{table_id}.pid")
+
+
+def sweep_markers(db_path: Path) -> None:
+    """Remove the markers (:func:`marker_path`) of ``db_path`` whose process no longer runs (a
+    terminal that was killed leaves its marker behind; a marker means something only while its
+    process runs). This process's own and other running terminals' stay. Never raises."""
+    try:
+        markers = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.table-*.pid"))
+    except OSError:
+        return
+    for marker in markers:
+        try:
+            if marker.read_text(encoding="ascii").strip() != str(os.getpid()) and not open_elsewhere(marker):
+                marker.unlink()
+        except OSError:
+            continue
 
 
 def open_elsewhere(marker: Path) -> bool:
@@ -475,6 +492,7 @@ class TerminalGame:
         if self.db_path is not None:
             command = f"{command} --db {self.db_path}"
         return command if self.table_id is None else f"{command} --table {self.table_id}"
+
     async def run(self) -> int:
         """Play to the end; returns a process exit code (0 = finished, 1 = left (the game is saved),
         2 = nothing to resume or the table could not start)."""
@@ -540,7 +558,9 @@ class TerminalGame:
 
     def _mark(self, path: Path, table_id: int) -> Path | None:
         """Say so when another terminal has this table open (:func:`open_elsewhere`: a warning,
-        both may play on), then note this process as the one that has it open."""
+        both may play on), then note this process as the one that has it open (and forget the
+        other tables' markers left by processes that ended without removing theirs: killed)."""
+        sweep_markers(path)
         marker = marker_path(path, table_id)
         if open_elsewhere(marker):
             self.out(self.t("term.open_elsewhere"))
@@ -904,5 +924,5 @@ class TerminalGame:
 
 
 __all__ = ["DEFAULT_PACE", "Choice", "TerminalGame", "TerminalNotifier", "TerminalTranslator", "block_text",
-           "compact_block", "default_db_path", "log_path", "marker_path", "open_elsewhere", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions",
+           "compact_block", "default_db_path", "log_path", "marker_path", "open_elsewhere", "sweep_markers", "display_seats", "list_lines", "keyed", "menu", "parse_int", "parse_positions",
            "plain", "block_names", "hooks_of", "value_key"]

@@ -896,6 +896,30 @@ async def test_resume_warns_when_another_running_process_has_the_table_open(tmp_
             p.wait()
 
 
+@pytest.mark.skipif(__import__("os").name != "posix", reason="the check asks the OS about a process id")
+async def test_markers_left_by_killed_terminals_are_swept_and_running_ones_kept(tmp_path):
+    """A terminal that was killed leaves its table's marker behind: the next game on the same
+    file removes it, and keeps the marker of a terminal game still running."""
+    import subprocess
+    import sys
+
+    from bot.terminal import marker_path
+
+    db = tmp_path / "t.db"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # its pid: a process that ended
+    running = subprocess.Popen([sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))", "60", "play"])
+    try:
+        marker_path(db, 7).write_text(str(gone.pid))
+        marker_path(db, 8).write_text(str(running.pid))
+        assert await game("three-player-moon", 3, tmp_path, Script(["q"])).run() == 0
+        assert not marker_path(db, 7).exists() and marker_path(db, 8).read_text() == str(running.pid)
+        assert not marker_path(db, 1).exists()  # this game's own, removed as it left
+    finally:
+        running.kill()
+        running.wait()
+
+
 async def test_images_writes_no_copy_of_an_unchanged_board(tmp_path, god_script):
     """``--images``: a reroll of 40 dice in one answer is 41 stored steps (40 marks and the roll);
     only the steps that change the public board write a picture, so the folder holds no two
