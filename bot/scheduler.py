@@ -53,8 +53,9 @@ class Scheduler:
 
     - :meth:`step_timer` gives the timer change a stored step carries (its transaction writes
       it), :meth:`stepped` remembers it once stored; :meth:`write` stores one directly (joins a
-      transaction); :meth:`arm` for the current step of a cached table, :meth:`restore` after a
-      restart, :meth:`clear` when a table stops running;
+      transaction); :meth:`arm` for the current step of a cached table, :meth:`keep_or_arm`
+      after a restart and when an away member comes back, :meth:`clear` when a table stops
+      running;
     - :meth:`present` when a member shows up (resets their timeouts; True if they were away).
 
     The timers themselves are loaded, run and stopped by their owner (the hall's
@@ -125,10 +126,12 @@ class Scheduler:
         """Deadline for the current step of a cached table, from now (see :meth:`write`)."""
         await self.write(live.id, live.seats, live.game, live.state, self.hall.clock.now(), live.row.pace)
 
-    async def restore(self, live: LiveTable) -> None:
-        """After a restart (the table is decoded): keep the remembered deadline of the current
-        step, arm one when a member must act and there is none (or one of another step), drop
-        one nobody needs. No store access when nothing changes."""
+    async def keep_or_arm(self, live: LiveTable) -> None:
+        """The deadline of a cached table's current step as it should be now: the remembered
+        one kept, one armed from now when a member must act and there is none (or one of another
+        step), one nobody needs dropped. No store access when nothing changes. After a restart
+        (the table is decoded), and when an away member comes back (their seat is no longer
+        the AI's: :meth:`present`)."""
         timer = self.timers.get(turn_key(live.id))
         wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now(), live.row.pace)
         if wanted is None:

@@ -147,6 +147,7 @@ class Tables:
         ``err.not_your_turn``, ``err.illegal``. A button newer than the cached table reloads it.
         """
         hall = self.hall
+        refused: ServiceError | None = None
         async with hall.lock(table_id):
             live = await self._get_live(table_id)
             if version > live.state.version:  # drawn by a newer state than the cache: another writer moved it
@@ -156,15 +157,25 @@ class Tables:
             if seat is None:
                 raise ServiceError("err.not_seated")
             back = await self.scheduler.present(live, seat)
-            if version != live.state.version:
-                raise ServiceError("err.stale")
             try:
-                result, view, events = await self.choose(live, seat, code, source="user")
-            except VersionConflict:
-                log.warning("table %s was moved by another writer; reloaded", table_id)
-                raise ServiceError("err.stale") from None
+                if version != live.state.version:
+                    raise ServiceError("err.stale")
+                try:
+                    result, view, events = await self.choose(live, seat, code, source="user")
+                except VersionConflict:
+                    log.warning("table %s was moved by another writer; reloaded", table_id)
+                    raise ServiceError("err.stale") from None
+            except ServiceError as err:
+                if not back:
+                    raise
+                # back from away, but this click is refused: the AI no longer plays their seat,
+                # so the step needs a deadline of its own (the one running is kept)
+                refused, view = err, live.snapshot()
+                await self.scheduler.keep_or_arm(live)
         if back:
             await notify(hall.notifier.came_back, view, seat)
+        if refused is not None:
+            raise refused
         await self.after_change(table_id, view, events, result, seat)
         return Submitted(result, tuple(events))
 
@@ -177,7 +188,7 @@ class Tables:
             seat = None if live is None else live.seat_of(user_id)
             if live is None or seat is None or not await self.scheduler.present(live, seat):
                 return False
-            await self.scheduler.arm(live)
+            await self.scheduler.keep_or_arm(live)  # the others' running deadline is kept
             view = live.snapshot()
         await notify(hall.notifier.came_back, view, seat)
         return True
@@ -500,7 +511,7 @@ class Tables:
                 async with hall.lock(table_id):
                     live = await hall.touch(table_id)
                     if live is not None:
-                        await self.scheduler.restore(live)
+                        await self.scheduler.keep_or_arm(live)
             except StoreUnavailable:  # the store logs the outage; the stored deadline (loaded) stays armed
                 log.info("table %s: its deadline was not checked, the database is unavailable", table_id)
             except Exception:

@@ -1172,3 +1172,73 @@ async def test_a_rematch_refused_for_a_game_the_server_stopped_offering_names_th
     fr = Translator("fr")
     assert [m.text() for m in res.messages if m.ephemeral] == [
         fr("err.game_not_enabled", game=fr("game.shop-battle.name"))]
+
+
+async def _alice_away_at_her_turn(world, tid, alice, bob, rng, *, ai_wait: float):
+    """Play until alice (who never acts) is away and her seat must act; returns her first
+    panel, opened at her first turn (so an old panel with live buttons)."""
+    old_panel = None
+    for _ in range(400):
+        table = await world.bot.hall.table(tid)
+        a = table.seat_of(alice.id)
+        if table.seats[a].away and a in table.to_act():
+            return old_panel
+        if a in table.to_act():
+            if old_panel is None:
+                old_panel = (await world.click(alice, board_of(world, tid), f"se:b:{tid}:panel")).response
+            await world.advance(121)  # her turn times out
+        elif not await take_turn(world, bob, tid, rng):
+            await world.advance(ai_wait)  # the AI plays her seat after its pause
+    raise AssertionError("alice never went away")
+
+
+async def test_an_away_member_back_through_an_old_panel_gets_a_deadline_again(e2e):
+    """Alice is away and the AI is about to play her turn (its 30 s pause); she clicks a button
+    of an old panel: refused as out of date, but she is back, so the AI no longer plays her
+    seat; her turn must still end, by her or by its deadline (it stayed without any)."""
+    from bot.timers import turn_key
+
+    world = await e2e(seeds=[8], turn_timeout_seconds=120, ai_delay_seconds=30)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    old_panel = await _alice_away_at_her_turn(world, tid, alice, bob, random.Random(4), ai_wait=31)
+    live = [b for b in old_panel.buttons if not b.disabled and b.custom_id.startswith(f"se:a:{tid}:")]
+    res = await world.click(alice, old_panel, live[0].custom_id)
+    assert res.ephemeral and said(res.response.text(), "err.stale_refreshed")
+    table = await world.bot.hall.table(tid)
+    a = table.seat_of(alice.id)
+    assert not table.seats[a].away and a in table.to_act()
+    assert world.bot.timers.get(turn_key(tid)) is not None, "her turn has a deadline again"
+    v = table.version
+    await world.advance(5000)
+    assert (await world.bot.hall.table(tid)).version > v
+
+
+async def test_a_member_coming_back_keeps_the_others_running_deadline(e2e):
+    """Alice is away; bob is 10 s from his turn's deadline when alice opens her panel (back):
+    bob's deadline stays where it was."""
+    from bot.timers import turn_key
+
+    world = await e2e(seeds=[8], turn_timeout_seconds=120)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    rng = random.Random(4)
+    for _ in range(400):  # alice never acts: away after her timeouts in a row
+        table = await world.bot.hall.table(tid)
+        if table.seats[table.seat_of(alice.id)].away:
+            break
+        if table.seat_of(alice.id) in table.to_act():
+            await world.advance(121)
+        else:
+            assert await take_turn(world, bob, tid, rng)
+    table = await world.bot.hall.table(tid)
+    assert table.seats[table.seat_of(alice.id)].away
+    b = table.seat_of(bob.id)
+    while b not in table.to_act():
+        await world.advance(1)  # the AI plays alice's seat
+        table = await world.bot.hall.table(tid)
+    act_at = float(world.bot.timers.get(turn_key(tid)).payload["act_at"])
+    await world.advance(act_at - world.now().timestamp() - 10)
+    res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:panel")  # alice is back
+    assert res.ephemeral and not (await world.bot.hall.table(tid)).seats[table.seat_of(alice.id)].away
+    assert float(world.bot.timers.get(turn_key(tid)).payload["act_at"]) == act_at
