@@ -143,7 +143,9 @@ async def test_unknown_running_and_out_of_range_pages_are_refused_plainly(house)
     try:
         cases = {f"/g/{GUILD}/t/{running}": 409, f"/g/{GUILD}/t/{running}/0.png": 409, f"/g/{GUILD}/t/999": 404,
                  f"/g/{GUILD + 1}/t/{running}": 404, f"/g/{GUILD}/lb/no-such-game": 404, f"/g/{GUILD}/u/77": 404,
-                 f"/g/{GUILD}/lb/three-player-moon?page=9": 404, "/": 404, "/g/x/lb/moonshine": 404}
+                 f"/g/{GUILD}/lb/three-player-moon?page=9": 404, "/": 404, "/g/x/lb/moonshine": 404,
+                 f"/g/{GUILD}/lb/three-player-moon?page=9223372036854775807": 404,
+                 f"/g/{GUILD}/u/1?page=9223372036854775807": 404}
         for path, status in cases.items():
             r = await client.get(path)
             body = await r.text()

@@ -50,6 +50,9 @@ _HERE = Path(__file__).parent
 #: Rows per page of a leaderboard, results per page of a profile.
 LEADERBOARD_PAGE = 50
 RESULTS_PAGE = 20
+#: The highest page number read from a query: beyond every list's end (a page past the end
+#: is a 404), and small enough for the store's offset (a 64-bit integer).
+MAX_PAGE = 1_000_000
 
 CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; base-uri 'none'; "
        "form-action 'none'; frame-ancestors 'none'")
@@ -241,7 +244,7 @@ class Pages:
         chosen = next((s for s in found if s.number == season), None)
         if chosen is None:
             raise web.HTTPNotFound()
-        page = _int(request.query.get("page"), 1, 1)
+        page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
         total, rows = await access.leaderboard(db, guild_id, game, chosen, self.ctx.min_games, LEADERBOARD_PAGE,
                                                (page - 1) * LEADERBOARD_PAGE)
         pages = max(1, math.ceil(total / LEADERBOARD_PAGE))
@@ -275,7 +278,7 @@ class Pages:
         game = request.query.get("game")
         if game not in stats:
             game = max(stats, key=lambda g: (stats[g].played, g))
-        page = _int(request.query.get("page"), 1, 1)
+        page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
         total, results = await db.member_results(guild_id, user_id, None, RESULTS_PAGE, (page - 1) * RESULTS_PAGE)
         pages = max(1, math.ceil(total / RESULTS_PAGE))
         if page > pages:
