@@ -156,6 +156,22 @@ async def test_unknown_running_and_out_of_range_pages_are_refused_plainly(house)
         await client.close()
 
 
+async def test_the_web_leaderboard_uses_the_servers_own_minimum_of_games(house):
+    """A server that asks 5 finished games to be ranked (``/settings``) gets the same on its
+    web leaderboard as on Discord's ``/leaderboard``, over the process's minimum (1 here)."""
+    await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        ranked = await (await client.get(f"/g/{GUILD}/lb/three-player-moon")).text()
+        await house.guilds.change(GUILD, 1, web="public", min_games=5)
+        unranked = await (await client.get(f"/g/{GUILD}/lb/three-player-moon")).text()
+    finally:
+        await client.close()
+    assert f"/g/{GUILD}/u/1" in ranked
+    assert await house.records.leaderboard(GUILD, "three-player-moon") == []
+    assert f"/g/{GUILD}/u/1" not in unranked
+
+
 async def test_the_rate_limit_answers_429_per_client_address(house):
     now = [0.0]
     client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))

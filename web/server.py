@@ -123,8 +123,14 @@ class WebContext:
     defaults: WebDefaults
     replays: Replays
     history: RatingHistory
-    min_games: int = 3
+    min_games: int = 3  # a server's own minimum (/settings) wins: :meth:`min_games_of`
     observe: Callable[[str, int], None] | None = None  # (page, status) for the metrics
+
+    async def min_games_of(self, guild_id: int) -> int:
+        """Games a member must have finished to appear on the server's leaderboard: its own
+        minimum (``/settings``), else :attr:`min_games` (as :meth:`bot.records.Records.min_games`)."""
+        stored = (await self.db.guild_settings(guild_id)).min_games
+        return self.min_games if stored is None else stored
 
 
 def _lang(request: web.Request) -> str:
@@ -245,7 +251,8 @@ class Pages:
         if chosen is None:
             raise web.HTTPNotFound()
         page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
-        total, rows = await access.leaderboard(db, guild_id, game, chosen, self.ctx.min_games, LEADERBOARD_PAGE,
+        min_games = await self.ctx.min_games_of(guild_id)
+        total, rows = await access.leaderboard(db, guild_id, game, chosen, min_games, LEADERBOARD_PAGE,
                                                (page - 1) * LEADERBOARD_PAGE)
         pages = max(1, math.ceil(total / LEADERBOARD_PAGE))
         if page > pages:
@@ -262,7 +269,7 @@ class Pages:
         here = links.leaderboard_url("", guild_id, game, key=key, season=season, lang=lang)
         return self.render(request, "leaderboard.html", lang=lang, title=t("web.lb.title", game=compose.game_title(game, t)),
                            entries=entries, games=games, seasons=season_links, many_seasons=len(found) > 1,
-                           min_games=self.ctx.min_games, pager=_pager(here, page, pages))
+                           min_games=min_games, pager=_pager(here, page, pages))
 
     # ---------------------------------------------------------------- profile
     async def profile(self, request: web.Request) -> web.Response:
