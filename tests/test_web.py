@@ -172,6 +172,25 @@ async def test_the_web_leaderboard_uses_the_servers_own_minimum_of_games(house):
     assert f"/g/{GUILD}/u/1" not in unranked
 
 
+async def test_a_replay_s_log_lines_show_a_name_as_the_players_table_does(house):
+    """A name with Discord's markdown characters (``*``, ``_``, a backslash) keeps them in the
+    replay's log lines: the catalog's markdown is taken out, not the name's."""
+    import html
+    import re
+
+    name = "**b**__u__\\_ Ann"
+    tid = await play(house, "three-player-moon", [(1, name), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        page = await (await client.get(f"/g/{GUILD}/t/{tid}")).text()
+    finally:
+        await client.close()
+    log = re.search(r'<ol id="log">(.*?)</ol>', page, re.S)[1]
+    mentions = [line for line in re.findall(r"<li>(.*?)</li>", log, re.S) if "Ann" in line]
+    assert mentions and all(html.escape(name, quote=False) in line for line in mentions), mentions[:2]
+    assert html.escape(name, quote=False) in re.search(r"<bdi>(.*?)</bdi>", page)[1]
+
+
 async def test_the_rate_limit_answers_429_per_client_address(house):
     now = [0.0]
     client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))

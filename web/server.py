@@ -22,7 +22,7 @@ import logging
 import math
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,6 +155,21 @@ def _int(text: str | None, default: int, low: int = 0, high: int = 2**63 - 1) ->
 def _plain(line: str) -> str:
     """A catalog line without Discord markdown (bold, italics markers, escapes)."""
     return line.replace("**", "").replace("__", "").replace("\\", "")
+
+
+def _log_lines(presenter: Any, events: list[Any], t: Translator, names: Sequence[str], extras: Any) -> list[str]:
+    """The public log lines of ``events`` for a page: the catalog's markdown taken out
+    (:func:`_plain`), then the seats' ``names`` put in, as they are (a name's own ``*``, ``_``
+    or backslash stays)."""
+    tokens = tuple(f"\ue000{i}\ue001" for i in range(len(names)))  # private-use marks: no markdown
+    ctx = RenderContext(t=t, names=tokens, seat=None, extras=extras)
+    out = []
+    for event in presenter.log_events(events):
+        line = _plain(presenter.event(event, ctx))
+        for token, name in zip(tokens, names, strict=True):
+            line = line.replace(token, name)
+        out.append(line)
+    return out
 
 
 def _plot(points: list[tuple[float, float]], width: int = 600, height: int = 200, pad: int = 32) -> dict[str, Any] | None:
@@ -353,9 +368,9 @@ class Pages:
         presenter = GAMES[row.game].presenter
         game = GAMES[row.game].game
         view_at = game.view_from_json(replay.views[step])
-        ctx = RenderContext(t=t, names=names, seat=None, extras=presenter.log_extras(lambda: view_at))
+        extras = presenter.log_extras(lambda: view_at)
         shown = [e for k in range(step + 1) for e in replay.events[k]]
-        lines = [_plain(presenter.event(e, ctx)) for e in presenter.log_events(shown)]
+        lines = _log_lines(presenter, shown, t, names, extras)
         finished_at = result.finished_at if result else row.updated_at
         minutes = max(0.0, finished_at - row.created_at) / 60
         options = {k: v for k, v in row.options.items() if k != "deck_data"}
@@ -373,7 +388,7 @@ class Pages:
             per_step=round(minutes * 60 / last, 1) if last else 0, sources=sources, finished_at=finished_at,
             rules=row.rules_version, step=step, last=last, picture=picture, lines=lines,
             first_url=at(0), prev_url=at(max(0, step - 1)), next_url=at(min(last, step + 1)), last_url=at(last),
-            step_lines=[_plain(presenter.event(e, ctx)) for e in presenter.log_events(list(replay.events[step]))],
+            step_lines=_log_lines(presenter, list(replay.events[step]), t, names, extras),
         )
 
     async def picture(self, request: web.Request) -> web.Response:
