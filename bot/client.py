@@ -34,6 +34,7 @@ from bot.service import Hall, Notifier, ServiceError
 from bot.settings import Settings
 from bot.tables import Tables
 from bot.timers import Clock, Timers
+from bot.web.access import WebDefaults
 from bot.web.metrics import Metrics, RateLimitLog, guarded
 from storage.base import Store, StoreRefused, StoreUnavailable
 from storage.factory import open_store, public_url
@@ -238,7 +239,9 @@ class SpeakeasyBot(commands.AutoShardedBot):
             ai_pool=ai_pool,
             defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
                               min_games=self.settings.leaderboard_min_games,
-                              pictures=self.settings.pictures),
+                              pictures=self.settings.pictures,
+                              web=WebDefaults(self.settings.web_public).mode if self.settings.web_port is not None
+                              else "off"),
         )
         self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables
         self.decks, self.records = house.decks, house.records
@@ -291,7 +294,7 @@ class SpeakeasyBot(commands.AutoShardedBot):
         """Start the web pages (``WEB_PORT``) and the operators' endpoints (``METRICS_PORT``)."""
         settings = self.settings
         if settings.web_port is not None:
-            from bot.web.access import RatingHistory, WebDefaults
+            from bot.web.access import RatingHistory
             from bot.web.replay import Replays
             from web.server import RateLimit, WebContext, WebServer
 

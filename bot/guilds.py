@@ -46,6 +46,9 @@ class Defaults:
     min_games: int = 3
     pictures: bool = True
     ai_levels: tuple[str, ...] = LEVELS
+    #: the web pages of a server that never saved its settings (:attr:`bot.web.access.WebDefaults.mode`,
+    #: ``"off"`` when the bot serves no pages)
+    web: Web = "off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,7 @@ class Guilds:
             guild_id=s.guild_id, games=games, channels=s.channels, pace=s.pace or d.pace,
             min_games=d.min_games if s.min_games is None else s.min_games,
             pictures=d.pictures if s.pictures is None else s.pictures, ai_levels=levels,
-            monthly_seasons=s.monthly_seasons, web=s.web, stored=s)
+            monthly_seasons=s.monthly_seasons, web=s.web if s.saved else d.web, stored=s)
 
     async def change(self, guild_id: int, user_id: int, **changes: Any) -> Community:
         """An admin changes settings (the caller checked the permission): each keyword one of
@@ -136,13 +139,15 @@ class Guilds:
         each changed field logged (the store's log and this module's logger). A running table
         is not affected. Raises ``err.bad_setting`` for an unknown field or a bad value."""
         current = await self.settings(guild_id)
+        if not current.saved:  # its first change: the web pages it had (the bot's default) stay as they were
+            current = replace(current, web=self.defaults.web)
         values = {name: self._check(name, value) for name, value in changes.items()}
         changed = {name: (None if value is None else dumps(list(value) if isinstance(value, tuple) else value))
                    for name, value in values.items() if getattr(current, name) != value}
         if not changed:
             return self.resolve(current)
         new = replace(current, **values, updated_at=self.hall.clock.now(), updated_by=user_id)
-        if new.web != "off" and not new.web_secret:
+        if "web" in changed and new.web != "off" and not new.web_secret:  # pages turned on: a secret of its own
             new = replace(new, web_secret=new_secret(), web_secret_at=new.updated_at)
         await self.hall.db.save_guild_settings(new, changed)
         self._cache[guild_id] = new
@@ -162,9 +167,11 @@ class Guilds:
         return new
 
     async def forget(self, guild_id: int) -> None:
-        """The bot left the server: its settings and their log are deleted."""
+        """The bot left the server: its settings and their log are deleted, and its web pages
+        are off (stored as its only setting, unlogged: the bot's default would serve them again)."""
         self._cache.pop(guild_id, None)
         await self.hall.db.delete_guild_settings(guild_id)
+        await self.hall.db.save_guild_settings(GuildSettings(guild_id, web="off", updated_at=self.hall.clock.now()), {})
 
     def _check(self, name: str, value: Any) -> Any:
         """The stored form of a changed field, or ``err.bad_setting``."""

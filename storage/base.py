@@ -453,6 +453,12 @@ class GuildSettings:
     updated_at: float = 0.0
     updated_by: int | None = None
 
+    @property
+    def saved(self) -> bool:
+        """Whether the server's settings were ever written (a change, a new web secret, the bot
+        leaving the server): until then the bot's defaults are in force, its web mode included."""
+        return bool(self.updated_at) or self.updated_by is not None or bool(self.web_secret)
+
     @classmethod
     def of(cls, row: Record) -> GuildSettings:
         """The settings a driver read (a row of ``guild_settings``; lists as JSON text)."""

@@ -13,6 +13,7 @@ from bot.paces import pace_rule
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, rate
 from bot.service import ServiceError
 from bot.timers import turn_key
+from storage.base import GuildSettings
 from storage.factory import open_store
 from tests.stores import raw_sql
 from tests.test_service import FakeClock, Recorder, open_two, pick_game  # noqa: F401 - fixtures
@@ -66,9 +67,10 @@ async def test_settings_are_stored_logged_resolved_and_forgotten(env):
     fresh = House(db, clock=clock, turn_timeout=100)
     assert (await fresh.guilds.community(G1)).pace == "relaxed"
     assert (await fresh.guilds.community(G2)).pace == "normal"
-    await svc.guilds.forget(G1)
-    assert await db.guild_settings(G1) == (await db.guild_settings(12345)).__class__(G1)
+    await svc.guilds.forget(G1)  # every setting forgotten but the pages, off
+    assert await db.guild_settings(G1) == GuildSettings(G1, web="off", updated_at=clock.now())
     assert await db.settings_changes(G1) == []
+    assert (await svc.guilds.community(G1)).pace == "normal" and (await svc.guilds.community(G1)).web == "off"
 
 
 async def test_a_game_disabled_in_one_server_stays_open_in_another(env):

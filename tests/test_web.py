@@ -191,6 +191,49 @@ async def test_a_replay_s_log_lines_show_a_name_as_the_players_table_does(house)
     assert html.escape(name, quote=False) in re.search(r"<bdi>(.*?)</bdi>", page)[1]
 
 
+async def test_a_server_s_pages_stay_off_once_the_bot_leaves_and_old_keys_stay_refused(house):
+    """The bot removed from a server (its settings deleted): its pages do not come back under
+    the bot's defaults, whether it had turned them off, rotated its key away, or never chose."""
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    public = await client_of(house.hall.db, public=True)
+    private = await client_of(house.hall.db, public=False, secret="process")
+    old = links.game_url("", GUILD, tid, key=links.guild_key("process", GUILD))
+    try:
+        assert (await public.get(links.game_url("", GUILD, tid))).status == 200  # never saved: public
+        assert (await private.get(old)).status == 200  # never saved: the process's key
+        await house.guilds.change(GUILD, 1, web="private")
+        await house.guilds.rotate_secret(GUILD, 1)
+        await house.guilds.change(GUILD, 1, web="off")
+        assert (await public.get(links.game_url("", GUILD, tid))).status == 404
+        await house.guilds.forget(GUILD)  # the bot was removed from the server
+        assert (await public.get(links.game_url("", GUILD, tid))).status == 404
+        assert (await private.get(old)).status == 404
+        assert await house.hall.db.settings_changes(GUILD) == []  # its settings log is gone
+    finally:
+        await public.close()
+        await private.close()
+
+
+async def test_a_server_that_never_chose_sees_and_changes_the_pages_the_bot_serves_it(house):
+    """A server that never saved its settings has the bot's default pages (public here): /settings
+    says so, a first change of another setting keeps them, and choosing "off" turns them off."""
+    from bot.guilds import Defaults
+
+    house.guilds.defaults = Defaults(web="public")  # the bot serves public pages (WEB_PUBLIC)
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True)
+    page = links.game_url("", GUILD, tid)
+    try:
+        assert (await house.guilds.community(GUILD)).web == "public"
+        assert (await client.get(page)).status == 200
+        await house.guilds.change(GUILD, 1, pictures=False)
+        assert (await house.guilds.community(GUILD)).web == "public" and (await client.get(page)).status == 200
+        await house.guilds.change(GUILD, 1, web="off")
+        assert (await house.guilds.community(GUILD)).web == "off" and (await client.get(page)).status == 404
+    finally:
+        await client.close()
+
+
 async def test_the_rate_limit_answers_429_per_client_address(house):
     now = [0.0]
     client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))

@@ -33,6 +33,12 @@ class WebDefaults:
     public: bool = False
     secret: str = ""
 
+    @property
+    def mode(self) -> WebMode:
+        """The pages of a server that never saved its settings: public with ``WEB_PUBLIC``,
+        else private (links signed with :attr:`secret`)."""
+        return "public" if self.public else "private"
+
 
 @dataclass(frozen=True)
 class GuildWeb:
@@ -48,8 +54,8 @@ async def guild_web(db: Store, guild_id: int, defaults: WebDefaults) -> GuildWeb
     that never saved its settings gets the process defaults (``WEB_PUBLIC``, ``WEB_SECRET``),
     and a private server without a secret of its own the process's."""
     settings = await db.guild_settings(guild_id)
-    if not settings.updated_at and settings.updated_by is None and not settings.web_secret:
-        return GuildWeb("public" if defaults.public else "private", defaults.secret)
+    if not settings.saved:
+        return GuildWeb(defaults.mode, defaults.secret)
     return GuildWeb(settings.web, settings.web_secret or defaults.secret)
 
 
