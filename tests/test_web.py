@@ -234,6 +234,23 @@ async def test_a_server_that_never_chose_sees_and_changes_the_pages_the_bot_serv
         await client.close()
 
 
+async def test_a_member_s_profile_stays_once_a_new_season_starts(house):
+    """A new season (nobody rated in it yet): the member's profile still shows, with their
+    earlier game; a member who never finished a game here has none."""
+    tid = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    await house.seasons.start(GUILD, ("three-player-moon",), None, 1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        r = await client.get(f"/g/{GUILD}/u/2?game=three-player-moon")
+        page = await r.text()
+        assert r.status == 200 and f"/g/{GUILD}/t/{tid}" in page
+        assert Translator("en")("web.profile.no_season_game") in page
+        assert (await client.get(f"/g/{GUILD}/u/2")).status == 200
+        assert (await client.get(f"/g/{GUILD}/u/77")).status == 404
+    finally:
+        await client.close()
+
+
 async def test_the_rate_limit_answers_429_per_client_address(house):
     now = [0.0]
     client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))

@@ -294,17 +294,19 @@ class Pages:
         lang = _lang(request)
         t = Translator(lang)
         db = self.ctx.db
-        stats = await db.member_stats(guild_id, user_id)
-        if not stats:
-            raise web.HTTPNotFound()
-        game = request.query.get("game")
-        if game not in stats:
-            game = max(stats, key=lambda g: (stats[g].played, g))
+        stats = await db.member_stats(guild_id, user_id)  # the current seasons' ratings
         page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
         total, results = await db.member_results(guild_id, user_id, None, RESULTS_PAGE, (page - 1) * RESULTS_PAGE)
+        if not stats and not total:  # no game finished here: no such member
+            raise web.HTTPNotFound()
         pages = max(1, math.ceil(total / RESULTS_PAGE))
         if page > pages:
             raise web.HTTPNotFound()
+        game = request.query.get("game")
+        if stats and game not in stats:  # the game they played most this season
+            game = max(stats, key=lambda g: (stats[g].played, g))
+        elif not stats and game not in GAMES:  # not rated this season yet: their last game's
+            game = results[0].game if results else next(iter(GAMES))
         names = await db.member_names(guild_id, [user_id])
         history = await self.ctx.history.of(db, guild_id, game, user_id)
         per_game = [{"key": g, "title": compose.game_title(g, t), "played": r.played, "won": r.won,
