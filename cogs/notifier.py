@@ -251,9 +251,10 @@ class DiscordNotifier(BoardPoster, Notifier):
 
     async def thread_closed(self, thread: discord.Thread | None, thread_id: int, locked: bool) -> None:
         """A table's thread was archived or locked: reopen it when the bot may, otherwise move
-        the table to its channel."""
+        the table to its channel. A table played in the thread itself (opened by ``/play`` there,
+        with no thread of its own) has no channel to move to: reopening is all the bot can do."""
         tables = [tb for tb in await self.bot.records.tables_in(thread_id)
-                  if tb.row.status == "running" and tb.row.thread_id == thread_id]
+                  if tb.row.status == "running" and (tb.row.thread_id or tb.row.channel_id) == thread_id]
         if not tables:
             return
         try:
@@ -268,7 +269,11 @@ class DiscordNotifier(BoardPoster, Notifier):
         except discord.HTTPException:
             log.info("cannot reopen thread %s; moving its table to the channel", thread_id, exc_info=True)
         for tb in tables:
-            await self.move_to_channel(tb.id, thread_id)
+            if tb.row.thread_id == thread_id:
+                await self.move_to_channel(tb.id, thread_id)
+            else:
+                log.warning("table %s plays in thread %s, closed to the bot: it waits until the thread is reopened",
+                            tb.id, thread_id)
 
     async def place_deleted(self, place_id: int) -> None:
         """A thread or channel was deleted: tables playing in a deleted thread move to their

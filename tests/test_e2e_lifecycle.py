@@ -116,6 +116,27 @@ async def test_an_archived_thread_the_bot_cannot_reopen_moves_the_table(e2e):
     assert world.message(table.row.board_message_id).channel_id == world.channel.id
 
 
+async def test_a_table_played_in_a_thread_itself_has_that_thread_reopened(e2e):
+    """``/play`` inside a thread: the table plays there (no thread of its own); a moderator
+    archives and locks that thread: the bot reopens it, the table's only place."""
+    from tests.e2e import lobby_id
+
+    world = await e2e(seeds=[5])
+    alice = world.member("alice")
+    first = await open_table(world, alice, "gang-of-dice", ai=1)
+    thread = world.threads[0]
+    await world.slash(alice, "table abandon", table=first)  # its thread stays, a place like any other
+    res = await world.slash(alice, "play", channel=thread, game="moonshine")
+    msg, tid = res.response, lobby_id(res.response)
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    await world.click(alice, msg, f"se:l:{tid}:start")
+    table = await world.bot.hall.table(tid)
+    assert table.row.status == "running" and table.row.channel_id == thread.id and table.row.thread_id is None
+    await world.archive_thread(thread, locked=True)
+    assert world.thread_state(thread) == {"archived": False, "locked": False}
+    assert (await world.bot.hall.table(tid)).row.status == "running"
+
+
 async def test_deleting_the_channel_too_abandons_the_table_unrated(e2e):
     world = await e2e(seeds=[20])
     alice = world.member("alice")
