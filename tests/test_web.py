@@ -268,6 +268,13 @@ async def test_the_web_leaderboard_rolls_a_monthly_season_over_as_discord_does(h
     assert f"/g/{GUILD}/u/1" in past  # last month's standings, kept
 
 
+def test_names_keep_their_joined_emoji_flags_and_joiners_but_no_invisible_overrides():
+    family, flag, persian = "👨\u200d💻", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "می\u200cخواهم"
+    for name in (family, flag, persian):
+        assert clean_name(name) == name
+    assert clean_name("a\u202eb\u200bc\u2066d\ufeff") == "abcd"
+
+
 async def test_the_rate_limit_answers_429_per_client_address(house):
     now = [0.0]
     client = await client_of(house.hall.db, limit=RateLimit(per_minute=60, burst=3, clock=lambda: now[0]))

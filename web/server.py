@@ -64,19 +64,31 @@ HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
-#: Characters dropped from names shown on the pages: bidirectional overrides and isolates,
-#: zero-width characters and other invisible format characters (category Cf).
+def _shown(c: str) -> bool:
+    """Whether a name's character ``c`` stays on the pages: not a control character, not an
+    invisible format character (category Cf: bidirectional overrides and isolates, zero-width
+    spaces), except the joiners (ZWJ, ZWNJ) and tag characters that emoji sequences, flags
+    and some scripts' spelling are made of."""
+    category = unicodedata.category(c)
+    if category == "Cc":
+        return False
+    return category != "Cf" or c in "\u200c\u200d" or "\U000e0020" <= c <= "\U000e007f"
+
+
 def clean_name(name: str | None, limit: int = 64) -> str:
     """A member's name for a page: invisible format characters (RTL overrides, zero-width
-    spaces) removed, spaces collapsed, at most ``limit`` characters, ``?`` when nothing is left.
-    Escaping is the template's (autoescape); the template also isolates it in ``<bdi>``.
+    spaces) removed, joiners kept (:func:`_shown`), spaces collapsed, at most ``limit``
+    characters, ``?`` when nothing is left. Escaping is the template's (autoescape); the
+    template also isolates it in ``<bdi>``.
 
     >>> clean_name("a\\u202eb\\u200bc  d")
     'abc d'
     >>> clean_name("\\u200b")
     '?'
+    >>> clean_name("👨\\u200d💻") == "👨\\u200d💻"
+    True
     """
-    kept = "".join(c for c in (name or "") if unicodedata.category(c) not in ("Cf", "Cc"))
+    kept = "".join(c for c in (name or "") if _shown(c))
     kept = " ".join(kept.split())
     if len(kept) > limit:
         kept = kept[: limit - 1] + "…"
