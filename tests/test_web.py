@@ -152,6 +152,8 @@ async def test_unknown_running_and_out_of_range_pages_are_refused_plainly(house)
             assert r.status == status, path
             assert "Traceback" not in body and "noindex" in r.headers["X-Robots-Tag"]
         assert "still being played" in await (await client.get(f"/g/{GUILD}/t/{running}")).text()
+        refused = await client.post(f"/g/{GUILD}/t/{running}")
+        assert refused.status == 405 and "GET" in refused.headers.get("Allow", "")
     finally:
         await client.close()
 

@@ -453,7 +453,7 @@ def make_app(ctx: WebContext, limit: RateLimit | None = None) -> web.Application
             if exc.status < 400:
                 raise
             response = pages.error(request, exc.status)
-            for name in ("Retry-After",):
+            for name in ("Retry-After", "Allow"):  # a 429's wait, a 405's methods
                 if name in exc.headers:
                     response.headers[name] = exc.headers[name]
         except Exception:
