@@ -253,23 +253,6 @@ async def test_a_member_s_profile_stays_once_a_new_season_starts(house):
         await client.close()
 
 
-async def test_the_web_leaderboard_rolls_a_monthly_season_over_as_discord_does(house):
-    """Monthly seasons, a new month, nobody has played yet: the web's current leaderboard is the
-    new month's (empty), as ``/leaderboard`` shows it, not last month's standings."""
-    await house.guilds.change(GUILD, 1, web="public", monthly_seasons=True)
-    await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
-    house.hall.clock.t += 40 * 86400  # the next month
-    client = await client_of(house.hall.db, public=True, current_season=house.seasons.current)
-    try:
-        page = await (await client.get(f"/g/{GUILD}/lb/three-player-moon")).text()
-        past = await (await client.get(f"/g/{GUILD}/lb/three-player-moon?season=1")).text()
-    finally:
-        await client.close()
-    _, current, rows = await house.records.season_board(GUILD, "three-player-moon")
-    assert current and rows == [] and f"/g/{GUILD}/u/1" not in page
-    assert f"/g/{GUILD}/u/1" in past  # last month's standings, kept
-
-
 def test_names_keep_their_joined_emoji_flags_and_joiners_but_no_invisible_overrides():
     family, flag, persian = "👨\u200d💻", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "می\u200cخواهم"
     for name in (family, flag, persian):

@@ -137,9 +137,6 @@ class WebContext:
     history: RatingHistory
     min_games: int = 3  # a server's own minimum (/settings) wins: :meth:`min_games_of`
     observe: Callable[[str, int], None] | None = None  # (page, status) for the metrics
-    #: the bot's current season of a server's game, after the monthly roll-over when it is due
-    #: (:meth:`bot.seasons.Seasons.current`): a leaderboard shows the season Discord shows
-    current_season: Callable[[int, str], Awaitable[Any]] | None = None
 
     async def min_games_of(self, guild_id: int) -> int:
         """Games a member must have finished to appear on the server's leaderboard: its own
@@ -274,8 +271,6 @@ class Pages:
         lang = _lang(request)
         t = Translator(lang)
         db = self.ctx.db
-        if self.ctx.current_season is not None:
-            await self.ctx.current_season(guild_id, game)
         found = await seasons(db, guild_id, game)
         current = next((s for s in found if s.current), found[-1])
         season = _int(request.query.get("season"), current.number, 1)
@@ -319,7 +314,7 @@ class Pages:
         pages = max(1, math.ceil(total / RESULTS_PAGE))
         if page > pages:
             raise web.HTTPNotFound()
-        game = request.query.get("game") or ""
+        game = request.query.get("game")
         if stats and game not in stats:  # the game they played most this season
             game = max(stats, key=lambda g: (stats[g].played, g))
         elif not stats and game not in GAMES:  # not rated this season yet: their last game's
