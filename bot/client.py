@@ -240,8 +240,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
             defaults=Defaults(games=None if self.settings.enabled_games == "all" else self.settings.games,
                               min_games=self.settings.leaderboard_min_games,
                               pictures=self.settings.pictures,
-                              web=WebDefaults(self.settings.web_public).mode if self.settings.web_port is not None
-                              else "off"),
+                              web=WebDefaults(self.settings.web_public).mode
+                              if self.settings.web_port is not None or self.settings.web_base_url else "off"),
         )
         self.hall, self.lobbies, self.tables = house.hall, house.lobbies, house.tables
         self.decks, self.records = house.decks, house.records

@@ -47,7 +47,7 @@ class Defaults:
     pictures: bool = True
     ai_levels: tuple[str, ...] = LEVELS
     #: the web pages of a server that never saved its settings (:attr:`bot.web.access.WebDefaults.mode`,
-    #: ``"off"`` when the bot serves no pages)
+    #: ``"off"`` when the bot neither serves nor links pages: no ``WEB_PORT``, no ``WEB_BASE_URL``)
     web: Web = "off"
 
 
@@ -138,9 +138,7 @@ class Guilds:
         :data:`CHANGEABLE`, ``None`` = back to the bot's default. Stored with who and when,
         each changed field logged (the store's log and this module's logger). A running table
         is not affected. Raises ``err.bad_setting`` for an unknown field or a bad value."""
-        current = await self.settings(guild_id)
-        if not current.saved:  # its first change: the web pages it had (the bot's default) stay as they were
-            current = replace(current, web=self.defaults.web)
+        current = await self._to_write(guild_id)
         values = {name: self._check(name, value) for name, value in changes.items()}
         changed = {name: (None if value is None else dumps(list(value) if isinstance(value, tuple) else value))
                    for name, value in values.items() if getattr(current, name) != value}
@@ -158,13 +156,19 @@ class Guilds:
     async def rotate_secret(self, guild_id: int, user_id: int) -> GuildSettings:
         """Make a new secret for the server's signed web links (every link signed before stops
         working); logged as a change of ``web_secret`` (its value never written to a log)."""
-        current = await self.settings(guild_id)
+        current = await self._to_write(guild_id)
         now = self.hall.clock.now()
         new = replace(current, web_secret=new_secret(), web_secret_at=now, updated_at=now, updated_by=user_id)
         await self.hall.db.save_guild_settings(new, {"web_secret": None})
         self._cache[guild_id] = new
         log.info("guild %s: web link secret rotated by user %s", guild_id, user_id)
         return new
+
+    async def _to_write(self, guild_id: int) -> GuildSettings:
+        """The stored settings a change starts from: a server that never saved any starts from
+        the web pages the bot gave it (:attr:`Defaults.web`), so that its first write keeps them."""
+        current = await self.settings(guild_id)
+        return current if current.saved else replace(current, web=self.defaults.web)
 
     async def forget(self, guild_id: int) -> None:
         """The bot left the server: its settings and their log are deleted, and its web pages

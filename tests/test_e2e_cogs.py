@@ -205,3 +205,11 @@ def test_network_errors_are_recognised_without_importing_aiohttp_in_bot():
     assert is_network_error(TimeoutError())
     assert is_network_error(aiohttp.ServerDisconnectedError())
     assert not is_network_error(ValueError("a bug"))
+
+
+async def test_a_bot_that_links_pages_served_elsewhere_gives_never_saved_servers_the_default_pages(e2e):
+    """WEB_BASE_URL set without WEB_PORT (another process serves the pages): a server that
+    never saved its settings has the default pages (private), as the links posted say."""
+    world = await e2e(web_base_url="https://pages.example")
+    assert world.bot.communities.defaults.web == "private"
+    assert (await world.bot.communities.community(world.guild_id)).web == "private"

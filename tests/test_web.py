@@ -351,3 +351,34 @@ def test_the_web_benchmark_seeds_a_store_of_the_current_schema_and_times_every_p
     for page in ("leaderboard", "profile cold", "profile", "game page", "game page again", "replay step cold",
                  "replay step"):
         assert re.search(rf"^{page} +2 ", proc.stdout, flags=re.MULTILINE), (page, proc.stdout)
+
+
+async def test_a_new_link_secret_keeps_the_default_pages_of_a_server_that_never_chose(house):
+    """A server that never saved its settings has the bot's default pages (private here);
+    "new link secret" keeps them, under the new secret."""
+    from bot.guilds import Defaults
+    from bot.web.access import WebDefaults, link_key
+
+    house.guilds.defaults = Defaults(web="private")
+    defaults = WebDefaults(public=False, secret="process")
+    assert (await house.guilds.community(GUILD)).web == "private"
+    before = await link_key(house.hall.db, GUILD, defaults)
+    await house.guilds.rotate_secret(GUILD, 1)
+    after = await link_key(house.hall.db, GUILD, defaults)
+    assert (await house.guilds.community(GUILD)).web == "private"
+    assert before[0] and after[0] and after[1] != before[1]  # pages on, under a key of its own
+
+
+async def test_a_replay_s_log_shows_each_player_under_their_own_name_whatever_it_holds(house):
+    """A name made of the characters that stand for another seat's name while a line is
+    written: its moves stay its own."""
+    import re
+
+    tid = await play(house, "three-player-moon", [(1, "\ue0001\ue001"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        page = await (await client.get(f"/g/{GUILD}/t/{tid}")).text()
+    finally:
+        await client.close()
+    log = re.search(r'<ol id="log">(.*?)</ol>', page, re.S)[1]
+    assert "\ue0001\ue001" in log

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+import re
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
@@ -175,13 +176,12 @@ def _log_lines(presenter: Any, events: list[Any], t: Translator, names: Sequence
     or backslash stays)."""
     tokens = tuple(f"\ue000{i}\ue001" for i in range(len(names)))  # private-use marks: no markdown
     ctx = RenderContext(t=t, names=tokens, seat=None, extras=extras)
-    out = []
-    for event in presenter.log_events(events):
-        line = _plain(presenter.event(event, ctx))
-        for token, name in zip(tokens, names, strict=True):
-            line = line.replace(token, name)
-        out.append(line)
-    return out
+    # one pass over each line: a name put in is never read again (a name may hold these marks)
+    return [_TOKEN.sub(lambda m: names[int(m[1])], _plain(presenter.event(event, ctx)))
+            for event in presenter.log_events(events)]
+
+
+_TOKEN = re.compile("\ue000([0-9]+)\ue001")
 
 
 def _plot(points: list[tuple[float, float]], width: int = 600, height: int = 200, pad: int = 32) -> dict[str, Any] | None:
@@ -314,7 +314,7 @@ class Pages:
         pages = max(1, math.ceil(total / RESULTS_PAGE))
         if page > pages:
             raise web.HTTPNotFound()
-        game = request.query.get("game")
+        game = request.query.get("game") or ""
         if stats and game not in stats:  # the game they played most this season
             game = max(stats, key=lambda g: (stats[g].played, g))
         elif not stats and game not in GAMES:  # not rated this season yet: their last game's
