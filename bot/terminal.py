@@ -102,16 +102,21 @@ def marker_path(db_path: Path, table_id: int) -> Path:
 def sweep_markers(db_path: Path) -> None:
     """Remove the markers (:func:`marker_path`) of ``db_path`` whose process no longer runs (a
     terminal that was killed leaves its marker behind; a marker means something only while its
-    process runs). This process's own and other running terminals' stay. Never raises."""
+    process runs). This process's own, other running terminals' and any it cannot read (one
+    being written) stay; elsewhere than POSIX, where a process cannot be asked, all stay.
+    Never raises."""
+    if os.name != "posix":
+        return
     try:
         markers = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.table-*.pid"))
     except OSError:
         return
     for marker in markers:
         try:
-            if marker.read_text(encoding="ascii").strip() != str(os.getpid()) and not open_elsewhere(marker):
+            pid = int(marker.read_text(encoding="ascii").strip())
+            if pid > 0 and pid != os.getpid() and not open_elsewhere(marker):
                 marker.unlink()
-        except OSError:
+        except (OSError, ValueError):
             continue
 
 

@@ -252,10 +252,17 @@ class DiscordNotifier(BoardPoster, Notifier):
     async def thread_closed(self, thread: discord.Thread | None, thread_id: int, locked: bool) -> None:
         """A table's thread was archived or locked: reopen it when the bot may, otherwise move
         the table to its channel. A table played in the thread itself (opened by ``/play`` there,
-        with no thread of its own) has no channel to move to: reopening is all the bot can do."""
+        with no thread of its own) has no channel to move to: the bot unarchives that thread, but
+        leaves it locked when a moderator locked it (its tables wait)."""
         tables = [tb for tb in await self.bot.records.tables_in(thread_id)
                   if tb.row.status == "running" and (tb.row.thread_id or tb.row.channel_id) == thread_id]
         if not tables:
+            return
+        if locked and not any(tb.row.thread_id == thread_id for tb in tables):
+            # a members' thread a moderator locked (tables played in it, none of them its owner):
+            # the bot does not undo a moderation; its tables wait until it is unlocked
+            log.warning("thread %s, where table(s) %s play, was locked: they wait until it is unlocked",
+                        thread_id, ", ".join(str(tb.id) for tb in tables))
             return
         try:
             changes: dict[str, Any] = {"archived": False}

@@ -116,9 +116,10 @@ async def test_an_archived_thread_the_bot_cannot_reopen_moves_the_table(e2e):
     assert world.message(table.row.board_message_id).channel_id == world.channel.id
 
 
-async def test_a_table_played_in_a_thread_itself_has_that_thread_reopened(e2e):
-    """``/play`` inside a thread: the table plays there (no thread of its own); a moderator
-    archives and locks that thread: the bot reopens it, the table's only place."""
+async def test_a_table_played_in_a_thread_itself_has_it_unarchived_but_not_unlocked(e2e):
+    """``/play`` inside a thread: the table plays there (no thread of its own). That thread
+    archived: the bot reopens it, the table's only place; locked by a moderator: the bot does
+    not undo it (the table waits)."""
     from tests.e2e import lobby_id
 
     world = await e2e(seeds=[5])
@@ -132,8 +133,10 @@ async def test_a_table_played_in_a_thread_itself_has_that_thread_reopened(e2e):
     await world.click(alice, msg, f"se:l:{tid}:start")
     table = await world.bot.hall.table(tid)
     assert table.row.status == "running" and table.row.channel_id == thread.id and table.row.thread_id is None
-    await world.archive_thread(thread, locked=True)
+    await world.archive_thread(thread)
     assert world.thread_state(thread) == {"archived": False, "locked": False}
+    await world.archive_thread(thread, locked=True)
+    assert world.thread_state(thread) == {"archived": True, "locked": True}
     assert (await world.bot.hall.table(tid)).row.status == "running"
 
 

@@ -912,8 +912,10 @@ async def test_markers_left_by_killed_terminals_are_swept_and_running_ones_kept(
     try:
         marker_path(db, 7).write_text(str(gone.pid))
         marker_path(db, 8).write_text(str(running.pid))
+        marker_path(db, 9).write_text("")  # being written by another terminal: it stays
         assert await game("three-player-moon", 3, tmp_path, Script(["q"])).run() == 0
         assert not marker_path(db, 7).exists() and marker_path(db, 8).read_text() == str(running.pid)
+        assert marker_path(db, 9).exists()
         assert not marker_path(db, 1).exists()  # this game's own, removed as it left
     finally:
         running.kill()
