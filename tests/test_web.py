@@ -39,6 +39,18 @@ async def house(db_url):
     await db.close()
 
 
+async def _replay_of(house, name: str) -> tuple[str, str]:
+    """The page of a finished Three-Player Moon game whose first member is called ``name``,
+    and its log's HTML."""
+    tid = await play(house, "three-player-moon", [(1, name), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        page = await (await client.get(f"/g/{GUILD}/t/{tid}")).text()
+    finally:
+        await client.close()
+    return page, re.search(r'<ol id="log">(.*?)</ol>', page, re.S)[1]
+
+
 async def client_of(db, **kw) -> TestClient:
     limit = kw.pop("limit", None) or RateLimit(per_minute=100_000, burst=100_000)
     client = TestClient(TestServer(make_app(web_context(db, **kw), limit)))
@@ -178,16 +190,9 @@ async def test_a_replay_s_log_lines_show_a_name_as_the_players_table_does(house)
     """A name with Discord's markdown characters (``*``, ``_``, a backslash) keeps them in the
     replay's log lines: the catalog's markdown is taken out, not the name's."""
     import html
-    import re
 
     name = "**b**__u__\\_ Ann"
-    tid = await play(house, "three-player-moon", [(1, name), (2, "Bob")], ai=1)
-    client = await client_of(house.hall.db, public=True)
-    try:
-        page = await (await client.get(f"/g/{GUILD}/t/{tid}")).text()
-    finally:
-        await client.close()
-    log = re.search(r'<ol id="log">(.*?)</ol>', page, re.S)[1]
+    page, log = await _replay_of(house, name)
     mentions = [line for line in re.findall(r"<li>(.*?)</li>", log, re.S) if "Ann" in line]
     assert mentions and all(html.escape(name, quote=False) in line for line in mentions), mentions[:2]
     assert html.escape(name, quote=False) in re.search(r"<bdi>(.*?)</bdi>", page)[1]
@@ -372,13 +377,5 @@ async def test_a_new_link_secret_keeps_the_default_pages_of_a_server_that_never_
 async def test_a_replay_s_log_shows_each_player_under_their_own_name_whatever_it_holds(house):
     """A name made of the characters that stand for another seat's name while a line is
     written: its moves stay its own."""
-    import re
-
-    tid = await play(house, "three-player-moon", [(1, "\ue0001\ue001"), (2, "Bob")], ai=1)
-    client = await client_of(house.hall.db, public=True)
-    try:
-        page = await (await client.get(f"/g/{GUILD}/t/{tid}")).text()
-    finally:
-        await client.close()
-    log = re.search(r'<ol id="log">(.*?)</ol>', page, re.S)[1]
+    _, log = await _replay_of(house, "\ue0001\ue001")
     assert "\ue0001\ue001" in log
