@@ -93,10 +93,12 @@ class Guilds:
         self._loading: set[asyncio.Task[GuildSettings]] = set()
 
     async def settings(self, guild_id: int) -> GuildSettings:
-        """What a server saved (cached)."""
+        """What a server saved (cached; a read that ends after a write of this process keeps
+        the written value)."""
         found = self._cache.get(guild_id)
         if found is None:
-            found = self._cache[guild_id] = await self.hall.db.guild_settings(guild_id)
+            loaded = await self.hall.db.guild_settings(guild_id)
+            found = self._cache.setdefault(guild_id, loaded)
         return found
 
     async def community(self, guild_id: int) -> Community:
@@ -173,9 +175,11 @@ class Guilds:
     async def forget(self, guild_id: int) -> None:
         """The bot left the server: its settings and their log are deleted, and its web pages
         are off (stored as its only setting, unlogged: the bot's default would serve them again)."""
-        self._cache.pop(guild_id, None)
-        await self.hall.db.delete_guild_settings(guild_id)
-        await self.hall.db.save_guild_settings(GuildSettings(guild_id, web="off", updated_at=self.hall.clock.now()), {})
+        left = GuildSettings(guild_id, web="off", updated_at=self.hall.clock.now())
+        async with self.hall.db.transaction():  # never a moment without the row (a crash, a read meanwhile)
+            await self.hall.db.delete_guild_settings(guild_id)
+            await self.hall.db.save_guild_settings(left, {})
+        self._cache[guild_id] = left
 
     def _check(self, name: str, value: Any) -> Any:
         """The stored form of a changed field, or ``err.bad_setting``."""

@@ -113,8 +113,10 @@ def sweep_markers(db_path: Path) -> None:
         return
     for marker in markers:
         try:
-            pid = int(marker.read_text(encoding="ascii").strip())
-            if pid > 0 and pid != os.getpid() and not open_elsewhere(marker):
+            text = marker.read_text(encoding="ascii")
+            pid = int(text.strip())
+            if pid > 0 and pid != os.getpid() and not _runs_elsewhere(pid) \
+                    and marker.read_text(encoding="ascii") == text:  # not rewritten meanwhile
                 marker.unlink()
         except (OSError, ValueError):
             continue
@@ -129,6 +131,11 @@ def open_elsewhere(marker: Path) -> bool:
         pid = int(marker.read_text(encoding="ascii").strip())
     except (OSError, ValueError):
         return False
+    return _runs_elsewhere(pid)
+
+
+def _runs_elsewhere(pid: int) -> bool:
+    """Whether ``pid`` is another process that still runs a terminal game (POSIX)."""
     if pid <= 0 or pid == os.getpid():
         return False
     try:
@@ -569,8 +576,10 @@ class TerminalGame:
         marker = marker_path(path, table_id)
         if open_elsewhere(marker):
             self.out(self.t("term.open_elsewhere"))
-        try:
-            marker.write_text(str(os.getpid()), encoding="ascii")
+        try:  # written whole, then put in place: a reader never sees it empty
+            partial = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
+            partial.write_text(str(os.getpid()), encoding="ascii")
+            os.replace(partial, marker)
         except OSError:
             return None
         return marker

@@ -238,6 +238,21 @@ async def test_two_season_starts_at_once_each_return_the_season_they_started(env
     assert [s.season for s in await db.seasons(G1, "test-pick")] == [1, 2, 3, 4]
 
 
+async def test_a_settings_read_while_the_bot_leaves_keeps_the_pages_off(env):
+    """The bot removed from a server while something reads its settings (a board's picture
+    switch): the pages stay off in this process too, and the server's next change keeps them off."""
+    from bot.guilds import Defaults
+    from bot.web.access import WebDefaults, link_key
+
+    svc, db, clock, rec = env
+    svc.guilds.defaults = Defaults(web="private")
+    await svc.guilds.change(G1, 555, web="off")
+    await asyncio.gather(svc.guilds.forget(G1), svc.guilds.community(G1))
+    assert (await db.guild_settings(G1)).web == "off" and (await svc.guilds.community(G1)).web == "off"
+    await svc.guilds.change(G1, 556, pace="relaxed")  # the bot added back: a first change
+    assert (await link_key(db, G1, WebDefaults(public=False, secret="process")))[0] is False
+
+
 async def test_monthly_seasons_roll_over_by_themselves(env):
     svc, db, clock, rec = env
     clock.t = 1_700_000_000.0  # 2023-11-14

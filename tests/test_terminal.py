@@ -922,6 +922,31 @@ async def test_markers_left_by_killed_terminals_are_swept_and_running_ones_kept(
         running.wait()
 
 
+def test_a_marker_rewritten_while_it_is_swept_stays(tmp_path, monkeypatch):
+    """A killed terminal's marker is being swept when another terminal opens the table and
+    writes its own pid there: the sweep, which read the old pid, leaves the new marker."""
+    from bot.terminal import marker_path, sweep_markers
+
+    if __import__("os").name != "posix":
+        pytest.skip("the sweep asks the OS about a process id")
+    marker = marker_path(tmp_path / "t.db", 7)
+    marker.write_text("999999999")  # a gone process's
+    real = Path.read_text
+    reads = []
+
+    def read_text(self, *args, **kwargs):
+        text = real(self, *args, **kwargs)
+        if self == marker and not reads:  # right after the sweep's first read: another terminal marks it
+            reads.append(text)
+            marker.write_text(str(__import__("os").getppid()))
+        return text
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    sweep_markers(tmp_path / "t.db")
+    monkeypatch.undo()
+    assert marker.exists() and reads == ["999999999"]
+
+
 async def test_images_writes_no_copy_of_an_unchanged_board(tmp_path, god_script):
     """``--images``: a reroll of 40 dice in one answer is 41 stored steps (40 marks and the roll);
     only the steps that change the public board write a picture, so the folder holds no two
