@@ -44,6 +44,7 @@ What the terminal does for a person at a keyboard:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import glob
 import logging
@@ -576,11 +577,13 @@ class TerminalGame:
         marker = marker_path(path, table_id)
         if open_elsewhere(marker):
             self.out(self.t("term.open_elsewhere"))
+        partial = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
         try:  # written whole, then put in place: a reader never sees it empty
-            partial = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
             partial.write_text(str(os.getpid()), encoding="ascii")
             os.replace(partial, marker)
         except OSError:
+            with contextlib.suppress(OSError):
+                partial.unlink()
             return None
         return marker
 

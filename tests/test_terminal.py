@@ -947,6 +947,20 @@ def test_a_marker_rewritten_while_it_is_swept_stays(tmp_path, monkeypatch):
     assert marker.exists() and reads == ["999999999"]
 
 
+async def test_a_marker_that_cannot_be_written_leaves_no_file(tmp_path, monkeypatch):
+    """A full disk while the table's marker is put in place: the game goes on, and no
+    temporary file is left beside the tables."""
+    import errno
+    import os
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    assert await game("three-player-moon", 3, tmp_path, Script(["q"])).run() == 0
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 async def test_images_writes_no_copy_of_an_unchanged_board(tmp_path, god_script):
     """``--images``: a reroll of 40 dice in one answer is 41 stored steps (40 marks and the roll);
     only the steps that change the public board write a picture, so the folder holds no two
