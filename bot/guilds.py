@@ -131,7 +131,7 @@ class Guilds:
         levels = d.ai_levels if s.ai_levels is None else tuple(lv for lv in LEVELS if lv in s.ai_levels) or d.ai_levels
         return Community(
             guild_id=s.guild_id, games=games, channels=s.channels, pace=s.pace or d.pace,
-            min_games=d.min_games if s.min_games is None else s.min_games,
+            min_games=s.ranked_after(d.min_games),
             pictures=d.pictures if s.pictures is None else s.pictures, ai_levels=levels,
             monthly_seasons=s.monthly_seasons, web=s.web if s.saved else d.web, stored=s)
 

@@ -51,8 +51,7 @@ class Records:
 
     async def min_games(self, guild_id: int) -> int:
         """Games a member of the server must have finished to appear on its leaderboards."""
-        stored = (await self.guilds.settings(guild_id)).min_games
-        return self.leaderboard_min_games if stored is None else stored
+        return (await self.guilds.settings(guild_id)).ranked_after(self.leaderboard_min_games)
 
     async def leaderboard(self, guild_id: int, game: str, limit: int = 10, *,
                           season: int | None = None) -> list[RatingRow]:

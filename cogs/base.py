@@ -31,7 +31,7 @@ from bot.i18n import Translator
 from bot.service import ServiceError, TableSnapshot
 from bot.ui import Block, Button, NumberPrompt, Panel, Select
 from cogs.boards import message_link
-from cogs.components import NumberModal, NumberModalId
+from cogs.components import NumberModal, NumberModalId, typed_number
 from cogs.layout import card_message, text_message
 from cogs.lobby_flow import LobbyFlow
 from cogs.panels import PanelMessages, delete_later, panel_fields
@@ -282,7 +282,7 @@ class GameCog(LobbyFlow, commands.Cog):
         """A submitted number modal: the prompt is found again in the panel it came from; the
         number must be 1 to 9 ASCII digits within the prompt's bounds."""
         prompt = await self.prompt_at(interaction, modal.table_id, modal.version, modal.at)
-        raw = raw.strip()
-        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or not prompt.minimum <= int(raw) <= prompt.maximum:
+        n = typed_number(raw)
+        if n is None or not prompt.minimum <= n <= prompt.maximum:
             raise ServiceError("err.bad_number", min=prompt.minimum, max=prompt.maximum)
-        await self.act(interaction, modal.table_id, modal.version, prompt.template.format(n=int(raw)))
+        await self.act(interaction, modal.table_id, modal.version, prompt.template.format(n=n))

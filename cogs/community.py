@@ -27,7 +27,7 @@ from bot.i18n import Translator
 from bot.seasons import MAX_NAME
 from bot.service import ServiceError
 from cogs.base import answer, guild_lang, is_admin, report_click_error, report_error, user_t
-from cogs.components import modal_value
+from cogs.components import modal_value, typed_number
 from cogs.layout import card_message, text_message
 from cogs.lobby import game_choices
 from cogs.server_components import (
@@ -159,10 +159,10 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
             return
         with self.bot.foreground.answering():
             try:
-                value = modal_value(data, "number").strip()
-                if not value.isascii() or not value.isdigit():
+                value = typed_number(modal_value(data, "number"))
+                if value is None:
                     raise ServiceError("err.bad_setting", name="min_games")
-                await self.change(interaction, min_games=int(value))
+                await self.change(interaction, min_games=value)
             except Exception as exc:  # noqa: BLE001 - every submission gets an answer
                 await report_click_error(interaction, exc)
 

@@ -301,6 +301,17 @@ class NumberModal(discord.ui.Modal):
         """Nothing: the lobby cog's interaction listener answers (see the class docstring)."""
 
 
+def typed_number(raw: str) -> int | None:
+    """The whole number typed in a modal's text input: 1 to 9 ASCII digits (spaces around
+    ignored), else ``None``.
+
+    >>> typed_number(" 12 "), typed_number("１２"), typed_number("-3"), typed_number("1" * 10)
+    (12, None, None, None)
+    """
+    raw = raw.strip()
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else None
+
+
 def modal_value(data: Any, custom_id: str) -> str:
     """The value of the text input ``custom_id`` in a modal submission payload ("" if absent)."""
     stack = list((data or {}).get("components") or [])

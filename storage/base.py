@@ -453,6 +453,11 @@ class GuildSettings:
     updated_at: float = 0.0
     updated_by: int | None = None
 
+    def ranked_after(self, default: int) -> int:
+        """Games a member must have finished to appear on the server's leaderboards: its own
+        ``min_games``, else ``default`` (``LEADERBOARD_MIN_GAMES``)."""
+        return default if self.min_games is None else self.min_games
+
     @property
     def saved(self) -> bool:
         """Whether the server's settings were ever written (a change, a new web secret, the bot

@@ -65,6 +65,7 @@ HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
+
 def _shown(c: str) -> bool:
     """Whether a name's character ``c`` stays on the pages: not a control character, not an
     invisible format character (category Cf: bidirectional overrides and isolates, zero-width
@@ -136,14 +137,13 @@ class WebContext:
     defaults: WebDefaults
     replays: Replays
     history: RatingHistory
-    min_games: int = 3  # a server's own minimum (/settings) wins: :meth:`min_games_of`
+    min_games: int = 3  # the bot's default; a server's own (/settings) wins: :meth:`min_games_of`
     observe: Callable[[str, int], None] | None = None  # (page, status) for the metrics
 
     async def min_games_of(self, guild_id: int) -> int:
-        """Games a member must have finished to appear on the server's leaderboard: its own
-        minimum (``/settings``), else :attr:`min_games` (as :meth:`bot.records.Records.min_games`)."""
-        stored = (await self.db.guild_settings(guild_id)).min_games
-        return self.min_games if stored is None else stored
+        """Games a member must have finished to appear on the server's leaderboard
+        (:meth:`storage.base.GuildSettings.ranked_after` of :attr:`min_games`)."""
+        return (await self.db.guild_settings(guild_id)).ranked_after(self.min_games)
 
 
 def _lang(request: web.Request) -> str:
