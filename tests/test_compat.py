@@ -21,6 +21,7 @@ from bot.games import GAMES
 from bot.house import House
 from bot.migrate import copy_store
 from storage.factory import open_store
+from tests.recorded_events import as_recorded
 
 DATA = Path(__file__).parent / "data"
 TRACES = sorted((DATA / "legacy_v1_states").glob("*.jsonl.gz"))
@@ -65,8 +66,7 @@ def test_old_snapshots_codes_and_views_still_hold(path: Path) -> None:
             continue
         step = game.apply(state, {int(s): game.decode(c) for s, c in line["apply"].items()})
         assert _dump(game, step.state) == lines[i + 1]["state"], f"step {i}: the old log replays differently"
-        events = [[e.key, dict(e.params), sorted(e.audience) if e.audience is not None else None]
-                  for e in step.events]
+        events = [as_recorded(e) for e in step.events]
         assert _norm(events) == line["events"], f"step {i}: events changed"
 
 

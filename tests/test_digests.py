@@ -16,7 +16,8 @@ A file's ``method`` says how its games are played and hashed, through the engine
   seed ``1000 + 7919 g``, set up under the file's rules version; at every step the snapshot,
   who acts, every view, each acting seat's legal codes and the AI's choice, then the AI's choice
   or a random legal action, half and half, from ``random.Random(f"{tag}:r{N}-{config}:{g}")``,
-  the events, and the outcome at the end. One SHA-256 per game; the suite replays the first
+  the events, and the outcome at the end (events without the parameters added after the
+  recording: :mod:`tests.recorded_events`). One SHA-256 per game; the suite replays the first
   game of each configuration (of those the file lists in ``suite``, when it has that key).
 
 The digests were recorded before the engines were made faster, each rules version when it was
@@ -48,6 +49,7 @@ import pytest
 
 from bot.games import GAMES
 from engine.core import Game
+from tests.recorded_events import as_recorded
 
 DATA = Path(__file__).parent / "data_speed"
 #: ``steps`` files: views are hashed at every step before this state version, then every ``VIEW_EVERY``.
@@ -114,7 +116,7 @@ def _records(game: Game[Any, Any, Any], players: int, rules: int, policy: str, s
         step = game.apply(state, actions)
         yield {
             "actions": {str(s): game.encode(a) for s, a in actions.items()},
-            "events": [[e.key, e.params, None if e.audience is None else sorted(e.audience)] for e in step.events],
+            "events": [as_recorded(e) for e in step.events],
         }
         state = step.state
 
@@ -136,8 +138,7 @@ def game_digest(key: str, rules: int, tag: str, name: str, config: dict[str, Any
     rng = random.Random(f"{tag}:r{rules}-{name}:{g}")
     h = hashlib.sha256()
     state = game.setup(1000 + g * 7919, config["players"], config["options"])
-    h.update(_json([[e.key, e.params, sorted(e.audience) if e.audience is not None else None]
-                    for e in game.opening_events(state)]))
+    h.update(_json([as_recorded(e) for e in game.opening_events(state)]))
     while True:
         h.update(_json(game.dump_state(state)))
         acting = sorted(game.to_act(state))
@@ -154,8 +155,7 @@ def game_digest(key: str, rules: int, tag: str, name: str, config: dict[str, Any
             actions[seat] = ai if rng.random() < 0.5 else rng.choice(legal)
         h.update(_json({s: game.encode(a) for s, a in actions.items()}))
         step = game.apply(state, actions)
-        h.update(_json([[e.key, e.params, sorted(e.audience) if e.audience is not None else None]
-                        for e in step.events]))
+        h.update(_json([as_recorded(e) for e in step.events]))
         state = step.state
     out = game.outcome(state)
     h.update(_json([list(out.ranks), list(out.scores)]))

@@ -148,6 +148,16 @@ def test_reroll_count_follows_reroll_icons_and_stop_ends_it():
         G.resolve_reroll(state, "rr.0", ("moon",))  # a white die has no Moon face
 
 
+def test_a_reroll_event_records_which_dice_were_rerolled_a_die_kept_face_included():
+    """The event names the rerolled dice, so that a die rerolled to the face it showed is told too."""
+    s = seat(BACK_ROOM, se=(0, 0, 2), clients=("The Baker", "The Crooner"))
+    state = make([s, seat(VELVET, clients=("The Doorman", "The Bartender"))], phase="roll",
+                 dice=("food", "food", "food", "", ""), rerolls=seat_bundle(s, "standard")[REROLL])
+    step = G.resolve_reroll(state, "rr.0.2", ("food", "drink"))  # die 0 shows food again
+    (ev,) = [e for e in step.events if e.key == "ms.ev.reroll"]
+    assert ev.params == {"seat": 0, "dice": ["food", "food", "drink", "", ""], "left": 1, "rerolled": [0, 2]}
+
+
 def test_round_start_rolls_blue_and_orange_only_with_access():
     """The next active player (seat 1) has blue access only: white + blue dice are rolled."""
     s0 = seat(BLIND_PIG, clients=("The Baker",), queue=(FollowUp(kind="keep", cards=(C["The Cook"], C["The Pianist"])),))

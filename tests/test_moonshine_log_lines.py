@@ -29,6 +29,19 @@ def test_a_reroll_line_names_the_rerolled_dice_and_their_new_faces(lang, left):
     assert "🍗" in alone and "🥃" in alone
 
 
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_reroll_line_names_a_die_rerolled_to_the_face_it_showed(lang):
+    presenter = GAMES["moonshine"].presenter
+    ctx = RenderContext(Translator(lang), ("Alice", "Bob"))
+    events = [Event("ms.ev.roll", {"seat": 0, "dice": ["food", "music", "drink", "moon", ""]}),
+              Event("ms.ev.reroll", {"seat": 0, "dice": ["food", "drink", "drink", "moon", ""], "left": 0,
+                                     "rerolled": [0, 1, 3]})]
+    line = presenter.event(presenter.log_events(events)[1], ctx)
+    assert line.count("⚪🍗") == 1 and "⚪🥃" in line and "🔵🌙" in line  # dice 0 and 3 kept their faces
+    assert line.count("🥃") == 1  # die 2 was not rerolled: not named
+    assert presenter.event(presenter.log_events(events[1:])[0], ctx) == line  # alone, the same line
+
+
 def test_the_text_board_is_a_few_lines_per_player():
     game = GAMES["moonshine"].game
     presenter = GAMES["moonshine"].presenter

@@ -168,9 +168,16 @@ def missing(cid: int, sources: Sequence[int], tokens: int, discount: int) -> tup
     return (miss[0], miss[1], miss[2]), max(0, ci.moon - discount - tokens)
 
 
+def _rerolled_text(rerolled: Sequence[int], after: Sequence[str]) -> str:
+    """The rerolled dice (indexes into ``after``), each as its die and its new face ("⚪🥃
+    🔵🌙"), a die rerolled to the face it showed included."""
+    return " ".join(f"{DIE_EMOJI[i]}{RES_EMOJI.get(after[i], after[i])}" for i in rerolled if after[i])
+
+
 def _changed_text(before: Sequence[str], after: Sequence[str], t: Translator) -> str:
-    """The dice a reroll changed, each as its die and its new face ("⚪🥃 🔵🌙"), or the faces
-    kept when none changed (a die rerolled to the face it showed looks unchanged)."""
+    """For a stored reroll event without ``rerolled`` (written before it was recorded): the dice
+    a reroll changed, each as its die and its new face ("⚪🥃 🔵🌙"), or the faces kept when none
+    changed (a die rerolled to the face it showed looks unchanged)."""
     changed = [f"{DIE_EMOJI[i]}{RES_EMOJI.get(b, b)}" for i, (a, b) in enumerate(zip(before, after, strict=False))
                if a != b and b]
     return " ".join(changed) if changed else t("ms.ev.reroll_same", dice=_dice_text(after))
@@ -514,8 +521,9 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         """The events with each "draws cards" action (``ms.ev.act_draw``, told as the actions
         resolve, M2) and the draw it leads to later in the same step (``ms.ev.drew`` {seat, n})
         told as one line, "draws 3 cards", where the action was: the log says it once. A
-        reroll (``ms.ev.reroll``) after the roll or reroll it follows in the list gets that
-        one's dice as ``before``, so that its line names the rerolled dice and their new faces."""
+        reroll (``ms.ev.reroll``) stored without ``rerolled`` (older events) after the roll or
+        reroll it follows in the list gets that one's dice as ``before``, so that its line names
+        the dice that changed; a newer one names its rerolled dice and their new faces."""
         out = list(events)
         folded: set[int] = set()
         for i, e in enumerate(out):
@@ -552,8 +560,12 @@ class MoonshinePresenter(Presenter[MoonshineView]):
         if "cards" in params:
             params["cards"] = ", ".join(card_name(c, t) for c in params["cards"]) or "—"
         key = event.key
-        if key == "ms.ev.reroll" and isinstance(params.get("before"), list) and isinstance(params.get("dice"), list):
-            key, params["changed"] = "ms.ev.reroll_changed", _changed_text(params["before"], params["dice"], t)
+        rerolled = params.pop("rerolled", None)
+        if key == "ms.ev.reroll" and isinstance(params.get("dice"), list) and len(params["dice"]) == len(DIE_EMOJI):
+            if isinstance(rerolled, list) and rerolled and all(isinstance(i, int) and 0 <= i < len(DIE_EMOJI) for i in rerolled):
+                key, params["changed"] = "ms.ev.reroll_changed", _rerolled_text(rerolled, params["dice"])
+            elif isinstance(params.get("before"), list):
+                key, params["changed"] = "ms.ev.reroll_changed", _changed_text(params["before"], params["dice"], t)
         if "dice" in params:
             params["dice"] = _dice_text(params["dice"])
         speakeasies = ctx.extras.get("speakeasies") or ()

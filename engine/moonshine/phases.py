@@ -169,7 +169,7 @@ def roll(state: MoonshineState, action: MoonshineAction, faces: Sequence[str] | 
         dice = tuple(made)
         left = state.rerolls - 1
         if events is not None:
-            events.append(event("ms.ev.reroll", {"seat": seat, "dice": made, "left": left}))
+            events.append(event("ms.ev.reroll", {"seat": seat, "dice": made, "left": left, "rerolled": list(which)}))
     for s in state.seats:
         if s.queue or s.lose:
             break

@@ -40,7 +40,8 @@ Client card in front of the seat. Dice indexes: ``0``-``2`` white, ``b`` blue, `
 
 Events (keys of ``bot/i18n/*/moonshine.json``; ``seat`` is a seat, ``card``/``old`` Client ids,
 ``dice`` the 5 faces, ``slot`` a slot key; all public unless said):
-``ms.ev.round`` {round, seat}, ``ms.ev.roll`` {seat, dice}, ``ms.ev.reroll`` {seat, dice, left},
+``ms.ev.round`` {round, seat}, ``ms.ev.roll`` {seat, dice}, ``ms.ev.reroll`` {seat, dice, left,
+rerolled} (``rerolled``: the indexes of the rerolled dice; absent from older stored events),
 ``ms.ev.dice`` {seat, dice} (final dice), ``ms.ev.gain`` {seat, n}, ``ms.ev.place`` {seat, slot},
 ``ms.ev.token_lost`` {seat}, ``ms.ev.lose`` {seat, slot}, ``ms.ev.act_draw`` / ``ms.ev.act_moon``
 {seat}, ``ms.ev.validate`` {seat, card, points, tokens, on_card}, ``ms.ev.discarded`` {seat, n, slots},
