@@ -300,7 +300,8 @@ class SpeakeasyBot(commands.AutoShardedBot):
 
             ctx = WebContext(db=self.db, defaults=WebDefaults(settings.web_public, self.web_secret),
                              replays=Replays(), history=RatingHistory(),
-                             min_games=settings.leaderboard_min_games, observe=self.metrics.web_request)
+                             min_games=settings.leaderboard_min_games, observe=self.metrics.web_request,
+                             clock=self.hall.clock.now)
             self.web = WebServer(ctx, settings.web_host, settings.web_port,
                                  RateLimit(settings.web_rate_per_minute))
             await self.web.start()

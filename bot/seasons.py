@@ -23,9 +23,9 @@ from bot.games import GAMES
 from bot.guilds import Guilds
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
 from bot.service import Hall, ServiceError
-from storage.base import SeasonRow
+from storage.base import GuildSettings, SeasonRow
 
-__all__ = ["MAX_NAME", "Seasons", "month_name"]
+__all__ = ["MAX_NAME", "Seasons", "month_name", "rollover_due"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,17 @@ def month_name(at: float) -> str:
     '1970-01'
     """
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m")
+
+
+def rollover_due(current: SeasonRow, settings: GuildSettings, now: float) -> str | None:
+    """The name of the season due to start by itself at ``now`` (UNIX s): its month
+    (:func:`month_name`) when the server has monthly seasons and its ``current`` season began in
+    an earlier month (a season with no start, the first: when the settings were saved); else
+    ``None``."""
+    if not settings.monthly_seasons:
+        return None
+    since = current.started_at if current.started_at is not None else settings.updated_at
+    return month_name(now) if month_name(since) != month_name(now) else None
 
 
 class Seasons:
@@ -59,12 +70,11 @@ class Seasons:
         seasons = await self.hall.db.seasons(guild_id, game)
         current = seasons[-1]
         community = await self.guilds.community(guild_id)
-        if community.monthly_seasons:
-            now = self.hall.clock.now()
-            since = current.started_at if current.started_at is not None else community.stored.updated_at
-            if month_name(since) != month_name(now):
-                current = await self.hall.db.start_season(guild_id, game, month_name(now), now)
-                log.info("guild %s: %s season %s started by itself", guild_id, game, current.season)
+        now = self.hall.clock.now()
+        due = rollover_due(current, community.stored, now)
+        if due is not None:
+            current = await self.hall.db.start_season(guild_id, game, due, now)
+            log.info("guild %s: %s season %s started by itself", guild_id, game, current.season)
         return current
 
     async def all(self, guild_id: int, game: str) -> list[SeasonRow]:

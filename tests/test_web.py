@@ -258,6 +258,32 @@ async def test_a_member_s_profile_stays_once_a_new_season_starts(house):
         await client.close()
 
 
+async def test_a_new_month_s_season_shows_on_the_pages_before_the_bot_starts_it(house):
+    """Monthly seasons: once the month changes, the pages show last month's season ended (its
+    standings kept) and the new month's season current with nobody ranked, as the bot will at
+    its next result or leaderboard, without writing anything; then the same once it has."""
+    await house.guilds.change(GUILD, 1, web="public", monthly_seasons=True)
+    await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)  # 2023-11
+    house.hall.clock.t = 1_702_000_000.0  # 2023-12-08
+    client = await client_of(house.hall.db, public=True, clock=house.hall.clock.now)
+    lb = f"/g/{GUILD}/lb/three-player-moon"
+    try:
+        before = [await (await client.get(lb)).text(), await (await client.get(f"{lb}?season=1")).text(),
+                  await (await client.get(f"/g/{GUILD}/u/1?game=three-player-moon")).text()]
+        assert len(await house.hall.db.seasons(GUILD, "three-player-moon")) == 1  # nothing written
+        await house.records.leaderboard(GUILD, "three-player-moon")  # the bot starts the month's season
+        assert [s.name for s in await house.hall.db.seasons(GUILD, "three-player-moon")] == [None, "2023-12"]
+        after = [await (await client.get(lb)).text(), await (await client.get(f"{lb}?season=1")).text(),
+                 await (await client.get(f"/g/{GUILD}/u/1?game=three-player-moon")).text()]
+    finally:
+        await client.close()
+    for current, past, profile in (before, after):
+        assert f"/g/{GUILD}/u/1" not in current and "2023-12" in current  # the new season: nobody ranked
+        assert re.search(rf'href="{lb}\?season=2[^"]*" aria-current="page">2023-12<', current)
+        assert f"/g/{GUILD}/u/1" in past  # last month's standings
+        assert Translator("en")("web.profile.no_season_game") in profile
+
+
 def test_names_keep_their_joined_emoji_flags_and_joiners_but_no_invisible_overrides():
     family, flag, persian = "👨\u200d💻", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "می\u200cخواهم"
     for name in (family, flag, persian):

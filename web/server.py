@@ -131,7 +131,7 @@ class RateLimit:
 
 @dataclass
 class WebContext:
-    """What the pages need: the store, the defaults, the caches, the base address."""
+    """What the pages need: the store, the defaults, the caches, the base address, the clock."""
 
     db: Store
     defaults: WebDefaults
@@ -139,6 +139,7 @@ class WebContext:
     history: RatingHistory
     min_games: int = 3  # the bot's default; a server's own (/settings) wins: :meth:`min_games_of`
     observe: Callable[[str, int], None] | None = None  # (page, status) for the metrics
+    clock: Callable[[], float] = time.time  # UNIX s: which month's season is current (the bot's clock)
 
     async def min_games_of(self, guild_id: int) -> int:
         """Games a member must have finished to appear on the server's leaderboard
@@ -271,7 +272,7 @@ class Pages:
         lang = _lang(request)
         t = Translator(lang)
         db = self.ctx.db
-        found = await seasons(db, guild_id, game)
+        found = await seasons(db, guild_id, game, self.ctx.clock())
         current = next((s for s in found if s.current), found[-1])
         season = _int(request.query.get("season"), current.number, 1)
         chosen = next((s for s in found if s.number == season), None)
@@ -307,6 +308,10 @@ class Pages:
         t = Translator(lang)
         db = self.ctx.db
         stats = await db.member_stats(guild_id, user_id)  # the current seasons' ratings
+        now = self.ctx.clock()
+        for g in [g for g in stats if g in GAMES]:  # a month's season not started: nothing rated in it yet
+            if not (await seasons(db, guild_id, g, now))[-1].started:
+                del stats[g]
         page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
         total, results = await db.member_results(guild_id, user_id, None, RESULTS_PAGE, (page - 1) * RESULTS_PAGE)
         if not stats and not total:  # no game finished here: no such member

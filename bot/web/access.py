@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
+from bot.seasons import rollover_due
 from storage.base import RatingRow, ResultRow, SeasonRow, Store, Web
 
 __all__ = ["GuildWeb", "RatingHistory", "Season", "WebDefaults", "guild_web", "leaderboard", "link_key", "rated_results",
@@ -72,25 +73,37 @@ async def link_key(db: Store, guild_id: int, defaults: WebDefaults) -> tuple[boo
 @dataclass(frozen=True)
 class Season:
     """A season of a server's game: its ``number`` (1 = the first), ``name`` and whether it is
-    the ``current`` one."""
+    the ``current`` one; not ``started``: the month's season of a server with monthly seasons,
+    due but not begun yet (it begins at the month's first result or leaderboard in Discord), so
+    nobody is ranked in it."""
 
     number: int
     name: str
     current: bool
+    started: bool = True
 
 
-async def seasons(db: Store, guild_id: int, game: str) -> list[Season]:
+async def seasons(db: Store, guild_id: int, game: str, now: float) -> list[Season]:
     """The server's seasons of ``game`` (:meth:`Store.seasons`), oldest first, the current one
-    (the one not ended) last."""
+    (the one not ended) last. When the monthly roll-over is due at ``now`` (UNIX s;
+    :func:`bot.seasons.rollover_due`) the pages show what the bot will: the stored current
+    season ended and the month's season current, not started (the pages write nothing)."""
     found = await db.seasons(guild_id, game) or [SeasonRow(1)]
-    out = [Season(s.season, s.name or "", s.ended_at is None) for s in found]
-    return sorted(out, key=lambda s: (s.current, s.number))
+    out = sorted((Season(s.season, s.name or "", s.ended_at is None) for s in found), key=lambda s: (s.current, s.number))
+    stored = next((s for s in found if s.ended_at is None), None)
+    due = rollover_due(stored, await db.guild_settings(guild_id), now) if stored is not None else None
+    if due is not None:
+        out = [replace(s, current=False) for s in out]
+        out.append(Season(max(s.number for s in out) + 1, due, True, started=False))
+    return out
 
 
 async def leaderboard(db: Store, guild_id: int, game: str, season: Season, min_games: int, limit: int,
                       offset: int) -> tuple[int, list[RatingRow]]:
     """One page of a season's leaderboard and how many members it ranks (a past season's
-    ratings are its final standings)."""
+    ratings are its final standings; a season not started ranks nobody)."""
+    if not season.started:
+        return 0, []
     return await db.leaderboard_page(guild_id, game, min_games, limit, offset,
                                      season=None if season.current else season.number)
 
