@@ -480,7 +480,7 @@ def test_terminal_variants_replace_discord_wording(lang):
     from bot.i18n import Translator
 
     t, term = Translator(lang), TerminalTranslator(lang)
-    for key in ("tpm.panel.trump", "tpm.panel.play", "game.gang-of-dice.rules"):
+    for key in ("tpm.panel.trump", "tpm.panel.play", "game.gang-of-dice.rules", "god.panel.how"):
         assert DISCORD_WORDS.search(t(key)), key  # the Discord text speaks of buttons / bold
         assert not DISCORD_WORDS.search(term(key).replace("**", "")), key
     # the terminal rules text is the Discord one but for its last paragraph (no drift)
@@ -521,6 +521,7 @@ async def test_boards_print_only_changed_blocks_and_the_panel_skips_them(tmp_pat
     assert shown.count(f"{card}:\n") == 1 and not term_said(shown, "term.unchanged")
     assert shown.index(panel_title) > shown.index(heading) and f"{table}:" not in shown.split(panel_title)[1]
     assert re.search(r"(?m)^  1:\S", shown.split(panel_title)[1]), "the dice by position, which the question counts"
+    assert "＋" not in shown and term_says("god.panel.how") in shown  # how to reroll, in the terminal's words
     assert s.prompts[1] == s.prompts[2]
 
 
