@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
@@ -41,6 +40,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from bench.stats import quantile
 from bot.games import GAMES
 from bot.simulate import wilson
 from engine.policies import LEVELS, choose, decision_seconds, iterations_for
@@ -114,15 +114,6 @@ def play_game(key: str, players: int, seed: int, seat_a: int, a: str, b: str, it
     return outcome_rewards(outcome)[seat_a], times[0], times[1]
 
 
-def _p95(xs: list[float], digits: int | None = None) -> float:
-    """The 95th percentile of ``xs`` (nearest rank; 0.0 when empty), rounded to ``digits``."""
-    if not xs:
-        return 0.0
-    xs = sorted(xs)
-    value = xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
-    return value if digits is None else round(value, digits)
-
-
 def _median(xs: list[float], digits: int = 1) -> float:
     """The median of ``xs`` rounded to ``digits`` (0.0 when empty)."""
     return round(statistics.median(xs), digits) if xs else 0.0
@@ -187,24 +178,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     summary = {
         "game": args.game, "a": args.a, "b": args.b, "players": players, "games": n,
         "score_a": round(score_a, 4), "ci_low": round(lo, 4), "ci_high": round(hi, 4),
-        "fair_share": round(fair, 4), "ms_p95_a": round(_p95(ta.move_cpu), 1), "ms_p95_b": round(_p95(tb.move_cpu), 1),
+        "fair_share": round(fair, 4), "ms_p95_a": round(quantile(ta.move_cpu, 0.95), 1), "ms_p95_b": round(quantile(tb.move_cpu, 0.95), 1),
         "ms_median_a": _median(ta.move_cpu), "ms_median_b": _median(tb.move_cpu),
         "iterations": args.iterations, "think_seconds": args.think_seconds, "turn_seconds": args.turn_seconds,
         "seed": args.seed,
     }
     for side, t in (("a", ta), ("b", tb)):
         summary[f"turn_wall_ms_median_{side}"] = _median(t.turn_wall)
-        summary[f"turn_wall_ms_p95_{side}"] = round(_p95(t.turn_wall), 1)
+        summary[f"turn_wall_ms_p95_{side}"] = round(quantile(t.turn_wall, 0.95), 1)
         summary[f"turn_cpu_ms_median_{side}"] = _median(t.turn_cpu)
-        summary[f"turn_cpu_ms_p95_{side}"] = round(_p95(t.turn_cpu), 1)
+        summary[f"turn_cpu_ms_p95_{side}"] = round(quantile(t.turn_cpu, 0.95), 1)
         summary[f"turns_{side}"], summary[f"moves_{side}"] = len(t.turn_wall), len(t.move_cpu)
     print(f"{args.game}: {args.a} vs {args.b} at {players} seats, {n} games, {time.perf_counter() - start:.0f} s")
     print(f"score of {args.a}: {score_a:.3f}  95% CI [{lo:.3f}, {hi:.3f}]  fair share {fair:.3f}")
     for name, t in ((args.a, ta), (args.b, tb)):
-        print(f"{name:7} CPU ms per move: median {_median(t.move_cpu):7.1f}  p95 {_p95(t.move_cpu):7.1f}"
+        print(f"{name:7} CPU ms per move: median {_median(t.move_cpu):7.1f}  p95 {quantile(t.move_cpu, 0.95):7.1f}"
               f"  ({len(t.move_cpu)} moves)")
-        print(f"{name:7} per turn: wall ms median {_median(t.turn_wall):7.1f}  p95 {_p95(t.turn_wall):7.1f};"
-              f" CPU ms median {_median(t.turn_cpu):7.1f}  p95 {_p95(t.turn_cpu):7.1f}  ({len(t.turn_wall)} turns)")
+        print(f"{name:7} per turn: wall ms median {_median(t.turn_wall):7.1f}  p95 {quantile(t.turn_wall, 0.95):7.1f};"
+              f" CPU ms median {_median(t.turn_cpu):7.1f}  p95 {quantile(t.turn_cpu, 0.95):7.1f}  ({len(t.turn_wall)} turns)")
     print(json.dumps(summary))
     return summary
 

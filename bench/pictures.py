@@ -30,18 +30,11 @@ from typing import Any
 
 from PIL import Image
 
+from bench.stats import quantile
 from bot.games import GAMES
 from bot.render import draw, draws, render_board, render_panel
 
 NAMES = ("Alice", "Bérénice", "Chloé", "Dédé", "Élodie", "François")
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The ``q`` quantile of ``values`` (nearest rank; 0.0 when empty)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def measure(key: str, games: int, players: int | None, lang: str, cold: bool = False) -> dict[str, Any]:

@@ -138,6 +138,7 @@ from typing import Any, NamedTuple
 
 import discord
 
+from bench.stats import quantile
 from bot import compose
 from bot.client import SpeakeasyBot
 from bot.games import GAMES
@@ -609,14 +610,6 @@ def busiest_edits(edits: dict[int, list[float]], window: float = 5.0) -> int:
                 start += 1
             best = max(best, end - start + 1)
     return best
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (nearest rank) of ``values``; 0.0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 def engine_steps(seconds: float, seed: int = 7) -> dict[str, float]:

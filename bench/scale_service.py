@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.stats import quantile
 from bot.games import GAMES
 from bot.house import House
 from bot.service import ServiceError
@@ -160,13 +161,11 @@ class StepFigures:
 
     def summary(self) -> dict[str, float]:
         """Median and p99 of each series."""
-        def p99(xs: list[float]) -> float:
-            return sorted(xs)[max(0, int(len(xs) * 0.99) - 1)] if xs else float("nan")
         return {
             "service_step_ms": statistics.median(self.service_ms),
-            "service_step_p99_ms": p99(self.service_ms),
+            "service_step_p99_ms": quantile(self.service_ms, 0.99),
             "engine_step_ms": statistics.median(self.engine_ms),
-            "engine_step_p99_ms": p99(self.engine_ms),
+            "engine_step_p99_ms": quantile(self.engine_ms, 0.99),
             "engine_apply_ms": statistics.median(self.apply_ms),
             "background_steps": float(self.background_steps),
         }
