@@ -160,16 +160,18 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _new_players(game: str, given: int | None, levels: list[str] | None, watch: bool = False) -> int:
-    """The seats of a new terminal table: ``--players``, else, with several ``--ai`` levels, one
-    more than them (as many with ``--watch``: every seat is an AI player), else the game's
-    default (one ``--ai`` level is every AI seat's). Exits with a clear message when they do not
-    fit the game."""
+def _new_players(game: str, given: int | None, levels: list[str] | None,
+                 watch: bool = False) -> tuple[int, list[str] | None]:
+    """The seats of a new terminal table and each AI seat's level: ``--players``, else, with
+    several ``--ai`` levels, one more than them (as many with ``--watch``: every seat is an AI
+    player), else the game's default; one ``--ai`` level is every AI seat's. Exits with a clear
+    message when they do not fit the game."""
     you = 0 if watch else 1
     beside = "" if watch else " beside you"
     wanted = given
     if levels is not None and len(levels) == 1:  # one level for every AI seat, however many
-        return player_count(game, given)
+        players = player_count(game, given)
+        return players, levels * (players - you)
     if given is None and levels is not None:
         wanted = len(levels) + you
         g = GAMES[game].game
@@ -184,7 +186,7 @@ def _new_players(game: str, given: int | None, levels: list[str] | None, watch: 
         raise SystemExit(f"--ai gives {_count(len(levels), 'level')} but the table has {_count(players - you, 'AI player')} "
                          f"(--players {players}): give one level for them all, or one per AI seat, e.g. --ai "
                          + ",".join(["normal"] * (players - you)))
-    return players
+    return players, levels
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,9 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             players = args.players or 0
         else:
             assert args.game is not None
-            players = _new_players(args.game, args.players, levels, args.watch)
-            if levels is not None and len(levels) == 1:  # one level: every AI seat's
-                levels = levels * (players - (0 if args.watch else 1))
+            players, levels = _new_players(args.game, args.players, levels, args.watch)
         db_path = Path(args.db) if args.db else None
         # the service's log lines go to a file beside the tables, never onto the player's screen
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
