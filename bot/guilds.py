@@ -91,6 +91,7 @@ class Guilds:
         self.defaults = defaults or Defaults()
         self._cache: dict[int, GuildSettings] = {}
         self._loading: set[asyncio.Task[GuildSettings]] = set()
+        self._writing: dict[int, asyncio.Lock] = {}  # one change of a server's settings at a time
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """What a server saved (cached; a read that ends after a write of this process keeps
@@ -139,18 +140,20 @@ class Guilds:
         """An admin changes settings (the caller checked the permission): each keyword one of
         :data:`CHANGEABLE`, ``None`` = back to the bot's default. Stored with who and when,
         each changed field logged (the store's log and this module's logger). A running table
-        is not affected. Raises ``err.bad_setting`` for an unknown field or a bad value."""
-        current = await self._to_write(guild_id)
+        is not affected. Raises ``err.bad_setting`` for an unknown field or a bad value. Changes
+        of one server are made one at a time (two admins at once: both stay)."""
         values = {name: self._check(name, value) for name, value in changes.items()}
-        changed = {name: (None if value is None else dumps(list(value) if isinstance(value, tuple) else value))
-                   for name, value in values.items() if getattr(current, name) != value}
-        if not changed:
-            return self.resolve(current)
-        new = replace(current, **values, updated_at=self.hall.clock.now(), updated_by=user_id)
-        if "web" in changed and new.web != "off" and not new.web_secret:  # pages turned on: a secret of its own
-            new = replace(new, web_secret=new_secret(), web_secret_at=new.updated_at)
-        await self.hall.db.save_guild_settings(new, changed)
-        self._cache[guild_id] = new
+        async with self._write_lock(guild_id):
+            current = await self._to_write(guild_id)
+            changed = {name: (None if value is None else dumps(list(value) if isinstance(value, tuple) else value))
+                       for name, value in values.items() if getattr(current, name) != value}
+            if not changed:
+                return self.resolve(current)
+            new = replace(current, **values, updated_at=self.hall.clock.now(), updated_by=user_id)
+            if "web" in changed and new.web != "off" and not new.web_secret:  # pages turned on: a secret of its own
+                new = replace(new, web_secret=new_secret(), web_secret_at=new.updated_at)
+            await self.hall.db.save_guild_settings(new, changed)
+            self._cache[guild_id] = new
         log.info("guild %s: settings %s changed by user %s", guild_id,
                  ", ".join(f"{k}={v}" for k, v in changed.items()), user_id)
         return self.resolve(new)
@@ -158,11 +161,12 @@ class Guilds:
     async def rotate_secret(self, guild_id: int, user_id: int) -> GuildSettings:
         """Make a new secret for the server's signed web links (every link signed before stops
         working); logged as a change of ``web_secret`` (its value never written to a log)."""
-        current = await self._to_write(guild_id)
-        now = self.hall.clock.now()
-        new = replace(current, web_secret=new_secret(), web_secret_at=now, updated_at=now, updated_by=user_id)
-        await self.hall.db.save_guild_settings(new, {"web_secret": None})
-        self._cache[guild_id] = new
+        async with self._write_lock(guild_id):
+            current = await self._to_write(guild_id)
+            now = self.hall.clock.now()
+            new = replace(current, web_secret=new_secret(), web_secret_at=now, updated_at=now, updated_by=user_id)
+            await self.hall.db.save_guild_settings(new, {"web_secret": None})
+            self._cache[guild_id] = new
         log.info("guild %s: web link secret rotated by user %s", guild_id, user_id)
         return new
 
@@ -176,10 +180,15 @@ class Guilds:
         """The bot left the server: its settings and their log are deleted, and its web pages
         are off (stored as its only setting, unlogged: the bot's default would serve them again)."""
         left = GuildSettings(guild_id, web="off", updated_at=self.hall.clock.now())
-        async with self.hall.db.transaction():  # never a moment without the row (a crash, a read meanwhile)
-            await self.hall.db.delete_guild_settings(guild_id)
-            await self.hall.db.save_guild_settings(left, {})
-        self._cache[guild_id] = left
+        async with self._write_lock(guild_id):
+            async with self.hall.db.transaction():  # never a moment without the row (a crash, a read meanwhile)
+                await self.hall.db.delete_guild_settings(guild_id)
+                await self.hall.db.save_guild_settings(left, {})
+            self._cache[guild_id] = left
+
+    def _write_lock(self, guild_id: int) -> asyncio.Lock:
+        """The lock a change of the server's settings holds (its read, change and write)."""
+        return self._writing.setdefault(guild_id, asyncio.Lock())
 
     def _check(self, name: str, value: Any) -> Any:
         """The stored form of a changed field, or ``err.bad_setting``."""

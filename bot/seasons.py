@@ -23,7 +23,7 @@ from bot.games import GAMES
 from bot.guilds import Guilds
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
 from bot.service import Hall, ServiceError
-from storage.base import GuildSettings, SeasonRow
+from storage.base import GuildSettings, SeasonRow, Store, dumps
 
 __all__ = ["MAX_NAME", "Seasons", "month_name", "rollover_due"]
 
@@ -42,14 +42,18 @@ def month_name(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m")
 
 
-def rollover_due(current: SeasonRow, settings: GuildSettings, now: float) -> str | None:
+async def rollover_due(db: Store, current: SeasonRow, settings: GuildSettings, now: float) -> str | None:
     """The name of the season due to start by itself at ``now`` (UNIX s): its month
     (:func:`month_name`) when the server has monthly seasons and its ``current`` season began in
-    an earlier month (a season with no start, the first: when the settings were saved); else
-    ``None``."""
+    an earlier month; else ``None``. A season with no start (the first) counts from when
+    monthly seasons were turned on (the settings' log; else their last change)."""
     if not settings.monthly_seasons:
         return None
-    since = current.started_at if current.started_at is not None else settings.updated_at
+    since = current.started_at
+    if since is None:
+        since = await db.setting_set_at(settings.guild_id, "monthly_seasons", dumps(True))
+    if since is None:
+        since = settings.updated_at
     return month_name(now) if month_name(since) != month_name(now) else None
 
 
@@ -71,10 +75,12 @@ class Seasons:
         current = seasons[-1]
         community = await self.guilds.community(guild_id)
         now = self.hall.clock.now()
-        due = rollover_due(current, community.stored, now)
-        if due is not None:
-            current = await self.hall.db.start_season(guild_id, game, due, now)
-            log.info("guild %s: %s season %s started by itself", guild_id, game, current.season)
+        due = await rollover_due(self.hall.db, current, community.stored, now)
+        if due is not None:  # one roll-over, whoever else reads the season meanwhile
+            started = await self.hall.db.start_season(guild_id, game, due, now, after=current.season)
+            if started.season != current.season:
+                log.info("guild %s: %s season %s started by itself", guild_id, game, started.season)
+            current = started
         return current
 
     async def all(self, guild_id: int, game: str) -> list[SeasonRow]:

@@ -992,10 +992,13 @@ class Store(ABC):
         no dates) when none was ever started."""
 
     @abstractmethod
-    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float, *,
+                           after: int | None = None) -> SeasonRow:
         """End the current season of a server's game (``ended_at = now``; its ratings stay, as its
         final standings) and start the next one, named ``name``; returns the new season. Its
-        ratings start empty: every member starts fresh. Atomic."""
+        ratings start empty: every member starts fresh. Atomic. With ``after``, only when the
+        current season is still season ``after`` (a roll-over another call may have made); else
+        nothing changes and the current season is returned."""
 
     @abstractmethod
     async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
@@ -1036,6 +1039,11 @@ class Store(ABC):
     @abstractmethod
     async def settings_changes(self, guild_id: int, limit: int = 20) -> list[SettingsChange]:
         """A server's last ``limit`` logged settings changes, newest first."""
+
+    @abstractmethod
+    async def setting_set_at(self, guild_id: int, field: str, value: str) -> float | None:
+        """When the server's setting ``field`` was last changed to ``value`` (its logged, stored
+        form: ``"true"``), UNIX seconds; ``None`` when its log has no such change."""
 
     @abstractmethod
     async def delete_guild_settings(self, guild_id: int) -> None:

@@ -683,9 +683,11 @@ class PostgresStore(Store):
                                guild_id, game)
         return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
 
-    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float, *,
+                           after: int | None = None) -> SeasonRow:
         """End the current season (``ended_at = now``) and start the next one, named ``name``
-        (returned: the season this call started, whatever other starts follow it)."""
+        (returned: the season this call started, whatever other starts follow it); with
+        ``after``, only when the current season is ``after`` (else the current one is returned)."""
         async with self.transaction():
             await self._pg.execute("SELECT pg_advisory_xact_lock(hashtext('season:' || $1::bigint::text || ':' || $2::text))",
                                    guild_id, game)
@@ -693,11 +695,13 @@ class PostgresStore(Store):
                                    " ON CONFLICT DO NOTHING", guild_id, game)
             current = await self._pg.fetchval("SELECT MAX(season) FROM seasons WHERE guild_id = $1 AND game = $2",
                                               guild_id, game)
-            await self._pg.execute("UPDATE seasons SET ended_at = $3 WHERE guild_id = $1 AND game = $2"
-                                   " AND season = $4", guild_id, game, now, current)
-            await self._pg.execute("INSERT INTO seasons (guild_id, game, season, name, started_at)"
-                                   " VALUES ($1, $2, $3, $4, $5)", guild_id, game, current + 1, name, now)
-        return next(s for s in await self.seasons(guild_id, game) if s.season == current + 1)
+            if after is None or current == after:  # else started meanwhile: the current one is returned
+                await self._pg.execute("UPDATE seasons SET ended_at = $3 WHERE guild_id = $1 AND game = $2"
+                                       " AND season = $4", guild_id, game, now, current)
+                await self._pg.execute("INSERT INTO seasons (guild_id, game, season, name, started_at)"
+                                       " VALUES ($1, $2, $3, $4, $5)", guild_id, game, current + 1, name, now)
+                current += 1
+        return next(s for s in await self.seasons(guild_id, game) if s.season == current)
 
     async def member_seasons(self, guild_id: int, user_id: int) -> list[SeasonRecord]:
         """A member's record in every season of every game they played in a server, by game then season."""
@@ -768,6 +772,12 @@ class PostgresStore(Store):
         rows = await self._all("SELECT changed_at, user_id, field, value FROM guild_settings_log"
                                " WHERE guild_id = $1 ORDER BY changed_at DESC, ctid DESC LIMIT $2", guild_id, limit)
         return [SettingsChange(r["changed_at"], r["user_id"], r["field"], r["value"]) for r in rows]
+
+    async def setting_set_at(self, guild_id: int, field: str, value: str) -> float | None:
+        """When ``field`` was last changed to ``value`` in the server's log."""
+        row = await self._one("SELECT MAX(changed_at) AS at FROM guild_settings_log"
+                              " WHERE guild_id = $1 AND field = $2 AND value = $3", guild_id, field, value)
+        return None if row["at"] is None else float(row["at"])
 
     async def delete_guild_settings(self, guild_id: int) -> None:
         """Forget a server's settings and their log."""

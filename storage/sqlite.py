@@ -786,9 +786,11 @@ class SqliteStore(Store):
                                (guild_id, game))
         return [SeasonRow.of(r) for r in rows] or [SeasonRow(1)]
 
-    async def start_season(self, guild_id: int, game: str, name: str | None, now: float) -> SeasonRow:
+    async def start_season(self, guild_id: int, game: str, name: str | None, now: float, *,
+                           after: int | None = None) -> SeasonRow:
         """End the current season (``ended_at = now``) and start the next one, named ``name``
-        (returned: the season this call started, whatever other starts follow it)."""
+        (returned: the season this call started, whatever other starts follow it); with
+        ``after``, only when the current season is ``after`` (else the current one is returned)."""
         started: list[int] = []
 
         def write(conn: sqlite3.Connection) -> None:
@@ -797,6 +799,9 @@ class SqliteStore(Store):
                          (guild_id, game, guild_id, game))
             current = conn.execute("SELECT MAX(season) FROM seasons WHERE guild_id = ? AND game = ?",
                                    (guild_id, game)).fetchone()[0]
+            if after is not None and current != after:  # started meanwhile: the current one is returned
+                started.append(current)
+                return
             conn.execute("UPDATE seasons SET ended_at = ? WHERE guild_id = ? AND game = ? AND season = ?",
                          (now, guild_id, game, current))
             conn.execute("INSERT INTO seasons (guild_id, game, season, name, started_at) VALUES (?, ?, ?, ?, ?)",
@@ -883,6 +888,12 @@ class SqliteStore(Store):
         rows = await self._all("SELECT changed_at, user_id, field, value FROM guild_settings_log WHERE guild_id = ?"
                                " ORDER BY changed_at DESC, rowid DESC LIMIT ?", (guild_id, limit))
         return [SettingsChange(r["changed_at"], r["user_id"], r["field"], r["value"]) for r in rows]
+
+    async def setting_set_at(self, guild_id: int, field: str, value: str) -> float | None:
+        """When ``field`` was last changed to ``value`` in the server's log."""
+        rows = await self._all("SELECT MAX(changed_at) AS at FROM guild_settings_log"
+                               " WHERE guild_id = ? AND field = ? AND value = ?", (guild_id, field, value))
+        return None if rows[0]["at"] is None else float(rows[0]["at"])
 
     async def delete_guild_settings(self, guild_id: int) -> None:
         """Forget a server's settings and their log."""

@@ -265,6 +265,47 @@ async def test_monthly_seasons_roll_over_by_themselves(env):
     assert [(s.season, s.name) for s in seasons] == [(1, None), (2, "2023-12")]
 
 
+async def test_two_reads_at_a_month_s_start_start_one_season(env):
+    svc, db, clock, rec = env
+    clock.t = 1_700_000_000.0  # 2023-11-14
+    await svc.guilds.change(G1, 555, monthly_seasons=True)
+    await play_one(svc)
+    clock.t = 1_702_000_000.0  # 2023-12-08
+    a, b = await asyncio.gather(svc.seasons.current(G1, "test-pick"), svc.seasons.current(G1, "test-pick"))
+    assert (a.season, b.season) == (2, 2)
+    assert [(s.season, s.name) for s in await db.seasons(G1, "test-pick")] == [(1, None), (2, "2023-12")]
+
+
+async def test_a_settings_change_in_a_new_month_does_not_put_off_its_season(env):
+    """The first season counts from when monthly seasons were turned on, not from the settings'
+    last change."""
+    svc, db, clock, rec = env
+    clock.t = 1_700_000_000.0  # 2023-11-14
+    await svc.guilds.change(G1, 555, monthly_seasons=True)
+    await play_one(svc)
+    clock.t = 1_702_000_000.0  # 2023-12-08
+    await svc.guilds.change(G1, 555, pace="relaxed")
+    assert await svc.records.leaderboard(G1, "test-pick") == []
+    assert [(s.season, s.name) for s in await db.seasons(G1, "test-pick")] == [(1, None), (2, "2023-12")]
+
+
+async def test_two_settings_changes_at_once_both_stay(env):
+    svc, db, clock, rec = env
+    await svc.guilds.community(G1)
+    await asyncio.gather(svc.guilds.change(G1, 555, pace="relaxed"), svc.guilds.change(G1, 556, min_games=7))
+    stored = await db.guild_settings(G1)
+    assert (stored.pace, stored.min_games) == ("relaxed", 7)
+
+
+async def test_a_new_link_secret_is_not_undone_by_a_change_at_the_same_time(env):
+    svc, db, clock, rec = env
+    await svc.guilds.change(G1, 555, web="private")
+    leaked = (await db.guild_settings(G1)).web_secret
+    await asyncio.gather(svc.guilds.rotate_secret(G1, 555), svc.guilds.change(G1, 556, pictures=False))
+    stored = await db.guild_settings(G1)
+    assert stored.web_secret != leaked and stored.pictures is False
+
+
 async def test_the_rating_history_of_older_results_is_filled_in_by_replaying_them(env, db_url):
     svc, db, clock, rec = env
     await play_one(svc)
