@@ -24,7 +24,8 @@ class Decks:
 
     async def save(self, guild_id: int, game: str, name: str, data: dict[str, Any], user_id: int,
                    max_decks: int = 24) -> int:
-        """Store a validated custom deck for a guild (same name, ignoring case = replaced); returns its id.
+        """Store a validated custom deck for a guild (same name, ignoring case = replaced, its id
+        kept: a lobby offering it still starts with it); returns its id.
 
         Raises ``err.too_many_decks`` when the guild already has ``max_decks`` others (the lobby
         select holds 25 options, the default deck included).
@@ -32,12 +33,12 @@ class Decks:
         db = self.hall.db
         async with db.transaction():
             existing = await db.decks(guild_id, game)
-            same = [n for _, n in existing if n.casefold() == name.casefold()]
+            same = [i for i, n in existing if n.casefold() == name.casefold()]
             if len(existing) >= max_decks and not same:
                 raise ServiceError("err.too_many_decks", max=max_decks)
-            for old in same:  # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix"
-                await db.delete_deck(guild_id, next(i for i, n in existing if n == old))
-            return await db.save_deck(guild_id, game, name, data, user_id, self.hall.clock.now())
+            # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix"
+            return await db.save_deck(guild_id, game, name, data, user_id, self.hall.clock.now(),
+                                      deck_id=same[0] if same else None)
 
     async def of(self, guild_id: int, game: str) -> list[tuple[int, str]]:
         """A guild's custom decks for a game: ``(deck_id, name)``."""

@@ -1052,8 +1052,10 @@ class Store(ABC):
     # --- decks
     @abstractmethod
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
-                        now: float) -> int:
-        """Store (or replace, by name) a guild's custom deck; returns its id."""
+                        now: float, *, deck_id: int | None = None) -> int:
+        """Store (or replace, by name) a guild's custom deck; returns its id. With ``deck_id``,
+        that deck of the guild is replaced (name and data; its id kept, so lobbies offering it
+        keep it)."""
 
     @abstractmethod
     async def decks(self, guild_id: int, game: str) -> list[tuple[int, str]]:

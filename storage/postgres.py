@@ -787,8 +787,13 @@ class PostgresStore(Store):
 
     # --- decks -----------------------------------------------------------------------------
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
-                        now: float) -> int:
-        """Store (or replace, by name) a guild's custom deck; returns its id."""
+                        now: float, *, deck_id: int | None = None) -> int:
+        """Store (or replace, by name, or the deck ``deck_id``) a guild's custom deck; returns its id."""
+        if deck_id is not None:
+            await self._exec("UPDATE decks SET name = $1, data = $2, created_by = $3, created_at = $4"
+                             " WHERE guild_id = $5 AND game = $6 AND id = $7",
+                             name, dumps(data), created_by, now, guild_id, game, deck_id)
+            return deck_id
         async with self.transaction():
             await self._pg.execute("DELETE FROM decks WHERE guild_id = $1 AND game = $2 AND name = $3",
                                    guild_id, game, name)

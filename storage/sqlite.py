@@ -905,8 +905,13 @@ class SqliteStore(Store):
 
     # --- decks -----------------------------------------------------------------------------
     async def save_deck(self, guild_id: int, game: str, name: str, data: dict[str, Any], created_by: int,
-                        now: float) -> int:
-        """Store (or replace, by name) a guild's custom deck; returns its id."""
+                        now: float, *, deck_id: int | None = None) -> int:
+        """Store (or replace, by name, or the deck ``deck_id``) a guild's custom deck; returns its id."""
+        if deck_id is not None:
+            await self._exec("UPDATE decks SET name = ?, data = ?, created_by = ?, created_at = ?"
+                             " WHERE guild_id = ? AND game = ? AND id = ?",
+                             (name, dumps(data), created_by, now, guild_id, game, deck_id))
+            return deck_id
         async with self.transaction():
             await self._exec("DELETE FROM decks WHERE guild_id = ? AND game = ? AND name = ?", (guild_id, game, name))
             return await self._insert(

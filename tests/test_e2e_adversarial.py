@@ -853,6 +853,22 @@ async def test_deck_names_ignore_case_for_replace_and_remove(e2e):
     assert await world.bot.decks.of(world.guild_id, "shop-battle") == []
 
 
+async def test_a_deck_replaced_while_a_lobby_offers_it_still_starts(e2e):
+    world = await e2e(seeds=[3])
+    root, alice = world.member("root", admin=True), world.member("alice")
+    await world.slash(root, "deck upload", file=world.file("deck.json", example_deck("Rue de la Paix")))
+    ((deck_id, _),) = await world.bot.decks.of(world.guild_id, "shop-battle")
+    msg, tid = await lobby(world, alice, "shop-battle")
+    await world.click(alice, msg, f"se:l:{tid}:ai+")
+    sel = next(s for s in msg.selects if "deck=default" in s.option_values)
+    await world.select(alice, msg, sel.custom_id, [f"deck={deck_id}"])
+    await world.slash(root, "deck upload", file=world.file("deck.json", example_deck("RUE DE LA PAIX")))
+    assert await world.bot.decks.of(world.guild_id, "shop-battle") == [(deck_id, "RUE DE LA PAIX")]  # the same id
+    res = await world.click(alice, msg, f"se:l:{tid}:start")
+    assert says("err.no_deck") not in private_text(res)
+    assert (await world.bot.hall.table(tid)).row.status == "running"
+
+
 async def test_deck_limit_and_a_full_deck_select(e2e):
     world = await e2e(seeds=[3])
     root = world.member("root", admin=True)
