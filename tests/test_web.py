@@ -114,6 +114,7 @@ async def test_private_pages_need_the_servers_key_and_a_new_secret_refuses_old_l
         assert (await client.get(good)).status == 200
         assert (await client.get(f"/g/{GUILD}/t/{tid}")).status == 404
         assert (await client.get(links.game_url("", GUILD, tid, key=links.guild_key("one", GUILD + 1)))).status == 404
+        assert (await client.get(f"/g/{GUILD}/t/{tid}", params={"k": "é"})).status == 404  # not a 500
         page = await (await client.get(links.leaderboard_url("", GUILD, "three-player-moon", key=key))).text()
         assert f"k={key}" in page  # the links between the pages carry the key
     finally:

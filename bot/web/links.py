@@ -38,8 +38,13 @@ def guild_key(secret: str, guild_id: int) -> str:
 
 
 def key_matches(secret: str, guild_id: int, key: str | None) -> bool:
-    """Whether ``key`` is the server's current key (compared in constant time)."""
-    return bool(key) and hmac.compare_digest(guild_key(secret, guild_id), str(key))
+    """Whether ``key`` is the server's current key (compared in constant time, as UTF-8 bytes:
+    any text typed into the address is only a wrong key).
+
+    >>> key_matches("s", 1, "é"), key_matches("s", 1, guild_key("s", 1))
+    (False, True)
+    """
+    return bool(key) and hmac.compare_digest(guild_key(secret, guild_id).encode(), str(key).encode("utf-8", "replace"))
 
 
 def _url(base: str, path: str, params: dict[str, object], key: str | None) -> str:
