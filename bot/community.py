@@ -110,16 +110,20 @@ def season_started_block(started: dict[str, SeasonRow], t: Translator) -> Block:
 def season_board_block(game: str, season: SeasonRow, current: bool, rows: list[RatingRow], min_games: int,
                        t: Translator) -> Block:
     """``/leaderboard``: a season's top members, one a line, then which season it is (the current
-    one; a past one: its final standings, with its dates)."""
+    one; a past one: its final standings, with its dates, the first season's end only)."""
     title = t("lb.title", game=game_title(game, t))
     if rows:
         desc = "\n".join(t("lb.line", rank=i + 1, player=f"<@{r.user_id}>", rating=f"{r.ordinal:.1f}", won=r.won,
                            played=r.played) for i, r in enumerate(rows))
     else:
-        desc = t("lb.empty", min=min_games)
-    head = (t("lb.season.current", season=season_name(season, t)) if current
-            else t("lb.season.past", season=season_name(season, t), start=int(season.started_at or 0),
-                   end=int(season.ended_at or 0)))
+        desc = t("lb.empty" if current else "lb.empty_past", min=min_games)
+    if current:
+        head = t("lb.season.current", season=season_name(season, t))
+    elif season.started_at is None:  # the first season: no start stored
+        head = t("lb.season.past_until", season=season_name(season, t), end=int(season.ended_at or 0))
+    else:
+        head = t("lb.season.past", season=season_name(season, t), start=int(season.started_at),
+                 end=int(season.ended_at or 0))
     return Block(title=title, description=f"{desc}\n\n{head}", footer=t("lb.footer", min=min_games), color=0xF1C40F)
 
 

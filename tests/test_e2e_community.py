@@ -133,6 +133,7 @@ async def test_a_season_is_started_after_a_confirmation(e2e):
     assert FR("lb.season.current", season="Hiver") in board.response.text()
     old = await world.slash(alice, "classement", game="three-player-moon", season="1")
     assert FR("season.numbered", n=1) in old.response.text() and f"<@{alice.id}>" in old.response.text()
+    assert "<t:0:" not in old.response.text()  # the first season has no stored start: only its end is said
     stats = await world.slash(alice, "stats")
     assert FR("season.numbered", n=1) in stats.response.text()
     names = [c["name"] for c in await world.autocomplete(alice, "classement", "season", "",
@@ -175,3 +176,5 @@ async def test_a_double_click_on_the_season_confirmation_starts_one_season(e2e):
     assert len(notices) == 1
     texts = [m.text() for r in (a, b) for m in r.messages if m.ephemeral]
     assert en("err.season_confirmed") in texts, texts
+    past = (await world.slash(root, "leaderboard", game="moonshine", season="1")).response.text()
+    assert en("lb.empty_past", min=1) in past and "/play" not in past  # nobody played it: no call to play it
