@@ -51,25 +51,28 @@ _ADMIN = discord.Permissions(manage_guild=True)
 
 
 def encode_name(name: str | None) -> str:
-    """A season name as the confirm button carries it (URL-safe base64 of its UTF-8; ``""`` for
-    none). Raises ``err.season_name`` when it would not fit a custom_id.
+    """A season name as the confirm button carries it: ``~`` and the name as typed (``""`` for
+    none). Raises ``err.season_name`` when it is longer than :data:`~bot.seasons.MAX_NAME`
+    characters (or, made of many emoji, would not fit a custom_id's 100 UTF-16 units).
 
-    >>> encode_name("Winter"), decode_name(encode_name("Hiver é"))
-    ('V2ludGVy', 'Hiver é')
+    >>> encode_name("Winter"), decode_name(encode_name("Зимний чемпионат")), decode_name("V2ludGVy")
+    ('~Winter', 'Зимний чемпионат', 'Winter')
     """
     if not name:
         return ""
-    coded = base64.urlsafe_b64encode(name.encode()).decode()
-    if len(coded) > 75 or len(name) > MAX_NAME:
+    coded = "~" + name
+    if len(name) > MAX_NAME or len(SeasonConfirm.custom_id_of("three-player-moon", coded).encode("utf-16-le")) > 200:
         raise ServiceError("err.season_name", max=MAX_NAME)
     return coded
 
 
 def decode_name(coded: str) -> str | None:
-    """The season name a confirm button carries (``None`` for none). Raises ``ValueError`` for a
-    damaged one."""
+    """The season name a confirm button carries (``None`` for none): after ``~``, or in URL-safe
+    base64 (buttons posted by earlier versions). Raises ``ValueError`` for a damaged one."""
     if not coded:
         return None
+    if coded.startswith("~"):
+        return coded[1:]
     try:
         return base64.urlsafe_b64decode(coded.encode()).decode()
     except (binascii.Error, UnicodeDecodeError):

@@ -105,14 +105,20 @@ class SettingsChannels(_ToCommunity, discord.ui.DynamicItem[discord.ui.ChannelSe
 
 
 class SeasonConfirm(_ToCommunity, discord.ui.DynamicItem[discord.ui.Button[Any]],
-                    template=r"se:y:(?P<game>[a-z0-9-]{1,20}|\*):(?P<name>[A-Za-z0-9_=-]{0,75})"):
+                    template=r"se:y:(?P<game>[a-z0-9-]{1,20}|\*):(?P<name>~.{1,40}|[A-Za-z0-9_=-]{0,75})"):
     """The ``/season start`` confirm button ``se:y:<game or *>:<name>`` (``*``: every game;
-    ``name`` in URL-safe base64, empty for none)."""
+    ``name``: ``~`` and the name as typed, or URL-safe base64 from earlier versions, empty for
+    none: :func:`cogs.community.decode_name`)."""
 
     def __init__(self, game: str, name: str, label: str = "·", row: int | None = None) -> None:
         self.game, self.name = game, name
-        super().__init__(discord.ui.Button(custom_id=f"se:y:{game}:{name}", label=label,
+        super().__init__(discord.ui.Button(custom_id=self.custom_id_of(game, name), label=label,
                                            style=discord.ButtonStyle.danger, row=row))
+
+    @staticmethod
+    def custom_id_of(game: str, name: str) -> str:
+        """The button's custom_id for ``game`` and the carried ``name``."""
+        return f"se:y:{game}:{name}"
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],

@@ -141,6 +141,18 @@ async def test_a_season_is_started_after_a_confirmation(e2e):
     assert names == ["Hiver", FR("season.numbered", n=1)]
 
 
+async def test_a_season_name_of_40_characters_in_any_script_is_carried_whole(e2e):
+    world = await e2e()
+    root = world.member("root", admin=True)
+    name = "Зимний чемпионат нашего сервера 2026 🏆"  # 38 characters, 71 bytes of UTF-8
+    ask = await world.slash(root, "season start", game="moonshine", name=name)
+    button = next(c for c in ask.response.custom_ids if c.startswith("se:y:"))
+    await world.click(root, ask.response, button)
+    assert [s.name for s in await world.bot.db.seasons(world.guild_id, "moonshine")] == [None, name]
+    refused = await world.slash(root, "season start", game="moonshine", name="x" * 41)
+    assert refused.response.text() == EN("err.season_name", max=40)
+
+
 async def test_the_minimum_games_window_opened_before_a_restart_is_answered(e2e):
     """An admin opens /settings' "minimum games" window, the bot restarts, the admin submits:
     the value is stored and the settings message redrawn (the window's custom_id alone routes
