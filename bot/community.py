@@ -9,7 +9,7 @@ from __future__ import annotations
 from bot.ai_pool import LEVELS
 from bot.compose import escape_name, game_title, level_name
 from bot.games import GAMES
-from bot.guilds import Community
+from bot.guilds import MIN_GAMES, Community
 from bot.i18n import Translator
 from bot.paces import PACES
 from bot.records import MyTable
@@ -71,7 +71,7 @@ def settings_panel(community: Community, t: Translator) -> Panel:
         Button(t("settings.pictures.toggle", state=_on(not community.pictures, t)), "pictures"),
         Button(t("settings.monthly.toggle", state=_on(not community.monthly_seasons, t)), "monthly"),
         Button(t("settings.min_games.change"), "min", prompt=NumberPrompt(
-            t("settings.min_games"), t("settings.min_games.label"), 1, 1000, "min={n}")),
+            t("settings.min_games"), t("settings.min_games.label"), *MIN_GAMES, "min={n}")),
         Button(t("settings.web.next", mode=t(f"settings.web.{_next_web(community.web)}")), "web"),
         Button(t("settings.web.rotate"), "rotate", "danger", disabled=community.web == "off"),
     )

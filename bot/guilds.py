@@ -20,7 +20,7 @@ from bot.games import GAMES
 from bot.service import Hall, ServiceError
 from storage.base import PACES, WEB_MODES, GuildSettings, Pace, Web, dumps
 
-__all__ = ["CHANGEABLE", "Community", "Defaults", "Guilds", "new_secret"]
+__all__ = ["CHANGEABLE", "MIN_GAMES", "Community", "Defaults", "Guilds", "new_secret"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 CHANGEABLE = ("games", "channels", "pace", "min_games", "pictures", "ai_levels", "monthly_seasons", "web")
 #: The most channels a server may name for ``/play`` (Discord's channel select allows 25).
 MAX_CHANNELS = 25
+#: The range of a server's minimum of finished games to appear on its leaderboards.
+MIN_GAMES = (1, 1000)
 
 
 def new_secret() -> str:
@@ -191,7 +193,8 @@ class Guilds:
         return self._writing.setdefault(guild_id, asyncio.Lock())
 
     def _check(self, name: str, value: Any) -> Any:
-        """The stored form of a changed field, or ``err.bad_setting``."""
+        """The stored form of a changed field, or ``err.bad_setting`` (``err.min_games`` for a
+        minimum of games out of :data:`MIN_GAMES`)."""
         if name not in CHANGEABLE:
             raise ServiceError("err.bad_setting", name=str(name)[:30])
         if value is None:
@@ -207,7 +210,9 @@ class Guilds:
             ok = tuple(dict.fromkeys(int(c) for c in value))
         elif name == "pace" and value in PACES:
             ok = value
-        elif name == "min_games" and isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
+        elif name == "min_games":
+            if not (isinstance(value, int) and not isinstance(value, bool) and MIN_GAMES[0] <= value <= MIN_GAMES[1]):
+                raise ServiceError("err.min_games", min=MIN_GAMES[0], max=MIN_GAMES[1])
             ok = value
         elif name in ("pictures", "monthly_seasons") and isinstance(value, bool):
             ok = value

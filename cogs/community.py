@@ -23,6 +23,7 @@ from discord.ext import commands
 
 from bot import community as texts
 from bot.games import GAMES
+from bot.guilds import MIN_GAMES
 from bot.i18n import Translator
 from bot.seasons import MAX_NAME
 from bot.service import ServiceError
@@ -154,7 +155,7 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """The "minimum games" modal's submission (:data:`MIN_GAMES_MODAL`): a whole number,
-        stored and the settings message redrawn (refused: ``err.bad_setting``)."""
+        stored and the settings message redrawn (refused: ``err.min_games``)."""
         data = interaction.data
         if interaction.type is not discord.InteractionType.modal_submit or not isinstance(data, dict):
             return
@@ -164,7 +165,7 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
             try:
                 value = typed_number(modal_value(data, "number"))
                 if value is None:
-                    raise ServiceError("err.bad_setting", name="min_games")
+                    raise ServiceError("err.min_games", min=MIN_GAMES[0], max=MIN_GAMES[1])
                 await self.change(interaction, min_games=value)
             except Exception as exc:  # noqa: BLE001 - every submission gets an answer
                 await report_click_error(interaction, exc)

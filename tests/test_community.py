@@ -59,10 +59,14 @@ async def test_settings_are_stored_logged_resolved_and_forgotten(env):
     rotated = await svc.guilds.rotate_secret(G1, 556)
     assert rotated.web_secret != secret and (await db.guild_settings(G1)).web_secret == rotated.web_secret
     assert (await db.settings_changes(G1))[0][1:3] == (556, "web_secret")  # newest first, no secret logged
-    for bad in ({"pace": "fast"}, {"games": ["chess"]}, {"min_games": 0}, {"colour": "red"}):
+    for bad in ({"pace": "fast"}, {"games": ["chess"]}, {"colour": "red"}):
         with pytest.raises(ServiceError) as e:
             await svc.guilds.change(G1, 555, **bad)
         assert e.value.key == "err.bad_setting"
+    for bad_min in (0, 1001, "7", True):  # said as the admin reads the setting, with its range
+        with pytest.raises(ServiceError) as e:
+            await svc.guilds.change(G1, 555, min_games=bad_min)
+        assert (e.value.key, e.value.params) == ("err.min_games", {"min": 1, "max": 1000})
     # another process reads what was stored; a second server is untouched
     fresh = House(db, clock=clock, turn_timeout=100)
     assert (await fresh.guilds.community(G1)).pace == "relaxed"
