@@ -50,7 +50,8 @@ def settings_panel(community: Community, t: Translator) -> Panel:
         Field(t("settings.channels"), channels[:1024]),
         Field(t("settings.pace"), f"{t(f'pace.{community.pace}')}: {t(f'pace.{community.pace}.desc')}"),
         Field(t("settings.min_games"), str(community.min_games), True),
-        Field(t("settings.pictures"), _on(community.pictures, t), True),
+        Field(t("settings.pictures"), _on(community.pictures, t) if community.bot_pictures else t("settings.pictures.bot_off"),
+              True),
         Field(t("settings.monthly"), _on(community.monthly_seasons, t), True),
         Field(t("settings.ai_levels"), ", ".join(level_name(lv, t) for lv in community.ai_levels), True),
         Field(t("settings.web"), web, True),
@@ -68,7 +69,8 @@ def settings_panel(community: Community, t: Translator) -> Panel:
         SelectOption(level_name(lv, t).capitalize(), lv, default=lv in community.ai_levels) for lv in LEVELS),
         min_values=1, max_values=len(LEVELS), prefix="ai_levels=")
     buttons = (
-        Button(t("settings.pictures.toggle", state=_on(not community.pictures, t)), "pictures"),
+        Button(t("settings.pictures.toggle", state=_on(not community.pictures, t)), "pictures",
+               disabled=not community.bot_pictures),
         Button(t("settings.monthly.toggle", state=_on(not community.monthly_seasons, t)), "monthly"),
         Button(t("settings.min_games.change"), "min", prompt=NumberPrompt(
             t("settings.min_games"), t("settings.min_games.label"), *MIN_GAMES, "min={n}")),

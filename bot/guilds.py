@@ -57,7 +57,9 @@ class Defaults:
 class Community:
     """A server's settings in force: its own where it set them, the bot's :class:`Defaults`
     elsewhere. ``channels`` is ``None`` when ``/play`` may open a lobby in every channel.
-    ``stored`` is what the server saved (:class:`storage.base.GuildSettings`)."""
+    ``pictures``: whether its tables show pictures (never when the bot draws none: ``PICTURES``
+    off, ``bot_pictures`` false). ``stored`` is what the server saved
+    (:class:`storage.base.GuildSettings`)."""
 
     guild_id: int
     games: tuple[str, ...]
@@ -69,6 +71,7 @@ class Community:
     monthly_seasons: bool
     web: Web
     stored: GuildSettings
+    bot_pictures: bool = True
 
     def check_play(self, game: str, channel_ids: tuple[int, ...]) -> None:
         """Refuse a lobby of ``game`` opened in a channel (``channel_ids``: the channel, and the
@@ -124,7 +127,11 @@ class Guilds:
             self._loading.add(task)
             task.add_done_callback(self._loading.discard)
             return self.defaults.pictures
-        return self.defaults.pictures if found.pictures is None else found.pictures
+        return self._pictures(found)
+
+    def _pictures(self, s: GuildSettings) -> bool:
+        """Whether the server's tables show pictures: its own choice, when the bot draws any."""
+        return self.defaults.pictures and (s.pictures is None or s.pictures)
 
     def resolve(self, s: GuildSettings) -> Community:
         """``s`` over the bot's defaults; a game or level no longer known is left out."""
@@ -135,8 +142,8 @@ class Guilds:
         return Community(
             guild_id=s.guild_id, games=games, channels=s.channels, pace=s.pace or d.pace,
             min_games=s.ranked_after(d.min_games),
-            pictures=d.pictures if s.pictures is None else s.pictures, ai_levels=levels,
-            monthly_seasons=s.monthly_seasons, web=s.web if s.saved else d.web, stored=s)
+            pictures=self._pictures(s), ai_levels=levels,
+            monthly_seasons=s.monthly_seasons, web=s.web if s.saved else d.web, stored=s, bot_pictures=d.pictures)
 
     async def change(self, guild_id: int, user_id: int, **changes: Any) -> Community:
         """An admin changes settings (the caller checked the permission): each keyword one of

@@ -153,6 +153,19 @@ async def test_a_season_name_of_40_characters_in_any_script_is_carried_whole(e2e
     assert refused.response.text() == EN("err.season_name", max=40)
 
 
+async def test_settings_do_not_offer_pictures_when_the_bot_draws_none(e2e):
+    """``PICTURES=off`` turns pictures off everywhere: /settings says so and its toggle is
+    disabled, even for a server that had turned them on."""
+    world = await e2e(pictures=False)
+    root = world.member("root", admin=True)
+    await world.bot.communities.change(world.guild_id, root.id, pictures=True)
+    msg = (await world.slash(root, "settings")).response
+    assert EN("settings.pictures.bot_off") in msg.text()
+    toggle = next(b for b in msg.buttons if b.custom_id == "se:c:pictures")
+    assert toggle.disabled
+    assert (await world.bot.communities.community(world.guild_id)).pictures is False
+
+
 async def test_the_minimum_games_window_opened_before_a_restart_is_answered(e2e):
     """An admin opens /settings' "minimum games" window, the bot restarts, the admin submits:
     the value is stored and the settings message redrawn (the window's custom_id alone routes
