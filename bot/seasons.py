@@ -88,20 +88,29 @@ class Seasons:
         await self.current(guild_id, game)
         return await self.hall.db.seasons(guild_id, game)
 
-    async def start(self, guild_id: int, games: tuple[str, ...], name: str | None, user_id: int) -> list[SeasonRow]:
-        """An admin starts a new season of ``games`` (the caller checked the permission and had
-        it confirmed): each game's current season ends with its standings kept; returns the new
-        seasons. Raises ``err.unknown_game``, ``err.season_name`` (longer than :data:`MAX_NAME`,
-        or the name of an earlier season of one of the games)."""
+    async def check(self, guild_id: int, games: tuple[str, ...], name: str | None) -> str | None:
+        """The name a new season of ``games`` would take (stripped; ``None`` for none), checked:
+        raises ``err.unknown_game``, ``err.season_name`` (longer than :data:`MAX_NAME`),
+        ``err.season_name_number`` (a number, as ``#2``: seasons are found by number too),
+        ``err.season_name_taken`` (the name of an earlier season of one of the games)."""
         name = (name or "").strip() or None
         if name is not None and len(name) > MAX_NAME:
             raise ServiceError("err.season_name", max=MAX_NAME)
+        if name is not None and name.lstrip("#").isdecimal():
+            raise ServiceError("err.season_name_number", name=name)
         for game in games:
             if game not in GAMES:
                 raise ServiceError("err.unknown_game", game=game)
             if name is not None and any((s.name or "").casefold() == name.casefold()
                                         for s in await self.hall.db.seasons(guild_id, game)):
                 raise ServiceError("err.season_name_taken", name=name)
+        return name
+
+    async def start(self, guild_id: int, games: tuple[str, ...], name: str | None, user_id: int) -> list[SeasonRow]:
+        """An admin starts a new season of ``games`` (the caller checked the permission and had
+        it confirmed): each game's current season ends with its standings kept; returns the new
+        seasons. Raises what :meth:`check` raises."""
+        name = await self.check(guild_id, games, name)
         now = self.hall.clock.now()
         started = [await self.hall.db.start_season(guild_id, game, name, now) for game in games]
         log.info("guild %s: new season of %s started by user %s", guild_id, ", ".join(games), user_id)

@@ -237,16 +237,16 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
         """Ask the admin to confirm: which seasons end, the new one's name; a button starts it."""
         t = user_t(interaction)
         games = tuple(GAMES) if game == ALL_GAMES else (game,)
-        name = (name or "").strip() or None
+        guild_id = interaction.guild_id or 0
         try:
             self._check_admin(interaction)
             if any(g not in GAMES for g in games):
                 raise ServiceError("err.unknown_game", game=game[:40])
+            name = await self.bot.seasons.check(guild_id, games, name)  # refused now, not at the confirmation
             coded = encode_name(name)
         except ServiceError as err:  # a refusal is an answer, not an error
             await report_error(interaction, err)
             return
-        guild_id = interaction.guild_id or 0
         current = {g: (await self.bot.seasons.all(guild_id, g))[-1] for g in games}
         confirm: discord.ui.ActionRow[Any] = discord.ui.ActionRow(SeasonConfirm(game, coded, t("season.confirm.button")))
         await answer(interaction, **card_message(texts.season_confirm(games, name, current, t), rows=[confirm]))

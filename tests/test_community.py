@@ -293,6 +293,19 @@ async def test_a_settings_change_in_a_new_month_does_not_put_off_its_season(env)
     assert [(s.season, s.name) for s in await db.seasons(G1, "test-pick")] == [(1, None), (2, "2023-12")]
 
 
+async def test_a_season_cannot_be_named_like_a_number(env):
+    """Seasons are found by their name or their number: a name that reads as a number is refused."""
+    svc, db, clock, rec = env
+    await svc.seasons.start(G1, ("test-pick",), None, 555)  # season 2
+    for name in ("2", "#3", " 12 "):
+        with pytest.raises(ServiceError) as e:
+            await svc.seasons.start(G1, ("test-pick",), name, 555)
+        assert e.value.key == "err.season_name_number"
+    await svc.seasons.start(G1, ("test-pick",), "Saison 2", 555)
+    assert (await svc.seasons.find(G1, "test-pick", "2")).season == 2
+    assert (await svc.seasons.find(G1, "test-pick", "saison 2")).season == 3
+
+
 async def test_two_settings_changes_at_once_both_stay(env):
     svc, db, clock, rec = env
     await svc.guilds.community(G1)

@@ -22,7 +22,7 @@ def settings_message(res):
 
 
 async def test_an_admin_changes_the_settings_and_a_member_is_refused(e2e):
-    world = await e2e()
+    world = await e2e(pictures=True)
     root, bob = world.member("root", admin=True), world.member("bob")
     with pytest.raises(ImpossibleAction):  # Discord hides the command from members
         await world.slash(bob, "settings")
@@ -38,7 +38,7 @@ async def test_an_admin_changes_the_settings_and_a_member_is_refused(e2e):
     assert EN("pace.correspondence") in text and "Shop Battle" not in text.split(EN("settings.channels"))[0]
     stored = await world.bot.db.guild_settings(world.guild_id)
     assert stored.pace == "correspondence" and stored.games == ("gang-of-dice", "moonshine")
-    assert stored.pictures is True and stored.updated_by == root.id  # the tests' bot draws none by default
+    assert stored.pictures is False and stored.updated_by == root.id  # the bot's default turned off here
     # the web pages, then a new link secret
     await world.click(root, msg, "se:c:web")
     first = (await world.bot.db.guild_settings(world.guild_id)).web_secret
@@ -151,6 +151,10 @@ async def test_a_season_name_of_40_characters_in_any_script_is_carried_whole(e2e
     assert [s.name for s in await world.bot.db.seasons(world.guild_id, "moonshine")] == [None, name]
     refused = await world.slash(root, "season start", game="moonshine", name="x" * 41)
     assert refused.response.text() == EN("err.season_name", max=40)
+    for taken in (name.upper(), "7"):  # refused at once, before any confirmation
+        refused = await world.slash(root, "season start", game="moonshine", name=taken)
+        assert not any(c.startswith("se:y:") for c in refused.response.custom_ids)
+        assert refused.response.text() in (EN("err.season_name_taken", name=taken), EN("err.season_name_number", name=taken))
 
 
 async def test_settings_do_not_offer_pictures_when_the_bot_draws_none(e2e):
