@@ -94,8 +94,10 @@ class ShopBattleCog(GameCog):
 
     @deck.command(name=_T("list", key="cmd.deck.list.name"),
                   description=_T("The decks of this server", key="cmd.deck.list.desc"))
+    @app_commands.checks.has_permissions(manage_guild=True)
     async def list_(self, interaction: discord.Interaction) -> None:
-        """The guild's decks (they are offered in Shop Battle lobbies)."""
+        """The guild's decks (they are offered in Shop Battle lobbies); Manage Server, as the
+        other /deck commands."""
         t = user_t(interaction)
         decks = await self.bot.decks.of(interaction.guild_id or 0, self.game)
         lines = [f"• {compose.escape_name(name, 60)} (#{deck_id})" for deck_id, name in decks] or [t("deck.none")]

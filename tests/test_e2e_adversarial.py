@@ -869,6 +869,16 @@ async def test_a_deck_replaced_while_a_lobby_offers_it_still_starts(e2e):
     assert (await world.bot.hall.table(tid)).row.status == "running"
 
 
+async def test_deck_list_is_refused_to_a_member_without_manage_server(e2e):
+    world = await e2e()
+    root, bob = world.member("root", admin=True), world.member("bob")
+    await world.slash(root, "deck upload", file=world.file("deck.json", example_deck("Secret Finals Deck")))
+    world.allow_command("deck", bob)  # a server may grant the command; the bot still checks
+    listing = private_text(await world.slash(bob, "deck list"))
+    assert says("err.forbidden") in listing and "Secret Finals Deck" not in listing
+    assert "Secret Finals Deck" in private_text(await world.slash(root, "deck list"))
+
+
 async def test_deck_limit_and_a_full_deck_select(e2e):
     world = await e2e(seeds=[3])
     root = world.member("root", admin=True)
