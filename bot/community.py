@@ -13,6 +13,7 @@ from bot.guilds import MIN_GAMES, Community
 from bot.i18n import Translator
 from bot.paces import PACES
 from bot.records import MyTable
+from bot.seasons import MAX_NAME
 from bot.ui import Block, Button, Field, NumberPrompt, Panel, Select, SelectOption
 from storage.base import RatingRow, SeasonRecord, SeasonRow
 
@@ -23,9 +24,13 @@ __all__ = ["mine_block", "next_web", "season_board_block", "season_confirm", "se
 COLOR = 0x1ABC9C
 
 
-def season_name(season: SeasonRow, t: Translator) -> str:
-    """A season as members read it: its name, else "Season N"."""
-    return season.name or t("season.numbered", n=season.season)
+def season_name(season: SeasonRow, t: Translator, *, plain: bool = False) -> str:
+    """A season as members read it: its name, else "Season N"; in a message its name is
+    escaped (markdown, mentions: :func:`~bot.compose.escape_name`), ``plain`` as typed (an
+    autocomplete choice)."""
+    if not season.name:
+        return t("season.numbered", n=season.season)
+    return season.name if plain else escape_name(season.name, MAX_NAME)
 
 
 def _on(flag: bool, t: Translator) -> str:
@@ -99,7 +104,7 @@ def season_confirm(games: tuple[str, ...], name: str | None, current: dict[str, 
     """The ``/season start`` confirmation: which games' seasons end (by name) and what the new
     one is called; the confirm button goes with it."""
     lines = [t("season.confirm.line", game=game_title(g, t), season=season_name(current[g], t)) for g in games]
-    return Block(title=t("season.confirm.title"), description=t("season.confirm.desc", name=name or "—") + "\n"
+    return Block(title=t("season.confirm.title"), description=t("season.confirm.desc", name=escape_name(name, MAX_NAME) if name else "—") + "\n"
                  + "\n".join(lines), color=0xE67E22)
 
 

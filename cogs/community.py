@@ -267,7 +267,8 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
         await interaction.response.edit_message(**text_message(t("season.confirm.done")))
         public = Translator(guild_lang(interaction))
         await interaction.followup.send(**card_message(texts.season_started_block(dict(zip(games, started, strict=True)),
-                                                                              public)))
+                                                                              public)),
+                                        allowed_mentions=discord.AllowedMentions.none())
 
 
 async def setup(bot: SpeakeasyBot) -> None:

@@ -157,6 +157,19 @@ async def test_a_season_name_of_40_characters_in_any_script_is_carried_whole(e2e
         assert refused.response.text() in (EN("err.season_name_taken", name=taken), EN("err.season_name_number", name=taken))
 
 
+async def test_a_season_name_cannot_ping_or_break_the_public_notice(e2e):
+    world = await e2e()
+    root = world.member("root", admin=True)
+    name = f"<@{root.id}> **Cup**"
+    ask = await world.slash(root, "season start", game="moonshine", name=name)
+    await world.click(root, ask.response, next(c for c in ask.response.custom_ids if c.startswith("se:y:")))
+    assert [s.name for s in await world.bot.db.seasons(world.guild_id, "moonshine")] == [None, name]  # stored as typed
+    notice = world.new_public_text()
+    assert f"<@{root.id}>" not in notice and "\\*\\*Cup\\*\\*" in notice  # no mention, its stars shown as stars
+    choices = await world.autocomplete(root, "leaderboard", "season", "", game="moonshine")
+    assert choices[0]["name"] == name  # an autocomplete choice is plain text: as typed
+
+
 async def test_settings_do_not_offer_pictures_when_the_bot_draws_none(e2e):
     """``PICTURES=off`` turns pictures off everywhere: /settings says so and its toggle is
     disabled, even for a server that had turned them on."""
