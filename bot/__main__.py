@@ -29,7 +29,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from bot.arguments import json_or_text, player_count, table_options
+from bot.arguments import json_or_text, named, player_count, table_options
 from bot.games import GAMES
 
 NO_TOKEN = """\
@@ -179,7 +179,7 @@ def _new_players(game: str, given: int | None, levels: list[str] | None,
             seats = (f"{g.min_players - you}" if g.min_players == g.max_players
                      else f"{g.min_players - you} to {g.max_players - you}")
             many = "AI player" if seats == "1" else "AI players"
-            raise SystemExit(f"--ai gives {_count(len(levels), 'level')}, one per AI player, but {game} has "
+            raise SystemExit(f"--ai gives {_count(len(levels), 'level')}, one per AI player, but {named(game)} has "
                              f"{seats} {many}{beside}: e.g. --ai " + ",".join(["normal"] * (g.min_players - you)))
     players = player_count(game, wanted)
     if levels is not None and len(levels) != players - you:

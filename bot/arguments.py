@@ -19,6 +19,15 @@ from pydantic import BaseModel, ValidationError
 from bot.games import GAMES
 
 
+def named(game: str) -> str:
+    """A game as the command line names it: its English title and the key typed, "Gang of Dice
+    (gang-of-dice)"."""
+    from bot.compose import game_title
+    from bot.i18n import Translator
+
+    return f"{game_title(game, Translator('en'))} ({game})"
+
+
 class BadArgument(SystemExit):
     """A command-line argument the game refuses; ``str()`` is the one line that says why (an
     uncaught one exits with that line and status 1, as ``SystemExit("...")`` does)."""
@@ -31,8 +40,8 @@ def player_count(game: str, wanted: int | None) -> int:
     n = wanted if wanted is not None else min(max(g.min_players, 3), g.max_players)
     if not g.min_players <= n <= g.max_players:
         if g.min_players == g.max_players:
-            raise BadArgument(f"{game} is played by exactly {g.min_players} players (got --players {n}).")
-        raise BadArgument(f"{game} is played by {g.min_players} to {g.max_players} players (got --players {n}).")
+            raise BadArgument(f"{named(game)} is played by exactly {g.min_players} players (got --players {n}).")
+        raise BadArgument(f"{named(game)} is played by {g.min_players} to {g.max_players} players (got --players {n}).")
     return n
 
 
@@ -87,15 +96,15 @@ def table_options(game: str, pairs: list[str], deck: str | None = None) -> dict[
             raise BadArgument(f"--option takes KEY=VALUE, got {pair!r}")
         if key not in fields:
             if not fields:
-                raise BadArgument(f"{game} takes no options (--option {key} was given).")
-            raise BadArgument(f"{game} has no option {key!r}. Options: {', '.join(fields)}.")
+                raise BadArgument(f"{named(game)} takes no options (--option {key} was given).")
+            raise BadArgument(f"{named(game)} has no option {key!r}. Options: {', '.join(fields)}.")
         if key in typed and typed[key] != value:
             raise BadArgument(f"--option {key} is given twice ({typed[key]}, {value}): give it once")
         out[key] = json_or_text(value)
         typed[key] = value
     if deck is not None:
         if "deck_data" not in g.options_model.model_fields:
-            raise BadArgument(f"{game} does not use decks.")
+            raise BadArgument(f"{named(game)} does not use decks.")
         from engine.shop_battle import DeckError, parse_deck
 
         try:

@@ -757,12 +757,12 @@ class TerminalGame:
         return GAMES[table.row.game].presenter.action_label(code, table.game.view(table.state, 0), ctx)
 
     # ------------------------------------------------------------------ input
-    def read(self, prompt: str, listing: Callable[[], None] | None = None) -> str | None:
+    def read(self, prompt: str, listing: Callable[[], None] | None = None, back: bool = False) -> str | None:
         """A stripped answer; ``None`` on Ctrl-C or Ctrl-D. ``b`` prints the whole board, then the
         player's own blocks of the panel being asked (its hand, tiles or dice) and the list the
         prompt refers to (``listing`` prints it: the numbered choices, the dice by position),
-        and asks again; ``?`` (``help``, ``aide``) prints the keys and the rules command, and
-        asks again."""
+        and asks again; ``?`` (``help``, ``aide``) prints the keys (``back``: a sub-question,
+        where ``q`` goes back) and the rules command, and asks again."""
         while True:
             try:
                 raw = self.ask(prompt).strip()
@@ -778,7 +778,8 @@ class TerminalGame:
                     listing()
                 continue
             if raw.lower() in ("?", "help", "aide") and self._table is not None:
-                self.out(self.t("term.help", command=self.resume_command, key=self._table.row.game))
+                self.out(self.t("term.help_back", key=self._table.row.game) if back
+                         else self.t("term.help", command=self.resume_command, key=self._table.row.game))
                 continue
             return raw
 
@@ -913,7 +914,7 @@ class TerminalGame:
             ask = (t("term.multi_n", n=comp.min_values, q=q) if comp.min_values == comp.max_values
                    else t("term.multi", min=comp.min_values, max=comp.max_values, q=q))
             while True:
-                raw = self.read(ask, options)
+                raw = self.read(ask, options, back=not alone)
                 if raw is None:
                     return None
                 if raw.lower() in QUIT:
@@ -929,7 +930,7 @@ class TerminalGame:
             self.out(t("term.taken", choice=f"{plain(prompt.label)} {prompt.minimum}"))
             return prompt.template.format(n=prompt.minimum)
         while True:
-            raw = self.read(t("term.number", label=prompt.label, q=q))
+            raw = self.read(t("term.number", label=prompt.label, q=q), back=not alone)
             if raw is None:
                 return None
             if raw.lower() in QUIT:

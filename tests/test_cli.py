@@ -55,9 +55,9 @@ def _lines(capsys, game: str, *args: str, tmp_path: Path) -> dict[str, str]:
 
 def test_a_player_count_the_game_refuses_is_said_alike_by_every_command(tmp_path, capsys):
     lines = _lines(capsys, "three-player-moon", "--players", "2", tmp_path=tmp_path)
-    assert set(lines.values()) == {"three-player-moon is played by exactly 3 players (got --players 2)."}
+    assert set(lines.values()) == {"Three-Player Moon (three-player-moon) is played by exactly 3 players (got --players 2)."}
     lines = _lines(capsys, "gang-of-dice", "--players", "9", tmp_path=tmp_path)
-    assert set(lines.values()) == {"gang-of-dice is played by 2 to 4 players (got --players 9)."}
+    assert set(lines.values()) == {"Gang of Dice (gang-of-dice) is played by 2 to 4 players (got --players 9)."}
     assert not (tmp_path / "pics").exists()
 
 
@@ -72,9 +72,9 @@ def test_an_option_value_out_of_range_says_the_values_the_option_takes(tmp_path,
 
 def test_an_unknown_option_is_said_alike_by_every_command(tmp_path, capsys):
     lines = _lines(capsys, "moonshine", "--option", "foo=1", tmp_path=tmp_path)
-    assert set(lines.values()) == {"moonshine has no option 'foo'. Options: variant."}
+    assert set(lines.values()) == {"Moonshine (moonshine) has no option 'foo'. Options: variant."}
     lines = _lines(capsys, "gang-of-dice", "--option", "foo=1", tmp_path=tmp_path)
-    assert set(lines.values()) == {"gang-of-dice takes no options (--option foo was given)."}
+    assert set(lines.values()) == {"Gang of Dice (gang-of-dice) takes no options (--option foo was given)."}
 
 
 def test_option_values_are_read_from_the_options_model():
@@ -137,7 +137,7 @@ def test_a_misused_play_option_is_one_line_saying_what_to_do(capsys, monkeypatch
         ("moonshine", "--option", "variant=regular", "--option", "variant=standard"):
             "--option variant is given twice (regular, standard): give it once",
         ("gang-of-dice", "--ai", "strong,strong,strong,strong"):
-            "--ai gives 4 levels, one per AI player, but gang-of-dice has 1 to 3 AI players beside you: "
+            "--ai gives 4 levels, one per AI player, but Gang of Dice (gang-of-dice) has 1 to 3 AI players beside you: "
             "e.g. --ai normal",
         ("gang-of-dice", "--players", "4", "--ai", "easy,strong"):
             "--ai gives 2 levels but the table has 3 AI players (--players 4): give one level for them all, "

@@ -319,3 +319,11 @@ def test_the_pictures_words_are_catalog_messages_of_both_languages():
     assert {"ms.pic.colour_red", "ms.pic.silhouette"} <= asked  # the keys made from a variable
     missing = sorted(k for k in named | asked if k not in en or k not in fr)
     assert not missing, missing
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_counts_that_can_be_one_say_it_in_the_singular(lang):
+    """Three-Player Moon's points beside a seat in its picture, and a winner's score."""
+    t = Translator(lang)
+    assert t("tpm.pic.points", n=1) != t("tpm.pic.points", n=2).replace("2", "1")
+    assert t("tpm.game_end", winner="A", score=1) != t("tpm.game_end", winner="A", score=2).replace("2", "1")

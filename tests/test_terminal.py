@@ -412,6 +412,20 @@ async def test_q_in_a_sub_question_goes_back_to_the_menu(tmp_path):
     assert tg.ask_component(sel) == "rr.a.b"
 
 
+async def test_a_question_mark_in_a_sub_question_says_q_goes_back(tmp_path):
+    s = Script(["q", "y"])  # a game started and left: the terminal knows its table
+    tg = game("gang-of-dice", 3, tmp_path, s)
+    assert await tg.run() == 0
+    from bot.terminal import BACK
+    from bot.ui import Select, SelectOption
+
+    s.answers = ["?", "q"]
+    sel = Select("Dice", (SelectOption("a", "a"), SelectOption("b", "b")), max_values=2, prefix="rr.")
+    assert tg.ask_component(sel) is BACK
+    assert term_says("term.help_back", key="gang-of-dice") in s.text
+    assert term_says("term.help", command=tg.resume_command, key="gang-of-dice") not in s.text
+
+
 # --- 5. forced choices ------------------------------------------------------------------------------
 async def test_a_forced_choice_is_applied_with_a_line(tmp_path, god_script):
     rolls, stocks = god_script
