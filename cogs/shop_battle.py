@@ -9,6 +9,7 @@ valid. The guild's decks are offered in the lobby's deck select.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import discord
@@ -73,7 +74,7 @@ class ShopBattleCog(GameCog):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            deck = parse_deck(await file.read())
+            deck = await asyncio.to_thread(parse_deck, await file.read())  # up to 256 KB: not on the event loop
         except DeckError as err:
             lines = [issue_line(i, t) for i in err.issues[:MAX_LISTED_ISSUES]]
             if len(err.issues) > MAX_LISTED_ISSUES:
