@@ -354,7 +354,7 @@ def test_play_takes_one_level_for_every_ai_seat_or_one_per_ai_seat(monkeypatch, 
     assert seen == {"players": 3, "levels": ["strong", "strong", "normal"]}
     assert main(["play", "gang-of-dice", "--watch", "--ai", "normal"]) == 0
     assert seen == {"players": 3, "levels": ["normal", "normal", "normal"]}
-    with pytest.raises(SystemExit, match=r"--ai gives 2 levels, one per AI player, but three-player-moon has 3 AI players"):
+    with pytest.raises(SystemExit, match=r"--ai gives 2 levels, one per AI player, but Three-Player Moon \(three-player-moon\) has 3 AI players"):
         main(["play", "three-player-moon", "--watch", "--ai", "strong,strong"])
 
 
