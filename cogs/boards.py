@@ -217,6 +217,7 @@ class BoardPoster:
         self._updaters: dict[int, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone_guilds: set[int] = set()
+        self._reopened_for: set[int] = set()  # tables whose thread was reopened, their board not drawn since
         self.pictures = pictures.BoardPictures(lambda: bot.settings.pictures,
                                                lambda guild_id: bot.communities.pictures_on(guild_id))
         self.budget = EditBudget(bot.settings.board_edits_per_5s)
@@ -231,6 +232,21 @@ class BoardPoster:
     async def move_to_channel(self, table_id: int, thread_id: int) -> TableSnapshot | None:
         """Move a table whose thread is gone to its channel (see :class:`cogs.notifier.DiscordNotifier`)."""
         raise NotImplementedError
+
+    async def reopen_thread(self, thread: discord.Thread | None, thread_id: int, locked: bool = False) -> bool:
+        """Unarchive (and unlock) a table's thread; whether it worked (see :class:`cogs.notifier.DiscordNotifier`)."""
+        raise NotImplementedError
+
+    async def _reopened(self, table: TableSnapshot, err: discord.HTTPException) -> bool:
+        """Whether a post or edit refused because the table's own thread is archived (archived
+        while the bot was away: no event told it) was answered by reopening that thread: the
+        caller tries once more there, rather than moving the table."""
+        if err.code != THREAD_ARCHIVED or table.row.thread_id is None or table.id in self._reopened_for:
+            return False  # (reopened once already and still refused: the table moves)
+        if not await self.reopen_thread(None, table.row.thread_id):
+            return False
+        self._reopened_for.add(table.id)
+        return True
 
     # ---------------------------------------------------------------- plumbing
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
@@ -259,13 +275,15 @@ class BoardPoster:
             return None  # the bot left that server: no REST call for its tables
         return self._messageable(table.row.thread_id or table.row.channel_id)
 
-    async def _send(self, table: TableSnapshot, *, fallback: bool = True, **kwargs: Any) -> discord.Message | None:
+    async def _send(self, table: TableSnapshot, *, fallback: bool = True, reopen: bool = True,
+                    **kwargs: Any) -> discord.Message | None:
         """Post in the table's thread (or channel); ``None`` when it failed.
 
         Retries are discord.py's own, bounded, and only where one can help: rate limits (429)
-        are waited out, server errors (5xx) get a few attempts with growing pauses. Nothing is
-        retried here: a thread that is gone or closed to the bot (404/403) moves the table to
-        its channel (``fallback``, see :meth:`move_to_channel`) and the post goes there once."""
+        are waited out, server errors (5xx) get a few attempts with growing pauses. Here, an
+        archived thread is reopened and the post tried once more (``reopen``); a thread that is
+        gone or closed to the bot (404/403) moves the table to its channel (``fallback``, see
+        :meth:`move_to_channel`) and the post goes there once."""
         place = self._place(table)
         if place is None:
             return None
@@ -273,6 +291,10 @@ class BoardPoster:
             return await place.send(allowed_mentions=discord.AllowedMentions(users=True, roles=False, everyone=False),
                                     **kwargs)
         except discord.HTTPException as err:
+            if fallback and reopen and await self._reopened(table, err):
+                sent = await self._send(table, fallback=fallback, reopen=False, **kwargs)
+                self._reopened_for.discard(table.id)
+                return sent
             if fallback and table.row.thread_id and place_gone(err):
                 moved = await self.move_to_channel(table.id, table.row.thread_id)
                 if moved is not None and moved.row.status == "running":
@@ -360,9 +382,14 @@ class BoardPoster:
                 log_file = await self._log_file(table, t)
                 edited = await self._edit_board(place, table, board_for, t, rows, picture, log_file)
                 self.pictures.remember(table.id, edited, picture)
+                self._reopened_for.discard(table.id)
                 return True
             except discord.HTTPException as err:
+                if fallback and await self._reopened(table, err):  # drawn again, in the reopened thread
+                    self.request_board(table.id)
+                    return True
                 if fallback and table.row.thread_id and place_gone(err):
+                    self._reopened_for.discard(table.id)
                     moved = await self.move_to_channel(table.id, table.row.thread_id)
                     if moved is None:  # moved meanwhile by another path: draw where it is now
                         self.request_board(table.id)

@@ -264,23 +264,30 @@ class DiscordNotifier(BoardPoster, Notifier):
             log.warning("thread %s, where table(s) %s play, was locked: they wait until it is unlocked",
                         thread_id, ", ".join(str(tb.id) for tb in tables))
             return
-        try:
-            changes: dict[str, Any] = {"archived": False}
-            if locked:
-                changes["locked"] = False
-            if thread is not None:
-                await thread.edit(**changes)
-            else:
-                await self.bot.http.edit_channel(thread_id, **changes)
+        if await self.reopen_thread(thread, thread_id, locked):
             return
-        except discord.HTTPException:
-            log.info("cannot reopen thread %s; moving its table to the channel", thread_id, exc_info=True)
         for tb in tables:
             if tb.row.thread_id == thread_id:
                 await self.move_to_channel(tb.id, thread_id)
             else:
                 log.warning("table %s plays in thread %s, closed to the bot: it waits until the thread is reopened",
                             tb.id, thread_id)
+
+    async def reopen_thread(self, thread: discord.Thread | None, thread_id: int, locked: bool = False) -> bool:
+        """Unarchive a table's thread (``locked``: unlock it too); whether Discord accepted it
+        (refused: logged, the caller moves the table)."""
+        changes: dict[str, Any] = {"archived": False}
+        if locked:
+            changes["locked"] = False
+        try:
+            if thread is not None:
+                await thread.edit(**changes)
+            else:
+                await self.bot.http.edit_channel(thread_id, **changes)
+            return True
+        except discord.HTTPException:
+            log.info("cannot reopen thread %s; moving its table to the channel", thread_id, exc_info=True)
+            return False
 
     async def place_deleted(self, place_id: int) -> None:
         """A thread or channel was deleted: tables playing in a deleted thread move to their

@@ -104,6 +104,43 @@ async def test_an_archived_thread_is_reopened(e2e):
     assert board_of(world, tid).channel_id == thread.id
 
 
+async def test_a_thread_archived_while_the_bot_was_down_is_reopened_not_left(e2e):
+    """No event tells a restarted bot that its table's thread was archived meanwhile: Discord
+    refuses the board edit there (Thread is archived); the bot reopens the thread and plays on
+    in it, as when it sees the archiving."""
+    world = await e2e(seeds=[3])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    thread = world.threads[0]
+    await world.stop_bot()
+    await world.archive_thread(thread)
+    # (the fake Discord does not refuse edits in an archived thread by itself: the refusal, once)
+    world.fail_requests("PATCH", f"/channels/{thread.id}/messages/*", status=400, code=50083, times=1)
+    await world.start_bot(e2e.factory)
+    for m in (alice, bob):
+        if await take_turn(world, m, tid, random.Random(1), code=None):
+            break
+    await world.settle()
+    table = await world.bot.hall.table(tid)
+    assert table.row.thread_id == thread.id and world.thread_state(thread)["archived"] is False
+    assert board_of(world, tid).channel_id == thread.id
+
+
+async def test_a_thread_that_stays_refused_after_reopening_moves_the_table_once(e2e):
+    world = await e2e(seeds=[3])
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    thread = world.threads[0]
+    world.fail_requests("PATCH", f"/channels/{thread.id}/messages/*", status=400, code=50083, times=None)
+    for m in (alice, bob):
+        if await take_turn(world, m, tid, random.Random(1), code=None):
+            break
+    await world.settle()
+    table = await world.bot.hall.table(tid)
+    assert table.row.status == "running" and table.row.thread_id is None  # reopened once, then moved
+    assert world.message(table.row.board_message_id).channel_id == world.channel.id
+
+
 async def test_an_archived_thread_the_bot_cannot_reopen_moves_the_table(e2e):
     world = await e2e(seeds=[20])
     alice = world.member("alice")
