@@ -376,10 +376,12 @@ class Lobbies:
         return await self.tables.abandon(table_id, user_id, is_admin)
 
     # ------------------------------------------------------------------ rematch
-    async def rematch(self, table_id: int, user_id: int) -> TableSnapshot:
+    async def rematch(self, table_id: int, user_id: int, parent_id: int | None = None) -> TableSnapshot:
         """A new lobby after a finished table: same game, channel, host, options (a custom deck
         by its id) and seats (members may leave it; the host starts it as usual). Any seated
-        member may ask. Raises ``err.not_seated``, ``err.not_finished``, ``err.lobby_exists``
+        member may ask. ``parent_id``: the channel of the thread the table was opened in, when
+        it was (the server's channels for ``/play`` count it, as :meth:`open` does). Raises
+        ``err.not_seated``, ``err.not_finished``, ``err.lobby_exists``
         (``table``: the host's open lobby in that channel). Rematches of one table are
         serialised by its lock: of two members asking at once, the second gets
         ``err.lobby_exists`` with the first one's lobby."""
@@ -398,7 +400,7 @@ class Lobbies:
             host_name = next((s.name for s in seats if s.user_id == row.host_user_id), "")
             lobby = await self.open(guild_id=row.guild_id, channel_id=row.channel_id, game=row.game,
                                     host_user_id=row.host_user_id, host_name=host_name, lang=row.lang,
-                                    options=options)
+                                    options=options, parent_id=parent_id)
             if row.pace is not None and row.pace != lobby.row.pace:  # a rematch keeps its table's pace
                 await hall.db.update_table(lobby.id, hall.clock.now(), pace=row.pace)
             await hall.db.replace_seats(lobby.id, [SeatRow(i, s.user_id, s.name, s.is_ai, ai_level=s.ai_level)

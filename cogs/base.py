@@ -130,6 +130,14 @@ class GameCog(LobbyFlow, commands.Cog):
         else:
             raise ServiceError("err.bad_button")
 
+    async def _parent_of(self, table_id: int, interaction: discord.Interaction) -> int | None:
+        """The channel of the thread a table was opened in (``/play`` in a thread), else ``None``."""
+        channel_id = (await self.bot.hall.table(table_id)).row.channel_id
+        channel = self.bot.get_channel(channel_id)
+        if channel is None and interaction.channel_id == channel_id:
+            channel = interaction.channel
+        return channel.parent_id if isinstance(channel, discord.Thread) else None
+
     async def rematch(self, interaction: discord.Interaction, table_id: int) -> None:
         """The finished board's Rematch button: a new lobby in the table's channel with the same
         game, options and seats (see :meth:`bot.lobbies.Lobbies.rematch`); the clicker
@@ -137,7 +145,8 @@ class GameCog(LobbyFlow, commands.Cog):
         t = user_t(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            table = await self.bot.lobbies.rematch(table_id, interaction.user.id)
+            table = await self.bot.lobbies.rematch(table_id, interaction.user.id,
+                                                   parent_id=await self._parent_of(table_id, interaction))
         except ServiceError as err:
             if err.key != "err.lobby_exists":
                 raise

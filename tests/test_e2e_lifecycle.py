@@ -298,6 +298,28 @@ async def test_table_commands_in_french(e2e):
 
 
 # ---------------------------------------------------------------------------------------- rematch
+async def test_rematch_of_a_table_played_in_a_thread_of_an_allowed_channel(e2e):
+    """/play is allowed in #games only; a table opened by /play in a thread of #games (allowed
+    through its parent) finishes: its Rematch opens there too."""
+    world = await e2e(seeds=[5])
+    root, alice = world.member("root", admin=True), world.member("alice")
+    games = world.text_channel("games")
+    msg = (await world.slash(root, "settings")).response
+    await world.select(root, msg, "se:cc", [games])
+    first = (await world.slash(alice, "play", channel=games, game="gang-of-dice")).response
+    await world.click(alice, first, f"se:l:{lobby_id(first)}:ai+")
+    await world.click(alice, first, f"se:l:{lobby_id(first)}:start")
+    res = await world.slash(alice, "play", channel=world.threads[0], game="three-player-moon")
+    tid = lobby_id(res.response)
+    for op in ("ai+", "ai+", "start"):
+        await world.click(alice, res.response, f"se:l:{tid}:{op}")
+    rng = random.Random(1)
+    while (await world.bot.hall.table(tid)).row.status == "running":
+        await take_turn(world, alice, tid, rng)
+    res = await world.click(alice, board_of(world, tid), f"se:b:{tid}:rematch")
+    assert says("rematch.opened") in res.response.text(), res.response.text()
+
+
 async def test_rematch_from_a_finished_board(e2e):
     world = await e2e(seeds=[20, 21])
     alice, bob, carol = world.member("alice"), world.member("bob"), world.member("carol")
