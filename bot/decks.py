@@ -36,7 +36,10 @@ class Decks:
             same = [i for i, n in existing if n.casefold() == name.casefold()]
             if len(existing) >= max_decks and not same:
                 raise ServiceError("err.too_many_decks", max=max_decks)
-            # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix"
+            # names are matched ignoring case: "RUE DE LA PAIX" replaces "Rue de la Paix" (and any
+            # other case of it an earlier version stored: those go, one deck keeps its id)
+            for other in same[1:]:
+                await db.delete_deck(guild_id, other)
             return await db.save_deck(guild_id, game, name, data, user_id, self.hall.clock.now(),
                                       deck_id=same[0] if same else None)
 

@@ -306,6 +306,17 @@ async def test_a_season_cannot_be_named_like_a_number(env):
     assert (await svc.seasons.find(G1, "test-pick", "saison 2")).season == 3
 
 
+async def test_a_deck_upload_replaces_every_case_of_its_name_an_earlier_version_stored(env):
+    """Names once matched with case: a database may hold "Rue" and "RUE"; an upload of "Rue"
+    leaves one deck, under the new upload's name and data."""
+    svc, db, clock, rec = env
+    await db.save_deck(G1, "shop-battle", "Rue", {"x": 1}, 5, 0.0)
+    await db.save_deck(G1, "shop-battle", "RUE", {"x": 2}, 5, 0.0)
+    kept = await svc.decks.save(G1, "shop-battle", "Rue", {"x": 3}, 5)
+    assert await svc.decks.of(G1, "shop-battle") == [(kept, "Rue")]
+    assert await svc.decks.get(G1, kept) == {"x": 3}
+
+
 async def test_two_settings_changes_at_once_both_stay(env):
     svc, db, clock, rec = env
     await svc.guilds.community(G1)
