@@ -207,6 +207,8 @@ class CommunityCog(commands.Cog, name=COMMUNITY_COG):
             await self.change(interaction, channels=tuple(chosen) if chosen else None)
         elif isinstance(item, SettingsButton):
             if item.op == "pictures":
+                if not community.bot_pictures:  # a panel drawn before PICTURES was turned off
+                    raise ServiceError("err.pictures_bot_off")
                 await self.change(interaction, pictures=not community.pictures)
             elif item.op == "monthly":
                 await self.change(interaction, monthly_seasons=not community.monthly_seasons)

@@ -183,6 +183,16 @@ async def test_settings_do_not_offer_pictures_when_the_bot_draws_none(e2e):
     assert (await world.bot.communities.community(world.guild_id)).pictures is False
 
 
+async def test_a_pictures_toggle_drawn_before_pictures_were_turned_off_changes_nothing(e2e):
+    world = await e2e(pictures=True)
+    root = world.member("root", admin=True)
+    msg = (await world.slash(root, "settings")).response  # "Pictures: turn off"
+    await e2e.restart(pictures=False)
+    res = await world.click(root, msg, "se:c:pictures")
+    assert (await world.bot.db.guild_settings(world.guild_id)).pictures is None  # not stored as on
+    assert EN("err.pictures_bot_off") in "\n".join(m.text() for m in res.messages if m.ephemeral)
+
+
 async def test_the_minimum_games_window_opened_before_a_restart_is_answered(e2e):
     """An admin opens /settings' "minimum games" window, the bot restarts, the admin submits:
     the value is stored and the settings message redrawn (the window's custom_id alone routes
