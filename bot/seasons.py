@@ -117,14 +117,20 @@ class Seasons:
         return started
 
     async def find(self, guild_id: int, game: str, wanted: str | None) -> SeasonRow:
-        """The season of a server's game named ``wanted`` (its name, case ignored, or its number);
-        the current one when ``wanted`` is empty. Raises ``err.no_season``."""
+        """The season of a server's game ``wanted``: ``#N`` is season N (the autocomplete's
+        values); else its name (case ignored; a name an earlier version let look like a number
+        wins), else its number; the current one when ``wanted`` is empty. Raises
+        ``err.no_season``."""
         seasons = await self.all(guild_id, game)
         text = (wanted or "").strip()
         if not text:
             return seasons[-1]
+        if not (text.startswith("#") and text[1:].isdecimal()):
+            for s in seasons:
+                if (s.name or "").casefold() == text.casefold():
+                    return s
         for s in seasons:
-            if (s.name or "").casefold() == text.casefold() or str(s.season) == text.lstrip("#"):
+            if str(s.season) == text.removeprefix("#"):
                 return s
         raise ServiceError("err.no_season", name=text[:MAX_NAME])
 

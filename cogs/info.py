@@ -65,7 +65,7 @@ class InfoCog(commands.Cog):
         seasons = await self.bot.seasons.all(interaction.guild_id or 0, game)
         wanted = current.strip().casefold()
         names = [season_name(s, t, plain=True) for s in reversed(seasons)]
-        return [app_commands.Choice(name=n[:100], value=(s.name or str(s.season))[:100])
+        return [app_commands.Choice(name=n[:100], value=f"#{s.season}")
                 for n, s in zip(names, reversed(seasons), strict=True) if wanted in n.casefold()][:25]
 
     @app_commands.command(name=_T("stats", key="cmd.stats.name"),

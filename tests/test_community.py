@@ -304,6 +304,10 @@ async def test_a_season_cannot_be_named_like_a_number(env):
     await svc.seasons.start(G1, ("test-pick",), "Saison 2", 555)
     assert (await svc.seasons.find(G1, "test-pick", "2")).season == 2
     assert (await svc.seasons.find(G1, "test-pick", "saison 2")).season == 3
+    # a season an earlier version let be named like a number: its name wins; "#N" is season N
+    await db.start_season(G1, "test-pick", "1", 1_800_000_000.0)  # season 4, named "1"
+    assert (await svc.seasons.find(G1, "test-pick", "1")).season == 4
+    assert (await svc.seasons.find(G1, "test-pick", "#1")).season == 1
 
 
 async def test_a_deck_upload_replaces_every_case_of_its_name_an_earlier_version_stored(env):

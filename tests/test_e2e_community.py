@@ -168,6 +168,9 @@ async def test_a_season_name_cannot_ping_or_break_the_public_notice(e2e):
     assert f"<@{root.id}>" not in notice and "\\*\\*Cup\\*\\*" in notice  # no mention, its stars shown as stars
     choices = await world.autocomplete(root, "leaderboard", "season", "", game="moonshine")
     assert choices[0]["name"] == name  # an autocomplete choice is plain text: as typed
+    assert [c["value"] for c in choices] == ["#2", "#1"]  # by number: never mistaken for a name
+    board = (await world.slash(root, "leaderboard", game="moonshine", season="#1")).response.text()
+    assert EN("season.numbered", n=1) in board
 
 
 async def test_settings_do_not_offer_pictures_when_the_bot_draws_none(e2e):
