@@ -787,7 +787,7 @@ class TerminalGame:
         """A yes/no question: ``True`` for an answer in ``yes``, ``False`` for one in ``no``,
         ``interrupted`` on Ctrl-C or Ctrl-D; any other answer says "answer y or n" and asks again."""
         while True:
-            raw = self.read(prompt)
+            raw = self.read(prompt, back=True)  # (q is no: back to the question before)
             if raw is None:
                 return interrupted
             if raw.lower() in yes:

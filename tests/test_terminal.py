@@ -424,6 +424,9 @@ async def test_a_question_mark_in_a_sub_question_says_q_goes_back(tmp_path):
     assert tg.ask_component(sel) is BACK
     assert term_says("term.help_back", key="gang-of-dice") in s.text
     assert term_says("term.help", command=tg.resume_command, key="gang-of-dice") not in s.text
+    s.answers = ["?", "q"]  # a yes/no question: q is no, back to the question before
+    assert tg.yes("Sure?") is False
+    assert term_says("term.help", command=tg.resume_command, key="gang-of-dice") not in s.text
 
 
 # --- 5. forced choices ------------------------------------------------------------------------------
