@@ -259,6 +259,19 @@ async def test_a_member_s_profile_stays_once_a_new_season_starts(house):
         await client.close()
 
 
+async def test_an_empty_past_season_s_page_speaks_of_the_past(house):
+    await house.guilds.change(GUILD, 1, web="public")
+    await house.seasons.start(GUILD, ("three-player-moon",), "Winter", 1)
+    client = await client_of(house.hall.db, public=True)
+    try:
+        page = await (await client.get(f"/g/{GUILD}/lb/three-player-moon?season=1")).text()
+    finally:
+        await client.close()
+    en = Translator("en")
+    assert en("web.lb.empty_past", min=1) in page and en("web.lb.empty", min=1) not in page
+    assert en("web.lb.empty", min=1) != en("web.lb.empty", min=2).replace("2", "1")  # one game, in the singular
+
+
 async def test_a_new_month_s_season_shows_on_the_pages_before_the_bot_starts_it(house):
     """Monthly seasons: once the month changes, the pages show last month's season ended (its
     standings kept) and the new month's season current with nobody ranked, as the bot will at
@@ -280,6 +293,7 @@ async def test_a_new_month_s_season_shows_on_the_pages_before_the_bot_starts_it(
         await client.close()
     for current, past, profile in (before, after):
         assert f"/g/{GUILD}/u/1" not in current and "2023-12" in current  # the new season: nobody ranked
+        assert Translator("en")("web.lb.empty", min=1) in current
         assert re.search(rf'href="{lb}\?season=2[^"]*" aria-current="page">2023-12<', current)
         assert f"/g/{GUILD}/u/1" in past  # last month's standings
         assert Translator("en")("web.profile.no_season_game") in profile

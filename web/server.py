@@ -297,7 +297,7 @@ class Pages:
         here = links.leaderboard_url("", guild_id, game, key=key, season=season, lang=lang)
         return self.render(request, "leaderboard.html", lang=lang, title=t("web.lb.title", game=compose.game_title(game, t)),
                            entries=entries, games=games, seasons=season_links, many_seasons=len(found) > 1,
-                           min_games=min_games, pager=_pager(here, page, pages))
+                           past=not chosen.current, min_games=min_games, pager=_pager(here, page, pages))
 
     # ---------------------------------------------------------------- profile
     async def profile(self, request: web.Request) -> web.Response:
