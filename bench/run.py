@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.stats import quantile
 from bot.games import GAMES
 from bot.house import House
 from storage.sqlite import SqliteStore
@@ -121,9 +122,7 @@ def render_boards(key: str, boards: int = 40, seed: int = 3) -> tuple[float, flo
         png = render_board(key, view, names, "en", cache=None)
         times.append((time.process_time() - start) * 1000)
         sizes.append(len(png))
-    times.sort()
-    sizes.sort()
-    return times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))], sizes[len(sizes) // 2], sizes[-1]
+    return quantile(times, 0.5), quantile(times, 0.95), int(quantile(sizes, 0.5)), max(sizes)
 
 
 def main() -> None:

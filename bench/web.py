@@ -33,6 +33,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from bench.stats import quantile
 from bot.games import GAMES
 from bot.web.access import RatingHistory, WebDefaults
 from bot.web.replay import Replays
@@ -41,8 +42,8 @@ from web.server import RateLimit, WebContext, make_app
 
 
 def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+    """The ``q`` quantile of ``values`` (seconds) in milliseconds (:func:`bench.stats.quantile`)."""
+    return quantile(values, q) * 1000
 
 
 #: CPU seconds of this process per request, by kind (the server and the client together)
