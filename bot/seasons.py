@@ -5,8 +5,9 @@ season 1 until an admin starts another, so a server that never does sees its lea
 they always were). ``/season start`` ends the current season of one game or of every game: the
 season that ends keeps its ratings as its final standings (``/leaderboard season:`` shows them),
 and every member starts the new one fresh. With the server's ``monthly_seasons`` setting a new
-season starts by itself at the first result or leaderboard of each calendar month (UTC), named
-``YYYY-MM``.
+season starts by itself at the first result or leaderboard of each calendar month (UTC) after
+the current season's start and the setting's own turning on, named ``YYYY-MM`` (``YYYY-MM (2)``
+when an admin gave an earlier season that name).
 
 Every rated result stores each member's new rating (``rating_history``, what the web pages
 plot); :meth:`Seasons.backfill` fills it in for the results stored before the history existed,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.games import GAMES
@@ -42,19 +44,29 @@ def month_name(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m")
 
 
-async def rollover_due(db: Store, current: SeasonRow, settings: GuildSettings, now: float) -> str | None:
-    """The name of the season due to start by itself at ``now`` (UNIX s): its month
-    (:func:`month_name`) when the server has monthly seasons and its ``current`` season began in
-    an earlier month; else ``None``. A season with no start (the first) counts from when
-    monthly seasons were turned on (the settings' log; else their last change)."""
+async def rollover_due(db: Store, seasons: Sequence[SeasonRow], settings: GuildSettings, now: float) -> str | None:
+    """The name of the season due to start by itself at ``now`` (UNIX s) after ``seasons`` (a
+    game's, the current one last): its month (:func:`month_name`; "2024-01 (2)" when an admin
+    gave an earlier season that name) when the server has monthly seasons and its current
+    season, or monthly seasons themselves (turned on later: the settings' log), began in an
+    earlier month; else ``None``. A first season (no start) with no log counts from the
+    settings' last change."""
+    current = seasons[-1]
     if not settings.monthly_seasons:
         return None
-    since = current.started_at
-    if since is None:
-        since = await db.setting_set_at(settings.guild_id, "monthly_seasons", dumps(True))
-    if since is None:
-        since = settings.updated_at
-    return month_name(now) if month_name(since) != month_name(now) else None
+    month = month_name(now)
+    if current.started_at is not None and month_name(current.started_at) == month:
+        return None  # (the common case: no read of the log)
+    turned_on = await db.setting_set_at(settings.guild_id, "monthly_seasons", dumps(True))
+    starts = [at for at in (current.started_at, turned_on) if at is not None] or [settings.updated_at]
+    if month_name(max(starts)) == month:
+        return None
+    taken = {(s.name or "").casefold() for s in seasons}
+    name, n = month, 1
+    while name.casefold() in taken:
+        n += 1
+        name = f"{month} ({n})"
+    return name
 
 
 class Seasons:
@@ -75,7 +87,7 @@ class Seasons:
         current = seasons[-1]
         community = await self.guilds.community(guild_id)
         now = self.hall.clock.now()
-        due = await rollover_due(self.hall.db, current, community.stored, now)
+        due = await rollover_due(self.hall.db, seasons, community.stored, now)
         if due is not None:  # one roll-over, whoever else reads the season meanwhile
             started = await self.hall.db.start_season(guild_id, game, due, now, after=current.season)
             if started.season != current.season:

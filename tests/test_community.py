@@ -321,6 +321,23 @@ async def test_a_deck_upload_replaces_every_case_of_its_name_an_earlier_version_
     assert await svc.decks.get(G1, kept) == {"x": 3}
 
 
+async def test_a_season_started_last_month_by_hand_lasts_until_monthly_seasons_were_turned_on_a_month(env):
+    """Monthly seasons count from the later of the current season's start and their own
+    turning on; the month's season takes a free name."""
+    svc, db, clock, rec = env
+    clock.t = 1_700_000_000.0  # 2023-11-14
+    await svc.seasons.start(G1, ("test-pick",), "2023-12", 555)  # an admin's season, named ahead
+    clock.t = 1_702_000_000.0  # 2023-12-08
+    await svc.guilds.change(G1, 555, monthly_seasons=True)
+    assert (await svc.seasons.current(G1, "test-pick")).name == "2023-12"  # not ended at once
+    clock.t = 1_704_500_000.0  # 2024-01-06
+    assert (await svc.seasons.current(G1, "test-pick")).name == "2024-01"
+    assert (await svc.seasons.current(G1, "test-pick")).name == "2024-01"  # started this month: kept
+    await svc.seasons.start(G1, ("test-pick",), "2024-02", 555)  # named ahead again, in January
+    clock.t = 1_707_000_000.0  # 2024-02-03
+    assert (await svc.seasons.current(G1, "test-pick")).name == "2024-02 (2)"  # the month's name was taken
+
+
 async def test_two_settings_changes_at_once_both_stay(env):
     svc, db, clock, rec = env
     await svc.guilds.community(G1)

@@ -90,8 +90,7 @@ async def seasons(db: Store, guild_id: int, game: str, now: float) -> list[Seaso
     season ended and the month's season current, not started (the pages write nothing)."""
     found = await db.seasons(guild_id, game) or [SeasonRow(1)]
     out = sorted((Season(s.season, s.name or "", s.ended_at is None) for s in found), key=lambda s: (s.current, s.number))
-    stored = next((s for s in found if s.ended_at is None), None)
-    due = await rollover_due(db, stored, await db.guild_settings(guild_id), now) if stored is not None else None
+    due = await rollover_due(db, found, await db.guild_settings(guild_id), now) if found[-1].ended_at is None else None
     if due is not None:
         out = [replace(s, current=False) for s in out]
         out.append(Season(max(s.number for s in out) + 1, due, True, started=False))
