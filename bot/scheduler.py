@@ -77,6 +77,9 @@ class Scheduler:
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
+        #: the step (table id -> version) whose late members' timeouts were counted, until its
+        #: timeout is played (a retry after an outage does not count them twice)
+        self._counted: dict[int, int] = {}
 
     # ------------------------------------------------------------------ turn deadlines
     def rule(self, pace: Pace | str | None) -> PaceRule:
@@ -179,6 +182,7 @@ class Scheduler:
                 await self._remind(table_id, version, row)
         except VersionConflict:
             log.warning("table %s moved in another writer; reloaded", table_id)
+            await self._rearm(table_id)  # the deadline of the step as stored now
         except StoreUnavailable:
             raise  # not the table's fault: the timers try again
         except Exception:  # one broken table must not stop the others' deadlines
@@ -190,7 +194,11 @@ class Scheduler:
         table) that time runs out; the timer moves on to the next reminder, or to the timeout."""
         async with self.hall.lock(table_id):
             live = await self.hall.touch(table_id)
-            if live is None or live.state.version != version:
+            if live is None:
+                await self.clear(table_id)
+                return
+            if live.state.version != version:
+                await self.arm(live)  # a deadline left behind by an interrupted step
                 return
             later = [float(at) for at in row.payload.get("later") or ()]
             if later:
@@ -201,6 +209,16 @@ class Scheduler:
         seats = [s for s in view.waiting_for() if not view.seats[s].autoplay and not view.seats[s].muted]
         if seats:
             await notify(self.hall.notifier.reminder, view, seats)
+
+    async def _rearm(self, table_id: int) -> None:
+        """The deadline of a table's current step as the store has it now (after another
+        writer moved it)."""
+        async with self.hall.lock(table_id):
+            live = await self.hall.touch(table_id)
+            if live is None:
+                await self.clear(table_id)
+            else:
+                await self.keep_or_arm(live)
 
     async def _timeout(self, table_id: int, version: int) -> None:
         """The AI acts for every member who has not acted in the step at ``version``."""
@@ -218,12 +236,14 @@ class Scheduler:
                     and not live.seats[s].autoplay]
             gone = []
             makes_away = self.rule(live.row.pace).away
-            for seat in late:
-                count = live.seats[seat].timeouts + 1
-                away = makes_away and count >= AWAY_AFTER_TIMEOUTS
-                await self._set_seat(live, seat, away=away, timeouts=count)
-                if away:
-                    gone.append(seat)
+            if self._counted.get(table_id) != version:  # a retry after an outage counts none again
+                for seat in late:
+                    count = live.seats[seat].timeouts + 1
+                    away = makes_away and count >= AWAY_AFTER_TIMEOUTS
+                    await self._set_seat(live, seat, away=away, timeouts=count)
+                    if away:
+                        gone.append(seat)
+                self._counted[table_id] = version
             all_events: list[Event] = []
             result: Chosen = "buffered"
             view: TableSnapshot = live.snapshot()
@@ -237,6 +257,7 @@ class Scheduler:
                     all_events.extend(events)
                     if len(game.to_act(live.state)) > 1:
                         break  # a simultaneous step: one choice per seat
+            self._counted.pop(table_id, None)
         if late:
             await notify(hall.notifier.timed_out, view, late)
         for seat in gone:

@@ -177,6 +177,7 @@ class Hall:
         self._live: dict[int, LiveTable] = {}  # running tables, decoded
         self._index: dict[int, RunningTable] = {}  # running tables resumed but not decoded yet
         self._tails: OrderedDict[int, _Tail] = OrderedDict()  # running tables' last events (TAILS at most)
+        self._unsure: set[int] = set()  # tables whose last step met an outage (:meth:`unsure`)
 
     # ------------------------------------------------------------------ ownership
     def owns(self, guild_id: int) -> bool:
@@ -211,6 +212,12 @@ class Hall:
         self._live[live.id] = live
         return live
 
+    def unsure(self, table_id: int) -> None:
+        """A step of the table met an outage: it may have been stored (its answer lost). The
+        cache serves on while the store is away and is read again at its first touch once the
+        store answers (:meth:`touch`)."""
+        self._unsure.add(table_id)
+
     def drop(self, table_id: int) -> None:
         """Drop a table from the cache (its next touch reloads it from the store: another writer
         moved it, or it stopped running)."""
@@ -224,6 +231,7 @@ class Hall:
         self._live.pop(table_id, None)
         self._index.pop(table_id, None)
         self._tails.pop(table_id, None)
+        self._unsure.discard(table_id)
 
     def running(self) -> int:
         """How many running tables the process holds (decoded or waiting to be)."""
@@ -252,6 +260,10 @@ class Hall:
         snapshot no longer loads is abandoned (logged), never crashes the bot. Call under the
         table's lock."""
         live = self._live.get(table_id)
+        if live is not None and table_id in self._unsure and self.db.unavailable_since is None:
+            self._unsure.discard(table_id)  # the store answers again: read what it holds
+            self.drop(table_id)
+            live = None
         if live is not None:
             if self.owns(live.row.guild_id):
                 return live

@@ -36,6 +36,7 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -172,6 +173,13 @@ class Tables:
                 # so the step needs a deadline of its own (the one running is kept)
                 refused, view = err, live.snapshot()
                 await self.scheduler.keep_or_arm(live)
+            except StoreUnavailable:
+                if back:  # the same, for a click the store did not answer (the table as stored now)
+                    with contextlib.suppress(StoreUnavailable):
+                        fresh = await hall.touch(table_id)
+                        if fresh is not None:
+                            await self.scheduler.keep_or_arm(fresh)
+                raise
         if back:
             await notify(hall.notifier.came_back, view, seat)
         if refused is not None:
@@ -258,7 +266,10 @@ class Tables:
 
         Raises ``ServiceError("err.illegal")`` when ``Game.apply`` refuses an action (nothing
         stored), :class:`storage.base.VersionConflict` when the stored table moved (another
-        writer): nothing is stored and the cached table is dropped (reloaded on next touch)."""
+        writer): nothing is stored and the cached table is dropped (reloaded on next touch);
+        :class:`storage.base.StoreUnavailable` when the store did not answer: the step may have
+        been stored (an answer lost), so the table is read again once the store answers
+        (:meth:`bot.service.Hall.unsure`)."""
         game = live.game
         row = live.row
         try:
@@ -291,6 +302,9 @@ class Tables:
                     await self.finish(live, outcome, now, gone)
         except VersionConflict:
             hall.drop(live.id)
+            raise
+        except StoreUnavailable:
+            hall.unsure(live.id)
             raise
         live.state = step.state
         live.pending = {}

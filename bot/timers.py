@@ -160,16 +160,18 @@ class Timers:
 
     async def schedule(self, key: str, at: float, payload: dict[str, Any] | None = None) -> TimerRow:
         """Store and remember the timer ``key`` due at ``at`` (replaces one of the same key).
-        Joins the caller's transaction."""
+        Joins the caller's transaction: remembered once it commits (a rollback leaves the
+        timers in memory as they were)."""
         row = TimerRow(key, at, dict(payload or {}))
         await self.store.set_timer(row)
-        self.remember(row)
+        self.store.after_commit(lambda: self.remember(row))
         return row
 
     async def cancel(self, key: str) -> None:
-        """Remove the timer ``key`` (stored and remembered); no error when there is none."""
+        """Remove the timer ``key`` (stored and remembered, once the caller's transaction
+        commits); no error when there is none."""
         await self.store.cancel_timer(key)
-        self.forget(key)
+        self.store.after_commit(lambda: self.forget(key))
 
     def remember(self, row: TimerRow) -> None:
         """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the

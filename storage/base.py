@@ -18,7 +18,7 @@ import json
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol, get_args
 
@@ -740,6 +740,7 @@ class Store(ABC):
         self.path = path
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
+        self._on_commit: list[Callable[[], None]] = []  # the current transaction's (after_commit)
         #: when the current outage began (``time.monotonic()``), ``None`` while the store answers
         self.unavailable_since: float | None = None
         #: outages seen since the store was opened
@@ -764,6 +765,7 @@ class Store(ABC):
             return
         async with self._lock:
             self._owner = me
+            self._on_commit = []
             try:
                 try:
                     await self._heal()
@@ -782,8 +784,21 @@ class Store(ABC):
                         raise
                     raise unavailable from exc
                 self._answered()
+                done = self._on_commit
             finally:
                 self._owner = None
+                self._on_commit = []
+        for fn in done:
+            fn()
+
+    def after_commit(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` (memory that mirrors what was written: no I/O, no error) once the calling
+        task's transaction has committed, or at once outside a transaction; never when the
+        transaction rolls back."""
+        if self._owner is asyncio.current_task():
+            self._on_commit.append(fn)
+        else:
+            fn()
 
     @contextlib.asynccontextmanager
     async def _access(self) -> AsyncIterator[None]:
