@@ -279,8 +279,10 @@ class Hall:
                                  await self.db.pending(table_id, row.version))
             state_data: Any = row.state
         else:
-            state_data = loads(entry.state_json) if entry.state_json else None
+            state_data = entry.state_json
         try:
+            if isinstance(state_data, (str, bytes)):
+                state_data = loads(state_data)
             if entry.row.game not in GAMES:
                 raise ValueError(f"unknown game {entry.row.game}")
             if state_data is None:

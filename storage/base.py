@@ -185,6 +185,15 @@ def dumps(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"))
 
 
+def _column(row: Record, name: str, damaged: Any) -> Any:
+    """A table row's JSON column decoded, ``damaged`` (logged) when it is not JSON."""
+    try:
+        return loads(row[name])
+    except ValueError:
+        log.warning("table %s: its %s column is not JSON; read as %r", row["id"], name, damaged)
+        return damaged
+
+
 def loads(text: str | bytes) -> Any:
     """The value of a stored JSON text (:mod:`orjson`; the standard library for what it refuses,
     such as a ``NaN`` an old row might hold).
@@ -283,7 +292,9 @@ class TableRow:
     @classmethod
     def of(cls, row: Record, *, decode_state: bool = True) -> TableRow:
         """The row a driver read (``sqlite3.Row`` or ``asyncpg.Record`` of ``SELECT *``), its
-        JSON columns decoded (``state`` left ``None`` unless ``decode_state``)."""
+        JSON columns decoded (``state`` left ``None`` unless ``decode_state``). A column that is
+        not JSON (a damaged row) is logged and read as none: ``{}`` options, no snapshot (a
+        running table without one is abandoned when touched, :meth:`bot.service.Hall.touch`)."""
         return cls(
             id=row["id"],
             guild_id=row["guild_id"],
@@ -292,13 +303,13 @@ class TableRow:
             lobby_message_id=row["lobby_message_id"],
             board_message_id=row["board_message_id"],
             game=row["game"],
-            options=loads(row["options"]),
+            options=_column(row, "options", {}),
             status=row["status"],
             host_user_id=row["host_user_id"],
             lang=row["lang"],
             seed=row["seed"],
             version=row["version"],
-            state=loads(row["state"]) if decode_state and row["state"] else None,
+            state=_column(row, "state", None) if decode_state and row["state"] else None,
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             rules_version=row["rules_version"],

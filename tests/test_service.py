@@ -65,8 +65,8 @@ async def env(db_url, pick_game):
     await db.close()
 
 
-async def open_two(svc: House, game: str = "test-pick", options=None):
-    t = await svc.lobbies.open(guild_id=1, channel_id=10, game=game, host_user_id=100, host_name="Host",
+async def open_two(svc: House, game: str = "test-pick", options=None, channel_id: int = 10):
+    t = await svc.lobbies.open(guild_id=1, channel_id=channel_id, game=game, host_user_id=100, host_name="Host",
                                options=options)
     await svc.lobbies.join(t.id, 200, "Guest")
     return t.id
@@ -320,6 +320,33 @@ async def test_corrupt_snapshot_is_abandoned_not_crashing(env):
     with pytest.raises(ServiceError) as e:
         await svc2.tables.submit(tid, 100, 0, "p1")
     assert e.value.key == "err.table_not_running"
+    await svc2.tables.close()
+
+
+@pytest.mark.parametrize("column", ["state", "options"])
+async def test_a_row_whose_json_is_damaged_is_abandoned_or_plays_on_and_the_others_resume(env, db_url, column):
+    """A snapshot that is not JSON: the table is abandoned at its first touch (logged), never an
+    error at every click; options that are not JSON: read as none, the table plays on. Either
+    way the other running tables resume."""
+    from tests.stores import raw_sql
+
+    svc, db, clock, rec = env
+    bad, good = await open_two(svc), await open_two(svc, channel_id=11)
+    for tid in (bad, good):
+        await svc.lobbies.start(tid, 100)
+    await raw_sql(db_url, f"UPDATE game_tables SET {column} = '{{\"round\": 1, \"rounds\"' WHERE id = {bad}")
+    svc2 = House(db, clock=clock, turn_timeout=100)
+    assert sorted(await svc2.tables.resume()) == sorted([bad, good])
+    await svc2.tables.idle()
+    assert (await svc2.tables.submit(good, 100, 0, "p1")).status in ("applied", "buffered")
+    if column == "state":
+        assert (await db.get_table(bad)).status == "abandoned"
+        with pytest.raises(ServiceError) as e:
+            await svc2.tables.submit(bad, 100, 0, "p1")
+        assert e.value.key == "err.table_not_running"
+    else:
+        assert (await db.get_table(bad)).options == {}
+        assert (await svc2.tables.submit(bad, 100, 0, "p1")).status in ("applied", "buffered")
     await svc2.tables.close()
 
 
