@@ -4,6 +4,7 @@ replay's pictures equal to the public boards, and the metrics after a scripted g
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -257,6 +258,20 @@ async def test_a_member_s_profile_stays_once_a_new_season_starts(house):
         assert (await client.get(f"/g/{GUILD}/u/77")).status == 404
     finally:
         await client.close()
+
+
+async def test_an_error_page_s_language_link_stays_on_this_site(house):
+    client = await client_of(house.hall.db)
+    try:  # a raw request: an address that begins with "//" (a client library would rewrite it)
+        reader, writer = await asyncio.open_connection(client.host, client.port)
+        writer.write(b"GET //evil.example/x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        answer = (await reader.read()).decode()
+        writer.close()
+    finally:
+        await client.close()
+    switch = re.search(r'<a class="lang" href="([^"]*)"', answer)[1]
+    assert answer.startswith("HTTP/1.1 404") and switch.startswith("/") and not switch.startswith("//"), switch
 
 
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):

@@ -235,7 +235,10 @@ class Pages:
         lang = values.pop("lang", None) or _lang(request)
         t = Translator(lang)
         other = "fr" if lang == "en" else "en"
-        switch = request.rel_url.update_query({"lang": other})
+        # the same page in the other language, on this site: an address that begins with "//"
+        # would make the link another site's
+        here = request.rel_url
+        switch = here.with_path("/" + here.path.lstrip("/")).update_query({"lang": other})
         html = self.env.get_template(template).render(t=t, lang=lang, other=other, switch=str(switch), **values)
         return web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
 
