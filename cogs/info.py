@@ -51,7 +51,8 @@ class InfoCog(commands.Cog):
             return
         card = season_board_block(game.value, found, current, rows, await self.bot.records.min_games(guild_id), t)
         link = await web_link(self.bot, guild_id, t("web.link.leaderboard"),
-                              lambda base, key: links.leaderboard_url(base, guild_id, game.value, key=key, lang=lang))
+                              lambda base, key: links.leaderboard_url(base, guild_id, game.value, key=key, lang=lang,
+                                                                      season=None if current else found.season))
         await interaction.response.send_message(**card_message(card, rows=link),
                                                 allowed_mentions=discord.AllowedMentions.none())
 

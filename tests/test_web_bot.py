@@ -51,6 +51,10 @@ async def test_link_buttons_lead_to_the_bots_own_pages_and_the_operators_endpoin
     res = await world.slash(ann, "leaderboard", game="three-player-moon")
     [board] = [b.url for b in res.response.buttons if b.url]
     assert board == links.leaderboard_url(BASE, guild, "three-player-moon", key=key, lang="en")
+    await bot.seasons.start(guild, ("three-player-moon",), "Winter", ann.id)
+    res = await world.slash(ann, "leaderboard", game="three-player-moon", season="#1")  # a past season: its page
+    assert [b.url for b in res.response.buttons if b.url] == [
+        links.leaderboard_url(BASE, guild, "three-player-moon", key=key, season=1, lang="en")]
     res = await world.slash(bob, "stats")
     [stats] = [b.url for b in res.response.buttons if b.url]
     assert stats == links.profile_url(BASE, guild, bob.id, key=key, lang="en")
