@@ -274,6 +274,22 @@ async def test_an_error_page_s_language_link_stays_on_this_site(house):
     assert answer.startswith("HTTP/1.1 404") and switch.startswith("/") and not switch.startswith("//"), switch
 
 
+async def test_the_profile_s_plot_counts_the_season_its_table_counts(house):
+    for _ in range(2):
+        await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    await house.seasons.start(GUILD, ("three-player-moon",), None, 1)
+    client = await client_of(house.hall.db)
+    try:
+        empty = await (await client.get(f"/g/{GUILD}/u/1?lang=en")).text()
+        await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+        page = await (await client.get(f"/g/{GUILD}/u/1?lang=en")).text()
+    finally:
+        await client.close()
+    assert "<figcaption>" not in empty  # a new season, no game in it yet: no plot of the old one
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", page)[1]
+    assert caption.startswith("1 game:"), caption  # the season's one game (in the singular), as the table says
+
+
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):
     await house.guilds.change(GUILD, 1, web="public")
     await house.seasons.start(GUILD, ("three-player-moon",), "Winter", 1)

@@ -328,7 +328,8 @@ class Pages:
         elif not stats and game not in GAMES:  # not rated this season yet: their last game's
             game = results[0].game if results else next(iter(GAMES))
         names = await db.member_names(guild_id, [user_id])
-        history = await self.ctx.history.of(db, guild_id, game, user_id)
+        season = (await seasons(db, guild_id, game, now))[-1]  # the plot: the season the table above counts
+        history = await self.ctx.history.of(db, guild_id, game, user_id, season.number) if season.started else []
         per_game = [{"key": g, "title": compose.game_title(g, t), "played": r.played, "won": r.won,
                      "rating": f"{r.ordinal:.1f}", "current": g == game,
                      "url": links.profile_url("", guild_id, user_id, key=key, game=g, lang=lang),
