@@ -290,6 +290,17 @@ async def test_the_profile_s_plot_counts_the_season_its_table_counts(house):
     assert caption.startswith("1 game:"), caption  # the season's one game (in the singular), as the table says
 
 
+async def test_a_season_name_loses_its_invisible_controls_as_member_names_do(house):
+    await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    await house.seasons.start(GUILD, ("three-player-moon",), "Win\u202eter\u200b", 1)
+    client = await client_of(house.hall.db)
+    try:
+        page = await (await client.get(f"/g/{GUILD}/lb/three-player-moon")).text()
+    finally:
+        await client.close()
+    assert "\u202e" not in page and "\u200b" not in page and "<bdi>Winter</bdi>" in page
+
+
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):
     await house.guilds.change(GUILD, 1, web="public")
     await house.seasons.start(GUILD, ("three-player-moon",), "Winter", 1)
