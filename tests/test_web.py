@@ -301,6 +301,18 @@ async def test_a_season_name_loses_its_invisible_controls_as_member_names_do(hou
     assert "\u202e" not in page and "\u200b" not in page and "<bdi>Winter</bdi>" in page
 
 
+async def test_accept_language_weights_are_read(house):
+    await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db)
+    try:
+        langs = [re.search(r'<html lang="(\w+)"', await (await client.get(
+            f"/g/{GUILD}/lb/three-player-moon", headers={"Accept-Language": h})).text())[1]
+            for h in ("en;q=0.1, fr;q=0.9", "en;q=0, fr", "fr-CA, en;q=0.5", "de, en;q=0.2", "en;q=abc, fr;q=0.3")]
+    finally:
+        await client.close()
+    assert langs == ["fr", "fr", "fr", "en", "fr"], langs
+
+
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):
     await house.guilds.change(GUILD, 1, web="public")
     await house.seasons.start(GUILD, ("three-player-moon",), "Winter", 1)

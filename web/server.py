@@ -148,14 +148,26 @@ class WebContext:
 
 
 def _lang(request: web.Request) -> str:
+    """The page's language: ``?lang=``, else the browser's ``Accept-Language`` by its weights
+    (``q``; ``q=0`` refuses a language), else English."""
     asked = request.query.get("lang", "")
     if asked in LANGS:
         return asked
-    for part in request.headers.get("Accept-Language", "").split(","):
-        base = part.split(";")[0].strip().split("-")[0].lower()
-        if base in LANGS:
-            return base
-    return "en"
+    weighted = []
+    for i, part in enumerate(request.headers.get("Accept-Language", "").split(",")):
+        tag, _, params = part.partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        base = tag.strip().split("-")[0].lower()
+        if base in LANGS and q > 0:
+            weighted.append((-q, i, base))
+    return min(weighted)[2] if weighted else "en"
 
 
 def _int(text: str | None, default: int, low: int = 0, high: int = 2**63 - 1) -> int:
