@@ -348,7 +348,7 @@ async def test_a_new_month_s_season_shows_on_the_pages_before_the_bot_starts_it(
     for current, past, profile in (before, after):
         assert f"/g/{GUILD}/u/1" not in current and "2023-12" in current  # the new season: nobody ranked
         assert Translator("en")("web.lb.empty", min=1) in current
-        assert re.search(rf'href="{lb}\?season=2[^"]*" aria-current="page">2023-12<', current)
+        assert re.search(rf'href="{lb}\?season=2[^"]*" aria-current="page"><bdi>2023-12</bdi><', current)
         assert f"/g/{GUILD}/u/1" in past  # last month's standings
         assert Translator("en")("web.profile.no_season_game") in profile
 
