@@ -271,11 +271,16 @@ def _season(mark: int) -> str:
 
 
 #: The servers' games holding a result with a member seat and no rating history (``pairs``),
-#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
-_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results. Only
+#: results older than every rated one (``cutoff``: stored before the history existed) count: a
+#: later result without history was left unrated on purpose (its members had left the server).
+_TO_REPLAY = ("WITH cutoff AS (SELECT COALESCE(MIN(h0.table_id), 9223372036854775807) AS id FROM rating_history h0),"
+              " pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
               " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND u.table_id < (SELECT id FROM cutoff)"
               " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
-              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game"
+              " WHERE r.table_id < (SELECT id FROM cutoff)")
 _SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
                   f" VALUES ({', '.join(f'${i}' for i in range(1, len(GUILD_SETTINGS_COLUMNS) + 1))})"
                   " ON CONFLICT (guild_id) DO UPDATE SET "

@@ -148,11 +148,16 @@ _SET_TIMER = ("INSERT INTO timers (key, due, payload) VALUES (?, ?, ?)"
 #: The current season of a server's game, given ``(guild_id, game)``: the highest stored, else 1.
 _CURRENT = "(SELECT COALESCE(MAX(season), 1) FROM seasons WHERE guild_id = ? AND game = ?)"
 #: The servers' games holding a result with a member seat and no rating history (``pairs``),
-#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results.
-_TO_REPLAY = ("WITH pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
+#: then every result ``r`` of them (see ``results_to_replay``): one pass over the results. Only
+#: results older than every rated one (``cutoff``: stored before the history existed) count: a
+#: later result without history was left unrated on purpose (its members had left the server).
+_TO_REPLAY = ("WITH cutoff AS (SELECT COALESCE(MIN(h0.table_id), 9223372036854775807) AS id FROM rating_history h0),"
+              " pairs AS (SELECT DISTINCT u.guild_id, u.game FROM results u"
               " JOIN result_seats us ON us.table_id = u.table_id WHERE us.user_id IS NOT NULL"
+              " AND u.table_id < (SELECT id FROM cutoff)"
               " AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.table_id = u.table_id))"
-              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game")
+              " SELECT r.* FROM results r JOIN pairs p ON p.guild_id = r.guild_id AND p.game = r.game"
+              " WHERE r.table_id < (SELECT id FROM cutoff)")
 _SAVE_SETTINGS = (f"INSERT INTO guild_settings ({', '.join(GUILD_SETTINGS_COLUMNS)})"
                   f" VALUES ({', '.join('?' for _ in GUILD_SETTINGS_COLUMNS)}) ON CONFLICT (guild_id) DO UPDATE SET "
                   + ", ".join(f"{c} = excluded.{c}" for c in GUILD_SETTINGS_COLUMNS[1:]))

@@ -86,6 +86,24 @@ async def test_a_member_gone_at_the_end_is_not_rated(make):
     assert set(await svc.hall.db.ratings(1, "test-pick", [100, 200])) == {100}
 
 
+async def test_a_result_whose_members_all_left_gets_no_history_at_the_next_start(make):
+    """Nobody rated (both had left the server): the next start's backfill of the rating history
+    (for results stored before it existed) leaves it alone, whatever season it was played in."""
+    notifier = Gone()
+    svc = await make(notifier)
+    await finish(svc, await running_table(svc))  # a rated result: the history exists
+    notifier.gone = {100, 200}
+    await svc.seasons.start(1, ("test-pick",), "Spring", user_id=1)
+    tid = await running_table(svc)
+    await finish(svc, tid)
+    db = svc.hall.db
+    before = await db.rating_history(1, "test-pick", 100)
+    await svc.tables.resume()  # the next start
+    assert await svc.seasons.backfill() == 0
+    assert await db.rating_history(1, "test-pick", 100) == before
+    assert not [p for p in before if p.table_id == tid]
+
+
 async def test_a_failing_membership_check_rates_everyone(make):
     svc = await make(Gone(fail=True))
     tid = await running_table(svc)
