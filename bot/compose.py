@@ -119,18 +119,37 @@ def lobby_selects(table: TableSnapshot, ctx: RenderContext) -> tuple[Select, ...
     current = {**defaults, **table.row.options}
     out = []
     for sel in GAMES[table.row.game].presenter.lobby_selects(ctx)[:2]:
-        opts = []
-        for o in sel.options:
-            name, _, value = o.value.partition("=")
-            cur = current.get(name)
-            chosen = str(cur).lower() == value.lower() or (cur is None and value in ("", "none"))
-            opts.append(replace(o, default=chosen))
+        opts = [replace(o, default=_chosen(o, current)) for o in sel.options]
         out.append(replace(sel, options=tuple(opts)))
     if table.row.pace is not None:
         t = ctx.t
         out.append(Select(t("lobby.pace"), tuple(
             SelectOption(t(f"pace.{p}"), f"pace={p}", t(f"pace.{p}.desc"), p == table.row.pace) for p in PACES)))
     return tuple(out)
+
+
+def _chosen(option: SelectOption, options: dict[str, Any]) -> bool:
+    """Whether a lobby select's ``option`` (value ``name=value``) is what ``options`` hold."""
+    name, _, value = option.value.partition("=")
+    cur = options.get(name)
+    return str(cur).lower() == value.lower() or (cur is None and value in ("", "none"))
+
+
+def options_text(game: str, options: dict[str, Any], t: Translator) -> list[str]:
+    """A table's options as its lobby named them ("Round cap: 50 rounds", "Deck: Rue de la
+    Paix"), one per option set (a value no select offers: ``name=value``); a custom deck by the
+    name its copy (``deck_data``) carries."""
+    deck = options.get("deck_data")
+    decks = [(options.get("deck"), deck.get("name"))] if isinstance(deck, dict) else []
+    selects = GAMES[game].presenter.lobby_selects(RenderContext(t, (), None, {"decks": decks}))
+    out = []
+    for name, value in options.items():
+        if name == "deck_data":
+            continue
+        label = next((f"{sel.placeholder}: {o.label}" for sel in selects for o in sel.options
+                      if o.value.partition("=")[0] == name and _chosen(o, {name: value})), None)
+        out.append(label or f"{name}={value}")
+    return out
 
 
 def lobby_block(table: TableSnapshot, t: Translator, selects: tuple[Select, ...] = ()) -> Block:

@@ -5,6 +5,7 @@ replay's pictures equal to the public boards, and the metrics after a scripted g
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -311,6 +312,29 @@ async def test_accept_language_weights_are_read(house):
     finally:
         await client.close()
     assert langs == ["fr", "fr", "fr", "en", "fr"], langs
+
+
+async def test_a_game_page_names_its_options_as_the_lobby_did(house):
+    from pathlib import Path
+
+    example = json.loads((Path(__file__).parents[1] / "docs" / "decks" / "example-deck.json").read_text())
+    example["name"] = "Rue & Co"
+    deck_id = await house.decks.save(GUILD, "shop-battle", example["name"], example, 1)
+    lobby = await house.lobbies.open(guild_id=GUILD, channel_id=10, game="shop-battle", host_user_id=1,
+                                     host_name="Ann", options={"round_cap": 10, "deck": deck_id})
+    await house.lobbies.add_ai(lobby.id, 1)
+    await house.lobbies.start(lobby.id, 1)
+    tid = await play(house, "shop-battle", [(1, "Ann")], table_id=lobby.id)
+    client = await client_of(house.hall.db)
+    try:
+        pages = [await (await client.get(f"/g/{GUILD}/t/{tid}?lang={lang}")).text() for lang in ("en", "fr")]
+    finally:
+        await client.close()
+    for lang, page in zip(("en", "fr"), pages, strict=True):
+        t = Translator(lang)
+        line = re.search(rf"<dt>{t('web.game.options')}</dt><dd>(.*?)</dd>", page)[1]
+        assert "round_cap" not in line and f"deck={deck_id}" not in line, line
+        assert t("sb.lobby.cap_n", n=10) in line and "Rue &amp; Co" in line, line
 
 
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):

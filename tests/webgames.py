@@ -26,16 +26,21 @@ class Clock:
 
 
 async def play(house: House, game: str, members: list[tuple[int, str]], ai: int = 0, *, guild: int = GUILD,
-               finish: bool = True, steps: int | None = None) -> int:
+               finish: bool = True, steps: int | None = None, table_id: int | None = None) -> int:
     """Open a table of ``game`` hosted by the first member, seat the others and ``ai`` AI
-    players, start it, then play until it ends (or ``steps`` member steps); returns its id."""
+    players, start it (``table_id``: one already started), then play until it ends (or
+    ``steps`` member steps); returns its id."""
     host, host_name = members[0]
-    table = await house.lobbies.open(guild_id=guild, channel_id=10, game=game, host_user_id=host, host_name=host_name)
-    for uid, name in members[1:]:
-        await house.lobbies.join(table.id, uid, name)
-    for _ in range(ai):
-        await house.lobbies.add_ai(table.id, host)
-    await house.lobbies.start(table.id, host)
+    if table_id is None:
+        table = await house.lobbies.open(guild_id=guild, channel_id=10, game=game, host_user_id=host,
+                                         host_name=host_name)
+        for uid, name in members[1:]:
+            await house.lobbies.join(table.id, uid, name)
+        for _ in range(ai):
+            await house.lobbies.add_ai(table.id, host)
+        await house.lobbies.start(table.id, host)
+    else:
+        table = await house.hall.table(table_id)
     done = 0
     while finish or (steps is not None and done < steps):
         await house.tables.idle()

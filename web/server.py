@@ -408,7 +408,7 @@ class Pages:
         lines = _log_lines(presenter, shown, t, names, extras)
         finished_at = result.finished_at if result else row.updated_at
         minutes = max(0.0, finished_at - row.created_at) / 60
-        options = {k: v for k, v in row.options.items() if k != "deck_data"}
+        options = compose.options_text(row.game, row.options, t)
         sources = {s: replay.sources.count(s) for s in ("user", "ai", "timeout") if s in replay.sources}
 
         def at(k: int) -> str:
