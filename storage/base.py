@@ -950,6 +950,10 @@ class Store(ABC):
         """The append-only log: ``(version_before, {seat: code}, source)`` in order."""
 
     @abstractmethod
+    async def first_action_at(self, table_id: int) -> float | None:
+        """When the table's first action was stored (UNIX s), ``None`` before any."""
+
+    @abstractmethod
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first."""
 

@@ -538,6 +538,11 @@ class PostgresStore(Store):
                                table_id)
         return [(r["version"], {int(k): v for k, v in loads(r["actions"]).items()}, r["source"]) for r in rows]
 
+    async def first_action_at(self, table_id: int) -> float | None:
+        """When the table's first action was stored."""
+        row = await self._one("SELECT MIN(created_at) AS at FROM actions WHERE table_id = $1", table_id)
+        return None if row["at"] is None else float(row["at"])
+
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first: from the events table (rows
         stored before schema version 7, events recorded outside a step) and the action-log rows

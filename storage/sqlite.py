@@ -630,6 +630,11 @@ class SqliteStore(Store):
                                (table_id,))
         return [(r["version"], {int(k): v for k, v in loads(r["actions"]).items()}, r["source"]) for r in rows]
 
+    async def first_action_at(self, table_id: int) -> float | None:
+        """When the table's first action was stored."""
+        rows = await self._all("SELECT MIN(created_at) AS at FROM actions WHERE table_id = ?", (table_id,))
+        return None if rows[0]["at"] is None else float(rows[0]["at"])
+
     async def recent_events(self, table_id: int, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` events of a table, oldest first: from the events table (rows
         stored before schema version 7, events recorded outside a step) and the action-log rows

@@ -337,6 +337,25 @@ async def test_a_game_page_names_its_options_as_the_lobby_did(house):
         assert t("sb.lobby.cap_n", n=10) in line and "Rue &amp; Co" in line, line
 
 
+async def test_a_game_s_pace_does_not_count_the_lobby_s_wait(house):
+    quick = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    start = house.lobbies.start
+
+    async def late_start(*args, **kw):  # the lobby waited two hours
+        house.hall.clock.t += 2 * 3600
+        return await start(*args, **kw)
+
+    house.lobbies.start = late_start
+    waited = await play(house, "three-player-moon", [(1, "Ann"), (2, "Bob")], ai=1)
+    client = await client_of(house.hall.db)
+    try:
+        paces = [re.search(r"<dd>([0-9.]+) min, ", await (await client.get(f"/g/{GUILD}/t/{t}?lang=en")).text())[1]
+                 for t in (quick, waited)]
+    finally:
+        await client.close()
+    assert abs(float(paces[1]) - float(paces[0])) < 30, paces
+
+
 async def test_an_empty_past_season_s_page_speaks_of_the_past(house):
     await house.guilds.change(GUILD, 1, web="public")
     await house.seasons.start(GUILD, ("three-player-moon",), "Winter", 1)

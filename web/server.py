@@ -407,7 +407,8 @@ class Pages:
         shown = [e for k in range(step + 1) for e in replay.events[k]]
         lines = _log_lines(presenter, shown, t, names, extras)
         finished_at = result.finished_at if result else row.updated_at
-        minutes = max(0.0, finished_at - row.created_at) / 60
+        started = await self.ctx.db.first_action_at(row.id)  # the game's first move: the lobby's wait not counted
+        minutes = max(0.0, finished_at - (started if started is not None else row.created_at)) / 60
         options = compose.options_text(row.game, row.options, t)
         sources = {s: replay.sources.count(s) for s in ("user", "ai", "timeout") if s in replay.sources}
 
