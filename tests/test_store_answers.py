@@ -8,33 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from bot.house import House
 from bot.timers import lobby_key, turn_key
 from storage.base import StoreUnavailable
-from storage.factory import open_store
-from tests.simgame import register_pick
-from tests.test_service import FakeClock
+from tests.test_service import env, pick_game  # noqa: F401 - fixtures
 
 UNAVAILABLE = "the database is unavailable (ConnectionResetError)"
 
 
 @pytest.fixture
-def pick_game():
-    with register_pick() as spec:
-        yield spec.game
-
-
-@pytest.fixture
-async def env(db_url, pick_game):
-    """A started two-member table of Pick (host 100, guest 200) and its house."""
-    db = await open_store(db_url)
-    clock = FakeClock()
-    svc = House(db, clock=clock, turn_timeout=100, lobby_timeout=1800, seed_source=lambda: 42)
+async def two(env):  # noqa: F811 - tests.test_service's fixture
+    """A two-member lobby of Pick (host 100, guest 200): ``(svc, db, clock, table id)``."""
+    svc, db, clock, _ = env
     a = (await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")).id
     await svc.lobbies.join(a, 200, "Guest")
-    yield svc, db, clock, a
-    await svc.tables.close()
-    await db.close()
+    return svc, db, clock, a
 
 
 def lost_answer(db):
@@ -72,8 +59,8 @@ def lost_at_commit(db):
     db._commit = commit
 
 
-async def test_a_step_whose_answer_was_lost_keeps_a_deadline_and_charges_nobody(env):
-    svc, db, clock, a = env
+async def test_a_step_whose_answer_was_lost_keeps_a_deadline_and_charges_nobody(two):
+    svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     await svc.tables.submit(a, 100, 0, "p1")
     await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host must say "ok"
@@ -90,10 +77,10 @@ async def test_a_step_whose_answer_was_lost_keeps_a_deadline_and_charges_nobody(
     assert [s.timeouts for s in seats] == [1, 1]  # the timed-out step counted once each; "ok" not counted
 
 
-async def test_a_click_again_after_a_lost_answer_keeps_a_deadline(env):
+async def test_a_click_again_after_a_lost_answer_keeps_a_deadline(two):
     from bot.service import ServiceError
 
-    svc, db, clock, a = env
+    svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     await svc.tables.submit(a, 100, 0, "p1")
     await svc.tables.submit(a, 200, 0, "p2")
@@ -108,8 +95,8 @@ async def test_a_click_again_after_a_lost_answer_keeps_a_deadline(env):
     assert await db.timer(turn_key(a)) is not None and svc.timers.get(turn_key(a)) is not None
 
 
-async def test_an_away_member_back_through_a_click_the_store_refused_does_not_freeze_the_table(env):
-    svc, db, clock, a = env
+async def test_an_away_member_back_through_a_click_the_store_refused_does_not_freeze_the_table(two):
+    svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     async with svc.hall.lock(a):  # the host went away earlier (two timeouts)
         await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
@@ -128,8 +115,8 @@ async def test_an_away_member_back_through_a_click_the_store_refused_does_not_fr
     assert (await db.get_table(a)).version > 1  # and the timeout played it
 
 
-async def test_one_timeout_retried_through_a_blip_counts_once(env):
-    svc, db, clock, a = env
+async def test_one_timeout_retried_through_a_blip_counts_once(two):
+    svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     await svc.tables.submit(a, 100, 0, "p1")  # the guest must pick (reminder +50, timeout +100)
     clock.advance(50)
@@ -144,8 +131,8 @@ async def test_one_timeout_retried_through_a_blip_counts_once(env):
     assert (guest.timeouts, guest.away) == (1, False)
 
 
-async def test_an_abandon_rolled_back_keeps_the_table_s_deadline_in_memory(env):
-    svc, db, clock, a = env
+async def test_an_abandon_rolled_back_keeps_the_table_s_deadline_in_memory(two):
+    svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     await svc.tables.submit(a, 100, 0, "p1")  # the guest must pick (deadline at +100)
     lost_at_commit(db)
@@ -155,8 +142,8 @@ async def test_an_abandon_rolled_back_keeps_the_table_s_deadline_in_memory(env):
     assert await db.timer(turn_key(a)) is not None and svc.timers.get(turn_key(a)) is not None
 
 
-async def test_a_start_rolled_back_keeps_the_lobby_s_expiry_in_memory(env):
-    svc, db, clock, a = env
+async def test_a_start_rolled_back_keeps_the_lobby_s_expiry_in_memory(two):
+    svc, db, clock, a = two
     lost_at_commit(db)
     with pytest.raises(StoreUnavailable):  # the host's Start: err.store_down
         await svc.lobbies.start(a, 100)
