@@ -77,9 +77,10 @@ class Scheduler:
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
-        #: the step (table id -> version) whose late members' timeouts were counted, until its
-        #: timeout is played (a retry after an outage does not count them twice)
-        self._counted: dict[int, int] = {}
+        #: a step whose timeout is being played, by table id: ``(version, {seat: timeouts
+        #: counted}, seats made away)`` until it is played (a retry after an outage counts and
+        #: tells each seat once)
+        self._counted: dict[int, tuple[int, dict[int, int], list[int]]] = {}
 
     # ------------------------------------------------------------------ turn deadlines
     def rule(self, pace: Pace | str | None) -> PaceRule:
@@ -143,8 +144,23 @@ class Scheduler:
         elif timer is None or timer.payload.get("version") != live.state.version:
             await self.arm(live)
 
+    async def keep_or_arm_now(self, live: LiveTable) -> None:
+        """:meth:`keep_or_arm`, and while the store is away (:class:`StoreUnavailable`, raised
+        again) the deadline it wanted kept in memory only: it fires in this process, and its
+        handler stores what follows once the store answers (a member back from away during an
+        outage: their step has a deadline, never none)."""
+        try:
+            await self.keep_or_arm(live)
+        except StoreUnavailable:
+            wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now(),
+                                        live.row.pace)
+            if wanted is not None and self.timers.get(wanted.key) is None:
+                self.timers.remember(wanted)
+            raise
+
     async def clear(self, table_id: int) -> None:
         """The table stopped running (finished, abandoned): no deadline. Joins a transaction."""
+        self._counted.pop(table_id, None)
         await self.timers.cancel(turn_key(table_id))
 
     def _give_time_back(self, row: TimerRow, now: float) -> TimerRow:
@@ -199,6 +215,7 @@ class Scheduler:
                 return
             if live.state.version != version:
                 await self.arm(live)  # a deadline left behind by an interrupted step
+                self.host.nudge(table_id)  # (and an AI seat to act in the step as stored)
                 return
             later = [float(at) for at in row.payload.get("later") or ()]
             if later:
@@ -219,6 +236,7 @@ class Scheduler:
                 await self.clear(table_id)
             else:
                 await self.keep_or_arm(live)
+                self.host.nudge(table_id)
 
     async def _timeout(self, table_id: int, version: int) -> None:
         """The AI acts for every member who has not acted in the step at ``version``."""
@@ -229,21 +247,29 @@ class Scheduler:
                 await self.clear(table_id)
                 return
             if live.state.version != version:
+                self._counted.pop(table_id, None)
                 await self.arm(live)  # a deadline left behind by an interrupted step
+                host.nudge(table_id)  # (and an AI seat to act in the step as stored)
                 return
             game = live.game
+            # a retry after an outage: the seats counted by the try before (stored, perhaps made
+            # away since) are late still, and are neither counted nor told twice
+            counted = self._counted.get(table_id)
+            if counted is None or counted[0] != version:
+                counted = self._counted[table_id] = (version, {}, [])
+            _, done, gone = counted
             late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
-                    and not live.seats[s].autoplay]
-            gone = []
+                    and (not live.seats[s].autoplay or s in done)]
             makes_away = self.rule(live.row.pace).away
-            if self._counted.get(table_id) != version:  # a retry after an outage counts none again
-                for seat in late:
-                    count = live.seats[seat].timeouts + 1
-                    away = makes_away and count >= AWAY_AFTER_TIMEOUTS
-                    await self._set_seat(live, seat, away=away, timeouts=count)
-                    if away:
-                        gone.append(seat)
-                self._counted[table_id] = version
+            for seat in late:
+                if seat in done:
+                    continue
+                count = live.seats[seat].timeouts + 1
+                away = makes_away and count >= AWAY_AFTER_TIMEOUTS
+                await self._set_seat(live, seat, away=away, timeouts=count)
+                done[seat] = count
+                if away:
+                    gone.append(seat)
             all_events: list[Event] = []
             result: Chosen = "buffered"
             view: TableSnapshot = live.snapshot()

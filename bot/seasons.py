@@ -25,7 +25,7 @@ from bot.games import GAMES
 from bot.guilds import Guilds
 from bot.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rated, ai_rating, rate
 from bot.service import Hall, ServiceError
-from storage.base import GuildSettings, SeasonRow, Store, dumps
+from storage.base import GuildSettings, PastResult, SeasonRow, Store, dumps
 
 __all__ = ["MAX_NAME", "Seasons", "month_name", "rollover_due"]
 
@@ -154,6 +154,13 @@ class Seasons:
         results = await self.hall.db.results_to_replay()
         if not results:
             return 0
+        async with self.hall.db.transaction():  # all or nothing: the next start finds what is left
+            filled = await self._replay(results)
+        log.info("rating history filled in for %d earlier result(s)", filled)
+        return filled
+
+    async def _replay(self, results: list[PastResult]) -> int:
+        """The backfill's replay and writes (see :meth:`backfill`); the results given rows."""
         ratings: dict[tuple[int, str], dict[int, tuple[float, float]]] = defaultdict(dict)
         filled = 0
         for result in results:
@@ -172,5 +179,4 @@ class Seasons:
                 await self.hall.db.record_rating_history(result.guild_id, result.game, result.table_id, points,
                                                          result.finished_at, season=1)
                 filled += 1
-        log.info("rating history filled in for %d earlier result(s)", filled)
         return filled

@@ -160,6 +160,7 @@ class Tables:
             back = await self.scheduler.present(live, seat)
             try:
                 if version != live.state.version:
+                    self.nudge(table_id)  # (a table read again after an outage may have an AI seat to act)
                     raise ServiceError("err.stale")
                 try:
                     result, view, events = await self.choose(live, seat, code, source="user")
@@ -178,7 +179,7 @@ class Tables:
                     with contextlib.suppress(StoreUnavailable):
                         fresh = await hall.touch(table_id)
                         if fresh is not None:
-                            await self.scheduler.keep_or_arm(fresh)
+                            await self.scheduler.keep_or_arm_now(fresh)
                 raise
         if back:
             await notify(hall.notifier.came_back, view, seat)
@@ -196,7 +197,7 @@ class Tables:
             seat = None if live is None else live.seat_of(user_id)
             if live is None or seat is None or not await self.scheduler.present(live, seat):
                 return False
-            await self.scheduler.keep_or_arm(live)  # the others' running deadline is kept
+            await self.scheduler.keep_or_arm_now(live)  # the others' running deadline is kept
             view = live.snapshot()
         await notify(hall.notifier.came_back, view, seat)
         return True
@@ -254,7 +255,11 @@ class Tables:
             actions = {s: game.decode(c) for s, c in chosen.items() if s in to_act}
             events = await self._apply(live, actions, source)
             return "applied", live.snapshot(), events
-        await self.hall.db.set_pending(live.id, seat, live.state.version, code)
+        try:
+            await self.hall.db.set_pending(live.id, seat, live.state.version, code)
+        except StoreUnavailable:
+            self.hall.unsure(live.id)  # stored or not: read again once the store answers
+            raise
         live.pending[seat] = code
         return "buffered", live.snapshot(), []
 

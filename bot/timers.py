@@ -114,6 +114,7 @@ class Timers:
         self.loads = 0  # bulk reads of the stored timers (1 per process: tests check it)
         self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
         self.retries = 0  # processing rounds that met an unavailable store and were tried again
+        self._reread: set[str] = set()  # keys to read back from the store (:meth:`reread`)
 
     # ------------------------------------------------------------------ registration, loading
     def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
@@ -164,14 +165,24 @@ class Timers:
         timers in memory as they were)."""
         row = TimerRow(key, at, dict(payload or {}))
         await self.store.set_timer(row)
-        self.store.after_commit(lambda: self.remember(row))
+        self.store.after_commit(lambda: self.remember(row), lambda: self.reread(key))
         return row
 
     async def cancel(self, key: str) -> None:
         """Remove the timer ``key`` (stored and remembered, once the caller's transaction
         commits); no error when there is none."""
         await self.store.cancel_timer(key)
-        self.store.after_commit(lambda: self.forget(key))
+        self.store.after_commit(lambda: self.forget(key), lambda: self.reread(key))
+
+    def reread(self, key: str) -> None:
+        """The store did not answer the COMMIT of a change of ``key`` (it may have been stored):
+        the task reads it back once the store answers (:meth:`process`)."""
+        self._reread.add(key)
+        alarm = self._alarm
+        if alarm is not None and not alarm.done():
+            alarm.set_result(None)
+        elif self._started and not self._closed and (self._task is None or self._task.done()):
+            self._spawn()
 
     def remember(self, row: TimerRow) -> None:
         """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the
@@ -211,8 +222,16 @@ class Timers:
     async def process(self) -> float | None:
         """Run the handlers of every timer due now (in due order); returns the next due time.
 
-        Raises :class:`storage.base.StoreUnavailable` when a handler (or removing its fired
-        timer) met an outage: that timer and every later one stay armed."""
+        Timers whose change the store may or may not have stored (:meth:`reread`) are read back
+        first. Raises :class:`storage.base.StoreUnavailable` when a handler (or removing its fired
+        timer, or a read back) met an outage: that timer and every later one stay armed."""
+        for key in sorted(self._reread):  # as stored (the store answers again, or this raises)
+            row = await self.store.timer(key)
+            if row is None:
+                self.forget(key)
+            else:
+                self.remember(row)
+            self._reread.discard(key)
         now = self.clock.now()
         while (due := self.next_due()) is not None and due <= now:
             _, entry, key = self._heap[0]  # stays queued until its handler has succeeded

@@ -751,7 +751,7 @@ class Store(ABC):
         self.path = path
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
-        self._on_commit: list[Callable[[], None]] = []  # the current transaction's (after_commit)
+        self._on_commit: list[tuple[Callable[[], None], Callable[[], None] | None]] = []  # (after_commit)
         #: when the current outage began (``time.monotonic()``), ``None`` while the store answers
         self.unavailable_since: float | None = None
         #: outages seen since the store was opened
@@ -774,6 +774,7 @@ class Store(ABC):
         if self._owner is me:
             yield
             return
+        committing = False
         async with self._lock:
             self._owner = me
             self._on_commit = []
@@ -788,9 +789,14 @@ class Store(ABC):
                             await asyncio.shield(self._rollback())
                         raise
                     else:
+                        committing = True
                         await self._commit()
                 except Exception as exc:
                     unavailable = self._classify(exc)
+                    if committing and isinstance(unavailable, StoreUnavailable):  # committed or not: unknown
+                        for _, unsure in self._on_commit:
+                            if unsure is not None:
+                                unsure()
                     if unavailable is exc:
                         raise
                     raise unavailable from exc
@@ -799,15 +805,17 @@ class Store(ABC):
             finally:
                 self._owner = None
                 self._on_commit = []
-        for fn in done:
+        for fn, _ in done:
             fn()
 
-    def after_commit(self, fn: Callable[[], None]) -> None:
+    def after_commit(self, fn: Callable[[], None], unsure: Callable[[], None] | None = None) -> None:
         """Run ``fn`` (memory that mirrors what was written: no I/O, no error) once the calling
         task's transaction has committed, or at once outside a transaction; never when the
-        transaction rolls back."""
+        transaction rolls back. ``unsure`` runs instead when the store did not answer the
+        COMMIT itself (:class:`StoreUnavailable`: it may have committed): the caller reads back
+        what is stored once the store answers."""
         if self._owner is asyncio.current_task():
-            self._on_commit.append(fn)
+            self._on_commit.append((fn, unsure))
         else:
             fn()
 

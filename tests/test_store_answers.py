@@ -6,11 +6,18 @@ they played, the in-memory timers as the store has them. (Whole outages: tests/t
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
+from bot.house import House
 from bot.timers import lobby_key, turn_key
 from storage.base import StoreUnavailable
-from tests.test_service import env, pick_game  # noqa: F401 - fixtures
+from storage.sqlite import SqliteStore
+from tests.stores import raw_sql
+from tests.test_community import env as community_env  # noqa: F401,F811 - fixture
+from tests.test_community import play_one
+from tests.test_service import FakeClock, env, pick_game  # noqa: F401 - fixtures
 
 UNAVAILABLE = "the database is unavailable (ConnectionResetError)"
 
@@ -149,3 +156,271 @@ async def test_a_start_rolled_back_keeps_the_lobby_s_expiry_in_memory(two):
         await svc.lobbies.start(a, 100)
     assert (await db.get_table(a)).status == "lobby"
     assert await db.timer(lobby_key(a)) is not None and svc.timers.get(lobby_key(a)) is not None
+
+
+# --- found by the review of the fixes above ------------------------------------------------------
+async def test_lost_answer_leaving_an_ai_to_act_never_restarts_the_driver(two):
+    """The host is away (the AI plays him); the guest's pick is stored but its answer lost; the
+    step stored makes the AI say "ok" for the host. Once the store answers, the table must go on."""
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+    svc.tables.nudge(a)
+    await svc.tables.idle()  # the AI picked for the host (buffered)
+    lost_answer(db)
+    with pytest.raises(StoreUnavailable):
+        await svc.tables.submit(a, 200, 0, "p2")
+    assert (await db.get_table(a)).version == 1  # stored: the (away) host's "ok", played by the AI
+    from bot.service import ServiceError
+    with pytest.raises(ServiceError):  # the guest clicks again: stale (the table is re-read)
+        await svc.tables.submit(a, 200, 0, "p2")
+    for _ in range(6):  # nobody clicks; deadlines run, drivers run
+        clock.advance(100)
+        await svc.timers.process()
+        await svc.tables.idle()
+    row = await db.get_table(a)
+    # frozen: version 1, no deadline stored or remembered, no AI driver
+    assert row.version > 1, (row.version, await db.timer(turn_key(a)), svc.timers.get(turn_key(a)),
+                             svc.tables.driver.running(a))
+
+
+async def test_a_timeout_whose_second_seat_update_meets_a_blip_counts_the_first_seat_twice(two):
+    """Both members late in a simultaneous step; the timeout stores the host's count, then the
+    guest's meets a blip. The retry must not count the host again (he timed out once)."""
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)  # both must pick (reminder +50, timeout +100)
+    real = db.set_seat_state
+    calls = []
+
+    async def flaky(table_id, seat, *, away, timeouts):
+        calls.append(seat)
+        if len(calls) == 2:
+            raise StoreUnavailable(UNAVAILABLE)
+        await real(table_id, seat, away=away, timeouts=timeouts)
+
+    db.set_seat_state = flaky
+    clock.advance(50)
+    await svc.timers.process()  # the reminder
+    clock.advance(50)
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()  # the timeout: host counted, the guest's count meets the blip
+    db.set_seat_state = real
+    await svc.timers.process()  # retried once the store answers
+    seats = await db.seats(a)
+    assert [(s.timeouts, s.away) for s in seats] == [(1, False), (1, False)]
+
+
+async def test_an_away_member_back_through_a_click_during_a_real_outage_gets_a_deadline(tmp_path, pick_game):  # noqa: F811
+    """As the away-member case above, but the store is away for more than one statement
+    (another connection holds the SQLite file's write lock, as tests/test_outages does): the
+    click's step and the deadline armed after it both fail; the deadline is kept in memory."""
+    path = tmp_path / "busy.db"
+    db = await SqliteStore.open(path, busy_timeout=0.05)
+    other = sqlite3.connect(path, isolation_level=None)
+    clock = FakeClock()
+    svc = House(db, clock=clock, turn_timeout=100, lobby_timeout=1800, seed_source=lambda: 42)
+    try:
+        a = (await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100,
+                                    host_name="Host")).id
+        await svc.lobbies.join(a, 200, "Guest")
+        await svc.lobbies.start(a, 100)
+        async with svc.hall.lock(a):  # the host went away earlier (two timeouts)
+            await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+        svc.tables.nudge(a)
+        await svc.tables.idle()  # the AI picked for the host
+        await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok"
+        real = db.commit_step
+
+        async def commit(step):  # the outage begins right after his click's "present" was stored
+            db.commit_step = real
+            other.execute("BEGIN IMMEDIATE")
+            await real(step)
+
+        db.commit_step = commit
+        with pytest.raises(StoreUnavailable):
+            await svc.tables.submit(a, 100, 1, "ok")
+        other.execute("COMMIT")  # the store is back
+        assert db.unavailable_since is not None
+        await db.get_table(a)  # it answers
+        await svc.tables.idle()
+        assert svc.timers.get(turn_key(a)) is not None
+        for _ in range(2):
+            clock.advance(50)
+            await svc.timers.process()
+            await svc.tables.idle()
+        row, seats = await db.get_table(a), await db.seats(a)
+        assert row.version > 1  # his step's timeout was played
+        assert (seats[0].timeouts, seats[0].away) == (1, False)
+    finally:
+        await svc.tables.close()
+        other.close()
+        await db.close()
+
+
+def commit_answer_lost(db):
+    """The next transaction's COMMIT reaches the server (committed) but its answer is lost."""
+    real = db._commit
+
+    async def commit():
+        db._commit = real
+        await real()
+        raise StoreUnavailable(UNAVAILABLE)
+
+    db._commit = commit
+
+
+async def test_a_start_whose_commit_answer_was_lost_stores_a_deadline_never_remembered(two):
+    svc, db, clock, a = two
+    commit_answer_lost(db)
+    with pytest.raises(StoreUnavailable):  # the host's Start: err.store_down
+        await svc.lobbies.start(a, 100)
+    assert (await db.get_table(a)).status == "running"  # it did start
+    stored, remembered = await db.timer(turn_key(a)), svc.timers.get(turn_key(a))
+    for _ in range(5):  # nobody clicks (nobody got a board); the deadlines run
+        clock.advance(100)
+        await svc.timers.process()
+        await svc.tables.idle()
+    assert (await db.get_table(a)).version > 0, (stored, remembered, svc.timers.get(lobby_key(a)))
+
+
+async def test_a_lobby_whose_open_commit_answer_was_lost_never_expires(two):
+    svc, db, clock, a = two
+    commit_answer_lost(db)
+    with pytest.raises(StoreUnavailable):
+        await svc.lobbies.open(guild_id=1, channel_id=12, game="test-pick", host_user_id=300, host_name="Bea")
+    lobby = (await db.open_lobby_of(1, 12, 300))
+    assert lobby is not None and await db.timer(lobby_key(lobby.id)) is not None  # stored, with its expiry
+    clock.advance(4000)
+    await svc.timers.process()
+    assert (await db.get_table(lobby.id)).status == "abandoned", svc.timers.get(lobby_key(lobby.id))
+
+
+async def test_a_pick_whose_answer_was_lost_leaves_the_cache_behind_the_store(two):
+    """The host's pick of a simultaneous step is stored but its answer lost. The guest's pick
+    then applies the step with both members' picks (the table read again), and nobody is
+    charged a timeout."""
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    real = db.set_pending
+
+    async def lost(*args):
+        db.set_pending = real
+        await real(*args)
+        raise StoreUnavailable(UNAVAILABLE)
+
+    db.set_pending = lost
+    with pytest.raises(StoreUnavailable):
+        await svc.tables.submit(a, 100, 0, "p1")
+    assert set(await db.pending(a, 0)) == {0}  # stored
+    result = await svc.tables.submit(a, 200, 0, "p2")  # the store answers again
+    assert result.status == "applied"
+    assert (await db.action_log(a))[0] == (0, {0: "p1", 1: "p2"}, "user")
+    assert [s.timeouts for s in await db.seats(a)] == [0, 0]
+
+
+async def test_a_backfill_interrupted_by_a_blip_never_fills_the_rest(community_env, db_url):  # noqa: F811
+    """The first start after the upgrade fills the rating history of the older results; the
+    store blips after the first result was filled (the start fails, the bot starts again). The
+    second start must fill the rest; the cutoff (MIN(table_id) of the history) excludes them."""
+    svc, db, clock, rec = community_env
+    ids = [await play_one(svc), await play_one(svc, winner=200, loser=100), await play_one(svc)]
+    await raw_sql(db_url, "DELETE FROM rating_history")  # a database of the previous version
+    real = db.record_rating_history
+    calls = []
+
+    async def flaky(*args, **kw):
+        calls.append(args)
+        if len(calls) == 2:
+            raise StoreUnavailable(UNAVAILABLE)
+        await real(*args, **kw)
+
+    db.record_rating_history = flaky
+    with pytest.raises(StoreUnavailable):
+        await svc.seasons.backfill()  # the first start meets the blip
+    db.record_rating_history = real
+    await svc.seasons.backfill()  # the next start
+    filled = {p.table_id for p in await db.rating_history(1, "test-pick", 100)}
+    assert filled == set(ids)
+
+
+def blip_on(db, name):
+    """The next call of the store's method ``name`` meets the store away (nothing stored)."""
+    real = getattr(db, name)
+
+    async def fail(*args, **kw):
+        setattr(db, name, real)
+        raise StoreUnavailable(UNAVAILABLE)
+
+    setattr(db, name, fail)
+
+
+async def test_a_timeout_retried_after_a_blip_never_says_the_member_went_away(two):
+    """The guest's second timeout in a row makes him away; the timeout's move meets a blip and
+    is retried: he is told neither that he timed out nor that he went away."""
+    from bot.service import Notifier
+
+    svc, db, clock, a = two
+    heard = []
+
+    class Heard(Notifier):
+        async def timed_out(self, table, seats):
+            heard.append(("timed_out", tuple(seats)))
+
+        async def went_away(self, table, seat):
+            heard.append(("went_away", seat))
+
+    svc.hall.notifier = Heard()
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):  # the guest timed out once already
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 1, away=False, timeouts=1)
+    await svc.tables.submit(a, 100, 0, "p1")  # the guest must pick (timeout at +100)
+    clock.advance(50)
+    await svc.timers.process()  # the reminder
+    clock.advance(50)
+    blip_on(db, "commit_step")
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()  # counted (away now), then the move meets the blip
+    await svc.timers.process()  # retried
+    await svc.tables.idle()
+    seats = await db.seats(a)
+    assert (seats[1].timeouts, seats[1].away) == (2, True)
+    assert (await db.get_table(a)).version >= 1
+    assert heard == [("timed_out", (1,)), ("went_away", 1)]
+
+
+async def test_scheduler_counted_keeps_an_entry_for_a_table_that_ended(two):
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    await svc.tables.submit(a, 100, 0, "p1")
+    clock.advance(100)
+    blip_on(db, "commit_step")
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()  # the timeout counted, its move met a blip
+    await svc.tables.abandon(a, 100)  # the host ends the table meanwhile
+    await svc.timers.process()
+    assert svc.timers.get(turn_key(a)) is None and (await db.get_table(a)).status == "abandoned"
+    assert svc.tables.scheduler._counted == {}
+
+
+async def test_a_member_back_through_his_panel_when_the_deadline_meets_a_blip_gets_none(two):
+    """Tables.back: 'present' is stored (he is no longer away), then arming his step's deadline
+    meets a blip: the deadline is kept in memory, and its timeout plays his step."""
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):  # the host went away earlier (two timeouts)
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+    svc.tables.nudge(a)
+    await svc.tables.idle()  # the AI picked for the host
+    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok"
+    blip_on(db, "set_timers")
+    with pytest.raises(StoreUnavailable):
+        await svc.tables.back(a, 100)  # he opens his panel
+    await svc.tables.idle()
+    assert svc.timers.get(turn_key(a)) is not None
+    for _ in range(2):
+        clock.advance(50)
+        await svc.timers.process()
+        await svc.tables.idle()
+    assert (await db.get_table(a)).version > 1  # his step's timeout was played
+    assert ((await db.seats(a))[0].timeouts, (await db.seats(a))[0].away) == (1, False)
