@@ -155,13 +155,17 @@ class Scheduler:
             wanted, _ = self.step_timer(live.id, live.seats, live.game, live.state, self.hall.clock.now(),
                                         live.row.pace)
             if wanted is not None and self.timers.get(wanted.key) is None:
-                self.timers.remember(wanted)
+                self.timers.keep_unstored(wanted)
             raise
 
     async def clear(self, table_id: int) -> None:
         """The table stopped running (finished, abandoned): no deadline. Joins a transaction."""
-        self._counted.pop(table_id, None)
+        self.ended(table_id)
         await self.timers.cancel(turn_key(table_id))
+
+    def ended(self, table_id: int) -> None:
+        """The table stopped running: nothing of its timeouts is kept."""
+        self._counted.pop(table_id, None)
 
     def _give_time_back(self, row: TimerRow, now: float) -> TimerRow:
         """At start-up, a turn deadline already due restarts from ``now`` (the bot was down)."""
@@ -176,6 +180,9 @@ class Scheduler:
         if not s.away and not s.timeouts:
             return False
         await self._set_seat(live, seat, away=False, timeouts=0)
+        counted = self._counted.get(live.id)
+        if counted is not None and seat in counted[2]:  # a timeout being retried: not "went away"
+            counted[2].remove(seat)
         return s.away
 
     async def _set_seat(self, live: LiveTable, seat: int, *, away: bool, timeouts: int) -> None:
@@ -239,56 +246,76 @@ class Scheduler:
                 self.host.nudge(table_id)
 
     async def _timeout(self, table_id: int, version: int) -> None:
-        """The AI acts for every member who has not acted in the step at ``version``."""
+        """The AI acts for every member who has not acted in the step at ``version``. A retry
+        after an outage (:attr:`_counted`) neither counts nor tells a seat twice; when the try
+        before was stored but its answer lost (the table moved on), its members are told now."""
         host, hall = self.host, self.hall
+        told: tuple[TableSnapshot, list[int], list[int]] | None = None
         async with hall.lock(table_id):
             live = await hall.touch(table_id)
             if live is None:
                 await self.clear(table_id)
                 return
-            if live.state.version != version:
-                self._counted.pop(table_id, None)
+            moved = live.state.version != version
+            if moved:
+                counted = self._counted.pop(table_id, None)
                 await self.arm(live)  # a deadline left behind by an interrupted step
                 host.nudge(table_id)  # (and an AI seat to act in the step as stored)
-                return
-            game = live.game
-            # a retry after an outage: the seats counted by the try before (stored, perhaps made
-            # away since) are late still, and are neither counted nor told twice
-            counted = self._counted.get(table_id)
-            if counted is None or counted[0] != version:
-                counted = self._counted[table_id] = (version, {}, [])
-            _, done, gone = counted
-            late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
-                    and (not live.seats[s].autoplay or s in done)]
-            makes_away = self.rule(live.row.pace).away
-            for seat in late:
-                if seat in done:
-                    continue
-                count = live.seats[seat].timeouts + 1
-                away = makes_away and count >= AWAY_AFTER_TIMEOUTS
-                await self._set_seat(live, seat, away=away, timeouts=count)
-                done[seat] = count
-                if away:
-                    gone.append(seat)
-            all_events: list[Event] = []
-            result: Chosen = "buffered"
-            view: TableSnapshot = live.snapshot()
-            for seat in late:
-                # a seat may owe several consecutive actions (e.g. a whole turn of micro-actions)
-                for _ in range(MAX_AUTO_STEPS):
-                    if live.row.status != "running" or seat not in game.to_act(live.state) or seat in live.pending:
-                        break
-                    code = game.encode(game.timeout_action(live.state, seat))
-                    result, view, events = await host.choose(live, seat, code, source="timeout")
-                    all_events.extend(events)
-                    if len(game.to_act(live.state)) > 1:
-                        break  # a simultaneous step: one choice per seat
-            self._counted.pop(table_id, None)
+                if counted is not None and counted[0] == version:
+                    told = (live.snapshot(), sorted(counted[1]), counted[2])
+            else:
+                late, gone, view, all_events, result = await self._play_timeout(live, version)
+        if told is not None:
+            view, late, gone = told
+            all_events, result = [], "buffered"
+        elif moved:
+            return
         if late:
             await notify(hall.notifier.timed_out, view, late)
         for seat in gone:
             await notify(hall.notifier.went_away, view, seat)
+        if told is not None:
+            return
         if all_events or result == "applied":
             await host.after_change(table_id, view, all_events, "applied", None)
         else:
             host.nudge(table_id)
+
+    async def _play_timeout(self, live: LiveTable, version: int
+                            ) -> tuple[list[int], list[int], TableSnapshot, list[Event], Chosen]:
+        """Count and play the timeout of the step at ``version`` (under the table's lock):
+        ``(late seats, seats made away, view, events, last result)``."""
+        host, game, table_id = self.host, live.game, live.id
+        # a retry after an outage: the seats counted by the try before (stored, perhaps made
+        # away since) are late still, and are neither counted nor told twice
+        counted = self._counted.get(table_id)
+        if counted is None or counted[0] != version:
+            counted = self._counted[table_id] = (version, {}, [])
+        _, done, gone = counted
+        late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
+                and (not live.seats[s].autoplay or s in done)]
+        makes_away = self.rule(live.row.pace).away
+        for seat in late:
+            if seat in done:
+                continue
+            count = live.seats[seat].timeouts + 1
+            away = makes_away and count >= AWAY_AFTER_TIMEOUTS
+            await self._set_seat(live, seat, away=away, timeouts=count)
+            done[seat] = count
+            if away:
+                gone.append(seat)
+        all_events: list[Event] = []
+        result: Chosen = "buffered"
+        view: TableSnapshot = live.snapshot()
+        for seat in late:
+            # a seat may owe several consecutive actions (e.g. a whole turn of micro-actions)
+            for _ in range(MAX_AUTO_STEPS):
+                if live.row.status != "running" or seat not in game.to_act(live.state) or seat in live.pending:
+                    break
+                code = game.encode(game.timeout_action(live.state, seat))
+                result, view, events = await host.choose(live, seat, code, source="timeout")
+                all_events.extend(events)
+                if len(game.to_act(live.state)) > 1:
+                    break  # a simultaneous step: one choice per seat
+        self._counted.pop(table_id, None)
+        return late, list(gone), view, all_events, result

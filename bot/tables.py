@@ -310,6 +310,7 @@ class Tables:
             raise
         except StoreUnavailable:
             hall.unsure(live.id)
+            hall.timers.reread(turn_key(live.id))  # its deadline as stored, once the store answers
             raise
         live.state = step.state
         live.pending = {}
@@ -317,6 +318,8 @@ class Tables:
                                 "finished" if outcome is not None else row.status)
         hall.events_added(live.id, write.event_seq, write.events)
         self.scheduler.stepped(timer, cancel)
+        if outcome is not None:
+            self.scheduler.ended(live.id)
         return events
 
     async def finish(self, live: LiveTable, outcome: Outcome, now: float, gone: frozenset[int] = frozenset()) -> None:

@@ -115,6 +115,7 @@ class Timers:
         self.wakeups = 0  # times the sleeping task was woken early (an earlier timer appeared)
         self.retries = 0  # processing rounds that met an unavailable store and were tried again
         self._reread: set[str] = set()  # keys to read back from the store (:meth:`reread`)
+        self._unstored: dict[str, TimerRow] = {}  # kept in memory, to store (:meth:`keep_unstored`)
 
     # ------------------------------------------------------------------ registration, loading
     def handle(self, kind: str, handler: Handler, *, on_overdue: Overdue | None = None) -> None:
@@ -175,9 +176,20 @@ class Timers:
         self.store.after_commit(lambda: self.forget(key), lambda: self.reread(key))
 
     def reread(self, key: str) -> None:
-        """The store did not answer the COMMIT of a change of ``key`` (it may have been stored):
-        the task reads it back once the store answers (:meth:`process`)."""
+        """The store did not answer a change of ``key`` (it may have been stored): the task
+        reads it back once the store answers (:meth:`process`)."""
         self._reread.add(key)
+        self._wake()
+
+    def keep_unstored(self, row: TimerRow) -> None:
+        """Keep ``row`` in memory while the store cannot take it (an outage): it fires here,
+        and the task stores it once the store answers (:meth:`process`), unless the key
+        changes meanwhile."""
+        self.remember(row)
+        self._unstored[row.key] = row
+        self._wake()
+
+    def _wake(self) -> None:
         alarm = self._alarm
         if alarm is not None and not alarm.done():
             alarm.set_result(None)
@@ -187,6 +199,7 @@ class Timers:
     def remember(self, row: TimerRow) -> None:
         """Keep ``row`` in memory (the caller stored it); wakes the task only if it is now the
         nearest timer."""
+        self._unstored.pop(row.key, None)
         entry = next(self._ids)
         self._rows[row.key] = (entry, row)
         heapq.heappush(self._heap, (row.due, entry, row.key))
@@ -202,6 +215,7 @@ class Timers:
     def forget(self, key: str) -> None:
         """Drop ``key`` from memory (the caller removed it from the store)."""
         self._rows.pop(key, None)
+        self._unstored.pop(key, None)
 
     def _compact(self) -> None:
         self._heap = [(row.due, entry, key) for key, (entry, row) in self._rows.items()]
@@ -222,16 +236,12 @@ class Timers:
     async def process(self) -> float | None:
         """Run the handlers of every timer due now (in due order); returns the next due time.
 
-        Timers whose change the store may or may not have stored (:meth:`reread`) are read back
-        first. Raises :class:`storage.base.StoreUnavailable` when a handler (or removing its fired
+        First, once the store answers, the timers kept in memory during an outage are stored and
+        those whose change it may or may not have stored are read back (:meth:`_catch_up`).
+        Raises :class:`storage.base.StoreUnavailable` when a handler (or removing its fired
         timer, or a read back) met an outage: that timer and every later one stay armed."""
-        for key in sorted(self._reread):  # as stored (the store answers again, or this raises)
-            row = await self.store.timer(key)
-            if row is None:
-                self.forget(key)
-            else:
-                self.remember(row)
-            self._reread.discard(key)
+        if self.store.unavailable_since is None:  # not during an outage (a read may pass while
+            await self._catch_up()                    # writes fail: a busy SQLite file)
         now = self.clock.now()
         while (due := self.next_due()) is not None and due <= now:
             _, entry, key = self._heap[0]  # stays queued until its handler has succeeded
@@ -250,6 +260,24 @@ class Timers:
             if current is not None and current[0] == entry:  # neither rescheduled nor cancelled
                 await self.cancel(key)
         return self.next_due()
+
+    async def _catch_up(self) -> None:
+        """Store the timers kept in memory during an outage (:meth:`keep_unstored`) and read back
+        those whose change the store may or may not have stored (:meth:`reread`)."""
+        for key, kept in list(self._unstored.items()):  # kept during an outage: stored now
+            await self.store.set_timer(kept)
+            if self._unstored.get(key) is kept:
+                del self._unstored[key]
+            self._reread.discard(key)  # (memory holds what is now stored)
+        for key in sorted(self._reread):  # as stored (the store answers again, or this raises)
+            stored = await self.store.timer(key)
+            if key not in self._reread:
+                continue  # changed meanwhile
+            if stored is None:
+                self.forget(key)
+            else:
+                self.remember(stored)
+            self._reread.discard(key)
 
     def start(self) -> None:
         """Start the one timer task (call once the event loop runs; again is a no-op). The task
@@ -279,6 +307,9 @@ class Timers:
             try:
                 next_due = await self.process()
                 backoff.reset()
+                if self._reread or self._unstored:  # asked for while processing, or during an outage
+                    wait = 0.0 if self.store.unavailable_since is None else RETRY_CAP
+                    next_due = min(next_due if next_due is not None else float("inf"), self.clock.now() + wait)
             except StoreUnavailable:  # logged once per outage by the store
                 self.retries += 1
                 next_due = self.clock.now() + backoff.next()

@@ -6,12 +6,14 @@ they played, the in-memory timers as the store has them. (Whole outages: tests/t
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 import pytest
 
 from bot.house import House
-from bot.timers import lobby_key, turn_key
+from bot.service import Notifier
+from bot.timers import Timers, lobby_key, turn_key
 from storage.base import StoreUnavailable
 from storage.sqlite import SqliteStore
 from tests.stores import raw_sql
@@ -75,7 +77,7 @@ async def test_a_step_whose_answer_was_lost_keeps_a_deadline_and_charges_nobody(
     with pytest.raises(StoreUnavailable):
         await svc.tables.submit(a, 100, 1, "ok")
     assert (await db.get_table(a)).version == 2  # stored: both members must pick now
-    for _ in range(4):  # nobody clicks; the deadlines run
+    for _ in range(2):  # nobody clicks; the step's deadline as stored runs
         clock.advance(50)
         await svc.timers.process()
     row, seats = await db.get_table(a), await db.seats(a)
@@ -424,3 +426,148 @@ async def test_a_member_back_through_his_panel_when_the_deadline_meets_a_blip_ge
         await svc.tables.idle()
     assert (await db.get_table(a)).version > 1  # his step's timeout was played
     assert ((await db.seats(a))[0].timeouts, (await db.seats(a))[0].away) == (1, False)
+
+
+# --- found by the review of those mends --------------------------------------------------------------
+async def test_ai_step_whose_answer_was_lost_leaves_the_next_human_step_without_deadline(two):
+    """Host away (AI plays him). The AI's "ok" is stored but its answer lost; the stored step
+    makes both pick; the AI picks for the host; the guest (a member) must pick: his deadline
+    is in the store but never in memory, so the table waits for him for ever."""
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+    svc.tables.nudge(a)
+    await svc.tables.idle()  # the AI picked for the host (buffered)
+    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the (away) host's "ok": the driver kicked
+    lost_answer(db)  # the next step stored is the AI's "ok" for the host
+    await svc.tables.idle()
+    assert (await db.get_table(a)).version == 2  # the "ok" was stored
+    stored, remembered = await db.timer(turn_key(a)), svc.timers.get(turn_key(a))
+    for _ in range(6):  # the guest never clicks; deadlines should run
+        clock.advance(100)
+        await svc.timers.process()
+        await svc.tables.idle()
+    row = await db.get_table(a)
+    assert row.version > 2, (stored, remembered, svc.timers.get(turn_key(a)))
+
+
+async def test_reread_asked_while_the_task_runs_a_handler_is_never_done(tmp_path):
+    """A COMMIT whose answer was lost asks the task to read a key back (Timers.reread) while the
+    task runs another timer's handler: the task neither wakes for it nor reads it back; it
+    ends (no timer left) and the stored timer is never remembered."""
+    db = await SqliteStore.open(tmp_path / "t.db")
+    clock = FakeClock()
+    timers = Timers(db, clock)
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def slow(row):
+        entered.set()
+        await gate.wait()
+
+    timers.handle("x", slow)
+    timers.handle("y", lambda row: asyncio.sleep(0))
+    try:
+        await timers.schedule("x:1", clock.now())  # due now
+        timers.start()
+        await entered.wait()  # the task runs x:1's handler
+        commit_answer_lost(db)
+        with pytest.raises(StoreUnavailable):
+            async with db.transaction():
+                await timers.schedule("y:1", clock.now() + 5)
+        assert await db.timer("y:1") is not None  # it was stored
+        gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert timers.get("y:1") is not None, (timers._reread, timers.task.done())
+    finally:
+        for t in timers.shutdown():
+            t.cancel()
+        await db.close()
+
+
+async def test_a_member_back_between_two_tries_of_a_timeout_is_told_he_went_away(two):
+    svc, db, clock, a = two
+    heard = []
+
+    class Heard(Notifier):
+        async def timed_out(self, table, seats):
+            heard.append(("timed_out", tuple(seats)))
+
+        async def went_away(self, table, seat):
+            heard.append(("went_away", seat))
+
+        async def came_back(self, table, seat):
+            heard.append(("came_back", seat))
+
+    svc.hall.notifier = Heard()
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):  # the guest timed out once already
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 1, away=False, timeouts=1)
+    await svc.tables.submit(a, 100, 0, "p1")
+    clock.advance(50)
+    await svc.timers.process()  # the reminder
+    clock.advance(50)
+    blip_on(db, "commit_step")
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()  # counted (away now), then the move meets the blip
+    assert await svc.tables.back(a, 200)  # he opens his panel: back, not away
+    await svc.timers.process()  # the timeout retried
+    await svc.tables.idle()
+    seats = await db.seats(a)
+    assert seats[1].away is False
+    assert ("went_away", 1) not in heard, heard
+
+
+async def test_a_read_back_forgets_the_deadline_kept_in_memory_during_the_outage(two):
+    """An abandon whose COMMIT is lost (rolled back) asks for the turn timer to be read back;
+    during the same outage the away host comes back through his panel, and his step's
+    deadline is kept in memory only (keep_or_arm_now). The read back then drops it: his step
+    has no deadline at all."""
+    from tests.test_store_answers import lost_at_commit
+
+    svc, db, clock, a = two
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+    svc.tables.nudge(a)
+    await svc.tables.idle()  # the AI picked for the host
+    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok" (no deadline: he is away)
+    lost_at_commit(db)
+    with pytest.raises(StoreUnavailable):
+        await svc.tables.abandon(a, 100)  # rolled back; the turn key is to be read back
+    blip_on(db, "set_timers")
+    with pytest.raises(StoreUnavailable):
+        await svc.tables.back(a, 100)  # he opens his panel: deadline in memory only
+    assert svc.timers.get(turn_key(a)) is not None and svc.timers._reread == {turn_key(a)}
+    assert (await db.seats(a))[0].away is False  # he is back: his turn waits for him
+    await svc.timers.process()  # the store answers: the key is read back (none stored)
+    assert svc.timers.get(turn_key(a)) is not None, "the in-memory deadline was dropped by the read back"
+    await svc.tables.idle()
+    for _ in range(4):
+        clock.advance(60)
+        await svc.timers.process()
+        await svc.tables.idle()
+    assert (await db.get_table(a)).version > 1, (svc.timers.get(turn_key(a)), await db.timer(turn_key(a)))
+
+
+async def test_counted_outlives_a_table_finished_by_a_click(env):  # noqa: F811
+    """A timeout try counts the guest, its move meets a blip; the guest then plays and the host
+    finishes the game (one round): Scheduler._counted keeps the table's entry for ever."""
+    svc, db, clock, _ = env
+    t = await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100,
+                               host_name="W", options={"rounds": 1})
+    await svc.lobbies.join(t.id, 200, "L")
+    await svc.lobbies.start(t.id, 100)
+    await svc.tables.submit(t.id, 100, 0, "p3")
+    clock.advance(100)
+    blip_on(db, "commit_step")
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()  # the guest counted, the timeout's move met a blip
+    await svc.tables.submit(t.id, 200, 0, "p1")  # he plays after all
+    await svc.tables.submit(t.id, 100, 1, "ok")
+    assert (await db.get_table(t.id)).status == "finished"
+    await svc.timers.process()
+    assert svc.tables.scheduler._counted == {}
+
+
