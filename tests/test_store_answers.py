@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,67 @@ async def two(env):  # noqa: F811 - tests.test_service's fixture
     a = (await svc.lobbies.open(guild_id=1, channel_id=10, game="test-pick", host_user_id=100, host_name="Host")).id
     await svc.lobbies.join(a, 200, "Guest")
     return svc, db, clock, a
+
+
+class Heard(Notifier):
+    """Records the notices of timeouts and comebacks (:meth:`on`: the list)."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, Any]] = []
+
+    @classmethod
+    def on(cls, svc) -> list[tuple[str, Any]]:
+        """Install one as ``svc``'s notifier; returns what it hears."""
+        svc.hall.notifier = cls()
+        return svc.hall.notifier.heard
+
+    async def timed_out(self, table, seats):
+        self.heard.append(("timed_out", tuple(seats)))
+
+    async def went_away(self, table, seat):
+        self.heard.append(("went_away", seat))
+
+    async def came_back(self, table, seat):
+        self.heard.append(("came_back", seat))
+
+
+async def away_host_at_his_ok(svc, a: int) -> None:
+    """Start table ``a`` with its host away (two timeouts: the AI picks for him), the guest
+    picks: version 1 waits for the host's "ok"."""
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
+    svc.tables.nudge(a)
+    await svc.tables.idle()
+    await svc.tables.submit(a, 200, 0, "p2")
+
+
+async def his_deadline_plays_his_step(svc, db, clock, a: int) -> None:
+    """The host, back, has a deadline for his step (at least in memory): its timeout plays the
+    step, counting one timeout, and he is not away."""
+    assert svc.timers.get(turn_key(a)) is not None
+    for _ in range(2):
+        clock.advance(50)
+        await svc.timers.process()
+        await svc.tables.idle()
+    assert (await db.get_table(a)).version > 1
+    host = (await db.seats(a))[0]
+    assert (host.timeouts, host.away) == (1, False)
+
+
+async def second_timeout_meets_a_blip(svc, db, clock, a: int) -> None:
+    """Start table ``a``; the guest, who timed out once already, does not pick: his second
+    timeout is counted (he is away now), then its move meets a blip."""
+    await svc.lobbies.start(a, 100)
+    async with svc.hall.lock(a):
+        await svc.tables.scheduler._set_seat(svc.hall.live(a), 1, away=False, timeouts=1)
+    await svc.tables.submit(a, 100, 0, "p1")  # the guest must pick (timeout at +100)
+    clock.advance(50)
+    await svc.timers.process()  # the reminder
+    clock.advance(50)
+    blip_on(db, "commit_step")
+    with pytest.raises(StoreUnavailable):
+        await svc.timers.process()
 
 
 def lost_answer(db):
@@ -106,12 +168,7 @@ async def test_a_click_again_after_a_lost_answer_keeps_a_deadline(two):
 
 async def test_an_away_member_back_through_a_click_the_store_refused_does_not_freeze_the_table(two):
     svc, db, clock, a = two
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):  # the host went away earlier (two timeouts)
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
-    svc.tables.nudge(a)
-    await svc.tables.idle()  # the AI picked for the host
-    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok"
+    await away_host_at_his_ok(svc, a)  # version 1: the host's "ok", the host away
     blip(db)
     with pytest.raises(StoreUnavailable):  # the host is back: his click meets the blip
         await svc.tables.submit(a, 100, 1, "ok")
@@ -161,7 +218,7 @@ async def test_a_start_rolled_back_keeps_the_lobby_s_expiry_in_memory(two):
 
 
 # --- found by the review of the fixes above ------------------------------------------------------
-async def test_lost_answer_leaving_an_ai_to_act_never_restarts_the_driver(two):
+async def test_a_table_read_again_after_a_lost_answer_starts_its_ai_driver(two):
     """The host is away (the AI plays him); the guest's pick is stored but its answer lost; the
     step stored makes the AI say "ok" for the host. Once the store answers, the table must go on."""
     svc, db, clock, a = two
@@ -187,7 +244,7 @@ async def test_lost_answer_leaving_an_ai_to_act_never_restarts_the_driver(two):
                              svc.tables.driver.running(a))
 
 
-async def test_a_timeout_whose_second_seat_update_meets_a_blip_counts_the_first_seat_twice(two):
+async def test_a_timeout_retried_after_one_seat_was_counted_counts_each_seat_once(two):
     """Both members late in a simultaneous step; the timeout stores the host's count, then the
     guest's meets a blip. The retry must not count the host again (he timed out once)."""
     svc, db, clock, a = two
@@ -246,14 +303,7 @@ async def test_an_away_member_back_through_a_click_during_a_real_outage_gets_a_d
         assert db.unavailable_since is not None
         await db.get_table(a)  # it answers
         await svc.tables.idle()
-        assert svc.timers.get(turn_key(a)) is not None
-        for _ in range(2):
-            clock.advance(50)
-            await svc.timers.process()
-            await svc.tables.idle()
-        row, seats = await db.get_table(a), await db.seats(a)
-        assert row.version > 1  # his step's timeout was played
-        assert (seats[0].timeouts, seats[0].away) == (1, False)
+        await his_deadline_plays_his_step(svc, db, clock, a)
     finally:
         await svc.tables.close()
         other.close()
@@ -272,7 +322,7 @@ def commit_answer_lost(db):
     db._commit = commit
 
 
-async def test_a_start_whose_commit_answer_was_lost_stores_a_deadline_never_remembered(two):
+async def test_a_start_whose_commit_answer_was_lost_has_its_deadline_read_back(two):
     svc, db, clock, a = two
     commit_answer_lost(db)
     with pytest.raises(StoreUnavailable):  # the host's Start: err.store_down
@@ -286,7 +336,7 @@ async def test_a_start_whose_commit_answer_was_lost_stores_a_deadline_never_reme
     assert (await db.get_table(a)).version > 0, (stored, remembered, svc.timers.get(lobby_key(a)))
 
 
-async def test_a_lobby_whose_open_commit_answer_was_lost_never_expires(two):
+async def test_a_lobby_whose_open_commit_answer_was_lost_still_expires(two):
     svc, db, clock, a = two
     commit_answer_lost(db)
     with pytest.raises(StoreUnavailable):
@@ -298,7 +348,7 @@ async def test_a_lobby_whose_open_commit_answer_was_lost_never_expires(two):
     assert (await db.get_table(lobby.id)).status == "abandoned", svc.timers.get(lobby_key(lobby.id))
 
 
-async def test_a_pick_whose_answer_was_lost_leaves_the_cache_behind_the_store(two):
+async def test_a_pick_whose_answer_was_lost_is_read_again_and_applied_with_the_next(two):
     """The host's pick of a simultaneous step is stored but its answer lost. The guest's pick
     then applies the step with both members' picks (the table read again), and nobody is
     charged a timeout."""
@@ -321,7 +371,7 @@ async def test_a_pick_whose_answer_was_lost_leaves_the_cache_behind_the_store(tw
     assert [s.timeouts for s in await db.seats(a)] == [0, 0]
 
 
-async def test_a_backfill_interrupted_by_a_blip_never_fills_the_rest(community_env, db_url):  # noqa: F811
+async def test_a_backfill_interrupted_by_a_blip_fills_everything_at_the_next_start(community_env, db_url):  # noqa: F811
     """The first start after the upgrade fills the rating history of the older results; the
     store blips after the first result was filled (the start fails, the bot starts again). The
     second start must fill the rest; the cutoff (MIN(table_id) of the history) excludes them."""
@@ -357,32 +407,12 @@ def blip_on(db, name):
     setattr(db, name, fail)
 
 
-async def test_a_timeout_retried_after_a_blip_never_says_the_member_went_away(two):
+async def test_a_timeout_retried_after_a_blip_tells_its_member_once(two):
     """The guest's second timeout in a row makes him away; the timeout's move meets a blip and
     is retried: he is told neither that he timed out nor that he went away."""
-    from bot.service import Notifier
-
     svc, db, clock, a = two
-    heard = []
-
-    class Heard(Notifier):
-        async def timed_out(self, table, seats):
-            heard.append(("timed_out", tuple(seats)))
-
-        async def went_away(self, table, seat):
-            heard.append(("went_away", seat))
-
-    svc.hall.notifier = Heard()
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):  # the guest timed out once already
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 1, away=False, timeouts=1)
-    await svc.tables.submit(a, 100, 0, "p1")  # the guest must pick (timeout at +100)
-    clock.advance(50)
-    await svc.timers.process()  # the reminder
-    clock.advance(50)
-    blip_on(db, "commit_step")
-    with pytest.raises(StoreUnavailable):
-        await svc.timers.process()  # counted (away now), then the move meets the blip
+    heard = Heard.on(svc)
+    await second_timeout_meets_a_blip(svc, db, clock, a)
     await svc.timers.process()  # retried
     await svc.tables.idle()
     seats = await db.seats(a)
@@ -391,7 +421,7 @@ async def test_a_timeout_retried_after_a_blip_never_says_the_member_went_away(tw
     assert heard == [("timed_out", (1,)), ("went_away", 1)]
 
 
-async def test_scheduler_counted_keeps_an_entry_for_a_table_that_ended(two):
+async def test_a_table_abandoned_during_a_timeout_retry_forgets_its_timeouts(two):
     svc, db, clock, a = two
     await svc.lobbies.start(a, 100)
     await svc.tables.submit(a, 100, 0, "p1")
@@ -405,41 +435,25 @@ async def test_scheduler_counted_keeps_an_entry_for_a_table_that_ended(two):
     assert svc.tables.scheduler._counted == {}
 
 
-async def test_a_member_back_through_his_panel_when_the_deadline_meets_a_blip_gets_none(two):
+async def test_a_member_back_through_his_panel_during_a_blip_keeps_a_deadline(two):
     """Tables.back: 'present' is stored (he is no longer away), then arming his step's deadline
     meets a blip: the deadline is kept in memory, and its timeout plays his step."""
     svc, db, clock, a = two
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):  # the host went away earlier (two timeouts)
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
-    svc.tables.nudge(a)
-    await svc.tables.idle()  # the AI picked for the host
-    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok"
+    await away_host_at_his_ok(svc, a)  # version 1: the host's "ok", the host away
     blip_on(db, "set_timers")
     with pytest.raises(StoreUnavailable):
         await svc.tables.back(a, 100)  # he opens his panel
     await svc.tables.idle()
-    assert svc.timers.get(turn_key(a)) is not None
-    for _ in range(2):
-        clock.advance(50)
-        await svc.timers.process()
-        await svc.tables.idle()
-    assert (await db.get_table(a)).version > 1  # his step's timeout was played
-    assert ((await db.seats(a))[0].timeouts, (await db.seats(a))[0].away) == (1, False)
+    await his_deadline_plays_his_step(svc, db, clock, a)
 
 
 # --- found by the review of those mends --------------------------------------------------------------
-async def test_ai_step_whose_answer_was_lost_leaves_the_next_human_step_without_deadline(two):
+async def test_an_ai_step_whose_answer_was_lost_has_the_next_step_s_deadline_read_back(two):
     """Host away (AI plays him). The AI's "ok" is stored but its answer lost; the stored step
     makes both pick; the AI picks for the host; the guest (a member) must pick: his deadline
     is in the store but never in memory, so the table waits for him for ever."""
     svc, db, clock, a = two
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
-    svc.tables.nudge(a)
-    await svc.tables.idle()  # the AI picked for the host (buffered)
-    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the (away) host's "ok": the driver kicked
+    await away_host_at_his_ok(svc, a)  # version 1: the host's "ok", the host away
     lost_answer(db)  # the next step stored is the AI's "ok" for the host
     await svc.tables.idle()
     assert (await db.get_table(a)).version == 2  # the "ok" was stored
@@ -452,7 +466,7 @@ async def test_ai_step_whose_answer_was_lost_leaves_the_next_human_step_without_
     assert row.version > 2, (stored, remembered, svc.timers.get(turn_key(a)))
 
 
-async def test_reread_asked_while_the_task_runs_a_handler_is_never_done(tmp_path):
+async def test_a_read_back_asked_while_the_timer_task_runs_a_handler_is_done(tmp_path):
     """A COMMIT whose answer was lost asks the task to read a key back (Timers.reread) while the
     task runs another timer's handler: the task neither wakes for it nor reads it back; it
     ends (no timer left) and the stored timer is never remembered."""
@@ -486,31 +500,10 @@ async def test_reread_asked_while_the_task_runs_a_handler_is_never_done(tmp_path
         await db.close()
 
 
-async def test_a_member_back_between_two_tries_of_a_timeout_is_told_he_went_away(two):
+async def test_a_member_back_between_two_tries_of_a_timeout_is_not_told_he_went_away(two):
     svc, db, clock, a = two
-    heard = []
-
-    class Heard(Notifier):
-        async def timed_out(self, table, seats):
-            heard.append(("timed_out", tuple(seats)))
-
-        async def went_away(self, table, seat):
-            heard.append(("went_away", seat))
-
-        async def came_back(self, table, seat):
-            heard.append(("came_back", seat))
-
-    svc.hall.notifier = Heard()
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):  # the guest timed out once already
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 1, away=False, timeouts=1)
-    await svc.tables.submit(a, 100, 0, "p1")
-    clock.advance(50)
-    await svc.timers.process()  # the reminder
-    clock.advance(50)
-    blip_on(db, "commit_step")
-    with pytest.raises(StoreUnavailable):
-        await svc.timers.process()  # counted (away now), then the move meets the blip
+    heard = Heard.on(svc)
+    await second_timeout_meets_a_blip(svc, db, clock, a)
     assert await svc.tables.back(a, 200)  # he opens his panel: back, not away
     await svc.timers.process()  # the timeout retried
     await svc.tables.idle()
@@ -519,7 +512,7 @@ async def test_a_member_back_between_two_tries_of_a_timeout_is_told_he_went_away
     assert ("went_away", 1) not in heard, heard
 
 
-async def test_a_read_back_forgets_the_deadline_kept_in_memory_during_the_outage(two):
+async def test_a_deadline_kept_in_memory_during_an_outage_survives_a_read_back(two):
     """An abandon whose COMMIT is lost (rolled back) asks for the turn timer to be read back;
     during the same outage the away host comes back through his panel, and his step's
     deadline is kept in memory only (keep_or_arm_now). The read back then drops it: his step
@@ -527,12 +520,7 @@ async def test_a_read_back_forgets_the_deadline_kept_in_memory_during_the_outage
     from tests.test_store_answers import lost_at_commit
 
     svc, db, clock, a = two
-    await svc.lobbies.start(a, 100)
-    async with svc.hall.lock(a):
-        await svc.tables.scheduler._set_seat(svc.hall.live(a), 0, away=True, timeouts=2)
-    svc.tables.nudge(a)
-    await svc.tables.idle()  # the AI picked for the host
-    await svc.tables.submit(a, 200, 0, "p2")  # version 1: the host's "ok" (no deadline: he is away)
+    await away_host_at_his_ok(svc, a)  # version 1: the host's "ok", the host away
     lost_at_commit(db)
     with pytest.raises(StoreUnavailable):
         await svc.tables.abandon(a, 100)  # rolled back; the turn key is to be read back
@@ -551,7 +539,7 @@ async def test_a_read_back_forgets_the_deadline_kept_in_memory_during_the_outage
     assert (await db.get_table(a)).version > 1, (svc.timers.get(turn_key(a)), await db.timer(turn_key(a)))
 
 
-async def test_counted_outlives_a_table_finished_by_a_click(env):  # noqa: F811
+async def test_a_table_finished_by_a_click_during_a_timeout_retry_forgets_its_timeouts(env):  # noqa: F811
     """A timeout try counts the guest, its move meets a blip; the guest then plays and the host
     finishes the game (one round): Scheduler._counted keeps the table's entry for ever."""
     svc, db, clock, _ = env
