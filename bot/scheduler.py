@@ -77,10 +77,9 @@ class Scheduler:
         self.turn_timeout = turn_timeout
         self.reminder_fraction = reminder_fraction
         self.timers.handle(TURN, self._fire, on_overdue=self._give_time_back)
-        #: a step whose timeout is being played, by table id: ``(version, {seat: timeouts
-        #: counted}, seats made away)`` until it is played (a retry after an outage counts and
-        #: tells each seat once)
-        self._counted: dict[int, tuple[int, dict[int, int], list[int]]] = {}
+        #: a step whose timeout is being played, by table id: ``(version, seats counted, seats
+        #: made away)`` until it is played (a retry after an outage counts and tells each seat once)
+        self._counted: dict[int, tuple[int, set[int], list[int]]] = {}
 
     # ------------------------------------------------------------------ turn deadlines
     def rule(self, pace: Pace | str | None) -> PaceRule:
@@ -247,35 +246,23 @@ class Scheduler:
 
     async def _timeout(self, table_id: int, version: int) -> None:
         """The AI acts for every member who has not acted in the step at ``version``. A retry
-        after an outage (:attr:`_counted`) neither counts nor tells a seat twice; when the try
-        before was stored but its answer lost (the table moved on), its members are told now."""
+        after an outage (:attr:`_counted`) neither counts nor tells a seat twice."""
         host, hall = self.host, self.hall
-        told: tuple[TableSnapshot, list[int], list[int]] | None = None
         async with hall.lock(table_id):
             live = await hall.touch(table_id)
             if live is None:
                 await self.clear(table_id)
                 return
-            moved = live.state.version != version
-            if moved:
-                counted = self._counted.pop(table_id, None)
+            if live.state.version != version:
+                self._counted.pop(table_id, None)
                 await self.arm(live)  # a deadline left behind by an interrupted step
                 host.nudge(table_id)  # (and an AI seat to act in the step as stored)
-                if counted is not None and counted[0] == version:
-                    told = (live.snapshot(), sorted(counted[1]), counted[2])
-            else:
-                late, gone, view, all_events, result = await self._play_timeout(live, version)
-        if told is not None:
-            view, late, gone = told
-            all_events, result = [], "buffered"
-        elif moved:
-            return
+                return
+            late, gone, view, all_events, result = await self._play_timeout(live, version)
         if late:
             await notify(hall.notifier.timed_out, view, late)
         for seat in gone:
             await notify(hall.notifier.went_away, view, seat)
-        if told is not None:
-            return
         if all_events or result == "applied":
             await host.after_change(table_id, view, all_events, "applied", None)
         else:
@@ -290,7 +277,7 @@ class Scheduler:
         # away since) are late still, and are neither counted nor told twice
         counted = self._counted.get(table_id)
         if counted is None or counted[0] != version:
-            counted = self._counted[table_id] = (version, {}, [])
+            counted = self._counted[table_id] = (version, set(), [])
         _, done, gone = counted
         late = [s for s in sorted(game.to_act(live.state)) if s not in live.pending
                 and (not live.seats[s].autoplay or s in done)]
@@ -301,7 +288,7 @@ class Scheduler:
             count = live.seats[seat].timeouts + 1
             away = makes_away and count >= AWAY_AFTER_TIMEOUTS
             await self._set_seat(live, seat, away=away, timeouts=count)
-            done[seat] = count
+            done.add(seat)
             if away:
                 gone.append(seat)
         all_events: list[Event] = []
