@@ -364,8 +364,7 @@ class BoardPoster:
         to the bot, the table moves to its channel (``fallback``, see :meth:`move_to_channel`)."""
         t = Translator(table.row.lang)
         events = await self.bot.records.recent_events(table.id, 60)
-        shows_pictures = self.pictures.enabled() and self.pictures.allowed(table.row.guild_id)  # the bot's and the server's settings
-        rows = board_buttons(table, t, legend=shows_pictures and render.legend(table.row.game))
+        rows = board_buttons(table, t, legend=self.pictures.shown(table.row.guild_id) and render.legend(table.row.game))
         place = self._place(table)
         if place is None:
             return False

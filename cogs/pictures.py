@@ -241,10 +241,14 @@ class BoardPictures:
         """Entries held now: the boards whose picture is known (``pictures``)."""
         return {"pictures": len(self._known)}
 
+    def shown(self, guild_id: int) -> bool:
+        """Whether a server's boards show pictures: the bot's setting and the server's."""
+        return self.enabled() and self.allowed(guild_id)
+
     async def picture(self, table: TableSnapshot, place: Any) -> Picture | None:
         """The board's picture, ``None`` for the text board (pictures off, no Attach Files in
         the table's channel, or rendering failed: logged)."""
-        if not self.enabled() or not self.allowed(table.row.guild_id):
+        if not self.shown(table.row.guild_id):
             return None
         if not can_attach(place):
             log.warning("no Attach Files permission for table %s's board; showing the text board", table.id)
