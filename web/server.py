@@ -324,8 +324,9 @@ class Pages:
         db = self.ctx.db
         stats = await db.member_stats(guild_id, user_id)  # the current seasons' ratings
         now = self.ctx.clock()
+        current = {g: (await seasons(db, guild_id, g, now))[-1] for g in GAMES}  # each game's current season
         for g in [g for g in stats if g in GAMES]:  # a month's season not started: nothing rated in it yet
-            if not (await seasons(db, guild_id, g, now))[-1].started:
+            if not current[g].started:
                 del stats[g]
         page = _int(request.query.get("page"), 1, 1, MAX_PAGE)
         total, results = await db.member_results(guild_id, user_id, None, RESULTS_PAGE, (page - 1) * RESULTS_PAGE)
@@ -340,7 +341,7 @@ class Pages:
         elif not stats and game not in GAMES:  # not rated this season yet: their last game's
             game = results[0].game if results else next(iter(GAMES))
         names = await db.member_names(guild_id, [user_id])
-        season = (await seasons(db, guild_id, game, now))[-1]  # the plot: the season the table above counts
+        season = current.get(game) or (await seasons(db, guild_id, game, now))[-1]  # the plot: the table's season
         history = await self.ctx.history.of(db, guild_id, game, user_id, season.number) if season.started else []
         per_game = [{"key": g, "title": compose.game_title(g, t), "played": r.played, "won": r.won,
                      "rating": f"{r.ordinal:.1f}", "current": g == game,
