@@ -560,7 +560,7 @@ class Background:
     async def steps(self) -> int:
         """Steps played by every background table since :meth:`run` began."""
         total = 0
-        for tid, first in self._first.items():
+        for tid, first in list(self._first.items()):  # (a finished table is replaced meanwhile)
             total += (await self.hall.table(tid)).version - first
         return total
 
