@@ -300,29 +300,43 @@ async def collect_points(per_game: int, seed: int, games: Sequence[str] = ()) ->
     return out
 
 
+def placement(n: int, background: int, moments: dict[str, int]) -> list[tuple[str, int, bool]]:
+    """Per table index of ``n``: its game (the keys of ``moments`` round robin), the index of the
+    moment it copies (of ``moments[game]``) and whether it is one of the ``background`` all-AI
+    tables. The background tables are spread over the indexes, the games mixed, and take their
+    moments by their rank among themselves, so every ``n`` starts the same background mix."""
+    games = list(moments)
+    step = n // background if background else 0
+    # spread over the run, the games mixed (not every ``step``-th table: one game only)
+    bg_at = sorted({j * step + (j % len(games) if step >= len(games) else 0) for j in range(background)})
+    rank = {i: j for j, i in enumerate(bg_at)}
+    out = []
+    for i in range(n):
+        key = games[i % len(games)]
+        order = rank[i] if i in rank else i
+        out.append((key, order // len(games) % moments[key], i in rank))
+    return out
+
+
 async def build_database(path: str | Path, n: int, background: int, points: dict[str, list[Point]],
                          turn_timeout: float, reminder_fraction: float = 0.5) -> list[Table]:
     """Write ``n`` running tables (``background`` of them all-AI) as copies of ``points``
     through the storage functions, in transactions of :data:`BATCH` tables, into the store
     ``path`` names (a SQLite file or a PostgreSQL URL)."""
     db = await open_store(path)
-    games = list(points)
     guilds = max(1, min(50, n // 200))
-    step = n // background if background else 0
-    # spread over the run, the four games mixed (not every ``step``-th table: one game only)
-    bg_at = {j * step + (j % len(games) if step >= len(games) else 0) for j in range(background)}
+    placed = placement(n, background, {key: len(found) for key, found in points.items()})
     now = time.time()
     tables: list[Table] = []
     try:
         for start in range(0, n, BATCH):
             async with db.transaction():
                 for i in range(start, min(n, start + BATCH)):
-                    key = games[i % len(games)]
-                    pi = (i // len(games)) % len(points[key])
+                    key, pi, in_background = placed[i]
                     p = points[key][pi]
                     g = i % guilds
                     guild, channel = GUILD_BASE + 2 * g, GUILD_BASE + 2 * g + 1
-                    user = None if i in bg_at else MEMBER_BASE + i
+                    user = None if in_background else MEMBER_BASE + i
                     tid = await db.create_table(guild_id=guild, channel_id=channel, game=key,
                                                 host_user_id=user or BACKGROUND_HOST, lang="en",
                                                 options=p.options, now=now)

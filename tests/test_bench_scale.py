@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench import scale
+
 ROOT = Path(__file__).resolve().parents[1]
 
 KEYS = ("click_median_ratio", "click_p99_ms_1k", "click_p99_ms_10k", "board_p99_ms_10k", "restart_s_10k",
@@ -61,3 +63,16 @@ def test_per_click_mode_opens_each_panel_before_its_click_and_reports_the_cpu_pe
     assert summary["cpu_ms_per_click_1k"] > 0 and summary["cpu_all_ms_per_click_1k"] >= summary["cpu_ms_per_click_1k"]
     clicks_row = next(line for line in lines if line.startswith("clicks timed"))
     assert re.findall(r"\(\d+/(\d+)\)", clicks_row) == ["0"], clicks_row
+
+
+def test_every_size_starts_the_same_background_mix() -> None:
+    moments = {"a": 12, "b": 12, "c": 10, "d": 12}
+    mixes = []
+    for n in (1000, 10_000):
+        placed = scale.placement(n, 100, moments)
+        assert len(placed) == n and sum(bg for _, _, bg in placed) == 100
+        mixes.append(sorted((key, moment) for key, moment, bg in placed if bg))
+    assert mixes[0] == mixes[1]
+    assert {key for key, _ in mixes[0]} == set(moments)
+    # spread over each game's moments (two or three tables each), not clumped on a few
+    assert len(set(mixes[0])) == sum(moments.values())
