@@ -1,12 +1,12 @@
 """The private panel as a Discord message: its text fields, its picture, and how a click on it is
 answered (the panel counterpart of :class:`cogs.pictures.BoardPictures`).
 
-A click on a panel that carries a picture is answered at once - the new text and buttons
-beside the picture the panel already carries - and only then is the new picture's key computed
-and, when it changed, the picture drawn (off the event loop, :mod:`bot.render.workers`) and sent
-in a second edit; a later click of the same member at the
-same table drops that edit (its own answer is newer). Elsewhere the answer waits for the
-picture. Without the Attach Files permission, with ``PICTURES=off`` or when the picture cannot
+A click on a panel is answered at once - the new text and buttons beside the picture the panel
+already carries, or as text when it carries none - and only then is the new picture's key
+computed and, when it changed, the picture drawn (off the event loop, :mod:`bot.render.workers`)
+and sent in a second edit; a later click of the same member at the same table drops that edit
+(its own answer is newer). A new panel (a click on a public message) is the original response
+of the click's "thinking" defer, and waits for its picture. Without the Attach Files permission, with ``PICTURES=off`` or when the picture cannot
 be drawn, the text panel is shown.
 """
 
@@ -153,13 +153,13 @@ class PanelMessages:
     async def answer(self, interaction: discord.Interaction, table: TableSnapshot, panel: Panel,
                      drawing: Drawing, *, in_panel: bool) -> None:
         """Answer a click with the redrawn panel: in place (``in_panel``) or as a new private
-        message (the original response of the click's "thinking" defer). A clicked panel that
-        carries a picture is answered at once beside that picture; then the new picture's key
-        is computed and, when it changed, the new picture follows in a second edit. Otherwise
-        the answer waits for the picture. A refused upload shows the text panel."""
+        message (the original response of the click's "thinking" defer). A clicked panel is
+        answered at once, beside the picture it carries or as text; then the new picture's key
+        is computed and, when it changed, the new picture follows in a second edit. A new panel
+        waits for its picture. A refused upload shows the text panel."""
         self._edits.pop((table.id, interaction.user.id), None)  # an older picture edit is dropped
         started, current = drawing
-        if in_panel and started is not None and current:  # the full card only if the picture fails
+        if in_panel and started is not None:  # the full card only if the picture fails
             await self._answer_then_picture(interaction, table, panel, started, current)
             return
         shown = await self.with_picture(panel, table, drawing, edit=in_panel)
@@ -180,8 +180,11 @@ class PanelMessages:
 
     async def _answer_then_picture(self, interaction: discord.Interaction, table: TableSnapshot, panel: Panel,
                                    started: pictures.PanelDrawing, current: list[discord.Attachment]) -> None:
-        old = pictures.Picture(None, "", current[0].filename)
-        await redraw(interaction, {**panel_fields(panel, table, old), "attachments": current[:1]})
+        if current:  # beside the picture the panel carries
+            old = pictures.Picture(None, "", current[0].filename)
+            await redraw(interaction, {**panel_fields(panel, table, old), "attachments": current[:1]})
+        else:  # a text panel (its last picture failed, or pictures were off): the text first
+            await redraw(interaction, panel_fields(panel, table))
         key = (table.id, interaction.user.id)
         token = object()
         self._edits[key] = token

@@ -295,3 +295,69 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
     import discord
     texts = "\n".join(i.content for i in content["view"].walk_children() if isinstance(i, discord.ui.TextDisplay))
     assert f"**{t('result.tie_field')}**" in texts and f"**{t('board.log')}**" in texts and "**AI 1**" not in texts
+
+
+async def test_a_click_on_a_text_panel_is_answered_before_its_picture_is_drawn(e2e, monkeypatch):
+    """A panel that carries no picture (its first drawing failed) is answered at once with its
+    new text and buttons, even when the new picture takes longer than DEFER_AFTER_S (simulated
+    time; Discord waits 3 s); the picture follows in a second edit."""
+    from cogs import pictures
+    from cogs.base import DEFER_AFTER_S
+    from tests.e2e import act_on_panel
+
+    renderer = render.renderer("gang-of-dice")
+    failing = {"on": True}
+    real_panel = renderer.panel
+
+    def panel(*args, **kwargs):
+        return None if failing["on"] else real_panel(*args, **kwargs)
+
+    monkeypatch.setattr(renderer, "panel", panel)
+    render.CACHE.clear()
+    world = await e2e(seeds=[7], pictures=True)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
+    table = await world.bot.hall.table(tid)
+    member = alice if table.seat_of(alice.id) in table.to_act() else bob
+    with world.expect_errors(match=r"drawing the panel of table \d+ \(gang-of-dice\) failed"):
+        panel_message = (await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")).response
+    assert not panel_message.attachments, "the text panel"
+    failing["on"] = False
+    real_finish = pictures.PanelDrawing._finish
+
+    async def slow_finish(self):  # a picture slower than DEFER_AFTER_S (simulated time)
+        await asyncio.sleep(DEFER_AFTER_S + 1)
+        return await real_finish(self)
+
+    monkeypatch.setattr(pictures.PanelDrawing, "_finish", slow_finish)
+    outcomes = []
+    real_select = world.select
+
+    async def select(*args, **kwargs):
+        outcomes.append(await real_select(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(world, "select", select)
+    real_modal = world.submit_modal
+
+    async def submit_modal(*args, **kwargs):
+        outcomes.append(await real_modal(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(world, "submit_modal", submit_modal)
+    real_click = world.click
+
+    async def click(*args, **kwargs):
+        outcomes.append(await real_click(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(world, "click", click)
+    assert await act_on_panel(world, member, tid, panel_message, random.Random(2))
+    out = outcomes[-1]
+    assert out.acknowledged and out.kind == "update", "answered in the click's own response"
+    await world.settle()
+    record = world.message(panel_message.id)
+    answer, last = record.versions[-2], record.versions[-1]
+    assert not answer.attachments and answer.components != record.versions[0].components, "the new buttons, as text"
+    [att] = last.attachments
+    assert pixels(world.attachment_bytes(att)) == pixels(await expected_panel(world, tid, member))
