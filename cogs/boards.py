@@ -26,6 +26,7 @@ becomes a V2 message at its next edit (the message fields clear its content and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
@@ -33,7 +34,7 @@ import re
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -114,13 +115,41 @@ class EditBudget:
     between two edits stay few enough for the board's recent events), and none while the
     channel is paused after a 429. Times are UNIX seconds of the
     bot's clock (:class:`bot.timers.Clock`: the simulated one in tests). Channels without a
-    recent edit are forgotten (a few floats per busy channel)."""
+    recent edit are forgotten (a few floats per busy channel).
+
+    The edits of one channel are sent one after another (:meth:`turn`): an edit is counted
+    when it is sent, after its picture is drawn, so two tables of one channel checking the
+    budget meanwhile would both find it free."""
+
+    #: Seconds between two looks at a channel whose edit is being drawn or sent by another
+    #: table (:meth:`turn`).
+    TURN_POLL_S = 0.05
 
     def __init__(self, limit: int, window: float = 5.0) -> None:
         self.limit = limit
         self.window = window
         self._sent: dict[int, deque[float]] = {}
         self._paused: dict[int, float] = {}
+        self._editing: set[int] = set()  # channels with an edit being drawn or sent
+
+    @contextlib.asynccontextmanager
+    async def turn(self, channel: int, now: Callable[[], float]) -> AsyncIterator[None]:
+        """``async with budget.turn(channel, clock):`` around one edit (or post) of ``channel``:
+        waits until no other edit of it is being drawn or sent (looking again every
+        :attr:`TURN_POLL_S`) and :meth:`delay` allows one (``now``: the bot's clock); the edit
+        counts itself (:meth:`spend`) when sent."""
+        while True:
+            if channel in self._editing:
+                await asyncio.sleep(self.TURN_POLL_S)
+            elif (wait := self.delay(channel, now())) > 0:
+                await asyncio.sleep(wait)
+            else:
+                break
+        self._editing.add(channel)
+        try:
+            yield
+        finally:
+            self._editing.discard(channel)
 
     def delay(self, channel: int, now: float) -> float:
         """Seconds before the next edit of ``channel`` may be sent (0.0: now)."""
@@ -155,6 +184,11 @@ class EditBudget:
     def back_off(self, channel: int, seconds: float, now: float) -> None:
         """Send no edit of ``channel`` for ``seconds`` (Discord answered 429)."""
         self._paused[channel] = max(self._paused.get(channel, 0.0), now + max(0.0, seconds))
+
+
+def _shown_in(row: Any) -> int:
+    """The channel a table's board is in: its thread, else its channel."""
+    return int(row.thread_id or row.channel_id)
 
 
 #: A channel route in discord.py's rate-limit warning: ``/channels/<id>/...``.
@@ -323,28 +357,26 @@ class BoardPoster:
         timers = getattr(self.bot, "timers", None)
         return timers.clock.now() if timers is not None else time.time()
 
-    async def within_budget(self, table: TableSnapshot) -> None:
-        """Wait until the channel the table is shown in (its thread, else its channel) may be
-        edited again (:class:`EditBudget`); for a table's first board, posted outside
+    def edit_turn(self, table: TableSnapshot) -> contextlib.AbstractAsyncContextManager[None]:
+        """The turn of an edit of the channel the table is shown in (its thread, else its
+        channel; :meth:`EditBudget.turn`); for a table's first board, posted outside
         :meth:`_update_board` (before the table's first step, so that no update of its own
         can post a board meanwhile). A table moved to its channel does not wait: its updater
         may run meanwhile, and both would post a board."""
-        channel = table.row.thread_id or table.row.channel_id
-        while (wait := self.budget.delay(channel, self.now())) > 0:
-            await asyncio.sleep(wait)
+        return self.budget.turn(_shown_in(table.row), self.now)
 
     async def _update_board(self, table_id: int) -> None:
         while table_id in self._dirty:
             await self.bot.foreground.quiet()  # a member's answer first (bot.foreground)
             try:
-                table = await self.bot.hall.table(table_id)
-                channel = table.row.thread_id or table.row.channel_id
-                wait = self.budget.delay(channel, self.now())
-                if wait > 0:  # the channel's budget is spent: wait, then draw the state of then
-                    await asyncio.sleep(wait)
-                    continue
-                self._dirty.discard(table_id)
-                await self.draw_board(table)
+                channel = _shown_in((await self.bot.hall.table(table_id)).row)
+                async with self.budget.turn(channel, self.now):
+                    await self.bot.foreground.quiet()  # again, after waiting for the turn
+                    table = await self.bot.hall.table(table_id)  # the state of now
+                    if _shown_in(table.row) != channel:
+                        continue  # moved meanwhile: the turn of its new place
+                    self._dirty.discard(table_id)
+                    await self.draw_board(table)
             except Exception:
                 self._dirty.discard(table_id)
                 log.exception("board update of table %s failed", table_id)
@@ -375,7 +407,7 @@ class BoardPoster:
 
         picture = await self.pictures.picture(table, place)
         # every edit or post counts, when it is sent (the picture drawn): sends stay spread out
-        self.budget.spend(table.row.thread_id or table.row.channel_id, self.now())
+        self.budget.spend(_shown_in(table.row), self.now())
         if table.row.board_message_id:
             try:
                 log_file = await self._log_file(table, t)

@@ -90,15 +90,15 @@ class DiscordNotifier(BoardPoster, Notifier):
         if thread_id:
             await self.bot.tables.set_messages(table.id, thread_id=thread_id)
             table = await self.bot.hall.table(table.id)
-        await self.within_budget(table)  # tables played in one channel share its budget
-        posted = await self.draw_board(table, fallback=False)
+        async with self.edit_turn(table):  # tables played in one channel share its budget
+            posted = await self.draw_board(table, fallback=False)
         if not posted and thread_id:
             # a thread we cannot post in: play in the channel instead
             log.warning("cannot post in the thread of table %s; playing in the channel", table.id)
             await self.bot.tables.set_messages(table.id, thread_id=None)
             table = await self.bot.hall.table(table.id)
-            await self.within_budget(table)
-            posted = await self.draw_board(table, fallback=False)
+            async with self.edit_turn(table):
+                posted = await self.draw_board(table, fallback=False)
         if not posted:
             # nowhere to show the board: nobody could play; the host is told by the Start click
             log.warning("table %s has no board; abandoning it", table.id)

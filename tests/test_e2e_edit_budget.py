@@ -135,3 +135,61 @@ async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e
     assert not world.threads and len(spent) >= 12  # six first boards and their edits, all in the channel
     busiest = max(sum(1 for u in spent if t <= u < t + 5) for t in spent)
     assert busiest <= 5, [round(t - spent[0], 2) for t in spent]
+
+
+async def test_boards_of_one_channel_redrawn_at_the_same_instant_share_its_budget(e2e):
+    """Six tables of one channel (no threads) whose hosts act at the same instant: the board
+    edits actually sent in that channel stay at most 5 in any 5 s, at least a second apart (no
+    updater finds the budget free while another one is drawing its picture), and every board
+    is redrawn."""
+    import discord
+
+    from bot import compose
+    from bot.i18n import Translator
+    from bot.ui import Button
+    from tests.e2e import lobby_id
+
+    world = await e2e(seeds=[11], board_edits_per_5s=5)
+    channel = world.channel_with_overwrites("no-threads",
+                                            {"@everyone": discord.PermissionOverwrite(create_public_threads=False)})
+    await world.settle()
+    hosts, tids = [world.member(f"h{i}") for i in range(6)], []
+    for host in hosts:
+        res = await world.slash(host, "play", channel=channel, game="gang-of-dice")
+        msg, tid = res.response, lobby_id(res.response)
+        await world.click(host, msg, f"se:l:{tid}:ai+")
+        await world.click(host, msg, f"se:l:{tid}:start")
+        tids.append(tid)
+        await world.advance(0.8)
+    for _ in range(20):  # the AI seats play their turns: every host is to act
+        await world.advance(1)
+    clicks = []
+    for host, tid in zip(hosts, tids, strict=True):
+        table = await world.bot.hall.table(tid)
+        seat = table.seat_of(host.id)
+        assert seat in table.to_act()
+        board = next(m for m in world.channel_messages(channel) if m.cards and f"se:b:{tid}:panel" in m.custom_ids)
+        panel = (await world.click(host, board, f"se:b:{tid}:panel")).response
+        code = next(c.code for row in compose.panel(table, seat, Translator("en")).rows for c in row
+                    if isinstance(c, Button) and c.code and not c.disabled)
+        clicks.append((host, panel, f"se:a:{tid}:{table.version}:{code}"))
+    await world.advance(6)  # the channel's budget is whole again
+    poster = world.bot.notifier
+    sent: list[tuple[float, int]] = []
+    real = poster._edit_board
+
+    async def edit_board(place, table, *args, **kwargs):
+        sent.append((poster.now(), table.id))
+        return await real(place, table, *args, **kwargs)
+
+    poster._edit_board = edit_board
+    outcomes = await world.gather(*(world.click(host, panel, cid) for host, panel, cid in clicks))
+    assert all(o.acknowledged for o in outcomes)
+    for _ in range(30):
+        await world.advance(1)
+    assert not world.threads
+    assert {tid for _, tid in sent} == set(tids), "every board redrawn"
+    times = sorted(at for at, _ in sent)
+    busiest = max(sum(1 for u in times if t <= u < t + 5) for t in times)
+    assert busiest <= 5, [round(t - times[0], 2) for t in times]
+    assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= 1 - 1e-6, [round(t - times[0], 2) for t in times]
