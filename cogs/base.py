@@ -46,9 +46,36 @@ log = logging.getLogger(__name__)
 __all__ = ["GameCog", "answer", "guild_lang", "is_admin", "reply", "report_click_error", "report_error", "user_t"]
 
 
-#: A panel click is answered by redrawing the panel in the answer itself when the service has
-#: applied it within this many seconds; otherwise the click is deferred first (Discord allows 3 s).
+#: A click is answered in the interaction's own response when that answer is ready within this
+#: many seconds of the click's arrival; otherwise the click is deferred first (Discord allows 3 s).
 DEFER_AFTER_S = 1.0
+
+
+class Deferral:
+    """Defers ``interaction`` when it has not been answered :data:`DEFER_AFTER_S` seconds after
+    this was made (at the click's arrival): a private "thinking" answer (``thinking``, for an
+    answer that is a new private message) or a deferred update of the clicked message. Before
+    answering, await :meth:`settled`: the timer stops, and a defer already under way is sent
+    first (then the answer edits the original response)."""
+
+    def __init__(self, interaction: discord.Interaction, *, thinking: bool) -> None:
+        self._interaction = interaction
+        self._thinking = thinking
+        self._deferring: list[asyncio.Future[Any]] = []
+        self._timer = asyncio.get_running_loop().call_later(DEFER_AFTER_S, self._defer)
+
+    def _defer(self) -> None:
+        response = self._interaction.response
+        if not response.is_done():
+            defer = response.defer(ephemeral=True, thinking=True) if self._thinking else response.defer()
+            self._deferring.append(asyncio.ensure_future(defer))
+
+    async def settled(self) -> None:
+        """Stop the timer; wait for a defer it started (its error propagates)."""
+        self._timer.cancel()
+        deferring, self._deferring = self._deferring, []
+        for fut in deferring:
+            await fut
 
 
 class GameCog(LobbyFlow, commands.Cog):
@@ -99,25 +126,16 @@ class GameCog(LobbyFlow, commands.Cog):
         """A board button: open my panel, the rules, the pictures' legend, abandon (host or
         Manage Server)."""
         t = user_t(interaction)
+        if op in ("panel", "legend"):  # a picture to draw: deferred when not answered in time
+            deferral = Deferral(interaction, thinking=True)
+            try:
+                await self._picture_op(interaction, table_id, op, t, deferral)
+            finally:  # a refusal is answered after a defer under way
+                await deferral.settled()
+            return
         table = await self.bot.hall.table(table_id)
-        if op == "panel":
-            seat = table.seat_of(interaction.user.id)
-            if seat is None:
-                raise ServiceError("err.not_seated")
-            if table.row.status != "running":
-                raise ServiceError("err.table_not_running")
-            if await self.bot.tables.back(table_id, interaction.user.id):
-                table = await self.bot.hall.table(table_id)
-            await self.send_panel(interaction, table, seat, t)
-        elif op == "rules":
+        if op == "rules":
             await answer(interaction, **card_message(GAMES[table.row.game].presenter.rules(t)))
-        elif op == "legend":  # the pictures' legend, for games that draw it apart
-            if not render.legend(table.row.game):
-                raise ServiceError("err.bad_button")
-            png = await asyncio.to_thread(render.render_legend, table.row.game, t.lang)
-            await answer(interaction, file=discord.File(io.BytesIO(png), filename="legend.png"),
-                         **card_message(Block(title=t("board.legend")), picture="attachment://legend.png",
-                                        alt=t("board.legend")))
         elif op == "abandon":
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.bot.tables.abandon(table_id, interaction.user.id, is_admin(interaction))
@@ -129,6 +147,29 @@ class GameCog(LobbyFlow, commands.Cog):
             await reply(interaction, t("board.muted" if muted else "board.unmuted"))
         else:
             raise ServiceError("err.bad_button")
+
+    async def _picture_op(self, interaction: discord.Interaction, table_id: int, op: str, t: Translator,
+                          deferral: Deferral) -> None:
+        """The board buttons that answer with a picture: my panel, the pictures' legend (for
+        games that draw it apart); ``deferral`` was made at the click's arrival."""
+        table = await self.bot.hall.table(table_id)
+        if op == "panel":
+            seat = table.seat_of(interaction.user.id)
+            if seat is None:
+                raise ServiceError("err.not_seated")
+            if table.row.status != "running":
+                raise ServiceError("err.table_not_running")
+            if await self.bot.tables.back(table_id, interaction.user.id):
+                table = await self.bot.hall.table(table_id)
+            await self.send_panel(interaction, table, seat, t, deferral)
+            return
+        if not render.legend(table.row.game):
+            raise ServiceError("err.bad_button")
+        png = await asyncio.to_thread(render.render_legend, table.row.game, t.lang)
+        await deferral.settled()
+        await answer(interaction, file=discord.File(io.BytesIO(png), filename="legend.png"),
+                     **card_message(Block(title=t("board.legend")), picture="attachment://legend.png",
+                                    alt=t("board.legend")))
 
     async def _parent_of(self, table_id: int, interaction: discord.Interaction) -> int | None:
         """The channel of the thread a table was opened in (``/play`` in a thread), else ``None``."""
@@ -170,21 +211,20 @@ class GameCog(LobbyFlow, commands.Cog):
         link = message_link(table.row.guild_id, table.row.channel_id, msg.id)
         await reply(interaction, t("rematch.opened", link=link))
 
-    async def send_panel(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, t: Translator) -> None:
+    async def send_panel(self, interaction: discord.Interaction, table: TableSnapshot, seat: int, t: Translator,
+                         deferral: Deferral) -> None:
         """A fresh ephemeral panel for ``seat``, with its latest private events (cards drawn…),
-        and its picture (the text panel if the upload is refused). When the picture is not drawn
-        within :data:`DEFER_AFTER_S`, the interaction is deferred first (Discord waits 3 s) and
-        the panel fills its original response."""
+        and its picture (the text panel if the upload is refused). When it is not ready within
+        :data:`DEFER_AFTER_S` of the click (``deferral``, made at its arrival), the interaction
+        is deferred first (Discord waits 3 s) and the panel fills its original response."""
         events = await self.bot.records.recent_events(table.id, 40)
         drawing = self.panels.start(interaction, table, seat, edit=False)
         notes = compose.private_notes(events, table, t, seat)
         panel = compose.panel(table, seat, t, "\n".join(notes)[:1900])
-        shown = asyncio.ensure_future(self.panels.with_picture(panel, table, drawing, edit=False))
-        done, _ = await asyncio.wait({shown}, timeout=DEFER_AFTER_S)
-        if not done and not interaction.response.is_done():
-            await interaction.response.defer(ephemeral=True, thinking=True)
+        shown = await self.panels.with_picture(panel, table, drawing, edit=False)
+        await deferral.settled()
         try:
-            await answer(interaction, **await shown)
+            await answer(interaction, **shown)
         except discord.Forbidden:
             log.warning("panel picture of table %s refused; sending the text panel", table.id)
             await answer(interaction, **panel_fields(panel, table))
@@ -225,15 +265,9 @@ class GameCog(LobbyFlow, commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
         notice = ""
         events: tuple[Event, ...] = ()
-        deferring: list[asyncio.Future[Any]] = []
-
-        def defer() -> None:  # the service is slow (a busy table): acknowledge the click now
-            if not interaction.response.is_done():
-                deferring.append(asyncio.ensure_future(interaction.response.defer()))
-
         # the submit is awaited in this task (no hand-over to another task, no extra turn of the
         # event loop); a timer defers the interaction if it takes longer than DEFER_AFTER_S
-        timer = asyncio.get_running_loop().call_later(DEFER_AFTER_S, defer) if in_panel else None
+        deferral = Deferral(interaction, thinking=False) if in_panel else None
         try:
             submitted = await self.bot.tables.submit(table_id, interaction.user.id, version, code)
             events = tuple(submitted.events)
@@ -244,10 +278,8 @@ class GameCog(LobbyFlow, commands.Cog):
                 raise
             notice = t("err.stale_refreshed")
         finally:
-            if timer is not None:
-                timer.cancel()
-            for fut in deferring:  # the answer below edits the deferred message
-                await fut
+            if deferral is not None:  # the answer below edits the deferred message
+                await deferral.settled()
         table = await self.bot.hall.table(table_id)
         seat = table.seat_of(interaction.user.id)
         if seat is None:  # pragma: no cover - submit already refused
