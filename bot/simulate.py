@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.arguments import named
+from bot.games import GAMES
 from engine.core import Game
 from engine.policies import LEVELS, choose
 
@@ -163,7 +165,8 @@ class Summary:
         if "strong" in self.levels and self.iterations is not None:
             ai += f", strong search {self.iterations} iterations per move"
         fair = f"fair {100 / self.players:.1f}%"
-        out = [f"{self.game}: {self.games} games, {self.players} players (AI only: {ai})", *LEGEND]
+        title = named(self.game) if self.game in GAMES else self.game
+        out = [f"{title}: {self.games} games, {self.players} players (AI only: {ai})", *LEGEND]
         out.append(f"  win share by turn position (position 0 = the player who starts; {fair}):")
         for pos, won in enumerate(self.positions):
             out.append(share_line(f"position {pos}", won, self.games))

@@ -152,3 +152,8 @@ def test_game_lengths_are_counted_in_the_games_own_unit():
     assert not any("rounds" in line for line in moon)
     dice = simulate(GAMES["gang-of-dice"].game, 2, 3, seed=1).lines()
     assert any(line.startswith("  rounds per game: average ") for line in dice)
+
+
+def test_the_summary_names_the_game_by_its_title():
+    lines = simulate(GAMES["three-player-moon"].game, 1, 3, seed=1).lines()
+    assert lines[0].startswith("Three-Player Moon (three-player-moon): 1 games, 3 players"), lines[0]
