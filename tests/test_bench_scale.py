@@ -21,7 +21,8 @@ from bench import scale
 ROOT = Path(__file__).resolve().parents[1]
 
 KEYS = ("click_median_ratio", "click_p99_ms_1k", "click_p99_ms_10k", "board_p99_ms_10k", "restart_s_10k",
-        "kb_per_table", "service_step_ms", "engine_step_ms", "click_p99_ms_ai", "thinking_ais")
+        "kb_per_table", "service_step_ms", "engine_step_ms", "click_p99_ms_ai", "thinking_ais",
+        "answered_p99_ms_1k", "answered_p99_ms_10k")
 
 
 def test_quick_mode_ends_with_the_figures_as_json() -> None:
