@@ -33,7 +33,7 @@ import logging
 import re
 import time
 import weakref
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -199,13 +199,18 @@ class RateLimitWatch(logging.Filter):
     """A filter on discord.py's ``discord.http`` logger: its warning "We are being rate
     limited. <method> <url> responded with 429. Retrying in <s> seconds." (one per 429, and
     discord.py waits and retries) becomes one warning of ours per route and channel, naming the
-    bucket, and ``on_limit(channel, seconds)`` for every 429 of a channel route. Other records
-    pass unchanged."""
+    bucket (discord.py's route key: the method and the route's template), and
+    ``on_limit(channel, seconds)`` for every 429 of a channel route. Other records pass
+    unchanged. The routes and channels already told are the latest :attr:`TOLD` (older ones
+    may be told again)."""
+
+    #: Routes and channels remembered as told.
+    TOLD = 4096
 
     def __init__(self, on_limit: Callable[[int, float], None]) -> None:
         super().__init__("discord.http")
         self.on_limit = on_limit
-        self._told: set[tuple[str, int]] = set()
+        self._told: OrderedDict[tuple[str, int], None] = OrderedDict()
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not str(record.msg).startswith("We are being rate limited.") or not isinstance(record.args, tuple):
@@ -220,8 +225,12 @@ class RateLimitWatch(logging.Filter):
         channel = int(match[1])
         self.on_limit(channel, seconds)
         bucket = f"{method} /channels/{{channel}}" + re.sub(r"/\d+", "/{id}", match[2] or "")
-        if (bucket, channel) not in self._told:
-            self._told.add((bucket, channel))
+        if (bucket, channel) in self._told:
+            self._told.move_to_end((bucket, channel))
+        else:
+            self._told[(bucket, channel)] = None
+            if len(self._told) > self.TOLD:
+                self._told.popitem(last=False)
             log.warning("Discord rate limit (429) on bucket %s, channel %s: its board edits pause %.2f s "
                         "(told once per bucket and channel)", bucket, channel, seconds)
         return False

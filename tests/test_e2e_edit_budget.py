@@ -92,6 +92,17 @@ def test_a_429_is_told_once_per_route_and_channel(caplog):
     assert len(told) == 1 and "PATCH /channels/{channel}/messages/{id}" in told[0] and "42" in told[0]
 
 
+def test_the_routes_told_of_a_429_are_bounded(monkeypatch):
+    """A bot rate limited in ever new channels remembers the latest RateLimitWatch.TOLD only."""
+    monkeypatch.setattr(RateLimitWatch, "TOLD", 8)
+    watch = RateLimitWatch(lambda channel, seconds: None)
+    fmt = "We are being rate limited. %s %s responded with 429. Retrying in %.2f seconds."
+    for channel in range(100):
+        url = f"https://discord.com/api/v10/channels/{channel}/messages/1"
+        watch.filter(logging.LogRecord("discord.http", logging.WARNING, __file__, 1, fmt, ("PATCH", url, 1.0), None))
+    assert len(watch._told) == 8
+
+
 async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e2e):
     """Six tables start 0.8 s apart in a channel without threads (their boards are posted
     there), then each host plays a turn: at most 5 board posts and edits in any 5 s in that
