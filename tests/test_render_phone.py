@@ -1,6 +1,7 @@
 """Moonshine's pictures fit a phone: Discord shows a picture about 360 px wide, so the board stays
-at most 1,400 px tall at 2-5 players (in both languages, along whole games), its smallest text
-is at least 11 px there, and the legend is a small picture of its own, in neither the board nor
+at most 1,400 px tall at 2-5 players (in both languages and both variants, at every step of whole
+games, and with the rules' most Clients in front at 5 players), its smallest text is at least
+11 px there, and the legend is a small picture of its own, in neither the board nor
 a panel. Pictures are banded (bot/render/draw.py): the PNG bytes of a picture do not depend on
 what was kept from earlier pictures."""
 
@@ -34,22 +35,116 @@ def test_the_smallest_text_reads_at_a_phones_width():
     assert style.SMALL * PHONE / style.WIDTH >= 11
 
 
+#: Seeds of the whole games below; at 5 players, seed 3 (Standard, English: 1,458 px at step 53),
+#: seed 6 (Regular: 1,456 px in English, 1,453 in French) and seed 23 (Standard, French: 1,484 px)
+#: were the tallest boards of the layout before the seat blocks were bounded.
+SEEDS = (3, 6, 23)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("variant", ["standard", "regular"])
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 @pytest.mark.parametrize("lang", ["en", "fr"])
-def test_moonshine_board_is_at_most_1400_px_tall(players, lang):
+def test_moonshine_board_is_at_most_1400_px_tall(players, lang, variant, seed):
+    """Every step of a whole AI game (both variants, both languages): the board stays at most
+    1,400 px tall."""
     game = GAMES["moonshine"].game
-    state = game.setup(players, players, {})
+    state = game.setup(seed, players, {"variant": variant})
     tallest, step = 0, 0
     while to_act := game.to_act(state):
-        if step % 3 == 0:
-            png = render_board("moonshine", game.view_json(state, None), NAMES[:players], lang, cache=None)
-            width, height = _size(png)
-            assert width == style.WIDTH
-            tallest = max(tallest, height)
-            assert height <= 1400, (players, lang, step, height)
+        png = render_board("moonshine", game.view_json(state, None), NAMES[:players], lang, cache=None)
+        width, height = _size(png)
+        assert width == style.WIDTH
+        tallest = max(tallest, height)
+        assert height <= 1400, (players, lang, variant, seed, step, height)
         state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
         step += 1
     assert step > 20 and tallest > 500  # whole games, real boards
+
+
+def _most_clients_in_front(view, t):
+    """``view`` with the rules' most Clients in front at its table: every Client with a Client-card
+    icon of the dealt set validated (dealt round the seats), so that each seat holds its Speakeasy's
+    Client-card icons plus those (13 at 5 players); the Clients in front are the set's widest
+    strips in ``t``'s language (every one that takes two rows there first)."""
+    import dataclasses
+
+    import bot.render.moonshine as ms
+    from bot.render.draw import Canvas
+    from engine.moonshine.cards import CLIENTS_PER_SET, SPEAKEASIES_PER_SET, client_of
+    from engine.moonshine.icons import client_icons, side_info
+
+    c = Canvas(max_height=10)
+    x0, x1 = style.MARGIN + 10, style.WIDTH - style.MARGIN - 10
+    first = view.seats[0].speakeasy // SPEAKEASIES_PER_SET * CLIENTS_PER_SET
+    ids = range(first, first + CLIENTS_PER_SET)
+    more = [cid for cid in ids if any(i.kind == "client" for i in client_of(cid).lower)]
+    validated = [tuple(cid for cid in s.validated if cid not in more) + tuple(more[i::len(view.seats)])
+                 for i, s in enumerate(view.seats)]
+    taken = {cid for v in validated for cid in v}
+
+    def overflow(cid):
+        return (ms.strip_height(c, cid, x0, x1, t),
+                c.width(ms.card_name(cid, t), style.SMALL, True) - ms._name_room(c, cid, x0, x1, True))
+
+    widest = iter(sorted((cid for cid in ids if cid not in taken), key=overflow, reverse=True))
+    seats = []
+    for s, val in zip(view.seats, validated, strict=True):
+        n = client_icons(side_info(s.speakeasy, view.variant), val)
+        front = tuple(next(widest) for _ in range(n))
+        seats.append(dataclasses.replace(s, clients=front, cl_tokens=(0,) * n, validated=val,
+                                         icons=dataclasses.replace(s.icons, client=n)))
+    return dataclasses.replace(view, seats=tuple(seats))
+
+
+@pytest.mark.parametrize("variant", ["standard", "regular"])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_board_fits_with_the_most_clients_in_front(variant, lang):
+    """What grows along a game at its rules' maximum: at 5 players, every seat holding as many
+    Clients as its Client-card icons allow once every Client with that icon is validated (13),
+    each the widest strip of the set (two rows where the language needs them), on the seat heads
+    of the last rounds of whole games: the board stays at most 1,400 px tall."""
+    import bot.render.moonshine as ms
+
+    game = GAMES["moonshine"].game
+    t = Translator(lang)
+    tallest = 0
+    for seed in SEEDS:
+        state = game.setup(seed, 5, {"variant": variant})
+        states = []
+        while to_act := game.to_act(state):
+            states.append(state)
+            state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(to_act)}).state
+        for late in states[-20:]:
+            view = _most_clients_in_front(game.view(late, None), t)
+            assert sum(len(s.clients) for s in view.seats) == 13
+            width, height = _size(ms.board(view, NAMES, t))
+            tallest = max(tallest, height)
+            assert height <= 1400, (lang, variant, seed, height)
+    assert tallest > 1200
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_moonshine_client_strips_draw_every_name_whole(monkeypatch, lang):
+    """Every Client of every card set as a strip in a seat block: its name is drawn whole (one
+    row, or two when the name and the card's icons do not fit on one), never shortened."""
+    import bot.render.moonshine as ms
+    from bot.render.draw import Canvas
+    from engine.moonshine.cards import all_clients
+
+    t = Translator(lang)
+    drawn: list[str] = []
+    real = Canvas.text
+    monkeypatch.setattr(Canvas, "text", lambda self, x, y, text, *a, **k: (drawn.append(text), real(self, x, y, text, *a, **k))[1])
+    c = Canvas(max_height=200)
+    rows = set()
+    for cid in range(len(all_clients())):
+        drawn.clear()
+        c.y = 10
+        ms.client_strip(c, cid, style.MARGIN + 10, style.WIDTH - style.MARGIN - 10, t)
+        rows.add(c.y - 10)
+        assert ms.card_name(cid, t) in drawn, (cid, drawn)
+    assert len(rows) == 2  # one row or two
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])

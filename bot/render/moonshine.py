@@ -6,11 +6,20 @@ line, the follow-up tasks, the pending follow-ups and the card names are the tex
 
 Board: round and goal, the dice on the Active player card (white, blue ``B`` and orange ``O``
 dice showing their resource; a blue or orange die the active player did not roll, having no
-access to it, is dimmed, struck through and named "not rolled (no access)"; no dice once the game
-is over), then every seat:
+access to it, is dimmed, struck through and named "not rolled (no access)" beside them; no dice
+once the game is over), then every seat:
 points and Moon tokens, its Speakeasy with its Moon-token spaces (filled or empty) and their
-bonuses, its icons, its Clients in front drawn as cards (colour with its shape, points, cost,
-upper part, lower bonus) and its validated Clients by colour. Rules: ``docs/rules/moonshine.md``. Every icon is explained by the legend.
+bonuses, its icons, its Clients in front drawn as strips (colour with its shape, points, cost,
+upper part, lower bonus), its validated Clients by colour and what it still has to do. Rules:
+``docs/rules/moonshine.md``. Every icon is explained by the legend.
+
+The board fits a phone: at most 1,400 px tall at 5 players, with the rules' most Clients in
+front (every seat's Client-card icons) drawn as the widest strips of the card set
+(``tests/test_render_phone.py``). A seat's rows stay few as the game goes on: an icon count
+alone is one ("×2" from two on), the validated Clients' lower bonuses are grouped by icon, what is
+left to do says "placing a 🌙" with the Moon token icon and breaks between follow-ups, a strip's
+cost shows 3 or more of a resource as one icon and its count, so that a strip takes two rows
+only for a few long names (3 of the current card set's 70 in French, none in English).
 
 Panel: the same seat block for the reader plus the cards offered to it; every Client, Speakeasy
 space and action that is legal now is framed in blue.
@@ -41,7 +50,7 @@ from bot.render import style
 from bot.render.draw import Canvas, chip, die, legal_frame, legal_key, moon, name_of, reroll_icon, seat_chip, shape
 from bot.render.style import Colour, plain
 from engine.moonshine.cards import client_of, speakeasy_of
-from engine.moonshine.view import MoonshineView, PlayerView
+from engine.moonshine.view import MoonshineView, PlayerView, SeatBoard
 
 _ICON = 28
 _CARD_W = 354
@@ -290,12 +299,22 @@ def _dice(c: Canvas, view: MoonshineView, names: Sequence[str], t: Translator, l
     used = seat_chip(c, tx, top - 2, view.active, name_of(names, view.active), room - aw - 16)
     c.text(tx + used + 12, top + 1, active, style.SMALL, style.MUTED)
     c.y = top + size + 10
-    if unrolled:  # under the dice, the picture's width: one line
+    if unrolled:  # beside the dice, under the active player (two lines at most)
         key = "unrolled_both" if len(unrolled) == 2 else "unrolled_blue" if unrolled[0] == 3 else "unrolled_orange"
-        for line in c.wrap(t(f"ms.pic.{key}"), style.WIDTH - 2 * style.MARGIN, style.SMALL)[:2]:
-            c.text(x, c.y - 4, line, style.SMALL, style.MUTED)
-            c.y += style.SMALL + 2
-        c.y += 6
+        y = top + style.BODY
+        for line in _note_lines(c, t(f"ms.pic.{key}"), room):
+            c.text(tx, y, line, style.SMALL, style.MUTED)
+            y += style.SMALL + 2
+        c.y = max(c.y, y + 10)
+
+
+def _note_lines(c: Canvas, text: str, room: int) -> list[str]:
+    """A note in ``room`` px: one line, or two, broken before its parenthesis when it has one
+    ("Blue and orange dice not rolled" / "(no access)")."""
+    head, paren, tail = text.partition(" (")
+    if c.width(text, style.SMALL) > room and paren and c.width(head, style.SMALL) <= room:
+        return [head, c.fit("(" + tail, room, style.SMALL)]
+    return c.wrap(text, room, style.SMALL, max_lines=2)
 
 
 def unrolled_dice(dice: Sequence[str]) -> list[int]:
@@ -314,9 +333,16 @@ def _dim(colour: Colour) -> Colour:
 #: wide: a row of text stays at :data:`bot.render.style.SMALL` px, 12.6 px there).
 _S = 26
 _ROW = 32
+#: Gap in px between the items of a seat's rows.
+_GAP = 14
 #: Row height and icon size of a Client strip.
 _STRIP = 31
 _SI = 22
+#: The least gap in px between a strip's points and its cost.
+_LEAD = 8
+#: From this many units of a resource on, a strip draws that part of the cost as one icon and its
+#: count ("×4"); fewer are drawn one icon a unit.
+_RUN = 3
 
 
 def _icons_width(icons: Sequence[Any], s: int = _S) -> int:
@@ -332,7 +358,7 @@ def slot_width(spaces: int, bonus: Sequence[Any], s: int = _S) -> int:
 Item = tuple[int, Callable[[int, int], None]]
 
 
-def _flow(c: Canvas, items: Sequence[Item], x0: int, x1: int, row: int = _ROW, gap: int = 14) -> None:
+def _flow(c: Canvas, items: Sequence[Item], x0: int, x1: int, row: int = _ROW, gap: int = _GAP) -> None:
     """Items ``(width, draw(x, y))`` placed left to right from ``c.y``, a new row of ``row`` px
     when the next one does not fit before ``x1``; advances ``c.y`` past the last row."""
     x = x0
@@ -344,9 +370,29 @@ def _flow(c: Canvas, items: Sequence[Item], x0: int, x1: int, row: int = _ROW, g
     c.y += row
 
 
+def _count(n: int) -> str:
+    """The count after an icon: "×3", "×0", nothing for one (an icon alone is one)."""
+    return "" if n == 1 else f"×{n}"
+
+
+def _grouped_width(c: Canvas, grouped: dict[Any, int]) -> int:
+    """The width :func:`_grouped` takes."""
+    return sum(_icons_width([i]) + (c.width(f"×{n}", style.SMALL, True) + 4 if n > 1 else 0)
+               for i, n in grouped.items())
+
+
+def _grouped(c: Canvas, grouped: dict[Any, int], x: int, y: int) -> None:
+    """Card icons in a row from ``x``, each once with its count when it is there more than once
+    ("×2")."""
+    for i, n in grouped.items():
+        x = _icons(c, [i], x, y, _S)
+        if n > 1:
+            x += c.text(x - 4, y + _S // 2, f"×{n}", style.SMALL, bold=True, anchor="lm") + 4
+
+
 def _counted(c: Canvas, kind: str, n: int | None) -> Item:
-    """An icon with its count ("×3"), or alone (``n`` None)."""
-    label = "" if n is None else f"×{n}"
+    """An icon with its count ("×3"; alone for one, or ``n`` None)."""
+    label = "" if n is None else _count(n)
     w = _S + (6 + c.width(label, style.SMALL, True) if label else 0)
 
     def draw(x: int, y: int) -> None:
@@ -366,20 +412,37 @@ def _upper_width(c: Canvas, cid: int) -> int:
 def strip_height(c: Canvas, cid: int, x0: int, x1: int, t: Translator) -> int:
     """Height in px of :func:`client_strip` between ``x0`` and ``x1``: one row, or two when the
     name and the card's icons do not fit on one."""
-    return _STRIP if _strip_rest(c, cid) + _strip_head(c, cid, t) <= x1 - x0 - 20 else 2 * _STRIP
+    one_row = c.width(card_name(cid, t), style.SMALL, True) <= _name_room(c, cid, x0, x1, True)
+    return _STRIP if one_row else 2 * _STRIP
 
 
-def _strip_head(c: Canvas, cid: int, t: Translator) -> int:
-    return _S + 8 + c.width(card_name(cid, t), style.SMALL, True) + 10 + _SI + 8 + c.width("9", style.SMALL, True)
+def _name_room(c: Canvas, cid: int, x0: int, x1: int, one_row: bool) -> int:
+    """The px a strip's name has: from after its colour mark to its star and points, which come
+    before its cost, upper part and lower bonus (``one_row``) or the strip's right edge."""
+    tail = 2 + _SI + 12 + c.width(str(client_of(cid).points), style.SMALL, True)
+    return (x1 - 8 - _strip_rest(c, cid) if one_row else x1 - 8) - (x0 + 12 + _SI + 10) - tail
+
+
+def _strip_cost(c: Canvas, cid: int) -> list[tuple[str, int, int]]:
+    """A strip's cost as (resource, units, width) in drawing order: Food, Music, Drink as one
+    icon a unit, or one icon and "×n" from :data:`_RUN` units on; then the Moon tokens with
+    their count."""
+    card = client_of(cid)
+    out = []
+    for res in ("food", "music", "drink", "moon"):
+        n = getattr(card.cost, res)
+        if n and (res == "moon" or n >= _RUN):
+            out.append((res, n, _SI + 2 + c.width(f"×{n}", style.SMALL, True) + 8))
+        elif n:
+            out.append((res, n, n * (_SI + 2)))
+    return out
 
 
 def _strip_rest(c: Canvas, cid: int) -> int:
     card = client_of(cid)
-    cost = sum(getattr(card.cost, r) for r in ("food", "music", "drink")) * (_SI + 2)
-    if card.cost.moon:
-        cost += _SI + 2 + c.width(f"×{card.cost.moon}", style.SMALL, True)
+    cost = sum(w for _, _, w in _strip_cost(c, cid))
     lower = (16 + _icons_width(card.lower, _SI)) if card.lower else 0
-    return 12 + cost + 14 + _upper_width(c, cid) + lower
+    return _LEAD + cost + 10 + _upper_width(c, cid) + lower
 
 
 def client_strip(c: Canvas, cid: int, x0: int, x1: int, t: Translator, tokens: int = 0, legal: bool = False,
@@ -403,24 +466,24 @@ def client_strip(c: Canvas, cid: int, x0: int, x1: int, t: Translator, tokens: i
     colour_mark(c, card.colour, x, y - 1, _SI + 2)
     x += _SI + 10
     rest = _strip_rest(c, cid)
-    tail = _SI + 18 + c.width("9", style.SMALL, True)
-    name_room = (x1 - 8 - rest if h == _STRIP else x1 - 8) - x - tail
-    x += 2 + c.text(x, y + mid, card_name(cid, t), style.SMALL, bold=True, max_w=name_room, anchor="lm")
+    x += 2 + c.text(x, y + mid, card_name(cid, t), style.SMALL, bold=True, max_w=_name_room(c, cid, x0, x1, not two),
+                    anchor="lm")
     shape(c, "star", (x + 6, y, x + 6 + _SI, y + _SI), style.YELLOW)
     x += _SI + 12
     c.text(x, y + mid, str(card.points), style.SMALL, bold=True, anchor="lm")
     if two:
         x, y = x0 + 12 + _SI + 10, y + h - _STRIP
     else:
-        x = x1 - 8 - rest + 12
-    for res in ("food", "music", "drink"):
-        for _ in range(getattr(card.cost, res)):
+        x = x1 - 8 - rest + _LEAD
+    for res, n, w in _strip_cost(c, cid):
+        if res == "moon" or n >= _RUN:
             resource(c, res, x, y, _SI)
-            x += _SI + 2
-    if card.cost.moon:
-        moon(c, x, y, _SI)
-        x += _SI + 2 + c.text(x + _SI + 2, y + mid, f"×{card.cost.moon}", style.SMALL, bold=True, anchor="lm")
-    x += 14
+            c.text(x + _SI + 2, y + mid, f"×{n}", style.SMALL, bold=True, anchor="lm")
+        else:
+            for k in range(n):
+                resource(c, res, x + k * (_SI + 2), y, _SI)
+        x += w
+    x += 10
     up = card.upper
     if up.kind == "instant":
         x += c.text(x, y + mid, _effect_text(card), style.SMALL, bold=True, anchor="lm") + 6
@@ -440,10 +503,40 @@ def client_strip(c: Canvas, cid: int, x0: int, x1: int, t: Translator, tokens: i
     c.y = top + h + 2
 
 
-def _todo(c: Canvas, text: str, x: int, y: int) -> None:
-    icon(c, "todo", x, y + 2, _S)
-    # centred on the icon, as the counts beside it: the descenders stay inside the row
-    c.text(x + _S + 6, y + 2 + _S // 2, text, style.SMALL, style.MUTED, anchor="lm")
+def _todo_items(c: Canvas, seat: SeatBoard, t: Translator, left: int, room: int) -> list[Item]:
+    """What a seat still has to do, one item a follow-up so that a row breaks between two of
+    them (the first, and any that starts a row, after the hourglass; the others after a "·"):
+    the 🌙 of "placing a 🌙", "discarding 2 🌙" is drawn as the Moon token icon; in words ("Moon
+    token") when a follow-up with icons would not fit in ``room`` px. ``left``: the rows' left
+    edge."""
+    parts = pending_parts(seat, t)
+    moons = [n for k, (text, n) in enumerate(parts) if not k or text != parts[k - 1][0]]  # a run's first
+    items: list[Item] = []
+    for k, (part, n) in enumerate(zip(collapse_repeats([text for text, _ in parts]), moons, strict=True)):
+        pieces = [plain(p) for p in part.split("🌙")]
+        w = _S + 6 + sum(c.width(p, style.SMALL) for p in pieces) + (len(pieces) - 1) * (_S + 12)
+        if w > room:
+            pieces = [c.fit(plain(part.replace("🌙", t("ms.pic.moon", n=n))), room - _S - 6, style.SMALL)]
+            w = _S + 6 + c.width(pieces[0], style.SMALL)
+        items.append((w, partial(_todo, c, pieces, k == 0, left)))
+    return items
+
+
+def _todo(c: Canvas, pieces: Sequence[str], first: bool, left: int, x: int, y: int) -> None:
+    """A follow-up to do: its texts with a Moon token icon between them, after the hourglass
+    (the ``first`` one, or one at the rows' ``left`` edge) or a "·"; centred on the icons, as
+    the counts beside it: the descenders stay inside the row."""
+    mid = y + 2 + _S // 2
+    if first or x <= left:
+        icon(c, "todo", x, y + 2, _S)
+        x += _S + 6
+    else:
+        x += c.text(x, mid, "·", style.SMALL, style.MUTED, anchor="lm") + 8
+    for k, piece in enumerate(pieces):
+        if k:
+            moon(c, x + 6, y + 2, _S)
+            x += _S + 12
+        x += c.text(x, mid, piece, style.SMALL, style.MUTED, anchor="lm") if piece else 0
 
 
 def _silhouette(c: Canvas, colour: str, x: int, y: int) -> None:
@@ -471,7 +564,7 @@ def _seat(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: Trans
         c.band(("ms-strip", cid, tok, legal, slot_legal, current, marked, t.lang),
                partial(_seat_strip, cid=cid, tok=tok, t=t, legal=legal, slot_legal=slot_legal, marked=marked,
                        current=current))
-    c.y += 10
+    c.y += 4
 
 
 def _current_bar(c: Canvas, top: int, current: bool) -> None:
@@ -501,7 +594,7 @@ def _seat_head(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: 
     x0, x1 = style.MARGIN, style.WIDTH - style.MARGIN
     top = c.y
     c.d.line((x0, top + 1, x1, top + 1), fill=style.LINE, width=2)
-    c.y += 8
+    c.y += 6
     right = x1 - 12
     w = c.text(right, c.y + 2, str(seat.tokens), style.BODY, bold=True, anchor="ra")
     moon(c, right - w - 34, c.y + 2, 28)
@@ -550,13 +643,14 @@ def _seat_head(c: Canvas, i: int, view: MoonshineView, names: Sequence[str], t: 
                 c.text(x, y + 2, t("ms.pic.none"), style.SMALL, style.MUTED)
             x += w + 10
         if lower:  # the lower bonuses of the validated Clients, with them
-            _icons(c, lower, x + 4, y + 2)
-    items.append((lw + sum(w + 10 for w in widths) - 10 + (14 + _icons_width(lower) if lower else 0), draw_validated))
-    # what it still has to do, the 🌙 of "placing a 🌙", "discarding 2 🌙" in words ("Moon token")
-    pending = [plain(text.replace("🌙", t("ms.pic.moon", n=moons))) for text, moons in pending_parts(seat, t)]
-    if pending and view.phase != "over":
-        todo = c.fit(" · ".join(collapse_repeats(pending)), x1 - x0 - 24 - _S - 6, style.SMALL)
-        items.append((_S + 6 + c.width(todo, style.SMALL), partial(_todo, c, todo)))
+            _grouped(c, grouped, x + 4, y + 2)
+    grouped: dict[Any, int] = {}
+    for low in lower:  # an icon met n times: once, with "×n"
+        grouped[low] = grouped.get(low, 0) + 1
+    items.append((lw + sum(w + 10 for w in widths) - 10 + (14 + _grouped_width(c, grouped) if lower else 0),
+                  draw_validated))
+    if view.phase != "over":
+        items += _todo_items(c, seat, t, x0 + 12, x1 - x0 - 22)
     _flow(c, items, x0 + 12, x1 - 10, row=_ROW + (14 if legal_slots else 0))
     _current_bar(c, top, current)
 
