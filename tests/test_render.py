@@ -138,6 +138,15 @@ def test_the_cache_returns_the_same_bytes_without_redrawing(monkeypatch):
     assert len(calls) == 4 and len(cache) == 2
 
 
+def test_a_drawing_that_gave_nothing_is_drawn_again():
+    """A renderer that returned nothing (a failed picture) is not kept: the next call draws."""
+    cache = PictureCache(size=4)
+    results = iter([b"", b"png"])
+    assert cache.get_or_draw("k", lambda: next(results)) == b""
+    assert cache.get_or_draw("k", lambda: next(results)) == b"png"
+    assert cache.get_or_draw("k", lambda: b"other") == b"png" and len(cache) == 1
+
+
 def test_async_rendering_runs_in_a_worker_thread(monkeypatch):
     game = GAMES["gang-of-dice"].game
     view = game.view_json(game.setup(3, 3, {}), None)

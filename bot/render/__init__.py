@@ -99,7 +99,7 @@ class PictureCache:
 
     def get_or_draw(self, key: str, draw: Callable[[], bytes]) -> bytes:
         """The cached bytes of ``key``, else ``draw()`` stored under it (exceptions propagate
-        and nothing is stored)."""
+        and nothing is stored; nor is an empty result, a failed drawing to try again)."""
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
@@ -107,6 +107,8 @@ class PictureCache:
                 return self._data[key]
             self.misses += 1
         png = draw()
+        if not png:
+            return png
         with self._lock:
             self._data[key] = png
             self._data.move_to_end(key)
