@@ -121,8 +121,7 @@ class EditBudget:
     when it is sent, after its picture is drawn, so two tables of one channel checking the
     budget meanwhile would both find it free."""
 
-    #: Seconds between two looks at a channel whose edit is being drawn or sent by another
-    #: table (:meth:`turn`).
+    #: Seconds between two looks at a channel whose turn is another table's (:meth:`turn`).
     TURN_POLL_S = 0.05
 
     def __init__(self, limit: int, window: float = 5.0) -> None:
@@ -130,26 +129,33 @@ class EditBudget:
         self.window = window
         self._sent: dict[int, deque[float]] = {}
         self._paused: dict[int, float] = {}
-        self._editing: set[int] = set()  # channels with an edit being drawn or sent
+        #: channel -> the edits waiting for their turn, in the order they asked; the first one
+        #: is being drawn or sent, or waits for the budget
+        self._queues: dict[int, deque[object]] = {}
 
     @contextlib.asynccontextmanager
     async def turn(self, channel: int, now: Callable[[], float]) -> AsyncIterator[None]:
         """``async with budget.turn(channel, clock):`` around one edit (or post) of ``channel``:
-        waits until no other edit of it is being drawn or sent (looking again every
-        :attr:`TURN_POLL_S`) and :meth:`delay` allows one (``now``: the bot's clock); the edit
-        counts itself (:meth:`spend`) when sent."""
-        while True:
-            if channel in self._editing:
-                await asyncio.sleep(self.TURN_POLL_S)
-            elif (wait := self.delay(channel, now())) > 0:
-                await asyncio.sleep(wait)
-            else:
-                break
-        self._editing.add(channel)
+        waits for the edits of that channel asked before it (in the order asked, so that a
+        table whose board is always dirty again does not keep the channel; looking again every
+        :attr:`TURN_POLL_S`) and until :meth:`delay` allows one (``now``: the bot's clock); the
+        edit counts itself (:meth:`spend`) when sent."""
+        ticket = object()
+        queue = self._queues.setdefault(channel, deque())
+        queue.append(ticket)
         try:
+            while True:
+                if queue[0] is not ticket:
+                    await asyncio.sleep(self.TURN_POLL_S)
+                elif (wait := self.delay(channel, now())) > 0:
+                    await asyncio.sleep(wait)
+                else:
+                    break
             yield
         finally:
-            self._editing.discard(channel)
+            queue.remove(ticket)
+            if not queue and self._queues.get(channel) is queue:
+                del self._queues[channel]
 
     def delay(self, channel: int, now: float) -> float:
         """Seconds before the next edit of ``channel`` may be sent (0.0: now)."""

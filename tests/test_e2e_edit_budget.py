@@ -204,3 +204,33 @@ async def test_boards_of_one_channel_redrawn_at_the_same_instant_share_its_budge
     busiest = max(sum(1 for u in times if t <= u < t + 5) for t in times)
     assert busiest <= 5, [round(t - times[0], 2) for t in times]
     assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= 1 - 1e-6, [round(t - times[0], 2) for t in times]
+
+
+def test_a_channels_edits_take_their_turns_in_the_order_asked():
+    """A table whose board is dirty again as soon as its edit is sent asks for the channel's
+    next turn behind the table already waiting: it does not keep the channel."""
+    import asyncio
+
+    async def main() -> list[str]:
+        budget = EditBudget(0)
+        order: list[str] = []
+        other_waits = asyncio.Event()
+
+        async def busy() -> None:
+            for k in range(3):
+                async with budget.turn(7, lambda: 0.0):
+                    order.append(f"busy {k}")
+                    if k == 0:
+                        await other_waits.wait()
+
+        async def other() -> None:
+            await asyncio.sleep(0)  # the busy table holds the turn
+            other_waits.set()  # its edit ends as soon as this one asks
+            async with budget.turn(7, lambda: 0.0):
+                order.append("other")
+
+        await asyncio.gather(busy(), other())
+        assert not budget._queues
+        return order
+
+    assert asyncio.run(main()) == ["busy 0", "other", "busy 1", "busy 2"]
