@@ -313,8 +313,10 @@ def placement(n: int, background: int, moments: dict[str, int]) -> list[tuple[st
     moments by their rank among themselves, so every ``n`` starts the same background mix."""
     games = list(moments)
     step = n // background if background else 0
-    # spread over the run, the games mixed (not every ``step``-th table: one game only)
-    bg_at = sorted({j * step + (j % len(games) if step >= len(games) else 0) for j in range(background)})
+    # spread over the run, the games mixed: the j-th near index j * step, of game j round robin
+    # (not every ``step``-th table: one game only, or two)
+    g = len(games)
+    bg_at = sorted({j * step + (j - j * step) % g if step >= g else j for j in range(background)})
     rank = {i: j for j, i in enumerate(bg_at)}
     out = []
     for i in range(n):
@@ -482,6 +484,14 @@ def _is_new_picture(clicked: Click) -> Callable[[Sent], bool]:
     return test
 
 
+def _ms_since(t0: float, seen: asyncio.Future[Sent]) -> float:
+    """Ms from ``t0`` (``time.perf_counter()``) to the request ``seen`` waited for; :data:`WAIT_S`
+    (in ms) when it was not seen."""
+    if seen.done() and not seen.cancelled():
+        return (seen.result().at - t0) * 1000
+    return WAIT_S * 1000
+
+
 class ClickTimes(NamedTuple):
     """One timed click (ms from the feed): the answer, the board edit and the panel's new
     picture (``None`` when not seen within the wait), and whether the answer redrew the panel."""
@@ -513,7 +523,7 @@ async def click(fake: FakeDiscord, bot: SpeakeasyBot, table: Table, c: Click,
         fake.forget(("webhook", token))
         if board is not None:
             fake.forget(("message", table.thread, table.board))
-        return ClickTimes(WAIT_S * 1000, None, False, None, t0, WAIT_S * 1000)
+        return ClickTimes(WAIT_S * 1000, None, False, None, t0, _ms_since(t0, answered))  # a defer, no answer
     reply_ms = (sent.at - t0) * 1000
     answered_ms = ((await answered).at - t0) * 1000  # sent at the latest with the reply
     board_ms = picture_ms = None
@@ -816,12 +826,12 @@ async def measure_in_process(path: str | Path, tables: list[Table], points: dict
         for mt in member_tables.values():
             member_table_steps += (await bot.hall.table(mt.id)).version - points[mt.game][mt.point].version
         bot.tables.driver.pool.inline = inline  # type: ignore[method-assign]
-        if not open_panels:  # "My panel" on as many other member tables, the AI tables playing on
-            for pt in members[2 * per:3 * per][:clicks]:
-                answered.append(await open_panel(fake, bot, pt))
-                await asyncio.sleep(rng.uniform(0.002, 0.02))
         ai_figures = await clicks_while_thinking(fake, bot, ai_click_tables, points, thinking_ais, warmup, rng,
                                                  first.guild, first.channel, max_seconds) if thinking_ais else {}
+        if not open_panels:  # "My panel" on as many other member tables, the AI tables playing on
+            for pt in members[2 * per:][:clicks]:
+                answered.append(await open_panel(fake, bot, pt))
+                await asyncio.sleep(rng.uniform(0.002, 0.02))
         stop.set()
         await bg_task
         # every clicked table must have moved on: a click that was refused is not a click
@@ -916,10 +926,10 @@ async def open_panel(fake: FakeDiscord, bot: SpeakeasyBot, table: Table) -> floa
     try:
         await asyncio.wait_for(shown, WAIT_S)
     except TimeoutError:
-        fake.forget(("webhook", payload["token"]))
         log.warning("table %s: the opened panel was not shown with its picture within %s s", table.id, WAIT_S)
-        return WAIT_S * 1000
-    return ((await answered).at - t0) * 1000
+    ms = _ms_since(t0, answered)
+    fake.forget(("webhook", payload["token"]))
+    return ms
 
 
 async def bare_cpu(fake: FakeDiscord, bot: SpeakeasyBot, tables: Sequence[Table]) -> float:

@@ -69,11 +69,11 @@ def test_per_click_mode_opens_each_panel_before_its_click_and_reports_the_cpu_pe
 def test_every_size_starts_the_same_background_mix() -> None:
     moments = {"a": 12, "b": 12, "c": 10, "d": 12}
     mixes = []
-    for n in (1000, 10_000):
+    for n in (500, 700, 1000, 10_000):
         placed = scale.placement(n, 100, moments)
         assert len(placed) == n and sum(bg for _, _, bg in placed) == 100
         mixes.append(sorted((key, moment) for key, moment, bg in placed if bg))
-    assert mixes[0] == mixes[1]
+    assert all(mix == mixes[0] for mix in mixes)
     assert {key for key, _ in mixes[0]} == set(moments)
     # spread over each game's moments (two or three tables each), not clumped on a few
     assert len(set(mixes[0])) == sum(moments.values())
