@@ -47,22 +47,34 @@ __all__ = ["GameCog", "answer", "guild_lang", "is_admin", "reply", "report_click
 
 
 #: A click is answered in the interaction's own response when that answer is ready within this
-#: many seconds of the click's arrival; otherwise the click is deferred first (Discord allows 3 s).
-DEFER_AFTER_S = 1.0
+#: many seconds of the click's arrival; otherwise the click is deferred first, so that it is
+#: answered or deferred within 1 s (the defer's own request included; Discord allows 3 s).
+DEFER_AFTER_S = 0.8
+
+#: The key of :attr:`discord.Interaction.extras` holding when the bot began to handle it.
+ARRIVED = "speakeasy.arrived"
+
+
+def arrived(interaction: discord.Interaction) -> None:
+    """Note that the bot begins to handle ``interaction`` now (event loop time), for its
+    :class:`Deferral` (the first note counts)."""
+    interaction.extras.setdefault(ARRIVED, asyncio.get_running_loop().time())
 
 
 class Deferral:
     """Defers ``interaction`` when it has not been answered :data:`DEFER_AFTER_S` seconds after
-    this was made (at the click's arrival): a private "thinking" answer (``thinking``, for an
-    answer that is a new private message) or a deferred update of the clicked message. Before
-    answering, await :meth:`settled`: the timer stops, and a defer already under way is sent
-    first (then the answer edits the original response)."""
+    its arrival (:func:`arrived`, else when this is made): a private "thinking" answer
+    (``thinking``, for an answer that is a new private message) or a deferred update of the
+    clicked message. Before answering, await :meth:`settled`: the timer stops, and a defer
+    already under way is sent first (then the answer edits the original response)."""
 
     def __init__(self, interaction: discord.Interaction, *, thinking: bool) -> None:
         self._interaction = interaction
         self._thinking = thinking
         self._deferring: list[asyncio.Future[Any]] = []
-        self._timer = asyncio.get_running_loop().call_later(DEFER_AFTER_S, self._defer)
+        loop = asyncio.get_running_loop()
+        since = interaction.extras.get(ARRIVED, loop.time())
+        self._timer = loop.call_at(since + DEFER_AFTER_S, self._defer)
 
     def _defer(self) -> None:
         response = self._interaction.response

@@ -26,7 +26,7 @@ from bot.games import GAMES
 from bot.i18n import Translator
 from bot.service import ServiceError
 from cogs import pictures
-from cogs.base import GameCog, report_click_error, report_error, user_t
+from cogs.base import GameCog, arrived, report_click_error, report_error, user_t
 from cogs.components import (
     DYNAMIC_ITEMS,
     ROUTER_COG,
@@ -151,6 +151,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         """A click on a persistent component: handled by the table's game cog; every failure
         is answered (a refusal as its text, anything else as an internal error). While it is
         answered, the loop's background work waits (:class:`bot.foreground.Foreground`)."""
+        arrived(interaction)
         with self.bot.foreground.answering():  # background work waits (bot.foreground)
             await self._route(interaction, item)
 
@@ -194,6 +195,7 @@ class LobbyCog(commands.Cog, name=ROUTER_COG):
         custom_id = str(data.get("custom_id", ""))
         if not custom_id.startswith("se:m:"):
             return
+        arrived(interaction)
         with self.bot.foreground.answering():
             await self._number(interaction, custom_id)
 
