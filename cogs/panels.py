@@ -202,6 +202,8 @@ class PanelMessages:
             del self._edits[key]
             try:
                 if picture is None or picture.png is None:
+                    if not current:  # a text panel with no picture again: it shows the text already
+                        return
                     await interaction.edit_original_response(**panel_fields(panel, table), attachments=[])
                 else:
                     await interaction.edit_original_response(**panel_fields(panel, table, picture),

@@ -409,3 +409,29 @@ async def test_my_panel_is_deferred_one_second_after_the_click_whatever_is_slow(
     assert panel.ephemeral and panel.viewer_id == alice.id
     [att] = panel.attachments
     assert pixels(world.attachment_bytes(att)) == pixels(await expected_panel(world, tid, alice))
+
+
+async def test_a_text_panel_whose_picture_fails_again_is_edited_once_a_click(e2e, monkeypatch):
+    """A text panel (its picture failed) whose new picture fails again: the click's answer is
+    the only edit of the panel (no second edit repeating the same text)."""
+    from cogs import pictures
+    from tests.e2e import act_on_panel
+
+    renderer = render.renderer("gang-of-dice")
+    monkeypatch.setattr(renderer, "panel", lambda *a, **k: None)
+    monkeypatch.setattr(pictures, "_FAILED", set())
+    render.CACHE.clear()
+    world = await e2e(seeds=[7], pictures=True)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
+    table = await world.bot.hall.table(tid)
+    member = alice if table.seat_of(alice.id) in table.to_act() else bob
+    with world.expect_errors(match=r"drawing the panel of table \d+ \(gang-of-dice\) failed"):
+        panel_message = (await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")).response
+        assert not panel_message.attachments
+        before = len(world.message(panel_message.id).versions)
+        assert await act_on_panel(world, member, tid, panel_message, random.Random(2))
+        await world.settle()
+    record = world.message(panel_message.id)
+    assert len(record.versions) == before + 1, [v.seq for v in record.versions]
+    assert not record.versions[-1].attachments and record.versions[-1].components != record.versions[0].components
