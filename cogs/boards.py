@@ -123,6 +123,10 @@ class EditBudget:
 
     #: Seconds between two looks at a channel whose turn is another table's (:meth:`turn`).
     TURN_POLL_S = 0.05
+    #: Seconds added to the window when ``limit`` edits are in it: an edit is counted a moment
+    #: before its request leaves (its message is built in between), so edits spread exactly
+    #: ``window / limit`` apart would put ``limit + 1`` requests in a window by a millisecond.
+    SLACK_S = 0.05
 
     def __init__(self, limit: int, window: float = 5.0) -> None:
         self.limit = limit
@@ -169,7 +173,7 @@ class EditBudget:
             elif self.limit:  # spread out: one edit every window / limit seconds at most
                 wait = sent[-1] + self.window / self.limit - now
                 if len(sent) >= self.limit:
-                    wait = max(wait, sent[-self.limit] + self.window - now)
+                    wait = max(wait, sent[-self.limit] + self.window + self.SLACK_S - now)
         until = self._paused.get(channel)
         if until is not None:
             if until <= now:
