@@ -104,6 +104,21 @@ def test_the_routes_told_of_a_429_are_bounded(monkeypatch):
     assert len(watch._told) == 8
 
 
+async def start_tables_in(world, channel, hosts) -> list[int]:
+    """A Gang of Dice table of each host and an AI player in ``channel``, started 0.8 s apart."""
+    from tests.e2e import lobby_id
+
+    tids = []
+    for host in hosts:
+        res = await world.slash(host, "play", channel=channel, game="gang-of-dice")
+        msg, tid = res.response, lobby_id(res.response)
+        await world.click(host, msg, f"se:l:{tid}:ai+")
+        await world.click(host, msg, f"se:l:{tid}:start")
+        tids.append(tid)
+        await world.advance(0.8)
+    return tids
+
+
 async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e2e):
     """Six tables start 0.8 s apart in a channel without threads (their boards are posted
     there), then each host plays a turn: at most 5 board posts and edits in any 5 s in that
@@ -112,7 +127,7 @@ async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e
 
     import discord
 
-    from tests.e2e import act_on_panel, lobby_id
+    from tests.e2e import act_on_panel
 
     world = await e2e(seeds=[11], board_edits_per_5s=5)
     channel = world.channel_with_overwrites("no-threads",
@@ -129,14 +144,7 @@ async def test_tables_started_one_after_another_in_one_channel_keep_its_budget(e
         real(ch, now)
 
     poster.budget.spend = spend
-    tids = []
-    for host in hosts:
-        res = await world.slash(host, "play", channel=channel, game="gang-of-dice")
-        msg, tid = res.response, lobby_id(res.response)
-        await world.click(host, msg, f"se:l:{tid}:ai+")
-        await world.click(host, msg, f"se:l:{tid}:start")
-        tids.append(tid)
-        await world.advance(0.8)
+    tids = await start_tables_in(world, channel, hosts)
     rng = random.Random(1)
     for host, tid in zip(hosts, tids, strict=True):
         board = next(m for m in world.channel_messages(channel) if m.cards and f"se:b:{tid}:panel" in m.custom_ids)
@@ -159,20 +167,13 @@ async def test_boards_of_one_channel_redrawn_at_the_same_instant_share_its_budge
     from bot import compose
     from bot.i18n import Translator
     from bot.ui import Button
-    from tests.e2e import lobby_id
 
     world = await e2e(seeds=[11], board_edits_per_5s=5)
     channel = world.channel_with_overwrites("no-threads",
                                             {"@everyone": discord.PermissionOverwrite(create_public_threads=False)})
     await world.settle()
-    hosts, tids = [world.member(f"h{i}") for i in range(6)], []
-    for host in hosts:
-        res = await world.slash(host, "play", channel=channel, game="gang-of-dice")
-        msg, tid = res.response, lobby_id(res.response)
-        await world.click(host, msg, f"se:l:{tid}:ai+")
-        await world.click(host, msg, f"se:l:{tid}:start")
-        tids.append(tid)
-        await world.advance(0.8)
+    hosts = [world.member(f"h{i}") for i in range(6)]
+    tids = await start_tables_in(world, channel, hosts)
     for _ in range(20):  # the AI seats play their turns: every host is to act
         await world.advance(1)
     clicks = []

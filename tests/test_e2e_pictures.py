@@ -211,6 +211,20 @@ async def expected_panel(world, tid, member) -> bytes:
     return render_panel(table.row.game, game.view_json(table.state, seat), legal, table.names(), "en", cache=None)
 
 
+def recorded_outcomes(world, monkeypatch, *actions: str) -> list:
+    """The outcomes of the world's ``actions`` (``"click"``, ``"select"``...) from now on, in order."""
+    outcomes: list = []
+    for name in actions:
+        real = getattr(world, name)
+
+        async def recorded(*args, _real=real, **kwargs):
+            outcomes.append(await _real(*args, **kwargs))
+            return outcomes[-1]
+
+        monkeypatch.setattr(world, name, recorded)
+    return outcomes
+
+
 @pytest.mark.parametrize("workers", [0, 1], ids=["thread", "process"])
 async def test_a_click_is_answered_at_once_and_its_new_picture_follows(e2e, workers):
     """A click on a panel with a picture: the first edit (the answer) has the new buttons and
@@ -255,21 +269,7 @@ async def test_a_panel_click_is_redrawn_in_its_answer_or_after_a_defer(e2e, monk
     res = await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")
     panel = res.response
     before = table.version
-    outcomes = []
-    real_click = world.click
-
-    async def click(*args, **kwargs):
-        outcomes.append(await real_click(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(world, "click", click)
-    real_select = world.select
-
-    async def select(*args, **kwargs):
-        outcomes.append(await real_select(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(world, "select", select)
+    outcomes = recorded_outcomes(world, monkeypatch, "click", "select")
     assert await act_on_panel(world, member, tid, panel, random.Random(2))
     [out] = outcomes
     assert out.acknowledged
@@ -297,6 +297,27 @@ def test_a_finished_board_with_a_picture_keeps_its_tie_break_line():
     assert f"**{t('result.tie_field')}**" in texts and f"**{t('board.log')}**" in texts and "**AI 1**" not in texts
 
 
+async def _text_panel(e2e, monkeypatch, draw_panel):
+    """A Gang of Dice table of two members (no AI: nothing moves unseen) whose panel pictures
+    are drawn by ``draw_panel`` in place of the renderer's, and the text panel of the member to
+    act (its first picture fails: ``draw_panel`` returns nothing): (world, table id, member,
+    panel message)."""
+    from cogs import pictures
+
+    monkeypatch.setattr(render.renderer("gang-of-dice"), "panel", draw_panel)
+    monkeypatch.setattr(pictures, "_FAILED", set())  # the failure is logged as an error, not as a repeat
+    render.CACHE.clear()
+    world = await e2e(seeds=[7], pictures=True)
+    alice, bob = world.member("alice"), world.member("bob")
+    tid = await open_table(world, alice, "gang-of-dice", members=[bob])
+    table = await world.bot.hall.table(tid)
+    member = alice if table.seat_of(alice.id) in table.to_act() else bob
+    with world.expect_errors(match=r"drawing the panel of table \d+ \(gang-of-dice\) failed"):
+        panel_message = (await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")).response
+    assert not panel_message.attachments, "the text panel"
+    return world, tid, member, panel_message
+
+
 async def test_a_click_on_a_text_panel_is_answered_before_its_picture_is_drawn(e2e, monkeypatch):
     """A panel that carries no picture (its first drawing failed) is answered at once with its
     new text and buttons, even when the new picture takes longer than DEFER_AFTER_S (simulated
@@ -305,24 +326,13 @@ async def test_a_click_on_a_text_panel_is_answered_before_its_picture_is_drawn(e
     from cogs.base import DEFER_AFTER_S
     from tests.e2e import act_on_panel
 
-    renderer = render.renderer("gang-of-dice")
+    real_panel = render.renderer("gang-of-dice").panel
     failing = {"on": True}
-    real_panel = renderer.panel
 
     def panel(*args, **kwargs):
         return None if failing["on"] else real_panel(*args, **kwargs)
 
-    monkeypatch.setattr(renderer, "panel", panel)
-    monkeypatch.setattr(pictures, "_FAILED", set())  # the failure is logged as an error, not as a repeat
-    render.CACHE.clear()
-    world = await e2e(seeds=[7], pictures=True)
-    alice, bob = world.member("alice"), world.member("bob")
-    tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
-    table = await world.bot.hall.table(tid)
-    member = alice if table.seat_of(alice.id) in table.to_act() else bob
-    with world.expect_errors(match=r"drawing the panel of table \d+ \(gang-of-dice\) failed"):
-        panel_message = (await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")).response
-    assert not panel_message.attachments, "the text panel"
+    world, tid, member, panel_message = await _text_panel(e2e, monkeypatch, panel)
     failing["on"] = False
     real_finish = pictures.PanelDrawing._finish
 
@@ -331,28 +341,7 @@ async def test_a_click_on_a_text_panel_is_answered_before_its_picture_is_drawn(e
         return await real_finish(self)
 
     monkeypatch.setattr(pictures.PanelDrawing, "_finish", slow_finish)
-    outcomes = []
-    real_select = world.select
-
-    async def select(*args, **kwargs):
-        outcomes.append(await real_select(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(world, "select", select)
-    real_modal = world.submit_modal
-
-    async def submit_modal(*args, **kwargs):
-        outcomes.append(await real_modal(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(world, "submit_modal", submit_modal)
-    real_click = world.click
-
-    async def click(*args, **kwargs):
-        outcomes.append(await real_click(*args, **kwargs))
-        return outcomes[-1]
-
-    monkeypatch.setattr(world, "click", click)
+    outcomes = recorded_outcomes(world, monkeypatch, "click", "select", "submit_modal")
     assert await act_on_panel(world, member, tid, panel_message, random.Random(2))
     out = outcomes[-1]
     assert out.acknowledged and out.kind == "update", "answered in the click's own response"
@@ -414,24 +403,12 @@ async def test_my_panel_is_deferred_one_second_after_the_click_whatever_is_slow(
 async def test_a_text_panel_whose_picture_fails_again_is_edited_once_a_click(e2e, monkeypatch):
     """A text panel (its picture failed) whose new picture fails again: the click's answer is
     the only edit of the panel (no second edit repeating the same text)."""
-    from cogs import pictures
     from tests.e2e import act_on_panel
 
-    renderer = render.renderer("gang-of-dice")
-    monkeypatch.setattr(renderer, "panel", lambda *a, **k: None)
-    monkeypatch.setattr(pictures, "_FAILED", set())
-    render.CACHE.clear()
-    world = await e2e(seeds=[7], pictures=True)
-    alice, bob = world.member("alice"), world.member("bob")
-    tid = await open_table(world, alice, "gang-of-dice", members=[bob])  # no AI: nothing moves unseen
-    table = await world.bot.hall.table(tid)
-    member = alice if table.seat_of(alice.id) in table.to_act() else bob
-    with world.expect_errors(match=r"drawing the panel of table \d+ \(gang-of-dice\) failed"):
-        panel_message = (await world.click(member, board_of(world, tid), f"se:b:{tid}:panel")).response
-        assert not panel_message.attachments
-        before = len(world.message(panel_message.id).versions)
-        assert await act_on_panel(world, member, tid, panel_message, random.Random(2))
-        await world.settle()
+    world, tid, member, panel_message = await _text_panel(e2e, monkeypatch, lambda *a, **k: None)
+    before = len(world.message(panel_message.id).versions)
+    assert await act_on_panel(world, member, tid, panel_message, random.Random(2))  # fails again: logged once
+    await world.settle()
     record = world.message(panel_message.id)
     assert len(record.versions) == before + 1, [v.seq for v in record.versions]
     assert not record.versions[-1].attachments and record.versions[-1].components != record.versions[0].components
