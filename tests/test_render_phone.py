@@ -210,3 +210,23 @@ def test_adler32_of_joined_bands_is_zlibs():
     a, b = b"speakeasy" * 999, bytes(range(256)) * 77
     assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
     assert adler32_combine(1, zlib.adler32(b), len(b)) == zlib.adler32(b)
+
+
+def test_the_offered_cards_are_drawn_whole_below_their_heading():
+    """A panel offering Clients to keep: each offered card's frame (a legal choice) is drawn
+    whole, its top edge below the heading's rule (not lost in the heading's band)."""
+    import bot.render.moonshine as ms
+
+    game = GAMES["moonshine"].game
+    state = game.setup(3, 3, {})
+    while not any(game.encode(a).startswith("keep.") for a in game.legal_actions(state, 0)):
+        state = game.apply(state, {s: game.ai_action(state, s) for s in sorted(game.to_act(state))}).state
+    codes = [game.encode(a) for a in game.legal_actions(state, 0)]
+    image = Image.open(io.BytesIO(render_panel("moonshine", game.view_json(state, 0), codes, NAMES[:3], "en",
+                                               cache=None))).convert("RGB")
+    px, (width, height) = image.load(), image.size
+    line, legal = tuple(style.LINE[:3]), tuple(style.LEGAL[:3])
+    rules = [y for y in range(height) if sum(px[x, y] == line for x in range(width)) > 0.9 * (width - 2 * style.MARGIN)]
+    heading = next(y for y in rules if any(px[x, y + 12] == legal for x in range(width)))  # the cards' heading
+    top_edge = max(sum(px[x, y] == legal for x in range(width)) for y in range(heading + 1, heading + 40))
+    assert top_edge > 0.8 * ms._CARD_W, top_edge

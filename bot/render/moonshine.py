@@ -768,6 +768,7 @@ def panel(view: MoonshineView, legal: Sequence[str], names: Sequence[str], t: Tr
     offered = [cid for cid in (queue[0].cards if queue else ()) if cid not in own]
     if offered:
         c.heading(plain(t("ms.panel.offered", n=len(offered))))
+        c.space(16)  # the cards' frames and badges stick out above them (below the heading's band)
         h, band = _CARD_H, 0
         for k, cid in enumerate(offered):
             if k % 2 == 0:
