@@ -89,7 +89,7 @@ class Settings(BaseSettings):
         board_edits_per_5s: ``BOARD_EDITS_PER_5S`` (0-50, default 5): at most this many board
             edits (or posts) in one channel or thread in any 5 seconds; a table's edits beyond it
             wait and are merged, so its board always ends on the latest state
-            (:class:`cogs.boards.EditBudget`). 0: no budget (tests that click faster than people).
+            (:class:`cogs.edit_budget.EditBudget`). 0: no budget (tests that click faster than people).
         render_workers: ``RENDER_WORKERS`` (0-8, default 1): processes that draw the pictures,
             so that drawing never holds up the event loop; 0 draws in a thread of the bot's
             process instead (slower clicks under load, one process less).

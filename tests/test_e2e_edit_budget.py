@@ -1,4 +1,4 @@
-"""Board edits stay within a per-channel budget (``BOARD_EDITS_PER_5S``, cogs/boards.py): a Gang
+"""Board edits stay within a per-channel budget (``BOARD_EDITS_PER_5S``, cogs/edit_budget.py): a Gang
 of Dice table of four AI players (the host's turns played for them when their time runs out)
 moving every half second of the simulated clock edits its board at most 5 times in any 5 s, the
 budget wins over the AI's pace (fewer edits than steps), every step still reaches the board's
@@ -13,7 +13,7 @@ import pytest
 
 from bot import compose
 from bot.i18n import Translator
-from cogs.boards import EditBudget, RateLimitWatch
+from cogs.edit_budget import EditBudget, RateLimitWatch
 from tests.e2e import board_of, open_table
 
 
@@ -84,12 +84,12 @@ def test_a_429_is_told_once_per_route_and_channel(caplog):
         return logging.LogRecord("discord.http", logging.WARNING, __file__, 1, fmt, ("PATCH", url, seconds), None)
 
     base = "https://discord.com/api/v10/channels/42/messages/"
-    with caplog.at_level(logging.WARNING, logger="cogs.boards"):
+    with caplog.at_level(logging.WARNING, logger="cogs.edit_budget"):
         assert watch.filter(record(base + "1", 1.5)) is False
         assert watch.filter(record(base + "2", 0.5)) is False  # same route, same channel: told once
         assert watch.filter(record("https://discord.com/api/v10/guilds/3/members/4", 1.0)) is True
     assert limited == [(42, 1.5), (42, 0.5)]
-    told = [r.getMessage() for r in caplog.records if r.name == "cogs.boards"]
+    told = [r.getMessage() for r in caplog.records if r.name == "cogs.edit_budget"]
     assert len(told) == 1 and "PATCH /channels/{channel}/messages/{id}" in told[0] and "42" in told[0]
 
 
